@@ -1,0 +1,114 @@
+#pragma once
+/// @file contact.hpp
+/// iDCOL contact solve between two strictly convex implicit shapes (seed Sec. III-B, IV).
+///
+/// Problem (8): the smallest uniform scaling α of both bodies about their own origins at
+/// which the scaled bodies touch, and the touching point x. Unknowns z = (x, s = log α, λ1, λ2),
+/// residual f_c = (10a)–(10d), Jacobian J_c = (11) with the α column multiplied by α.
+///
+/// Frames and conventions
+///  - X_W1, X_W2: poses of body 1 and body 2 in the world W.
+///  - X_12 = X_W1⁻¹·X_W2: pose of body 2 in body 1 (R, r in the seed's notation).
+///  - x, p1, p2, normal are measured in body 1's frame ("_B1"); the *_W fields are the same
+///    quantities in the world frame.
+///  - normal = ∇φ1/‖∇φ1‖ at x/α: the unit normal out of body 1, pointing towards body 2 at the
+///    contact (eq. (3)).
+///  - α > 1 separated, α = 1 touching, α < 1 penetrating. gap d_D = (1 − 1/α)·‖r‖ (30),
+///    p1 = x/α, p2 = (1 − 1/α) r + x/α (29): witness points on the surfaces of body 1 and 2.
+
+#include <cstdint>
+
+#include "diffcol/math/lu6.hpp"
+#include "diffcol/math/se3.hpp"
+#include "diffcol/shapes/shape.hpp"
+
+namespace diffcol::idcol {
+
+enum class ContactStatus : std::uint8_t {
+  converged = 0,          ///< ‖f_c‖ < tolerance at a KKT point with λ1, λ2 > 0
+  coincident_origins = 1, ///< ‖r‖ ≤ coincident_tolerance: α = 0, x = 0, λ = 0; p1, p2, normal
+                          ///< and gap are the finite limits as r → 0 along r (body-1 x axis if r = 0)
+  not_converged = 2,      ///< no KKT point within the iteration budget; fields hold the best iterate
+  invalid_input = 3,      ///< a pose was not finite; numeric fields are zero
+};
+const char* status_name(ContactStatus s);
+
+/// Solver settings; the defaults suit every pair of the built-in shapes.
+struct SolveOptions {
+  double tolerance = 1e-10;         ///< on ‖f_c‖₂ (the residual is invariant under the surrogate scaling)
+  int max_iterations = 60;          ///< Newton iterations per attempt
+  int max_attempts = 6;             ///< cold-start attempts (different initial guesses, continuation)
+  double surrogate_factor = 1.0;    ///< f_S ≥ 1 of eq. (21)
+  double coincident_tolerance = 1e-12;  ///< relative: ‖r‖ ≤ tol·(r1_out + r2_out) counts as coincident
+  bool warm_start = true;           ///< ContactPair: start from the previous solution when there is one
+  bool continuation = true;         ///< ramp β or n from a smoother shape if direct attempts fail
+};
+
+/// Result of one contact solve. Every field is always set (never left for the caller to zero).
+struct ContactSolution {
+  ContactStatus status = ContactStatus::invalid_input;
+  int iterations = 0;            ///< Newton steps over all attempts
+  int jacobian_evaluations = 0;  ///< evaluations of (f_c, J_c), i.e. of φ, ∇φ, ∇²φ of both shapes
+  int attempts = 0;              ///< 1 = first try succeeded; >1: restarts / continuation were used
+  bool warm_started = false;     ///< the accepted attempt started from a previous solution
+  double residual_norm = 0.0;    ///< ‖f_c‖₂ at the returned point
+
+  double alpha = 0.0;            ///< α*, the minimum scaling
+  Vec3 x_B1 = Vec3::Zero();      ///< x*, the touching point of the scaled bodies, in body 1
+  double lambda1 = 0.0, lambda2 = 0.0;  ///< multipliers of (10)
+  Vec3 p1_B1 = Vec3::Zero();     ///< witness point on body 1's surface, eq. (29)
+  Vec3 p2_B1 = Vec3::Zero();     ///< witness point on body 2's surface, eq. (29)
+  double gap = 0.0;              ///< d_D, eq. (30): > 0 separated, < 0 penetrating
+  Vec3 normal_B1 = Vec3::Zero(); ///< unit normal out of body 1 at x*, eq. (3)
+
+  Vec3 x_W = Vec3::Zero(), p1_W = Vec3::Zero(), p2_W = Vec3::Zero(), normal_W = Vec3::Zero();
+  Pose X_12;                     ///< pose of body 2 in body 1 used by the solve
+
+  /// J_c at z* = (x, s, λ1, λ2) in the original (unscaled) variables: rows (10a),(10b),(10c)×3,(10d);
+  /// columns x (3), s = log α, λ1, λ2. The derivative with respect to α is column 3 divided by α.
+  Mat6 kkt_jacobian = Mat6::Zero();
+  Lu6 kkt_lu;                    ///< LU factors of kkt_jacobian, for the implicit-function derivatives
+
+  bool ok() const {
+    return status == ContactStatus::converged || status == ContactStatus::coincident_origins;
+  }
+};
+
+/// Solves one pair at the given world poses (cold start). For repeated queries of the same
+/// pair use ContactPair, which dispatches once and warm-starts.
+ContactSolution solve_contact(const Shape& shape1, const Pose& X_W1, const Shape& shape2, const Pose& X_W2,
+                              const SolveOptions& options = {});
+
+/// A pair of shapes with per-pair precomputation (shape dispatch, bounding radii) and warm-start state.
+class ContactPair {
+ public:
+  ContactPair(Shape shape1, Shape shape2, SolveOptions options = {});
+
+  /// Solves at the given world poses. If options().warm_start and the previous solve of this pair
+  /// succeeded, starts from it (falling back to a cold start if that fails).
+  const ContactSolution& solve(const Pose& X_W1, const Pose& X_W2);
+  /// Solves from a cold start whatever the state; the result becomes the next warm start.
+  const ContactSolution& solve_cold(const Pose& X_W1, const Pose& X_W2);
+  /// Solves starting from a given solution (e.g. one stored by the caller).
+  const ContactSolution& solve_from(const Pose& X_W1, const Pose& X_W2, const ContactSolution& guess);
+
+  const ContactSolution& last() const { return last_; }
+  void reset_warm_start() { has_warm_ = false; }
+
+  const Shape& shape1() const { return s1_; }
+  const Shape& shape2() const { return s2_; }
+  const SolveOptions& options() const { return opt_; }
+  SolveOptions& options() { return opt_; }
+
+  using SolveFn = void (*)(const Shape&, const Shape&, const Pose&, const Pose&, const SolveOptions&,
+                           const ContactSolution* warm, ContactSolution& out);
+
+ private:
+  Shape s1_, s2_;
+  SolveOptions opt_;
+  SolveFn fn_;
+  ContactSolution last_;
+  bool has_warm_ = false;
+};
+
+}  // namespace diffcol::idcol

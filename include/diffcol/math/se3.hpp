@@ -1,0 +1,78 @@
+#pragma once
+/// @file se3.hpp
+/// Rigid-body poses, the skew operator and the SE(3) exponential / logarithm.
+///
+/// Twist convention (used everywhere in diffcol): a twist is a 6-vector ordered
+/// [ω; v] (angular first, as in the iDCOL seed's eq. (24)). A *body* twist ξ
+/// perturbs a pose on the right, g ← g·exp(ξ^); a *world* (spatial) twist
+/// perturbs it on the left, g ← exp(ξ^)·g.
+
+#include <Eigen/Core>
+#include <Eigen/Geometry>
+
+namespace diffcol {
+
+using Vec3 = Eigen::Vector3d;
+using Mat3 = Eigen::Matrix3d;
+using Vec6 = Eigen::Matrix<double, 6, 1>;
+using Mat6 = Eigen::Matrix<double, 6, 6>;
+
+/// A rigid transform X_AB mapping coordinates in frame B to frame A:
+/// p_A = R · p_B + p.
+struct Pose {
+  Mat3 R = Mat3::Identity();  ///< rotation, orthonormal with det +1
+  Vec3 p = Vec3::Zero();      ///< translation (origin of B measured in A)
+
+  static Pose identity() { return Pose{}; }
+
+  /// Builds a pose from a position and a quaternion (w, x, y, z). The quaternion
+  /// is normalized. @throws std::invalid_argument on a zero or non-finite quaternion
+  /// or a non-finite position.
+  static Pose from_quaternion(const Vec3& position, double qw, double qx, double qy,
+                              double qz);
+
+  /// Builds a pose from a rotation matrix and a position.
+  /// @throws std::invalid_argument if R is not a rotation (to 1e-6) or any entry is not finite.
+  static Pose from_rotation(const Mat3& R, const Vec3& position);
+
+  /// The unit quaternion of R, with w ≥ 0.
+  Eigen::Quaterniond quaternion() const { return Eigen::Quaterniond(R).normalized(); }
+
+  Pose inverse() const {
+    Pose out;
+    out.R = R.transpose();
+    out.p = -(out.R * p);
+    return out;
+  }
+  Pose operator*(const Pose& o) const {
+    Pose out;
+    out.R = R * o.R;
+    out.p = R * o.p + p;
+    return out;
+  }
+  /// Transforms a point.
+  Vec3 operator*(const Vec3& x) const { return R * x + p; }
+
+  /// True when every entry is finite.
+  bool is_finite() const { return R.allFinite() && p.allFinite(); }
+};
+
+/// The skew-symmetric matrix of v: skew(v)·u = v × u.
+inline Mat3 skew(const Vec3& v) {
+  Mat3 S;
+  S << 0.0, -v.z(), v.y(), v.z(), 0.0, -v.x(), -v.y(), v.x(), 0.0;
+  return S;
+}
+
+/// Rodrigues' formula, exp: so(3) → SO(3).
+Mat3 so3_exp(const Vec3& w);
+/// Inverse of so3_exp, with ‖result‖ ≤ π.
+Vec3 so3_log(const Mat3& R);
+/// exp: se(3) → SE(3) for a twist ξ = [ω; v].
+Pose se3_exp(const Vec6& xi);
+/// Inverse of se3_exp.
+Vec6 se3_log(const Pose& g);
+/// The adjoint Ad_g for twists ordered [ω; v]: a body twist ξ of g is the world twist Ad_g ξ.
+Mat6 adjoint(const Pose& g);
+
+}  // namespace diffcol

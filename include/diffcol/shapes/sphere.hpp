@@ -1,0 +1,38 @@
+#pragma once
+/// @file sphere.hpp
+/// Sphere of radius R centred at the body origin: φ(y) = ‖y‖/R − 1.
+
+#include "diffcol/math/se3.hpp"
+
+namespace diffcol {
+
+class Sphere {
+ public:
+  /// @throws std::invalid_argument unless radius is finite and > 0.
+  explicit Sphere(double radius);
+
+  double radius() const { return R_; }
+
+  /// φ(y), ∇φ(y) and ∇²φ(y) in one pass. Finite at y = 0 (returns φ = −1, ∇φ = 0, ∇²φ = I/(R·tiny)).
+  double eval(const Vec3& y, Vec3& grad, Mat3& hess) const {
+    const double n2 = y.squaredNorm();
+    const double n = std::sqrt(n2 > 1e-300 ? n2 : 1e-300);
+    const double inv = 1.0 / (R_ * n);
+    grad = y * inv;
+    hess = (Mat3::Identity() - (y / n) * (y / n).transpose()) * inv;
+    return n / R_ - 1.0;
+  }
+  double value(const Vec3& y) const { return y.norm() / R_ - 1.0; }
+
+  /// Distance from the origin to the surface along the unit direction u.
+  double ray_extent(const Vec3&) const { return R_; }
+  /// Radius of the largest origin-centred sphere inside the shape (exact).
+  double inner_radius() const { return R_; }
+  /// Radius of the smallest origin-centred sphere containing the shape (exact).
+  double outer_radius() const { return R_; }
+
+ private:
+  double R_;
+};
+
+}  // namespace diffcol

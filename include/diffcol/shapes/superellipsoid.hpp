@@ -1,0 +1,69 @@
+#pragma once
+/// @file superellipsoid.hpp
+/// Superellipsoid, seed eq. (18) and (A17)–(A27):
+///   φ(y) = (Σ_i (ȳ_i² + ε)^n)^(1/(2n)) − 1,  ȳ = (y1/a, y2/b, y3/c).
+/// Semi-axes a, b, c along the body x, y, z axes; integer exponent n ≥ 1.
+/// n = 1 is the ellipsoid (no regularization: ε is used only for n > 1, eq. (A27)).
+
+#include "diffcol/math/se3.hpp"
+#include "diffcol/shapes/detail.hpp"
+
+namespace diffcol {
+
+class Superellipsoid {
+ public:
+  /// Default regularization ε of (A27).
+  static constexpr double kDefaultEpsilon = 1e-6;
+
+  /// @throws std::invalid_argument unless n ≥ 1, a, b, c > 0 and finite, 0 ≤ ε < 0.1.
+  Superellipsoid(int n, double a, double b, double c, double epsilon = kDefaultEpsilon);
+  /// The ellipsoid with semi-axes a, b, c (n = 1).
+  static Superellipsoid ellipsoid(double a, double b, double c) { return Superellipsoid(1, a, b, c); }
+
+  int exponent() const { return n_; }
+  Vec3 semi_axes() const { return Vec3(1.0 / inv_axes_.x(), 1.0 / inv_axes_.y(), 1.0 / inv_axes_.z()); }
+  double epsilon() const { return eps_; }
+
+  /// φ, ∇φ, ∇²φ in one pass (eq. (A25)–(A26)).
+  double eval(const Vec3& y, Vec3& grad, Mat3& hess) const {
+    // S = Σ u_i^n with u_i = ȳ_i² + ε; dS/dy_i = 2n u_i^(n-1) ȳ_i / a_i   (A20)
+    Vec3 dS, d2S;
+    double S = 0.0;
+    for (int i = 0; i < 3; ++i) {
+      const double yb = y[i] * inv_axes_[i];
+      const double u = yb * yb + eps_;
+      const double p = detail::ipow(u, n_ - 1);  // u^(n-1)
+      S += p * u;
+      dS[i] = 2.0 * n_ * p * yb * inv_axes_[i];
+      // (A22)-(A24) in terms of u: n(n-1)u^(n-2)(2ȳ)^2 + 2n u^(n-1), over a_i^2
+      const double q = (n_ > 1) ? (n_ - 1) * (p / u) * 4.0 * yb * yb : 0.0;
+      d2S[i] = n_ * (q + 2.0 * p) * inv_axes_[i] * inv_axes_[i];
+    }
+    if (S < detail::kTinyS) S = detail::kTinyS;
+    const double P = detail::root_2n(S, n_, sqrt_count_);
+    const double d1 = P / (2.0 * n_ * S);                 // ψ'(S)   (A19)
+    const double d2 = d1 * (0.5 / n_ - 1.0) / S;          // ψ''(S)
+    grad = d1 * dS;
+    hess.noalias() = d2 * dS * dS.transpose();
+    hess.diagonal() += d1 * d2S;
+    return P - 1.0;
+  }
+  double value(const Vec3& y) const;
+
+  /// Distance from the origin to the (unregularized) surface along the unit direction u.
+  double ray_extent(const Vec3& u) const;
+  /// Lower bound of the inscribed origin-centred sphere: min(a,b,c)·√(1 − 3ε) (exact for n = 1).
+  double inner_radius() const { return inner_; }
+  /// Circumscribed radius ‖(a,b,c)‖_q with q = 2n/(n−1) (exact for the unregularized surface,
+  /// a true bound for the regularized one; max(a,b,c) for n = 1).
+  double outer_radius() const { return outer_; }
+
+ private:
+  int n_;
+  Vec3 inv_axes_;
+  double eps_;
+  int sqrt_count_;
+  double inner_, outer_;
+};
+
+}  // namespace diffcol

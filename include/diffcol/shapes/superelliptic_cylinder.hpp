@@ -1,0 +1,69 @@
+#pragma once
+/// @file superelliptic_cylinder.hpp
+/// Superelliptic cylinder, seed eq. (19) and (A28)–(A37):
+///   φ(y) = ((y1/h)² + ε)^n + ((y2² + y3²)/R² + ε)^n)^(1/(2n)) − 1.
+/// The axis is the body x axis; radius R, half-height h, integer exponent n ≥ 1.
+/// ε (eq. (A37)) is used only for n > 1.
+
+#include "diffcol/math/se3.hpp"
+#include "diffcol/shapes/detail.hpp"
+
+namespace diffcol {
+
+class SuperellipticCylinder {
+ public:
+  static constexpr double kDefaultEpsilon = 1e-6;
+
+  /// @throws std::invalid_argument unless n ≥ 1, R, h > 0 and finite, 0 ≤ ε < 0.1.
+  SuperellipticCylinder(int n, double radius, double half_height, double epsilon = kDefaultEpsilon);
+
+  int exponent() const { return n_; }
+  double radius() const { return 1.0 / invR_; }
+  double half_height() const { return 1.0 / invh_; }
+  double epsilon() const { return eps_; }
+
+  double eval(const Vec3& y, Vec3& grad, Mat3& hess) const {
+    // axial term u1 = (y1/h)^2 + ε, radial term ur = (y2^2+y3^2)/R^2 + ε
+    const double yb = y.x() * invh_;
+    const double u1 = yb * yb + eps_;
+    const double ur = (y.y() * y.y() + y.z() * y.z()) * invR_ * invR_ + eps_;
+    const double p1 = detail::ipow(u1, n_ - 1);
+    const double pr = detail::ipow(ur, n_ - 1);
+    double S = p1 * u1 + pr * ur;
+    Vec3 dS;
+    dS.x() = 2.0 * n_ * p1 * yb * invh_;                       // (A30)
+    const double k = 2.0 * invR_ * invR_;
+    dS.y() = n_ * pr * k * y.y();                              // (A31)
+    dS.z() = n_ * pr * k * y.z();                              // (A32)
+    Mat3 d2S = Mat3::Zero();
+    const double q1 = (n_ > 1) ? (n_ - 1) * (p1 / u1) * 4.0 * yb * yb : 0.0;
+    d2S(0, 0) = n_ * (q1 + 2.0 * p1) * invh_ * invh_;          // (A33)
+    const double qr = (n_ > 1) ? n_ * (n_ - 1) * (pr / ur) * k * k : 0.0;
+    d2S(1, 1) = qr * y.y() * y.y() + n_ * pr * k;              // (A34)
+    d2S(2, 2) = qr * y.z() * y.z() + n_ * pr * k;              // (A35)
+    d2S(1, 2) = d2S(2, 1) = qr * y.y() * y.z();                // (A36)
+    if (S < detail::kTinyS) S = detail::kTinyS;
+    const double P = detail::root_2n(S, n_, sqrt_count_);
+    const double d1 = P / (2.0 * n_ * S);
+    const double d2 = d1 * (0.5 / n_ - 1.0) / S;
+    grad = d1 * dS;
+    hess.noalias() = d2 * dS * dS.transpose();
+    hess += d1 * d2S;
+    return P - 1.0;
+  }
+  double value(const Vec3& y) const;
+
+  double ray_extent(const Vec3& u) const;
+  /// min(R, h)·√(1 − 2ε): a true inner bound (exact for n = 1).
+  double inner_radius() const { return inner_; }
+  /// ‖(R, h)‖_q with q = 2n/(n−1): exact for the unregularized surface.
+  double outer_radius() const { return outer_; }
+
+ private:
+  int n_;
+  double invR_, invh_, eps_;
+  int sqrt_count_;
+  double inner_, outer_;
+};
+
+}  // namespace diffcol

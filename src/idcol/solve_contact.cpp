@@ -1,0 +1,362 @@
+// iDCOL contact solve: surrogate scaling (21)-(22), cold start, safeguarded Newton (Algorithm 1).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "diffcol/idcol/contact.hpp"
+
+namespace diffcol::idcol {
+
+const char* status_name(ContactStatus s) {
+  switch (s) {
+    case ContactStatus::converged: return "converged";
+    case ContactStatus::coincident_origins: return "coincident_origins";
+    case ContactStatus::not_converged: return "not_converged";
+    case ContactStatus::invalid_input: return "invalid_input";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// Unknowns of the (surrogate) KKT system.
+struct Iterate {
+  Vec3 x;
+  double s, l1, l2;
+};
+
+// Problem data in the surrogate frame: body 2 at (R, r_S) in body 1.
+struct Problem {
+  Mat3 R;
+  Vec3 r;
+  double s_lo, s_hi;   // trust region on s from the bounds (22)
+  double size;         // r1_out + r2_out, a length scale for step limits
+};
+
+// Residual (10) and Jacobian (11) (α column times α) at z.
+template <class S1, class S2>
+struct Kkt {
+  const S1& a;
+  const S2& b;
+  const Problem& P;
+  mutable Vec3 last_grad1 = Vec3::UnitX();  // ∇φ1 at the last evaluated point (for the normal)
+
+  // Returns false if the evaluation is not finite.
+  bool operator()(const Iterate& z, Vec6& f, Mat6& J) const {
+    const double alpha = std::exp(z.s);
+    const double ia = 1.0 / alpha;
+    Vec3 g1, g2;
+    Mat3 H1, H2;
+    const Vec3 y1 = ia * z.x;
+    const double phi1 = a.eval(y1, g1, H1);
+    const Vec3 y2 = ia * (P.R.transpose() * (z.x - P.r));
+    const double phi2 = b.eval(y2, g2, H2);
+    // (7a)-(7e) for both bodies, in body 1's frame
+    const Vec3 G2 = P.R * g2;
+    const Vec3 p1x = ia * g1, p2x = ia * G2;
+    const double yg1 = y1.dot(g1), yg2 = y2.dot(g2);
+    const double p1a = -ia * yg1, p2a = -ia * yg2;
+    const Vec3 Hy1 = H1 * y1, Hy2 = H2 * y2;
+    const double ia2 = ia * ia;
+    const Vec3 p1xa = -ia2 * (g1 + Hy1);
+    const Vec3 p2xa = -ia2 * (P.R * (g2 + Hy2));
+    const double p1aa = ia2 * (2.0 * yg1 + y1.dot(Hy1));
+    const double p2aa = ia2 * (2.0 * yg2 + y2.dot(Hy2));
+    const Mat3 Lxx = (z.l1 * ia2) * H1 + (z.l2 * ia2) * (P.R * H2 * P.R.transpose());
+    const Vec3 Lxa = z.l1 * p1xa + z.l2 * p2xa;
+
+    f[0] = phi1;                                  // (10a)
+    f[1] = phi2;                                  // (10b)
+    f.segment<3>(2) = z.l1 * p1x + z.l2 * p2x;    // (10c)
+    f[5] = 1.0 + z.l1 * p1a + z.l2 * p2a;         // (10d)
+
+    J.row(0) << p1x.transpose(), alpha * p1a, 0.0, 0.0;
+    J.row(1) << p2x.transpose(), alpha * p2a, 0.0, 0.0;
+    J.block<3, 3>(2, 0) = Lxx;
+    J.block<3, 1>(2, 3) = alpha * Lxa;
+    J.block<3, 1>(2, 4) = p1x;
+    J.block<3, 1>(2, 5) = p2x;
+    J.block<1, 3>(5, 0) = Lxa.transpose();
+    J(5, 3) = alpha * (z.l1 * p1aa + z.l2 * p2aa);
+    J(5, 4) = p1a;
+    J(5, 5) = p2a;
+    last_grad1 = g1;
+    return std::isfinite(f.sum());
+  }
+
+  // Multipliers that best satisfy (10c)-(10d) at (x, s): (10d) exactly, (10c) in least squares.
+  void init_multipliers(Iterate& z) const {
+    const double alpha = std::exp(z.s);
+    const double ia = 1.0 / alpha;
+    Vec3 g1, g2;
+    Mat3 H;
+    const Vec3 y1 = ia * z.x;
+    a.eval(y1, g1, H);
+    const Vec3 y2 = ia * (P.R.transpose() * (z.x - P.r));
+    b.eval(y2, g2, H);
+    const Vec3 u = ia * g1, v = ia * (P.R * g2);
+    const double p = -ia * y1.dot(g1), q = -ia * y2.dot(g2);
+    const double pq = p * p + q * q;
+    double l1 = -1.0, l2 = -1.0;
+    if (pq > 0.0 && std::isfinite(pq)) {
+      const Vec3 c = (-p / pq) * u + (-q / pq) * v;
+      const Vec3 e = q * u - p * v;
+      const double ee = e.squaredNorm();
+      const double t = ee > 0.0 ? -c.dot(e) / ee : 0.0;
+      l1 = -p / pq + t * q;
+      l2 = -q / pq - t * p;
+    }
+    if (!(l1 > 0.0) || !(l2 > 0.0) || !std::isfinite(l1) || !std::isfinite(l2)) {
+      const double sum = -(p + q);
+      l1 = l2 = (sum > 0.0 && std::isfinite(sum)) ? 1.0 / sum : 0.5 * alpha;
+    }
+    z.l1 = l1;
+    z.l2 = l2;
+  }
+};
+
+struct NewtonStats {
+  int iterations = 0;
+  int evaluations = 0;
+};
+
+// Safeguarded Newton method (Algorithm 1) from z. On success z, f, J hold the solution.
+template <class S1, class S2>
+bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f, Mat6& J, NewtonStats& st) {
+  const Problem& P = kkt.P;
+  ++st.evaluations;
+  if (!kkt(z, f, J)) return false;
+  double m = 0.5 * f.squaredNorm();
+  Lu6 lu;
+  Iterate zt;
+  Vec6 ft;
+  Mat6 Jt;
+  for (int k = 0; k < opt.max_iterations; ++k) {
+    if (std::sqrt(2.0 * m) < opt.tolerance) return z.l1 > 0.0 && z.l2 > 0.0;
+    ++st.iterations;
+    // Newton direction, or a Levenberg-Marquardt step if J is (nearly) singular
+    Vec6 d;
+    bool newton_dir = lu.factor(J) && lu.pivot_ratio() > 1e-14;
+    if (newton_dir) {
+      d = -lu.solve(f);
+      newton_dir = std::isfinite(d.sum());
+    }
+    if (!newton_dir) {
+      const Vec6 g = J.transpose() * f;
+      const double mu = 1e-6 * (1.0 + J.squaredNorm());
+      Mat6 A = J.transpose() * J;
+      A.diagonal().array() += mu;
+      d = -A.llt().solve(g);
+      if (!d.allFinite()) return false;
+    }
+    // step limits: |Δs| ≤ 1, ‖Δx‖ ≤ size·α, multipliers keep ≥ 10% of their value
+    double t = 1.0;
+    if (std::abs(d[3]) > 1.0) t = 1.0 / std::abs(d[3]);
+    const double xmax = P.size * std::exp(z.s);
+    const double dxn = d.head<3>().norm();
+    if (dxn * t > xmax) t = xmax / dxn;
+    if (z.l1 + t * d[4] < 0.1 * z.l1) t = 0.9 * z.l1 / -d[4];
+    if (z.l2 + t * d[5] < 0.1 * z.l2) t = 0.9 * z.l2 / -d[5];
+    // backtracking Armijo line search on m = ½‖f‖²
+    bool accepted = false;
+    for (int ls = 0; ls < 30; ++ls) {
+      zt.x = z.x + t * d.head<3>();
+      zt.s = std::clamp(z.s + t * d[3], P.s_lo, P.s_hi);
+      zt.l1 = z.l1 + t * d[4];
+      zt.l2 = z.l2 + t * d[5];
+      ++st.evaluations;
+      if (kkt(zt, ft, Jt)) {
+        const double mt = 0.5 * ft.squaredNorm();
+        if (mt <= (1.0 - 1e-4 * t) * m) {
+          accepted = true;
+          break;
+        }
+      }
+      t *= 0.5;
+    }
+    if (!accepted) return false;
+    z = zt;
+    f = ft;
+    J = Jt;
+    m = 0.5 * f.squaredNorm();
+  }
+  return std::sqrt(2.0 * m) < opt.tolerance && z.l1 > 0.0 && z.l2 > 0.0;
+}
+
+template <class S>
+const S& get(const Shape& s) {
+  return *std::get_if<S>(&s.variant());
+}
+
+void fill_invalid(ContactSolution& out) {
+  out = ContactSolution{};
+  out.status = ContactStatus::invalid_input;
+}
+
+// Writes the solution in original variables (z = c·z_S for x, λ; s = s_S + log c).
+void fill_solution(const Vec3& grad1, const Pose& X_W1, const Pose& X_12, const Iterate& zS, const Vec6& f,
+                   const Mat6& JS, double c, bool coincident, ContactSolution& out) {
+  const Vec3& r = X_12.p;
+  out.X_12 = X_12;
+  out.residual_norm = f.norm();
+  const double alphaS = std::exp(zS.s);
+  out.alpha = c * alphaS;
+  out.x_B1 = c * zS.x;
+  out.lambda1 = c * zS.l1;
+  out.lambda2 = c * zS.l2;
+  // witness points (29) and gap (30), written with surrogate quantities so they stay finite as c → 0
+  out.p1_B1 = zS.x / alphaS;
+  const Vec3 rS = (c > 0.0) ? Vec3(r / c) : Vec3::Zero();
+  out.p2_B1 = r + (zS.x - rS) / alphaS;
+  out.gap = coincident ? -rS.norm() / alphaS : (1.0 - 1.0 / out.alpha) * r.norm();
+  out.normal_B1 = grad1.normalized();
+  out.x_W = X_W1 * out.x_B1;
+  out.p1_W = X_W1 * out.p1_B1;
+  out.p2_W = X_W1 * out.p2_B1;
+  out.normal_W = X_W1.R * out.normal_B1;
+  // J in original variables: columns x and λ divided by c (at c = 0 the surrogate J is kept)
+  out.kkt_jacobian = JS;
+  if (c > 0.0) {
+    out.kkt_jacobian.leftCols<3>() /= c;
+    out.kkt_jacobian.rightCols<2>() /= c;
+  }
+  out.kkt_lu.factor(out.kkt_jacobian);
+}
+
+template <class S1, class S2>
+[[gnu::flatten]] void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pose& X_W2, const SolveOptions& opt,
+                 const ContactSolution* warm, ContactSolution& out) {
+  const S1& a = get<S1>(sh1);
+  const S2& b = get<S2>(sh2);
+  if (!X_W1.is_finite() || !X_W2.is_finite()) return fill_invalid(out);
+  const Pose X_12 = X_W1.inverse() * X_W2;
+  const double r1in = a.inner_radius(), r1out = a.outer_radius();
+  const double r2in = b.inner_radius(), r2out = b.outer_radius();
+  const double sum_out = r1out + r2out, sum_in = r1in + r2in;
+
+  // surrogate (21): r_S = f_S (r1_out + r2_out) r̂, and c = α_min / f_S maps back
+  const double rn = X_12.p.norm();
+  const bool coincident = !(rn > opt.coincident_tolerance * sum_out);
+  const Vec3 rhat = (rn > 0.0) ? Vec3(X_12.p / rn) : Vec3::UnitX();
+  const double fS = std::max(1.0, opt.surrogate_factor);
+  const double dS = fS * sum_out;
+  const double c = coincident ? 0.0 : rn / dS;
+  Problem P;
+  P.R = X_12.R;
+  P.r = dS * rhat;
+  P.size = sum_out;
+  // bounds (22), widened slightly so exact bounds (sphere–sphere) stay feasible
+  P.s_lo = std::log(fS) - 1e-9;
+  P.s_hi = std::log(fS * sum_out / sum_in) + 1e-9;
+  const Kkt<S1, S2> kkt{a, b, P};
+
+  NewtonStats st;
+  Iterate z;
+  Vec6 f;
+  Mat6 J;
+  bool ok = false;
+  int attempts = 0;
+  out.warm_started = false;
+  // warm start: previous solution mapped into this surrogate
+  if (warm != nullptr && warm->ok() && warm->alpha > 0.0 && c > 0.0) {
+    ++attempts;
+    z.x = warm->x_B1 / c;
+    z.s = std::clamp(std::log(warm->alpha / c), P.s_lo, P.s_hi);
+    z.l1 = warm->lambda1 / c;
+    z.l2 = warm->lambda2 / c;
+    ok = newton(kkt, opt, z, f, J, st);
+    out.warm_started = ok;
+  }
+  // cold starts: spheres fitted along r̂ (ray extents), then the seed's (23), then perturbed scalings
+  for (int k = 0; !ok && k < opt.max_attempts; ++k) {
+    ++attempts;
+    const double rho1 = a.ray_extent(rhat);
+    const double rho2 = b.ray_extent(-(P.R.transpose() * rhat));
+    if (k == 0) {
+      z.s = std::clamp(std::log(dS / (rho1 + rho2)), P.s_lo, P.s_hi);
+      z.x = P.r * (rho1 / (rho1 + rho2));
+    } else if (k == 1) {
+      z.s = 0.5 * (P.s_lo + P.s_hi);  // (23)
+      z.x = r1out * rhat;
+    } else {
+      const double frac = (k - 1) / double(opt.max_attempts - 1);
+      z.s = P.s_lo + ((k % 2) ? frac : 1.0 - frac) * (P.s_hi - P.s_lo);
+      const double alpha = std::exp(z.s);
+      z.x = alpha * rho1 * rhat;
+    }
+    kkt.init_multipliers(z);
+    ok = newton(kkt, opt, z, f, J, st);
+  }
+  out.iterations = st.iterations;
+  out.jacobian_evaluations = st.evaluations;
+  out.attempts = attempts;
+  if (ok) {
+    out.status = coincident ? ContactStatus::coincident_origins : ContactStatus::converged;
+  } else {
+    out.status = ContactStatus::not_converged;
+    kkt(z, f, J);
+  }
+  fill_solution(kkt.last_grad1, X_W1, X_12, z, f, J, c, coincident, out);
+}
+
+using Table = ContactPair::SolveFn[kNumShapeTypes][kNumShapeTypes];
+
+template <class S1>
+constexpr void fill_row(ContactPair::SolveFn* row) {
+  row[0] = &solve_typed<S1, Sphere>;
+  row[1] = &solve_typed<S1, Superellipsoid>;
+  row[2] = &solve_typed<S1, SuperellipticCylinder>;
+  row[3] = &solve_typed<S1, SmoothPolytope>;
+  row[4] = &solve_typed<S1, SmoothTruncatedCone>;
+}
+
+// The one dispatch point: kSolve[type1][type2], rows/columns in ShapeType order
+// (sphere, superellipsoid, superelliptic_cylinder, smooth_polytope, smooth_truncated_cone).
+struct SolveTable {
+  Table t;
+  SolveTable() {
+    fill_row<Sphere>(t[0]);
+    fill_row<Superellipsoid>(t[1]);
+    fill_row<SuperellipticCylinder>(t[2]);
+    fill_row<SmoothPolytope>(t[3]);
+    fill_row<SmoothTruncatedCone>(t[4]);
+  }
+};
+const SolveTable kSolve;
+
+ContactPair::SolveFn lookup(const Shape& s1, const Shape& s2) {
+  return kSolve.t[static_cast<int>(s1.type())][static_cast<int>(s2.type())];
+}
+
+}  // namespace
+
+ContactSolution solve_contact(const Shape& shape1, const Pose& X_W1, const Shape& shape2, const Pose& X_W2,
+                              const SolveOptions& options) {
+  ContactSolution out;
+  lookup(shape1, shape2)(shape1, shape2, X_W1, X_W2, options, nullptr, out);
+  return out;
+}
+
+ContactPair::ContactPair(Shape shape1, Shape shape2, SolveOptions options)
+    : s1_(std::move(shape1)), s2_(std::move(shape2)), opt_(options), fn_(lookup(s1_, s2_)) {}
+
+const ContactSolution& ContactPair::solve(const Pose& X_W1, const Pose& X_W2) {
+  fn_(s1_, s2_, X_W1, X_W2, opt_, (opt_.warm_start && has_warm_) ? &last_ : nullptr, last_);
+  has_warm_ = last_.ok();
+  return last_;
+}
+
+const ContactSolution& ContactPair::solve_cold(const Pose& X_W1, const Pose& X_W2) {
+  fn_(s1_, s2_, X_W1, X_W2, opt_, nullptr, last_);
+  has_warm_ = last_.ok();
+  return last_;
+}
+
+const ContactSolution& ContactPair::solve_from(const Pose& X_W1, const Pose& X_W2, const ContactSolution& guess) {
+  const ContactSolution g = guess;  // guess may alias last_
+  fn_(s1_, s2_, X_W1, X_W2, opt_, &g, last_);
+  has_warm_ = last_.ok();
+  return last_;
+}
+
+}  // namespace diffcol::idcol

@@ -1,0 +1,96 @@
+#include "diffcol/math/se3.hpp"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace diffcol {
+
+Pose Pose::from_quaternion(const Vec3& position, double qw, double qx, double qy, double qz) {
+  if (!position.allFinite()) throw std::invalid_argument("pose: position is not finite");
+  if (!std::isfinite(qw) || !std::isfinite(qx) || !std::isfinite(qy) || !std::isfinite(qz))
+    throw std::invalid_argument("pose: quaternion is not finite");
+  const double n = std::sqrt(qw * qw + qx * qx + qy * qy + qz * qz);
+  if (!(n > 1e-12)) throw std::invalid_argument("pose: quaternion has zero norm");
+  Pose g;
+  g.R = Eigen::Quaterniond(qw / n, qx / n, qy / n, qz / n).toRotationMatrix();
+  g.p = position;
+  return g;
+}
+
+Pose Pose::from_rotation(const Mat3& R, const Vec3& position) {
+  if (!R.allFinite() || !position.allFinite())
+    throw std::invalid_argument("pose: rotation or position is not finite");
+  if ((R.transpose() * R - Mat3::Identity()).cwiseAbs().maxCoeff() > 1e-6 || R.determinant() < 0.0)
+    throw std::invalid_argument("pose: matrix is not a rotation (R^T R != I or det R < 0)");
+  Pose g;
+  g.R = R;
+  g.p = position;
+  return g;
+}
+
+Mat3 so3_exp(const Vec3& w) {
+  const double th2 = w.squaredNorm();
+  const Mat3 W = skew(w);
+  double A, B;  // sin(th)/th, (1 - cos th)/th^2
+  if (th2 < 1e-8) {
+    A = 1.0 - th2 / 6.0;
+    B = 0.5 - th2 / 24.0;
+  } else {
+    const double th = std::sqrt(th2);
+    A = std::sin(th) / th;
+    B = (1.0 - std::cos(th)) / th2;
+  }
+  return Mat3::Identity() + A * W + B * W * W;
+}
+
+Vec3 so3_log(const Mat3& R) {
+  const Eigen::AngleAxisd aa(R);
+  return aa.angle() * aa.axis();
+}
+
+Pose se3_exp(const Vec6& xi) {
+  const Vec3 w = xi.head<3>();
+  const Vec3 v = xi.tail<3>();
+  const double th2 = w.squaredNorm();
+  const Mat3 W = skew(w);
+  double B, C;  // (1 - cos th)/th^2, (th - sin th)/th^3
+  if (th2 < 1e-8) {
+    B = 0.5 - th2 / 24.0;
+    C = 1.0 / 6.0 - th2 / 120.0;
+  } else {
+    const double th = std::sqrt(th2);
+    B = (1.0 - std::cos(th)) / th2;
+    C = (th - std::sin(th)) / (th2 * th);
+  }
+  Pose g;
+  g.R = so3_exp(w);
+  g.p = (Mat3::Identity() + B * W + C * W * W) * v;
+  return g;
+}
+
+Vec6 se3_log(const Pose& g) {
+  const Vec3 w = so3_log(g.R);
+  const double th2 = w.squaredNorm();
+  const Mat3 W = skew(w);
+  double D;  // coefficient of W^2 in V^{-1}
+  if (th2 < 1e-8) {
+    D = 1.0 / 12.0 + th2 / 720.0;
+  } else {
+    const double th = std::sqrt(th2);
+    D = (1.0 - th * std::sin(th) / (2.0 * (1.0 - std::cos(th)))) / th2;
+  }
+  Vec6 xi;
+  xi.head<3>() = w;
+  xi.tail<3>() = (Mat3::Identity() - 0.5 * W + D * W * W) * g.p;
+  return xi;
+}
+
+Mat6 adjoint(const Pose& g) {
+  Mat6 A = Mat6::Zero();
+  A.topLeftCorner<3, 3>() = g.R;
+  A.bottomRightCorner<3, 3>() = g.R;
+  A.bottomLeftCorner<3, 3>() = skew(g.p) * g.R;
+  return A;
+}
+
+}  // namespace diffcol

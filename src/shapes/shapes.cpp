@@ -1,0 +1,344 @@
+// Construction, validation and bounding radii of the implicit shapes.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+
+#include "diffcol/shapes/shape.hpp"
+
+namespace diffcol {
+namespace {
+
+void require_positive(double v, const char* shape, const char* what) {
+  if (!std::isfinite(v) || !(v > 0.0)) {
+    std::ostringstream os;
+    os << shape << ": " << what << " must be finite and > 0 (got " << v << ")";
+    throw std::invalid_argument(os.str());
+  }
+}
+
+void require_epsilon(double eps, const char* shape) {
+  if (!std::isfinite(eps) || eps < 0.0 || eps >= 0.1) {
+    std::ostringstream os;
+    os << shape << ": epsilon must be in [0, 0.1) (got " << eps << ")";
+    throw std::invalid_argument(os.str());
+  }
+}
+
+void require_exponent(int n, const char* shape) {
+  if (n < 1 || n > 64) {
+    std::ostringstream os;
+    os << shape << ": exponent n must be an integer in [1, 64] (got " << n << ")";
+    throw std::invalid_argument(os.str());
+  }
+}
+
+// ‖v‖_q with q = 2n/(n−1) (q = ∞ for n = 1): the circumscribed radius of a superquadric.
+template <int N>
+double dual_norm(const Eigen::Matrix<double, N, 1>& v, int n) {
+  if (n == 1) return v.maxCoeff();
+  const double q = 2.0 * n / (n - 1.0);
+  const double vmax = v.maxCoeff();
+  double s = 0.0;
+  for (int i = 0; i < N; ++i) s += std::pow(v[i] / vmax, q);
+  return vmax * std::pow(s, 1.0 / q);
+}
+
+}  // namespace
+
+const char* shape_type_name(ShapeType t) {
+  switch (t) {
+    case ShapeType::sphere: return "sphere";
+    case ShapeType::superellipsoid: return "superellipsoid";
+    case ShapeType::superelliptic_cylinder: return "superelliptic_cylinder";
+    case ShapeType::smooth_polytope: return "smooth_polytope";
+    case ShapeType::smooth_truncated_cone: return "smooth_truncated_cone";
+  }
+  return "unknown";
+}
+
+// ---------------------------------------------------------------- sphere
+Sphere::Sphere(double radius) : R_(radius) { require_positive(radius, "sphere", "radius"); }
+
+// ---------------------------------------------------------------- superellipsoid
+Superellipsoid::Superellipsoid(int n, double a, double b, double c, double epsilon)
+    : n_(n), eps_(n > 1 ? epsilon : 0.0), sqrt_count_(detail::sqrt_count_for(n)) {
+  require_exponent(n, "superellipsoid");
+  require_positive(a, "superellipsoid", "semi-axis a");
+  require_positive(b, "superellipsoid", "semi-axis b");
+  require_positive(c, "superellipsoid", "semi-axis c");
+  require_epsilon(epsilon, "superellipsoid");
+  inv_axes_ = Vec3(1.0 / a, 1.0 / b, 1.0 / c);
+  // Σ u_i^n ≤ (Σ u_i)^n, so ‖ȳ‖² ≤ 1 − 3ε implies φ ≤ 0.
+  inner_ = std::min({a, b, c}) * std::sqrt(1.0 - 3.0 * eps_);
+  outer_ = dual_norm<3>(Vec3(a, b, c), n);
+}
+
+double Superellipsoid::value(const Vec3& y) const {
+  Vec3 g;
+  Mat3 H;
+  return eval(y, g, H);
+}
+
+double Superellipsoid::ray_extent(const Vec3& u) const {
+  double s = 0.0;
+  for (int i = 0; i < 3; ++i) s += detail::ipow(std::abs(u[i] * inv_axes_[i]), 2 * n_);
+  return 1.0 / detail::root_2n(std::max(s, detail::kTinyS), n_, sqrt_count_);
+}
+
+// ---------------------------------------------------------------- superelliptic cylinder
+SuperellipticCylinder::SuperellipticCylinder(int n, double radius, double half_height, double epsilon)
+    : n_(n), eps_(n > 1 ? epsilon : 0.0), sqrt_count_(detail::sqrt_count_for(n)) {
+  require_exponent(n, "superelliptic_cylinder");
+  require_positive(radius, "superelliptic_cylinder", "radius R");
+  require_positive(half_height, "superelliptic_cylinder", "half-height h");
+  require_epsilon(epsilon, "superelliptic_cylinder");
+  invR_ = 1.0 / radius;
+  invh_ = 1.0 / half_height;
+  inner_ = std::min(radius, half_height) * std::sqrt(1.0 - 2.0 * eps_);
+  outer_ = dual_norm<2>(Eigen::Vector2d(radius, half_height), n);
+}
+
+double SuperellipticCylinder::value(const Vec3& y) const {
+  Vec3 g;
+  Mat3 H;
+  return eval(y, g, H);
+}
+
+double SuperellipticCylinder::ray_extent(const Vec3& u) const {
+  const double a = std::abs(u.x()) * invh_;
+  const double r = std::sqrt(u.y() * u.y() + u.z() * u.z()) * invR_;
+  const double s = detail::ipow(a, 2 * n_) + detail::ipow(r, 2 * n_);
+  return 1.0 / detail::root_2n(std::max(s, detail::kTinyS), n_, sqrt_count_);
+}
+
+// ---------------------------------------------------------------- smooth polytope
+SmoothPolytope::SmoothPolytope(const Eigen::MatrixX3d& A, const Eigen::VectorXd& b, double beta,
+                               double length)
+    : beta_(beta), L_(length) {
+  require_positive(beta, "smooth_polytope", "beta");
+  require_positive(length, "smooth_polytope", "characteristic length L");
+  const int m = static_cast<int>(A.rows());
+  if (b.size() != m) {
+    std::ostringstream os;
+    os << "smooth_polytope: A has " << m << " rows but b has " << b.size() << " entries";
+    throw std::invalid_argument(os.str());
+  }
+  if (m < 4) throw std::invalid_argument("smooth_polytope: a bounded polytope needs at least 4 half-spaces");
+  if (!A.allFinite() || !b.allFinite()) throw std::invalid_argument("smooth_polytope: A or b is not finite");
+  for (int i = 0; i < m; ++i) {
+    if (!(A.row(i).norm() > 0.0)) throw std::invalid_argument("smooth_polytope: A has a zero row");
+    if (!(b[i] > 0.0))
+      throw std::invalid_argument(
+          "smooth_polytope: every b_i must be > 0 (the body origin must lie strictly inside A y <= b)");
+  }
+  // Bounded iff no direction d ≠ 0 has A d ≤ 0. Extreme rays of that cone lie on
+  // intersections of two of its facets, so the candidates are ±(a_i × a_j).
+  Eigen::FullPivLU<Eigen::MatrixX3d> lu(A);
+  bool bounded = lu.rank() == 3;
+  for (int i = 0; i < m && bounded; ++i)
+    for (int j = i + 1; j < m && bounded; ++j) {
+      Vec3 d = A.row(i).transpose().cross(A.row(j).transpose());
+      if (d.norm() < 1e-12 * A.row(i).norm() * A.row(j).norm()) continue;
+      d.normalize();
+      for (int sgn = -1; sgn <= 1; sgn += 2) {
+        const Eigen::VectorXd ad = A * (sgn * d);
+        double worst = -1e300;
+        for (int k = 0; k < m; ++k) worst = std::max(worst, ad[k] / A.row(k).norm());
+        if (worst <= 1e-12) bounded = false;
+      }
+    }
+  if (!bounded) throw std::invalid_argument("smooth_polytope: the polytope A y <= b is unbounded");
+
+  normals_.resize(m);
+  offsets_.resize(m);
+  for (int i = 0; i < m; ++i) {
+    normals_[i] = A.row(i).transpose() / L_;
+    offsets_[i] = b[i] / L_;
+  }
+  // vertices of the exact polytope: triples of tight planes that satisfy all others
+  double outer2 = 0.0;
+  for (int i = 0; i < m; ++i)
+    for (int j = i + 1; j < m; ++j)
+      for (int k = j + 1; k < m; ++k) {
+        Mat3 M;
+        M.row(0) = A.row(i);
+        M.row(1) = A.row(j);
+        M.row(2) = A.row(k);
+        if (std::abs(M.determinant()) < 1e-12 * M.row(0).norm() * M.row(1).norm() * M.row(2).norm())
+          continue;
+        const Vec3 v = M.partialPivLu().solve(Vec3(b[i], b[j], b[k]));
+        bool inside = true;
+        for (int l = 0; l < m && inside; ++l) inside = A.row(l).dot(v) <= b[l] + 1e-9 * (1.0 + std::abs(b[l]));
+        if (!inside) continue;
+        bool dup = false;
+        for (const Vec3& w : vertices_) dup = dup || (w - v).norm() <= 1e-9 * (1.0 + v.norm());
+        if (!dup) vertices_.push_back(v);
+        outer2 = std::max(outer2, v.squaredNorm());
+      }
+  outer_ = std::sqrt(outer2);
+  // max c ≤ −log(m)/β implies φ ≤ 0
+  const double slack = L_ * std::log(static_cast<double>(m)) / beta_;
+  inner_ = 1e300;
+  for (int i = 0; i < m; ++i) inner_ = std::min(inner_, (b[i] - slack) / A.row(i).norm());
+  if (!(value(Vec3::Zero()) < 0.0) || !(inner_ > 0.0)) {
+    std::ostringstream os;
+    os << "smooth_polytope: the body origin is not strictly inside the smooth shape at beta = " << beta
+       << " (increase beta or move the origin away from the faces)";
+    throw std::invalid_argument(os.str());
+  }
+}
+
+SmoothPolytope SmoothPolytope::box(double hx, double hy, double hz, double beta, double length) {
+  require_positive(hx, "smooth_polytope box", "half-extent x");
+  require_positive(hy, "smooth_polytope box", "half-extent y");
+  require_positive(hz, "smooth_polytope box", "half-extent z");
+  Eigen::MatrixX3d A(6, 3);
+  A << 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1;
+  Eigen::VectorXd b(6);
+  b << hx, hx, hy, hy, hz, hz;
+  return SmoothPolytope(A, b, beta, length);
+}
+
+SmoothPolytope SmoothPolytope::convex_hull(const std::vector<Vec3>& points, double beta, double length) {
+  const int n = static_cast<int>(points.size());
+  if (n < 4) throw std::invalid_argument("smooth_polytope convex_hull: need at least 4 points");
+  double scale = 0.0;
+  for (const Vec3& p : points) {
+    if (!p.allFinite()) throw std::invalid_argument("smooth_polytope convex_hull: a point is not finite");
+    scale = std::max(scale, p.norm());
+  }
+  const double tol = 1e-9 * std::max(scale, 1e-300);
+  std::vector<Vec3> normals;
+  std::vector<double> offsets;
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      for (int k = j + 1; k < n; ++k) {
+        Vec3 nrm = (points[j] - points[i]).cross(points[k] - points[i]);
+        const double len = nrm.norm();
+        if (len <= tol * scale) continue;
+        nrm /= len;
+        double off = nrm.dot(points[i]);
+        int above = 0, below = 0;
+        for (int l = 0; l < n; ++l) {
+          const double d = nrm.dot(points[l]) - off;
+          above += d > tol;
+          below += d < -tol;
+        }
+        if (above > 0 && below > 0) continue;
+        if (above > 0) {
+          nrm = -nrm;
+          off = -off;
+        }
+        bool dup = false;
+        for (size_t f = 0; f < normals.size() && !dup; ++f)
+          dup = (normals[f] - nrm).norm() < 1e-9 && std::abs(offsets[f] - off) < tol;
+        if (!dup) {
+          normals.push_back(nrm);
+          offsets.push_back(off);
+        }
+      }
+  if (normals.size() < 4) throw std::invalid_argument("smooth_polytope convex_hull: points are coplanar");
+  Eigen::MatrixX3d A(normals.size(), 3);
+  Eigen::VectorXd b(normals.size());
+  for (size_t f = 0; f < normals.size(); ++f) {
+    A.row(f) = normals[f].transpose();
+    b[f] = offsets[f];
+  }
+  return SmoothPolytope(A, b, beta, length);
+}
+
+double SmoothPolytope::value(const Vec3& y) const {
+  Vec3 g;
+  Mat3 H;
+  return eval(y, g, H);
+}
+
+double SmoothPolytope::ray_extent(const Vec3& u) const {
+  double t = 1e300;
+  for (size_t i = 0; i < normals_.size(); ++i) {
+    const double au = normals_[i].dot(u);
+    if (au > 0.0) t = std::min(t, offsets_[i] / au);
+  }
+  return t;
+}
+
+// ---------------------------------------------------------------- smooth truncated cone
+SmoothTruncatedCone::SmoothTruncatedCone(double beta, double bottom_radius, double top_radius, double a,
+                                         double b)
+    : beta_(beta), Rb_(bottom_radius), Rt_(top_radius), a_(a), b_(b) {
+  require_positive(beta, "smooth_truncated_cone", "beta");
+  require_positive(bottom_radius, "smooth_truncated_cone", "bottom radius");
+  require_positive(top_radius, "smooth_truncated_cone", "top radius");
+  require_positive(a, "smooth_truncated_cone", "bottom extent a");
+  require_positive(b, "smooth_truncated_cone", "top extent b");
+  inva_ = 1.0 / a;
+  invb_ = 1.0 / b;
+  kappa_ = (Rt_ - Rb_) / (a + b);
+  R0_ = Rb_ + kappa_ * a;  // R(0)
+  Rfloor_ = 0.5 * std::min(Rb_, Rt_);
+  outer_ = std::max(std::hypot(a, Rb_), std::hypot(b, Rt_));
+  // max c ≤ −δ (δ = log 3/β) implies φ ≤ 0; the set max c ≤ −δ holds a ball of radius
+  // min(a(1−δ), b(1−δ), dist(0, line r = √(1−δ)(R0 + κ y1))).
+  const double delta = std::log(3.0) / beta;
+  const double s = std::sqrt(std::max(0.0, 1.0 - delta));
+  const double side = s * R0_ / std::sqrt(1.0 + s * s * kappa_ * kappa_);
+  inner_ = std::min({a * (1.0 - delta), b * (1.0 - delta), side});
+  if (!(inner_ > 0.0) || !(value(Vec3::Zero()) < 0.0)) {
+    std::ostringstream os;
+    os << "smooth_truncated_cone: beta = " << beta << " is too small: the body origin is not safely inside";
+    throw std::invalid_argument(os.str());
+  }
+}
+
+double SmoothTruncatedCone::value(const Vec3& y) const {
+  Vec3 g;
+  Mat3 H;
+  return eval(y, g, H);
+}
+
+double SmoothTruncatedCone::ray_extent(const Vec3& u) const {
+  double t = 1e300;
+  if (u.x() > 0.0) t = b_ / u.x();
+  if (u.x() < 0.0) t = a_ / -u.x();
+  const double rho = std::sqrt(u.y() * u.y() + u.z() * u.z());
+  const double den = rho - kappa_ * u.x();
+  if (den > 0.0) t = std::min(t, R0_ / den);
+  return t;
+}
+
+// ---------------------------------------------------------------- Shape
+std::string Shape::describe() const {
+  std::ostringstream os;
+  os << shape_type_name(type()) << "(";
+  switch (type()) {
+    case ShapeType::sphere: os << "R=" << as<Sphere>().radius(); break;
+    case ShapeType::superellipsoid: {
+      const auto& s = as<Superellipsoid>();
+      const Vec3 ax = s.semi_axes();
+      os << "n=" << s.exponent() << ", a=" << ax.x() << ", b=" << ax.y() << ", c=" << ax.z();
+      break;
+    }
+    case ShapeType::superelliptic_cylinder: {
+      const auto& s = as<SuperellipticCylinder>();
+      os << "n=" << s.exponent() << ", R=" << s.radius() << ", h=" << s.half_height();
+      break;
+    }
+    case ShapeType::smooth_polytope: {
+      const auto& s = as<SmoothPolytope>();
+      os << "faces=" << s.num_faces() << ", beta=" << s.beta() << ", L=" << s.length();
+      break;
+    }
+    case ShapeType::smooth_truncated_cone: {
+      const auto& s = as<SmoothTruncatedCone>();
+      os << "beta=" << s.beta() << ", Rb=" << s.bottom_radius() << ", Rt=" << s.top_radius()
+         << ", a=" << s.bottom_extent() << ", b=" << s.top_extent();
+      break;
+    }
+  }
+  os << ")";
+  return os.str();
+}
+
+}  // namespace diffcol
