@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "diffcol/idcol/contact.hpp"
 
@@ -19,10 +20,13 @@ const char* status_name(ContactStatus s) {
 
 namespace {
 
+// Positions beyond this magnitude are rejected (their squares would overflow).
+constexpr double kMaxCoordinate = 1e150;
+
 // Unknowns of the (surrogate) KKT system.
 struct Iterate {
-  Vec3 x;
-  double s, l1, l2;
+  Vec3 x = Vec3::Zero();
+  double s = 0.0, l1 = 0.0, l2 = 0.0;
 };
 
 // Problem data in the surrogate frame: body 2 at (R, r_S) in body 1.
@@ -42,7 +46,7 @@ struct Kkt {
   mutable Vec3 last_grad1 = Vec3::UnitX();  // ∇φ1 at the last evaluated point (for the normal)
 
   // Returns false if the evaluation is not finite.
-  bool operator()(const Iterate& z, Vec6& f, Mat6& J) const {
+  bool operator()(const Iterate& z, Vec6& f, Mat6RowMajor& J) const {
     const double alpha = std::exp(z.s);
     const double ia = 1.0 / alpha;
     Vec3 g1, g2;
@@ -122,15 +126,17 @@ struct NewtonStats {
 
 // Safeguarded Newton method (Algorithm 1) from z. On success z, f, J hold the solution.
 template <class S1, class S2>
-bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f, Mat6& J, NewtonStats& st) {
+[[gnu::flatten]] bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f, Mat6RowMajor& J,
+            NewtonStats& st) {
   const Problem& P = kkt.P;
   ++st.evaluations;
   if (!kkt(z, f, J)) return false;
   double m = 0.5 * f.squaredNorm();
   Lu6 lu;
+  int stalls = 0;
   Iterate zt;
   Vec6 ft;
-  Mat6 Jt;
+  Mat6RowMajor Jt;
   for (int k = 0; k < opt.max_iterations; ++k) {
     if (std::sqrt(2.0 * m) < opt.tolerance) return z.l1 > 0.0 && z.l2 > 0.0;
     ++st.iterations;
@@ -141,13 +147,15 @@ bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f
       d = -lu.solve(f);
       newton_dir = std::isfinite(d.sum());
     }
+    double slope = -2.0 * m;  // directional derivative of m along a Newton direction
     if (!newton_dir) {
-      const Vec6 g = J.transpose() * f;
-      const double mu = 1e-6 * (1.0 + J.squaredNorm());
+      const Vec6 grad_m = J.transpose() * f;  // ∇m
+      // Levenberg-Marquardt with μ = ‖f‖: converges where J is singular at or near the solution
       Mat6 A = J.transpose() * J;
-      A.diagonal().array() += mu;
-      d = -A.llt().solve(g);
-      if (!d.allFinite()) return false;
+      A.diagonal().array() += std::sqrt(2.0 * m) + 1e-14 * A.diagonal().maxCoeff();
+      d = -A.llt().solve(grad_m);
+      if (!std::isfinite(d.sum())) return false;
+      slope = std::min(grad_m.dot(d), -1e-300);
     }
     // step limits: |Δs| ≤ 1, ‖Δx‖ ≤ size·α, multipliers keep ≥ 10% of their value
     double t = 1.0;
@@ -159,7 +167,7 @@ bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f
     if (z.l2 + t * d[5] < 0.1 * z.l2) t = 0.9 * z.l2 / -d[5];
     // backtracking Armijo line search on m = ½‖f‖²
     bool accepted = false;
-    for (int ls = 0; ls < 30; ++ls) {
+    for (int ls = 0; ls < 40; ++ls) {
       zt.x = z.x + t * d.head<3>();
       zt.s = std::clamp(z.s + t * d[3], P.s_lo, P.s_hi);
       zt.l1 = z.l1 + t * d[4];
@@ -167,7 +175,7 @@ bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f
       ++st.evaluations;
       if (kkt(zt, ft, Jt)) {
         const double mt = 0.5 * ft.squaredNorm();
-        if (mt <= (1.0 - 1e-4 * t) * m) {
+        if (mt <= m + 1e-4 * t * slope) {
           accepted = true;
           break;
         }
@@ -175,12 +183,50 @@ bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f
       t *= 0.5;
     }
     if (!accepted) return false;
+    // a singular J with little progress is a non-zero local minimum of m: give up early
+    const double m_new = 0.5 * ft.squaredNorm();
+    if (!newton_dir && m_new > 0.9 * m && ++stalls >= 3) return false;
     z = zt;
     f = ft;
     J = Jt;
-    m = 0.5 * f.squaredNorm();
+    m = m_new;
   }
   return std::sqrt(2.0 * m) < opt.tolerance && z.l1 > 0.0 && z.l2 > 0.0;
+}
+
+// Continuation (Sec. IV-C): the power-law shapes have a smoother member of their family with a
+// smaller exponent; the other shapes are used as they are.
+inline int exponent_of(const Superellipsoid& s) { return s.exponent(); }
+inline int exponent_of(const SuperellipticCylinder& s) { return s.exponent(); }
+template <class S>
+int exponent_of(const S&) { return 1; }
+inline Superellipsoid with_exponent(const Superellipsoid& s, int n) {
+  const Vec3 ax = s.semi_axes();
+  return Superellipsoid(n, ax.x(), ax.y(), ax.z(), s.epsilon());
+}
+inline SuperellipticCylinder with_exponent(const SuperellipticCylinder& s, int n) {
+  return SuperellipticCylinder(n, s.radius(), s.half_height(), s.epsilon());
+}
+template <class S>
+const S& with_exponent(const S& s, int) { return s; }
+
+// Solves with both exponents capped at n (1, 2, 4, ... up to the shapes' own), each stage
+// started from the previous one. On success z is the solution of the original problem.
+template <class S1, class S2>
+bool continuation(const S1& a, const S2& b, const Problem& P, const SolveOptions& opt, Iterate& z, Vec6& f,
+                  Mat6RowMajor& J, NewtonStats& st, bool from_z) {
+  const int nmax = std::max(exponent_of(a), exponent_of(b));
+  bool have = from_z;
+  for (int n = 1; n < nmax; n *= 2) {
+    const auto a_n = with_exponent(a, std::min(n, exponent_of(a)));
+    const auto b_n = with_exponent(b, std::min(n, exponent_of(b)));
+    const Kkt<std::decay_t<decltype(a_n)>, std::decay_t<decltype(b_n)>> kkt_n{a_n, b_n, P};
+    if (!have) kkt_n.init_multipliers(z);
+    have = newton(kkt_n, opt, z, f, J, st);
+    if (!have) return false;
+  }
+  const Kkt<S1, S2> kkt{a, b, P};
+  return newton(kkt, opt, z, f, J, st);
 }
 
 template <class S>
@@ -195,7 +241,7 @@ void fill_invalid(ContactSolution& out) {
 
 // Writes the solution in original variables (z = c·z_S for x, λ; s = s_S + log c).
 void fill_solution(const Vec3& grad1, const Pose& X_W1, const Pose& X_12, const Iterate& zS, const Vec6& f,
-                   const Mat6& JS, double c, bool coincident, ContactSolution& out) {
+                   const Mat6RowMajor& JS, double c, bool coincident, ContactSolution& out) {
   const Vec3& r = X_12.p;
   out.X_12 = X_12;
   out.residual_norm = f.norm();
@@ -215,21 +261,23 @@ void fill_solution(const Vec3& grad1, const Pose& X_W1, const Pose& X_12, const 
   out.p2_W = X_W1 * out.p2_B1;
   out.normal_W = X_W1.R * out.normal_B1;
   // J in original variables: columns x and λ divided by c (at c = 0 the surrogate J is kept)
-  out.kkt_jacobian = JS;
+  Mat6RowMajor J = JS;
   if (c > 0.0) {
-    out.kkt_jacobian.leftCols<3>() /= c;
-    out.kkt_jacobian.rightCols<2>() /= c;
+    J.leftCols<3>() /= c;
+    J.rightCols<2>() /= c;
   }
-  out.kkt_lu.factor(out.kkt_jacobian);
+  out.kkt_jacobian = J;
+  out.kkt_lu.factor(J);
 }
 
 template <class S1, class S2>
-[[gnu::flatten]] void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pose& X_W2, const SolveOptions& opt,
+void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pose& X_W2, const SolveOptions& opt,
                  const ContactSolution* warm, ContactSolution& out) {
   const S1& a = get<S1>(sh1);
   const S2& b = get<S2>(sh2);
   if (!X_W1.is_finite() || !X_W2.is_finite()) return fill_invalid(out);
   const Pose X_12 = X_W1.inverse() * X_W2;
+  if (!(X_12.p.cwiseAbs().maxCoeff() < kMaxCoordinate)) return fill_invalid(out);
   const double r1in = a.inner_radius(), r1out = a.outer_radius();
   const double r2in = b.inner_radius(), r2out = b.outer_radius();
   const double sum_out = r1out + r2out, sum_in = r1in + r2in;
@@ -253,12 +301,14 @@ template <class S1, class S2>
   NewtonStats st;
   Iterate z;
   Vec6 f;
-  Mat6 J;
+  Mat6RowMajor J;
   bool ok = false;
   int attempts = 0;
   out.warm_started = false;
   // warm start: previous solution mapped into this surrogate
-  if (warm != nullptr && warm->ok() && warm->alpha > 0.0 && c > 0.0) {
+  // (sphere–sphere: the cold start below is exact, a warm start can only cost iterations)
+  constexpr bool exact_cold = std::is_same_v<S1, Sphere> && std::is_same_v<S2, Sphere>;
+  if (!exact_cold && warm != nullptr && warm->ok() && warm->alpha > 0.0 && c > 0.0) {
     ++attempts;
     z.x = warm->x_B1 / c;
     z.s = std::clamp(std::log(warm->alpha / c), P.s_lo, P.s_hi);
@@ -267,11 +317,14 @@ template <class S1, class S2>
     ok = newton(kkt, opt, z, f, J, st);
     out.warm_started = ok;
   }
-  // cold starts: spheres fitted along r̂ (ray extents), then the seed's (23), then perturbed scalings
-  for (int k = 0; !ok && k < opt.max_attempts; ++k) {
-    ++attempts;
-    const double rho1 = a.ray_extent(rhat);
-    const double rho2 = b.ray_extent(-(P.R.transpose() * rhat));
+  // cold starts: spheres fitted along r̂ (ray extents), then the seed's (23), then spread scalings;
+  // continuation in the exponent after the first failure
+  double rho1 = 0.0, rho2 = 0.0;
+  if (!ok) {
+    rho1 = a.ray_extent(rhat);
+    rho2 = b.ray_extent(-(P.R.transpose() * rhat));
+  }
+  const auto cold_start = [&](int k) {
     if (k == 0) {
       z.s = std::clamp(std::log(dS / (rho1 + rho2)), P.s_lo, P.s_hi);
       z.x = P.r * (rho1 / (rho1 + rho2));
@@ -279,13 +332,23 @@ template <class S1, class S2>
       z.s = 0.5 * (P.s_lo + P.s_hi);  // (23)
       z.x = r1out * rhat;
     } else {
-      const double frac = (k - 1) / double(opt.max_attempts - 1);
+      const double frac = (k - 1) / double(opt.max_attempts);
       z.s = P.s_lo + ((k % 2) ? frac : 1.0 - frac) * (P.s_hi - P.s_lo);
-      const double alpha = std::exp(z.s);
-      z.x = alpha * rho1 * rhat;
+      z.x = std::exp(z.s) * rho1 * rhat;
     }
     kkt.init_multipliers(z);
+  };
+  const bool can_continue =
+      opt.continuation && std::max(exponent_of(a), exponent_of(b)) > 1;
+  for (int k = 0; !ok && k < opt.max_attempts; ++k) {
+    ++attempts;
+    cold_start(k);
     ok = newton(kkt, opt, z, f, J, st);
+    if (!ok && can_continue) {
+      ++attempts;
+      cold_start(k);
+      ok = continuation(a, b, P, opt, z, f, J, st, false);
+    }
   }
   out.iterations = st.iterations;
   out.jacobian_evaluations = st.evaluations;

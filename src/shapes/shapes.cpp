@@ -151,10 +151,14 @@ SmoothPolytope::SmoothPolytope(const Eigen::MatrixX3d& A, const Eigen::VectorXd&
     }
   if (!bounded) throw std::invalid_argument("smooth_polytope: the polytope A y <= b is unbounded");
 
-  normals_.resize(m);
+  ax_.resize(m);
+  ay_.resize(m);
+  az_.resize(m);
   offsets_.resize(m);
   for (int i = 0; i < m; ++i) {
-    normals_[i] = A.row(i).transpose() / L_;
+    ax_[i] = A(i, 0) / L_;
+    ay_[i] = A(i, 1) / L_;
+    az_[i] = A(i, 2) / L_;
     offsets_[i] = b[i] / L_;
   }
   // vertices of the exact polytope: triples of tight planes that satisfy all others
@@ -257,8 +261,8 @@ double SmoothPolytope::value(const Vec3& y) const {
 
 double SmoothPolytope::ray_extent(const Vec3& u) const {
   double t = 1e300;
-  for (size_t i = 0; i < normals_.size(); ++i) {
-    const double au = normals_[i].dot(u);
+  for (size_t i = 0; i < offsets_.size(); ++i) {
+    const double au = ax_[i] * u.x() + ay_[i] * u.y() + az_[i] * u.z();
     if (au > 0.0) t = std::min(t, offsets_[i] / au);
   }
   return t;

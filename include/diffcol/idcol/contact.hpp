@@ -29,7 +29,8 @@ enum class ContactStatus : std::uint8_t {
   coincident_origins = 1, ///< ‖r‖ ≤ coincident_tolerance: α = 0, x = 0, λ = 0; p1, p2, normal
                           ///< and gap are the finite limits as r → 0 along r (body-1 x axis if r = 0)
   not_converged = 2,      ///< no KKT point within the iteration budget; fields hold the best iterate
-  invalid_input = 3,      ///< a pose was not finite; numeric fields are zero
+  invalid_input = 3,      ///< a pose was not finite, or the bodies are more than 1e150 apart;
+                          ///< numeric fields are zero
 };
 const char* status_name(ContactStatus s);
 

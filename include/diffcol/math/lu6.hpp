@@ -1,12 +1,16 @@
 #pragma once
 /// @file lu6.hpp
-/// LU factorization with partial pivoting of a fixed-size 6×6 matrix (no allocation).
+/// LU factorization with partial pivoting of a fixed-size 6×6 matrix (no allocation; every loop
+/// has compile-time bounds so the compiler unrolls it).
 
 #include <cmath>
+#include <utility>
 
 #include "diffcol/math/se3.hpp"
 
 namespace diffcol {
+
+using Mat6RowMajor = Eigen::Matrix<double, 6, 6, Eigen::RowMajor>;
 
 struct Lu6 {
   double lu[6][6] = {};   ///< L (unit lower, below the diagonal) and U (upper), row-major, rows permuted
@@ -15,49 +19,15 @@ struct Lu6 {
   double max_pivot = 0.0; ///< largest |U_ii|
 
   /// Factors A. @return false if a pivot is zero or not a number.
-  bool factor(const Mat6& A) {
+  bool factor(const Mat6& A) { return factor(Mat6RowMajor(A)); }
+  bool factor(const Mat6RowMajor& A) {
     for (int i = 0; i < 6; ++i) {
       perm[i] = i;
       for (int j = 0; j < 6; ++j) lu[i][j] = A(i, j);
     }
-    double mn = 1e300, mx = 0.0;
-    for (int k = 0; k < 6; ++k) {
-      int p = k;
-      double best = std::abs(lu[k][k]);
-      for (int i = k + 1; i < 6; ++i) {
-        const double v = std::abs(lu[i][k]);
-        if (v > best) {
-          best = v;
-          p = i;
-        }
-      }
-      if (!(best > 0.0)) {
-        min_pivot = 0.0;
-        max_pivot = mx;
-        return false;
-      }
-      if (p != k) {
-        for (int j = 0; j < 6; ++j) {
-          const double t = lu[k][j];
-          lu[k][j] = lu[p][j];
-          lu[p][j] = t;
-        }
-        const int t = perm[k];
-        perm[k] = perm[p];
-        perm[p] = t;
-      }
-      mn = best < mn ? best : mn;
-      mx = best > mx ? best : mx;
-      const double inv = 1.0 / lu[k][k];
-      for (int i = k + 1; i < 6; ++i) {
-        const double l = lu[i][k] * inv;
-        lu[i][k] = l;
-        for (int j = k + 1; j < 6; ++j) lu[i][j] -= l * lu[k][j];
-      }
-    }
-    min_pivot = mn;
-    max_pivot = mx;
-    return true;
+    min_pivot = 1e300;
+    max_pivot = 0.0;
+    return eliminate(std::make_integer_sequence<int, 6>{});
   }
 
   /// Solves A·x = b.
@@ -81,6 +51,42 @@ struct Lu6 {
   }
   /// Pivot ratio min|U_ii| / max|U_ii|: a cheap conditioning indicator.
   double pivot_ratio() const { return max_pivot > 0.0 ? min_pivot / max_pivot : 0.0; }
+
+ private:
+  template <int... K>
+  bool eliminate(std::integer_sequence<int, K...>) {
+    return (step<K>() && ...);
+  }
+  // Elimination step K with partial pivoting.
+  template <int K>
+  bool step() {
+    int p = K;
+    double best = std::abs(lu[K][K]);
+    for (int i = K + 1; i < 6; ++i) {
+      const double v = std::abs(lu[i][K]);
+      if (v > best) {
+        best = v;
+        p = i;
+      }
+    }
+    if (!(best > 0.0)) {
+      min_pivot = 0.0;
+      return false;
+    }
+    if (p != K) {
+      for (int j = 0; j < 6; ++j) std::swap(lu[K][j], lu[p][j]);
+      std::swap(perm[K], perm[p]);
+    }
+    min_pivot = best < min_pivot ? best : min_pivot;
+    max_pivot = best > max_pivot ? best : max_pivot;
+    const double inv = 1.0 / lu[K][K];
+    for (int i = K + 1; i < 6; ++i) {
+      const double l = lu[i][K] * inv;
+      lu[i][K] = l;
+      for (int j = K + 1; j < 6; ++j) lu[i][j] -= l * lu[K][j];
+    }
+    return true;
+  }
 };
 
 }  // namespace diffcol

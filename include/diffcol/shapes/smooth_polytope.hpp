@@ -28,34 +28,59 @@ class SmoothPolytope {
   /// The origin must lie strictly inside the hull.
   static SmoothPolytope convex_hull(const std::vector<Vec3>& points, double beta, double length = 1.0);
 
-  int num_faces() const { return static_cast<int>(normals_.size()); }
+  int num_faces() const { return static_cast<int>(offsets_.size()); }
   double beta() const { return beta_; }
   double length() const { return L_; }
   /// Row i of A (as given) and b_i.
-  Vec3 normal(int i) const { return normals_[i] * L_; }
+  Vec3 normal(int i) const { return Vec3(ax_[i], ay_[i], az_[i]) * L_; }
   double offset(int i) const { return offsets_[i] * L_; }
   /// Vertices of the exact polytope {A y ≤ b}.
   const std::vector<Vec3>& vertices() const { return vertices_; }
 
   double eval(const Vec3& y, Vec3& grad, Mat3& hess) const {
-    const int m = static_cast<int>(normals_.size());
-    const Vec3* a = normals_.data();
+    const int m = num_faces();
+    const double* ax = ax_.data();
+    const double* ay = ay_.data();
+    const double* az = az_.data();
     const double* b = offsets_.data();
+    // c_i = (a_iᵀy − b_i)/L (A5), kept on the stack for up to kStack faces
+    constexpr int kStack = 64;
+    double cbuf[kStack];
     double cmax = -1e300;
-    for (int i = 0; i < m; ++i) cmax = std::max(cmax, a[i].dot(y) - b[i]);
-    // (A1)-(A4): weights w_i ∝ exp(β(c_i − max c)), ∇φ = Σ w a_i/L, ∇²φ = β(Σ w a aᵀ − ∇φ∇φᵀ)
-    double sw = 0.0;
-    Vec3 g = Vec3::Zero();
-    Mat3 M = Mat3::Zero();
     for (int i = 0; i < m; ++i) {
-      const double w = std::exp(beta_ * (a[i].dot(y) - b[i] - cmax));
+      const double c = ax[i] * y.x() + ay[i] * y.y() + az[i] * y.z() - b[i];
+      if (i < kStack) cbuf[i] = c;
+      cmax = c > cmax ? c : cmax;
+    }
+    // (A1)-(A4); faces with β(c_i − max c) < −40 weigh < 5e-18 and are skipped
+    const double cut = cmax - 40.0 / beta_;
+    double sw = 0.0, gx = 0.0, gy = 0.0, gz = 0.0;
+    double mxx = 0.0, mxy = 0.0, mxz = 0.0, myy = 0.0, myz = 0.0, mzz = 0.0;
+    for (int i = 0; i < m; ++i) {
+      const double c = i < kStack ? cbuf[i] : ax[i] * y.x() + ay[i] * y.y() + az[i] * y.z() - b[i];
+      if (c < cut) continue;
+      const double w = std::exp(beta_ * (c - cmax));
+      const double wx = w * ax[i], wy = w * ay[i], wz = w * az[i];
       sw += w;
-      g += w * a[i];
-      M.noalias() += w * a[i] * a[i].transpose();
+      gx += wx;
+      gy += wy;
+      gz += wz;
+      mxx += wx * ax[i];
+      mxy += wx * ay[i];
+      mxz += wx * az[i];
+      myy += wy * ay[i];
+      myz += wy * az[i];
+      mzz += wz * az[i];
     }
     const double inv = 1.0 / sw;
-    grad = g * inv;
-    hess = beta_ * (M * inv - grad * grad.transpose());
+    grad = Vec3(gx, gy, gz) * inv;
+    const double k = beta_ * inv;
+    hess(0, 0) = k * mxx - beta_ * grad.x() * grad.x();
+    hess(1, 1) = k * myy - beta_ * grad.y() * grad.y();
+    hess(2, 2) = k * mzz - beta_ * grad.z() * grad.z();
+    hess(0, 1) = hess(1, 0) = k * mxy - beta_ * grad.x() * grad.y();
+    hess(0, 2) = hess(2, 0) = k * mxz - beta_ * grad.x() * grad.z();
+    hess(1, 2) = hess(2, 1) = k * myz - beta_ * grad.y() * grad.z();
     return cmax + std::log(sw) / beta_;
   }
   double value(const Vec3& y) const;
@@ -68,8 +93,8 @@ class SmoothPolytope {
   double outer_radius() const { return outer_; }
 
  private:
-  std::vector<Vec3> normals_;   // a_i / L
-  std::vector<double> offsets_; // b_i / L
+  std::vector<double> ax_, ay_, az_;  // a_i / L, by component
+  std::vector<double> offsets_;       // b_i / L
   std::vector<Vec3> vertices_;
   double beta_, L_;
   double inner_, outer_;
