@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <type_traits>
+#include <bit>
 
 #include "diffcol/idcol/contact.hpp"
 
@@ -19,6 +20,14 @@ const char* status_name(ContactStatus s) {
 }
 
 namespace {
+
+// Inline the whole Newton loop (shape evaluations, KKT assembly, LU) into one function per pair.
+// Not under sanitizers, where it makes compilation very slow.
+#if defined(__SANITIZE_ADDRESS__)
+#define DIFFCOL_FLATTEN
+#else
+#define DIFFCOL_FLATTEN [[gnu::flatten]]
+#endif
 
 // Positions beyond this magnitude are rejected (their squares would overflow).
 constexpr double kMaxCoordinate = 1e150;
@@ -43,13 +52,12 @@ struct Kkt {
   const S1& a;
   const S2& b;
   const Problem& P;
-  mutable Vec3 last_grad1 = Vec3::UnitX();  // ∇φ1 at the last evaluated point (for the normal)
 
-  // Returns false if the evaluation is not finite.
-  bool operator()(const Iterate& z, Vec6& f, Mat6RowMajor& J) const {
+  // Returns false if the evaluation is not finite. g1 = ∇φ1 at x/α (for the normal).
+  bool operator()(const Iterate& z, Vec6& f, Mat6RowMajor& J, Vec3& g1) const {
     const double alpha = std::exp(z.s);
     const double ia = 1.0 / alpha;
-    Vec3 g1, g2;
+    Vec3 g2;
     Mat3 H1, H2;
     const Vec3 y1 = ia * z.x;
     const double phi1 = a.eval(y1, g1, H1);
@@ -84,7 +92,6 @@ struct Kkt {
     J(5, 3) = alpha * (z.l1 * p1aa + z.l2 * p2aa);
     J(5, 4) = p1a;
     J(5, 5) = p2a;
-    last_grad1 = g1;
     return std::isfinite(f.sum());
   }
 
@@ -126,17 +133,18 @@ struct NewtonStats {
 
 // Safeguarded Newton method (Algorithm 1) from z. On success z, f, J hold the solution.
 template <class S1, class S2>
-[[gnu::flatten]] bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f, Mat6RowMajor& J,
-            NewtonStats& st) {
+DIFFCOL_FLATTEN bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f, Mat6RowMajor& J,
+                            Vec3& g1, NewtonStats& st) {
   const Problem& P = kkt.P;
   ++st.evaluations;
-  if (!kkt(z, f, J)) return false;
+  if (!kkt(z, f, J, g1)) return false;
   double m = 0.5 * f.squaredNorm();
   Lu6 lu;
   int stalls = 0;
   Iterate zt;
   Vec6 ft;
   Mat6RowMajor Jt;
+  Vec3 g1t;
   for (int k = 0; k < opt.max_iterations; ++k) {
     if (std::sqrt(2.0 * m) < opt.tolerance) return z.l1 > 0.0 && z.l2 > 0.0;
     ++st.iterations;
@@ -173,7 +181,7 @@ template <class S1, class S2>
       zt.l1 = z.l1 + t * d[4];
       zt.l2 = z.l2 + t * d[5];
       ++st.evaluations;
-      if (kkt(zt, ft, Jt)) {
+      if (kkt(zt, ft, Jt, g1t)) {
         const double mt = 0.5 * ft.squaredNorm();
         if (mt <= m + 1e-4 * t * slope) {
           accepted = true;
@@ -189,44 +197,74 @@ template <class S1, class S2>
     z = zt;
     f = ft;
     J = Jt;
+    g1 = g1t;
     m = m_new;
   }
   return std::sqrt(2.0 * m) < opt.tolerance && z.l1 > 0.0 && z.l2 > 0.0;
 }
 
-// Continuation (Sec. IV-C): the power-law shapes have a smoother member of their family with a
-// smaller exponent; the other shapes are used as they are.
-inline int exponent_of(const Superellipsoid& s) { return s.exponent(); }
-inline int exponent_of(const SuperellipticCylinder& s) { return s.exponent(); }
+// Continuation (Sec. IV-C): every sharp shape has smoother members of its family. Stages:
+// exponent n = 1, 2, 4, ... for the power-law shapes, β = 20, 80, 320, ... for the smooth-max
+// shapes, each stage started from the previous one; no copies that allocate.
 template <class S>
-int exponent_of(const S&) { return 1; }
-inline Superellipsoid with_exponent(const Superellipsoid& s, int n) {
-  const Vec3 ax = s.semi_axes();
-  return Superellipsoid(n, ax.x(), ax.y(), ax.z(), s.epsilon());
-}
-inline SuperellipticCylinder with_exponent(const SuperellipticCylinder& s, int n) {
-  return SuperellipticCylinder(n, s.radius(), s.half_height(), s.epsilon());
-}
+struct AtBeta {
+  const S& shape;
+  double beta;
+  double eval(const Vec3& y, Vec3& g, Mat3& H) const { return shape.eval_at_beta(y, g, H, beta); }
+};
 template <class S>
-const S& with_exponent(const S& s, int) { return s; }
+struct Same {
+  const S& shape;
+  double eval(const Vec3& y, Vec3& g, Mat3& H) const { return shape.eval(y, g, H); }
+};
+constexpr double kContinuationBeta = 20.0;
 
-// Solves with both exponents capped at n (1, 2, 4, ... up to the shapes' own), each stage
-// started from the previous one. On success z is the solution of the original problem.
+inline int relax_stages(const Superellipsoid& s) { return s.exponent() > 1 ? std::bit_width(unsigned(s.exponent() - 1)) : 0; }
+inline int relax_stages(const SuperellipticCylinder& s) { return s.exponent() > 1 ? std::bit_width(unsigned(s.exponent() - 1)) : 0; }
+template <class S>
+int beta_stages(const S& s) {
+  int k = 0;
+  for (double b = kContinuationBeta; b < s.beta(); b *= 4.0) ++k;
+  return k;
+}
+inline int relax_stages(const SmoothPolytope& s) { return beta_stages(s); }
+inline int relax_stages(const SmoothTruncatedCone& s) { return beta_stages(s); }
+inline int relax_stages(const Sphere&) { return 0; }
+
+inline Superellipsoid relaxed(const Superellipsoid& s, int k) {
+  const Vec3 ax = s.semi_axes();
+  return Superellipsoid(std::min(1 << k, s.exponent()), ax.x(), ax.y(), ax.z(), s.epsilon());
+}
+inline SuperellipticCylinder relaxed(const SuperellipticCylinder& s, int k) {
+  return SuperellipticCylinder(std::min(1 << k, s.exponent()), s.radius(), s.half_height(), s.epsilon());
+}
+inline AtBeta<SmoothPolytope> relaxed(const SmoothPolytope& s, int k) {
+  return {s, std::min(kContinuationBeta * std::pow(4.0, k), s.beta())};
+}
+inline AtBeta<SmoothTruncatedCone> relaxed(const SmoothTruncatedCone& s, int k) {
+  return {s, std::min(kContinuationBeta * std::pow(4.0, k), s.beta())};
+}
+inline Same<Sphere> relaxed(const Sphere& s, int) { return {s}; }
+
 template <class S1, class S2>
-bool continuation(const S1& a, const S2& b, const Problem& P, const SolveOptions& opt, Iterate& z, Vec6& f,
-                  Mat6RowMajor& J, NewtonStats& st, bool from_z) {
-  const int nmax = std::max(exponent_of(a), exponent_of(b));
-  bool have = from_z;
-  for (int n = 1; n < nmax; n *= 2) {
-    const auto a_n = with_exponent(a, std::min(n, exponent_of(a)));
-    const auto b_n = with_exponent(b, std::min(n, exponent_of(b)));
-    const Kkt<std::decay_t<decltype(a_n)>, std::decay_t<decltype(b_n)>> kkt_n{a_n, b_n, P};
-    if (!have) kkt_n.init_multipliers(z);
-    have = newton(kkt_n, opt, z, f, J, st);
-    if (!have) return false;
+int relax_stages(const S1& a, const S2& b) {
+  return std::max(relax_stages(a), relax_stages(b));
+}
+
+// Solves the smoothed problems of the ladder from z (after init_multipliers), then the original.
+template <class S1, class S2>
+bool continuation(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f, Mat6RowMajor& J,
+                  Vec3& g1, NewtonStats& st) {
+  const int n1 = relax_stages(kkt.a), n2 = relax_stages(kkt.b);
+  const int total = std::max(n1, n2);
+  for (int k = 0; k < total; ++k) {
+    const auto a_k = relaxed(kkt.a, std::max(0, k - (total - n1)));
+    const auto b_k = relaxed(kkt.b, std::max(0, k - (total - n2)));
+    const Kkt<std::decay_t<decltype(a_k)>, std::decay_t<decltype(b_k)>> kkt_k{a_k, b_k, kkt.P};
+    if (k == 0) kkt_k.init_multipliers(z);
+    if (!newton(kkt_k, opt, z, f, J, g1, st)) return false;
   }
-  const Kkt<S1, S2> kkt{a, b, P};
-  return newton(kkt, opt, z, f, J, st);
+  return newton(kkt, opt, z, f, J, g1, st);
 }
 
 template <class S>
@@ -240,8 +278,8 @@ void fill_invalid(ContactSolution& out) {
 }
 
 // Writes the solution in original variables (z = c·z_S for x, λ; s = s_S + log c).
-void fill_solution(const Vec3& grad1, const Pose& X_W1, const Pose& X_12, const Iterate& zS, const Vec6& f,
-                   const Mat6RowMajor& JS, double c, bool coincident, ContactSolution& out) {
+void fill_solution(const Vec3& grad1, const Pose& X_W1, const Pose& X_12, const Vec3& rS, const Iterate& zS,
+                   const Vec6& f, const Mat6RowMajor& JS, double c, ContactSolution& out) {
   const Vec3& r = X_12.p;
   out.X_12 = X_12;
   out.residual_norm = f.norm();
@@ -252,9 +290,8 @@ void fill_solution(const Vec3& grad1, const Pose& X_W1, const Pose& X_12, const 
   out.lambda2 = c * zS.l2;
   // witness points (29) and gap (30), written with surrogate quantities so they stay finite as c → 0
   out.p1_B1 = zS.x / alphaS;
-  const Vec3 rS = (c > 0.0) ? Vec3(r / c) : Vec3::Zero();
   out.p2_B1 = r + (zS.x - rS) / alphaS;
-  out.gap = coincident ? -rS.norm() / alphaS : (1.0 - 1.0 / out.alpha) * r.norm();
+  out.gap = c * rS.norm() - rS.norm() / alphaS;  // = (1 − 1/α)‖r‖, finite as c → 0
   out.normal_B1 = grad1.normalized();
   out.x_W = X_W1 * out.x_B1;
   out.p1_W = X_W1 * out.p1_B1;
@@ -302,6 +339,7 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
   Iterate z;
   Vec6 f;
   Mat6RowMajor J;
+  Vec3 g1 = Vec3::UnitX();
   bool ok = false;
   int attempts = 0;
   out.warm_started = false;
@@ -314,7 +352,7 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
     z.s = std::clamp(std::log(warm->alpha / c), P.s_lo, P.s_hi);
     z.l1 = warm->lambda1 / c;
     z.l2 = warm->lambda2 / c;
-    ok = newton(kkt, opt, z, f, J, st);
+    ok = newton(kkt, opt, z, f, J, g1, st);
     out.warm_started = ok;
   }
   // cold starts: spheres fitted along r̂ (ray extents), then the seed's (23), then spread scalings;
@@ -338,16 +376,15 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
     }
     kkt.init_multipliers(z);
   };
-  const bool can_continue =
-      opt.continuation && std::max(exponent_of(a), exponent_of(b)) > 1;
+  const bool can_continue = opt.continuation && relax_stages(a, b) > 0;
   for (int k = 0; !ok && k < opt.max_attempts; ++k) {
     ++attempts;
     cold_start(k);
-    ok = newton(kkt, opt, z, f, J, st);
+    ok = newton(kkt, opt, z, f, J, g1, st);
     if (!ok && can_continue) {
       ++attempts;
       cold_start(k);
-      ok = continuation(a, b, P, opt, z, f, J, st, false);
+      ok = continuation(kkt, opt, z, f, J, g1, st);
     }
   }
   out.iterations = st.iterations;
@@ -357,9 +394,9 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
     out.status = coincident ? ContactStatus::coincident_origins : ContactStatus::converged;
   } else {
     out.status = ContactStatus::not_converged;
-    kkt(z, f, J);
+    kkt(z, f, J, g1);
   }
-  fill_solution(kkt.last_grad1, X_W1, X_12, z, f, J, c, coincident, out);
+  fill_solution(g1, X_W1, X_12, P.r, z, f, J, c, out);
 }
 
 using Table = ContactPair::SolveFn[kNumShapeTypes][kNumShapeTypes];

@@ -73,8 +73,8 @@ Vec6 se3_log(const Pose& g) {
   const double th2 = w.squaredNorm();
   const Mat3 W = skew(w);
   double D;  // coefficient of W^2 in V^{-1}
-  if (th2 < 1e-8) {
-    D = 1.0 / 12.0 + th2 / 720.0;
+  if (th2 < 1e-3) {  // series: the closed form cancels badly for small angles
+    D = 1.0 / 12.0 + th2 / 720.0 + th2 * th2 / 30240.0;
   } else {
     const double th = std::sqrt(th2);
     D = (1.0 - th * std::sin(th) / (2.0 * (1.0 - std::cos(th)))) / th2;

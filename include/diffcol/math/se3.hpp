@@ -36,7 +36,11 @@ struct Pose {
   static Pose from_rotation(const Mat3& R, const Vec3& position);
 
   /// The unit quaternion of R, with w ≥ 0.
-  Eigen::Quaterniond quaternion() const { return Eigen::Quaterniond(R).normalized(); }
+  Eigen::Quaterniond quaternion() const {
+    Eigen::Quaterniond q = Eigen::Quaterniond(R).normalized();
+    if (q.w() < 0.0) q.coeffs() = -q.coeffs();
+    return q;
+  }
 
   Pose inverse() const {
     Pose out;

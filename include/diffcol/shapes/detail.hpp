@@ -35,8 +35,8 @@ inline int sqrt_count_for(int n) {
   return c;
 }
 
-/// Smallest positive S used by the power-law shapes, so that an evaluation at the
-/// shape's origin stays finite.
-constexpr double kTinyS = 1e-300;
+/// Smallest S used by the power-law shapes, so that an evaluation at (or very near) the
+/// shape's origin stays finite: ψ''(S) ~ S^(1/(2n) − 2) ≤ 1e300.
+constexpr double kTinyS = 1e-150;
 
 }  // namespace diffcol::detail

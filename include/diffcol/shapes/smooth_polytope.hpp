@@ -37,7 +37,9 @@ class SmoothPolytope {
   /// Vertices of the exact polytope {A y ≤ b}.
   const std::vector<Vec3>& vertices() const { return vertices_; }
 
-  double eval(const Vec3& y, Vec3& grad, Mat3& hess) const {
+  double eval(const Vec3& y, Vec3& grad, Mat3& hess) const { return eval_at_beta(y, grad, hess, beta_); }
+  /// The same shape family at another sharpness β (used by the solver's continuation).
+  double eval_at_beta(const Vec3& y, Vec3& grad, Mat3& hess, double beta) const {
     const int m = num_faces();
     const double* ax = ax_.data();
     const double* ay = ay_.data();
@@ -53,13 +55,13 @@ class SmoothPolytope {
       cmax = c > cmax ? c : cmax;
     }
     // (A1)-(A4); faces with β(c_i − max c) < −40 weigh < 5e-18 and are skipped
-    const double cut = cmax - 40.0 / beta_;
+    const double cut = cmax - 40.0 / beta;
     double sw = 0.0, gx = 0.0, gy = 0.0, gz = 0.0;
     double mxx = 0.0, mxy = 0.0, mxz = 0.0, myy = 0.0, myz = 0.0, mzz = 0.0;
     for (int i = 0; i < m; ++i) {
       const double c = i < kStack ? cbuf[i] : ax[i] * y.x() + ay[i] * y.y() + az[i] * y.z() - b[i];
       if (c < cut) continue;
-      const double w = std::exp(beta_ * (c - cmax));
+      const double w = std::exp(beta * (c - cmax));
       const double wx = w * ax[i], wy = w * ay[i], wz = w * az[i];
       sw += w;
       gx += wx;
@@ -74,14 +76,14 @@ class SmoothPolytope {
     }
     const double inv = 1.0 / sw;
     grad = Vec3(gx, gy, gz) * inv;
-    const double k = beta_ * inv;
-    hess(0, 0) = k * mxx - beta_ * grad.x() * grad.x();
-    hess(1, 1) = k * myy - beta_ * grad.y() * grad.y();
-    hess(2, 2) = k * mzz - beta_ * grad.z() * grad.z();
-    hess(0, 1) = hess(1, 0) = k * mxy - beta_ * grad.x() * grad.y();
-    hess(0, 2) = hess(2, 0) = k * mxz - beta_ * grad.x() * grad.z();
-    hess(1, 2) = hess(2, 1) = k * myz - beta_ * grad.y() * grad.z();
-    return cmax + std::log(sw) / beta_;
+    const double k = beta * inv;
+    hess(0, 0) = k * mxx - beta * grad.x() * grad.x();
+    hess(1, 1) = k * myy - beta * grad.y() * grad.y();
+    hess(2, 2) = k * mzz - beta * grad.z() * grad.z();
+    hess(0, 1) = hess(1, 0) = k * mxy - beta * grad.x() * grad.y();
+    hess(0, 2) = hess(2, 0) = k * mxz - beta * grad.x() * grad.z();
+    hess(1, 2) = hess(2, 1) = k * myz - beta * grad.y() * grad.z();
+    return cmax + std::log(sw) / beta;
   }
   double value(const Vec3& y) const;
 

@@ -24,7 +24,9 @@ class SmoothTruncatedCone {
   double bottom_extent() const { return a_; }
   double top_extent() const { return b_; }
 
-  double eval(const Vec3& y, Vec3& grad, Mat3& hess) const {
+  double eval(const Vec3& y, Vec3& grad, Mat3& hess) const { return eval_at_beta(y, grad, hess, beta_); }
+  /// The same shape family at another sharpness β (used by the solver's continuation).
+  double eval_at_beta(const Vec3& y, Vec3& grad, Mat3& hess, double beta) const {
     // lateral term (A8), (A13)-(A16)
     double R = R0_ + kappa_ * y.x();
     double dR = kappa_, d2R = 0.0;
@@ -49,9 +51,9 @@ class SmoothTruncatedCone {
     const double ct = y.x() * invb_ - 1.0;
     // smooth max (A1)-(A4)
     const double m = std::max(cs, std::max(cb, ct));
-    const double ws = std::exp(beta_ * (cs - m));
-    const double wb = std::exp(beta_ * (cb - m));
-    const double wt = std::exp(beta_ * (ct - m));
+    const double ws = std::exp(beta * (cs - m));
+    const double wb = std::exp(beta * (cb - m));
+    const double wt = std::exp(beta * (ct - m));
     const double inv = 1.0 / (ws + wb + wt);
     const double vs = ws * inv, vb = wb * inv, vt = wt * inv;
     grad = vs * gs;
@@ -59,8 +61,8 @@ class SmoothTruncatedCone {
     // Σ w ∇c∇cᵀ − ∇φ∇φᵀ ; cap gradients are along x only
     Mat3 M = vs * gs * gs.transpose();
     M(0, 0) += vb * inva_ * inva_ + vt * invb_ * invb_;
-    hess = vs * Hs + beta_ * (M - grad * grad.transpose());
-    return m + std::log(ws + wb + wt) / beta_;
+    hess = vs * Hs + beta * (M - grad * grad.transpose());
+    return m + std::log(ws + wb + wt) / beta;
   }
   double value(const Vec3& y) const;
 

@@ -36,7 +36,7 @@ class Superellipsoid {
       S += p * u;
       dS[i] = 2.0 * n_ * p * yb * inv_axes_[i];
       // (A22)-(A24) in terms of u: n(n-1)u^(n-2)(2ȳ)^2 + 2n u^(n-1), over a_i^2
-      const double q = (n_ > 1) ? (n_ - 1) * (p / u) * 4.0 * yb * yb : 0.0;
+      const double q = (n_ > 1) ? (n_ - 1) * detail::ipow(u, n_ - 2) * 4.0 * yb * yb : 0.0;
       d2S[i] = n_ * (q + 2.0 * p) * inv_axes_[i] * inv_axes_[i];
     }
     if (S < detail::kTinyS) S = detail::kTinyS;

@@ -36,9 +36,9 @@ class SuperellipticCylinder {
     dS.y() = n_ * pr * k * y.y();                              // (A31)
     dS.z() = n_ * pr * k * y.z();                              // (A32)
     Mat3 d2S = Mat3::Zero();
-    const double q1 = (n_ > 1) ? (n_ - 1) * (p1 / u1) * 4.0 * yb * yb : 0.0;
+    const double q1 = (n_ > 1) ? (n_ - 1) * detail::ipow(u1, n_ - 2) * 4.0 * yb * yb : 0.0;
     d2S(0, 0) = n_ * (q1 + 2.0 * p1) * invh_ * invh_;          // (A33)
-    const double qr = (n_ > 1) ? n_ * (n_ - 1) * (pr / ur) * k * k : 0.0;
+    const double qr = (n_ > 1) ? n_ * (n_ - 1) * detail::ipow(ur, n_ - 2) * k * k : 0.0;
     d2S(1, 1) = qr * y.y() * y.y() + n_ * pr * k;              // (A34)
     d2S(2, 2) = qr * y.z() * y.z() + n_ * pr * k;              // (A35)
     d2S(1, 2) = d2S(2, 1) = qr * y.y() * y.z();                // (A36)

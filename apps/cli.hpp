@@ -1,0 +1,89 @@
+#pragma once
+/// @file cli.hpp
+/// Internals of the `diffcol` command-line program (not part of the library's API):
+/// input parsing (shapes, poses, solver options), the JSON writer and the sub-commands.
+
+#include <iosfwd>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "diffcol/idcol/contact.hpp"
+#include "diffcol/idcol/derivatives.hpp"
+#include "diffcol/math/se3.hpp"
+#include "diffcol/shapes/shape.hpp"
+
+namespace diffcol::cli {
+
+using Json = nlohmann::ordered_json;
+
+/// Exit codes of the program.
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitNotConverged = 1,  ///< `query`: the solver returned not_converged (the result is still printed)
+  kExitInvalidInput = 2,  ///< bad command line, bad JSON, unknown shape, invalid parameters
+  kExitInternal = 3,      ///< unexpected failure (a bug)
+};
+
+/// An error in the user's input (command line or JSON); maps to kExitInvalidInput.
+struct InputError : std::invalid_argument {
+  using std::invalid_argument::invalid_argument;
+};
+
+// ------------------------------------------------------------------ parsing
+
+/// A shape from its JSON description: a benchmark name ("poly", "se", ...) or an object
+/// {"type": ..., parameters...}. @throws InputError / std::invalid_argument.
+Shape parse_shape(const Json& j, const std::string& where);
+/// A pose from {"position": [x,y,z], "quaternion": [w,x,y,z]} (both optional) or a flat array
+/// [x,y,z] / [x,y,z,qw,qx,qy,qz]. null means the identity.
+Pose parse_pose(const Json& j, const std::string& where);
+/// Solver options from {"tolerance": ..., "max_iterations": ..., ...}; null means the defaults.
+idcol::SolveOptions parse_options(const Json& j);
+
+/// The JSON value of a --shapeN argument: JSON text if it starts with '{' or '"', otherwise
+/// "name" (benchmark shape) or "type:key=value,key=value" (vector values separated by '/' or ';').
+Json shape_arg_to_json(const std::string& arg);
+/// The JSON value of a --poseN argument: JSON text if it starts with '{' or '[', otherwise
+/// "x,y,z" or "x,y,z,qw,qx,qy,qz".
+Json pose_arg_to_json(const std::string& arg);
+
+/// A finite double from a whole string (no trailing characters). @throws InputError.
+double parse_double(const std::string& s, const std::string& what);
+/// An integer in [lo, hi] from a whole string. @throws InputError.
+long parse_long(const std::string& s, const std::string& what, long lo, long hi);
+/// Splits on any of the separator characters (empty fields kept).
+std::vector<std::string> split(const std::string& s, const std::string& seps);
+
+// ------------------------------------------------------------------ output
+
+/// Writes j as indented JSON; floating-point numbers with 17 significant digits ("%.17g",
+/// exact round trip), non-finite numbers as null, arrays of scalars on one line.
+void write_json(std::ostream& os, const Json& j, int indent = 2);
+/// A number as the writer prints it.
+std::string format_number(double v);
+
+Json vec_json(const Vec3& v);
+Json pose_json(const Pose& X);
+/// Everything of a ContactSolution (see docs/cli.md for the fields).
+Json solution_json(const idcol::ContactSolution& s);
+/// Everything of a ContactDerivatives: "status", "ok", "layout" (a one-line reminder of the
+/// column conventions) and every Jacobian block under its C++ member name as an array of rows.
+Json derivatives_json(const idcol::ContactDerivatives& d);
+
+// ------------------------------------------------------------------ commands
+
+int cmd_query(const std::vector<std::string>& args);
+int cmd_bench(const std::vector<std::string>& args);
+void print_usage(std::ostream& os);
+void print_query_usage(std::ostream& os);
+void print_bench_usage(std::ostream& os);
+
+/// Fetches the value of an option given as "--name value" or "--name=value".
+/// Returns true and advances i when args[i] is that option. @throws InputError if the value is missing.
+bool take_option(const std::vector<std::string>& args, size_t& i, const std::string& name, std::string& value);
+
+}  // namespace diffcol::cli

@@ -1,0 +1,78 @@
+// The `diffcol` command-line program: `diffcol query` and `diffcol bench` (see docs/cli.md).
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli.hpp"
+#include "fcl_baseline.hpp"
+
+namespace diffcol::cli {
+
+void print_usage(std::ostream& os) {
+  os << R"(usage: diffcol <command> [options]
+
+Differentiable collision detection (iDCOL) between strictly convex implicit shapes.
+
+Commands
+  query    solve one pair of shapes at one pose and print the contact as JSON
+  bench    the ergodic runtime benchmark over ordered pairs of the benchmark shapes
+  help     this message ('diffcol help query', 'diffcol help bench' for a command)
+
+Options
+  -h, --help     this message
+  --version      version and build information
+
+Benchmark shapes: sphere, ellipsoid, poly, tc, se, sec. Exit status 2 on invalid input.
+Examples
+  diffcol query --shape1 sphere:R=1 --shape2 se:n=8,a=0.5,b=1,c=1.5 --pose2 2,0.5,0,1,0,0,0
+  diffcol query --json input.json
+  diffcol bench --quick --shapes poly,se
+)";
+}
+
+}  // namespace diffcol::cli
+
+int main(int argc, char** argv) {
+  using namespace diffcol::cli;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  try {
+    if (args.empty()) {
+      print_usage(std::cerr);
+      return kExitInvalidInput;
+    }
+    const std::string cmd = args[0];
+    const std::vector<std::string> rest(args.begin() + 1, args.end());
+    if (cmd == "-h" || cmd == "--help") {
+      print_usage(std::cout);
+      return kExitOk;
+    }
+    if (cmd == "help") {
+      if (rest.empty()) print_usage(std::cout);
+      else if (rest[0] == "query") print_query_usage(std::cout);
+      else if (rest[0] == "bench") print_bench_usage(std::cout);
+      else throw InputError("help: unknown command '" + rest[0] + "'");
+      return kExitOk;
+    }
+    if (cmd == "--version") {
+      std::cout << "diffcol " << DIFFCOL_CLI_VERSION << " (FCL baseline: "
+                << (fcl_baseline::available() ? "FCL " + fcl_baseline::version() : std::string("not built")) << ")\n";
+      return kExitOk;
+    }
+    if (cmd == "query") return cmd_query(rest);
+    if (cmd == "bench") return cmd_bench(rest);
+    throw InputError("unknown command '" + cmd + "' (expected query or bench; see diffcol --help)");
+  } catch (const nlohmann::json::exception& e) {
+    std::cerr << "diffcol: invalid JSON input: " << e.what() << "\n";
+    return kExitInvalidInput;
+  } catch (const std::invalid_argument& e) {  // InputError and the library's validation errors
+    std::cerr << "diffcol: error: " << e.what() << "\n";
+    return kExitInvalidInput;
+  } catch (const std::bad_alloc&) {
+    std::cerr << "diffcol: out of memory\n";
+    return kExitInternal;
+  } catch (const std::exception& e) {
+    std::cerr << "diffcol: internal error: " << e.what() << "\n";
+    return kExitInternal;
+  }
+}

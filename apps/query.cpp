@@ -1,0 +1,145 @@
+// `diffcol query`: one contact solve for one pair at one pose, printed as JSON.
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+#include "cli.hpp"
+#include "diffcol/idcol/derivatives.hpp"
+
+namespace diffcol::cli {
+
+void print_query_usage(std::ostream& os) {
+  os << R"(usage: diffcol query [--json FILE|-] [--shape1 SHAPE] [--shape2 SHAPE]
+                     [--pose1 POSE] [--pose2 POSE] [--derivatives] [solver options]
+
+Solves the iDCOL contact problem for one pair of shapes at one pose (cold start) and
+prints the solution as JSON on stdout.
+
+Input
+  --json FILE     read {"shape1", "pose1", "shape2", "pose2", "options"} from FILE ('-': stdin);
+                  the flags below override the corresponding fields
+  --shape1 SHAPE  body 1; SHAPE is a benchmark name (sphere, ellipsoid, poly, tc, se, sec),
+  --shape2 SHAPE  type:key=value,... (e.g. sphere:R=1, se:n=8,a=0.5,b=1,c=1.5,
+                  poly:box=0.5/1/1.5,beta=20) or inline JSON ('{"type":"sphere","R":1}')
+  --pose1 POSE    pose of body 1 in the world (default identity)
+  --pose2 POSE    pose of body 2 in the world (default identity);
+                  POSE is x,y,z or x,y,z,qw,qx,qy,qz or JSON ({"position":[..],"quaternion":[w,x,y,z]})
+
+Output
+  --derivatives   also compute idcol::contact_derivatives and add a "derivatives" object:
+                  its status and every Jacobian block J_<out>_<in> (rows of [w; v] twist
+                  columns; X1/X2: world twists of body 1/2, X12: body twist of body 2 in body 1)
+
+Solver options (defaults of idcol::SolveOptions)
+  --tolerance T          residual tolerance on ||f_c|| (1e-10)
+  --max-iterations N     Newton iterations per attempt (60)
+  --max-attempts N       cold-start attempts (6)
+  --surrogate-factor F   surrogate scaling factor f_S >= 1 (1)
+  --no-continuation      disable the beta / n continuation fallback
+
+Exit status: 0 solved (converged or coincident origins), 1 not converged (result still
+printed), 2 invalid input (message on stderr). See docs/cli.md.
+)";
+}
+
+int cmd_query(const std::vector<std::string>& args) {
+  Json doc = Json::object();
+  Json cli_options = Json::object();
+  bool have_json = false;
+  bool with_derivatives = false;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string v;
+    const std::string& a = args[i];
+    if (a == "-h" || a == "--help") {
+      print_query_usage(std::cout);
+      return kExitOk;
+    } else if (take_option(args, i, "--json", v)) {
+      if (have_json) throw InputError("--json given twice");
+      have_json = true;
+      std::string text;
+      if (v == "-") {
+        text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+      } else {
+        std::ifstream f(v, std::ios::binary);
+        if (!f) throw InputError("cannot open input file '" + v + "'");
+        std::ostringstream ss;
+        ss << f.rdbuf();
+        text = ss.str();
+      }
+      Json file;
+      try {
+        file = Json::parse(text);
+      } catch (const nlohmann::json::parse_error& e) {
+        throw InputError("invalid JSON in '" + v + "': " + e.what());
+      }
+      if (!file.is_object()) throw InputError("the --json input must be an object {\"shape1\": ..., ...}");
+      for (auto it = file.begin(); it != file.end(); ++it) {
+        const std::string& k = it.key();
+        if (k != "shape1" && k != "shape2" && k != "pose1" && k != "pose2" && k != "options")
+          throw InputError("input: unknown field '" + k + "' (allowed: shape1, pose1, shape2, pose2, options)");
+        if (!doc.contains(k)) doc[k] = it.value();  // command-line flags seen earlier win
+      }
+    } else if (take_option(args, i, "--shape1", v)) {
+      doc["shape1"] = shape_arg_to_json(v);
+    } else if (take_option(args, i, "--shape2", v)) {
+      doc["shape2"] = shape_arg_to_json(v);
+    } else if (take_option(args, i, "--pose1", v)) {
+      doc["pose1"] = pose_arg_to_json(v);
+    } else if (take_option(args, i, "--pose2", v)) {
+      doc["pose2"] = pose_arg_to_json(v);
+    } else if (take_option(args, i, "--tolerance", v)) {
+      cli_options["tolerance"] = parse_double(v, "--tolerance");
+    } else if (take_option(args, i, "--max-iterations", v)) {
+      cli_options["max_iterations"] = parse_long(v, "--max-iterations", 1, 100000);
+    } else if (take_option(args, i, "--max-attempts", v)) {
+      cli_options["max_attempts"] = parse_long(v, "--max-attempts", 1, 1000);
+    } else if (take_option(args, i, "--surrogate-factor", v)) {
+      cli_options["surrogate_factor"] = parse_double(v, "--surrogate-factor");
+    } else if (a == "--no-continuation") {
+      cli_options["continuation"] = false;
+    } else if (a == "--derivatives") {
+      with_derivatives = true;
+    } else {
+      throw InputError("query: unknown argument '" + a + "' (see diffcol query --help)");
+    }
+  }
+  if (!doc.contains("shape1") || !doc.contains("shape2"))
+    throw InputError("query: both shapes are required (--shape1 and --shape2, or --json FILE)");
+
+  Json options = doc.contains("options") ? doc["options"] : Json::object();
+  if (!options.is_object()) throw InputError("options: must be an object");
+  for (auto it = cli_options.begin(); it != cli_options.end(); ++it) options[it.key()] = it.value();
+
+  const Shape s1 = parse_shape(doc["shape1"], "shape1");
+  const Shape s2 = parse_shape(doc["shape2"], "shape2");
+  const Pose X1 = parse_pose(doc.contains("pose1") ? doc["pose1"] : Json(), "pose1");
+  const Pose X2 = parse_pose(doc.contains("pose2") ? doc["pose2"] : Json(), "pose2");
+  const idcol::SolveOptions opt = parse_options(options);
+
+  const idcol::ContactSolution sol = idcol::solve_contact(s1, X1, s2, X2, opt);
+
+  Json out = solution_json(sol);
+  if (with_derivatives) out["derivatives"] = derivatives_json(idcol::contact_derivatives(s1, s2, X1, sol));
+  Json in;
+  in["shape1"] = s1.describe();
+  in["pose1"] = pose_json(X1);
+  in["shape2"] = s2.describe();
+  in["pose2"] = pose_json(X2);
+  Json o;
+  o["tolerance"] = opt.tolerance;
+  o["max_iterations"] = opt.max_iterations;
+  o["max_attempts"] = opt.max_attempts;
+  o["surrogate_factor"] = opt.surrogate_factor;
+  o["coincident_tolerance"] = opt.coincident_tolerance;
+  o["continuation"] = opt.continuation;
+  in["options"] = o;
+  out["input"] = in;
+  write_json(std::cout, out);
+  std::cout.flush();
+  if (sol.status == idcol::ContactStatus::not_converged) return kExitNotConverged;
+  if (sol.status == idcol::ContactStatus::invalid_input) return kExitInvalidInput;
+  return kExitOk;
+}
+
+}  // namespace diffcol::cli

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# The test command: set up and build (scripts/setup.sh), then
+#   1. release    ctest on the Release build in build/
+#   2. sanitize   AddressSanitizer + UBSan build in build-asan/ and its ctest
+#                 (DIFFCOL_ERGODIC_POSES=1000: reduced ergodic sweep)
+#   3. install    cmake --install build into a temporary prefix, then configure, build and run
+#                 tests/consumer against it (find_package(diffcol))
+#   4. readme     the README's C++ quickstart block is identical to examples/quickstart.cpp
+# Every step runs even if an earlier one failed (except those that need the build); a summary
+# is printed at the end and the exit status is non-zero if any step failed.
+#
+# Environment: JOBS (ctest parallelism, default 2); BUILD_DIR (default build) and ASAN_BUILD_DIR
+# (default build-asan); DIFFCOL_SKIP_ASAN=1 skips step 2 (local use only; the summary says FAILED).
+# shellcheck disable=SC2317  # step functions are called indirectly through run_step
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+ROOT="$(pwd)"
+JOBS="${JOBS:-2}"
+export BUILD_DIR="${BUILD_DIR:-build}"
+ASAN_BUILD_DIR="${ASAN_BUILD_DIR:-build-asan}"
+BUILD_JOBS="$(nproc 2>/dev/null || echo 2)"
+
+TMP="$(mktemp -d "${TMPDIR:-/tmp}/diffcol-test.XXXXXX")"
+trap 'rm -rf "$TMP"' EXIT
+
+names=() results=() times=()
+failed=0
+
+# run_step NAME FUNCTION: runs FUNCTION, records PASS/FAIL and the time taken.
+run_step() {
+  local name="$1" fn="$2" t0 rc
+  echo
+  echo "=================== $name ==================="
+  t0=$SECONDS
+  "$fn"
+  rc=$?
+  names+=("$name")
+  times+=("$((SECONDS - t0))s")
+  if ((rc == 0)); then
+    results+=("PASS")
+  else
+    results+=("FAIL (exit $rc)")
+    failed=1
+  fi
+  return "$rc"
+}
+
+skip_step() {
+  names+=("$1") results+=("SKIPPED ($2)") times+=("-")
+  failed=1
+}
+
+summary() {
+  echo
+  echo "=================== summary ==================="
+  local i
+  for i in "${!names[@]}"; do
+    printf '  %-10s %-28s %s\n' "${names[$i]}" "${results[$i]}" "${times[$i]}"
+  done
+  echo "  total      ${SECONDS}s"
+  if ((failed)); then
+    echo "RESULT: FAILED"
+  else
+    echo "RESULT: all passed"
+  fi
+}
+
+step_setup() {
+  bash scripts/setup.sh
+}
+
+step_release() {
+  ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j "$JOBS" --timeout 600
+}
+
+step_sanitize() {
+  cmake -S . -B "$ASAN_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+        -DDIFFCOL_SANITIZE=ON -DDIFFCOL_BUILD_BENCH=OFF || return 1
+  cmake --build "$ASAN_BUILD_DIR" --parallel "$BUILD_JOBS" || return 1
+  DIFFCOL_ERGODIC_POSES=1000 \
+  ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}" \
+  UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
+    ctest --test-dir "$ASAN_BUILD_DIR" --output-on-failure --no-tests=error -j "$JOBS" --timeout 600
+}
+
+step_install() {
+  local prefix="$TMP/prefix" cbuild="$TMP/consumer-build" found
+  cmake --install "$BUILD_DIR" --prefix "$prefix" || return 1
+  cmake -S tests/consumer -B "$cbuild" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+        -DCMAKE_PREFIX_PATH="$prefix" || return 1
+  # find_package must have found the installed package, not anything else on the machine.
+  found="$(sed -n 's/^diffcol_DIR:PATH=//p' "$cbuild/CMakeCache.txt")"
+  echo "consumer: diffcol_DIR=$found"
+  case "$found" in
+    "$prefix"/*) ;;
+    *) echo "consumer: find_package(diffcol) did not resolve to the install prefix $prefix" >&2; return 1 ;;
+  esac
+  cmake --build "$cbuild" || return 1
+  "$cbuild/consumer"
+}
+
+step_readme() {
+  if ! cmake -DREADME="$ROOT/README.md" -DEXAMPLE="$ROOT/examples/quickstart.cpp" -DOUT_DIR="$TMP" \
+             -P examples/check_readme_quickstart.cmake; then
+    [[ -f "$TMP/readme_quickstart_block.cpp" ]] &&
+      diff -u examples/quickstart.cpp "$TMP/readme_quickstart_block.cpp" | sed 's/^/    /'
+    return 1
+  fi
+}
+
+if ! run_step setup step_setup; then
+  skip_step release "setup failed"
+  skip_step sanitize "setup failed"
+  skip_step install "setup failed"
+else
+  run_step release step_release
+  if [[ "${DIFFCOL_SKIP_ASAN:-0}" == 1 ]]; then
+    skip_step sanitize "DIFFCOL_SKIP_ASAN=1"
+  else
+    run_step sanitize step_sanitize
+  fi
+  run_step install step_install
+fi
+run_step readme step_readme
+
+summary
+exit "$failed"

@@ -1,0 +1,467 @@
+// Analytic derivatives of the iDCOL contact kinematics (seed Sec. VI, (24)–(30), (B38)–(B39)) and of
+// the Hertz contact wrenches (Sec. VII-B, (31)–(32), (B40)–(B44)). Conventions: derivatives.hpp.
+#include "diffcol/idcol/derivatives.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <variant>
+
+namespace diffcol::idcol {
+
+const char* derivative_status_name(DerivativeStatus s) {
+  switch (s) {
+    case DerivativeStatus::ok: return "ok";
+    case DerivativeStatus::coincident_origins: return "coincident_origins";
+    case DerivativeStatus::not_converged: return "not_converged";
+    case DerivativeStatus::invalid_input: return "invalid_input";
+    case DerivativeStatus::singular_kkt: return "singular_kkt";
+  }
+  return "unknown";
+}
+
+namespace {
+
+// a × b with scalar arithmetic (Eigen's generic cross product is not inlined well here).
+[[gnu::always_inline]] inline Vec3 cross(const Vec3& a, const Vec3& b) {
+  return Vec3(a.y() * b.z() - a.z() * b.y(), a.z() * b.x() - a.x() * b.z(), a.x() * b.y() - a.y() * b.x());
+}
+
+// Ad_{X⁻¹} for X = (Q, t): [[Qᵀ, 0], [−Qᵀ t̃, Qᵀ]].
+Mat6 adjoint_inverse(const Pose& X) {
+  Mat6 A;
+  const Mat3 Qt = X.R.transpose();
+  A.topLeftCorner<3, 3>() = Qt;
+  A.topRightCorner<3, 3>().setZero();
+  A.bottomLeftCorner<3, 3>() = -Qt * skew(X.p);
+  A.bottomRightCorner<3, 3>() = Qt;
+  return A;
+}
+
+// [[ã, b̃], [b̃, 0]] for a wrench W = (a, b): ad_ηᵀ W = this · η (the seed's −ad̄*_W, (B44)).
+Mat6 coadjoint_bar(const Vec6& W) {
+  Mat6 M;
+  const Mat3 A = skew(W.head<3>()), B = skew(W.tail<3>());
+  M.topLeftCorner<3, 3>() = A;
+  M.topRightCorner<3, 3>() = B;
+  M.bottomLeftCorner<3, 3>() = B;
+  M.bottomRightCorner<3, 3>().setZero();
+  return M;
+}
+
+// Ad_Xᵀ⁻¹ W = [Q τ + t × Q f; Q f]: a body-frame wrench in the frame of X's parent.
+Vec6 wrench_to_parent(const Pose& X, const Vec6& W) {
+  Vec6 out;
+  const Vec3 f = X.R * W.tail<3>();
+  out.head<3>() = X.R * W.head<3>() + cross(X.p, f);
+  out.tail<3>() = f;
+  return out;
+}
+
+template <class S1, class S2>
+void eval_pair(const S1& a, const S2& b, const Vec3& y1, const Vec3& y2, Vec3& g1, Mat3& H1, Vec3& g2, Mat3& H2) {
+  a.eval(y1, g1, H1);
+  b.eval(y2, g2, H2);
+}
+
+DerivativeStatus status_of(const ContactSolution& sol) {
+  switch (sol.status) {
+    case ContactStatus::converged: break;
+    case ContactStatus::coincident_origins: return DerivativeStatus::coincident_origins;
+    case ContactStatus::not_converged: return DerivativeStatus::not_converged;
+    case ContactStatus::invalid_input: return DerivativeStatus::invalid_input;
+  }
+  if (!(sol.alpha > 0.0) || !std::isfinite(sol.alpha) || !(sol.X_12.p.norm() > 0.0))
+    return DerivativeStatus::coincident_origins;
+  return DerivativeStatus::ok;
+}
+
+using Rows16 = Eigen::Matrix<double, 16, 6, Eigen::RowMajor>;  // stacked output gradients (rows)
+// Row layout of the stacked body-1 outputs: α, λ1, λ2, d_D, x (3), p1 (3), p2 (3), n̂ (3).
+enum : int { kA = 0, kL1 = 1, kL2 = 2, kGap = 3, kX = 4, kP1 = 7, kP2 = 10, kN = 13 };
+
+// X = −A⁻¹ B for the 6×6 B, with A's LU factors (P·A = L·U): every row operation acts on a
+// 6-wide row of all right-hand sides at once.
+inline void lu_solve_neg(const Lu6& lu, const double (&B)[6][6], double (&X)[6][6]) {
+  for (int i = 0; i < 6; ++i)
+    for (int c = 0; c < 6; ++c) X[i][c] = -B[lu.perm[i]][c];
+  for (int i = 1; i < 6; ++i)
+    for (int j = 0; j < i; ++j) {
+      const double l = lu.lu[i][j];
+      for (int c = 0; c < 6; ++c) X[i][c] -= l * X[j][c];
+    }
+  for (int i = 5; i >= 0; --i) {
+    for (int j = i + 1; j < 6; ++j) {
+      const double u = lu.lu[i][j];
+      for (int c = 0; c < 6; ++c) X[i][c] -= u * X[j][c];
+    }
+    const double inv = 1.0 / lu.lu[i][i];
+    for (int c = 0; c < 6; ++c) X[i][c] *= inv;
+  }
+}
+
+// Right-multiplies every row [a, b] (a: ω part, b: v part) by Ad_{X⁻¹}, X = (Q, t):
+// [a, b]·Ad_{X⁻¹} = [Q a + t × Q b, Q b] (gradients transform like wrenches).
+template <class In, class Out>
+[[gnu::always_inline]] inline void rows_times_adjoint_inverse(const In& K, const Mat3& Q, const Vec3& t, Out& out) {
+  for (int i = 0; i < int(In::RowsAtCompileTime); ++i) {
+    const double a0 = K(i, 0), a1 = K(i, 1), a2 = K(i, 2), b0 = K(i, 3), b1 = K(i, 4), b2 = K(i, 5);
+    const double u0 = Q(0, 0) * b0 + Q(0, 1) * b1 + Q(0, 2) * b2;
+    const double u1 = Q(1, 0) * b0 + Q(1, 1) * b1 + Q(1, 2) * b2;
+    const double u2 = Q(2, 0) * b0 + Q(2, 1) * b1 + Q(2, 2) * b2;
+    out(i, 0) = Q(0, 0) * a0 + Q(0, 1) * a1 + Q(0, 2) * a2 + (t.y() * u2 - t.z() * u1);
+    out(i, 1) = Q(1, 0) * a0 + Q(1, 1) * a1 + Q(1, 2) * a2 + (t.z() * u0 - t.x() * u2);
+    out(i, 2) = Q(2, 0) * a0 + Q(2, 1) * a1 + Q(2, 2) * a2 + (t.x() * u1 - t.y() * u0);
+    out(i, 3) = u0;
+    out(i, 4) = u1;
+    out(i, 5) = u2;
+  }
+}
+
+// M·K rows [r0, r0+3) for a 3×3 M, into a 3×6 block.
+[[gnu::always_inline]] inline void mat3_times_rows(const Mat3& M, const Rows16& K, int r0, Mat36& out) {
+  for (int c = 0; c < 6; ++c) {
+    const double k0 = K(r0, c), k1 = K(r0 + 1, c), k2 = K(r0 + 2, c);
+    out(0, c) = M(0, 0) * k0 + M(0, 1) * k1 + M(0, 2) * k2;
+    out(1, c) = M(1, 0) * k0 + M(1, 1) * k1 + M(1, 2) * k2;
+    out(2, c) = M(2, 0) * k0 + M(2, 1) * k1 + M(2, 2) * k2;
+  }
+}
+
+// World-frame rows of a quantity q_W = R1 q_B1 (+ t1 for a point): X2 block R1·K2, X1 block
+// [−q̃_W, I or 0] − R1·K2 (a world twist of body 1 carries q_W rigidly and ξ = −Ad η1).
+[[gnu::always_inline]] inline void world_rows(const Mat3& R1, const Rows16& K2, int r0, const Vec3& qW, bool point,
+                                             Mat36& J_X1, Mat36& J_X2) {
+  mat3_times_rows(R1, K2, r0, J_X2);
+  J_X1 = -J_X2;
+  J_X1(0, 1) += qW.z();
+  J_X1(0, 2) -= qW.y();
+  J_X1(1, 0) -= qW.z();
+  J_X1(1, 2) += qW.x();
+  J_X1(2, 0) += qW.y();
+  J_X1(2, 1) -= qW.x();
+  if (point) {
+    J_X1(0, 3) += 1.0;
+    J_X1(1, 4) += 1.0;
+    J_X1(2, 5) += 1.0;
+  }
+}
+
+}  // namespace
+
+[[gnu::flatten]] void contact_derivatives(const Shape& shape1, const Shape& shape2, const Pose& X_W1,
+                                         const ContactSolution& sol, ContactDerivatives& out) {
+  DerivativeStatus st = status_of(sol);
+  if (st == DerivativeStatus::ok && !X_W1.is_finite()) st = DerivativeStatus::invalid_input;
+  if (st == DerivativeStatus::ok && !(sol.kkt_lu.pivot_ratio() > 1e-15)) st = DerivativeStatus::singular_kkt;
+  if (st != DerivativeStatus::ok) {
+    out = ContactDerivatives{};
+    out.status = st;
+    return;
+  }
+
+  const Mat3& R = sol.X_12.R;
+  const Vec3& r = sol.X_12.p;
+  const double alpha = sol.alpha, ia = 1.0 / alpha;
+  const double l2 = sol.lambda2;
+  const Vec3& x = sol.x_B1;
+  const Vec3 y1 = ia * x;
+  const Vec3 y2 = ia * (R.transpose() * (x - r));
+  Vec3 g1, g2;
+  Mat3 H1, H2;
+  std::visit([&](const auto& a, const auto& b) { eval_pair(a, b, y1, y2, g1, H1, g2, H2); }, shape1.variant(),
+             shape2.variant());
+
+  // G_c (26) from (25a)-(25c) for body 2; rows (10a),(10b),(10c)x3,(10d); columns ξ = [ω; v]
+  double G[6][6];
+  {
+    for (int c = 0; c < 6; ++c) G[0][c] = 0.0;
+    const Vec3 gy = cross(g2, y2);  // (∇φᵀ ỹ)ᵀ
+    G[1][0] = gy.x(), G[1][1] = gy.y(), G[1][2] = gy.z();
+    G[1][3] = -ia * g2.x(), G[1][4] = -ia * g2.y(), G[1][5] = -ia * g2.z();
+    // λ2 φ_xξ = (λ2/α) R [H ỹ − g̃, −H/α] (25b)
+    const Mat3 RH = R * H2;
+    const Mat3 B = (l2 * ia) * (RH * skew(y2) - R * skew(g2));
+    const Mat3 C = (-l2 * ia * ia) * RH;
+    for (int i = 0; i < 3; ++i)
+      for (int c = 0; c < 3; ++c) {
+        G[2 + i][c] = B(i, c);
+        G[2 + i][3 + c] = C(i, c);
+      }
+    // λ2 φ_αξ = −(λ2/α) (g + H y)ᵀ [ỹ, −I/α] (25c)
+    const Vec3 w = g2 + H2 * y2;
+    const Vec3 wy = (-l2 * ia) * cross(w, y2);
+    const double cw = l2 * ia * ia;
+    G[5][0] = wy.x(), G[5][1] = wy.y(), G[5][2] = wy.z();
+    G[5][3] = cw * w.x(), G[5][4] = cw * w.y(), G[5][5] = cw * w.z();
+  }
+  // T_c = −J_c⁻¹ G_c (27)-(28), z = (x, s, λ1, λ2), reusing the factorization of the solve
+  double T[6][6];
+  lu_solve_neg(sol.kkt_lu, G, T);
+  double tsum[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};  // independent accumulators (no serial chain)
+  for (int i = 0; i < 6; ++i)
+    for (int c = 0; c < 6; ++c) tsum[c] += T[i][c];
+  if (!std::isfinite(tsum[0] + tsum[1] + tsum[2] + tsum[3] + tsum[4] + tsum[5])) {
+    out = ContactDerivatives{};
+    out.status = DerivativeStatus::singular_kkt;
+    return;
+  }
+  out.status = DerivativeStatus::ok;
+
+  // ---- stacked body-1 outputs with respect to ξ (body twist of X_12)
+  Rows16 K;
+  const Vec3& p1 = y1;  // (29)
+  const double rn = r.norm();
+  const double k1 = 1.0 - ia;
+  const double ia2 = ia * ia;
+  const double gn = g1.norm();
+  const Vec3 n = g1 / gn;
+  // dn̂ = (I − n̂n̂ᵀ) ∇²φ1 dp1 / ‖∇φ1‖ (B39 with dy1 = dp1)
+  const Mat3 Pn = ((Mat3::Identity() - n * n.transpose()) * H1) * (1.0 / gn);
+  const Eigen::Matrix<double, 1, 3> rR = (k1 / rn) * (r.transpose() * R);  // (1 − 1/α) r̂ᵀ R
+  for (int c = 0; c < 6; ++c) {
+    const double da = alpha * T[3][c];
+    K(kA, c) = da;
+    K(kL1, c) = T[4][c];
+    K(kL2, c) = T[5][c];
+    K(kGap, c) = rn * ia2 * da + (c >= 3 ? rR(c - 3) : 0.0);  // (B38), dr/dξ = [0, R]
+    double dp1[3];
+    for (int i = 0; i < 3; ++i) {
+      K(kX + i, c) = T[i][c];
+      dp1[i] = ia * (T[i][c] - p1[i] * da);
+      K(kP1 + i, c) = dp1[i];
+      K(kP2 + i, c) = dp1[i] + ia2 * r[i] * da + (c >= 3 ? k1 * R(i, c - 3) : 0.0);  // (29)
+    }
+    for (int i = 0; i < 3; ++i) K(kN + i, c) = Pn(i, 0) * dp1[0] + Pn(i, 1) * dp1[1] + Pn(i, 2) * dp1[2];
+  }
+  for (int i = 0; i < 6; ++i)
+    for (int c = 0; c < 6; ++c) out.J_z_X12(i, c) = K(i < 3 ? kX + i : i - 3, c);
+  out.J_alpha_X12 = K.row(kA);
+  out.J_lambda1_X12 = K.row(kL1);
+  out.J_lambda2_X12 = K.row(kL2);
+  out.J_gap_X12 = K.row(kGap);
+  out.J_x_B1_X12 = K.middleRows<3>(kX);
+  out.J_p1_B1_X12 = K.middleRows<3>(kP1);
+  out.J_p2_B1_X12 = K.middleRows<3>(kP2);
+  out.J_normal_B1_X12 = K.middleRows<3>(kN);
+
+  // ---- world twists: ξ = Ad_{X_W2⁻¹}(η2 − η1)
+  const Mat3 Q = X_W1.R * R;                // X_W2 = X_W1·X_12
+  const Vec3 t = X_W1.R * r + X_W1.p;
+  Rows16 K2;
+  rows_times_adjoint_inverse(K, Q, t, K2);
+  out.J_alpha_X2 = K2.row(kA);
+  out.J_lambda1_X2 = K2.row(kL1);
+  out.J_lambda2_X2 = K2.row(kL2);
+  out.J_gap_X2 = K2.row(kGap);
+  out.J_x_B1_X2 = K2.middleRows<3>(kX);
+  out.J_p1_B1_X2 = K2.middleRows<3>(kP1);
+  out.J_p2_B1_X2 = K2.middleRows<3>(kP2);
+  out.J_normal_B1_X2 = K2.middleRows<3>(kN);
+  out.J_alpha_X1 = -K2.row(kA);
+  out.J_lambda1_X1 = -K2.row(kL1);
+  out.J_lambda2_X1 = -K2.row(kL2);
+  out.J_gap_X1 = -K2.row(kGap);
+  out.J_x_B1_X1 = -K2.middleRows<3>(kX);
+  out.J_p1_B1_X1 = -K2.middleRows<3>(kP1);
+  out.J_p2_B1_X1 = -K2.middleRows<3>(kP2);
+  out.J_normal_B1_X1 = -K2.middleRows<3>(kN);
+
+  // world-frame outputs: q_W = R1 q_B1 + t1 (points), n_W = R1 n_B1
+  const Mat3& R1 = X_W1.R;
+  world_rows(R1, K2, kX, X_W1 * x, true, out.J_x_W_X1, out.J_x_W_X2);
+  world_rows(R1, K2, kP1, X_W1 * p1, true, out.J_p1_W_X1, out.J_p1_W_X2);
+  world_rows(R1, K2, kP2, X_W1 * sol.p2_B1, true, out.J_p2_W_X1, out.J_p2_W_X2);
+  world_rows(R1, K2, kN, R1 * n, false, out.J_normal_W_X1, out.J_normal_W_X2);
+}
+
+ContactDerivatives contact_derivatives(const Shape& shape1, const Shape& shape2, const Pose& X_W1,
+                                       const ContactSolution& sol) {
+  ContactDerivatives d;
+  contact_derivatives(shape1, shape2, X_W1, sol, d);
+  return d;
+}
+
+ContactDerivatives contact_derivatives(const ContactPair& pair, const Pose& X_W1) {
+  return contact_derivatives(pair.shape1(), pair.shape2(), X_W1, pair.last());
+}
+
+RowVec6 alpha_gradient_envelope(const ContactSolution& sol) {
+  if (status_of(sol) != DerivativeStatus::ok) return RowVec6::Zero();
+  const Mat3& R = sol.X_12.R;
+  const double alpha = sol.alpha, ia = 1.0 / alpha;
+  // ∇φ2(y2) from row (10b) of J_c: φ2_x = R ∇φ2 / α (7a)
+  const Vec3 g2 = alpha * (R.transpose() * sol.kkt_jacobian.block<1, 3>(1, 0).transpose());
+  const Vec3 y2 = ia * (R.transpose() * (sol.x_B1 - sol.X_12.p));
+  RowVec6 out;
+  out.head<3>() = sol.lambda2 * cross(g2, y2).transpose();
+  out.tail<3>() = (-sol.lambda2 * ia) * g2.transpose();
+  if (!std::isfinite(out.sum())) return RowVec6::Zero();
+  return out;
+}
+
+Eigen::Matrix<double, 1, 12> alpha_gradient_envelope_world(const ContactSolution& sol, const Pose& X_W1) {
+  Eigen::Matrix<double, 1, 12> out = Eigen::Matrix<double, 1, 12>::Zero();
+  const RowVec6 a = alpha_gradient_envelope(sol);
+  const RowVec6 a2 = a * adjoint_inverse(X_W1 * sol.X_12);
+  out.head<6>() = -a2;
+  out.tail<6>() = a2;
+  return out;
+}
+
+// ------------------------------------------------------------------------- wrenches
+
+namespace {
+
+// Values of (31)-(32) (Jacobian blocks untouched); returns false if the solution has no usable values.
+bool wrench_values(const ContactSolution& sol, const Pose& X_W1, const HertzModel& model, ContactWrenches& out) {
+  if (sol.status != ContactStatus::converged && sol.status != ContactStatus::coincident_origins) {
+    out.status = sol.status == ContactStatus::invalid_input ? DerivativeStatus::invalid_input
+                                                            : DerivativeStatus::not_converged;
+    out.in_contact = false;
+    out.penetration = out.f_n = 0.0;
+    out.F_c1_B1.setZero();
+    out.F_c2_B2.setZero();
+    out.F_c1_W.setZero();
+    out.F_c2_W.setZero();
+    return false;
+  }
+  out.status = status_of(sol);
+  const double delta = -sol.gap;
+  out.penetration = delta;
+  out.in_contact = delta > 0.0;
+  out.f_n = out.in_contact ? model.stiffness * std::pow(delta, model.exponent) : 0.0;
+  const Vec3 f = -out.f_n * sol.normal_B1;
+  out.F_c1_B1.head<3>() = cross(sol.x_B1, f);
+  out.F_c1_B1.tail<3>() = f;
+  // F_c2 = −Ad_gᵀ F_c1: torque Rᵀ(τ − r × f), force Rᵀ f, negated
+  const Mat3& R = sol.X_12.R;
+  out.F_c2_B2.head<3>() = -(R.transpose() * (out.F_c1_B1.head<3>() - cross(sol.X_12.p, f)));
+  out.F_c2_B2.tail<3>() = -(R.transpose() * f);
+  out.F_c1_W = wrench_to_parent(X_W1, out.F_c1_B1);
+  out.F_c2_W = -out.F_c1_W;
+  return true;
+}
+
+void zero_wrench_jacobians(ContactWrenches& w) {
+  w.J_fn_X12.setZero();
+  w.J_fn_X1.setZero();
+  w.J_fn_X2.setZero();
+  w.J_Fc1_B1_X12.setZero();
+  w.J_Fc1_B1_X1.setZero();
+  w.J_Fc1_B1_X2.setZero();
+  w.J_Fc2_B2_X12.setZero();
+  w.J_Fc2_B2_X1.setZero();
+  w.J_Fc2_B2_X2.setZero();
+  w.J_Fc1_W_X1.setZero();
+  w.J_Fc1_W_X2.setZero();
+  w.J_Fc2_W_X1.setZero();
+  w.J_Fc2_W_X2.setZero();
+}
+
+using Rows13 = Eigen::Matrix<double, 13, 6, Eigen::RowMajor>;  // f_n, F_c1 (6), F_c2 (6) gradients
+
+}  // namespace
+
+ContactWrenches hertz_wrenches(const ContactSolution& sol, const Pose& X_W1, const HertzModel& model) {
+  ContactWrenches w;
+  wrench_values(sol, X_W1, model, w);
+  return w;
+}
+
+[[gnu::flatten]] void hertz_wrenches(const ContactSolution& sol, const ContactDerivatives& d, const Pose& X_W1,
+                                     const HertzModel& model, ContactWrenches& out) {
+  const bool have_values = wrench_values(sol, X_W1, model, out);
+  if (have_values && !d.ok()) out.status = d.status;
+  if (!have_values || !d.ok() || !out.in_contact) {  // no derivatives, or the zero-force branch
+    if (have_values && d.ok()) out.status = DerivativeStatus::ok;
+    zero_wrench_jacobians(out);
+    return;
+  }
+  out.status = DerivativeStatus::ok;
+
+  // (B40): df_n = k p δ^(p−1) dδ = (p f_n/δ) dδ, dδ = −d(d_D)
+  const double dfn = model.exponent * out.f_n / out.penetration;
+  Rows13 W;  // rows: f_n, F_c1 (torque 3, force 3), F_c2 (torque 3, force 3); columns ξ
+  W.row(0) = -dfn * d.J_gap_X12;
+  // (B41)-(B42): f = −f_n n̂; dτ1 = dx × f + x × df
+  const Vec3& n = sol.normal_B1;
+  const Vec3& x = sol.x_B1;
+  const Vec3 f = out.F_c1_B1.tail<3>();
+  const Mat3& R = sol.X_12.R;
+  const Vec3& r = sol.X_12.p;
+  const Vec6& F2 = out.F_c2_B2;
+  for (int c = 0; c < 6; ++c) {
+    const Vec3 df = -n * W(0, c) - out.f_n * d.J_normal_B1_X12.col(c);
+    const Vec3 dx = d.J_x_B1_X12.col(c);
+    const Vec3 dtau = cross(dx, f) + cross(x, df);
+    W(1, c) = dtau.x(), W(2, c) = dtau.y(), W(3, c) = dtau.z();
+    W(4, c) = df.x(), W(5, c) = df.y(), W(6, c) = df.z();
+    // (B43): dF_c2 = −Ad_gᵀ dF_c1 + ad_ξᵀ F_c2, Ad_gᵀ [τ; f] = [Rᵀ(τ − r × f); Rᵀ f]
+    const Vec3 t2 = -(R.transpose() * (dtau - cross(r, df)));
+    const Vec3 f2 = -(R.transpose() * df);
+    W(7, c) = t2.x(), W(8, c) = t2.y(), W(9, c) = t2.z();
+    W(10, c) = f2.x(), W(11, c) = f2.y(), W(12, c) = f2.z();
+  }
+  // ad_ξᵀ F_c2 = [[τ̃2, f̃2], [f̃2, 0]] ξ
+  W.block<3, 6>(7, 0) += coadjoint_bar(F2).topRows<3>();
+  W.block<3, 3>(10, 0) += skew(F2.tail<3>());
+  out.J_fn_X12 = W.row(0);
+  out.J_Fc1_B1_X12 = W.middleRows<6>(1);
+  out.J_Fc2_B2_X12 = W.middleRows<6>(7);
+
+  // world twists: ξ = Ad_{X_W2⁻¹}(η2 − η1)
+  const Mat3 Q = X_W1.R * R;
+  const Vec3 t = X_W1.R * r + X_W1.p;
+  Rows13 W2;
+  rows_times_adjoint_inverse(W, Q, t, W2);
+  out.J_fn_X2 = W2.row(0);
+  out.J_fn_X1 = -W2.row(0);
+  out.J_Fc1_B1_X2 = W2.middleRows<6>(1);
+  out.J_Fc1_B1_X1 = -W2.middleRows<6>(1);
+  out.J_Fc2_B2_X2 = W2.middleRows<6>(7);
+  out.J_Fc2_B2_X1 = -W2.middleRows<6>(7);
+  // F_c1_W = Ad_{X_W1}^{-T} F_c1: η2 acts only through F_c1; η1 also moves the frame: −ad_η1ᵀ F_W
+  const Mat3& R1 = X_W1.R;
+  for (int c = 0; c < 6; ++c) {
+    const Vec3 fw = R1 * W2.block<3, 1>(4, c);
+    const Vec3 tw = R1 * W2.block<3, 1>(1, c) + cross(X_W1.p, fw);
+    out.J_Fc1_W_X2(0, c) = tw.x(), out.J_Fc1_W_X2(1, c) = tw.y(), out.J_Fc1_W_X2(2, c) = tw.z();
+    out.J_Fc1_W_X2(3, c) = fw.x(), out.J_Fc1_W_X2(4, c) = fw.y(), out.J_Fc1_W_X2(5, c) = fw.z();
+  }
+  out.J_Fc1_W_X1 = -out.J_Fc1_W_X2 - coadjoint_bar(out.F_c1_W);
+  out.J_Fc2_W_X1 = -out.J_Fc1_W_X1;
+  out.J_Fc2_W_X2 = -out.J_Fc1_W_X2;
+  if (!std::isfinite(W2.sum())) {
+    zero_wrench_jacobians(out);
+    out.status = DerivativeStatus::singular_kkt;
+  }
+}
+
+ContactWrenches hertz_wrenches(const ContactSolution& sol, const ContactDerivatives& d, const Pose& X_W1,
+                               const HertzModel& model) {
+  ContactWrenches w;
+  hertz_wrenches(sol, d, X_W1, model, w);
+  return w;
+}
+
+// ------------------------------------------------------------ generalized coordinates
+
+Mat6 world_twist_map(TwistConvention convention, const Pose& X_WB) {
+  return convention == TwistConvention::world ? Mat6(Mat6::Identity()) : adjoint(X_WB);
+}
+
+Mat6 shape_body_twist_map(const Pose& X_BS) { return adjoint_inverse(X_BS); }
+
+Eigen::MatrixXd to_coordinates(const Eigen::Ref<const Eigen::MatrixXd>& J_out_X1,
+                               const Eigen::Ref<const Eigen::MatrixXd>& J_out_X2, const BodyJacobian& body1,
+                               const BodyJacobian& body2) {
+  if (J_out_X1.cols() != 6 || J_out_X2.cols() != 6 || J_out_X1.rows() != J_out_X2.rows())
+    throw std::invalid_argument("to_coordinates: output Jacobians must be k×6 with the same k");
+  if (body1.J.rows() != 6 || body2.J.rows() != 6 || body1.J.cols() != body2.J.cols())
+    throw std::invalid_argument("to_coordinates: body Jacobians must be 6×n with the same n");
+  const Eigen::MatrixXd M1 = J_out_X1 * world_twist_map(body1.convention, body1.X_WB);
+  const Eigen::MatrixXd M2 = J_out_X2 * world_twist_map(body2.convention, body2.X_WB);
+  return M1 * body1.J + M2 * body2.J;
+}
+
+}  // namespace diffcol::idcol

@@ -1,0 +1,921 @@
+// Tests of the analytic contact derivatives (include/diffcol/idcol/derivatives.hpp) against central
+// finite differences on SE(3) (include/diffcol/math/gradient_check.hpp).
+//
+// The sweep covers every ordered pair of the benchmark shapes {sphere, ellipsoid, poly, tc, se,
+// sec} on DIFFCOL_DERIV_POSES poses per pair (default 100), spread over four categories:
+// separated (α ∈ [1.05, 3]), touching (|d_D| < 1e-6), penetrating (α ∈ [0.3, 0.97]) and
+// near-degenerate (nearly parallel flat faces, tilt 1e-3…1e-1 rad, or nearly coincident origins,
+// α ∈ [1e-3, 1e-2]; closer origins, down to α = 1e-8, in NearlyCoincidentOrigins). Configurations are built with the homogeneity α*(R, c·r) = c·α*(R, r).
+// Every derivative must agree with the finite differences to ≤ 1e-6 relative or ≤ 1e-8 absolute.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <atomic>
+#include <cstddef>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <new>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "diffcol/idcol/contact.hpp"
+#include "diffcol/idcol/derivatives.hpp"
+#include "diffcol/idcol/ergodic.hpp"
+#include "diffcol/math/gradient_check.hpp"
+
+// ------------------------------------------------------------ allocation counter (whole test binary)
+// malloc is interposed (glibc) so that Eigen's heap allocations are counted as well as operator new.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#define DIFFCOL_TEST_SANITIZED 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define DIFFCOL_TEST_SANITIZED 1
+#endif
+namespace {
+std::atomic<long> g_allocations{0};
+}
+#if defined(__GLIBC__) && !defined(DIFFCOL_TEST_SANITIZED)
+#define DIFFCOL_TEST_COUNTS_MALLOC 1
+extern "C" void* __libc_malloc(std::size_t);
+extern "C" void* malloc(std::size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  return __libc_malloc(n);
+}
+#endif
+
+namespace {
+
+using diffcol::GradientCheckOptions;
+using diffcol::GradientCheckResult;
+using diffcol::Mat3;
+using diffcol::Mat6;
+using diffcol::OutputBlock;
+using diffcol::PerturbationSide;
+using diffcol::Pose;
+using diffcol::Shape;
+using diffcol::skew;
+using diffcol::Vec3;
+using diffcol::Vec6;
+using diffcol::idcol::benchmark_shape;
+using diffcol::idcol::benchmark_shape_names;
+using diffcol::idcol::BodyJacobian;
+using diffcol::idcol::ContactDerivatives;
+using diffcol::idcol::ContactPair;
+using diffcol::idcol::ContactSolution;
+using diffcol::idcol::ContactStatus;
+using diffcol::idcol::ContactWrenches;
+using diffcol::idcol::DerivativeStatus;
+using diffcol::idcol::HertzModel;
+using diffcol::idcol::SolveOptions;
+using diffcol::idcol::TwistConvention;
+
+constexpr double kRelTol = 1e-6;
+constexpr double kAbsTol = 1e-8;
+
+long deriv_pose_count() {
+  const char* env = std::getenv("DIFFCOL_DERIV_POSES");
+  if (env == nullptr || *env == '\0') return 100;
+  char* end = nullptr;
+  const long n = std::strtol(env, &end, 10);
+  if (end == env || *end != '\0' || n <= 0) {
+    std::fprintf(stderr, "DIFFCOL_DERIV_POSES='%s' is not a positive integer; using 100\n", env);
+    return 100;
+  }
+  return n;
+}
+
+// FD reference solves: residual below 1e-14 (reachable: the residual floor is ~1e-16), so that
+// the ill-conditioned directions of near-degenerate configurations are resolved too.
+SolveOptions tight_options() {
+  SolveOptions o;
+  o.tolerance = 1e-14;
+  return o;
+}
+
+Mat3 random_rotation(std::mt19937& rng) {
+  std::normal_distribution<double> N(0.0, 1.0);
+  return Eigen::Quaterniond(N(rng), N(rng), N(rng), N(rng)).normalized().toRotationMatrix();
+}
+Vec3 random_unit(std::mt19937& rng) {
+  std::normal_distribution<double> N(0.0, 1.0);
+  Vec3 v;
+  do v = Vec3(N(rng), N(rng), N(rng));
+  while (v.norm() < 1e-6);
+  return v.normalized();
+}
+Pose make_pose(const Mat3& R, const Vec3& p) {
+  Pose g;
+  g.R = R;
+  g.p = p;
+  return g;
+}
+double log_uniform(std::mt19937& rng, double lo, double hi) {
+  std::uniform_real_distribution<double> U(std::log(lo), std::log(hi));
+  return std::exp(U(rng));
+}
+
+// --------------------------------------------------------------------- stacked outputs
+// Rows: α, λ1, λ2, d_D, x_B1, p1_B1, p2_B1, n_B1 (16 body-1 rows), then x_W, p1_W, p2_W, n_W.
+const std::vector<OutputBlock>& kinematic_blocks() {
+  static const std::vector<OutputBlock> b = {
+      {"alpha", 0, 1},    {"lambda1", 1, 1},  {"lambda2", 2, 1},   {"gap", 3, 1},
+      {"x_B1", 4, 3},     {"p1_B1", 7, 3},    {"p2_B1", 10, 3},    {"normal_B1", 13, 3},
+      {"x_W", 16, 3},     {"p1_W", 19, 3},    {"p2_W", 22, 3},     {"normal_W", 25, 3}};
+  return b;
+}
+constexpr int kBodyRows = 16, kAllRows = 28;
+
+Eigen::VectorXd kinematic_values(const ContactSolution& s) {
+  Eigen::VectorXd v(kAllRows);
+  v << s.alpha, s.lambda1, s.lambda2, s.gap, s.x_B1, s.p1_B1, s.p2_B1, s.normal_B1, s.x_W, s.p1_W, s.p2_W,
+      s.normal_W;
+  return v;
+}
+
+// [J_X1 | J_X2] (28×12) and J_X12 (16×6) from the named blocks.
+Eigen::MatrixXd kinematic_jacobian_world(const ContactDerivatives& d) {
+  Eigen::MatrixXd J(kAllRows, 12);
+  J << d.J_alpha_X1, d.J_alpha_X2, d.J_lambda1_X1, d.J_lambda1_X2, d.J_lambda2_X1, d.J_lambda2_X2, d.J_gap_X1,
+      d.J_gap_X2, d.J_x_B1_X1, d.J_x_B1_X2, d.J_p1_B1_X1, d.J_p1_B1_X2, d.J_p2_B1_X1, d.J_p2_B1_X2,
+      d.J_normal_B1_X1, d.J_normal_B1_X2, d.J_x_W_X1, d.J_x_W_X2, d.J_p1_W_X1, d.J_p1_W_X2, d.J_p2_W_X1,
+      d.J_p2_W_X2, d.J_normal_W_X1, d.J_normal_W_X2;
+  return J;
+}
+Eigen::MatrixXd kinematic_jacobian_relative(const ContactDerivatives& d) {
+  Eigen::MatrixXd J(kBodyRows, 6);
+  J << d.J_alpha_X12, d.J_lambda1_X12, d.J_lambda2_X12, d.J_gap_X12, d.J_x_B1_X12, d.J_p1_B1_X12, d.J_p2_B1_X12,
+      d.J_normal_B1_X12;
+  return J;
+}
+
+// Wrenches: f_n, F_c1_B1, F_c2_B2, F_c1_W, F_c2_W (25 rows).
+const std::vector<OutputBlock>& wrench_blocks() {
+  static const std::vector<OutputBlock> b = {
+      {"f_n", 0, 1}, {"F_c1_B1", 1, 6}, {"F_c2_B2", 7, 6}, {"F_c1_W", 13, 6}, {"F_c2_W", 19, 6}};
+  return b;
+}
+Eigen::VectorXd wrench_values(const ContactWrenches& w) {
+  Eigen::VectorXd v(25);
+  v << w.f_n, w.F_c1_B1, w.F_c2_B2, w.F_c1_W, w.F_c2_W;
+  return v;
+}
+Eigen::MatrixXd wrench_jacobian_world(const ContactWrenches& w) {
+  Eigen::MatrixXd J(25, 12);
+  J << w.J_fn_X1, w.J_fn_X2, w.J_Fc1_B1_X1, w.J_Fc1_B1_X2, w.J_Fc2_B2_X1, w.J_Fc2_B2_X2, w.J_Fc1_W_X1,
+      w.J_Fc1_W_X2, w.J_Fc2_W_X1, w.J_Fc2_W_X2;
+  return J;
+}
+Eigen::MatrixXd wrench_jacobian_relative(const ContactWrenches& w) {
+  Eigen::MatrixXd J(13, 6);
+  J << w.J_fn_X12, w.J_Fc1_B1_X12, w.J_Fc2_B2_X12;
+  return J;
+}
+
+// --------------------------------------------------------------------- configurations
+
+enum class Category { separated, touching, penetrating, parallel_faces, near_coincident };
+const char* category_name(Category c) {
+  switch (c) {
+    case Category::separated: return "separated";
+    case Category::touching: return "touching";
+    case Category::penetrating: return "penetrating";
+    case Category::parallel_faces: return "parallel_faces";
+    case Category::near_coincident: return "near_coincident";
+  }
+  return "?";
+}
+
+// Outward normals of (nearly) flat faces in the body frame; empty for shapes without flat faces.
+std::vector<Vec3> flat_faces(const std::string& name) {
+  if (name == "poly") {
+    std::vector<Vec3> f;
+    const double A[8][3] = {{1, 1, 1}, {1, -1, -1}, {-1, 1, -1}, {-1, -1, 1},
+                            {-1, -1, -1}, {1, 1, -1}, {1, -1, 1}, {-1, 1, 1}};
+    for (const auto& a : A) f.push_back(Vec3(a[0], a[1], a[2]).normalized());
+    return f;
+  }
+  if (name == "tc" || name == "sec") return {Vec3::UnitX(), -Vec3::UnitX()};  // caps, axis x
+  if (name == "se") return {Vec3::UnitX(), -Vec3::UnitX(), Vec3::UnitY(), -Vec3::UnitY(), Vec3::UnitZ(), -Vec3::UnitZ()};
+  return {};
+}
+
+// Rotation taking unit a to unit b.
+Mat3 rotation_between(const Vec3& a, const Vec3& b) {
+  return Eigen::Quaterniond::FromTwoVectors(a, b).toRotationMatrix();
+}
+
+struct Config {
+  Category category;
+  Pose X_W1, X_W2;
+  double scale = 1.0;  // length/angle scale of the configuration (sets the FD step)
+  int variant = 0;     // selects the Hertz exponent p of the wrench check
+};
+
+// Solves at (X_W1, X_W1·g) and rescales r so that α* = target; false if a solve fails.
+bool rescale_to_alpha(ContactPair& pair, const Pose& X_W1, Pose& g, double target) {
+  for (int it = 0; it < 3; ++it) {
+    const ContactSolution& s = pair.solve_cold(X_W1, X_W1 * g);
+    if (s.status != ContactStatus::converged) return false;
+    if (std::abs(s.alpha / target - 1.0) < 1e-13) return true;
+    g.p *= target / s.alpha;
+  }
+  return pair.solve_cold(X_W1, X_W1 * g).status == ContactStatus::converged;
+}
+
+bool make_config(ContactPair& pair, const std::string& n1, const std::string& n2, Category cat, std::mt19937& rng,
+                 Config& c) {
+  std::uniform_real_distribution<double> U(0.0, 1.0);
+  std::normal_distribution<double> N(0.0, 1.0);
+  c.category = cat;
+  c.X_W1 = make_pose(random_rotation(rng), Vec3(N(rng), N(rng), N(rng)));
+  Pose g = make_pose(random_rotation(rng), random_unit(rng));
+  double target = 1.0;
+  c.scale = 1.0;
+  switch (cat) {
+    case Category::separated: target = 1.05 + 1.95 * U(rng); break;
+    case Category::touching: target = 1.0; break;
+    case Category::penetrating: target = 0.3 + 0.67 * U(rng); break;
+    case Category::near_coincident:
+      target = log_uniform(rng, 1e-3, 1e-2);  // ‖r‖ ≤ 1% of r1 + r2; closer: NearlyCoincidentOrigins
+      c.scale = target;
+      break;
+    case Category::parallel_faces: {
+      std::vector<Vec3> f1 = flat_faces(n1), f2 = flat_faces(n2);
+      const Vec3 a = f1.empty() ? random_unit(rng) : f1[rng() % f1.size()];
+      const Vec3 b = f2.empty() ? random_unit(rng) : f2[rng() % f2.size()];
+      const double tilt = log_uniform(rng, 1e-3, 1e-1);
+      const Mat3 R_tilt = Eigen::AngleAxisd(tilt, random_unit(rng)).toRotationMatrix();
+      // body 2's face b anti-parallel to body 1's face a (up to the tilt), spun about a
+      const Mat3 spin = Eigen::AngleAxisd(2.0 * M_PI * U(rng), a).toRotationMatrix();
+      g.R = R_tilt * spin * rotation_between(b, -a);
+      Vec3 lateral = random_unit(rng);
+      lateral -= lateral.dot(a) * a;
+      g.p = a + 0.1 * U(rng) * lateral;
+      target = 0.9 + 0.2 * U(rng);
+      c.scale = tilt;
+      break;
+    }
+  }
+  if (!rescale_to_alpha(pair, c.X_W1, g, target)) return false;
+  if (cat == Category::touching) {
+    // |d_D| < 1e-6: α = 1 + d/‖r‖ with d uniform in ±5e-7
+    const double d = (U(rng) - 0.5) * 1e-6;
+    if (!rescale_to_alpha(pair, c.X_W1, g, 1.0 / (1.0 - d / g.p.norm()))) return false;
+  }
+  c.X_W2 = c.X_W1 * g;
+  return true;
+}
+
+// --------------------------------------------------------------------- statistics
+
+struct Stat {
+  double max_abs = 0.0, max_rel = 0.0, worst_ratio = 0.0;
+  long failures = 0, checks = 0;
+  std::string worst_where;
+};
+
+struct Sweep {
+  std::map<std::string, Stat> by_block;  // "<block>" over everything
+  std::map<std::string, long> configs_by_category;
+  std::map<std::string, long> failures_by_category;
+  long configs = 0, failed_configs = 0, skipped = 0;
+  long solver_normal_inconsistent = 0;  // configurations skipped: ContactSolution::normal_B1 is stale
+  std::vector<std::string> messages;
+
+  void add(const GradientCheckResult& r, const std::string& prefix, const std::string& where) {
+    for (const auto& b : r.blocks) {
+      Stat& s = by_block[prefix + b.name];
+      ++s.checks;
+      s.max_abs = std::max(s.max_abs, b.max_abs_error);
+      s.max_rel = std::max(s.max_rel, b.max_rel_error);
+      if (b.worst_ratio > s.worst_ratio || !(b.worst_ratio == b.worst_ratio)) {
+        s.worst_ratio = b.worst_ratio;
+        s.worst_where = where;
+      }
+      if (!b.passed) ++s.failures;
+    }
+  }
+  void print() const {
+    std::printf("%-22s %8s %12s %12s %10s %6s  worst at\n", "block", "checks", "max_abs", "max_rel*", "ratio", "fail");
+    for (const auto& [name, s] : by_block)
+      std::printf("%-22s %8ld %12.3e %12.3e %10.3g %6ld  %s\n", name.c_str(), s.checks, s.max_abs, s.max_rel,
+                  s.worst_ratio, s.failures, s.worst_where.c_str());
+    std::printf("(*max_rel over entries whose absolute error exceeds %.0e; ratio = min(abs/%.0e, rel/%.0e), <= 1 passes)\n",
+                kAbsTol, kAbsTol, kRelTol);
+    for (const auto& [cat, n] : configs_by_category) {
+      const auto it = failures_by_category.find(cat);
+      std::printf("category %-16s configurations %6ld  failed %ld\n", cat.c_str(), n,
+                  it == failures_by_category.end() ? 0L : it->second);
+    }
+    std::printf("configurations %ld, failed %ld, skipped (construction failed) %ld, skipped (solver normal_B1 "
+                "inconsistent) %ld\n",
+                configs, failed_configs, skipped, solver_normal_inconsistent);
+  }
+};
+
+// Checks one configuration: kinematics (X12 and X1/X2), envelope, wrenches. Returns false on a failure.
+bool check_config(ContactPair& pair, const Config& c, const std::string& where, Sweep& sw) {
+  const ContactSolution sol = pair.solve_cold(c.X_W1, c.X_W2);
+  if (sol.status != ContactStatus::converged) {
+    sw.messages.push_back(where + ": solve status " + diffcol::idcol::status_name(sol.status));
+    return false;
+  }
+  const ContactDerivatives d = contact_derivatives(pair.shape1(), pair.shape2(), c.X_W1, sol);
+  if (!d.ok()) {
+    sw.messages.push_back(where + ": derivative status " + derivative_status_name(d.status));
+    return false;
+  }
+  bool ok = true;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+
+  // FD: warm started from the unperturbed solution, tolerance 1e-12
+  ContactPair fd(pair.shape1(), pair.shape2(), tight_options());
+  const auto solve_at = [&](const Pose& A, const Pose& B) -> const ContactSolution* {
+    const ContactSolution& s = fd.solve_from(A, B, sol);
+    return s.status == ContactStatus::converged ? &s : nullptr;
+  };
+  GradientCheckOptions opt;
+  opt.rel_tolerance = kRelTol;
+  opt.abs_tolerance = kAbsTol;
+  // Ridders from h0 down to h0/155: 1e-3 suits every category but nearly coincident origins, where
+  // translations act on the scale ‖r‖ ~ α (a too small step is no better: a warm-started solve
+  // whose residual stays below the tolerance does not move, and the difference is 0)
+  opt.step = c.category == Category::near_coincident ? 0.1 * c.scale : 1e-3;
+  opt.column_group = 3;
+
+  // the solver's normal must be the one the derivatives describe, ∇φ1(x*/α*)/‖∇φ1‖ (3)
+  {
+    Vec3 g1;
+    Mat3 H1;
+    pair.shape1().eval(sol.x_B1 / sol.alpha, g1, H1);
+    ++sw.by_block["solver:normal_B1_consistent"].checks;
+    if (!((g1.normalized() - sol.normal_B1).norm() <= 1e-9)) {
+      // a solver defect, not a derivative error: reported separately, configuration skipped
+      sw.messages.push_back(where + ": ContactSolution::normal_B1 is not grad(phi1)(x*/alpha*)/|.| (solver bug; off by " +
+                            std::to_string((g1.normalized() - sol.normal_B1).norm()) + ", iterations " +
+                            std::to_string(sol.iterations) + ", attempts " + std::to_string(sol.attempts) + ")");
+      ++sw.by_block["solver:normal_B1_consistent"].failures;
+      ++sw.solver_normal_inconsistent;
+      return true;
+    }
+  }
+  // 1) body twist of X_12, body-1 outputs. With nearly coincident origins the v columns vary on
+  // the scale ‖r‖ but the ω columns (rotation of body 2 about its own origin) on the scale 1.
+  {
+    opt.side = PerturbationSide::body;
+    if (c.category == Category::near_coincident) {
+      opt.column_steps.resize(6);
+      opt.column_steps << 1e-3, 1e-3, 1e-3, opt.step, opt.step, opt.step;
+    }
+    opt.blocks.assign(kinematic_blocks().begin(), kinematic_blocks().begin() + 8);
+    const auto f = [&](const Pose& g) {
+      const ContactSolution* s = solve_at(c.X_W1, c.X_W1 * g);
+      return s ? Eigen::VectorXd(kinematic_values(*s).head(kBodyRows)) : Eigen::VectorXd::Constant(kBodyRows, nan);
+    };
+    const GradientCheckResult r = check_pose_gradient(f, sol.X_12, kinematic_jacobian_relative(d), opt);
+    sw.add(r, "X12:", where);
+    if (!r.passed()) {
+      ok = false;
+      sw.messages.push_back(where + " X12\n" + r.report());
+    }
+    // z block layout
+    EXPECT_EQ(Mat3(d.J_z_X12.topLeftCorner<3, 3>()), Mat3(d.J_x_B1_X12.leftCols<3>()));
+    EXPECT_EQ(d.J_z_X12.row(3), d.J_alpha_X12);
+    EXPECT_EQ(d.J_z_X12.row(4), d.J_lambda1_X12);
+    EXPECT_EQ(d.J_z_X12.row(5), d.J_lambda2_X12);
+  }
+  // 2) world twists of body 1 and body 2, all outputs
+  {
+    opt.side = PerturbationSide::world;
+    opt.column_steps.resize(0);
+    opt.blocks = kinematic_blocks();
+    const auto f = [&](const Pose& A, const Pose& B) {
+      const ContactSolution* s = solve_at(A, B);
+      return s ? kinematic_values(*s) : Eigen::VectorXd::Constant(kAllRows, nan);
+    };
+    const GradientCheckResult r = check_pose_gradient(f, c.X_W1, c.X_W2, kinematic_jacobian_world(d), opt);
+    sw.add(r, "X1X2:", where);
+    if (!r.passed()) {
+      ok = false;
+      sw.messages.push_back(where + " X1X2\n" + r.report());
+    }
+  }
+  // 3) envelope theorem gradient of α equals the IFT one
+  {
+    const diffcol::idcol::RowVec6 env = diffcol::idcol::alpha_gradient_envelope(sol);
+    const double err = (env - d.J_alpha_X12).norm();
+    const double tol = 1e-8 * std::max(1.0, d.J_alpha_X12.norm());
+    Stat& s = sw.by_block["envelope_vs_IFT(alpha)"];
+    ++s.checks;
+    s.max_abs = std::max(s.max_abs, err);
+    s.max_rel = std::max(s.max_rel, err / std::max(1e-300, d.J_alpha_X12.norm()));
+    if (!(err <= tol)) {
+      ++s.failures;
+      ok = false;
+      sw.messages.push_back(where + ": envelope gradient differs from the IFT one by " + std::to_string(err));
+    }
+    const auto envw = diffcol::idcol::alpha_gradient_envelope_world(sol, c.X_W1);
+    const double errw = (envw.head<6>() - d.J_alpha_X1).norm() + (envw.tail<6>() - d.J_alpha_X2).norm();
+    if (!(errw <= 1e-8 * std::max(1.0, d.J_alpha_X2.norm()))) {
+      ok = false;
+      sw.messages.push_back(where + ": world envelope gradient differs from the IFT one");
+    }
+  }
+  // 4) wrenches (away from the kink at δ = 0; the touching configurations straddle it)
+  if (c.category != Category::touching) {
+    {
+      const double p = c.variant % 3 == 0 ? 1.0 : c.variant % 3 == 1 ? 1.5 : 2.0;
+      const HertzModel model{1000.0, p};
+      const ContactWrenches w = hertz_wrenches(sol, d, c.X_W1, model);
+      EXPECT_TRUE(w.ok());
+      // action–reaction (32): F_c2 expressed in body 1 (Ad_g^{-T}) plus F_c1 is zero; same in the world
+      const Pose& g = sol.X_12;
+      Vec6 F2_in_1;
+      F2_in_1.tail<3>() = g.R * w.F_c2_B2.tail<3>();
+      F2_in_1.head<3>() = g.R * w.F_c2_B2.head<3>() + g.p.cross(F2_in_1.tail<3>());
+      const double scale = 1.0 + w.F_c1_B1.norm();
+      if (!((F2_in_1 + w.F_c1_B1).norm() <= 1e-12 * scale)) {
+        ok = false;
+        sw.messages.push_back(where + ": action-reaction wrench sum is not zero");
+      }
+      Vec6 F2W, F1W;
+      F2W.tail<3>() = c.X_W2.R * w.F_c2_B2.tail<3>();
+      F2W.head<3>() = c.X_W2.R * w.F_c2_B2.head<3>() + c.X_W2.p.cross(F2W.tail<3>());
+      F1W.tail<3>() = c.X_W1.R * w.F_c1_B1.tail<3>();
+      F1W.head<3>() = c.X_W1.R * w.F_c1_B1.head<3>() + c.X_W1.p.cross(F1W.tail<3>());
+      if (!((F1W + F2W).norm() <= 1e-12 * scale * (1.0 + c.X_W1.p.norm() + c.X_W2.p.norm())) ||
+          !((F1W - w.F_c1_W).norm() <= 1e-12 * scale * (1.0 + c.X_W1.p.norm()))) {
+        ok = false;
+        sw.messages.push_back(where + ": world wrenches are inconsistent");
+      }
+      // FD of the wrenches. Their Jacobians carry the units of k (force/length^p) and reach 1e7
+      // at deep penetrations, so "near zero" is taken relative to the largest entry.
+      GradientCheckOptions wopt = opt;
+      const Eigen::MatrixXd JW = wrench_jacobian_world(w);
+      wopt.abs_tolerance = kAbsTol * std::max(1.0, JW.cwiseAbs().maxCoeff());
+      wopt.blocks = wrench_blocks();
+      wopt.side = PerturbationSide::world;
+      const auto fw = [&](const Pose& A, const Pose& B) {
+        const ContactSolution* s = solve_at(A, B);
+        return s ? wrench_values(hertz_wrenches(*s, A, model)) : Eigen::VectorXd::Constant(25, nan);
+      };
+      const GradientCheckResult r = check_pose_gradient(fw, c.X_W1, c.X_W2, JW, wopt);
+      const std::string tag = "wrench(p=" + std::to_string(p).substr(0, 3) + "):";
+      sw.add(r, tag, where);
+      if (!r.passed()) {
+        ok = false;
+        sw.messages.push_back(where + " " + tag + "\n" + r.report());
+      }
+      wopt.side = PerturbationSide::body;
+      if (c.category == Category::near_coincident) {
+        wopt.column_steps.resize(6);
+        wopt.column_steps << 1e-3, 1e-3, 1e-3, opt.step, opt.step, opt.step;
+      }
+      wopt.blocks = {{"f_n", 0, 1}, {"F_c1_B1", 1, 6}, {"F_c2_B2", 7, 6}};
+      const auto fr = [&](const Pose& gg) {
+        const ContactSolution* s = solve_at(c.X_W1, c.X_W1 * gg);
+        return s ? Eigen::VectorXd(wrench_values(hertz_wrenches(*s, c.X_W1, model)).head(13))
+                 : Eigen::VectorXd::Constant(13, nan);
+      };
+      const GradientCheckResult rr = check_pose_gradient(fr, sol.X_12, wrench_jacobian_relative(w), wopt);
+      sw.add(rr, tag + "X12:", where);
+      if (!rr.passed()) {
+        ok = false;
+        sw.messages.push_back(where + " " + tag + "X12\n" + rr.report());
+      }
+    }
+  }
+  return ok;
+}
+
+// Prints a failing configuration at full precision (DIFFCOL_DERIV_DUMP set), for reproduction.
+void dump_config(const std::string& where, const Config& c) {
+  std::printf("DUMP %s", where.c_str());
+  for (const Pose* X : {&c.X_W1, &c.X_W2}) {
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) std::printf(" %.17g", X->R(i, j));
+    for (int i = 0; i < 3; ++i) std::printf(" %.17g", X->p[i]);
+  }
+  std::printf(" %.17g\n", c.scale);
+}
+
+Sweep run_sweep(long poses_per_pair, unsigned seed) {
+  Sweep sw;
+  const Category cats[] = {Category::separated, Category::touching, Category::penetrating, Category::parallel_faces,
+                           Category::near_coincident};
+  const auto& names = benchmark_shape_names();
+  for (const auto& n1 : names) {
+    for (const auto& n2 : names) {
+      ContactPair pair(benchmark_shape(n1), benchmark_shape(n2), tight_options());
+      std::mt19937 rng(seed + 7919u * static_cast<unsigned>(&n1 - &names[0]) + 104729u * static_cast<unsigned>(&n2 - &names[0]));
+      for (long i = 0; i < poses_per_pair; ++i) {
+        // 1/4 each separated, touching, penetrating; 1/8 each parallel faces, near-coincident
+        const long k = i % 8;
+        const Category cat = k < 2 ? cats[0] : k < 4 ? cats[1] : k < 6 ? cats[2] : k == 6 ? cats[3] : cats[4];
+        Config c;
+        bool built = false;
+        for (int attempt = 0; attempt < 5 && !built; ++attempt) built = make_config(pair, n1, n2, cat, rng, c);
+        if (!built) {
+          ++sw.skipped;
+          continue;
+        }
+        c.variant = static_cast<int>(i / 8);
+        ++sw.configs;
+        ++sw.configs_by_category[category_name(cat)];
+        const std::string where = n1 + "-" + n2 + " #" + std::to_string(i) + " " + category_name(cat);
+        if (!check_config(pair, c, where, sw)) {
+          if (std::getenv("DIFFCOL_DERIV_DUMP") != nullptr) dump_config(where, c);
+          ++sw.failed_configs;
+          ++sw.failures_by_category[category_name(cat)];
+        }
+      }
+    }
+  }
+  return sw;
+}
+
+// ===================================================================== tests
+
+TEST(ContactDerivatives, AgreeWithFiniteDifferencesOnEveryPair) {
+  const long n = deriv_pose_count();
+  const auto t0 = std::chrono::steady_clock::now();
+  const Sweep sw = run_sweep(n, 12345u);
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("derivative sweep: %ld poses per ordered pair, %.1f s\n", n, secs);
+  sw.print();
+  const size_t shown = std::getenv("DIFFCOL_DERIV_DUMP") != nullptr ? sw.messages.size() : 20;
+  for (size_t i = 0; i < sw.messages.size() && i < shown; ++i) std::printf("%s\n", sw.messages[i].c_str());
+  EXPECT_EQ(sw.failed_configs, 0);
+  EXPECT_LE(sw.skipped, sw.configs / 100);
+  // The derivatives describe n̂ = ∇φ1(x*/α*)/‖∇φ1‖; the solver must return that normal.
+  EXPECT_EQ(sw.solver_normal_inconsistent, 0)
+      << "ContactSolution::normal_B1 differs from grad(phi1)(x*/alpha*)/|.| (solve_contact, after continuation)";
+}
+
+// Origins closer than in the sweep (α* down to 1e-8): the derivatives stay defined, finite and
+// consistent (envelope = IFT). Against finite differences the noise floor of the reference grows
+// like ε·size/‖r‖: at α* = 1e-4 and 1e-6 the check uses 1e-6 relative and 1e-6 absolute; at
+// α* = 1e-8 the finite differences' own error estimates reach ~1e-5 of an entry, so there only
+// definedness, finiteness and envelope = IFT are checked.
+TEST(ContactDerivatives, NearlyCoincidentOrigins) {
+  std::mt19937 rng(2024);
+  std::map<double, double> worst_rel, worst_abs;
+  int checked = 0;
+  for (const auto& n1 : benchmark_shape_names())
+    for (const auto& n2 : benchmark_shape_names())
+      for (const double target : {1e-8, 1e-6, 1e-4}) {
+        ContactPair pair(benchmark_shape(n1), benchmark_shape(n2), tight_options());
+        const Pose X_W1 = make_pose(random_rotation(rng), Vec3(0.3, -0.2, 0.5));
+        Pose g = make_pose(random_rotation(rng), random_unit(rng));
+        ASSERT_TRUE(rescale_to_alpha(pair, X_W1, g, target)) << n1 << "-" << n2;
+        const ContactSolution sol = pair.solve_cold(X_W1, X_W1 * g);
+        ASSERT_EQ(sol.status, ContactStatus::converged) << n1 << "-" << n2 << " alpha " << target;
+        const ContactDerivatives d = contact_derivatives(pair, X_W1);
+        ASSERT_TRUE(d.ok()) << n1 << "-" << n2 << " alpha " << target;
+        EXPECT_TRUE(kinematic_jacobian_world(d).allFinite());
+        const diffcol::idcol::RowVec6 env = diffcol::idcol::alpha_gradient_envelope(sol);
+        EXPECT_LT((env - d.J_alpha_X12).norm(), 1e-8 * std::max(1.0, d.J_alpha_X12.norm()));
+        ++checked;
+        if (target < 1e-7) continue;
+        ContactPair fd(pair.shape1(), pair.shape2(), tight_options());
+        GradientCheckOptions opt;
+        opt.side = PerturbationSide::body;
+        opt.column_group = 3;
+        opt.abs_tolerance = 1e-6;
+        opt.column_steps.resize(6);
+        opt.column_steps << 1e-3, 1e-3, 1e-3, 0.1 * target, 0.1 * target, 0.1 * target;
+        opt.blocks.assign(kinematic_blocks().begin(), kinematic_blocks().begin() + 8);
+        const auto f = [&](const Pose& gg) {
+          const ContactSolution& s = fd.solve_from(X_W1, X_W1 * gg, sol);
+          return s.status == ContactStatus::converged
+                     ? Eigen::VectorXd(kinematic_values(s).head(kBodyRows))
+                     : Eigen::VectorXd::Constant(kBodyRows, std::numeric_limits<double>::quiet_NaN());
+        };
+        const GradientCheckResult r = check_pose_gradient(f, sol.X_12, kinematic_jacobian_relative(d), opt);
+        EXPECT_TRUE(r.passed()) << n1 << "-" << n2 << " alpha " << target << "\n" << r.report();
+        worst_rel[target] = std::max(worst_rel[target], r.max_rel_error());
+        worst_abs[target] = std::max(worst_abs[target], r.max_abs_error());
+      }
+  std::printf("nearly coincident origins: %d configurations\n", checked);
+  for (const auto& [a, rel] : worst_rel)
+    std::printf("  alpha %.0e: worst rel %.3e (entries above 1e-6 abs, relative to the row's omega/v group), worst abs %.3e\n",
+                a, rel, worst_abs[a]);
+}
+
+TEST(ContactDerivatives, UndefinedDerivativesSaySoAndAreNeverNaN) {
+  const Shape s1 = benchmark_shape("poly"), s2 = benchmark_shape("se");
+  std::mt19937 rng(3);
+  const Pose X_W1 = make_pose(random_rotation(rng), Vec3(1, 2, 3));
+  // coincident origins
+  const ContactSolution sc = diffcol::idcol::solve_contact(s1, X_W1, s2, X_W1);
+  ASSERT_EQ(sc.status, ContactStatus::coincident_origins);
+  const ContactDerivatives dc = contact_derivatives(s1, s2, X_W1, sc);
+  EXPECT_EQ(dc.status, DerivativeStatus::coincident_origins);
+  EXPECT_FALSE(dc.ok());
+  EXPECT_TRUE(kinematic_jacobian_world(dc).allFinite());
+  EXPECT_EQ(kinematic_jacobian_world(dc).norm(), 0.0);
+  EXPECT_EQ(diffcol::idcol::alpha_gradient_envelope(sc).norm(), 0.0);
+  const ContactWrenches wc = hertz_wrenches(sc, dc, X_W1, HertzModel{});
+  EXPECT_EQ(wc.status, DerivativeStatus::coincident_origins);
+  EXPECT_TRUE(wrench_jacobian_world(wc).allFinite());
+  EXPECT_EQ(wrench_jacobian_world(wc).norm(), 0.0);
+  EXPECT_TRUE(wrench_values(wc).allFinite());
+  // invalid input
+  Pose bad = X_W1;
+  bad.p.x() = std::numeric_limits<double>::quiet_NaN();
+  const ContactSolution si = diffcol::idcol::solve_contact(s1, X_W1, s2, bad);
+  const ContactDerivatives di = contact_derivatives(s1, s2, X_W1, si);
+  EXPECT_EQ(di.status, DerivativeStatus::invalid_input);
+  EXPECT_TRUE(kinematic_jacobian_world(di).allFinite());
+  // not converged (one iteration allowed)
+  SolveOptions o;
+  o.max_iterations = 1;
+  o.max_attempts = 1;
+  o.continuation = false;
+  o.tolerance = 1e-300;
+  const ContactSolution sn = diffcol::idcol::solve_contact(s1, X_W1, s2, X_W1 * make_pose(Mat3::Identity(), Vec3(2, 1, 0)), o);
+  ASSERT_EQ(sn.status, ContactStatus::not_converged);
+  const ContactDerivatives dn = contact_derivatives(s1, s2, X_W1, sn);
+  EXPECT_EQ(dn.status, DerivativeStatus::not_converged);
+  EXPECT_EQ(kinematic_jacobian_relative(dn).norm(), 0.0);
+  // a singular KKT Jacobian is reported as such
+  ContactSolution ss = diffcol::idcol::solve_contact(s1, X_W1, s2, X_W1 * make_pose(Mat3::Identity(), Vec3(2, 1, 0)));
+  ASSERT_EQ(ss.status, ContactStatus::converged);
+  ss.kkt_jacobian.row(5).setZero();
+  ss.kkt_lu.factor(ss.kkt_jacobian);
+  const ContactDerivatives ds = contact_derivatives(s1, s2, X_W1, ss);
+  EXPECT_EQ(ds.status, DerivativeStatus::singular_kkt);
+  EXPECT_TRUE(kinematic_jacobian_world(ds).allFinite());
+  EXPECT_STREQ(derivative_status_name(DerivativeStatus::singular_kkt), "singular_kkt");
+}
+
+TEST(ContactDerivatives, SphereSphereClosedForm) {
+  // α = ‖r‖/(R1 + R2): dα/dv (body twist) = r̂ᵀR/(R1+R2), dα/dω = 0; x = α R1 r̂... p1 = R1 r̂
+  const Shape s1 = diffcol::Sphere(1.0), s2 = diffcol::Sphere(0.5);
+  std::mt19937 rng(9);
+  for (int t = 0; t < 20; ++t) {
+    const Pose X_W1 = make_pose(random_rotation(rng), Vec3(0.1, -0.2, 0.3));
+    const Pose g = make_pose(random_rotation(rng), 2.0 * random_unit(rng));
+    const ContactSolution sol = diffcol::idcol::solve_contact(s1, X_W1, s2, X_W1 * g, tight_options());
+    ASSERT_EQ(sol.status, ContactStatus::converged);
+    const ContactDerivatives d = contact_derivatives(s1, s2, X_W1, sol);
+    ASSERT_TRUE(d.ok());
+    const Vec3 rhat = g.p.normalized();
+    diffcol::idcol::RowVec6 expect = diffcol::idcol::RowVec6::Zero();
+    expect.tail<3>() = rhat.transpose() * g.R / 1.5;
+    EXPECT_LT((d.J_alpha_X12 - expect).norm(), 1e-10);
+    // p1 = R1 r̂: dp1 = (I − r̂r̂ᵀ)/‖r‖ · R dv
+    const Mat3 P = (Mat3::Identity() - rhat * rhat.transpose()) / g.p.norm();
+    EXPECT_LT((d.J_p1_B1_X12.rightCols<3>() - P * g.R).norm(), 1e-9);
+    EXPECT_LT(d.J_p1_B1_X12.leftCols<3>().norm(), 1e-9);
+    // normal = r̂
+    EXPECT_LT((d.J_normal_B1_X12.rightCols<3>() - P * g.R).norm(), 1e-9);
+  }
+}
+
+TEST(ContactDerivatives, ContactPairOverloadAndNoHeapAllocation) {
+  const auto& names = benchmark_shape_names();
+  std::mt19937 rng(21);
+  for (const auto& n1 : names)
+    for (const auto& n2 : names) {
+      ContactPair pair(benchmark_shape(n1), benchmark_shape(n2));
+      const Pose X_W1 = make_pose(random_rotation(rng), Vec3(0.5, 0.1, -0.3));
+      const Pose X_W2 = X_W1 * make_pose(random_rotation(rng), 3.0 * random_unit(rng));
+      const ContactSolution& sol = pair.solve(X_W1, X_W2);
+      ASSERT_TRUE(sol.ok());
+#if !defined(DIFFCOL_TEST_COUNTS_MALLOC)
+      GTEST_SKIP() << "malloc is not interposed in this build (sanitizer or non-glibc)";
+#endif
+      ContactDerivatives d;
+      ContactWrenches w;
+      const long before = g_allocations.load();
+      diffcol::idcol::contact_derivatives(pair.shape1(), pair.shape2(), X_W1, sol, d);
+      diffcol::idcol::hertz_wrenches(sol, d, X_W1, HertzModel{}, w);
+      const diffcol::idcol::RowVec6 env = diffcol::idcol::alpha_gradient_envelope(sol);
+      const long after = g_allocations.load();
+      EXPECT_EQ(after, before) << n1 << "-" << n2;
+      {  // the counter does see heap allocations
+        const long b0 = g_allocations.load();
+        Eigen::MatrixXd m = Eigen::MatrixXd::Random(7, 7);
+        EXPECT_GT(g_allocations.load(), b0);
+        EXPECT_TRUE(m.allFinite());
+      }
+      EXPECT_TRUE(d.ok());
+      EXPECT_LT((env - d.J_alpha_X12).norm(), 1e-8 * (1.0 + env.norm()));
+      const ContactDerivatives d2 = contact_derivatives(pair, X_W1);
+      EXPECT_EQ(kinematic_jacobian_world(d2), kinematic_jacobian_world(d));
+    }
+}
+
+// ------------------------------------------------------------ generalized coordinates and offsets
+
+// Product of exponentials X(q) = exp(S_0 q_0)···exp(S_k q_k)·M over the coordinates idx, with
+// its space (world-twist) Jacobian; columns of other coordinates are zero.
+struct Chain {
+  std::vector<int> idx;
+  std::vector<Vec6> S;
+  Pose M;
+  Pose pose(const Eigen::VectorXd& q) const {
+    Pose X;
+    for (size_t i = 0; i < idx.size(); ++i) X = X * diffcol::se3_exp(S[i] * q[idx[i]]);
+    return X * M;
+  }
+  Eigen::MatrixXd space_jacobian(const Eigen::VectorXd& q) const {
+    Eigen::MatrixXd J = Eigen::MatrixXd::Zero(6, q.size());
+    Pose X;
+    for (size_t i = 0; i < idx.size(); ++i) {
+      J.col(idx[i]) += diffcol::adjoint(X) * S[i];
+      X = X * diffcol::se3_exp(S[i] * q[idx[i]]);
+    }
+    return J;
+  }
+};
+
+Vec6 random_screw(std::mt19937& rng) {
+  std::normal_distribution<double> N(0.0, 1.0);
+  Vec6 s;
+  s << random_unit(rng), Vec3(N(rng), N(rng), N(rng));
+  return s;
+}
+
+TEST(ContactDerivatives, GeneralizedCoordinatesWithMountedShapes) {
+  std::mt19937 rng(77);
+  const std::vector<std::pair<std::string, std::string>> pairs = {
+      {"poly", "se"}, {"tc", "ellipsoid"}, {"sec", "poly"}, {"sphere", "tc"}};
+  int checked = 0;
+  for (const auto& [n1, n2] : pairs) {
+    for (int t = 0; t < 6; ++t) {
+      const int n = 5;
+      Chain c1, c2;
+      c1.idx = {0, 1};
+      c1.S = {random_screw(rng), random_screw(rng)};
+      c1.M = make_pose(random_rotation(rng), Vec3(0.2, 0.1, 0.0));
+      c2.idx = {1, 2, 3, 4};  // coordinate 1 moves both bodies
+      c2.S = {random_screw(rng), random_screw(rng), random_screw(rng), random_screw(rng)};
+      Eigen::VectorXd q = 0.3 * Eigen::VectorXd::Random(n);
+      const Pose X_B1S1 = make_pose(random_rotation(rng), Vec3(0.3, -0.2, 0.1));
+      const Pose X_B2S2 = make_pose(random_rotation(rng), Vec3(-0.1, 0.4, 0.2));
+      // place body 2 so that the shapes are at α = 0.8 … 1.5 along a random direction
+      std::uniform_real_distribution<double> U(0.8, 1.5);
+      const Pose XS1 = c1.pose(q) * X_B1S1;
+      c2.M = Pose{};
+      const Pose X2_noM = c2.pose(q);
+      ContactPair probe(benchmark_shape(n1), benchmark_shape(n2), tight_options());
+      Pose g = make_pose(random_rotation(rng), 3.0 * random_unit(rng));
+      if (!rescale_to_alpha(probe, XS1, g, U(rng))) continue;
+      // XS1·g = X2_noM·M·X_B2S2  ⇒  M = X2_noM⁻¹·XS1·g·X_B2S2⁻¹
+      c2.M = X2_noM.inverse() * XS1 * g * X_B2S2.inverse();
+
+      const auto shape_poses = [&](const Eigen::VectorXd& qq, Pose& A, Pose& B) {
+        A = c1.pose(qq) * X_B1S1;
+        B = c2.pose(qq) * X_B2S2;
+      };
+      Pose A, B;
+      shape_poses(q, A, B);
+      ContactPair pair(benchmark_shape(n1), benchmark_shape(n2), tight_options());
+      const ContactSolution sol = pair.solve_cold(A, B);
+      ASSERT_EQ(sol.status, ContactStatus::converged);
+      const ContactDerivatives d = contact_derivatives(pair, A);
+      ASSERT_TRUE(d.ok());
+      const ContactWrenches w = hertz_wrenches(sol, d, A, HertzModel{50.0, 2.0});
+
+      ContactPair fd(benchmark_shape(n1), benchmark_shape(n2), tight_options());
+      const auto f = [&](const Eigen::VectorXd& qq) {
+        Pose a, b;
+        shape_poses(qq, a, b);
+        const ContactSolution& s = fd.solve_from(a, b, sol);
+        Eigen::VectorXd v(kAllRows + 25);
+        v << kinematic_values(s), wrench_values(hertz_wrenches(s, a, HertzModel{50.0, 2.0}));
+        if (s.status != ContactStatus::converged) v.setConstant(std::numeric_limits<double>::quiet_NaN());
+        return v;
+      };
+      for (const TwistConvention conv : {TwistConvention::world, TwistConvention::body}) {
+        // the geometric Jacobians of the *bodies* (not the shapes), in the chosen convention
+        BodyJacobian b1, b2;
+        const Pose XB1 = c1.pose(q), XB2 = c2.pose(q);
+        b1.X_WB = XB1;
+        b2.X_WB = XB2;
+        b1.convention = b2.convention = conv;
+        b1.J = c1.space_jacobian(q);
+        b2.J = c2.space_jacobian(q);
+        if (conv == TwistConvention::body) {
+          b1.J = diffcol::adjoint(XB1.inverse()) * b1.J;
+          b2.J = diffcol::adjoint(XB2.inverse()) * b2.J;
+        }
+        const Eigen::MatrixXd JK = kinematic_jacobian_world(d);
+        const Eigen::MatrixXd JW = wrench_jacobian_world(w);
+        Eigen::MatrixXd Jq(kAllRows + 25, n);
+        Jq.topRows(kAllRows) = diffcol::idcol::to_coordinates(JK.leftCols<6>(), JK.rightCols<6>(), b1, b2);
+        Jq.bottomRows(25) = diffcol::idcol::to_coordinates(JW.leftCols<6>(), JW.rightCols<6>(), b1, b2);
+        // a named block
+        EXPECT_LT((diffcol::idcol::to_coordinates(d.J_alpha_X1, d.J_alpha_X2, b1, b2) - Jq.row(0)).norm(), 1e-12);
+        GradientCheckOptions opt;
+        opt.step = 1e-4;
+        opt.blocks = kinematic_blocks();
+        for (const auto& b : wrench_blocks()) opt.blocks.push_back({b.name, b.offset + kAllRows, b.size});
+        opt.abs_tolerance = 1e-8 * 50.0;
+        const GradientCheckResult r = diffcol::check_gradient(f, q, Jq, opt);
+        EXPECT_TRUE(r.passed()) << n1 << "-" << n2 << " convention " << int(conv) << "\n" << r.report();
+        ++checked;
+      }
+      // body twist of a mounted shape from the body twist of its body
+      const Mat6 Ms = diffcol::idcol::shape_body_twist_map(X_B1S1);
+      const Vec6 zeta = random_screw(rng);
+      const Pose lhs = c1.pose(q) * diffcol::se3_exp(1e-7 * zeta) * X_B1S1;
+      const Pose rhs = c1.pose(q) * X_B1S1 * diffcol::se3_exp(1e-7 * (Ms * zeta));
+      EXPECT_LT((lhs.p - rhs.p).norm() + (lhs.R - rhs.R).norm(), 1e-12);
+    }
+  }
+  EXPECT_GE(checked, 30);
+  BodyJacobian b1, b2;
+  b1.J = Eigen::MatrixXd::Zero(6, 2);
+  b2.J = Eigen::MatrixXd::Zero(6, 3);
+  EXPECT_THROW(diffcol::idcol::to_coordinates(Eigen::MatrixXd::Zero(1, 6), Eigen::MatrixXd::Zero(1, 6), b1, b2),
+               std::invalid_argument);
+}
+
+TEST(ContactWrenches, HertzLawBranchesAndValues) {
+  const Shape s1 = diffcol::Sphere(1.0), s2 = diffcol::Sphere(1.0);
+  // penetration δ = 0.2 along x: α = 1.8/2 = 0.9, d_D = (1 − 1/0.9)·1.8 = −0.2
+  const Pose X_W1;
+  const Pose X_W2 = make_pose(Mat3::Identity(), Vec3(1.8, 0, 0));
+  const ContactSolution sol = diffcol::idcol::solve_contact(s1, X_W1, s2, X_W2, tight_options());
+  ASSERT_EQ(sol.status, ContactStatus::converged);
+  const ContactDerivatives d = contact_derivatives(s1, s2, X_W1, sol);
+  const ContactWrenches w = hertz_wrenches(sol, d, X_W1, HertzModel{100.0, 1.5});
+  EXPECT_TRUE(w.in_contact);
+  EXPECT_NEAR(w.penetration, 0.2, 1e-12);
+  EXPECT_NEAR(w.f_n, 100.0 * std::pow(0.2, 1.5), 1e-10);
+  // body 1 is pushed along −x; body 2 along +x; no torque (central contact)
+  EXPECT_NEAR(w.F_c1_B1[3], -w.f_n, 1e-10);
+  EXPECT_NEAR(w.F_c2_B2[3], w.f_n, 1e-10);
+  EXPECT_LT(w.F_c1_B1.head<3>().norm(), 1e-10);
+  // moving body 2 away (+x) reduces δ: df_n/dv_x = −k p δ^(p−1)·dδ... dδ/dv_x = −1
+  EXPECT_NEAR(w.J_fn_X2(3), -100.0 * 1.5 * std::sqrt(0.2), 1e-8);
+  // separated: zero force, zero Jacobians
+  const Pose far = make_pose(Mat3::Identity(), Vec3(2.5, 0, 0));
+  const ContactSolution s2sol = diffcol::idcol::solve_contact(s1, X_W1, s2, far, tight_options());
+  const ContactWrenches w2 = hertz_wrenches(s2sol, contact_derivatives(s1, s2, X_W1, s2sol), X_W1, HertzModel{});
+  EXPECT_TRUE(w2.ok());
+  EXPECT_FALSE(w2.in_contact);
+  EXPECT_EQ(w2.f_n, 0.0);
+  EXPECT_EQ(wrench_jacobian_world(w2).norm(), 0.0);
+  // values-only overload agrees
+  const ContactWrenches wv = hertz_wrenches(sol, X_W1, HertzModel{100.0, 1.5});
+  EXPECT_EQ(wrench_values(wv), wrench_values(w));
+  EXPECT_EQ(wrench_jacobian_world(wv).norm(), 0.0);
+}
+
+// ------------------------------------------------------------------------- timing (reported)
+
+TEST(ContactDerivatives, TimingRelativeToColdSolve) {
+  const long n = 2000;
+  std::printf("%-20s %12s %12s %12s %8s\n", "pair", "cold_us", "deriv_us", "deriv+wr_us", "ratio");
+  double sum_cold = 0.0, sum_der = 0.0, sum_dw = 0.0;
+  for (const auto& n1 : benchmark_shape_names())
+    for (const auto& n2 : benchmark_shape_names()) {
+      const Shape s1 = benchmark_shape(n1), s2 = benchmark_shape(n2);
+      ContactPair pair(s1, s2);
+      const auto sweep = diffcol::idcol::ErgodicSweep::for_pair(s1, s2);
+      std::vector<Pose> poses(n);
+      for (long i = 0; i < n; ++i) poses[i] = sweep.pose(i);
+      std::vector<ContactSolution> sols(n);
+      const Pose I;
+      auto t0 = std::chrono::steady_clock::now();
+      for (long i = 0; i < n; ++i) sols[i] = pair.solve_cold(I, poses[i]);
+      auto t1 = std::chrono::steady_clock::now();
+      ContactDerivatives d;
+      volatile double sink = 0.0;
+      for (long i = 0; i < n; ++i) {
+        diffcol::idcol::contact_derivatives(s1, s2, I, sols[i], d);
+        sink = sink + d.J_alpha_X12[3];
+      }
+      auto t2 = std::chrono::steady_clock::now();
+      ContactWrenches w;
+      for (long i = 0; i < n; ++i) {
+        diffcol::idcol::contact_derivatives(s1, s2, I, sols[i], d);
+        diffcol::idcol::hertz_wrenches(sols[i], d, I, HertzModel{}, w);
+        sink = sink + w.J_fn_X12[3];
+      }
+      auto t3 = std::chrono::steady_clock::now();
+      const double cold = std::chrono::duration<double, std::micro>(t1 - t0).count() / n;
+      const double der = std::chrono::duration<double, std::micro>(t2 - t1).count() / n;
+      const double dw = std::chrono::duration<double, std::micro>(t3 - t2).count() / n;
+      sum_cold += cold;
+      sum_der += der;
+      sum_dw += dw;
+      std::printf("%-20s %12.3f %12.3f %12.3f %7.1f%%\n", (n1 + "-" + n2).c_str(), cold, der, dw, 100.0 * der / cold);
+    }
+  std::printf("%-20s %12.3f %12.3f %12.3f %7.1f%%  (deriv+wrenches %.1f%%)\n", "mean", sum_cold / 36, sum_der / 36,
+              sum_dw / 36, 100.0 * sum_der / sum_cold, 100.0 * sum_dw / sum_cold);
+}
+
+}  // namespace

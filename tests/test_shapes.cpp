@@ -1,0 +1,797 @@
+// Tests of the implicit shapes (include/diffcol/shapes/*.hpp).
+//
+// Independent references: central finite differences for ∇φ and ∇²φ, the documented closed
+// forms of φ evaluated here with std::pow / long double, boundary distances found by bisection
+// on φ along rays, and a brute-force vertex enumeration of the exact polytopes.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "diffcol/idcol/ergodic.hpp"
+#include "diffcol/shapes/shape.hpp"
+
+namespace {
+
+using diffcol::Mat3;
+using diffcol::Shape;
+using diffcol::ShapeType;
+using diffcol::SmoothPolytope;
+using diffcol::SmoothTruncatedCone;
+using diffcol::Sphere;
+using diffcol::Superellipsoid;
+using diffcol::SuperellipticCylinder;
+using diffcol::Vec3;
+
+const double kNaN = std::numeric_limits<double>::quiet_NaN();
+const double kInf = std::numeric_limits<double>::infinity();
+
+Vec3 random_unit(std::mt19937& rng) {
+  std::normal_distribution<double> N(0.0, 1.0);
+  Vec3 v;
+  do {
+    v = Vec3(N(rng), N(rng), N(rng));
+  } while (v.norm() < 1e-6);
+  return v.normalized();
+}
+
+Eigen::MatrixX3d poly_A() {
+  Eigen::MatrixX3d A(8, 3);
+  A << 1, 1, 1, 1, -1, -1, -1, 1, -1, -1, -1, 1, -1, -1, -1, -1, 1, 1, 1, -1, 1, 1, 1, -1;
+  return A;
+}
+Eigen::VectorXd poly_b() {
+  Eigen::VectorXd b(8);
+  b << 1, 1, 1, 1, 5.0 / 3, 5.0 / 3, 5.0 / 3, 5.0 / 3;
+  return b;
+}
+
+struct NamedShape {
+  std::string name;
+  Shape shape;
+};
+
+// The shapes of the brief: every family, several exponents / aspect ratios.
+std::vector<NamedShape> all_shapes() {
+  return {
+      {"sphere(R=1.3)", Sphere(1.3)},
+      {"superellipsoid(n=1)", Superellipsoid(1, 0.5, 1.0, 1.5)},
+      {"superellipsoid(n=2)", Superellipsoid(2, 0.5, 1.0, 1.5)},
+      {"superellipsoid(n=8)", Superellipsoid(8, 0.5, 1.0, 1.5)},
+      {"superelliptic_cylinder(n=1)", SuperellipticCylinder(1, 1.0, 2.0)},
+      {"superelliptic_cylinder(n=8)", SuperellipticCylinder(8, 1.0, 2.0)},
+      {"poly(benchmark)", diffcol::idcol::benchmark_shape("poly")},
+      {"poly(L=2,beta=15)", SmoothPolytope(poly_A(), poly_b(), 15.0, 2.0)},
+      {"box(0.5,1,1.5)", SmoothPolytope::box(0.5, 1.0, 1.5, 20.0)},
+      {"tc(benchmark)", diffcol::idcol::benchmark_shape("tc")},
+      {"cone(Rt=0.05)", SmoothTruncatedCone(20.0, 1.0, 0.05, 0.5, 1.5)},
+  };
+}
+
+template <class Derived>
+double max_abs(const Eigen::MatrixBase<Derived>& m) {
+  return m.cwiseAbs().maxCoeff();
+}
+
+// ------------------------------------------------------------------ derivatives
+
+TEST(ShapeDerivatives, GradientAndHessianMatchCentralDifferences) {
+  std::mt19937 rng(101);
+  std::uniform_real_distribution<double> U(0.3, 3.0);
+  for (const NamedShape& ns : all_shapes()) {
+    const Shape& s = ns.shape;
+    const double scale = s.outer_radius();
+    const double h = 3e-6 * scale;
+    double worst_g = 0.0, worst_H = 0.0;
+    int tested = 0;
+    for (int k = 0; k < 200; ++k) {
+      const Vec3 y = U(rng) * scale * random_unit(rng);
+      if (y.norm() < 1e-3) continue;
+      ++tested;
+      Vec3 g;
+      Mat3 H;
+      const double phi = s.eval(y, g, H);
+      ASSERT_TRUE(std::isfinite(phi) && g.allFinite() && H.allFinite()) << ns.name;
+      Vec3 gfd;
+      Mat3 Hfd;
+      for (int i = 0; i < 3; ++i) {
+        Vec3 e = Vec3::Zero();
+        e[i] = h;
+        Vec3 gp, gm;
+        Mat3 Hp, Hm;
+        const double fp = s.eval(y + e, gp, Hp);
+        const double fm = s.eval(y - e, gm, Hm);
+        gfd[i] = (fp - fm) / (2.0 * h);
+        Hfd.col(i) = (gp - gm) / (2.0 * h);
+      }
+      const double eg = max_abs(gfd - g) / std::max(max_abs(g), 1.0 / scale);
+      const double eH = max_abs(Hfd - H) / std::max(max_abs(H), 1.0 / (scale * scale));
+      worst_g = std::max(worst_g, eg);
+      worst_H = std::max(worst_H, eH);
+      EXPECT_LT(eg, 1e-6) << ns.name << " gradient at y = " << y.transpose() << " phi = " << phi;
+      EXPECT_LT(eH, 1e-6) << ns.name << " Hessian at y = " << y.transpose() << " phi = " << phi;
+      EXPECT_LT(max_abs(H - H.transpose()), 1e-12 * std::max(max_abs(H), 1.0)) << ns.name;
+      // value() is the φ of eval()
+      EXPECT_NEAR(s.value(y), phi, 1e-14 * std::max(1.0, std::abs(phi))) << ns.name;
+    }
+    EXPECT_GT(tested, 190);
+    std::printf("  %-30s max rel. FD error: gradient %.2e, Hessian %.2e\n", ns.name.c_str(), worst_g, worst_H);
+  }
+}
+
+TEST(ShapeDerivatives, ConvexityHessianIsPositiveSemidefiniteOnTheSurfaceTangent) {
+  // strictly convex sublevel sets: uᵀ∇²φ u ≥ 0 for u ⟂ ∇φ at boundary points
+  std::mt19937 rng(102);
+  for (const NamedShape& ns : all_shapes()) {
+    const Shape& s = ns.shape;
+    for (int k = 0; k < 200; ++k) {
+      const Vec3 u = random_unit(rng);
+      double lo = 0.0, hi = s.outer_radius();
+      while (s.value(hi * u) <= 0.0) hi *= 2.0;
+      for (int it = 0; it < 200 && hi - lo > 1e-15 * hi; ++it) {
+        const double mid = 0.5 * (lo + hi);
+        (s.value(mid * u) > 0.0 ? hi : lo) = mid;
+      }
+      Vec3 g;
+      Mat3 H;
+      s.eval(lo * u, g, H);
+      const Vec3 t1 = g.unitOrthogonal(), t2 = g.normalized().cross(t1);
+      Eigen::Matrix2d P;
+      P << t1.dot(H * t1), t1.dot(H * t2), t2.dot(H * t1), t2.dot(H * t2);
+      const Eigen::Vector2d ev = Eigen::SelfAdjointEigenSolver<Eigen::Matrix2d>(P).eigenvalues();
+      EXPECT_GE(ev.minCoeff(), -1e-9 * std::max(1.0, ev.cwiseAbs().maxCoeff())) << ns.name;
+      EXPECT_GT(g.dot(u), 0.0) << ns.name << ": φ increases outward along rays";
+    }
+  }
+}
+
+// ------------------------------------------------------------------ closed forms of φ
+
+TEST(ShapeValues, MatchDocumentedFormulas) {
+  std::mt19937 rng(103);
+  std::uniform_real_distribution<double> U(0.05, 4.0);
+  // superellipsoid / superelliptic cylinder with ε, evaluated with std::pow
+  auto se_ref = [](int n, Vec3 ax, double eps, const Vec3& y) {
+    long double S = 0.0L;
+    for (int i = 0; i < 3; ++i) {
+      const long double yb = y[i] / ax[i];
+      S += std::pow(yb * yb + eps, (long double)n);
+    }
+    return (double)(std::pow(S, 1.0L / (2.0L * n)) - 1.0L);
+  };
+  auto sec_ref = [](int n, double R, double h, double eps, const Vec3& y) {
+    const long double a = (long double)y.x() / h;
+    const long double r = ((long double)y.y() * y.y() + (long double)y.z() * y.z()) / ((long double)R * R);
+    const long double S = std::pow(a * a + eps, (long double)n) + std::pow(r + eps, (long double)n);
+    return (double)(std::pow(S, 1.0L / (2.0L * n)) - 1.0L);
+  };
+  auto lse_ref = [](const Eigen::MatrixX3d& A, const Eigen::VectorXd& b, double beta, double L, const Vec3& y) {
+    long double mx = -1e300L;
+    std::vector<long double> c(A.rows());
+    for (int i = 0; i < A.rows(); ++i) {
+      c[i] = ((long double)A.row(i).dot(y) - b[i]) / L;
+      mx = std::max(mx, c[i]);
+    }
+    long double s = 0.0L;
+    for (long double ci : c) s += std::exp(beta * (ci - mx));
+    return (double)(mx + std::log(s) / beta);
+  };
+  // truncated cone of the header, including the continuation of R below R_floor
+  auto tc_ref = [](double beta, double Rb, double Rt, double a, double b, const Vec3& y) {
+    const long double kappa = (Rt - Rb) / (long double)(a + b);
+    long double R = Rb + kappa * (y.x() + a);
+    const long double Rf = 0.5L * std::min(Rb, Rt);
+    if (R < Rf) R = Rf * std::exp((R - Rf) / Rf);
+    const long double r2 = (long double)y.y() * y.y() + (long double)y.z() * y.z();
+    const long double c[3] = {r2 / (R * R) - 1.0L, -(long double)y.x() / a - 1.0L, (long double)y.x() / b - 1.0L};
+    const long double mx = std::max(c[0], std::max(c[1], c[2]));
+    long double s = 0.0L;
+    for (long double ci : c) s += std::exp(beta * (ci - mx));
+    return (double)(mx + std::log(s) / beta);
+  };
+
+  const Sphere sph(1.3);
+  const Superellipsoid se1(1, 0.5, 1.0, 1.5), se3(3, 0.5, 1.0, 1.5, 1e-4), se8(8, 0.5, 1.0, 1.5);
+  const SuperellipticCylinder sc1(1, 1.0, 2.0), sc8(8, 1.0, 2.0), sc3(3, 0.7, 0.4, 2e-3);
+  const SmoothPolytope poly(poly_A(), poly_b(), 20.0), polyL(poly_A(), poly_b(), 15.0, 2.0);
+  const SmoothTruncatedCone tc(20.0, 1.0, 1.5, 1.5, 1.5), cone(20.0, 1.0, 0.05, 0.5, 1.5);
+  for (int k = 0; k < 500; ++k) {
+    const Vec3 y = U(rng) * random_unit(rng);
+    auto rel = [](double v) { return 1e-13 * std::max(1.0, std::abs(v)); };
+    double r;
+    r = y.norm() / 1.3 - 1.0;
+    EXPECT_NEAR(sph.value(y), r, rel(r));
+    r = se_ref(1, Vec3(0.5, 1.0, 1.5), 0.0, y);
+    EXPECT_NEAR(se1.value(y), r, rel(r)) << "ellipsoid is unregularized";
+    r = se_ref(3, Vec3(0.5, 1.0, 1.5), 1e-4, y);
+    EXPECT_NEAR(se3.value(y), r, rel(r));
+    r = se_ref(8, Vec3(0.5, 1.0, 1.5), Superellipsoid::kDefaultEpsilon, y);
+    EXPECT_NEAR(se8.value(y), r, rel(r));
+    r = sec_ref(1, 1.0, 2.0, 0.0, y);
+    EXPECT_NEAR(sc1.value(y), r, rel(r));
+    r = sec_ref(8, 1.0, 2.0, SuperellipticCylinder::kDefaultEpsilon, y);
+    EXPECT_NEAR(sc8.value(y), r, rel(r));
+    r = sec_ref(3, 0.7, 0.4, 2e-3, y);
+    EXPECT_NEAR(sc3.value(y), r, rel(r));
+    r = lse_ref(poly_A(), poly_b(), 20.0, 1.0, y);
+    EXPECT_NEAR(poly.value(y), r, rel(r));
+    r = lse_ref(poly_A(), poly_b(), 15.0, 2.0, y);
+    EXPECT_NEAR(polyL.value(y), r, rel(r));
+    r = tc_ref(20.0, 1.0, 1.5, 1.5, 1.5, y);
+    EXPECT_NEAR(tc.value(y), r, 1e-12 * std::max(1.0, std::abs(r)));
+    r = tc_ref(20.0, 1.0, 0.05, 0.5, 1.5, y);
+    EXPECT_NEAR(cone.value(y), r, 1e-12 * std::max(1.0, std::abs(r)));
+  }
+}
+
+TEST(ShapeValues, EvaluationAtTheBodyOriginIsFinite) {
+  // detail.hpp: kTinyS exists "so that an evaluation at the shape's origin stays finite";
+  // sphere.hpp documents finiteness at y = 0 explicitly.
+  std::vector<NamedShape> shapes = all_shapes();
+  shapes.push_back({"superellipsoid(n=2, eps=0)", Superellipsoid(2, 0.5, 1.0, 1.5, 0.0)});
+  for (const NamedShape& ns : shapes) {
+    for (const Vec3& y : {Vec3(0, 0, 0), Vec3(1e-200, 0, 0), Vec3(0, -1e-160, 1e-170)}) {
+      Vec3 g;
+      Mat3 H;
+      const double phi0 = ns.shape.eval(y, g, H);
+      EXPECT_TRUE(std::isfinite(phi0)) << ns.name << " at " << y.transpose();
+      EXPECT_TRUE(g.allFinite()) << ns.name << " at " << y.transpose() << ": grad " << g.transpose();
+      EXPECT_TRUE(H.allFinite()) << ns.name << " at " << y.transpose() << ": Hessian\n" << H;
+      EXPECT_LT(phi0, 0.0) << ns.name;
+      EXPECT_TRUE(std::isfinite(ns.shape.value(y))) << ns.name;
+    }
+  }
+}
+
+// ------------------------------------------------------------------ bounding radii
+
+// Distance from the origin to {φ = 0} along u, by bisection on φ(t u) (φ is convex along the ray
+// and negative at t = 0, so the crossing is unique).
+double boundary_distance(const std::function<double(const Vec3&)>& phi, const Vec3& u, double t0,
+                         double rel_tol = 4e-16) {
+  double lo = 0.0, hi = t0;
+  while (phi(hi * u) <= 0.0) {
+    lo = hi;
+    hi *= 2.0;
+  }
+  for (int it = 0; it < 200 && hi - lo > rel_tol * hi; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    (phi(mid * u) > 0.0 ? hi : lo) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+// Local refinement of an extremum of ρ(u) over the unit sphere by a shrinking random search.
+double refine_extremum(const std::function<double(const Vec3&)>& rho, Vec3 u, double best, bool maximize,
+                       std::mt19937& rng) {
+  std::normal_distribution<double> N(0.0, 1.0);
+  double sigma = 0.05;
+  for (int it = 0; it < 1500 && sigma > 1e-7; ++it) {
+    const Vec3 v = (u + sigma * Vec3(N(rng), N(rng), N(rng))).normalized();
+    const double r = rho(v);
+    if (maximize ? r > best : r < best) {
+      best = r;
+      u = v;
+    } else {
+      sigma *= 0.99;
+    }
+  }
+  return best;
+}
+
+TEST(ShapeRadii, InnerAndOuterRadiiAreTrueBounds) {
+  std::mt19937 rng(104);
+  const int kDirections = 20000;
+  for (const NamedShape& ns : all_shapes()) {
+    const Shape& s = ns.shape;
+    auto phi = [&](const Vec3& y) { return s.value(y); };
+    auto rho = [&](const Vec3& u) { return boundary_distance(phi, u, 0.25, 1e-11); };
+    const double rin = s.inner_radius(), rout = s.outer_radius();
+    ASSERT_GT(rin, 0.0) << ns.name;
+    ASSERT_GE(rout, rin) << ns.name;
+    double tmin = 1e300, tmax = 0.0;
+    Vec3 umin, umax;
+    int below = 0, above = 0;
+    for (int k = 0; k < kDirections; ++k) {
+      const Vec3 u = random_unit(rng);
+      const double t = rho(u);
+      if (t < tmin) {
+        tmin = t;
+        umin = u;
+      }
+      if (t > tmax) {
+        tmax = t;
+        umax = u;
+      }
+      below += t < rin - 1e-9;
+      above += t > rout + 1e-9;
+    }
+    // the coordinate axes and diagonals as well (extremes of the superquadrics)
+    for (int sx = -1; sx <= 1; ++sx)
+      for (int sy = -1; sy <= 1; ++sy)
+        for (int sz = -1; sz <= 1; ++sz) {
+          if (sx == 0 && sy == 0 && sz == 0) continue;
+          const Vec3 u = Vec3(sx, sy, sz).normalized();
+          const double t = rho(u);
+          below += t < rin - 1e-9;
+          above += t > rout + 1e-9;
+          if (t < tmin) { tmin = t; umin = u; }
+          if (t > tmax) { tmax = t; umax = u; }
+        }
+    tmin = refine_extremum(rho, umin, tmin, false, rng);
+    tmax = refine_extremum(rho, umax, tmax, true, rng);
+    EXPECT_EQ(below, 0) << ns.name << ": inner radius " << rin << " exceeds a boundary distance";
+    EXPECT_EQ(above, 0) << ns.name << ": outer radius " << rout << " is below a boundary distance";
+    EXPECT_LE(rin, tmin + 1e-9) << ns.name;
+    EXPECT_GE(rout, tmax - 1e-9) << ns.name;
+    std::printf("  %-30s inner %.6f <= min %.6f   max %.6f <= outer %.6f\n", ns.name.c_str(), rin, tmin, tmax, rout);
+  }
+}
+
+TEST(ShapeRadii, TightWhereClosedFormsExist) {
+  std::mt19937 rng(105);
+  auto extremes = [&](const Shape& s, double& tmin, double& tmax) {
+    auto phi = [&](const Vec3& y) { return s.value(y); };
+    auto rho = [&](const Vec3& u) { return boundary_distance(phi, u, 0.25, 1e-11); };
+    tmin = 1e300;
+    tmax = 0.0;
+    Vec3 umin, umax;
+    for (int k = 0; k < 4000; ++k) {
+      const Vec3 u = random_unit(rng);
+      const double t = rho(u);
+      if (t < tmin) { tmin = t; umin = u; }
+      if (t > tmax) { tmax = t; umax = u; }
+    }
+    tmin = refine_extremum(rho, umin, tmin, false, rng);
+    tmax = refine_extremum(rho, umax, tmax, true, rng);
+  };
+  double tmin, tmax;
+  {  // sphere: exact
+    const Shape s = Sphere(1.3);
+    EXPECT_DOUBLE_EQ(s.inner_radius(), 1.3);
+    EXPECT_DOUBLE_EQ(s.outer_radius(), 1.3);
+    extremes(s, tmin, tmax);
+    EXPECT_NEAR(tmin, 1.3, 1e-12);
+    EXPECT_NEAR(tmax, 1.3, 1e-12);
+  }
+  {  // ellipsoid: min and max semi-axis
+    const Shape s = Superellipsoid::ellipsoid(0.5, 1.0, 1.5);
+    EXPECT_NEAR(s.inner_radius(), 0.5, 1e-15);
+    EXPECT_NEAR(s.outer_radius(), 1.5, 1e-15);
+    extremes(s, tmin, tmax);
+    EXPECT_NEAR(tmin, 0.5, 1e-6);
+    EXPECT_NEAR(tmax, 1.5, 1e-6);
+  }
+  {  // rotated axis order
+    const Shape s = Superellipsoid::ellipsoid(2.0, 0.3, 0.9);
+    EXPECT_NEAR(s.inner_radius(), 0.3, 1e-15);
+    EXPECT_NEAR(s.outer_radius(), 2.0, 1e-15);
+  }
+  // superquadrics: within 1% of the sampled extremes
+  for (const NamedShape& ns : {NamedShape{"superellipsoid(n=8)", Superellipsoid(8, 0.5, 1.0, 1.5)},
+                               NamedShape{"superellipsoid(n=2)", Superellipsoid(2, 0.5, 1.0, 1.5)},
+                               NamedShape{"superelliptic_cylinder(n=8)", SuperellipticCylinder(8, 1.0, 2.0)},
+                               NamedShape{"superelliptic_cylinder(n=1)", SuperellipticCylinder(1, 1.0, 2.0)}}) {
+    extremes(ns.shape, tmin, tmax);
+    EXPECT_LE(ns.shape.outer_radius(), 1.01 * tmax) << ns.name;
+    EXPECT_GE(ns.shape.inner_radius(), 0.99 * tmin) << ns.name;
+  }
+  {  // truncated cones: outer = farthest rim point of the exact shape; the smooth shape comes close
+    for (const NamedShape& ns : {NamedShape{"tc", SmoothTruncatedCone(20.0, 1.0, 1.5, 1.5, 1.5)},
+                                 NamedShape{"cone", SmoothTruncatedCone(20.0, 1.0, 0.05, 0.5, 1.5)},
+                                 NamedShape{"tc sharp", SmoothTruncatedCone(400.0, 1.0, 1.5, 1.5, 1.5)}}) {
+      const auto& c = ns.shape.as<SmoothTruncatedCone>();
+      const double exact = std::max(std::hypot(c.bottom_extent(), c.bottom_radius()),
+                                    std::hypot(c.top_extent(), c.top_radius()));
+      EXPECT_NEAR(ns.shape.outer_radius(), exact, 1e-12 * exact) << ns.name;
+      extremes(ns.shape, tmin, tmax);
+      EXPECT_GE(ns.shape.outer_radius(), tmax) << ns.name;
+      EXPECT_GT(tmax, 0.85 * ns.shape.outer_radius()) << ns.name;
+    }
+    // at large β the smooth shape converges to the exact one: the bound becomes tight
+    const Shape sharp = SmoothTruncatedCone(2000.0, 1.0, 1.5, 1.5, 1.5);
+    extremes(sharp, tmin, tmax);
+    EXPECT_GT(tmax, 0.99 * sharp.outer_radius());
+  }
+}
+
+// Brute-force vertex enumeration of {A y ≤ b}.
+std::vector<Vec3> brute_vertices(const Eigen::MatrixX3d& A, const Eigen::VectorXd& b) {
+  std::vector<Vec3> out;
+  const int m = static_cast<int>(A.rows());
+  for (int i = 0; i < m; ++i)
+    for (int j = i + 1; j < m; ++j)
+      for (int k = j + 1; k < m; ++k) {
+        Mat3 M;
+        M << A.row(i), A.row(j), A.row(k);
+        Eigen::ColPivHouseholderQR<Mat3> qr(M);
+        if (qr.rank() < 3) continue;
+        const Vec3 v = qr.solve(Vec3(b[i], b[j], b[k]));
+        if (((A * v - b).array() > 1e-9).any()) continue;
+        bool dup = false;
+        for (const Vec3& w : out) dup = dup || (w - v).norm() < 1e-9;
+        if (!dup) out.push_back(v);
+      }
+  return out;
+}
+
+TEST(ShapeRadii, PolytopeOuterRadiusIsTheFarthestVertex) {
+  struct Case {
+    Eigen::MatrixX3d A;
+    Eigen::VectorXd b;
+    double beta, L;
+  };
+  std::vector<Case> cases;
+  cases.push_back({poly_A(), poly_b(), 20.0, 1.0});
+  cases.push_back({poly_A(), poly_b(), 15.0, 2.0});
+  {
+    Eigen::MatrixX3d A(6, 3);
+    A << 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1;
+    Eigen::VectorXd b(6);
+    b << 0.5, 0.7, 1.0, 0.2, 1.5, 0.4;  // off-centre box
+    cases.push_back({A, b, 40.0, 1.0});
+  }
+  {  // random polytope: many random unit normals, random offsets
+    std::mt19937 rng(106);
+    std::uniform_real_distribution<double> U(0.5, 1.5);
+    Eigen::MatrixX3d A(14, 3);
+    Eigen::VectorXd b(14);
+    for (int i = 0; i < 14; ++i) {
+      A.row(i) = random_unit(rng).transpose() * U(rng);
+      b[i] = U(rng);
+    }
+    cases.push_back({A, b, 30.0, 1.0});
+  }
+  std::mt19937 rng(107);
+  for (const Case& c : cases) {
+    const SmoothPolytope P(c.A, c.b, c.beta, c.L);
+    const std::vector<Vec3> V = brute_vertices(c.A, c.b);
+    ASSERT_GE(V.size(), 4u);
+    double far = 0.0;
+    for (const Vec3& v : V) far = std::max(far, v.norm());
+    EXPECT_NEAR(P.outer_radius(), far, 1e-12 * far);
+    // vertices() is the vertex set of the exact polytope
+    ASSERT_EQ(P.vertices().size(), V.size());
+    for (const Vec3& v : V) {
+      double d = 1e300;
+      for (const Vec3& w : P.vertices()) d = std::min(d, (w - v).norm());
+      EXPECT_LT(d, 1e-9);
+    }
+    EXPECT_EQ(P.num_faces(), c.A.rows());
+    for (int i = 0; i < c.A.rows(); ++i) {
+      EXPECT_LT((P.normal(i) - c.A.row(i).transpose()).norm(), 1e-14);
+      EXPECT_NEAR(P.offset(i), c.b[i], 1e-14);
+    }
+    // the inner radius is below the exact polytope's inradius (the smooth shape lies inside)
+    double inrad = 1e300;
+    for (int i = 0; i < c.A.rows(); ++i) inrad = std::min(inrad, c.b[i] / c.A.row(i).norm());
+    EXPECT_LT(P.inner_radius(), inrad);
+    EXPECT_GT(P.inner_radius(), 0.0);
+    // and a true bound of the smooth shape
+    const Shape s = P;
+    auto phi = [&](const Vec3& y) { return s.value(y); };
+    for (int k = 0; k < 2000; ++k) {
+      const Vec3 u = random_unit(rng);
+      const double t = boundary_distance(phi, u, 0.25);
+      EXPECT_GE(t, P.inner_radius() - 1e-9);
+      EXPECT_LE(t, P.outer_radius() + 1e-9);
+    }
+  }
+}
+
+// ------------------------------------------------------------------ ray extents of the exact shapes
+
+TEST(ShapeRayExtent, MatchesTheExactShapes) {
+  std::mt19937 rng(108);
+  const Sphere sph(1.3);
+  const Superellipsoid se1(1, 0.5, 1.0, 1.5), se8(8, 0.5, 1.0, 1.5), se3(3, 0.5, 1.0, 1.5);
+  const SuperellipticCylinder sc1(1, 1.0, 2.0), sc8(8, 1.0, 2.0), sc5(5, 0.6, 1.7);
+  const SmoothPolytope poly(poly_A(), poly_b(), 20.0), polyL(poly_A(), poly_b(), 15.0, 2.0);
+  const SmoothTruncatedCone tc(20.0, 1.0, 1.5, 1.5, 1.5), cone(20.0, 1.0, 0.05, 0.5, 1.5);
+  auto se_exact = [](int n, Vec3 ax, const Vec3& u) {
+    double s = 0.0;
+    for (int i = 0; i < 3; ++i) s += std::pow(std::abs(u[i] / ax[i]), 2.0 * n);
+    return std::pow(s, -0.5 / n);
+  };
+  auto sec_exact = [](int n, double R, double h, const Vec3& u) {
+    const double s = std::pow(std::abs(u.x() / h), 2.0 * n) + std::pow(std::hypot(u.y(), u.z()) / R, 2.0 * n);
+    return std::pow(s, -0.5 / n);
+  };
+  auto poly_exact = [](const Eigen::MatrixX3d& A, const Eigen::VectorXd& b, const Vec3& u) {
+    auto f = [&](const Vec3& y) { return (A * y - b).maxCoeff(); };
+    return boundary_distance(f, u, 0.25);
+  };
+  auto tc_exact = [](double Rb, double Rt, double a, double b, const Vec3& u) {
+    auto f = [&](const Vec3& y) {
+      const double R = Rb + (Rt - Rb) * (y.x() + a) / (a + b);
+      return std::max({std::hypot(y.y(), y.z()) - R, -y.x() - a, y.x() - b});
+    };
+    return boundary_distance(f, u, 0.25);
+  };
+  for (int k = 0; k < 2000; ++k) {
+    const Vec3 u = random_unit(rng);
+    EXPECT_DOUBLE_EQ(sph.ray_extent(u), 1.3);
+    EXPECT_NEAR(se1.ray_extent(u), se_exact(1, Vec3(0.5, 1.0, 1.5), u), 1e-13);
+    EXPECT_NEAR(se3.ray_extent(u), se_exact(3, Vec3(0.5, 1.0, 1.5), u), 1e-13);
+    EXPECT_NEAR(se8.ray_extent(u), se_exact(8, Vec3(0.5, 1.0, 1.5), u), 1e-13);
+    EXPECT_NEAR(sc1.ray_extent(u), sec_exact(1, 1.0, 2.0, u), 1e-13);
+    EXPECT_NEAR(sc8.ray_extent(u), sec_exact(8, 1.0, 2.0, u), 1e-13);
+    EXPECT_NEAR(sc5.ray_extent(u), sec_exact(5, 0.6, 1.7, u), 1e-13);
+    EXPECT_NEAR(poly.ray_extent(u), poly_exact(poly_A(), poly_b(), u), 1e-12);
+    EXPECT_NEAR(polyL.ray_extent(u), poly_exact(poly_A(), poly_b(), u), 1e-12);
+    EXPECT_NEAR(tc.ray_extent(u), tc_exact(1.0, 1.5, 1.5, 1.5, u), 1e-12);
+    EXPECT_NEAR(cone.ray_extent(u), tc_exact(1.0, 0.05, 0.5, 1.5, u), 1e-12);
+  }
+}
+
+// ------------------------------------------------------------------ polytopes
+
+TEST(SmoothPolytope, LiesInsideTheExactPolytopeAndWithinTheSmoothMaxSlack) {
+  // max c ≤ φ = smax_β(c) ≤ max c + log(m)/β, c_i = (a_i·y − b_i)/L
+  std::mt19937 rng(109);
+  std::uniform_real_distribution<double> U(0.0, 4.0);
+  for (double L : {1.0, 2.0, 0.5}) {
+    for (double beta : {10.0, 20.0, 200.0}) {
+      const SmoothPolytope P(poly_A(), poly_b(), beta, L);
+      for (int k = 0; k < 500; ++k) {
+        const Vec3 y = U(rng) * random_unit(rng);
+        const double cmax = (poly_A() * y - poly_b()).maxCoeff() / L;
+        const double phi = P.value(y);
+        EXPECT_GE(phi, cmax - 1e-14 * std::max(1.0, std::abs(cmax)));
+        EXPECT_LE(phi, cmax + std::log(8.0) / beta + 1e-14 * std::max(1.0, std::abs(cmax)));
+      }
+    }
+  }
+}
+
+TEST(SmoothPolytope, BoxAndConvexHullEqualTheHalfSpacePolytope) {
+  std::mt19937 rng(110);
+  std::uniform_real_distribution<double> U(-2.5, 2.5);
+  const double hx = 0.5, hy = 1.0, hz = 1.5;
+  for (double L : {1.0, 1.7}) {
+    const double beta = 20.0;
+    // the same half-spaces in a different order
+    Eigen::MatrixX3d A(6, 3);
+    A << 0, 0, -1, 0, 1, 0, 1, 0, 0, 0, 0, 1, -1, 0, 0, 0, -1, 0;
+    Eigen::VectorXd b(6);
+    b << hz, hy, hx, hz, hx, hy;
+    const SmoothPolytope ref(A, b, beta, L);
+    const SmoothPolytope box = SmoothPolytope::box(hx, hy, hz, beta, L);
+    std::vector<Vec3> corners;
+    for (int sx = -1; sx <= 1; sx += 2)
+      for (int sy = -1; sy <= 1; sy += 2)
+        for (int sz = -1; sz <= 1; sz += 2) corners.emplace_back(sx * hx, sy * hy, sz * hz);
+    const SmoothPolytope hull = SmoothPolytope::convex_hull(corners, beta, L);
+    EXPECT_EQ(box.num_faces(), 6);
+    EXPECT_EQ(hull.num_faces(), 6);
+    EXPECT_EQ(box.vertices().size(), 8u);
+    EXPECT_EQ(hull.vertices().size(), 8u);
+    EXPECT_NEAR(box.outer_radius(), std::sqrt(hx * hx + hy * hy + hz * hz), 1e-14);
+    EXPECT_NEAR(hull.outer_radius(), std::sqrt(hx * hx + hy * hy + hz * hz), 1e-14);
+    for (int k = 0; k < 500; ++k) {
+      const Vec3 y(U(rng), U(rng), U(rng));
+      Vec3 g0, g1, g2;
+      Mat3 H0, H1, H2;
+      const double f0 = ref.eval(y, g0, H0);
+      const double f1 = box.eval(y, g1, H1);
+      const double f2 = hull.eval(y, g2, H2);
+      const double tol = 1e-12 * std::max(1.0, std::abs(f0));
+      EXPECT_NEAR(f1, f0, tol);
+      EXPECT_NEAR(f2, f0, tol);
+      EXPECT_LT((g1 - g0).norm(), 1e-12 * std::max(1.0, g0.norm()));
+      EXPECT_LT((g2 - g0).norm(), 1e-12 * std::max(1.0, g0.norm()));
+      EXPECT_LT((H1 - H0).norm(), 1e-10 * std::max(1.0, H0.norm()));
+      EXPECT_LT((H2 - H0).norm(), 1e-10 * std::max(1.0, H0.norm()));
+    }
+  }
+}
+
+TEST(SmoothPolytope, ConvexHullOfRandomPointsContainsThemAndMatchesBruteForceFacets) {
+  // Hull of the vertices of the benchmark polytope plus interior points: same exact polytope.
+  std::mt19937 rng(111);
+  const SmoothPolytope P(poly_A(), poly_b(), 20.0);
+  std::vector<Vec3> pts = P.vertices();
+  std::uniform_real_distribution<double> W(0.0, 1.0);
+  for (int k = 0; k < 20; ++k) {  // convex combinations: interior points
+    Vec3 p = Vec3::Zero();
+    double sw = 0.0;
+    for (const Vec3& v : P.vertices()) {
+      const double w = W(rng);
+      p += w * v;
+      sw += w;
+    }
+    pts.push_back(p / sw);
+  }
+  const SmoothPolytope H = SmoothPolytope::convex_hull(pts, 20.0);
+  // every point satisfies every hull half-space; every hull face is tight at ≥ 3 points
+  for (int i = 0; i < H.num_faces(); ++i) {
+    int tight = 0;
+    for (const Vec3& p : pts) {
+      const double c = H.normal(i).dot(p) - H.offset(i);
+      EXPECT_LE(c, 1e-9);
+      tight += std::abs(c) < 1e-9;
+    }
+    EXPECT_GE(tight, 3);
+  }
+  // same exact polytope: ray extents agree
+  for (int k = 0; k < 500; ++k) {
+    const Vec3 u = random_unit(rng);
+    EXPECT_NEAR(H.ray_extent(u), P.ray_extent(u), 1e-12);
+  }
+}
+
+// ------------------------------------------------------------------ invalid shapes
+
+TEST(ShapeValidation, InvalidParametersThrow) {
+  for (double bad : {0.0, -1.0, kNaN, kInf, -kInf}) {
+    EXPECT_THROW(Sphere{bad}, std::invalid_argument) << bad;
+    EXPECT_THROW(Superellipsoid(2, bad, 1.0, 1.0), std::invalid_argument) << bad;
+    EXPECT_THROW(Superellipsoid(2, 1.0, bad, 1.0), std::invalid_argument) << bad;
+    EXPECT_THROW(Superellipsoid(2, 1.0, 1.0, bad), std::invalid_argument) << bad;
+    EXPECT_THROW(Superellipsoid::ellipsoid(1.0, bad, 1.0), std::invalid_argument) << bad;
+    EXPECT_THROW(SuperellipticCylinder(2, bad, 1.0), std::invalid_argument) << bad;
+    EXPECT_THROW(SuperellipticCylinder(2, 1.0, bad), std::invalid_argument) << bad;
+    EXPECT_THROW(SmoothTruncatedCone(bad, 1.0, 1.5, 1.5, 1.5), std::invalid_argument) << bad;
+    EXPECT_THROW(SmoothTruncatedCone(20.0, bad, 1.5, 1.5, 1.5), std::invalid_argument) << bad;
+    EXPECT_THROW(SmoothTruncatedCone(20.0, 1.0, bad, 1.5, 1.5), std::invalid_argument) << bad;
+    EXPECT_THROW(SmoothTruncatedCone(20.0, 1.0, 1.5, bad, 1.5), std::invalid_argument) << bad;
+    EXPECT_THROW(SmoothTruncatedCone(20.0, 1.0, 1.5, 1.5, bad), std::invalid_argument) << bad;
+    EXPECT_THROW(SmoothPolytope(poly_A(), poly_b(), bad), std::invalid_argument) << "beta " << bad;
+    EXPECT_THROW(SmoothPolytope(poly_A(), poly_b(), 20.0, bad), std::invalid_argument) << "L " << bad;
+    EXPECT_THROW(SmoothPolytope::box(bad, 1.0, 1.0, 20.0), std::invalid_argument) << bad;
+    EXPECT_THROW(SmoothPolytope::box(1.0, 1.0, bad, 20.0), std::invalid_argument) << bad;
+  }
+  // exponents n < 1
+  for (int n : {0, -1, -8}) {
+    EXPECT_THROW(Superellipsoid(n, 1.0, 1.0, 1.0), std::invalid_argument) << n;
+    EXPECT_THROW(SuperellipticCylinder(n, 1.0, 1.0), std::invalid_argument) << n;
+  }
+  // regularization ε outside [0, 0.1)
+  for (double eps : {-1e-9, 0.1, 0.5, kNaN}) {
+    EXPECT_THROW(Superellipsoid(2, 1.0, 1.0, 1.0, eps), std::invalid_argument) << eps;
+    EXPECT_THROW(SuperellipticCylinder(2, 1.0, 1.0, eps), std::invalid_argument) << eps;
+  }
+  EXPECT_NO_THROW(Superellipsoid(2, 1.0, 1.0, 1.0, 0.0));
+  EXPECT_NO_THROW(SuperellipticCylinder(3, 1.0, 1.0, 0.099));
+  // truncated cone: β so small that the origin is not safely inside
+  EXPECT_THROW(SmoothTruncatedCone(0.5, 1.0, 1.5, 1.5, 1.5), std::invalid_argument);
+  EXPECT_NO_THROW(SmoothTruncatedCone(20.0, 1.0, 0.05, 0.5, 1.5));
+}
+
+TEST(ShapeValidation, InvalidPolytopesThrow) {
+  // b_i ≤ 0: origin not strictly inside
+  for (double bad : {0.0, -0.3, kNaN, kInf}) {
+    Eigen::VectorXd b = poly_b();
+    b[3] = bad;
+    EXPECT_THROW(SmoothPolytope(poly_A(), b, 20.0), std::invalid_argument) << bad;
+  }
+  {  // non-finite A, zero row
+    Eigen::MatrixX3d A = poly_A();
+    A(2, 1) = kNaN;
+    EXPECT_THROW(SmoothPolytope(A, poly_b(), 20.0), std::invalid_argument);
+    A = poly_A();
+    A.row(5).setZero();
+    EXPECT_THROW(SmoothPolytope(A, poly_b(), 20.0), std::invalid_argument);
+  }
+  {  // mismatched sizes
+    Eigen::VectorXd b(7);
+    b.setOnes();
+    EXPECT_THROW(SmoothPolytope(poly_A(), b, 20.0), std::invalid_argument);
+    Eigen::VectorXd b9(9);
+    b9.setOnes();
+    EXPECT_THROW(SmoothPolytope(poly_A(), b9, 20.0), std::invalid_argument);
+  }
+  auto rows = [](std::initializer_list<Vec3> r) {
+    Eigen::MatrixX3d A(r.size(), 3);
+    int i = 0;
+    for (const Vec3& v : r) A.row(i++) = v.transpose();
+    return A;
+  };
+  auto ones = [](int m) { return Eigen::VectorXd::Ones(m).eval(); };
+  // unbounded: +x, +y, +z, -x (open towards -y, -z)
+  EXPECT_THROW(SmoothPolytope(rows({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {-1, 0, 0}}), ones(4), 20.0),
+               std::invalid_argument);
+  // unbounded: a slab pair in x and y only (rank 2)
+  EXPECT_THROW(SmoothPolytope(rows({{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}}), ones(4), 20.0),
+               std::invalid_argument);
+  // unbounded: a pyramid open towards -z, whose recession cone is a single ray
+  EXPECT_THROW(SmoothPolytope(rows({{1, 0, 1}, {-1, 0, 1}, {0, 1, 1}, {0, -1, 1}}), ones(4), 20.0),
+               std::invalid_argument);
+  // unbounded: three faces of a tetrahedron plus a face parallel to one of them
+  EXPECT_THROW(SmoothPolytope(rows({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {-1, -1, 0}, {-2, -2, 0}}), ones(5), 20.0),
+               std::invalid_argument);
+  // fewer than 4 half-spaces
+  EXPECT_THROW(SmoothPolytope(rows({{1, 0, 0}, {0, 1, 0}, {-1, -1, -1}}), ones(3), 20.0), std::invalid_argument);
+  // the same pyramid closed by a base, and the tetrahedron closed by a 4th face: bounded
+  EXPECT_NO_THROW(SmoothPolytope(rows({{1, 0, 1}, {-1, 0, 1}, {0, 1, 1}, {0, -1, 1}, {0, 0, -1}}), ones(5), 20.0));
+  EXPECT_NO_THROW(SmoothPolytope(rows({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {-1, -1, -1}}), ones(4), 20.0));
+  // β too small for L: the smooth shape does not contain the origin
+  EXPECT_THROW(SmoothPolytope::box(0.1, 0.1, 0.1, 1.0), std::invalid_argument);
+}
+
+TEST(ShapeValidation, InvalidConvexHullsThrow) {
+  std::mt19937 rng(112);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  std::vector<Vec3> planar;
+  for (int k = 0; k < 12; ++k) planar.emplace_back(U(rng), U(rng), 0.0);
+  EXPECT_THROW(SmoothPolytope::convex_hull(planar, 20.0), std::invalid_argument);
+  // coplanar in a tilted plane through the origin
+  std::vector<Vec3> tilted;
+  for (int k = 0; k < 12; ++k) {
+    const double s = U(rng), t = U(rng);
+    tilted.push_back(s * Vec3(1, 2, 3).normalized() + t * Vec3(3, 0, -1).normalized());
+  }
+  EXPECT_THROW(SmoothPolytope::convex_hull(tilted, 20.0), std::invalid_argument);
+  // collinear and too few points
+  EXPECT_THROW(SmoothPolytope::convex_hull({{-1, 0, 0}, {0, 0, 0}, {1, 0, 0}, {2, 0, 0}}, 20.0),
+               std::invalid_argument);
+  EXPECT_THROW(SmoothPolytope::convex_hull({{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}, 20.0), std::invalid_argument);
+  // origin outside the hull
+  EXPECT_THROW(SmoothPolytope::convex_hull({{1, 0, 0}, {2, 0, 0}, {1, 1, 0}, {1, 0, 1}}, 20.0),
+               std::invalid_argument);
+  // non-finite point
+  EXPECT_THROW(SmoothPolytope::convex_hull({{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, 0, kNaN}}, 20.0),
+               std::invalid_argument);
+}
+
+// ------------------------------------------------------------------ Shape wrapper
+
+TEST(ShapeWrapper, DispatchesToTheConcreteShape) {
+  std::mt19937 rng(113);
+  const Superellipsoid se(8, 0.5, 1.0, 1.5);
+  const Shape s = se;
+  EXPECT_EQ(s.type(), ShapeType::superellipsoid);
+  EXPECT_STREQ(diffcol::shape_type_name(s.type()), "superellipsoid");
+  EXPECT_NE(s.describe().find("superellipsoid"), std::string::npos);
+  EXPECT_EQ(s.as<Superellipsoid>().exponent(), 8);
+  EXPECT_THROW((void)s.as<Sphere>(), std::bad_variant_access);
+  for (int k = 0; k < 50; ++k) {
+    const Vec3 y = 2.0 * random_unit(rng);
+    Vec3 g1, g2;
+    Mat3 H1, H2;
+    EXPECT_EQ(s.eval(y, g1, H1), se.eval(y, g2, H2));
+    EXPECT_EQ(g1, g2);
+    EXPECT_EQ(H1, H2);
+  }
+  EXPECT_EQ(s.inner_radius(), se.inner_radius());
+  EXPECT_EQ(s.outer_radius(), se.outer_radius());
+  EXPECT_EQ(Shape(Sphere(1.0)).type(), ShapeType::sphere);
+  EXPECT_EQ(Shape(SuperellipticCylinder(2, 1.0, 1.0)).type(), ShapeType::superelliptic_cylinder);
+  EXPECT_EQ(Shape(SmoothPolytope::box(1, 1, 1, 20)).type(), ShapeType::smooth_polytope);
+  EXPECT_EQ(Shape(SmoothTruncatedCone(20, 1, 1, 1, 1)).type(), ShapeType::smooth_truncated_cone);
+  for (int t = 0; t < diffcol::kNumShapeTypes; ++t)
+    EXPECT_STRNE(diffcol::shape_type_name(static_cast<ShapeType>(t)), "unknown");
+  for (const NamedShape& ns : all_shapes())
+    EXPECT_NE(ns.shape.describe().find(diffcol::shape_type_name(ns.shape.type())), std::string::npos);
+}
+
+TEST(ShapeWrapper, AccessorsReturnTheConstructionParameters) {
+  const Superellipsoid se(3, 0.5, 1.0, 1.5, 1e-4);
+  EXPECT_EQ(se.exponent(), 3);
+  EXPECT_LT((se.semi_axes() - Vec3(0.5, 1.0, 1.5)).norm(), 1e-15);
+  EXPECT_EQ(se.epsilon(), 1e-4);
+  EXPECT_EQ(Superellipsoid(1, 1, 1, 1, 1e-3).epsilon(), 0.0) << "ε is used only for n > 1";
+  const SuperellipticCylinder sc(4, 0.7, 1.9);
+  EXPECT_NEAR(sc.radius(), 0.7, 1e-15);
+  EXPECT_NEAR(sc.half_height(), 1.9, 1e-15);
+  const SmoothTruncatedCone tc(25.0, 1.0, 0.3, 0.6, 1.2);
+  EXPECT_EQ(tc.beta(), 25.0);
+  EXPECT_EQ(tc.bottom_radius(), 1.0);
+  EXPECT_EQ(tc.top_radius(), 0.3);
+  EXPECT_EQ(tc.bottom_extent(), 0.6);
+  EXPECT_EQ(tc.top_extent(), 1.2);
+  const SmoothPolytope box = SmoothPolytope::box(1, 2, 3, 30.0, 1.5);
+  EXPECT_EQ(box.beta(), 30.0);
+  EXPECT_EQ(box.length(), 1.5);
+  EXPECT_EQ(Sphere(2.5).radius(), 2.5);
+}
+
+}  // namespace
