@@ -27,7 +27,11 @@
 #include "diffcol/idcol/contact.hpp"
 #include "diffcol/idcol/ergodic.hpp"
 
+#include "test_util.hpp"
+
 namespace {
+
+using namespace diffcol::test;
 
 using diffcol::Mat3;
 using diffcol::Mat6;
@@ -45,29 +49,9 @@ using diffcol::idcol::ContactSolution;
 using diffcol::idcol::ContactStatus;
 using diffcol::idcol::solve_contact;
 
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-const double kInf = std::numeric_limits<double>::infinity();
 
-Vec3 random_unit(std::mt19937& rng) {
-  std::normal_distribution<double> N(0.0, 1.0);
-  Vec3 v;
-  do {
-    v = Vec3(N(rng), N(rng), N(rng));
-  } while (v.norm() < 1e-6);
-  return v.normalized();
-}
 
-Mat3 random_rotation(std::mt19937& rng) {
-  std::normal_distribution<double> N(0.0, 1.0);
-  return Eigen::Quaterniond(N(rng), N(rng), N(rng), N(rng)).normalized().toRotationMatrix();
-}
 
-Pose make_pose(const Mat3& R, const Vec3& p) {
-  Pose g;
-  g.R = R;
-  g.p = p;
-  return g;
-}
 
 Pose random_pose(std::mt19937& rng, double dist) {
   std::normal_distribution<double> N(0.0, 1.0);

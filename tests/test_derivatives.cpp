@@ -29,6 +29,8 @@
 #include "diffcol/idcol/ergodic.hpp"
 #include "diffcol/math/gradient_check.hpp"
 
+#include "test_util.hpp"
+
 // ------------------------------------------------------------ allocation counter (whole test binary)
 // malloc is interposed (glibc) so that Eigen's heap allocations are counted as well as operator new.
 #if defined(__has_feature)
@@ -40,6 +42,8 @@
 #define DIFFCOL_TEST_SANITIZED 1
 #endif
 namespace {
+
+using namespace diffcol::test;
 std::atomic<long> g_allocations{0};
 }
 #if defined(__GLIBC__) && !defined(DIFFCOL_TEST_SANITIZED)
@@ -100,23 +104,6 @@ SolveOptions tight_options() {
   return o;
 }
 
-Mat3 random_rotation(std::mt19937& rng) {
-  std::normal_distribution<double> N(0.0, 1.0);
-  return Eigen::Quaterniond(N(rng), N(rng), N(rng), N(rng)).normalized().toRotationMatrix();
-}
-Vec3 random_unit(std::mt19937& rng) {
-  std::normal_distribution<double> N(0.0, 1.0);
-  Vec3 v;
-  do v = Vec3(N(rng), N(rng), N(rng));
-  while (v.norm() < 1e-6);
-  return v.normalized();
-}
-Pose make_pose(const Mat3& R, const Vec3& p) {
-  Pose g;
-  g.R = R;
-  g.p = p;
-  return g;
-}
 double log_uniform(std::mt19937& rng, double lo, double hi) {
   std::uniform_real_distribution<double> U(std::log(lo), std::log(hi));
   return std::exp(U(rng));

@@ -13,7 +13,11 @@
 #include "diffcol/math/lu6.hpp"
 #include "diffcol/math/se3.hpp"
 
+#include "test_util.hpp"
+
 namespace {
+
+using namespace diffcol::test;
 
 using diffcol::Mat3;
 using diffcol::Mat6;
@@ -23,17 +27,7 @@ using diffcol::Vec6;
 using Mat4 = Eigen::Matrix4d;
 
 constexpr double kPi = 3.14159265358979323846;
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-const double kInf = std::numeric_limits<double>::infinity();
 
-Vec3 random_unit(std::mt19937& rng) {
-  std::normal_distribution<double> N(0.0, 1.0);
-  Vec3 v;
-  do {
-    v = Vec3(N(rng), N(rng), N(rng));
-  } while (v.norm() < 1e-3);
-  return v.normalized();
-}
 
 Pose random_pose(std::mt19937& rng, double pos_scale = 3.0) {
   std::normal_distribution<double> N(0.0, 1.0);

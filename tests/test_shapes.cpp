@@ -19,7 +19,11 @@
 #include "diffcol/idcol/ergodic.hpp"
 #include "diffcol/shapes/shape.hpp"
 
+#include "test_util.hpp"
+
 namespace {
+
+using namespace diffcol::test;
 
 using diffcol::Mat3;
 using diffcol::Shape;
@@ -31,17 +35,7 @@ using diffcol::Superellipsoid;
 using diffcol::SuperellipticCylinder;
 using diffcol::Vec3;
 
-const double kNaN = std::numeric_limits<double>::quiet_NaN();
-const double kInf = std::numeric_limits<double>::infinity();
 
-Vec3 random_unit(std::mt19937& rng) {
-  std::normal_distribution<double> N(0.0, 1.0);
-  Vec3 v;
-  do {
-    v = Vec3(N(rng), N(rng), N(rng));
-  } while (v.norm() < 1e-6);
-  return v.normalized();
-}
 
 Eigen::MatrixX3d poly_A() {
   Eigen::MatrixX3d A(8, 3);
