@@ -57,12 +57,6 @@ Vec6 wrench_to_parent(const Pose& X, const Vec6& W) {
   return out;
 }
 
-template <class S1, class S2>
-void eval_pair(const S1& a, const S2& b, const Vec3& y1, const Vec3& y2, Vec3& g1, Mat3& H1, Vec3& g2, Mat3& H2) {
-  a.eval(y1, g1, H1);
-  b.eval(y2, g2, H2);
-}
-
 DerivativeStatus status_of(const ContactSolution& sol) {
   switch (sol.status) {
     case ContactStatus::converged: break;
@@ -75,7 +69,6 @@ DerivativeStatus status_of(const ContactSolution& sol) {
   return DerivativeStatus::ok;
 }
 
-using Rows16 = Eigen::Matrix<double, 16, 6, Eigen::RowMajor>;  // stacked output gradients (rows)
 // Row layout of the stacked body-1 outputs: α, λ1, λ2, d_D, x (3), p1 (3), p2 (3), n̂ (3).
 enum : int { kA = 0, kL1 = 1, kL2 = 2, kGap = 3, kX = 4, kP1 = 7, kP2 = 10, kN = 13 };
 
@@ -117,39 +110,43 @@ template <class In, class Out>
   }
 }
 
-// M·K rows [r0, r0+3) for a 3×3 M, into a 3×6 block.
-[[gnu::always_inline]] inline void mat3_times_rows(const Mat3& M, const Rows16& K, int r0, Mat36& out) {
-  for (int c = 0; c < 6; ++c) {
-    const double k0 = K(r0, c), k1 = K(r0 + 1, c), k2 = K(r0 + 2, c);
-    out(0, c) = M(0, 0) * k0 + M(0, 1) * k1 + M(0, 2) * k2;
-    out(1, c) = M(1, 0) * k0 + M(1, 1) * k1 + M(1, 2) * k2;
-    out(2, c) = M(2, 0) * k0 + M(2, 1) * k1 + M(2, 2) * k2;
-  }
+// Copies n rows of the 16×6 stack into a row-major block (sign = ±1).
+template <class Block>
+[[gnu::always_inline]] inline void put_rows(const double (&K)[16][6], int r0, double sign, Block& dst) {
+  double* d = dst.data();
+  for (int i = 0; i < int(Block::RowsAtCompileTime); ++i)
+    for (int c = 0; c < 6; ++c) d[6 * i + c] = sign * K[r0 + i][c];
 }
 
-// World-frame rows of a quantity q_W = R1 q_B1 (+ t1 for a point): X2 block R1·K2, X1 block
-// [−q̃_W, I or 0] − R1·K2 (a world twist of body 1 carries q_W rigidly and ξ = −Ad η1).
-[[gnu::always_inline]] inline void world_rows(const Mat3& R1, const Rows16& K2, int r0, const Vec3& qW, bool point,
-                                             Mat36& J_X1, Mat36& J_X2) {
-  mat3_times_rows(R1, K2, r0, J_X2);
-  J_X1 = -J_X2;
-  J_X1(0, 1) += qW.z();
-  J_X1(0, 2) -= qW.y();
-  J_X1(1, 0) -= qW.z();
-  J_X1(1, 2) += qW.x();
-  J_X1(2, 0) += qW.y();
-  J_X1(2, 1) -= qW.x();
+// World-frame rows of a quantity q_W = R1 q_B1 (+ t1 for a point) from its world-twist rows K2:
+// X2 block R1·K2, X1 block [−q̃_W, I or 0] − R1·K2 (a world twist of body 1 carries q_W rigidly
+// and ξ = −Ad η1).
+[[gnu::always_inline]] inline void put_world(const Mat3& R1, const double (&K2)[16][6], int r0, const Vec3& qW,
+                                            bool point, Mat36& J_X1, Mat36& J_X2) {
+  double* a = J_X2.data();
+  double* b = J_X1.data();
+  for (int j = 0; j < 3; ++j)
+    for (int c = 0; c < 6; ++c) {
+      const double v = R1(j, 0) * K2[r0][c] + R1(j, 1) * K2[r0 + 1][c] + R1(j, 2) * K2[r0 + 2][c];
+      a[6 * j + c] = v;
+      b[6 * j + c] = -v;
+    }
+  b[1] += qW.z();
+  b[2] -= qW.y();
+  b[6] -= qW.z();
+  b[8] += qW.x();
+  b[12] += qW.y();
+  b[13] -= qW.x();
   if (point) {
-    J_X1(0, 3) += 1.0;
-    J_X1(1, 4) += 1.0;
-    J_X1(2, 5) += 1.0;
+    b[3] += 1.0;
+    b[10] += 1.0;
+    b[17] += 1.0;
   }
 }
 
 }  // namespace
 
-[[gnu::flatten]] void contact_derivatives(const Shape& shape1, const Shape& shape2, const Pose& X_W1,
-                                         const ContactSolution& sol, ContactDerivatives& out) {
+void contact_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDerivatives& out) {
   DerivativeStatus st = status_of(sol);
   if (st == DerivativeStatus::ok && !X_W1.is_finite()) st = DerivativeStatus::invalid_input;
   if (st == DerivativeStatus::ok && !(sol.kkt_lu.pivot_ratio() > 1e-15)) st = DerivativeStatus::singular_kkt;
@@ -166,10 +163,10 @@ template <class In, class Out>
   const Vec3& x = sol.x_B1;
   const Vec3 y1 = ia * x;
   const Vec3 y2 = ia * (R.transpose() * (x - r));
-  Vec3 g1, g2;
-  Mat3 H1, H2;
-  std::visit([&](const auto& a, const auto& b) { eval_pair(a, b, y1, y2, g1, H1, g2, H2); }, shape1.variant(),
-             shape2.variant());
+  const Vec3& g1 = sol.grad1;
+  const Vec3& g2 = sol.grad2;
+  const Mat3& H1 = sol.hess1;
+  const Mat3& H2 = sol.hess2;
 
   // G_c (26) from (25a)-(25c) for body 2; rows (10a),(10b),(10c)x3,(10d); columns ξ = [ω; v]
   double G[6][6];
@@ -178,15 +175,26 @@ template <class In, class Out>
     const Vec3 gy = cross(g2, y2);  // (∇φᵀ ỹ)ᵀ
     G[1][0] = gy.x(), G[1][1] = gy.y(), G[1][2] = gy.z();
     G[1][3] = -ia * g2.x(), G[1][4] = -ia * g2.y(), G[1][5] = -ia * g2.z();
-    // λ2 φ_xξ = (λ2/α) R [H ỹ − g̃, −H/α] (25b)
+    // λ2 φ_xξ = (λ2/α) R [H ỹ − g̃, −H/α] (25b), row by row
     const Mat3 RH = R * H2;
-    const Mat3 B = (l2 * ia) * (RH * skew(y2) - R * skew(g2));
-    const Mat3 C = (-l2 * ia * ia) * RH;
-    for (int i = 0; i < 3; ++i)
-      for (int c = 0; c < 3; ++c) {
-        G[2 + i][c] = B(i, c);
-        G[2 + i][3 + c] = C(i, c);
-      }
+    const double s1 = l2 * ia, s2 = -l2 * ia * ia;
+    for (int i = 0; i < 3; ++i) {
+      const double h0 = RH(i, 0), h1 = RH(i, 1), h2 = RH(i, 2);
+      const double hy0 = h1 * y2.z() - h2 * y2.y();  // (RH ỹ)(i, ·)
+      const double hy1 = h2 * y2.x() - h0 * y2.z();
+      const double hy2 = h0 * y2.y() - h1 * y2.x();
+      // (R g̃)(i, ·)
+      const double q0 = R(i, 0), q1 = R(i, 1), q2 = R(i, 2);
+      const double gg0 = q1 * g2.z() - q2 * g2.y();
+      const double gg1 = q2 * g2.x() - q0 * g2.z();
+      const double gg2 = q0 * g2.y() - q1 * g2.x();
+      G[2 + i][0] = s1 * (hy0 - gg0);
+      G[2 + i][1] = s1 * (hy1 - gg1);
+      G[2 + i][2] = s1 * (hy2 - gg2);
+      G[2 + i][3] = s2 * h0;
+      G[2 + i][4] = s2 * h1;
+      G[2 + i][5] = s2 * h2;
+    }
     // λ2 φ_αξ = −(λ2/α) (g + H y)ᵀ [ỹ, −I/α] (25c)
     const Vec3 w = g2 + H2 * y2;
     const Vec3 wy = (-l2 * ia) * cross(w, y2);
@@ -208,7 +216,7 @@ template <class In, class Out>
   out.status = DerivativeStatus::ok;
 
   // ---- stacked body-1 outputs with respect to ξ (body twist of X_12)
-  Rows16 K;
+  double K[16][6];
   const Vec3& p1 = y1;  // (29)
   const double rn = r.norm();
   const double k1 = 1.0 - ia;
@@ -220,69 +228,100 @@ template <class In, class Out>
   const Eigen::Matrix<double, 1, 3> rR = (k1 / rn) * (r.transpose() * R);  // (1 − 1/α) r̂ᵀ R
   for (int c = 0; c < 6; ++c) {
     const double da = alpha * T[3][c];
-    K(kA, c) = da;
-    K(kL1, c) = T[4][c];
-    K(kL2, c) = T[5][c];
-    K(kGap, c) = rn * ia2 * da + (c >= 3 ? rR(c - 3) : 0.0);  // (B38), dr/dξ = [0, R]
+    K[kA][c] = da;
+    K[kL1][c] = T[4][c];
+    K[kL2][c] = T[5][c];
+    K[kGap][c] = rn * ia2 * da + (c >= 3 ? rR(c - 3) : 0.0);  // (B38), dr/dξ = [0, R]
     double dp1[3];
     for (int i = 0; i < 3; ++i) {
-      K(kX + i, c) = T[i][c];
+      K[kX + i][c] = T[i][c];
       dp1[i] = ia * (T[i][c] - p1[i] * da);
-      K(kP1 + i, c) = dp1[i];
-      K(kP2 + i, c) = dp1[i] + ia2 * r[i] * da + (c >= 3 ? k1 * R(i, c - 3) : 0.0);  // (29)
+      K[kP1 + i][c] = dp1[i];
+      K[kP2 + i][c] = dp1[i] + ia2 * r[i] * da + (c >= 3 ? k1 * R(i, c - 3) : 0.0);  // (29)
     }
-    for (int i = 0; i < 3; ++i) K(kN + i, c) = Pn(i, 0) * dp1[0] + Pn(i, 1) * dp1[1] + Pn(i, 2) * dp1[2];
+    for (int i = 0; i < 3; ++i) K[kN + i][c] = Pn(i, 0) * dp1[0] + Pn(i, 1) * dp1[1] + Pn(i, 2) * dp1[2];
   }
-  for (int i = 0; i < 6; ++i)
-    for (int c = 0; c < 6; ++c) out.J_z_X12(i, c) = K(i < 3 ? kX + i : i - 3, c);
-  out.J_alpha_X12 = K.row(kA);
-  out.J_lambda1_X12 = K.row(kL1);
-  out.J_lambda2_X12 = K.row(kL2);
-  out.J_gap_X12 = K.row(kGap);
-  out.J_x_B1_X12 = K.middleRows<3>(kX);
-  out.J_p1_B1_X12 = K.middleRows<3>(kP1);
-  out.J_p2_B1_X12 = K.middleRows<3>(kP2);
-  out.J_normal_B1_X12 = K.middleRows<3>(kN);
+  {
+    double* z = out.J_z_X12.data();
+    for (int c = 0; c < 6; ++c) {
+      z[c] = K[kX][c];
+      z[6 + c] = K[kX + 1][c];
+      z[12 + c] = K[kX + 2][c];
+      z[18 + c] = K[kA][c];
+      z[24 + c] = K[kL1][c];
+      z[30 + c] = K[kL2][c];
+    }
+  }
+  put_rows(K, kA, 1.0, out.J_alpha_X12);
+  put_rows(K, kL1, 1.0, out.J_lambda1_X12);
+  put_rows(K, kL2, 1.0, out.J_lambda2_X12);
+  put_rows(K, kGap, 1.0, out.J_gap_X12);
+  put_rows(K, kX, 1.0, out.J_x_B1_X12);
+  put_rows(K, kP1, 1.0, out.J_p1_B1_X12);
+  put_rows(K, kP2, 1.0, out.J_p2_B1_X12);
+  put_rows(K, kN, 1.0, out.J_normal_B1_X12);
 
-  // ---- world twists: ξ = Ad_{X_W2⁻¹}(η2 − η1)
-  const Mat3 Q = X_W1.R * R;                // X_W2 = X_W1·X_12
-  const Vec3 t = X_W1.R * r + X_W1.p;
-  Rows16 K2;
-  rows_times_adjoint_inverse(K, Q, t, K2);
-  out.J_alpha_X2 = K2.row(kA);
-  out.J_lambda1_X2 = K2.row(kL1);
-  out.J_lambda2_X2 = K2.row(kL2);
-  out.J_gap_X2 = K2.row(kGap);
-  out.J_x_B1_X2 = K2.middleRows<3>(kX);
-  out.J_p1_B1_X2 = K2.middleRows<3>(kP1);
-  out.J_p2_B1_X2 = K2.middleRows<3>(kP2);
-  out.J_normal_B1_X2 = K2.middleRows<3>(kN);
-  out.J_alpha_X1 = -K2.row(kA);
-  out.J_lambda1_X1 = -K2.row(kL1);
-  out.J_lambda2_X1 = -K2.row(kL2);
-  out.J_gap_X1 = -K2.row(kGap);
-  out.J_x_B1_X1 = -K2.middleRows<3>(kX);
-  out.J_p1_B1_X1 = -K2.middleRows<3>(kP1);
-  out.J_p2_B1_X1 = -K2.middleRows<3>(kP2);
-  out.J_normal_B1_X1 = -K2.middleRows<3>(kN);
+  // ---- world twists: ξ = Ad_{X_W2⁻¹}(η2 − η1); a row [a, b] times Ad_{X⁻¹}, X = (Q, t), is
+  // [Q a + t × Q b, Q b] (gradients transform like wrenches)
+  const Mat3& R1 = X_W1.R;
+  const Mat3 Q = R1 * R;  // X_W2 = X_W1·X_12
+  const Vec3 t = R1 * r + X_W1.p;
+  double K2[16][6];
+  for (int i = 0; i < 16; ++i) {
+    const double a0 = K[i][0], a1 = K[i][1], a2 = K[i][2], b0 = K[i][3], b1 = K[i][4], b2 = K[i][5];
+    const double u0 = Q(0, 0) * b0 + Q(0, 1) * b1 + Q(0, 2) * b2;
+    const double u1 = Q(1, 0) * b0 + Q(1, 1) * b1 + Q(1, 2) * b2;
+    const double u2 = Q(2, 0) * b0 + Q(2, 1) * b1 + Q(2, 2) * b2;
+    K2[i][0] = Q(0, 0) * a0 + Q(0, 1) * a1 + Q(0, 2) * a2 + (t.y() * u2 - t.z() * u1);
+    K2[i][1] = Q(1, 0) * a0 + Q(1, 1) * a1 + Q(1, 2) * a2 + (t.z() * u0 - t.x() * u2);
+    K2[i][2] = Q(2, 0) * a0 + Q(2, 1) * a1 + Q(2, 2) * a2 + (t.x() * u1 - t.y() * u0);
+    K2[i][3] = u0;
+    K2[i][4] = u1;
+    K2[i][5] = u2;
+  }
+  put_rows(K2, kA, 1.0, out.J_alpha_X2);
+  put_rows(K2, kL1, 1.0, out.J_lambda1_X2);
+  put_rows(K2, kL2, 1.0, out.J_lambda2_X2);
+  put_rows(K2, kGap, 1.0, out.J_gap_X2);
+  put_rows(K2, kX, 1.0, out.J_x_B1_X2);
+  put_rows(K2, kP1, 1.0, out.J_p1_B1_X2);
+  put_rows(K2, kP2, 1.0, out.J_p2_B1_X2);
+  put_rows(K2, kN, 1.0, out.J_normal_B1_X2);
+  put_rows(K2, kA, -1.0, out.J_alpha_X1);
+  put_rows(K2, kL1, -1.0, out.J_lambda1_X1);
+  put_rows(K2, kL2, -1.0, out.J_lambda2_X1);
+  put_rows(K2, kGap, -1.0, out.J_gap_X1);
+  put_rows(K2, kX, -1.0, out.J_x_B1_X1);
+  put_rows(K2, kP1, -1.0, out.J_p1_B1_X1);
+  put_rows(K2, kP2, -1.0, out.J_p2_B1_X1);
+  put_rows(K2, kN, -1.0, out.J_normal_B1_X1);
 
   // world-frame outputs: q_W = R1 q_B1 + t1 (points), n_W = R1 n_B1
-  const Mat3& R1 = X_W1.R;
-  world_rows(R1, K2, kX, X_W1 * x, true, out.J_x_W_X1, out.J_x_W_X2);
-  world_rows(R1, K2, kP1, X_W1 * p1, true, out.J_p1_W_X1, out.J_p1_W_X2);
-  world_rows(R1, K2, kP2, X_W1 * sol.p2_B1, true, out.J_p2_W_X1, out.J_p2_W_X2);
-  world_rows(R1, K2, kN, R1 * n, false, out.J_normal_W_X1, out.J_normal_W_X2);
+  put_world(R1, K2, kX, sol.x_W, true, out.J_x_W_X1, out.J_x_W_X2);
+  put_world(R1, K2, kP1, sol.p1_W, true, out.J_p1_W_X1, out.J_p1_W_X2);
+  put_world(R1, K2, kP2, sol.p2_W, true, out.J_p2_W_X1, out.J_p2_W_X2);
+  put_world(R1, K2, kN, R1 * n, false, out.J_normal_W_X1, out.J_normal_W_X2);
 }
 
-ContactDerivatives contact_derivatives(const Shape& shape1, const Shape& shape2, const Pose& X_W1,
-                                       const ContactSolution& sol) {
+void contact_derivatives(const Shape&, const Shape&, const Pose& X_W1, const ContactSolution& sol,
+                         ContactDerivatives& out) {
+  contact_derivatives(X_W1, sol, out);
+}
+
+ContactDerivatives contact_derivatives(const Shape&, const Shape&, const Pose& X_W1, const ContactSolution& sol) {
   ContactDerivatives d;
-  contact_derivatives(shape1, shape2, X_W1, sol, d);
+  contact_derivatives(X_W1, sol, d);
+  return d;
+}
+
+ContactDerivatives contact_derivatives(const Pose& X_W1, const ContactSolution& sol) {
+  ContactDerivatives d;
+  contact_derivatives(X_W1, sol, d);
   return d;
 }
 
 ContactDerivatives contact_derivatives(const ContactPair& pair, const Pose& X_W1) {
-  return contact_derivatives(pair.shape1(), pair.shape2(), X_W1, pair.last());
+  return contact_derivatives(X_W1, pair.last());
 }
 
 RowVec6 alpha_gradient_envelope(const ContactSolution& sol) {

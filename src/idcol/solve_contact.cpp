@@ -38,6 +38,13 @@ struct Iterate {
   double s = 0.0, l1 = 0.0, l2 = 0.0;
 };
 
+// ∇φ, ∇²φ of both shapes at the iterate's y1 = x/α, y2 = Rᵀ(x − r)/α (kept for the normal and
+// the derivatives; y is invariant under the surrogate scaling).
+struct ShapeData {
+  Vec3 g1 = Vec3::UnitX(), g2 = Vec3::UnitX();
+  Mat3 H1 = Mat3::Zero(), H2 = Mat3::Zero();
+};
+
 // Problem data in the surrogate frame: body 2 at (R, r_S) in body 1.
 struct Problem {
   Mat3 R;
@@ -53,12 +60,14 @@ struct Kkt {
   const S2& b;
   const Problem& P;
 
-  // Returns false if the evaluation is not finite. g1 = ∇φ1 at x/α (for the normal).
-  bool operator()(const Iterate& z, Vec6& f, Mat6RowMajor& J, Vec3& g1) const {
+  // Returns false if the evaluation is not finite. sd: the shape data at z.
+  bool operator()(const Iterate& z, Vec6& f, Mat6RowMajor& J, ShapeData& sd) const {
     const double alpha = std::exp(z.s);
     const double ia = 1.0 / alpha;
-    Vec3 g2;
-    Mat3 H1, H2;
+    Vec3& g1 = sd.g1;
+    Vec3& g2 = sd.g2;
+    Mat3& H1 = sd.H1;
+    Mat3& H2 = sd.H2;
     const Vec3 y1 = ia * z.x;
     const double phi1 = a.eval(y1, g1, H1);
     const Vec3 y2 = ia * (P.R.transpose() * (z.x - P.r));
@@ -134,17 +143,17 @@ struct NewtonStats {
 // Safeguarded Newton method (Algorithm 1) from z. On success z, f, J hold the solution.
 template <class S1, class S2>
 DIFFCOL_FLATTEN bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f, Mat6RowMajor& J,
-                            Vec3& g1, NewtonStats& st) {
+                            ShapeData& sd, NewtonStats& st) {
   const Problem& P = kkt.P;
   ++st.evaluations;
-  if (!kkt(z, f, J, g1)) return false;
+  if (!kkt(z, f, J, sd)) return false;
   double m = 0.5 * f.squaredNorm();
   Lu6 lu;
   int stalls = 0;
   Iterate zt;
   Vec6 ft;
   Mat6RowMajor Jt;
-  Vec3 g1t;
+  ShapeData sdt;
   for (int k = 0; k < opt.max_iterations; ++k) {
     if (std::sqrt(2.0 * m) < opt.tolerance) return z.l1 > 0.0 && z.l2 > 0.0;
     ++st.iterations;
@@ -181,7 +190,7 @@ DIFFCOL_FLATTEN bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Ite
       zt.l1 = z.l1 + t * d[4];
       zt.l2 = z.l2 + t * d[5];
       ++st.evaluations;
-      if (kkt(zt, ft, Jt, g1t)) {
+      if (kkt(zt, ft, Jt, sdt)) {
         const double mt = 0.5 * ft.squaredNorm();
         if (mt <= m + 1e-4 * t * slope) {
           accepted = true;
@@ -197,7 +206,7 @@ DIFFCOL_FLATTEN bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Ite
     z = zt;
     f = ft;
     J = Jt;
-    g1 = g1t;
+    sd = sdt;
     m = m_new;
   }
   return std::sqrt(2.0 * m) < opt.tolerance && z.l1 > 0.0 && z.l2 > 0.0;
@@ -254,7 +263,7 @@ int relax_stages(const S1& a, const S2& b) {
 // Solves the smoothed problems of the ladder from z (after init_multipliers), then the original.
 template <class S1, class S2>
 bool continuation(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f, Mat6RowMajor& J,
-                  Vec3& g1, NewtonStats& st) {
+                  ShapeData& sd, NewtonStats& st) {
   const int n1 = relax_stages(kkt.a), n2 = relax_stages(kkt.b);
   const int total = std::max(n1, n2);
   for (int k = 0; k < total; ++k) {
@@ -262,9 +271,9 @@ bool continuation(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, V
     const auto b_k = relaxed(kkt.b, std::max(0, k - (total - n2)));
     const Kkt<std::decay_t<decltype(a_k)>, std::decay_t<decltype(b_k)>> kkt_k{a_k, b_k, kkt.P};
     if (k == 0) kkt_k.init_multipliers(z);
-    if (!newton(kkt_k, opt, z, f, J, g1, st)) return false;
+    if (!newton(kkt_k, opt, z, f, J, sd, st)) return false;
   }
-  return newton(kkt, opt, z, f, J, g1, st);
+  return newton(kkt, opt, z, f, J, sd, st);
 }
 
 template <class S>
@@ -278,8 +287,8 @@ void fill_invalid(ContactSolution& out) {
 }
 
 // Writes the solution in original variables (z = c·z_S for x, λ; s = s_S + log c).
-void fill_solution(const Vec3& grad1, const Pose& X_W1, const Pose& X_12, const Vec3& rS, const Iterate& zS,
-                   const Vec6& f, const Mat6RowMajor& JS, double c, ContactSolution& out) {
+void fill_solution(const ShapeData& sd, const Pose& X_W1, const Pose& X_12, const Vec3& rS, const Iterate& zS,
+                   const Vec6& f, const Mat6RowMajor& JS, const Lu6& luS, double c, ContactSolution& out) {
   const Vec3& r = X_12.p;
   out.X_12 = X_12;
   out.residual_norm = f.norm();
@@ -292,19 +301,61 @@ void fill_solution(const Vec3& grad1, const Pose& X_W1, const Pose& X_12, const 
   out.p1_B1 = zS.x / alphaS;
   out.p2_B1 = r + (zS.x - rS) / alphaS;
   out.gap = c * rS.norm() - rS.norm() / alphaS;  // = (1 − 1/α)‖r‖, finite as c → 0
-  out.normal_B1 = grad1.normalized();
+  out.normal_B1 = sd.g1.normalized();
+  out.grad1 = sd.g1;
+  out.grad2 = sd.g2;
+  out.hess1 = sd.H1;
+  out.hess2 = sd.H2;
   out.x_W = X_W1 * out.x_B1;
   out.p1_W = X_W1 * out.p1_B1;
   out.p2_W = X_W1 * out.p2_B1;
   out.normal_W = X_W1.R * out.normal_B1;
-  // J in original variables: columns x and λ divided by c (at c = 0 the surrogate J is kept)
+  // J in original variables: columns x and λ divided by c (at c = 0 the surrogate J is kept);
+  // its factors are those of J_S with the same columns of U scaled
   Mat6RowMajor J = JS;
+  out.kkt_lu = luS;
   if (c > 0.0) {
     J.leftCols<3>() /= c;
     J.rightCols<2>() /= c;
+    const double ic = 1.0 / c;
+    const double d[6] = {ic, ic, ic, 1.0, ic, ic};
+    out.kkt_lu.scale_columns(d);
   }
   out.kkt_jacobian = J;
-  out.kkt_lu.factor(J);
+}
+
+// One more Newton step at a converged point when it would still move z by more than
+// opt.polish_threshold (relative): where J_c is ill-conditioned (nearly parallel faces) a residual
+// below the tolerance can leave z, and the derivatives built from J_c at z, less accurate than the
+// residual suggests. Accepted if the residual stays below max(‖f‖, tolerance). lu: factors of J
+// at z on entry, of J at the returned z on exit.
+template <class S1, class S2>
+void polish(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f, Mat6RowMajor& J, ShapeData& sd, Lu6& lu, NewtonStats& st) {
+  const Vec6 d = -lu.solve(f);
+  if (!std::isfinite(d.sum())) return;
+  const double xs = kkt.P.size * std::exp(z.s);
+  const double move = std::max({d.head<3>().cwiseAbs().maxCoeff() / xs, std::abs(d[3]), std::abs(d[4]) / z.l1,
+                                std::abs(d[5]) / z.l2});
+  if (!(move > opt.polish_threshold)) return;
+  Iterate zt;
+  zt.x = z.x + d.head<3>();
+  zt.s = std::clamp(z.s + d[3], kkt.P.s_lo, kkt.P.s_hi);
+  zt.l1 = z.l1 + d[4];
+  zt.l2 = z.l2 + d[5];
+  if (!(zt.l1 > 0.0 && zt.l2 > 0.0)) return;
+  Vec6 ft;
+  Mat6RowMajor Jt;
+  ShapeData sdt;
+  ++st.evaluations;
+  if (!kkt(zt, ft, Jt, sdt) || !(ft.norm() <= std::max(f.norm(), opt.tolerance))) return;
+  Lu6 lut;
+  if (!lut.factor(Jt)) return;
+  ++st.iterations;
+  z = zt;
+  f = ft;
+  J = Jt;
+  sd = sdt;
+  lu = lut;
 }
 
 template <class S1, class S2>
@@ -339,7 +390,7 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
   Iterate z;
   Vec6 f;
   Mat6RowMajor J;
-  Vec3 g1 = Vec3::UnitX();
+  ShapeData sd;
   bool ok = false;
   int attempts = 0;
   out.warm_started = false;
@@ -352,7 +403,7 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
     z.s = std::clamp(std::log(warm->alpha / c), P.s_lo, P.s_hi);
     z.l1 = warm->lambda1 / c;
     z.l2 = warm->lambda2 / c;
-    ok = newton(kkt, opt, z, f, J, g1, st);
+    ok = newton(kkt, opt, z, f, J, sd, st);
     out.warm_started = ok;
   }
   // cold starts: spheres fitted along r̂ (ray extents), then the seed's (23), then spread scalings;
@@ -380,23 +431,23 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
   for (int k = 0; !ok && k < opt.max_attempts; ++k) {
     ++attempts;
     cold_start(k);
-    ok = newton(kkt, opt, z, f, J, g1, st);
+    ok = newton(kkt, opt, z, f, J, sd, st);
     if (!ok && can_continue) {
       ++attempts;
       cold_start(k);
-      ok = continuation(kkt, opt, z, f, J, g1, st);
+      ok = continuation(kkt, opt, z, f, J, sd, st);
     }
   }
+  if (!ok) kkt(z, f, J, sd);
+  Lu6 lu;
+  lu.factor(J);
+  if (ok) polish(kkt, opt, z, f, J, sd, lu, st);
   out.iterations = st.iterations;
   out.jacobian_evaluations = st.evaluations;
   out.attempts = attempts;
-  if (ok) {
-    out.status = coincident ? ContactStatus::coincident_origins : ContactStatus::converged;
-  } else {
-    out.status = ContactStatus::not_converged;
-    kkt(z, f, J, g1);
-  }
-  fill_solution(g1, X_W1, X_12, P.r, z, f, J, c, out);
+  out.status = !ok ? ContactStatus::not_converged
+                   : (coincident ? ContactStatus::coincident_origins : ContactStatus::converged);
+  fill_solution(sd, X_W1, X_12, P.r, z, f, J, lu, c, out);
 }
 
 using Table = ContactPair::SolveFn[kNumShapeTypes][kNumShapeTypes];

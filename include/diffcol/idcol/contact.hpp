@@ -43,6 +43,10 @@ struct SolveOptions {
   double coincident_tolerance = 1e-12;  ///< relative: ‖r‖ ≤ tol·(r1_out + r2_out) counts as coincident
   bool warm_start = true;           ///< ContactPair: start from the previous solution when there is one
   bool continuation = true;         ///< ramp β or n from a smoother shape if direct attempts fail
+  /// After convergence, one more Newton step is taken (reusing the final factorization to decide)
+  /// when it would move x, log α or λ by more than this, relative: it sharpens ill-conditioned
+  /// solutions (nearly parallel faces) for the derivatives. 0: always; +inf: never.
+  double polish_threshold = 1e-9;
 };
 
 /// Result of one contact solve. Every field is always set (never left for the caller to zero).
@@ -61,6 +65,11 @@ struct ContactSolution {
   Vec3 p2_B1 = Vec3::Zero();     ///< witness point on body 2's surface, eq. (29)
   double gap = 0.0;              ///< d_D, eq. (30): > 0 separated, < 0 penetrating
   Vec3 normal_B1 = Vec3::Zero(); ///< unit normal out of body 1 at x*, eq. (3)
+
+  /// ∇φ1, ∇²φ1 at y1 = x*/α* (body 1's frame) and ∇φ2, ∇²φ2 at y2 = Rᵀ(x* − r)/α* (body 2's
+  /// frame), from the last KKT evaluation: what the derivatives need of the shapes.
+  Vec3 grad1 = Vec3::Zero(), grad2 = Vec3::Zero();
+  Mat3 hess1 = Mat3::Zero(), hess2 = Mat3::Zero();
 
   Vec3 x_W = Vec3::Zero(), p1_W = Vec3::Zero(), p2_W = Vec3::Zero(), normal_W = Vec3::Zero();
   Pose X_12;                     ///< pose of body 2 in body 1 used by the solve

@@ -111,12 +111,15 @@ struct ContactDerivatives {
   Mat36 J_normal_B1_X2 = Mat36::Zero(), J_normal_W_X2 = Mat36::Zero();
 };
 
-/// Derivatives of a solution returned by solve_contact / ContactPair for the same shapes.
-/// X_W1 is the pose of body 1 that was passed to the solve (the world-frame outputs need it;
-/// X_W2 = X_W1·sol.X_12). Reuses sol.kkt_lu (triangular solves for the 6 columns of G_c, no
-/// factorization), evaluates φ1 and φ2 once each (∇φ, ∇²φ at y1 = x*/α*, y2 = Rᵀ(x* − r)/α*),
-/// allocates nothing and calls no std::function: meant for the hot path (about 0.3 µs on the
-/// development machine, ~15% of a mean cold solve over the ergodic sweep of the benchmark pairs).
+/// Derivatives of a solution returned by solve_contact / ContactPair. X_W1 is the pose of body 1
+/// that was passed to the solve (the world-frame outputs need it; X_W2 = X_W1·sol.X_12). Uses
+/// the shape data stored in the solution (ContactSolution::grad1/hess1/grad2/hess2) and reuses
+/// sol.kkt_lu (triangular solves for the 6 columns of G_c, no factorization, no shape
+/// evaluation); allocates nothing: meant for the hot path.
+void contact_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDerivatives& out);
+ContactDerivatives contact_derivatives(const Pose& X_W1, const ContactSolution& sol);
+/// The same; the shapes are not needed (the solution carries their derivatives) and are accepted
+/// for symmetry with solve_contact.
 void contact_derivatives(const Shape& shape1, const Shape& shape2, const Pose& X_W1, const ContactSolution& sol,
                          ContactDerivatives& out);
 ContactDerivatives contact_derivatives(const Shape& shape1, const Shape& shape2, const Pose& X_W1,

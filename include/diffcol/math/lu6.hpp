@@ -49,6 +49,18 @@ struct Lu6 {
     for (int c = 0; c < N; ++c) X.col(c) = solve(Vec6(B.col(c)));
     return X;
   }
+  /// Turns the factors of A into those of A·diag(d) (same row permutation: P·A·D = L·(U·D)).
+  void scale_columns(const double (&d)[6]) {
+    min_pivot = 1e300;
+    max_pivot = 0.0;
+    for (int i = 0; i < 6; ++i) {
+      for (int j = i; j < 6; ++j) lu[i][j] *= d[j];
+      const double p = std::abs(lu[i][i]);
+      min_pivot = p < min_pivot ? p : min_pivot;
+      max_pivot = p > max_pivot ? p : max_pivot;
+    }
+  }
+
   /// Pivot ratio min|U_ii| / max|U_ii|: a cheap conditioning indicator.
   double pivot_ratio() const { return max_pivot > 0.0 ? min_pivot / max_pivot : 0.0; }
 
