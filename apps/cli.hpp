@@ -78,9 +78,12 @@ Json derivatives_json(const idcol::ContactDerivatives& d);
 
 int cmd_query(const std::vector<std::string>& args);
 int cmd_bench(const std::vector<std::string>& args);
+/// `diffcol view`: writes the HTML viewer page (apps/view.cpp, docs/viewer.md).
+int cmd_view(const std::vector<std::string>& args);
 void print_usage(std::ostream& os);
 void print_query_usage(std::ostream& os);
 void print_bench_usage(std::ostream& os);
+void print_view_usage(std::ostream& os);
 
 /// Fetches the value of an option given as "--name value" or "--name=value".
 /// Returns true and advances i when args[i] is that option. @throws InputError if the value is missing.

@@ -1,4 +1,5 @@
-// The `diffcol` command-line program: `diffcol query` and `diffcol bench` (see docs/cli.md).
+// The `diffcol` command-line program: `diffcol query`, `diffcol bench` and `diffcol view`
+// (see docs/cli.md, docs/viewer.md).
 #include <exception>
 #include <iostream>
 #include <string>
@@ -17,7 +18,9 @@ Differentiable collision detection (iDCOL) between strictly convex implicit shap
 Commands
   query    solve one pair of shapes at one pose and print the contact as JSON
   bench    the ergodic runtime benchmark over ordered pairs of the benchmark shapes
-  help     this message ('diffcol help query', 'diffcol help bench' for a command)
+  view     write an HTML page (opens offline) showing the shapes and the contact,
+           animated over a pose sequence
+  help     this message ('diffcol help query', 'diffcol help bench', 'diffcol help view')
 
 Options
   -h, --help     this message
@@ -28,6 +31,7 @@ Examples
   diffcol query --shape1 sphere:R=1 --shape2 se:n=8,a=0.5,b=1,c=1.5 --pose2 2,0.5,0,1,0,0,0
   diffcol query --json input.json
   diffcol bench --quick --shapes poly,se
+  diffcol view --shape1 poly --shape2 se --pose2 2.5,0.5,0 --pose2-to 1.2,0.4,0.3 --out view.html
 )";
 }
 
@@ -51,6 +55,7 @@ int main(int argc, char** argv) {
       if (rest.empty()) print_usage(std::cout);
       else if (rest[0] == "query") print_query_usage(std::cout);
       else if (rest[0] == "bench") print_bench_usage(std::cout);
+      else if (rest[0] == "view") print_view_usage(std::cout);
       else throw InputError("help: unknown command '" + rest[0] + "'");
       return kExitOk;
     }
@@ -61,7 +66,8 @@ int main(int argc, char** argv) {
     }
     if (cmd == "query") return cmd_query(rest);
     if (cmd == "bench") return cmd_bench(rest);
-    throw InputError("unknown command '" + cmd + "' (expected query or bench; see diffcol --help)");
+    if (cmd == "view") return cmd_view(rest);
+    throw InputError("unknown command '" + cmd + "' (expected query, bench or view; see diffcol --help)");
   } catch (const nlohmann::json::exception& e) {
     std::cerr << "diffcol: invalid JSON input: " << e.what() << "\n";
     return kExitInvalidInput;

@@ -1,0 +1,94 @@
+#pragma once
+/// @file view.hpp
+/// The HTML viewer: a self-contained web page (three.js bundled in, opens offline from file://)
+/// that shows two shapes, the iDCOL contact between them (witness points p1, p2, the normal,
+/// the touching point x and the shapes scaled by α* about their own origins, eq. (8)), and,
+/// for a sequence of poses, an animation with a time slider.
+///
+/// Library target `diffcol_view` (CMake alias `diffcol::view`); it exists only when three.js
+/// was fetched with `bash viewer/setup.sh`. See docs/viewer.md.
+///
+/// Frames and units: poses are world_from_body (X_W1, X_W2) as everywhere in diffcol; meshes are
+/// in the body frame; the page draws everything in the world frame, in the shapes' length unit.
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "diffcol/idcol/contact.hpp"
+#include "diffcol/math/se3.hpp"
+#include "diffcol/shapes/shape.hpp"
+
+namespace diffcol::view {
+
+/// A triangle mesh of a shape's surface φ = 0, in the body frame.
+struct SurfaceMesh {
+  std::vector<Vec3> vertices;  ///< points with φ(v) = 0 (to bisection accuracy), body frame
+  std::vector<Vec3> normals;   ///< unit outward normals ∇φ/‖∇φ‖ at the vertices
+  std::vector<std::array<std::uint32_t, 3>> triangles;  ///< vertex indices, counter-clockwise
+                                                        ///< seen from outside
+};
+
+/// Meshes the surface of a shape by radial ray casting: the directions are the vertices of an
+/// icosphere (icosahedron subdivided `subdivisions` times: 10·4^k + 2 vertices, 20·4^k
+/// triangles), and along each direction u the surface point t·u is found by bisection on
+/// φ(t·u) over [0, outer_radius] (each shape is convex with its origin strictly inside, so every
+/// ray leaves it exactly once). Not a hot path: allocates.
+/// @throws std::invalid_argument unless 0 ≤ subdivisions ≤ 7.
+SurfaceMesh mesh_surface(const Shape& shape, int subdivisions = 5);
+
+/// Settings of the page.
+struct ViewOptions {
+  std::string title = "diffcol view";  ///< page title and heading (any text; escaped)
+  int mesh_subdivisions = 5;           ///< icosphere level of mesh_surface, 0..7 (5: 10242 vertices)
+  bool show_scaled_shapes = true;      ///< initial state of the "scaled shapes (α*)" checkbox
+  double frame_duration = 1.0 / 30.0;  ///< seconds per frame when playing, > 0
+  bool autoplay = false;               ///< start playing on load (multi-frame pages)
+  idcol::SolveOptions solve_options;   ///< options of the contact solve at each frame
+};
+
+/// One frame of a view: the poses and the contact solved at them.
+struct ViewFrame {
+  Pose X_W1;                        ///< pose of body 1 in the world
+  Pose X_W2;                        ///< pose of body 2 in the world
+  idcol::ContactSolution solution;  ///< idcol solution at (X_W1, X_W2)
+};
+
+/// Solves the contact at every frame with one idcol::ContactPair (warm-started from the previous
+/// frame when options.solve_options.warm_start). X_W1 and X_W2 each hold one pose (held fixed)
+/// or one pose per frame; the frame count is the larger size.
+/// @throws std::invalid_argument if a sequence is empty, the sizes differ and neither is 1, a
+///         pose is not finite, or the options are invalid (see ViewOptions).
+std::vector<ViewFrame> solve_frames(const Shape& shape1, const std::vector<Pose>& X_W1, const Shape& shape2,
+                                    const std::vector<Pose>& X_W2, const ViewOptions& options = {});
+
+/// The scene the page renders, as JSON text (format "diffcol-view/1", described in
+/// docs/viewer.md): both meshes (base64 little-endian float32 / uint32 arrays), the frames
+/// (poses as position + quaternion [w,x,y,z], status, α*, gap, x, p1, p2, normal, all in the
+/// world frame) and the page settings.
+/// @throws std::invalid_argument as solve_frames.
+std::string scene_json(const Shape& shape1, const std::vector<Pose>& X_W1, const Shape& shape2,
+                       const std::vector<Pose>& X_W2, const ViewOptions& options = {});
+
+/// The self-contained HTML page (three.js, OrbitControls and the viewer script inlined; no
+/// network access needed) for a pose sequence. See solve_frames for the sequences.
+/// @throws std::invalid_argument as solve_frames.
+std::string render_html(const Shape& shape1, const std::vector<Pose>& X_W1, const Shape& shape2,
+                        const std::vector<Pose>& X_W2, const ViewOptions& options = {});
+/// The page for one pair of poses (a single frame).
+std::string render_html(const Shape& shape1, const Pose& X_W1, const Shape& shape2, const Pose& X_W2,
+                        const ViewOptions& options = {});
+
+/// Writes render_html(...) to `path`.
+/// @throws std::invalid_argument as render_html; std::runtime_error if the file cannot be written.
+void write_html(const std::string& path, const Shape& shape1, const std::vector<Pose>& X_W1, const Shape& shape2,
+                const std::vector<Pose>& X_W2, const ViewOptions& options = {});
+/// Writes the single-frame page to `path`.
+void write_html(const std::string& path, const Shape& shape1, const Pose& X_W1, const Shape& shape2,
+                const Pose& X_W2, const ViewOptions& options = {});
+
+/// Version of the bundled three.js package (from its package.json, e.g. "0.187.0").
+const char* three_version();
+
+}  // namespace diffcol::view

@@ -1,0 +1,451 @@
+#!/usr/bin/env python3
+"""Opens pages written by `diffcol view` in headless Chromium and checks them.
+
+Checks, for each page (through the DevTools protocol over a pipe, python3 standard library only):
+  * no console errors, no uncaught exceptions, no browser log errors, no request that leaves the
+    machine (only file:, blob: and data: URLs are allowed: the page must work offline);
+  * the page's loader reports status "ok" and the expected number of frames;
+  * the WebGL canvas is not blank: enough non-background pixels, many distinct colours, pixels of
+    both shapes' colours and of both witness-point markers (read from the canvas, not from the HTML
+    panel, whose legend shows the same colours);
+  * on an animated page, moving to the last frame changes the picture.
+Screenshots are saved in --out-dir.
+
+--negative: the same checks must REJECT deliberately broken copies of a good page (a script that
+throws, a page that draws nothing, a missing three.js module, a page that fetches from the
+network); the good page itself must pass. Exit 0 when every verdict is as expected.
+
+Exit status: 0 pass, 1 fail, 77 skipped (no chromium found; CTest SKIP_RETURN_CODE). Without
+chromium the test fails instead of skipping when CI=true or DIFFCOL_REQUIRE_CHROMIUM=1.
+"""
+import argparse
+import base64
+import fcntl
+import json
+import os
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zlib
+
+SKIP = 77
+WIDTH, HEIGHT = 1000, 700
+
+# Colours of viewer/src/viewer.js.
+SHAPE1 = (0x4E, 0x79, 0xA7)
+SHAPE2 = (0xF2, 0x8E, 0x2B)
+P1 = (0xD8, 0x1B, 0x60)
+P2 = (0x1E, 0x8A, 0x3C)
+
+
+class CheckFailed(Exception):
+    pass
+
+
+# ----------------------------------------------------------------------------- PNG decoding
+
+def decode_png(data):
+    """(width, height, rows of (r, g, b, a) tuples) of an 8-bit RGB/RGBA/grey PNG."""
+    if data[:8] != b'\x89PNG\r\n\x1a\n':
+        raise CheckFailed('not a PNG')
+    pos, idat, width = 8, b'', None
+    while pos < len(data):
+        length = int.from_bytes(data[pos:pos + 4], 'big')
+        kind = data[pos + 4:pos + 8]
+        body = data[pos + 8:pos + 8 + length]
+        pos += 12 + length
+        if kind == b'IHDR':
+            width, height = int.from_bytes(body[0:4], 'big'), int.from_bytes(body[4:8], 'big')
+            depth, ctype, interlace = body[8], body[9], body[12]
+            if depth != 8 or interlace != 0 or ctype not in (0, 2, 4, 6):
+                raise CheckFailed(f'unsupported PNG (depth {depth}, colour type {ctype}, interlace {interlace})')
+        elif kind == b'IDAT':
+            idat += body
+        elif kind == b'IEND':
+            break
+    channels = {0: 1, 2: 3, 4: 2, 6: 4}[ctype]
+    raw = zlib.decompress(idat)
+    stride = width * channels
+    rows, prev = [], bytearray(stride)
+    for y in range(height):
+        f = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):  # unfilter (PNG spec, sec. 9)
+            a = line[i - channels] if i >= channels else 0
+            b = prev[i]
+            c = prev[i - channels] if i >= channels else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+            elif f != 0:
+                raise CheckFailed(f'bad PNG filter {f}')
+        prev = line
+        if channels == 4:
+            px = [tuple(line[i:i + 4]) for i in range(0, stride, 4)]
+        elif channels == 3:
+            px = [tuple(line[i:i + 3]) + (255,) for i in range(0, stride, 3)]
+        elif channels == 2:
+            px = [(line[i], line[i], line[i], line[i + 1]) for i in range(0, stride, 2)]
+        else:
+            px = [(v, v, v, 255) for v in line]
+        rows.append(px)
+    return width, height, rows
+
+
+def analyse(png):
+    """Pixel statistics of a rendering (transparent pixels count as background)."""
+    w, h, rows = decode_png(png)
+    counts = {}
+    for row in rows:
+        for r, g, b, a in row:
+            key = (r, g, b) if a > 0 else None
+            counts[key] = counts.get(key, 0) + 1
+    total = w * h
+    background = max(counts, key=counts.get)
+    near = lambda c, ref, tol: c is not None and sum(abs(x - y) for x, y in zip(c, ref)) <= tol
+    blueish = lambda c: c is not None and c[2] - c[0] > 30 and c[2] >= c[1]
+    orangeish = lambda c: c is not None and c[0] - c[2] > 70 and c[0] > c[1] and c[1] - c[2] > 20
+    stat = {
+        'size': [w, h],
+        'distinct_colours': len(counts),
+        'background': background,
+        'non_background_fraction': 1.0 - counts[background] / total,
+        'shape1_fraction': sum(n for c, n in counts.items() if blueish(c)) / total,
+        'shape2_fraction': sum(n for c, n in counts.items() if orangeish(c)) / total,
+        'p1_pixels': sum(n for c, n in counts.items() if near(c, P1, 12)),
+        'p2_pixels': sum(n for c, n in counts.items() if near(c, P2, 12)),
+    }
+    return stat
+
+
+def check_picture(stat, where):
+    problems = []
+    if stat['background'] is None:
+        problems.append('the canvas is transparent (nothing was drawn)')
+    if stat['non_background_fraction'] < 0.05:
+        problems.append(f"only {stat['non_background_fraction']:.1%} of the pixels differ from the background")
+    if stat['distinct_colours'] < 200:
+        problems.append(f"only {stat['distinct_colours']} distinct colours")
+    if stat['shape1_fraction'] < 0.005:
+        problems.append(f"body 1 (blue) hardly visible: {stat['shape1_fraction']:.2%} of the pixels")
+    if stat['shape2_fraction'] < 0.005:
+        problems.append(f"body 2 (orange) hardly visible: {stat['shape2_fraction']:.2%} of the pixels")
+    if stat['p1_pixels'] < 20:
+        problems.append(f"witness point p1 not visible ({stat['p1_pixels']} pixels)")
+    if stat['p2_pixels'] < 20:
+        problems.append(f"witness point p2 not visible ({stat['p2_pixels']} pixels)")
+    return [f'{where}: {p}' for p in problems]
+
+
+# ----------------------------------------------------------------------------- Chromium
+
+def find_chromium():
+    for name in ('chromium', 'chromium-browser', 'google-chrome', 'google-chrome-stable'):
+        path = shutil.which(name)
+        if path:
+            return path
+    return None
+
+
+class Browser:
+    """Headless Chromium driven through the DevTools protocol on fds 3/4 (--remote-debugging-pipe)."""
+
+    def __init__(self, exe, log_path):
+        self.profile = tempfile.mkdtemp(prefix='diffcol-chromium-')
+        to_chrome_r, self.to_chrome = os.pipe()
+        self.from_chrome, from_chrome_w = os.pipe()
+        # Move the child's ends above 10 so that dup2 onto 3 and 4 cannot clobber them.
+        hi_r = fcntl.fcntl(to_chrome_r, fcntl.F_DUPFD_CLOEXEC, 10)
+        hi_w = fcntl.fcntl(from_chrome_w, fcntl.F_DUPFD_CLOEXEC, 10)
+        os.close(to_chrome_r)
+        os.close(from_chrome_w)
+
+        def child_fds():
+            os.dup2(hi_r, 3)
+            os.dup2(hi_w, 4)
+
+        args = [exe, '--headless', '--remote-debugging-pipe', f'--user-data-dir={self.profile}',
+                '--use-angle=swiftshader', '--enable-unsafe-swiftshader', '--no-first-run',
+                '--no-default-browser-check', '--disable-extensions', '--hide-scrollbars', '--mute-audio',
+                f'--window-size={WIDTH},{HEIGHT}', 'about:blank']
+        if os.geteuid() == 0:
+            args.insert(1, '--no-sandbox')  # Chromium refuses to start as root with its sandbox
+        self.log = open(log_path, 'wb')
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
+                                     preexec_fn=child_fds, close_fds=False)
+        os.close(hi_r)
+        os.close(hi_w)
+        self.buffer = b''
+        self.next_id = 0
+        self.events = []
+
+    def close(self):
+        try:
+            self.send('Browser.close', timeout=5)
+        except Exception:
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        for fd in (self.to_chrome, self.from_chrome):
+            os.close(fd)
+        self.log.close()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+    def _read_message(self, deadline):
+        while b'\0' not in self.buffer:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise CheckFailed('timed out waiting for Chromium')
+            ready, _, _ = select.select([self.from_chrome], [], [], left)
+            if ready:
+                chunk = os.read(self.from_chrome, 1 << 20)
+                if not chunk:
+                    raise CheckFailed('Chromium closed the DevTools pipe (crashed?)')
+                self.buffer += chunk
+        message, self.buffer = self.buffer.split(b'\0', 1)
+        return json.loads(message)
+
+    def send(self, method, params=None, session=None, timeout=30):
+        self.next_id += 1
+        msg = {'id': self.next_id, 'method': method, 'params': params or {}}
+        if session:
+            msg['sessionId'] = session
+        os.write(self.to_chrome, json.dumps(msg).encode() + b'\0')
+        deadline = time.monotonic() + timeout
+        while True:
+            reply = self._read_message(deadline)
+            if reply.get('id') == self.next_id:
+                if 'error' in reply:
+                    raise CheckFailed(f'{method}: {reply["error"]}')
+                return reply.get('result', {})
+            if 'method' in reply:
+                self.events.append(reply)
+
+    def pump(self, seconds):
+        """Collects events for a while."""
+        deadline = time.monotonic() + seconds
+        try:
+            while True:
+                self.events.append(self._read_message(deadline))
+        except CheckFailed as e:
+            if 'timed out' not in str(e):
+                raise
+
+
+class Page:
+    def __init__(self, browser):
+        self.b = browser
+        target = browser.send('Target.createTarget', {'url': 'about:blank'})['targetId']
+        self.target = target
+        self.session = browser.send('Target.attachToTarget', {'targetId': target, 'flatten': True})['sessionId']
+        for m in ('Runtime.enable', 'Log.enable', 'Page.enable', 'Network.enable'):
+            self.call(m)
+        self.call('Emulation.setDeviceMetricsOverride',
+                  {'width': WIDTH, 'height': HEIGHT, 'deviceScaleFactor': 1, 'mobile': False})
+
+    def call(self, method, params=None, timeout=30):
+        return self.b.send(method, params, session=self.session, timeout=timeout)
+
+    def evaluate(self, expression, timeout=30):
+        r = self.call('Runtime.evaluate', {'expression': expression, 'returnByValue': True, 'awaitPromise': True},
+                      timeout=timeout)
+        if 'exceptionDetails' in r:
+            raise CheckFailed(f'evaluating {expression!r}: {r["exceptionDetails"].get("text")}')
+        return r['result'].get('value')
+
+    def problems(self):
+        """Console errors, exceptions, log errors and off-machine requests seen in this page."""
+        out = []
+        for e in self.b.events:
+            if e.get('sessionId') != self.session:
+                continue
+            m, p = e['method'], e.get('params', {})
+            if m == 'Runtime.exceptionThrown':
+                d = p['exceptionDetails']
+                out.append('uncaught exception: ' + (d.get('exception', {}).get('description') or d.get('text', '')))
+            elif m == 'Runtime.consoleAPICalled' and p.get('type') in ('error', 'assert'):
+                out.append('console.' + p['type'] + ': ' +
+                           ' '.join(str(a.get('value', a.get('description', ''))) for a in p.get('args', [])))
+            elif m == 'Log.entryAdded' and p['entry'].get('level') == 'error':
+                out.append('browser log error: ' + p['entry'].get('text', ''))
+            elif m == 'Network.requestWillBeSent':
+                url = p['request']['url']
+                if not url.startswith(('file:', 'blob:', 'data:', 'about:')):
+                    out.append('network request (the page must work offline): ' + url)
+        return out
+
+    def close(self):
+        self.b.send('Target.closeTarget', {'targetId': self.target})
+
+
+def screenshot(page, path):
+    data = base64.b64decode(page.call('Page.captureScreenshot', {'format': 'png'})['data'])
+    with open(path, 'wb') as f:
+        f.write(data)
+    return data
+
+
+def canvas_png(page):
+    url = page.evaluate("window.diffcolView.renderer.domElement.toDataURL('image/png')")
+    return base64.b64decode(url.split(',', 1)[1])
+
+
+def check_page(browser, html, frames, out_prefix):
+    """Raises CheckFailed with the reasons when the page does not pass; returns a summary."""
+    page = Page(browser)
+    try:
+        page.call('Page.navigate', {'url': 'file://' + os.path.abspath(html)})
+        deadline = time.monotonic() + 60
+        status = None
+        while time.monotonic() < deadline:
+            status = page.evaluate('window.diffcolView ? window.diffcolView.status : "no loader"')
+            if status not in ('loading', 'no loader'):
+                break
+            time.sleep(0.2)
+        browser.pump(0.5)  # late console messages
+        shot = screenshot(page, out_prefix + '.png')
+        problems = page.problems()
+        if status != 'ok':
+            errors = page.evaluate('window.diffcolView ? window.diffcolView.errors : []') or []
+            problems.append(f'page status {status!r}' + (': ' + ' | '.join(errors) if errors else ''))
+            raise CheckFailed('; '.join(problems))
+        count = page.evaluate('window.diffcolView.frameCount')
+        if count != frames:
+            problems.append(f'the page has {count} frames, expected {frames}')
+        first_png = canvas_png(page)
+        first = analyse(first_png)
+        problems += check_picture(first, 'frame 1')
+        if analyse(shot)['distinct_colours'] < 200:
+            problems.append('the screenshot is nearly uniform')
+        triangles = page.evaluate('window.diffcolView.triangles()')
+        if triangles < 1000:
+            problems.append(f'only {triangles} triangles drawn')
+        summary = {'triangles': triangles, 'frame1': first}
+        if frames > 1:
+            page.evaluate(f'window.diffcolView.setFrame({frames - 1})')
+            screenshot(page, out_prefix + '-last.png')
+            last_png = canvas_png(page)
+            last = analyse(last_png)
+            problems += check_picture(last, f'frame {frames}')
+            if last_png == first_png:
+                problems.append('moving the slider did not change the picture')
+            summary['last'] = last
+        problems += page.problems()
+        if problems:
+            raise CheckFailed('; '.join(dict.fromkeys(problems)))
+        return summary
+    finally:
+        page.close()
+
+
+
+def run(cmd):
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise CheckFailed(f'{" ".join(cmd)} exited {r.returncode}: {r.stderr.strip()}')
+    return r.stdout
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument('--diffcol', required=True, help='the diffcol program')
+    ap.add_argument('--out-dir', required=True, help='pages, screenshots and the browser log go here')
+    ap.add_argument('--negative', action='store_true', help='check that broken pages are rejected')
+    args = ap.parse_args()
+
+    exe = find_chromium()
+    if not exe:
+        # Where the viewer was set up on purpose (CI, scripts/test.sh), a missing browser is a failure.
+        if os.environ.get('DIFFCOL_REQUIRE_CHROMIUM') == '1' or os.environ.get('CI') == 'true':
+            print('FAIL: chromium not found, and CI=true or DIFFCOL_REQUIRE_CHROMIUM=1 (run bash viewer/setup.sh)')
+            return 1
+        print('SKIPPED: chromium not found (Debian: apt-get install chromium; or bash viewer/setup.sh)')
+        return SKIP
+    os.makedirs(args.out_dir, exist_ok=True)
+    out = lambda name: os.path.join(args.out_dir, name)
+
+    # A still page and an animated one (body 2 sweeps past body 1 into contact and out).
+    still = out('still.html')
+    print(run([args.diffcol, 'view', '--shape1', 'poly', '--shape2', 'se', '--pose1', '0,0,0,0.96,0.1,0.2,0.15',
+               '--pose2', '1.9,0.9,0.4,0.9,0.3,-0.2,0.25', '--title', 'diffcol view test', '--out', still]).strip())
+    anim = out('animated.html')
+    frames = 24
+    print(run([args.diffcol, 'view', '--shape1', 'tc', '--shape2', 'sec', '--pose2', '3,-1.5,0.5',
+               '--pose2-to', '-1,1.6,0,0.8,0.2,0.5,0.2', '--steps', str(frames), '--out', anim]).strip())
+
+    browser = Browser(exe, out('chromium.log'))
+    failures = 0
+    try:
+        if not args.negative:
+            for html, n in ((still, 1), (anim, frames)):
+                name = os.path.splitext(os.path.basename(html))[0]
+                try:
+                    summary = check_page(browser, html, n, out(name))
+                    print(f'PASS {name}: ' + json.dumps(summary))
+                except CheckFailed as e:
+                    failures += 1
+                    print(f'FAIL {name}: {e}')
+        else:
+            with open(still, encoding='utf-8') as f:
+                good = f.read()
+            # name: (text to replace, replacement, a reason the check must give)
+            broken = {
+                'throws': ('export function start(view) {',
+                           "export function start(view) {\n  throw new Error('deliberately broken');",
+                           'deliberately broken'),
+                'draws-nothing': ('function render() { renderer.render(world, camera); }', 'function render() {}',
+                                  'the canvas is transparent'),
+                'hides-body-2': ('world.add(solid, scaled);', 'if (i === 0) world.add(solid, scaled);',
+                                 'body 2 (orange) hardly visible'),
+                'hides-contact': ('const contact = showContact.checked && f.ok;', 'const contact = false;',
+                                  'witness point p1 not visible'),
+                'missing-three': ('<script type="text/plain" id="three-core">',
+                                  '<script type="text/plain" id="three-core-removed">', "page status 'error'"),
+                'uses-network': ('<div id="diffcol-canvas"></div>',
+                                 '<div id="diffcol-canvas"></div><img src="http://diffcol-viewer-test.invalid/x.png">',
+                                 'network request'),
+            }
+            cases = [('good', good, None)]
+            for name, (old, new, reason) in broken.items():
+                if good.count(old) != 1:
+                    raise CheckFailed(f'negative case {name}: the page no longer contains {old!r}')
+                cases.append((name, good.replace(old, new), reason))
+            for name, text, expected_reason in cases:
+                should_pass = expected_reason is None
+                path = out(f'negative-{name}.html')
+                with open(path, 'w', encoding='utf-8') as f:
+                    f.write(text)
+                try:
+                    check_page(browser, path, 1, out(f'negative-{name}'))
+                    passed, reason = True, ''
+                except CheckFailed as e:
+                    passed, reason = False, str(e)
+                ok = passed == should_pass and (should_pass or expected_reason in reason)
+                failures += 0 if ok else 1
+                verdict = 'passed' if passed else 'rejected'
+                print(f'{"PASS" if ok else "FAIL"} {name}: page {verdict}' + (f' ({reason})' if reason else ''))
+    finally:
+        browser.close()
+    print(f'{failures} failed' if failures else 'all checks passed')
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    try:
+        sys.exit(main())
+    except CheckFailed as e:
+        print(f'FAIL: {e}')
+        sys.exit(1)
