@@ -1,0 +1,252 @@
+#include "diffcol/qp/proximity_derivatives.hpp"
+
+#include <cmath>
+#include <stdexcept>
+#include <utility>
+
+namespace diffcol::qp {
+
+const char* status_name(ProximityDerivativeStatus s) {
+  switch (s) {
+    case ProximityDerivativeStatus::ok: return "ok";
+    case ProximityDerivativeStatus::non_unique_minimizer: return "non_unique_minimizer";
+    case ProximityDerivativeStatus::cores_touch: return "cores_touch";
+    case ProximityDerivativeStatus::not_solved: return "not_solved";
+  }
+  return "unknown";
+}
+
+namespace {
+
+using Mat312 = Eigen::Matrix<double, 3, 12>;
+using RowVec12 = Eigen::Matrix<double, 1, 12>;
+
+// J·Ad_X for a block with 6 twist columns: world-twist Jacobian → body-twist Jacobian.
+template <class Block>
+void world_to_body(Block& J, const Pose& X) {
+  const Mat3 SR = skew(X.p) * X.R;
+  const auto Jw = J.template leftCols<3>().eval();
+  const auto Jv = J.template rightCols<3>().eval();
+  J.template leftCols<3>() = Jw * X.R + Jv * SR;
+  J.template rightCols<3>() = Jv * X.R;
+}
+
+// Core of the derivatives for cores p_i = X_Wi·(E_i·x_i + o_i) with K1 + K2 QP variables.
+// World twists [η1 | η2] (12 columns); see the header for the formulas.
+template <int K1, int K2>
+void derivatives_core(const Pose& X1, const Pose& X2, const Eigen::Matrix<double, 3, K1>& E1_B,
+                      const Eigen::Matrix<double, 3, K2>& E2_B, double R1, double R2, const ProximityResult& res,
+                      TwistConvention convention, ProximityDerivatives& out) {
+  constexpr int N = K1 + K2;
+  out.convention = convention;
+  if (!res.ok()) {
+    out = ProximityDerivatives{};
+    out.convention = convention;
+    out.status = ProximityDerivativeStatus::not_solved;
+    return;
+  }
+  const Eigen::Matrix<double, 3, K1> A1 = X1.R * E1_B;
+  const Eigen::Matrix<double, 3, K2> A2 = X2.R * E2_B;
+  const Vec3& p1 = res.p1_W;
+  const Vec3& p2 = res.p2_W;
+  const Vec3 d = p1 - p2;
+  // ∂d/∂[η1 | η2] at fixed x: δp_i = ω_i × p_i + v_i.
+  Mat312 D;
+  D << -skew(p1), Mat3::Identity(), skew(p2), -Mat3::Identity();
+  // Q = d(Fᵀd)|_{x fixed} = dFᵀd + FᵀD, with dA_i = [ω_i]×A_i (F = [A1, −A2]).
+  Eigen::Matrix<double, N, 12> Q;
+  Q.template topRows<K1>() = A1.transpose() * D;
+  Q.template bottomRows<K2>() = -A2.transpose() * D;
+  const Mat3 Sd = skew(d);
+  Q.template block<K1, 3>(0, 0) += A1.transpose() * Sd;
+  Q.template block<K2, 3>(K1, 6) -= A2.transpose() * Sd;
+  // dx = −S·Q (the derivative system (17) on the active set, factorization from the solve).
+  const Eigen::Matrix<double, N, 12> dx = -res.qp.S.template topLeftCorner<N, N>() * Q;
+  Mat312 dp1 = Mat312::Zero(), dp2 = Mat312::Zero();
+  dp1.leftCols<3>() = -skew(p1);
+  dp1.block<3, 3>(0, 3).setIdentity();
+  dp2.block<3, 3>(0, 6) = -skew(p2);
+  dp2.rightCols<3>().setIdentity();
+  dp1.noalias() += A1 * dx.template topRows<K1>();
+  dp2.noalias() += A2 * dx.template bottomRows<K2>();
+  // φ and ‖d‖: envelope theorem, no dx needed.
+  const RowVec12 dphi = 2.0 * d.transpose() * D;
+  RowVec12 dsd = RowVec12::Zero();
+  Mat312 dn = Mat312::Zero();
+  if (!res.cores_touch) {
+    const double dist = res.core_distance;
+    dsd = d.transpose() * D / dist;
+    const Vec3& n = res.normal_W;
+    dn = -(Mat3::Identity() - n * n.transpose()) * (dp1 - dp2) / dist;
+  }
+  const Mat312 dc1 = dp1 + R1 * dn;
+  const Mat312 dc2 = dp2 - R2 * dn;
+  out.J_phi_X1 = dphi.leftCols<6>();
+  out.J_phi_X2 = dphi.rightCols<6>();
+  out.J_signed_distance_X1 = dsd.leftCols<6>();
+  out.J_signed_distance_X2 = dsd.rightCols<6>();
+  out.J_p1_W_X1 = dp1.leftCols<6>();
+  out.J_p1_W_X2 = dp1.rightCols<6>();
+  out.J_p2_W_X1 = dp2.leftCols<6>();
+  out.J_p2_W_X2 = dp2.rightCols<6>();
+  out.J_closest1_W_X1 = dc1.leftCols<6>();
+  out.J_closest1_W_X2 = dc1.rightCols<6>();
+  out.J_closest2_W_X1 = dc2.leftCols<6>();
+  out.J_closest2_W_X2 = dc2.rightCols<6>();
+  out.J_normal_W_X1 = dn.leftCols<6>();
+  out.J_normal_W_X2 = dn.rightCols<6>();
+  if (convention == TwistConvention::body) {
+    world_to_body(out.J_phi_X1, X1);
+    world_to_body(out.J_signed_distance_X1, X1);
+    world_to_body(out.J_p1_W_X1, X1);
+    world_to_body(out.J_p2_W_X1, X1);
+    world_to_body(out.J_closest1_W_X1, X1);
+    world_to_body(out.J_closest2_W_X1, X1);
+    world_to_body(out.J_normal_W_X1, X1);
+    world_to_body(out.J_phi_X2, X2);
+    world_to_body(out.J_signed_distance_X2, X2);
+    world_to_body(out.J_p1_W_X2, X2);
+    world_to_body(out.J_p2_W_X2, X2);
+    world_to_body(out.J_closest1_W_X2, X2);
+    world_to_body(out.J_closest2_W_X2, X2);
+    world_to_body(out.J_normal_W_X2, X2);
+  }
+  if (res.cores_touch)
+    out.status = ProximityDerivativeStatus::cores_touch;
+  else if (!res.unique_minimizer)
+    out.status = ProximityDerivativeStatus::non_unique_minimizer;
+  else
+    out.status = ProximityDerivativeStatus::ok;
+}
+
+Eigen::Matrix<double, 3, 1> segment_E(const Capsule& c) { return c.a_B() - c.b_B(); }
+Eigen::Matrix<double, 3, 2> plane_E() {
+  Eigen::Matrix<double, 3, 2> E = Eigen::Matrix<double, 3, 2>::Zero();
+  E(0, 0) = E(1, 1) = 1.0;
+  return E;
+}
+
+}  // namespace
+
+void proximity_derivatives(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
+                           const ProximityResult& r, ProximityDerivatives& out, TwistConvention conv) {
+  derivatives_core<1, 1>(X_W1, X_W2, segment_E(s1), segment_E(s2), s1.radius(), s2.radius(), r, conv, out);
+}
+
+void proximity_derivatives(const PaddedPolygon& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2,
+                           const ProximityResult& r, ProximityDerivatives& out, TwistConvention conv) {
+  derivatives_core<2, 2>(X_W1, X_W2, plane_E(), plane_E(), s1.radius(), s2.radius(), r, conv, out);
+}
+
+void proximity_derivatives(const Capsule& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2,
+                           const ProximityResult& r, ProximityDerivatives& out, TwistConvention conv) {
+  derivatives_core<1, 2>(X_W1, X_W2, segment_E(s1), plane_E(), s1.radius(), s2.radius(), r, conv, out);
+}
+
+void proximity_derivatives(const PaddedPolygon& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
+                           const ProximityResult& r, ProximityDerivatives& out, TwistConvention conv) {
+  ProximityResult swapped = r;
+  swap_shapes(swapped);
+  derivatives_core<1, 2>(X_W2, X_W1, segment_E(s2), plane_E(), s2.radius(), s1.radius(), swapped, conv, out);
+  // Back to (polygon = 1, capsule = 2).
+  std::swap(out.J_phi_X1, out.J_phi_X2);
+  std::swap(out.J_signed_distance_X1, out.J_signed_distance_X2);
+  std::swap(out.J_p1_W_X1, out.J_p2_W_X2);
+  std::swap(out.J_p1_W_X2, out.J_p2_W_X1);
+  std::swap(out.J_closest1_W_X1, out.J_closest2_W_X2);
+  std::swap(out.J_closest1_W_X2, out.J_closest2_W_X1);
+  std::swap(out.J_normal_W_X1, out.J_normal_W_X2);
+  out.J_normal_W_X1 = -out.J_normal_W_X1;
+  out.J_normal_W_X2 = -out.J_normal_W_X2;
+}
+
+// -------------------------------------------------------------------- fast φ gradient
+
+void proximity_gradient(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
+                        ProximityGradient& out, TwistConvention convention) {
+  out.convention = convention;
+  if (!X_W1.is_finite() || !X_W2.is_finite()) {
+    out.status = ProximityStatus::invalid_input;
+    out.phi = out.signed_distance = 0.0;
+    out.J_phi_X1.setZero();
+    out.J_phi_X2.setZero();
+    return;
+  }
+  const Vec3 e1 = s1.a_B() - s1.b_B(), e2 = s2.a_B() - s2.b_B();
+  const Vec3 u1 = X_W1.R * e1;
+  const Vec3 u2 = X_W2.R * e2;
+  const Vec3 b1 = X_W1 * s1.b_B();
+  const Vec3 b2 = X_W2 * s2.b_B();
+  const Vec3 g = b1 - b2;
+  const Eigen::Vector2d th = segment_pair_parameters(u1, u2, g);
+  const Vec3 d = g + th(0) * u1 - th(1) * u2;  // p1 − p2
+  const double R = s1.radius() + s2.radius();
+  const double dist2 = d.squaredNorm();
+  out.phi = dist2 - R * R;
+  out.signed_distance = std::sqrt(dist2) - R;
+  out.status = ProximityStatus::ok;
+  if (convention == TwistConvention::world) {
+    const Vec3 p1 = b1 + th(0) * u1, p2 = b2 + th(1) * u2;
+    out.J_phi_X1 << 2.0 * p1.cross(d).transpose(), 2.0 * d.transpose();
+    out.J_phi_X2 << -2.0 * p2.cross(d).transpose(), -2.0 * d.transpose();
+  } else {
+    const Vec3 c1 = s1.b_B() + th(0) * e1, c2 = s2.b_B() + th(1) * e2;
+    const Vec3 d1 = X_W1.R.transpose() * d, d2 = X_W2.R.transpose() * d;
+    out.J_phi_X1 << 2.0 * c1.cross(d1).transpose(), 2.0 * d1.transpose();
+    out.J_phi_X2 << -2.0 * c2.cross(d2).transpose(), -2.0 * d2.transpose();
+  }
+}
+
+// ------------------------------------------------------------ quaternion coordinates
+
+Eigen::Matrix<double, 6, 7> twist_from_position_quaternion(const Vec3& r, const Eigen::Vector4d& q,
+                                                           TwistConvention convention) {
+  const double nq = q.norm();
+  if (!(nq > 0.0) || !std::isfinite(nq) || !r.allFinite())
+    throw std::invalid_argument("qp::twist_from_position_quaternion: quaternion must be finite and non-zero, "
+                                "position finite");
+  const Eigen::Vector4d qh = q / nq;
+  const Vec3 v = qh.tail<3>();
+  // Body angular velocity from dq: ω_b = (2/‖q‖)[−v̂, ŵI − [v̂]×]·dq (q̇ = ½ q ⊗ (0, ω_b)).
+  Eigen::Matrix<double, 3, 4> Mq;
+  Mq.col(0) = -v;
+  Mq.rightCols<3>() = qh(0) * Mat3::Identity() - skew(v);
+  Mq *= 2.0 / nq;
+  const Mat3 R = Eigen::Quaterniond(qh(0), qh(1), qh(2), qh(3)).toRotationMatrix();
+  Eigen::Matrix<double, 6, 7> M = Eigen::Matrix<double, 6, 7>::Zero();
+  if (convention == TwistConvention::body) {
+    M.block<3, 4>(0, 3) = Mq;
+    M.block<3, 3>(3, 0) = R.transpose();
+  } else {
+    const Eigen::Matrix<double, 3, 4> Mw = R * Mq;  // ω_w = R ω_b
+    M.block<3, 4>(0, 3) = Mw;
+    M.block<3, 3>(3, 0).setIdentity();
+    M.block<3, 4>(3, 3) = skew(r) * Mw;  // v_w = ṙ − ω_w × r
+  }
+  return M;
+}
+
+ProximityCoordinateJacobians to_position_quaternion(const ProximityDerivatives& d, const Vec3& r1,
+                                                    const Eigen::Vector4d& q1, const Vec3& r2,
+                                                    const Eigen::Vector4d& q2) {
+  const Eigen::Matrix<double, 6, 7> M1 = twist_from_position_quaternion(r1, q1, d.convention);
+  const Eigen::Matrix<double, 6, 7> M2 = twist_from_position_quaternion(r2, q2, d.convention);
+  ProximityCoordinateJacobians o;
+  o.J_phi_rq1 = d.J_phi_X1 * M1;
+  o.J_phi_rq2 = d.J_phi_X2 * M2;
+  o.J_signed_distance_rq1 = d.J_signed_distance_X1 * M1;
+  o.J_signed_distance_rq2 = d.J_signed_distance_X2 * M2;
+  o.J_p1_W_rq1 = d.J_p1_W_X1 * M1;
+  o.J_p1_W_rq2 = d.J_p1_W_X2 * M2;
+  o.J_p2_W_rq1 = d.J_p2_W_X1 * M1;
+  o.J_p2_W_rq2 = d.J_p2_W_X2 * M2;
+  o.J_closest1_W_rq1 = d.J_closest1_W_X1 * M1;
+  o.J_closest1_W_rq2 = d.J_closest1_W_X2 * M2;
+  o.J_closest2_W_rq1 = d.J_closest2_W_X1 * M1;
+  o.J_closest2_W_rq2 = d.J_closest2_W_X2 * M2;
+  o.J_normal_W_rq1 = d.J_normal_W_X1 * M1;
+  o.J_normal_W_rq2 = d.J_normal_W_X2 * M2;
+  return o;
+}
+
+}  // namespace diffcol::qp
