@@ -3,16 +3,23 @@
 #  1. Installs the build dependencies with apt-get (only those missing; `apt-get update` only
 #     if something is missing; sudo only when not root).
 #  2. Configures and builds in Release into build/ (Ninja).
+#  3. Makes `import diffcol` work for /usr/bin/python3 from any directory: writes diffcol-build.pth
+#     (one line: the absolute path of build/python) into that interpreter's site-packages
+#     (sysconfig purelib, e.g. /usr/local/lib/python3.11/dist-packages); sudo only when not root.
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 #
-# Environment: BUILD_DIR (default build), DIFFCOL_SKIP_APT=1 skips step 1.
+# Environment: BUILD_DIR (default build), DIFFCOL_SKIP_APT=1 skips step 1, DIFFCOL_SKIP_VIEWER=1
+# skips the viewer's set-up (viewer/setup.sh: three.js from npm, chromium), DIFFCOL_SKIP_PTH=1
+# skips step 3, DIFFCOL_PYTHON (default /usr/bin/python3), DIFFCOL_PYTHON_SITE (the directory
+# for the .pth file; default: the interpreter's purelib).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 BUILD_DIR="${BUILD_DIR:-build}"
 
 PACKAGES=(build-essential cmake ninja-build libeigen3-dev libgtest-dev libbenchmark-dev
-          nlohmann-json3-dev libfcl-dev pkg-config)
+          nlohmann-json3-dev libfcl-dev pkg-config
+          python3-dev python3-pybind11 python3-numpy python3-pytest)
 
 is_installed() {
   # dpkg -s also succeeds for removed packages whose config files remain; require "install ok installed".
@@ -53,7 +60,49 @@ if [[ -f "$cache" ]] && ! grep -q '^CMAKE_GENERATOR:INTERNAL=Ninja$' "$cache"; t
   rm -rf "$cache" "$BUILD_DIR/CMakeFiles"
 fi
 
+# The viewer's three.js (npm) and the browser its test uses (Debian chromium); DIFFCOL_SKIP_VIEWER=1 skips.
+if [[ "${DIFFCOL_SKIP_VIEWER:-0}" != 1 ]]; then
+  bash viewer/setup.sh
+fi
+
 echo "setup.sh: configuring and building (Release) in $BUILD_DIR/"
 cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build "$BUILD_DIR" --parallel "$(nproc 2>/dev/null || echo 2)"
+
+# Step 3: the Python package in $BUILD_DIR/python/diffcol, importable from anywhere.
+install_pth() {
+  local py="${DIFFCOL_PYTHON:-/usr/bin/python3}" pkg site pth line
+  pkg="$BUILD_DIR/python/diffcol"
+  if ! compgen -G "$pkg/_diffcol*.so" >/dev/null; then
+    echo "setup.sh: the Python module was not built (see the cmake messages); skipping the .pth file"
+    return 0
+  fi
+  if [[ ! -x "$py" ]]; then
+    echo "setup.sh: $py not found; skipping the .pth file (use PYTHONPATH=$BUILD_DIR/python)"
+    return 0
+  fi
+  line="$(cd "$BUILD_DIR/python" && pwd)"
+  site="${DIFFCOL_PYTHON_SITE:-$("$py" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')}"
+  pth="$site/diffcol-build.pth"
+  if [[ -f "$pth" && "$(cat "$pth")" == "$line" ]]; then
+    echo "setup.sh: $pth already points at $line"
+  else
+    echo "setup.sh: writing $pth -> $line"
+    if mkdir -p "$site" 2>/dev/null && [[ -w "$site" ]]; then
+      printf '%s\n' "$line" >"$pth"
+    elif [[ "$(id -u)" != 0 ]] && command -v sudo >/dev/null 2>&1; then
+      sudo mkdir -p "$site" && printf '%s\n' "$line" | sudo tee "$pth" >/dev/null
+    else
+      echo "setup.sh: cannot write $pth; use PYTHONPATH=$line instead" >&2
+      return 0
+    fi
+  fi
+  # check from a neutral directory (not the source tree)
+  if [[ -z "${DIFFCOL_PYTHON_SITE:-}" ]]; then
+    (cd / && "$py" -c "import diffcol; print('setup.sh: import diffcol OK ->', diffcol.__file__)")
+  fi
+}
+if [[ "${DIFFCOL_SKIP_PTH:-0}" != 1 ]]; then
+  install_pth
+fi
 echo "setup.sh: done"

@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # The test command: set up and build (scripts/setup.sh), then
-#   1. release    ctest on the Release build in build/
-#   2. sanitize   AddressSanitizer + UBSan build in build-asan/ and its ctest
+#   1. release    ctest on the Release build in build/ (includes python_pytest, the pytest suite)
+#   2. python     `import diffcol` works for /usr/bin/python3 from another directory (setup.sh's .pth)
+#   3. sanitize   AddressSanitizer + UBSan build in build-asan/ and its ctest (no Python module)
 #                 (DIFFCOL_ERGODIC_POSES=1000: reduced ergodic sweep)
-#   3. install    cmake --install build into a temporary prefix, then configure, build and run
+#   4. install    cmake --install build into a temporary prefix, then configure, build and run
 #                 tests/consumer against it (find_package(diffcol))
-#   4. readme     the README's C++ quickstart block is identical to examples/quickstart.cpp
+#   5. readme     the README's C++ quickstart block is identical to examples/quickstart.cpp
 # Every step runs even if an earlier one failed (except those that need the build); a summary
 # is printed at the end and the exit status is non-zero if any step failed.
 #
 # Environment: JOBS (ctest parallelism, default 2); BUILD_DIR (default build) and ASAN_BUILD_DIR
-# (default build-asan); DIFFCOL_SKIP_ASAN=1 skips step 2 (local use only; the summary says FAILED).
+# (default build-asan); DIFFCOL_SKIP_ASAN=1 skips step 3 (local use only; the summary says FAILED).
 # shellcheck disable=SC2317  # step functions are called indirectly through run_step
 set -uo pipefail
 
@@ -20,6 +21,8 @@ JOBS="${JOBS:-2}"
 export BUILD_DIR="${BUILD_DIR:-build}"
 ASAN_BUILD_DIR="${ASAN_BUILD_DIR:-build-asan}"
 BUILD_JOBS="$(nproc 2>/dev/null || echo 2)"
+# the viewer's browser test fails (instead of skipping) when chromium is missing
+export DIFFCOL_REQUIRE_CHROMIUM=1
 
 TMP="$(mktemp -d "${TMPDIR:-/tmp}/diffcol-test.XXXXXX")"
 trap 'rm -rf "$TMP"' EXIT
@@ -74,9 +77,13 @@ step_release() {
   ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j "$JOBS" --timeout 600
 }
 
+step_python() {
+  (cd "$TMP" && /usr/bin/python3 -c "import diffcol; print('python: import diffcol ->', diffcol.__file__)")
+}
+
 step_sanitize() {
   cmake -S . -B "$ASAN_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DDIFFCOL_SANITIZE=ON -DDIFFCOL_BUILD_BENCH=OFF || return 1
+        -DDIFFCOL_SANITIZE=ON -DDIFFCOL_BUILD_BENCH=OFF -DDIFFCOL_BUILD_PYTHON=OFF || return 1
   cmake --build "$ASAN_BUILD_DIR" --parallel "$BUILD_JOBS" || return 1
   DIFFCOL_ERGODIC_POSES=1000 \
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}" \
@@ -111,10 +118,12 @@ step_readme() {
 
 if ! run_step setup step_setup; then
   skip_step release "setup failed"
+  skip_step python "setup failed"
   skip_step sanitize "setup failed"
   skip_step install "setup failed"
 else
   run_step release step_release
+  run_step python step_python
   if [[ "${DIFFCOL_SKIP_ASAN:-0}" == 1 ]]; then
     skip_step sanitize "DIFFCOL_SKIP_ASAN=1"
   else

@@ -1,0 +1,440 @@
+// Python bindings of include/diffcol/idcol/: the iDCOL contact solver, its derivatives, the Hertz
+// wrenches, the generalized-coordinate chain rule and the ergodic sweep.
+#include <cmath>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "bindings.hpp"
+#include "diffcol/batch/result_fields.hpp"
+#include "diffcol/idcol/contact.hpp"
+#include "diffcol/idcol/derivatives.hpp"
+#include "diffcol/idcol/ergodic.hpp"
+
+namespace diffcol::python {
+
+using idcol::ContactDerivatives;
+using idcol::ContactSolution;
+using idcol::SolveOptions;
+
+// SolveOptions checks (the same ranges as the CLI, apps/parse.cpp).
+void check_solve_options(const SolveOptions& o) {
+  if (!(o.tolerance > 0.0) || !std::isfinite(o.tolerance))
+    throw std::invalid_argument("SolveOptions: tolerance must be finite and > 0");
+  if (o.max_iterations < 1 || o.max_iterations > 100000)
+    throw std::invalid_argument("SolveOptions: max_iterations must be in [1, 100000]");
+  if (o.max_attempts < 1 || o.max_attempts > 1000)
+    throw std::invalid_argument("SolveOptions: max_attempts must be in [1, 1000]");
+  if (!(o.surrogate_factor >= 1.0) || !std::isfinite(o.surrogate_factor))
+    throw std::invalid_argument("SolveOptions: surrogate_factor must be finite and >= 1");
+  if (!(o.coincident_tolerance >= 0.0) || !std::isfinite(o.coincident_tolerance))
+    throw std::invalid_argument("SolveOptions: coincident_tolerance must be finite and >= 0");
+}
+
+std::string field_doc(const std::string& name, const std::string& shape) {
+  static const std::pair<const char*, const char*> kFields[] = {
+      {"residual_norm", "|f_c|_2 at the returned point"},
+      {"alpha", "alpha*, the minimum scaling: > 1 separated, 1 touching, < 1 penetrating"},
+      {"x_B1", "x*, the touching point of the scaled bodies, in body 1's frame"},
+      {"lambda1", "multiplier lambda1 of (10)"},
+      {"lambda2", "multiplier lambda2 of (10)"},
+      {"p1_B1", "witness point on body 1's surface, in body 1's frame, eq. (29)"},
+      {"p2_B1", "witness point on body 2's surface, in body 1's frame, eq. (29)"},
+      {"gap", "d_D, eq. (30): > 0 separated, < 0 penetrating"},
+      {"normal_B1", "unit normal out of body 1 (towards body 2), in body 1's frame, eq. (3)"},
+      {"x_W", "x*, in the world frame"},
+      {"p1_W", "witness point on body 1's surface, in the world frame"},
+      {"p2_W", "witness point on body 2's surface, in the world frame"},
+      {"normal_W", "unit normal out of body 1, in the world frame"},
+      {"z", "z = (x_B1, alpha, lambda1, lambda2)"},
+      {"fn", "the Hertz normal force f_n"},
+      {"Fc1_B1", "the wrench on body 1 [torque; force] in body 1's frame"},
+      {"Fc2_B2", "the wrench on body 2 [torque; force] in body 2's frame"},
+      {"Fc1_W", "the wrench on body 1 [torque; force] in world coordinates"},
+      {"Fc2_W", "the wrench on body 2 [torque; force] in world coordinates"},
+  };
+  auto describe = [&](const std::string& n) -> std::string {
+    for (const auto& [k, v] : kFields)
+      if (n == k) return v;
+    return n;
+  };
+  if (name.rfind("J_", 0) != 0) return describe(name) + "; shape " + shape + ".";
+  const size_t cut = name.rfind('_');
+  const std::string out = name.substr(2, cut - 2), in = name.substr(cut + 1);
+  const char* wrt = in == "X12"  ? "the body twist [w; v] of body 2 relative to body 1 (X_12 <- X_12 exp(xi^))"
+                    : in == "X1" ? "the world twist [w; v] of body 1 (X_W1 <- exp(eta^) X_W1)"
+                                 : "the world twist [w; v] of body 2 (X_W2 <- exp(eta^) X_W2)";
+  return "Jacobian of " + out + " (" + describe(out) + ") with respect to " + wrt +
+         "; rows: components of the output, columns: the twist; shape " + shape + ".";
+}
+
+namespace {
+
+void check_hertz(const idcol::HertzModel& h) {
+  if (!(h.stiffness > 0.0) || !std::isfinite(h.stiffness))
+    throw std::invalid_argument("HertzModel: stiffness must be finite and > 0");
+  if (!(h.exponent >= 1.0) || !std::isfinite(h.exponent))
+    throw std::invalid_argument("HertzModel: exponent must be finite and >= 1");
+}
+
+// A read-write option field whose setter validates the whole struct.
+template <class T, class M>
+void def_checked(py::class_<T>& c, const char* name, M T::*member, const char* text, void (*check)(const T&)) {
+  c.def_property(
+      name, [member](const T& o) { return o.*member; },
+      [member, check](T& o, M v) {
+        T copy = o;
+        copy.*member = v;
+        check(copy);
+        o = copy;
+      },
+      text);
+}
+
+std::string solution_repr(const ContactSolution& s) {
+  std::ostringstream os;
+  os.precision(10);
+  os << "ContactSolution(status=" << idcol::status_name(s.status) << ", alpha=" << s.alpha << ", gap=" << s.gap
+     << ", iterations=" << s.iterations << ")";
+  return os.str();
+}
+
+}  // namespace
+
+void bind_idcol(py::module_& m) {
+  // ------------------------------------------------------------------ options, status, result
+  py::enum_<idcol::ContactStatus>(m, "ContactStatus", "How a contact solve ended.")
+      .value("converged", idcol::ContactStatus::converged, "|f_c| < tolerance at a KKT point with lambda1, lambda2 > 0")
+      .value("coincident_origins", idcol::ContactStatus::coincident_origins,
+             "|r| ~ 0: alpha = 0; p1, p2, normal and gap are the finite limits along r")
+      .value("not_converged", idcol::ContactStatus::not_converged,
+             "no KKT point within the iteration budget; fields hold the best iterate")
+      .value("invalid_input", idcol::ContactStatus::invalid_input, "a pose was not finite or too far; fields are zero");
+
+  py::class_<SolveOptions> opts(m, "SolveOptions", "Solver settings; the defaults suit every pair of the built-in shapes.");
+  opts.def(py::init([](double tolerance, int max_iterations, int max_attempts, double surrogate_factor,
+                       double coincident_tolerance, bool warm_start, bool continuation) {
+             SolveOptions o;
+             o.tolerance = tolerance;
+             o.max_iterations = max_iterations;
+             o.max_attempts = max_attempts;
+             o.surrogate_factor = surrogate_factor;
+             o.coincident_tolerance = coincident_tolerance;
+             o.warm_start = warm_start;
+             o.continuation = continuation;
+             check_solve_options(o);
+             return o;
+           }),
+           py::kw_only(), py::arg("tolerance") = SolveOptions{}.tolerance,
+           py::arg("max_iterations") = SolveOptions{}.max_iterations,
+           py::arg("max_attempts") = SolveOptions{}.max_attempts,
+           py::arg("surrogate_factor") = SolveOptions{}.surrogate_factor,
+           py::arg("coincident_tolerance") = SolveOptions{}.coincident_tolerance,
+           py::arg("warm_start") = SolveOptions{}.warm_start, py::arg("continuation") = SolveOptions{}.continuation,
+           "Keyword arguments override the defaults. Raises ValueError for values out of range.");
+  def_checked(opts, "tolerance", &SolveOptions::tolerance, "Tolerance on |f_c|_2 (> 0).", check_solve_options);
+  def_checked(opts, "max_iterations", &SolveOptions::max_iterations, "Newton iterations per attempt.", check_solve_options);
+  def_checked(opts, "max_attempts", &SolveOptions::max_attempts, "Cold-start attempts.", check_solve_options);
+  def_checked(opts, "surrogate_factor", &SolveOptions::surrogate_factor, "f_S >= 1 of eq. (21).", check_solve_options);
+  def_checked(opts, "coincident_tolerance", &SolveOptions::coincident_tolerance,
+              "Relative: |r| <= tol (r1_out + r2_out) counts as coincident origins.", check_solve_options);
+  opts.def_readwrite("warm_start", &SolveOptions::warm_start,
+                     "ContactPair / ContactBatch: start from the previous solution when there is one.")
+      .def_readwrite("continuation", &SolveOptions::continuation,
+                     "Ramp beta or n from a smoother shape if direct attempts fail.")
+      .def("__repr__", [](const SolveOptions& o) {
+        std::ostringstream os;
+        os << "SolveOptions(tolerance=" << o.tolerance << ", max_iterations=" << o.max_iterations
+           << ", max_attempts=" << o.max_attempts << ", surrogate_factor=" << o.surrogate_factor
+           << ", coincident_tolerance=" << o.coincident_tolerance << ", warm_start=" << (o.warm_start ? "True" : "False")
+           << ", continuation=" << (o.continuation ? "True" : "False") << ")";
+        return os.str();
+      });
+
+  py::class_<ContactSolution> sol(m, "ContactSolution", doc(std::string(R"(Result of one contact solve (seed eq. (8)-(10), (29)-(30)).
+
+Fields (read-only; vectors are numpy arrays, same names as the C++ members):
+  status               ContactStatus
+  iterations, jacobian_evaluations, attempts (int), warm_started (bool), residual_norm
+  alpha                alpha*, the minimum uniform scaling at which the scaled bodies touch:
+                       > 1 separated, 1 touching, < 1 penetrating
+  x_B1 (3,)            the touching point of the scaled bodies, in body 1's frame
+  lambda1, lambda2     the multipliers of (10)
+  p1_B1, p2_B1 (3,)    witness points on body 1's and body 2's surface, eq. (29)
+  gap                  d_D = (1 - 1/alpha) |r|, eq. (30): > 0 separated, < 0 penetrating
+  normal_B1 (3,)       unit normal out of body 1 (towards body 2), eq. (3)
+  x_W, p1_W, p2_W, normal_W (3,)  the same in the world frame
+  X_12 (Pose)          pose of body 2 in body 1 used by the solve
+  kkt_jacobian (6, 6)  J_c at the solution, columns (x, log alpha, lambda1, lambda2)
+)") + kConventionsDoc));
+  sol.def_readonly("status", &ContactSolution::status, "ContactStatus of the solve.")
+      .def_readonly("iterations", &ContactSolution::iterations, "Newton steps over all attempts.")
+      .def_readonly("jacobian_evaluations", &ContactSolution::jacobian_evaluations, "Evaluations of (f_c, J_c).")
+      .def_readonly("attempts", &ContactSolution::attempts, "1: the first attempt succeeded.")
+      .def_readonly("warm_started", &ContactSolution::warm_started, "The accepted attempt started from a previous solution.")
+      .def_readonly("X_12", &ContactSolution::X_12, "Pose of body 2 in body 1.")
+      .def_readonly("kkt_jacobian", &ContactSolution::kkt_jacobian,
+                    "J_c (6, 6) at z* in unscaled variables; rows (10a), (10b), (10c) x3, (10d).")
+      .def("ok", &ContactSolution::ok, "True when converged or coincident_origins.")
+      .def("__repr__", &solution_repr);
+  batch::for_each_solution_field([&](const char* name, auto member) {
+    using M = std::remove_cvref_t<decltype(std::declval<ContactSolution>().*member)>;
+    sol.def_readonly(name, member, doc(field_doc(name, shape_text<M>())));
+  });
+
+  static const std::string solve_doc = std::string(R"(Solves the iDCOL contact problem for one pair of shapes (cold start).
+
+Finds alpha* = the smallest uniform scaling of both bodies about their own origins at which the
+scaled bodies touch, and the touching point x* (seed eq. (8), KKT system (10)), then the witness
+points, the gap and the normal.
+
+Args:
+  shape1, shape2: the shapes (any primitive or Shape).
+  X_W1, X_W2: world poses of body 1 and body 2 (Pose, [x, y, z, qw, qx, qy, qz] or 4x4).
+  options: SolveOptions (default SolveOptions()).
+Returns:
+  ContactSolution (fields named as in C++: alpha, x_B1, p1_B1, p2_B1, gap, normal_B1, x_W, ...).
+  A failed solve is reported by .status, never by an exception.
+Raises:
+  ValueError for an invalid pose (non-finite, zero quaternion, not a rotation) or options.
+
+Derivatives: contact_derivatives(shape1, shape2, X_W1, solution). For repeated queries of the
+same pair use ContactPair (warm starts), for many pairs ContactBatch (threads).
+)") + kConventionsDoc;
+  m.def(
+      "solve_contact",
+      [](const Shape& s1, const PoseArg& X1, const Shape& s2, const PoseArg& X2, const SolveOptions& o) {
+        check_solve_options(o);
+        return idcol::solve_contact(s1, X1.value, s2, X2.value, o);
+      },
+      py::arg("shape1"), py::arg("X_W1"), py::arg("shape2"), py::arg("X_W2"), py::arg("options") = SolveOptions{},
+      solve_doc.c_str());
+
+  m.def("status_name", &idcol::status_name, py::arg("status"), "The name of a ContactStatus.");
+
+  // ------------------------------------------------------------------ ContactPair
+  py::class_<idcol::ContactPair>(m, "ContactPair", R"(A pair of shapes with warm-start state, for repeated queries.
+
+solve(X_W1, X_W2) starts from the previous solution of this pair when options.warm_start is set
+and that solution succeeded (falling back to a cold start if needed). The results are those of
+the C++ ContactPair, bit for bit.)")
+      .def(py::init([](Shape s1, Shape s2, const SolveOptions& o) {
+             check_solve_options(o);
+             return idcol::ContactPair(std::move(s1), std::move(s2), o);
+           }),
+           py::arg("shape1"), py::arg("shape2"), py::arg("options") = SolveOptions{})
+      .def(
+          "solve", [](idcol::ContactPair& p, const PoseArg& X1, const PoseArg& X2) { return p.solve(X1.value, X2.value); },
+          py::arg("X_W1"), py::arg("X_W2"), "Solves at the given world poses (warm-started); returns a ContactSolution.")
+      .def(
+          "solve_cold",
+          [](idcol::ContactPair& p, const PoseArg& X1, const PoseArg& X2) { return p.solve_cold(X1.value, X2.value); },
+          py::arg("X_W1"), py::arg("X_W2"), "Solves from a cold start; the result becomes the next warm start.")
+      .def(
+          "solve_from",
+          [](idcol::ContactPair& p, const PoseArg& X1, const PoseArg& X2, const ContactSolution& guess) {
+            return p.solve_from(X1.value, X2.value, guess);
+          },
+          py::arg("X_W1"), py::arg("X_W2"), py::arg("guess"), "Solves starting from a given solution.")
+      .def_property_readonly(
+          "last", [](const idcol::ContactPair& p) { return p.last(); }, "The last solution (a copy).")
+      .def("reset_warm_start", &idcol::ContactPair::reset_warm_start, "The next solve() starts cold.")
+      .def(
+          "derivatives",
+          [](const idcol::ContactPair& p, const PoseArg& X1) { return idcol::contact_derivatives(p, X1.value); },
+          py::arg("X_W1"), "contact_derivatives of the last solution; X_W1 is the body-1 pose of that solve.")
+      .def_property_readonly("shape1", &idcol::ContactPair::shape1, "Shape of body 1.")
+      .def_property_readonly("shape2", &idcol::ContactPair::shape2, "Shape of body 2.")
+      .def_property(
+          "options", [](const idcol::ContactPair& p) { return p.options(); },
+          [](idcol::ContactPair& p, const SolveOptions& o) {
+            check_solve_options(o);
+            p.options() = o;
+          },
+          "SolveOptions of this pair (a copy; assign a whole SolveOptions to change it).");
+
+  // ------------------------------------------------------------------ derivatives
+  py::enum_<idcol::DerivativeStatus>(m, "DerivativeStatus", "Why derivatives are (not) available.")
+      .value("ok", idcol::DerivativeStatus::ok)
+      .value("coincident_origins", idcol::DerivativeStatus::coincident_origins, "alpha* not differentiable at r = 0")
+      .value("not_converged", idcol::DerivativeStatus::not_converged)
+      .value("invalid_input", idcol::DerivativeStatus::invalid_input)
+      .value("singular_kkt", idcol::DerivativeStatus::singular_kkt);
+
+  py::class_<ContactDerivatives> der(m, "ContactDerivatives", doc(std::string(R"(All first-order derivatives of one contact solution (seed eq. (24)-(30), (B38)-(B39)).
+
+Blocks J_<output>_<input> (numpy arrays, read-only, the C++ names):
+  inputs:  X12 = body twist of body 2 relative to body 1 (X_12 <- X_12 exp(xi^)),
+           X1, X2 = world twists of body 1, body 2 (X_Wi <- exp(eta^) X_Wi)
+  outputs: z = (x_B1, alpha, lambda1, lambda2) (X12 only), alpha, lambda1, lambda2, gap,
+           x_B1, p1_B1, p2_B1, normal_B1 and (X1, X2 only) x_W, p1_W, p2_W, normal_W.
+Scalar outputs: shape (6,); 3-vectors: (3, 6); J_z_X12: (6, 6). Columns [w; v].
+status: DerivativeStatus; when not ok every block is zero.
+)") + kConventionsDoc));
+  der.def_readonly("status", &ContactDerivatives::status, "DerivativeStatus; every block is zero unless ok.")
+      .def("ok", &ContactDerivatives::ok, "status == DerivativeStatus.ok.");
+  batch::for_each_derivative_block([&](const char* name, auto member) {
+    using M = std::remove_cvref_t<decltype(std::declval<ContactDerivatives>().*member)>;
+    der.def_readonly(name, member, doc(field_doc(name, shape_text<M>())));
+  });
+
+  static const std::string deriv_doc = std::string(R"(Derivatives of a contact solution (implicit function theorem on (10)).
+
+Args:
+  shape1, shape2: the shapes of the solve.
+  X_W1: the body-1 world pose passed to the solve (world-frame outputs need it).
+  solution: the ContactSolution returned by solve_contact / ContactPair for these shapes.
+Returns:
+  ContactDerivatives with every block J_<out>_<X12|X1|X2> (see help(diffcol.ContactDerivatives)).
+)") + kConventionsDoc;
+  m.def(
+      "contact_derivatives",
+      [](const Shape& s1, const Shape& s2, const PoseArg& X1, const ContactSolution& s) {
+        return idcol::contact_derivatives(s1, s2, X1.value, s);
+      },
+      py::arg("shape1"), py::arg("shape2"), py::arg("X_W1"), py::arg("solution"), deriv_doc.c_str());
+  m.def(
+      "contact_derivatives",
+      [](const idcol::ContactPair& p, const PoseArg& X1) { return idcol::contact_derivatives(p, X1.value); },
+      py::arg("pair"), py::arg("X_W1"), "Derivatives of pair.last; X_W1 is the body-1 pose of that solve.");
+
+  m.def("alpha_gradient_envelope", &idcol::alpha_gradient_envelope, py::arg("solution"),
+        R"(d alpha*/d xi (6,) by the envelope theorem (eq. (9), (25a)), xi = body twist of X_12 [w; v].
+No linear solve, no shape evaluation; zero unless the solution is converged with r != 0.)");
+  m.def(
+      "alpha_gradient_envelope_world",
+      [](const ContactSolution& s, const PoseArg& X1) {
+        return Eigen::Matrix<double, 12, 1>(idcol::alpha_gradient_envelope_world(s, X1.value).transpose());
+      },
+      py::arg("solution"), py::arg("X_W1"),
+      "d alpha*/d [eta1 | eta2] (12,): the envelope gradient with respect to the world twists of body 1 and 2.");
+
+  // ------------------------------------------------------------------ Hertz wrenches
+  py::class_<idcol::HertzModel> hertz(m, "HertzModel", "Hertz normal force f_n = k delta^p, delta = -gap (eq. (31)).");
+  hertz.def(py::init([](double k, double p) {
+              idcol::HertzModel h{k, p};
+              check_hertz(h);
+              return h;
+            }),
+            py::arg("stiffness") = 1.0, py::arg("exponent") = 1.5,
+            "Raises ValueError unless stiffness > 0 and exponent >= 1 (both finite).");
+  def_checked(hertz, "stiffness", &idcol::HertzModel::stiffness, "k > 0 (force / length^p).", check_hertz);
+  def_checked(hertz, "exponent", &idcol::HertzModel::exponent, "p >= 1.", check_hertz);
+
+  py::class_<idcol::ContactWrenches>(m, "ContactWrenches", doc(std::string(R"(Penalty contact wrenches (eq. (32)) and their Jacobians ((B40)-(B44)).
+
+Wrenches are 6-vectors [torque; force]:
+  F_c1_B1  on body 1, in body 1's frame, about body 1's origin (force -f_n n at x*)
+  F_c2_B2  the reaction on body 2, in body 2's frame, about body 2's origin
+  F_c1_W, F_c2_W  the same in world coordinates about the world origin (F_c1_W + F_c2_W = 0)
+Jacobians: J_fn_* (6,), J_Fc*_* (6, 6) with twist columns [w; v] (X12 / X1 / X2 as elsewhere).
+)") + kConventionsDoc))
+      .def_readonly("status", &idcol::ContactWrenches::status, "DerivativeStatus of the Jacobians (see class doc).")
+      .def("ok", &idcol::ContactWrenches::ok, "status == DerivativeStatus.ok.")
+      .def_readonly("in_contact", &idcol::ContactWrenches::in_contact, "delta > 0.")
+      .def_readonly("penetration", &idcol::ContactWrenches::penetration, "delta = -gap.")
+      .def_readonly("f_n", &idcol::ContactWrenches::f_n, "Normal force magnitude (31).")
+      .def_readonly("F_c1_B1", &idcol::ContactWrenches::F_c1_B1, "Wrench on body 1 [torque; force], body 1's frame, about its origin (6,).")
+      .def_readonly("F_c2_B2", &idcol::ContactWrenches::F_c2_B2, "Reaction on body 2 [torque; force], body 2's frame, about its origin (6,).")
+      .def_readonly("F_c1_W", &idcol::ContactWrenches::F_c1_W, "Wrench on body 1 in world coordinates about the world origin (6,).")
+      .def_readonly("F_c2_W", &idcol::ContactWrenches::F_c2_W, "Wrench on body 2 in world coordinates about the world origin (6,).")
+      .def_readonly("J_fn_X12", &idcol::ContactWrenches::J_fn_X12, doc(field_doc("J_fn_X12", "(6,)")))
+      .def_readonly("J_fn_X1", &idcol::ContactWrenches::J_fn_X1, doc(field_doc("J_fn_X1", "(6,)")))
+      .def_readonly("J_fn_X2", &idcol::ContactWrenches::J_fn_X2, doc(field_doc("J_fn_X2", "(6,)")))
+      .def_readonly("J_Fc1_B1_X12", &idcol::ContactWrenches::J_Fc1_B1_X12, doc(field_doc("J_Fc1_B1_X12", "(6, 6)")))
+      .def_readonly("J_Fc1_B1_X1", &idcol::ContactWrenches::J_Fc1_B1_X1, doc(field_doc("J_Fc1_B1_X1", "(6, 6)")))
+      .def_readonly("J_Fc1_B1_X2", &idcol::ContactWrenches::J_Fc1_B1_X2, doc(field_doc("J_Fc1_B1_X2", "(6, 6)")))
+      .def_readonly("J_Fc2_B2_X12", &idcol::ContactWrenches::J_Fc2_B2_X12, doc(field_doc("J_Fc2_B2_X12", "(6, 6)")))
+      .def_readonly("J_Fc2_B2_X1", &idcol::ContactWrenches::J_Fc2_B2_X1, doc(field_doc("J_Fc2_B2_X1", "(6, 6)")))
+      .def_readonly("J_Fc2_B2_X2", &idcol::ContactWrenches::J_Fc2_B2_X2, doc(field_doc("J_Fc2_B2_X2", "(6, 6)")))
+      .def_readonly("J_Fc1_W_X1", &idcol::ContactWrenches::J_Fc1_W_X1, doc(field_doc("J_Fc1_W_X1", "(6, 6)")))
+      .def_readonly("J_Fc1_W_X2", &idcol::ContactWrenches::J_Fc1_W_X2, doc(field_doc("J_Fc1_W_X2", "(6, 6)")))
+      .def_readonly("J_Fc2_W_X1", &idcol::ContactWrenches::J_Fc2_W_X1, doc(field_doc("J_Fc2_W_X1", "(6, 6)")))
+      .def_readonly("J_Fc2_W_X2", &idcol::ContactWrenches::J_Fc2_W_X2, doc(field_doc("J_Fc2_W_X2", "(6, 6)")));
+
+  m.def(
+      "hertz_wrenches",
+      [](const ContactSolution& s, const PoseArg& X1, const idcol::HertzModel& h) {
+        check_hertz(h);
+        return idcol::hertz_wrenches(s, X1.value, h);
+      },
+      py::arg("solution"), py::arg("X_W1"), py::arg("model") = idcol::HertzModel{},
+      "Wrench values only (Jacobian blocks zero). X_W1: the body-1 pose of the solve.");
+  m.def(
+      "hertz_wrenches",
+      [](const ContactSolution& s, const ContactDerivatives& d, const PoseArg& X1, const idcol::HertzModel& h) {
+        check_hertz(h);
+        return idcol::hertz_wrenches(s, d, X1.value, h);
+      },
+      py::arg("solution"), py::arg("derivatives"), py::arg("X_W1"), py::arg("model") = idcol::HertzModel{},
+      "Wrenches and their Jacobians; derivatives = contact_derivatives of the same solution.");
+
+  // ------------------------------------------------------------------ generalized coordinates
+  py::enum_<idcol::TwistConvention>(m, "TwistConvention", "How a 6 x n geometric Jacobian maps qdot to a twist.")
+      .value("world", idcol::TwistConvention::world, "J qdot = world twist, X <- exp(eta^) X")
+      .value("body", idcol::TwistConvention::body, "J qdot = body twist, X <- X exp(zeta^)");
+  py::class_<idcol::BodyJacobian>(m, "BodyJacobian", "The geometric Jacobian (6, n) of one rigid body, rows [w; v].")
+      .def(py::init([](const Eigen::MatrixXd& J, idcol::TwistConvention c, const PoseArg& X) {
+             if (J.rows() != 6) throw std::invalid_argument("BodyJacobian: J must have 6 rows");
+             return idcol::BodyJacobian{J, c, X.value};
+           }),
+           py::arg("J"), py::arg("convention") = idcol::TwistConvention::world, py::arg("X_WB") = Pose{})
+      .def_readwrite("J", &idcol::BodyJacobian::J, "The Jacobian (6, n), rows [w; v].")
+      .def_readwrite("convention", &idcol::BodyJacobian::convention, "TwistConvention of J.")
+      .def_readwrite("X_WB", &idcol::BodyJacobian::X_WB, "Pose of the frame B in which a body-convention J is expressed.");
+  m.def(
+      "world_twist_map", [](idcol::TwistConvention c, const PoseArg& X) { return idcol::world_twist_map(c, X.value); },
+      py::arg("convention"), py::arg("X_WB"), "6x6 map from the body's twist (convention) to its world twist.");
+  m.def(
+      "shape_body_twist_map", [](const PoseArg& X) { return idcol::shape_body_twist_map(X.value); }, py::arg("X_BS"),
+      "Ad_{X_BS^-1}: the body twist of a shape mounted at X_BS from the body twist of its body.");
+  m.def(
+      "to_coordinates",
+      [](Eigen::MatrixXd J1, Eigen::MatrixXd J2, const idcol::BodyJacobian& b1, const idcol::BodyJacobian& b2) {
+        // a (6,) gradient arrives as a 6 x 1 column: use it as the 1 x 6 row it is
+        if (J1.rows() == 6 && J1.cols() == 1) J1.transposeInPlace();
+        if (J2.rows() == 6 && J2.cols() == 1) J2.transposeInPlace();
+        return idcol::to_coordinates(J1, J2, b1, b2);
+      },
+      py::arg("J_out_X1"), py::arg("J_out_X2"), py::arg("body1"),
+        py::arg("body2"),
+        "Chain rule to generalized coordinates: J_out_X1 M1 J1 + J_out_X2 M2 J2 (k, n). Scalar blocks "
+        "(6,) are taken as 1 x 6. Raises ValueError on mismatched sizes.");
+
+  // ------------------------------------------------------------------ ergodic sweep
+  py::class_<idcol::ErgodicSweep>(m, "ErgodicSweep", R"(The seed's ergodic pose sweep (Sec. V, Table I).
+
+Pose of body 2 (body 1 at the identity) at sample i, t = i dt: distance
+r = cbrt(rmin^3 + (rmax^3 - rmin^3) u) with u, the direction and the quaternion driven by
+incommensurate frequencies sqrt(2), sqrt(3), ..., sqrt(17).)")
+      .def(py::init<>())
+      .def_readwrite("rmin", &idcol::ErgodicSweep::rmin, "Smallest distance of body 2's origin from body 1's.")
+      .def_readwrite("rmax", &idcol::ErgodicSweep::rmax, "Largest distance.")
+      .def_readwrite("dt", &idcol::ErgodicSweep::dt, "Time step between samples (1e-4).")
+      .def_static("for_pair", &idcol::ErgodicSweep::for_pair, py::arg("shape1"), py::arg("shape2"),
+                  "The sweep of a pair: rmin = 0.1 min(inner radii), rmax = 2 max(outer radii).")
+      .def("pose", &idcol::ErgodicSweep::pose, py::arg("i"), "Pose of body 2 at sample i.")
+      .def(
+          "poses",
+          [](const idcol::ErgodicSweep& s, long n, long start) {
+            if (n < 0) throw std::invalid_argument("ErgodicSweep.poses: n must be >= 0");
+            py::array_t<double> out({static_cast<py::ssize_t>(n), py::ssize_t{4}, py::ssize_t{4}});
+            double* d = out.mutable_data();
+            for (long i = 0; i < n; ++i) {
+              const Eigen::Matrix4d T = pose_to_matrix(s.pose(start + i));
+              Eigen::Map<Eigen::Matrix<double, 4, 4, Eigen::RowMajor>>(d + 16 * i) = T;
+            }
+            return out;
+          },
+          py::arg("n"), py::arg("start") = 0,
+          "Poses of samples start, ..., start + n - 1 as an (n, 4, 4) array (exact: the same R and p as pose(i)).");
+
+  m.def("benchmark_shape", &idcol::benchmark_shape, py::arg("name"),
+        "A benchmark shape of the seed by name: 'sphere', 'ellipsoid', 'poly', 'tc', 'se', 'sec'. "
+        "Raises ValueError for another name.");
+  m.def("benchmark_shape_names", &idcol::benchmark_shape_names, "['sphere', 'ellipsoid', 'poly', 'tc', 'se', 'sec'].");
+}
+
+}  // namespace diffcol::python

@@ -1,0 +1,171 @@
+// Python bindings of include/diffcol/shapes/: the strictly convex implicit primitives and Shape.
+#include <tuple>
+#include <vector>
+
+#include "bindings.hpp"
+#include "diffcol/shapes/shape.hpp"
+
+namespace diffcol::python {
+
+namespace {
+
+// The members every primitive shares: φ with derivatives, radii, ray extent.
+template <class T>
+void def_common(py::class_<T>& c) {
+  c.def(
+       "eval",
+       [](const T& s, const Vec3& y) {
+         Vec3 g;
+         Mat3 H;
+         const double phi = s.eval(y, g, H);
+         return std::make_tuple(phi, g, H);
+       },
+       py::arg("y"),
+       "(phi, grad, hess) of the implicit function at the point y (3,) of the body frame: phi < 0 inside, "
+       "0 on the surface, > 0 outside; grad (3,), hess (3, 3).")
+      .def("value", &T::value, py::arg("y"), "phi(y) at the point y (3,) of the body frame.")
+      .def("ray_extent", &T::ray_extent, py::arg("u"),
+           "Distance from the body origin to the surface along the unit direction u.")
+      .def_property_readonly("inner_radius", &T::inner_radius,
+                             "Radius of an origin-centred sphere inside the shape (a lower bound).")
+      .def_property_readonly("outer_radius", &T::outer_radius,
+                             "Radius of an origin-centred sphere containing the shape (an upper bound).")
+      .def("__repr__", [](const T& s) { return Shape(s).describe(); });
+}
+
+}  // namespace
+
+void bind_shapes(py::module_& m) {
+  py::enum_<ShapeType>(m, "ShapeType", "The type of a primitive shape.")
+      .value("sphere", ShapeType::sphere)
+      .value("superellipsoid", ShapeType::superellipsoid)
+      .value("superelliptic_cylinder", ShapeType::superelliptic_cylinder)
+      .value("smooth_polytope", ShapeType::smooth_polytope)
+      .value("smooth_truncated_cone", ShapeType::smooth_truncated_cone);
+
+  py::class_<Sphere> sphere(m, "Sphere", "Sphere of radius R centred at the body origin: phi(y) = |y|/R - 1.");
+  sphere.def(py::init<double>(), py::arg("radius"), "Raises ValueError unless radius is finite and > 0.")
+      .def_property_readonly("radius", &Sphere::radius, "R.");
+  def_common(sphere);
+
+  py::class_<Superellipsoid> se(m, "Superellipsoid", R"(Superellipsoid, seed eq. (18):
+phi(y) = (sum_i ((y_i/a_i)^2 + eps)^n)^(1/(2n)) - 1, semi-axes a, b, c along the body x, y, z
+axes, integer exponent n >= 1 (n = 1: ellipsoid, eps unused).)");
+  se.def(py::init<int, double, double, double, double>(), py::arg("n"), py::arg("a"), py::arg("b"), py::arg("c"),
+         py::arg("epsilon") = Superellipsoid::kDefaultEpsilon,
+         "Raises ValueError unless n >= 1, a, b, c > 0 and finite, 0 <= epsilon < 0.1.")
+      .def_static("ellipsoid", &Superellipsoid::ellipsoid, py::arg("a"), py::arg("b"), py::arg("c"),
+                  "The ellipsoid with semi-axes a, b, c (n = 1).")
+      .def_property_readonly("exponent", &Superellipsoid::exponent, "n.")
+      .def_property_readonly("semi_axes", &Superellipsoid::semi_axes, "(a, b, c).")
+      .def_property_readonly("epsilon", &Superellipsoid::epsilon, "Regularization eps of (A27).");
+  def_common(se);
+
+  py::class_<SuperellipticCylinder> sec(m, "SuperellipticCylinder", R"(Superelliptic cylinder, seed eq. (19):
+axis = body x axis, radius R, half-height h, integer exponent n >= 1.)");
+  sec.def(py::init<int, double, double, double>(), py::arg("n"), py::arg("radius"), py::arg("half_height"),
+          py::arg("epsilon") = SuperellipticCylinder::kDefaultEpsilon,
+          "Raises ValueError unless n >= 1, radius, half_height > 0 and finite, 0 <= epsilon < 0.1.")
+      .def_property_readonly("exponent", &SuperellipticCylinder::exponent, "n.")
+      .def_property_readonly("radius", &SuperellipticCylinder::radius, "R.")
+      .def_property_readonly("half_height", &SuperellipticCylinder::half_height, "h.")
+      .def_property_readonly("epsilon", &SuperellipticCylinder::epsilon, "Regularization eps of (A37).");
+  def_common(sec);
+
+  py::class_<SmoothPolytope> poly(m, "SmoothPolytope", R"(Smooth polytope, seed eq. (13)-(14):
+phi(y) = smax_beta((A y - b)/L) (LogSumExp). The exact polytope {A y <= b} must be bounded and
+contain the origin strictly (b > 0); the smooth shape lies inside it.)");
+  poly.def(py::init<const Eigen::MatrixX3d&, const Eigen::VectorXd&, double, double>(), py::arg("A"), py::arg("b"),
+           py::arg("beta"), py::arg("length") = 1.0,
+           "A: (m, 3) outward face normals, b: (m,) offsets > 0, beta > 0 sharpness, length L > 0. Raises "
+           "ValueError for m < 4, non-finite data, b_i <= 0, a zero row, an unbounded polytope, beta <= 0, "
+           "L <= 0 or an origin outside the smooth shape.")
+      .def_static("box", &SmoothPolytope::box, py::arg("hx"), py::arg("hy"), py::arg("hz"), py::arg("beta"),
+                  py::arg("length") = 1.0, "Axis-aligned box with half-extents hx, hy, hz about the origin.")
+      .def_static(
+          "convex_hull",
+          [](const Eigen::Ref<const Eigen::MatrixXd>& points, double beta, double length) {
+            if (points.cols() != 3)
+              throw std::invalid_argument("SmoothPolytope.convex_hull: points must be an (n, 3) array");
+            std::vector<Vec3> pts(static_cast<size_t>(points.rows()));
+            for (Eigen::Index i = 0; i < points.rows(); ++i) pts[static_cast<size_t>(i)] = points.row(i).transpose();
+            return SmoothPolytope::convex_hull(pts, beta, length);
+          },
+          py::arg("points"), py::arg("beta"), py::arg("length") = 1.0,
+          "Convex hull of points (n, 3) (up to a few hundred); the origin must lie strictly inside.")
+      .def_property_readonly("num_faces", &SmoothPolytope::num_faces, "m.")
+      .def_property_readonly("beta", &SmoothPolytope::beta, "beta.")
+      .def_property_readonly("length", &SmoothPolytope::length, "L.")
+      .def_property_readonly(
+          "A",
+          [](const SmoothPolytope& s) {
+            Eigen::MatrixX3d A(s.num_faces(), 3);
+            for (int i = 0; i < s.num_faces(); ++i) A.row(i) = s.normal(i).transpose();
+            return A;
+          },
+          "Face normals (m, 3) as given.")
+      .def_property_readonly(
+          "b",
+          [](const SmoothPolytope& s) {
+            Eigen::VectorXd b(s.num_faces());
+            for (int i = 0; i < s.num_faces(); ++i) b[i] = s.offset(i);
+            return b;
+          },
+          "Offsets (m,).")
+      .def_property_readonly(
+          "vertices",
+          [](const SmoothPolytope& s) {
+            Eigen::MatrixX3d V(static_cast<Eigen::Index>(s.vertices().size()), 3);
+            for (size_t i = 0; i < s.vertices().size(); ++i) V.row(static_cast<Eigen::Index>(i)) = s.vertices()[i].transpose();
+            return V;
+          },
+          "Vertices (k, 3) of the exact polytope {A y <= b}.");
+  def_common(poly);
+
+  py::class_<SmoothTruncatedCone> tc(m, "SmoothTruncatedCone", R"(Smooth truncated cone, seed eq. (15)-(17):
+axis = body x axis, bottom cap at x = -a (radius R_b), top cap at x = b (radius R_t),
+LogSumExp sharpness beta.)");
+  tc.def(py::init<double, double, double, double, double>(), py::arg("beta"), py::arg("bottom_radius"),
+         py::arg("top_radius"), py::arg("a"), py::arg("b"),
+         "Raises ValueError unless every argument is finite and > 0.")
+      .def_property_readonly("beta", &SmoothTruncatedCone::beta, "beta.")
+      .def_property_readonly("bottom_radius", &SmoothTruncatedCone::bottom_radius, "R_b.")
+      .def_property_readonly("top_radius", &SmoothTruncatedCone::top_radius, "R_t.")
+      .def_property_readonly("bottom_extent", &SmoothTruncatedCone::bottom_extent, "a.")
+      .def_property_readonly("top_extent", &SmoothTruncatedCone::top_extent, "b.");
+  def_common(tc);
+
+  py::class_<Shape> shape(m, "Shape", R"(Any primitive shape, as a value: what the solver functions take.
+
+Every primitive (Sphere, Superellipsoid, ...) converts to a Shape implicitly, so they can be
+passed wherever a Shape is expected. The primitive itself is Shape.primitive.)");
+  shape.def(py::init<Sphere>(), py::arg("shape"))
+      .def(py::init<Superellipsoid>(), py::arg("shape"))
+      .def(py::init<SuperellipticCylinder>(), py::arg("shape"))
+      .def(py::init<SmoothPolytope>(), py::arg("shape"))
+      .def(py::init<SmoothTruncatedCone>(), py::arg("shape"))
+      .def_property_readonly("type", &Shape::type, "The ShapeType.")
+      .def_property_readonly(
+          "primitive", [](const Shape& s) { return s.variant(); }, "The primitive (a Sphere, Superellipsoid, ...).")
+      .def(
+          "eval",
+          [](const Shape& s, const Vec3& y) {
+            Vec3 g;
+            Mat3 H;
+            const double phi = s.eval(y, g, H);
+            return std::make_tuple(phi, g, H);
+          },
+          py::arg("y"), "(phi, grad, hess) at the point y (3,) of the body frame.")
+      .def("value", &Shape::value, py::arg("y"), "phi(y).")
+      .def_property_readonly("inner_radius", &Shape::inner_radius, "Inscribed origin-centred sphere radius (bound).")
+      .def_property_readonly("outer_radius", &Shape::outer_radius, "Circumscribed origin-centred sphere radius (bound).")
+      .def("describe", &Shape::describe, "One-line description, e.g. 'superellipsoid(n=8, a=0.5, b=1, c=1.5)'.")
+      .def("__repr__", &Shape::describe);
+  py::implicitly_convertible<Sphere, Shape>();
+  py::implicitly_convertible<Superellipsoid, Shape>();
+  py::implicitly_convertible<SuperellipticCylinder, Shape>();
+  py::implicitly_convertible<SmoothPolytope, Shape>();
+  py::implicitly_convertible<SmoothTruncatedCone, Shape>();
+}
+
+}  // namespace diffcol::python

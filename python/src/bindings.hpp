@@ -1,0 +1,95 @@
+#pragma once
+// Shared declarations of the diffcol Python module (_diffcol). One bind_<layer>.cpp per library
+// layer registers its types and functions; module.cpp calls them in dependency order.
+#include <pybind11/eigen.h>
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "diffcol/idcol/contact.hpp"
+#include "diffcol/math/se3.hpp"
+
+namespace diffcol::python {
+
+namespace py = pybind11;
+
+void bind_math(py::module_& m);            // bind_math.cpp: Pose, SE(3) exp/log, adjoint
+void bind_shapes(py::module_& m);          // bind_shapes.cpp: the primitives and Shape
+void bind_idcol(py::module_& m);           // bind_idcol.cpp: solver, derivatives, wrenches, sweep
+void bind_gradient_check(py::module_& m);  // bind_gradient_check.cpp: finite-difference checker
+void bind_batch(py::module_& m);           // bind_batch.cpp: ContactBatch, thread pool
+
+/// Shared text of the docstrings: frames, twists and Jacobian layout.
+extern const char* const kConventionsDoc;
+
+/// Converts one pose given as a Pose, a 7-vector [x, y, z, qw, qx, qy, qz] or a 4×4 homogeneous
+/// matrix. @throws std::invalid_argument (→ ValueError) naming `what` on anything else.
+Pose pose_from_object(const py::handle& obj, const std::string& what);
+
+/// Converts an array of 7-vectors / 4×4 matrices (rows of `data`, already C-contiguous doubles)
+/// into poses; `what` names the argument in error messages.
+/// layout 7: rows of 7 numbers; layout 16: row-major 4×4 matrices.
+void poses_from_buffer(const double* data, long count, int layout, const std::string& what, Pose* out);
+
+/// A pose as [x, y, z, qw, qx, qy, qz] (qw ≥ 0) and as a 4×4 matrix.
+Eigen::Matrix<double, 7, 1> pose_to_vector(const Pose& g);
+Eigen::Matrix4d pose_to_matrix(const Pose& g);
+
+/// A pose argument: accepts a Pose, or any array-like of shape (7,) or (4, 4). Unlike the implicit
+/// conversion of Pose (which gives TypeError), an array-like with a bad shape or bad values
+/// (non-finite, zero quaternion, not a rotation) raises ValueError with the reason.
+struct PoseArg {
+  Pose value;
+};
+
+/// Checks SolveOptions' ranges (those of the CLI). @throws std::invalid_argument (→ ValueError).
+void check_solve_options(const idcol::SolveOptions& options);
+
+/// Docstring of a result field of ContactSolution ("alpha", "x_B1", ...) or of a Jacobian block
+/// J_<out>_<in> (of ContactDerivatives / ContactWrenches); `shape` is its numpy shape, e.g. "(3, 6)".
+std::string field_doc(const std::string& name, const std::string& shape);
+
+/// numpy shape text of a field type: "()" for double, "(3,)" for Vec3, "(3, 6)" for Mat36, ...
+template <class M>
+std::string shape_text() {
+  if constexpr (std::is_arithmetic_v<M>) {
+    return "()";
+  } else if constexpr (M::RowsAtCompileTime == 1 || M::ColsAtCompileTime == 1) {
+    return "(" + std::to_string(M::SizeAtCompileTime) + ",)";
+  } else {
+    return "(" + std::to_string(M::RowsAtCompileTime) + ", " + std::to_string(M::ColsAtCompileTime) + ")";
+  }
+}
+
+/// Docstring storage: concatenations that must outlive the module definition.
+const char* doc(std::string text);
+
+}  // namespace diffcol::python
+
+namespace pybind11::detail {
+
+template <>
+struct type_caster<diffcol::python::PoseArg> {
+  PYBIND11_TYPE_CASTER(diffcol::python::PoseArg, const_name("Pose"));
+
+  bool load(handle src, bool /*convert*/) {
+    if (isinstance<diffcol::Pose>(src)) {
+      value.value = src.cast<diffcol::Pose>();
+      return true;
+    }
+    // array-likes only (not strings, not arbitrary objects: those give TypeError)
+    if (isinstance<str>(src) || isinstance<bytes>(src)) return false;
+    if (!isinstance<array>(src) && !PySequence_Check(src.ptr())) return false;
+    value.value = diffcol::python::pose_from_object(src, "");
+    return true;
+  }
+  static handle cast(const diffcol::python::PoseArg& src, return_value_policy policy, handle parent) {
+    return type_caster_base<diffcol::Pose>::cast(src.value, policy, parent);
+  }
+};
+
+}  // namespace pybind11::detail

@@ -1,0 +1,22 @@
+// The compiled part of the diffcol Python package (imported as diffcol._diffcol; the package's
+// __init__.py re-exports it). Each library layer is bound by its own bind_<layer>.cpp; add a
+// layer by writing that file, declaring its function in bindings.hpp and calling it below
+// (python/CMakeLists.txt picks up every python/src/*.cpp).
+#include "bindings.hpp"
+
+namespace dp = diffcol::python;
+
+PYBIND11_MODULE(_diffcol, m) {
+  m.doc() = R"(diffcol: differentiable collision detection (iDCOL) for robotics.
+
+Compiled core of the `diffcol` package. See help(diffcol.solve_contact) for the frames,
+the twist convention [w; v] and the Jacobian layout used everywhere.)";
+  dp::bind_math(m);
+  dp::bind_shapes(m);
+  dp::bind_idcol(m);
+  dp::bind_gradient_check(m);
+  dp::bind_batch(m);
+  // Layers still to be bound, each by its own file once it exists in the library:
+  //   bind_dcol(m)  (include/diffcol/dcol), bind_qp(m) (include/diffcol/qp),
+  //   bind_view(m)  (the HTML viewer: diffcol.view(...)).
+}

@@ -1,0 +1,416 @@
+// Tests of the thread pool and of batched contact queries (include/diffcol/batch/).
+//
+// The batch must reproduce the one-by-one calls bit for bit (ContactPair::solve in step order
+// per pair for the warm-started schedule, solve_contact for the cold one, contact_derivatives
+// for the derivatives) for any number of threads. The number of steps per pair is
+// DIFFCOL_ERGODIC_POSES / 50 (default 200), over every ordered pair of the benchmark shapes plus
+// a few non-benchmark shapes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "diffcol/batch/contact_batch.hpp"
+#include "diffcol/batch/result_fields.hpp"
+#include "diffcol/batch/thread_pool.hpp"
+#include "diffcol/idcol/ergodic.hpp"
+#include "test_util.hpp"
+
+namespace {
+
+using diffcol::Pose;
+using diffcol::Shape;
+using diffcol::Vec3;
+using diffcol::batch::BatchOptions;
+using diffcol::batch::ContactBatch;
+using diffcol::batch::ThreadPool;
+namespace idcol = diffcol::idcol;
+
+long steps_per_pair() {
+  const char* env = std::getenv("DIFFCOL_ERGODIC_POSES");
+  long n = 10000;
+  if (env != nullptr && *env != '\0') {
+    char* end = nullptr;
+    const long v = std::strtol(env, &end, 10);
+    if (end != env && *end == '\0' && v > 0) n = v;
+  }
+  return std::max(20L, n / 50);
+}
+
+// ------------------------------------------------------------------ bitwise comparison
+
+template <class M>
+bool same_bits(const M& a, const M& b) {
+  return std::memcmp(a.data(), b.data(), sizeof(double) * static_cast<size_t>(a.size())) == 0;
+}
+bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+
+// Every field of ContactSolution, bit for bit. Returns the first differing field ("" if none).
+std::string first_difference(const idcol::ContactSolution& a, const idcol::ContactSolution& b) {
+  if (a.status != b.status) return "status";
+  if (a.iterations != b.iterations) return "iterations";
+  if (a.jacobian_evaluations != b.jacobian_evaluations) return "jacobian_evaluations";
+  if (a.attempts != b.attempts) return "attempts";
+  if (a.warm_started != b.warm_started) return "warm_started";
+  if (!same_bits(a.residual_norm, b.residual_norm)) return "residual_norm";
+  if (!same_bits(a.alpha, b.alpha)) return "alpha";
+  if (!same_bits(a.x_B1, b.x_B1)) return "x_B1";
+  if (!same_bits(a.lambda1, b.lambda1)) return "lambda1";
+  if (!same_bits(a.lambda2, b.lambda2)) return "lambda2";
+  if (!same_bits(a.p1_B1, b.p1_B1)) return "p1_B1";
+  if (!same_bits(a.p2_B1, b.p2_B1)) return "p2_B1";
+  if (!same_bits(a.gap, b.gap)) return "gap";
+  if (!same_bits(a.normal_B1, b.normal_B1)) return "normal_B1";
+  if (!same_bits(a.x_W, b.x_W)) return "x_W";
+  if (!same_bits(a.p1_W, b.p1_W)) return "p1_W";
+  if (!same_bits(a.p2_W, b.p2_W)) return "p2_W";
+  if (!same_bits(a.normal_W, b.normal_W)) return "normal_W";
+  if (!same_bits(a.X_12.R, b.X_12.R) || !same_bits(a.X_12.p, b.X_12.p)) return "X_12";
+  if (!same_bits(a.kkt_jacobian, b.kkt_jacobian)) return "kkt_jacobian";
+  if (std::memcmp(a.kkt_lu.lu, b.kkt_lu.lu, sizeof a.kkt_lu.lu) != 0 ||
+      std::memcmp(a.kkt_lu.perm, b.kkt_lu.perm, sizeof a.kkt_lu.perm) != 0)
+    return "kkt_lu";
+  return "";
+}
+
+// Every Jacobian block of ContactDerivatives (through the field table), bit for bit.
+std::string first_difference(const idcol::ContactDerivatives& a, const idcol::ContactDerivatives& b) {
+  if (a.status != b.status) return "status";
+  std::string diff;
+  diffcol::batch::for_each_derivative_block([&](const char* name, auto member) {
+    if (diff.empty() && !same_bits(a.*member, b.*member)) diff = name;
+  });
+  return diff;
+}
+
+// ------------------------------------------------------------------ a mixed scene
+
+struct Scene {
+  std::vector<std::pair<Shape, Shape>> pairs;
+  std::vector<idcol::ErgodicSweep> sweeps;
+};
+
+// Every ordered pair of benchmark shapes, plus non-benchmark shapes (a box, a hull, a thin cone).
+Scene mixed_scene() {
+  Scene s;
+  for (const auto& a : idcol::benchmark_shape_names())
+    for (const auto& b : idcol::benchmark_shape_names())
+      s.pairs.emplace_back(idcol::benchmark_shape(a), idcol::benchmark_shape(b));
+  const Shape box = diffcol::SmoothPolytope::box(0.3, 0.5, 0.8, 15.0);
+  const Shape hull = diffcol::SmoothPolytope::convex_hull(
+      {Vec3(1, 0, 0), Vec3(-0.5, 0.8, 0), Vec3(-0.5, -0.8, 0), Vec3(0, 0, 1.2), Vec3(0.1, 0.1, -0.9)}, 10.0);
+  const Shape cone = diffcol::SmoothTruncatedCone(10.0, 0.8, 0.05, 0.5, 1.0);
+  s.pairs.emplace_back(box, hull);
+  s.pairs.emplace_back(hull, cone);
+  s.pairs.emplace_back(cone, diffcol::Sphere(0.3));
+  s.pairs.emplace_back(diffcol::Superellipsoid(3, 0.4, 0.9, 0.2), box);
+  for (const auto& [a, b] : s.pairs) s.sweeps.push_back(idcol::ErgodicSweep::for_pair(a, b));
+  return s;
+}
+
+// Poses for T steps: body 1 moves on a random rigid motion, body 2 = body 1 · sweep pose, so the
+// relative pose follows the ergodic sweep (with a stride, to make warm starts work for their keep).
+void make_poses(const Scene& s, long T, long first_step, std::vector<Pose>& X1, std::vector<Pose>& X2) {
+  const size_t P = s.pairs.size();
+  X1.resize(static_cast<size_t>(T) * P);
+  X2.resize(static_cast<size_t>(T) * P);
+  for (long t = 0; t < T; ++t) {
+    for (size_t p = 0; p < P; ++p) {
+      const long k = first_step + t;
+      const Vec3 axis = Vec3(1.0, 0.3 * static_cast<double>(p % 5), -0.2).normalized();
+      const Pose A = Pose::from_rotation(Eigen::AngleAxisd(0.01 * static_cast<double>(k) + 0.1 * static_cast<double>(p), axis).toRotationMatrix(),
+                                         Vec3(0.5 * static_cast<double>(p), 0.001 * static_cast<double>(k), -1.0));
+      const size_t i = static_cast<size_t>(t) * P + p;
+      X1[i] = A;
+      X2[i] = A * s.sweeps[p].pose(37 * k + static_cast<long>(p));
+    }
+  }
+}
+
+// ------------------------------------------------------------------ field tables
+
+// The tables must list every field: a block added to ContactDerivatives but not to the table
+// would be missing from the Python binding and from the comparisons here.
+TEST(ResultFields, DerivativeTableCoversTheWholeStruct) {
+  size_t bytes = 0;
+  int count = 0;
+  diffcol::batch::for_each_derivative_block([&](const char*, auto member) {
+    using M = std::remove_reference_t<decltype(std::declval<idcol::ContactDerivatives>().*member)>;
+    bytes += sizeof(M);
+    ++count;
+  });
+  EXPECT_EQ(count, diffcol::batch::kNumDerivativeBlocks);
+  // status (1 byte) plus padding to the blocks' alignment
+  EXPECT_LE(sizeof(idcol::ContactDerivatives) - bytes, alignof(idcol::ContactDerivatives));
+}
+
+TEST(ResultFields, SolutionTableNamesAreUnique) {
+  std::vector<std::string> names;
+  diffcol::batch::for_each_solution_field([&](const char* name, auto) { names.emplace_back(name); });
+  EXPECT_EQ(names.size(), 13u);
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(std::adjacent_find(names.begin(), names.end()), names.end());
+}
+
+// ------------------------------------------------------------------ thread pool
+
+TEST(ThreadPool, EveryIndexRunsExactlyOnce) {
+  for (int threads : {1, 2, 3, 5}) {
+    ThreadPool pool(threads);
+    EXPECT_EQ(pool.num_threads(), threads);
+    for (long count : {0L, 1L, 7L, 64L, 1000L, 4099L}) {
+      for (long grain : {1L, 3L, 64L, 5000L}) {
+        std::vector<std::atomic<int>> hits(static_cast<size_t>(count));
+        for (auto& h : hits) h.store(0);
+        auto body = [&](long b, long e) {
+          ASSERT_LE(e - b, grain);
+          ASSERT_LT(b, e);
+          for (long i = b; i < e; ++i) hits[static_cast<size_t>(i)].fetch_add(1);
+        };
+        pool.parallel_for(count, grain, body);
+        for (long i = 0; i < count; ++i)
+          ASSERT_EQ(hits[static_cast<size_t>(i)].load(), 1)
+              << "threads " << threads << " count " << count << " grain " << grain << " index " << i;
+      }
+    }
+  }
+}
+
+TEST(ThreadPool, DefaultUsesAvailableCoresAndRejectsBadArguments) {
+  ThreadPool pool;
+  EXPECT_EQ(pool.num_threads(), diffcol::batch::available_cores());
+  EXPECT_GE(pool.num_threads(), 1);
+  EXPECT_THROW(ThreadPool(-1), std::invalid_argument);
+  auto noop = [](long, long) {};
+  EXPECT_THROW(pool.parallel_for(-1, 1, noop), std::invalid_argument);
+  EXPECT_THROW(pool.parallel_for(10, 0, noop), std::invalid_argument);
+}
+
+TEST(ThreadPool, ExceptionIsRethrownAndPoolStaysUsable) {
+  ThreadPool pool(3);
+  auto throwing = [](long b, long e) {
+    for (long i = b; i < e; ++i)
+      if (i == 500) throw std::runtime_error("index 500");
+  };
+  try {
+    pool.parallel_for(1000, 7, throwing);
+    FAIL() << "expected an exception";
+  } catch (const std::runtime_error& e) {
+    EXPECT_STREQ(e.what(), "index 500");
+  }
+  std::atomic<long> sum{0};
+  auto summing = [&](long b, long e) {
+    for (long i = b; i < e; ++i) sum += i;
+  };
+  for (int rep = 0; rep < 50; ++rep) pool.parallel_for(100, 3, summing);
+  EXPECT_EQ(sum.load(), 50L * 4950L);
+}
+
+// ------------------------------------------------------------------ batch = one by one
+
+TEST(ContactBatch, WarmStartedScheduleEqualsSequentialContactPairsBitForBit) {
+  const Scene s = mixed_scene();
+  const long T = steps_per_pair();
+  const size_t P = s.pairs.size();
+  // reference: one ContactPair per pair, steps in order, two calls of T/2 and T - T/2 steps
+  const long T0 = T / 2, T1 = T - T0;
+  std::vector<Pose> A1, A2, B1, B2;
+  make_poses(s, T0, 0, A1, A2);
+  make_poses(s, T1, T0, B1, B2);
+  std::vector<idcol::ContactSolution> ref_a(A1.size()), ref_b(B1.size());
+  std::vector<idcol::ContactDerivatives> der_a(A1.size()), der_b(B1.size());
+  long warm_count = 0;
+  for (size_t p = 0; p < P; ++p) {
+    idcol::ContactPair pair(s.pairs[p].first, s.pairs[p].second);
+    for (long t = 0; t < T0; ++t) {
+      const size_t i = static_cast<size_t>(t) * P + p;
+      ref_a[i] = pair.solve(A1[i], A2[i]);
+      der_a[i] = idcol::contact_derivatives(pair.shape1(), pair.shape2(), A1[i], ref_a[i]);
+    }
+    for (long t = 0; t < T1; ++t) {
+      const size_t i = static_cast<size_t>(t) * P + p;
+      ref_b[i] = pair.solve(B1[i], B2[i]);
+      der_b[i] = idcol::contact_derivatives(pair.shape1(), pair.shape2(), B1[i], ref_b[i]);
+      warm_count += ref_b[i].warm_started;
+    }
+  }
+  // the sequence really warm-starts (otherwise this test would not test the schedule)
+  EXPECT_GT(warm_count, static_cast<long>(P) * T1 / 2);
+
+  for (int threads : {1, 2, 3, 4}) {
+    BatchOptions opt;
+    opt.num_threads = threads;
+    opt.derivatives = true;
+    ContactBatch batch(s.pairs, opt);
+    ASSERT_EQ(batch.num_pairs(), static_cast<int>(P));
+    ASSERT_EQ(batch.num_threads(), threads);
+    for (int call = 0; call < 2; ++call) {
+      const auto& X1 = call == 0 ? A1 : B1;
+      const auto& X2 = call == 0 ? A2 : B2;
+      const auto& ref = call == 0 ? ref_a : ref_b;
+      const auto& der = call == 0 ? der_a : der_b;
+      const long steps = call == 0 ? T0 : T1;
+      batch.solve(X1, X2, steps);
+      ASSERT_EQ(batch.num_steps(), steps);
+      ASSERT_TRUE(batch.has_derivatives());
+      for (long t = 0; t < steps; ++t) {
+        for (size_t p = 0; p < P; ++p) {
+          const size_t i = static_cast<size_t>(t) * P + p;
+          const int pi = static_cast<int>(p);
+          ASSERT_EQ(first_difference(batch.solution(t, pi), ref[i]), "")
+              << "threads " << threads << " call " << call << " step " << t << " pair " << p;
+          ASSERT_EQ(first_difference(batch.derivatives(t, pi), der[i]), "")
+              << "threads " << threads << " call " << call << " step " << t << " pair " << p;
+        }
+      }
+    }
+  }
+}
+
+TEST(ContactBatch, ColdScheduleEqualsSolveContactBitForBit) {
+  const Scene s = mixed_scene();
+  const long T = steps_per_pair() / 4;
+  const size_t P = s.pairs.size();
+  std::vector<Pose> X1, X2;
+  make_poses(s, T, 1000, X1, X2);
+  std::vector<idcol::ContactSolution> ref(X1.size());
+  std::vector<idcol::ContactDerivatives> der(X1.size());
+  idcol::SolveOptions cold;
+  cold.warm_start = false;
+  for (size_t i = 0; i < X1.size(); ++i) {
+    const auto& [s1, s2] = s.pairs[i % P];
+    ref[i] = idcol::solve_contact(s1, X1[i], s2, X2[i], cold);
+    der[i] = idcol::contact_derivatives(s1, s2, X1[i], ref[i]);
+  }
+  for (int threads : {1, 2, 4}) {
+    BatchOptions opt;
+    opt.num_threads = threads;
+    opt.solve = cold;
+    opt.derivatives = true;
+    ContactBatch batch(s.pairs, opt);
+    for (int rep = 0; rep < 2; ++rep) {  // the cold schedule has no state: same results twice
+      batch.solve(X1, X2, T);
+      const auto sols = batch.solutions();
+      const auto ders = batch.all_derivatives();
+      ASSERT_EQ(sols.size(), X1.size());
+      ASSERT_EQ(ders.size(), X1.size());
+      for (size_t i = 0; i < X1.size(); ++i) {
+        ASSERT_EQ(first_difference(sols[i], ref[i]), "") << "threads " << threads << " query " << i;
+        ASSERT_EQ(first_difference(ders[i], der[i]), "") << "threads " << threads << " query " << i;
+      }
+    }
+    // the cold schedule leaves the pairs without warm-start state
+    for (int p = 0; p < batch.num_pairs(); ++p) EXPECT_EQ(batch.pair(p).last().iterations, 0);
+  }
+}
+
+TEST(ContactBatch, ResetWarmStartMakesTheNextCallCold) {
+  const Scene s = mixed_scene();
+  const size_t P = s.pairs.size();
+  std::vector<Pose> X1, X2;
+  make_poses(s, 3, 0, X1, X2);
+  BatchOptions opt;
+  opt.num_threads = 2;
+  ContactBatch batch(s.pairs, opt);
+  batch.solve(X1, X2, 3);
+  batch.reset_warm_start();
+  const std::vector<Pose> Y1(X1.begin(), X1.begin() + static_cast<long>(P));
+  const std::vector<Pose> Y2(X2.begin(), X2.begin() + static_cast<long>(P));
+  batch.solve(Y1, Y2);
+  for (size_t p = 0; p < P; ++p) {
+    const auto& [s1, s2] = s.pairs[p];
+    const idcol::ContactSolution ref = idcol::solve_contact(s1, Y1[p], s2, Y2[p]);
+    EXPECT_EQ(first_difference(batch.solution(0, static_cast<int>(p)), ref), "") << "pair " << p;
+    EXPECT_FALSE(batch.solution(0, static_cast<int>(p)).warm_started);
+  }
+}
+
+TEST(ContactBatch, SolveOptionsReachEveryPair) {
+  const Scene s = mixed_scene();
+  BatchOptions opt;
+  opt.num_threads = 2;
+  ContactBatch batch(s.pairs, opt);
+  idcol::SolveOptions loose;
+  loose.tolerance = 1e-6;
+  loose.max_iterations = 17;
+  batch.set_solve_options(loose);
+  for (int p = 0; p < batch.num_pairs(); ++p) {
+    EXPECT_EQ(batch.pair(p).options().tolerance, 1e-6);
+    EXPECT_EQ(batch.pair(p).options().max_iterations, 17);
+  }
+  std::vector<Pose> X1, X2;
+  make_poses(s, 2, 5, X1, X2);
+  batch.solve(X1, X2, 2);
+  idcol::ContactPair ref(s.pairs[7].first, s.pairs[7].second, loose);
+  ref.solve(X1[7], X2[7]);
+  const idcol::ContactSolution& r = ref.solve(X1[s.pairs.size() + 7], X2[s.pairs.size() + 7]);
+  EXPECT_EQ(first_difference(batch.solution(1, 7), r), "");
+}
+
+// ------------------------------------------------------------------ bad input
+
+TEST(ContactBatch, NonFinitePoseGivesInvalidInputStatusNotAnException) {
+  BatchOptions opt;
+  opt.num_threads = 2;
+  opt.derivatives = true;
+  ContactBatch batch({{diffcol::Sphere(1.0), diffcol::Sphere(0.5)}, {diffcol::Sphere(1.0), diffcol::Sphere(0.5)}}, opt);
+  std::vector<Pose> X1(2), X2(2);
+  X2[0].p = Vec3(3.0, 0.0, 0.0);
+  X2[1].p = Vec3(diffcol::test::kNaN, 0.0, 0.0);
+  batch.solve(X1, X2);
+  EXPECT_EQ(batch.solution(0, 0).status, idcol::ContactStatus::converged);
+  EXPECT_NEAR(batch.solution(0, 0).alpha, 2.0, 1e-9);  // (1 + 0.5)·α = 3
+  EXPECT_EQ(batch.solution(0, 1).status, idcol::ContactStatus::invalid_input);
+  EXPECT_EQ(batch.derivatives(0, 1).status, idcol::DerivativeStatus::invalid_input);
+  EXPECT_TRUE(batch.derivatives(0, 1).J_alpha_X1.allFinite());
+}
+
+TEST(ContactBatch, RejectsBadSizesIndicesAndThreadCounts) {
+  BatchOptions bad;
+  bad.num_threads = -2;
+  EXPECT_THROW(ContactBatch{bad}, std::invalid_argument);
+
+  ContactBatch batch;
+  EXPECT_EQ(batch.num_pairs(), 0);
+  EXPECT_EQ(batch.add_pair(diffcol::Sphere(1.0), diffcol::Sphere(1.0)), 0);
+  EXPECT_EQ(batch.add_pair(diffcol::Sphere(1.0), idcol::benchmark_shape("poly")), 1);
+  std::vector<Pose> three(3), four(4);
+  try {
+    batch.solve(three, three);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("expected 2 poses"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(batch.solve(four, three, 2), std::invalid_argument);
+  EXPECT_THROW(batch.solve(four, four, -1), std::invalid_argument);
+  EXPECT_THROW(batch.solution(0, 0), std::out_of_range);  // nothing solved yet
+
+  for (auto& X : four) X.p = Vec3(0.0, 0.0, 5.0);
+  const std::vector<Pose> origin(4);
+  batch.solve(origin, four, 2);
+  EXPECT_TRUE(batch.solution(1, 1).ok());
+  EXPECT_THROW(batch.solution(2, 0), std::out_of_range);
+  EXPECT_THROW(batch.solution(0, 2), std::out_of_range);
+  EXPECT_THROW(batch.solution(-1, 0), std::out_of_range);
+  EXPECT_THROW(batch.derivatives(0, 0), std::logic_error);  // derivatives were off
+  EXPECT_THROW(batch.pair(2), std::out_of_range);
+  EXPECT_TRUE(batch.all_derivatives().empty());
+
+  // adding a pair clears the last results (their layout depends on the pair count)
+  batch.add_pair(diffcol::Sphere(0.5), diffcol::Sphere(0.5));
+  EXPECT_EQ(batch.num_steps(), 0);
+  EXPECT_THROW(batch.solution(0, 0), std::out_of_range);
+
+  batch.solve({}, {}, 0);  // an empty call is fine
+  EXPECT_EQ(batch.num_steps(), 0);
+  EXPECT_TRUE(batch.solutions().empty());
+}
+
+}  // namespace
