@@ -1,0 +1,89 @@
+// Google Benchmark cases of the DCOL contact query (include/diffcol/dcol/):
+//
+//  Dcol/<shape1>-<shape2>/evaluate      solve_contact over the pair's ergodic pose list (cold start)
+//  Dcol/<shape1>-<shape2>/derivatives   contact_derivatives of precomputed solutions
+//
+// Poses: idcol::ErgodicSweep with rmin = 0.1·min(inner radii), rmax = 2·max(outer radii), body 1
+// at the identity, 10⁴ poses per pair computed before timing and cycled through. Every one of
+// the 28 unordered pairs of the seven benchmark primitives (dcol::benchmark_primitive) is
+// registered; the iDCOL timings for comparison are the Contact/*/cold cases of
+// micro_benchmarks.cpp (--benchmark_filter=Contact/poly-poly/cold etc.).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "diffcol/dcol/contact.hpp"
+#include "diffcol/dcol/derivatives.hpp"
+#include "diffcol/idcol/ergodic.hpp"
+
+namespace {
+
+using diffcol::Pose;
+namespace dcol = diffcol::dcol;
+
+constexpr int kDcolPoses = 10000;
+
+std::vector<Pose> dcol_poses(const dcol::Primitive& a, const dcol::Primitive& b) {
+  diffcol::idcol::ErgodicSweep e;
+  e.rmin = 0.1 * std::min(dcol::inner_radius(a), dcol::inner_radius(b));
+  e.rmax = 2.0 * std::max(dcol::outer_radius(a), dcol::outer_radius(b));
+  std::vector<Pose> v(kDcolPoses);
+  for (int i = 0; i < kDcolPoses; ++i) v[static_cast<size_t>(i)] = e.pose(i);
+  return v;
+}
+
+void BM_DcolEvaluate(benchmark::State& state, const char* n1, const char* n2) {
+  const dcol::Primitive a = dcol::benchmark_primitive(n1), b = dcol::benchmark_primitive(n2);
+  const std::vector<Pose> poses = dcol_poses(a, b);
+  auto res = std::make_unique<dcol::ContactResult>();
+  const Pose I = Pose::identity();
+  size_t i = 0;
+  long iterations = 0, failures = 0;
+  for (auto _ : state) {
+    dcol::solve_contact(a, I, b, poses[i], *res);
+    iterations += res->iterations;
+    failures += !res->ok();
+    benchmark::DoNotOptimize(res->alpha);
+    if (++i == poses.size()) i = 0;
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["ipm_it"] = benchmark::Counter(static_cast<double>(iterations), benchmark::Counter::kAvgIterations);
+  state.counters["fail"] = benchmark::Counter(static_cast<double>(failures));
+}
+
+void BM_DcolDerivatives(benchmark::State& state, const char* n1, const char* n2) {
+  const dcol::Primitive a = dcol::benchmark_primitive(n1), b = dcol::benchmark_primitive(n2);
+  const std::vector<Pose> poses = dcol_poses(a, b);
+  constexpr int kStored = 1000;  // solutions kept in memory (each holds its KKT factorization)
+  std::vector<dcol::ContactResult> sols(kStored);
+  for (int q = 0; q < kStored; ++q)
+    dcol::solve_contact(a, Pose::identity(), b, poses[static_cast<size_t>(q * (kDcolPoses / kStored))],
+                        sols[static_cast<size_t>(q)]);
+  dcol::ContactDerivatives d;
+  size_t i = 0;
+  for (auto _ : state) {
+    dcol::contact_derivatives(sols[i], d);
+    benchmark::DoNotOptimize(d.J_alpha_X1.data());
+    if (++i == sols.size()) i = 0;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
+const bool kRegistered = [] {
+  const char* const* names = dcol::benchmark_primitive_names();
+  for (int i = 0; i < dcol::kNumPrimitiveTypes; ++i)
+    for (int j = i; j < dcol::kNumPrimitiveTypes; ++j) {
+      const std::string pair = std::string(names[i]) + "-" + names[j];
+      const char* a = names[i];
+      const char* b = names[j];
+      benchmark::RegisterBenchmark(("Dcol/" + pair + "/evaluate").c_str(),
+                                   [a, b](benchmark::State& st) { BM_DcolEvaluate(st, a, b); });
+      benchmark::RegisterBenchmark(("Dcol/" + pair + "/derivatives").c_str(),
+                                   [a, b](benchmark::State& st) { BM_DcolDerivatives(st, a, b); });
+    }
+  return true;
+}();
+
+}  // namespace

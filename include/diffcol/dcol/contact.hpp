@@ -1,0 +1,166 @@
+#pragma once
+/// @file contact.hpp
+/// DCOL contact query (DCOL seed Sec. II-A, III): the minimum uniform scaling α of two convex
+/// primitives at which they intersect, problem (9), solved as a small cone program (1)
+///   minimize cᵀx  subject to  h − G x ∈ K,  K = R₊^l × Q_a × Q_b,
+/// with x = (p, α, slacks): p the intersection point (world coordinates), c = e_α, and the rows
+/// of G, h stacked from the two primitives' constraints (primitives.hpp): the orthant rows of
+/// body 1, the orthant rows of body 2, then the second-order cone of body 1 and of body 2 (when
+/// they have one). At most 8 unknowns (polygon slacks) and kMaxConeRows rows.
+///
+/// The solver is a primal–dual interior-point method (Vandenberghe's coneqp/conelp, the seed's
+/// reference [12]) with Nesterov–Todd scaling and Mehrotra's predictor–corrector. The Newton
+/// systems are reduced to the normal equations Hx = r, H = Gᵀ W⁻² G (at most 8×8), factored by
+/// Cholesky. Once the relative gap is below SolveOptions::polish_start the active set is read
+/// off the iterate and Newton's method on the exact KKT conditions (Jordan-product
+/// complementarity, seed Sec. II-B) finishes the solve (see SolveOptions::polish).
+/// Everything lives on the stack in fixed-capacity arrays: no heap allocation per solve.
+///
+/// Frames and conventions
+///  - X_WB1, X_WB2: world poses of the bodies; shape i sits at X_WSi = X_WBi·offset_i and is
+///    scaled about its origin r_i (the translation of X_WSi).
+///  - x_W: the intersection point x* of the scaled shapes, world frame.
+///  - α > 1 separated, α = 1 touching, α < 1 penetrating.
+///  - p1_W, p2_W: contact points on the unscaled shapes, p_i = r_i + (x* − r_i)/α*, eq. (29).
+///  - distance = (1 − 1/α*)·‖r_2 − r_1‖: the signed form of eq. (30); ‖p1 − p2‖ = |distance|;
+///    > 0 separated, < 0 penetrating.
+///
+/// Accuracy: on return with status converged the solution is normally *polished*
+/// (ConeKkt::polished, > 99.9% of the ergodic sweep): the exact KKT conditions hold on the
+/// identified active set to rounding, verified by a certificate (s = h − Gx ∈ K, z ∈ K,
+/// ‖Gᵀz + c‖ and sᵀz within the tolerances), so α* *and* x* are exact to rounding (measured
+/// against iDCOL for ellipsoids: ≤ 5e-11 in x, the accuracy of iDCOL itself). Otherwise
+/// (degenerate configurations where x* is not unique, e.g. face–face contact) the
+/// interior-point iterate is returned: primal and dual residuals at most `feasibility_tolerance`
+/// (relative to max(1, ‖h‖) and ‖c‖ = 1), gap sᵀz at most max(gap_tolerance,
+/// gap_relative_tolerance·α*) — or, when the gap has closed to ≤ 1e-13 while a residual stalls,
+/// residuals at most 1000·feasibility_tolerance; x* is then the analytic centre of the optimal
+/// face, up to O(√gap) on curved boundaries.
+
+#include <cstdint>
+
+#include "diffcol/dcol/primitives.hpp"
+#include "diffcol/math/se3.hpp"
+
+namespace diffcol::dcol {
+
+/// Compile-time capacity: the most unknowns x = (p, α, slacks) (4 + 2 + 2 for two padded polygons).
+inline constexpr int kMaxConeVars = 8;
+/// Compile-time capacity: the most rows of G (two polytopes/polygons at full capacity + two 4-dim cones).
+inline constexpr int kMaxConeRows = kMaxPolytopeFaces + kMaxPolygonEdges + 8;
+
+enum class SolveStatus : std::uint8_t {
+  converged = 0,           ///< residuals and gap within tolerance (or centred at the requested barrier level)
+  max_iterations = 1,      ///< not converged within max_iterations; fields hold the last iterate
+  numerical_error = 2,     ///< the normal matrix lost positive definiteness or an iterate was not finite;
+                           ///< fields hold the last finite iterate
+  invalid_input = 3,       ///< a non-finite pose, or shape origins more than 1e150 apart; numeric fields are zero
+  coincident_origins = 4,  ///< ‖r_2 − r_1‖ ≤ 1e-12·(outer radii): α* = 0, x* = p1 = p2 = r_1, distance = 0
+};
+const char* status_name(SolveStatus s);
+
+/// Solver settings (plain struct; the defaults suit every pair of primitives).
+struct SolveOptions {
+  double feasibility_tolerance = 1e-10;  ///< on ‖s + Gx − h‖/max(1,‖h‖) and ‖Gᵀz + c‖
+  double gap_tolerance = 1e-11;          ///< absolute, on the duality gap sᵀz
+  double gap_relative_tolerance = 1e-10; ///< relative to α*
+  int max_iterations = 40;
+  /// Smoothing (Sec. II-B): when > 0 the solver stops on the central path at the barrier level
+  /// μ = sᵀz/deg(K) = barrier_target instead of driving μ to zero (centred to
+  /// ‖λ∘λ − μe‖ ≤ 1e-8·μ, λ the NT-scaled point). α, x and their derivatives are then those of
+  /// the log-barrier-smoothed problem: smooth across contact switches, biased by O(μ).
+  double barrier_target = 0.0;
+  /// After convergence without a polished solution (barrier_target = 0, the polish declined or
+  /// is off): at most this many Newton steps towards the central
+  /// point at the final μ (stopping once centred to final_centering_tolerance). On curved boundaries an
+  /// uncentred point with gap δ can be O(√δ) away from x*, the central one O(δ); the derivatives
+  /// are exact for the central point. 0 disables.
+  int final_centering_steps = 2;
+  /// Centring target of the steps above: ‖λ∘λ − μe‖_∞ ≤ final_centering_tolerance·μ.
+  double final_centering_tolerance = 1e-3;
+  /// Newton polish (barrier_target = 0 only): once the residuals and the relative gap are below
+  /// polish_start, the active set is read off the iterate and the exact KKT conditions are solved
+  /// by Newton's method on it; the result is accepted only if it passes the optimality
+  /// certificate (primal and dual feasibility, zero gap, within the tolerances above), else the
+  /// interior-point iterations go on (retrying at a 100× smaller gap and at convergence).
+  /// A polished solution is exact to rounding in α and x (not only in α), and its derivatives
+  /// are those of the exact solution. false: plain interior-point solution.
+  bool polish = true;
+  double polish_start = 1e-4;
+};
+
+/// Internal state of the final interior-point iterate, kept for contact_derivatives (the IFT on
+/// the KKT conditions reuses its factorization). The program is solved in shifted and scaled
+/// coordinates: p_W = origin + length_scale·x[0:3] (slacks also in units of length_scale), with
+/// the α column and h divided by length_scale, so that tolerances do not depend on the unit of
+/// length. Only the first n columns / m rows are meaningful.
+struct ConeKkt {
+  int n = 0;                 ///< unknowns: 3 (p) + 1 (α) + slacks of body 1 + slacks of body 2
+  int m = 0;                 ///< rows
+  int orthant_rows[2] = {0, 0};  ///< orthant rows of body 1 then body 2 (rows [0, l1), [l1, l1 + l2))
+  int soc_count = 0;         ///< second-order cones (0–2)
+  int soc_start[2] = {0, 0}, soc_dim[2] = {0, 0}, soc_body[2] = {0, 0};
+  Vec3 origin = Vec3::Zero();
+  double length_scale = 1.0;
+  double G[kMaxConeRows][kMaxConeVars] = {};
+  double h[kMaxConeRows] = {};
+  double x[kMaxConeVars] = {};
+  double s[kMaxConeRows] = {};
+  double z[kMaxConeRows] = {};
+  /// NT scaling W at (s, z): orthant rows: W_ii = w[i] = √(s_i/z_i); cone k: W = β_k·W̄(w̄_k),
+  /// W̄ = [[w̄0, w̄1ᵀ], [w̄1, I + w̄1w̄1ᵀ/(1 + w̄0)]].
+  double w[kMaxConeRows] = {};
+  double soc_beta[2] = {0, 0};
+  double soc_wbar[2][4] = {};
+  /// Lower Cholesky factor of H = Gᵀ W⁻² G at (s, z) (row-major, n×n; the diagonal holds the
+  /// reciprocals 1/L_ii).
+  double L[kMaxConeVars][kMaxConeVars] = {};
+  bool factored = false;     ///< L and the scaling belong to the returned iterate
+
+  // --- exact KKT solution (the Newton polish, see docs/dcol.md "Solver") ---
+  /// True when (x, s, z) satisfy the exact KKT conditions (2)–(5) with exact complementarity on
+  /// the identified active set, verified (primal and dual feasibility, zero gap to rounding),
+  /// and kkt_lu holds the LU factors of the reduced KKT matrix at that point.
+  bool polished = false;
+  /// Active set: orthant rows with s_i = 0 (multiplier z_i); per cone: 0 inactive (z = 0),
+  /// 1 boundary (s, z on ∂Q, z = ν(1, −s̄/‖s̄‖)), 2 apex (s = 0, z in Q).
+  int active_rows[kMaxConeVars] = {};
+  int active_count = 0;
+  int soc_state[2] = {0, 0};
+  double soc_nu[2] = {0, 0};
+  /// Reduced KKT matrix [[M, Aᵀ], [A, 0]] (M the cones' curvature, A the active constraint
+  /// gradients), dimension n + p ≤ 2·kMaxConeVars, LU with partial pivoting (row-major, the
+  /// unit lower factor below the diagonal, row permutation in kkt_perm).
+  int kkt_dim = 0;
+  double kkt_lu[2 * kMaxConeVars][2 * kMaxConeVars] = {};
+  int kkt_perm[2 * kMaxConeVars] = {};
+};
+
+/// Result of one DCOL query. Every field is always set.
+struct ContactResult {
+  SolveStatus status = SolveStatus::invalid_input;
+  int iterations = 0;             ///< interior-point iterations (predictor–corrector pairs)
+  double alpha = 0.0;             ///< α*, the minimum scaling
+  Vec3 x_W = Vec3::Zero();        ///< x*, intersection point of the scaled shapes (world)
+  Vec3 p1_W = Vec3::Zero();       ///< contact point on shape 1, eq. (29) (world)
+  Vec3 p2_W = Vec3::Zero();       ///< contact point on shape 2, eq. (29) (world)
+  double distance = 0.0;          ///< (1 − 1/α*)·‖r_2 − r_1‖, signed eq. (30)
+  double duality_measure = 0.0;   ///< μ = sᵀz/deg(K) at the returned iterate
+  double primal_residual = 0.0;   ///< ‖s + Gx − h‖/max(1, ‖h‖)
+  double dual_residual = 0.0;     ///< ‖Gᵀz + c‖
+  Pose X_WS1, X_WS2;              ///< world poses of the two shapes (body pose · offset) used by the solve
+  Pose X_WB1, X_WB2;              ///< the body poses passed in
+  ConeKkt kkt;                    ///< final iterate and factorization (for contact_derivatives)
+
+  bool ok() const { return status == SolveStatus::converged; }
+};
+
+/// Solves problem (9) for two primitives on bodies at X_WB1, X_WB2 (cold start). Allocates nothing.
+/// Result written into `out` (reuse it across calls to avoid re-initialising its storage).
+void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& shape2, const Pose& X_WB2,
+                   ContactResult& out, const SolveOptions& options = {});
+/// As above, returning the result by value.
+ContactResult solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& shape2, const Pose& X_WB2,
+                            const SolveOptions& options = {});
+
+}  // namespace diffcol::dcol

@@ -1,0 +1,167 @@
+#pragma once
+/// @file primitives.hpp
+/// DCOL's exact convex primitives (DCOL seed Sec. III-B) as plain value types.
+///
+/// Every primitive is described in its own *shape frame* S by a set S(α) that grows uniformly
+/// about the shape origin with the scaling α ≥ 0 (S(1) is the primitive itself, S(0) its origin).
+/// The shape origin lies strictly inside the primitive. Each primitive may be mounted on a rigid
+/// body B at a constant offset pose X_BS (`offset`, default identity); the solver places it at
+/// X_WS = X_WB·X_BS and scales it about the origin of S.
+///
+/// Set membership of a point with shape-frame coordinates y (the constraints the solver builds,
+/// written in the shape frame; the seed writes some of them in the world frame, which is the same
+/// set rotated):
+///  - Polytope      A y ≤ α b                                                     (10)–(11)
+///  - Capsule       ‖y − γ e_x‖ ≤ α R, |γ| ≤ α L/2, slack γ                       (12)–(15)
+///  - Cylinder      ‖(y_2, y_3)‖ ≤ α R, |y_1| ≤ α L/2                              (16)–(18)
+///                  (the seed adds these two half-spaces to the capsule's constraints; with
+///                  |y_1| ≤ αL/2 the slack γ = y_1 is always optimal, so diffcol drops γ and
+///                  uses a 3-dimensional second-order cone: the same set, one variable fewer)
+///  - Cone          ‖(y_2, y_3)‖ ≤ tan β (y_1 + α 3H/4), y_1 ≤ α H/4               (19)–(22)
+///                  (axis along +x, apex at y_1 = −3H/4, base of radius H tan β at y_1 = +H/4:
+///                  the origin is one quarter of the height from the base)
+///  - Ellipsoid     ‖U y‖ ≤ α, P = UᵀU (upper Cholesky factor)                      (23)–(24)
+///  - PaddedPolygon ‖y − (w_1, w_2, 0)‖ ≤ α R, C w ≤ α d, slack w ∈ R²              (25)–(28)
+///                  (polygon in the shape x–y plane, padded by R)
+///  - Sphere        ‖y‖ ≤ α R (the ellipsoid with P = I/R²)
+///
+/// Units: lengths in any consistent unit; angles in radians.
+
+#include <map>
+#include <string>
+#include <variant>
+
+#include <Eigen/Core>
+
+#include "diffcol/math/se3.hpp"
+
+namespace diffcol::dcol {
+
+/// Compile-time capacity: the most faces of a Polytope (rows of A).
+inline constexpr int kMaxPolytopeFaces = 32;
+/// Compile-time capacity: the most edges of a PaddedPolygon (rows of C).
+inline constexpr int kMaxPolygonEdges = 32;
+
+/// Convex polytope {y : A y ≤ b} in the shape frame, eq. (10).
+struct Polytope {
+  /// @param A face normals (m×3, rows need not be unit), 4 ≤ m ≤ kMaxPolytopeFaces.
+  /// @param b offsets (m), all > 0 (the origin is strictly inside).
+  /// @throws std::invalid_argument for wrong sizes, non-finite entries, b_i ≤ 0, a zero row,
+  ///         or an unbounded set (checked through the recession cone {d : A d ≤ 0}).
+  Polytope(const Eigen::MatrixX3d& A, const Eigen::VectorXd& b, const Pose& offset = Pose::identity());
+  /// The axis-aligned box with half-extents (hx, hy, hz) > 0, centred at the shape origin.
+  static Polytope box(double hx, double hy, double hz, const Pose& offset = Pose::identity());
+
+  int num_faces = 0;                                          ///< m
+  /// The half-spaces with unit normals (row i of the input divided by its norm, b_i alike).
+  Eigen::Matrix<double, kMaxPolytopeFaces, 3> A = Eigen::Matrix<double, kMaxPolytopeFaces, 3>::Zero();  ///< rows ≥ m are zero
+  Eigen::Matrix<double, kMaxPolytopeFaces, 1> b = Eigen::Matrix<double, kMaxPolytopeFaces, 1>::Zero();
+  Pose offset;                                                ///< X_BS
+  double inner_radius = 0.0;  ///< min_i b_i/‖a_i‖: radius of the largest origin-centred inscribed ball
+  double outer_radius = 0.0;  ///< largest vertex norm
+};
+
+/// Capsule: the points within R of the segment from −L/2·e_x to +L/2·e_x, eq. (12)–(13).
+struct Capsule {
+  /// @throws std::invalid_argument unless R > 0 and L > 0 are finite.
+  Capsule(double R, double L, const Pose& offset = Pose::identity());
+  double R = 0.0, L = 0.0;
+  Pose offset;
+};
+
+/// Cylinder of radius R and length L along the shape x axis, centred at the origin, eq. (16)–(17).
+struct Cylinder {
+  /// @throws std::invalid_argument unless R > 0 and L > 0 are finite.
+  Cylinder(double R, double L, const Pose& offset = Pose::identity());
+  double R = 0.0, L = 0.0;
+  Pose offset;
+};
+
+/// Cone of height H and half-angle β along +x: apex at −3H/4·e_x, base at +H/4·e_x, eq. (19)–(20).
+struct Cone {
+  /// @throws std::invalid_argument unless H > 0 is finite and 0 < β < π/2.
+  Cone(double H, double beta, const Pose& offset = Pose::identity());
+  double H = 0.0, beta = 0.0;
+  double tan_beta = 0.0;  ///< tan β
+  Pose offset;
+};
+
+/// Ellipsoid {y : yᵀ P y ≤ 1}, eq. (23).
+struct Ellipsoid {
+  /// @param P symmetric positive definite (symmetric to 1e-12 relative).
+  /// @throws std::invalid_argument for a non-finite, non-symmetric or not positive definite P.
+  explicit Ellipsoid(const Mat3& P, const Pose& offset = Pose::identity());
+  /// The ellipsoid with semi-axes a, b, c > 0 along the shape x, y, z axes (P = diag(1/a², 1/b², 1/c²)).
+  static Ellipsoid from_semi_axes(double a, double b, double c, const Pose& offset = Pose::identity());
+  Mat3 P = Mat3::Identity();
+  Mat3 U = Mat3::Identity();  ///< upper-triangular Cholesky factor, P = UᵀU
+  Pose offset;
+  double inner_radius = 0.0, outer_radius = 0.0;  ///< 1/√λ_max(P), 1/√λ_min(P)
+};
+
+/// Padded polygon: points within R of the polygon {w ∈ R² : C w ≤ d} in the shape x–y plane, eq. (25)–(26).
+struct PaddedPolygon {
+  /// @param C edge normals (m×2), 3 ≤ m ≤ kMaxPolygonEdges. @param d offsets, all > 0. @param R padding > 0.
+  /// @throws std::invalid_argument for wrong sizes, non-finite entries, d_i ≤ 0, a zero row,
+  ///         an unbounded polygon, or R ≤ 0.
+  PaddedPolygon(const Eigen::MatrixX2d& C, const Eigen::VectorXd& d, double R, const Pose& offset = Pose::identity());
+  /// The rectangle |w_1| ≤ hx, |w_2| ≤ hy padded by R.
+  static PaddedPolygon rectangle(double hx, double hy, double R, const Pose& offset = Pose::identity());
+  int num_edges = 0;
+  /// The half-planes with unit normals (row i of the input divided by its norm, d_i alike).
+  Eigen::Matrix<double, kMaxPolygonEdges, 2> C = Eigen::Matrix<double, kMaxPolygonEdges, 2>::Zero();
+  Eigen::Matrix<double, kMaxPolygonEdges, 1> d = Eigen::Matrix<double, kMaxPolygonEdges, 1>::Zero();
+  double R = 0.0;
+  Pose offset;
+  double inner_radius = 0.0;  ///< R + min_i d_i/‖c_i‖
+  double outer_radius = 0.0;  ///< R + largest polygon vertex norm
+};
+
+/// Sphere of radius R centred at the shape origin.
+struct Sphere {
+  /// @throws std::invalid_argument unless R > 0 is finite.
+  explicit Sphere(double R, const Pose& offset = Pose::identity());
+  double R = 0.0;
+  Pose offset;
+};
+
+/// Any DCOL primitive. The index order is the order of PrimitiveType.
+using Primitive = std::variant<Polytope, Capsule, Cylinder, Cone, Ellipsoid, PaddedPolygon, Sphere>;
+
+enum class PrimitiveType : int {
+  polytope = 0, capsule = 1, cylinder = 2, cone = 3, ellipsoid = 4, padded_polygon = 5, sphere = 6,
+};
+inline constexpr int kNumPrimitiveTypes = 7;
+
+/// "polytope", "capsule", "cylinder", "cone", "ellipsoid", "padded_polygon", "sphere".
+const char* primitive_type_name(PrimitiveType t);
+inline PrimitiveType primitive_type(const Primitive& p) { return static_cast<PrimitiveType>(p.index()); }
+/// The offset pose X_BS of any primitive.
+const Pose& primitive_offset(const Primitive& p);
+/// Radius of the largest ball about the shape origin inside the primitive (a lower bound for the cone).
+double inner_radius(const Primitive& p);
+/// Radius of the smallest ball about the shape origin containing the primitive (an upper bound).
+double outer_radius(const Primitive& p);
+
+/// The seven benchmark primitives by name (shape frame = body frame):
+///  "polytope"       the iDCOL benchmark polytope: rows (±1, ±1, ±1) of A, b = (1,1,1,1, 5/3,5/3,5/3,5/3)
+///  "capsule"        R = 0.5, L = 2
+///  "cylinder"       R = 0.75, L = 2
+///  "cone"           H = 2, β = 30°
+///  "ellipsoid"      semi-axes 0.5, 1, 1.5
+///  "padded_polygon" the rectangle |w_1| ≤ 1, |w_2| ≤ 0.6, padding R = 0.2
+///  "sphere"         R = 1
+/// @throws std::invalid_argument for another name.
+Primitive benchmark_primitive(const char* name);
+/// The names accepted by benchmark_primitive, in PrimitiveType order (kNumPrimitiveTypes entries).
+const char* const* benchmark_primitive_names();
+
+/// Builds a primitive from named parameters (for command lines and files), no offset:
+///  "polytope" (a box):  hx, hy, hz          "capsule": R, L          "cylinder": R, L
+///  "cone":              H, beta (radians)   "ellipsoid": a, b, c (semi-axes)
+///  "padded_polygon" (a padded rectangle): hx, hy, R                   "sphere": R
+/// @throws std::invalid_argument for an unknown type, a missing or unknown parameter, or
+///         parameters the constructor rejects.
+Primitive make_primitive(const std::string& type, const std::map<std::string, double>& params);
+
+}  // namespace diffcol::dcol

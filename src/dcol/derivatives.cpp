@@ -1,0 +1,306 @@
+// IFT derivatives of the DCOL cone program (seed Sec. II-B, eq. (6)–(8)) and of the contact
+// points (29) and distance (30).
+#include "diffcol/dcol/derivatives.hpp"
+
+#include <cmath>
+
+#include "cone_ops.hpp"
+
+namespace diffcol::dcol {
+
+const char* derivative_status_name(DerivativeStatus s) {
+  switch (s) {
+    case DerivativeStatus::ok: return "ok";
+    case DerivativeStatus::coincident_origins: return "coincident_origins";
+    case DerivativeStatus::not_converged: return "not_converged";
+    case DerivativeStatus::invalid_input: return "invalid_input";
+    case DerivativeStatus::singular_kkt: return "singular_kkt";
+  }
+  return "unknown";
+}
+
+namespace {
+
+/// Solves L Lᵀ x = b (n×n, n ≤ kMaxConeVars) in place.
+void factor_solve(const ConeKkt& k, double* b) {
+  const int n = k.n;
+  for (int i = 0; i < n; ++i) {
+    double v = b[i];
+    for (int q = 0; q < i; ++q) v -= k.L[i][q] * b[q];
+    b[i] = v * k.L[i][i];  // the diagonal holds reciprocals
+  }
+  for (int i = n - 1; i >= 0; --i) {
+    double v = b[i];
+    for (int q = i + 1; q < n; ++q) v -= k.L[q][i] * b[q];
+    b[i] = v * k.L[i][i];
+  }
+}
+
+/// dr/dη of a point r rigidly attached to the moving body: [−r^, I].
+Mat36 point_twist_jacobian(const Vec3& r) {
+  Mat36 J;
+  J.leftCols<3>() = -skew(r);
+  J.rightCols<3>().setIdentity();
+  return J;
+}
+
+/// dx̂/dη from the NT-linearized KKT conditions at an interior-point iterate (the fallback when
+/// the solution was not polished, e.g. a face–face contact): the derivative of the central point
+/// at the final μ, reusing the Cholesky factor of H = Gᵀ W⁻² G:
+///   H dx = Gᵀ W⁻² ∂s/∂θ − ∂(Gᵀz)/∂θ.
+void normal_equation_dx(const ContactResult& res, double (&dx)[2][6][kMaxConeVars]) {
+  const ConeKkt& k = res.kkt;
+  const int n = k.n;
+  const double inv_ell = 1.0 / k.length_scale;
+  const Vec3 p = res.x_W;
+  // Per body b: rows of b, R̂ = ∂ŝ/∂η_b|x (row i: [(p × g_i)ᵀ, g_iᵀ]/ℓ with g_i = G_p row i),
+  // the right side Gᵀ W⁻² R̂ − ∂(Gᵀz)/∂η_b (n×6), then dx = H⁻¹·(right side).
+  for (int body = 0; body < 2; ++body) {
+    double rhs[6][kMaxConeVars] = {};
+    Vec3 gz = Vec3::Zero();  // Σ g_i z_i over the rows of this body
+    // orthant rows: W⁻² = diag(1/w²)
+    const int o0 = body == 0 ? 0 : k.orthant_rows[0];
+    const int o1 = o0 + k.orthant_rows[body];
+    for (int i = o0; i < o1; ++i) {
+      const Vec3 g(k.G[i][0], k.G[i][1], k.G[i][2]);
+      gz += g * k.z[i];
+      const double f = inv_ell / (k.w[i] * k.w[i]);
+      const Vec3 pg = p.cross(g);
+      double r6[6] = {pg.x() * f, pg.y() * f, pg.z() * f, g.x() * f, g.y() * f, g.z() * f};
+      for (int c = 0; c < 6; ++c)
+        for (int j = 0; j < n; ++j) rhs[c][j] += k.G[i][j] * r6[c];
+    }
+    // cone rows of this body: W⁻² = W⁻¹W⁻¹ applied to the columns of R̂
+    for (int c = 0; c < k.soc_count; ++c) {
+      if (k.soc_body[c] != body) continue;
+      const int s0 = k.soc_start[c], d = k.soc_dim[c];
+      double Rcol[6][4];
+      for (int i = 0; i < d; ++i) {
+        const Vec3 g(k.G[s0 + i][0], k.G[s0 + i][1], k.G[s0 + i][2]);
+        gz += g * k.z[s0 + i];
+        const Vec3 pg = p.cross(g);
+        for (int a = 0; a < 3; ++a) {
+          Rcol[a][i] = pg[a] * inv_ell;
+          Rcol[3 + a][i] = g[a] * inv_ell;
+        }
+      }
+      const double ib = 1.0 / k.soc_beta[c];
+      for (int col = 0; col < 6; ++col) {
+        double t1[4], t2[4];
+        detail::soc_apply(k.soc_wbar[c], d, ib, -1.0, Rcol[col], t1);
+        detail::soc_apply(k.soc_wbar[c], d, ib, -1.0, t1, t2);
+        for (int i = 0; i < d; ++i)
+          for (int j = 0; j < n; ++j) rhs[col][j] += k.G[s0 + i][j] * t2[i];
+      }
+    }
+    // − ∂(Gᵀz)/∂ω on the p rows: −(−skew(Σ g z)) = +skew(Σ g z)
+    const Mat3 S = skew(gz);
+    for (int col = 0; col < 3; ++col)
+      for (int a = 0; a < 3; ++a) rhs[col][a] += S(a, col);
+    for (int col = 0; col < 6; ++col) {
+      factor_solve(k, rhs[col]);
+      for (int j = 0; j < n; ++j) dx[body][col][j] = rhs[col][j];
+    }
+  }
+
+}
+
+/// dx̂/dη (x̂ = (p̂, α), scaled coordinates) of a polished solution by the IFT on the reduced
+/// exact KKT system F(x, y; θ) = 0 of the Newton polish (solve_contact.cpp), reusing its LU
+/// factors: dx̂ = −(K⁻¹)_{0:4,:} ∂F/∂θ. K is symmetric, so the four needed rows of K⁻¹ are four
+/// solves. Per row of body b, ∂s/∂η_b|x = [(p × g)ᵀ, gᵀ]/ℓ (g = the row's p-coefficients); the
+/// stationarity rows get ∂(Gᵀz)/∂ω = −skew(Σ z_i g_i) and, for a boundary cone, the curvature
+/// term −ν Ḡᵀ(I − ūūᵀ)/‖s̄‖ ∂s̄/∂θ.
+void polished_dx(const ContactResult& res, double (&dx)[2][6][kMaxConeVars]) {
+  const ConeKkt& k = res.kkt;
+  const int n = k.n, q = k.kkt_dim;
+  const double inv_ell = 1.0 / k.length_scale;
+  const Vec3 p = res.x_W;
+  double Kinv[4][detail::kMaxKktDim];
+  for (int j = 0; j < 4; ++j) {
+    for (int i = 0; i < q; ++i) Kinv[j][i] = i == j ? 1.0 : 0.0;
+    detail::lu_solve(k.kkt_lu, k.kkt_perm, q, Kinv[j]);
+  }
+  // ∂s/∂η of row i (6 entries)
+  auto row_ds = [&](int i, double* ds) {
+    const Vec3 g(k.G[i][0], k.G[i][1], k.G[i][2]);
+    const Vec3 pg = p.cross(g);
+    for (int a = 0; a < 3; ++a) {
+      ds[a] = pg[a] * inv_ell;
+      ds[3 + a] = g[a] * inv_ell;
+    }
+  };
+  for (int body = 0; body < 2; ++body) {
+    double dF[detail::kMaxKktDim][6] = {};
+    Vec3 gz = Vec3::Zero();
+    const int o0 = body == 0 ? 0 : k.orthant_rows[0];
+    const int o1 = o0 + k.orthant_rows[body];
+    for (int a = 0; a < k.active_count; ++a) {
+      const int i = k.active_rows[a];
+      if (i < o0 || i >= o1) continue;
+      double ds[6];
+      row_ds(i, ds);
+      gz += Vec3(k.G[i][0], k.G[i][1], k.G[i][2]) * k.z[i];
+      for (int c = 0; c < 6; ++c) dF[n + a][c] = -ds[c];
+    }
+    int yoff = k.active_count;
+    for (int cone = 0; cone < k.soc_count; ++cone) {
+      const int s0 = k.soc_start[cone], d = k.soc_dim[cone], st = k.soc_state[cone];
+      const int o = n + yoff;
+      yoff += st == 1 ? 1 : st == 2 ? d : 0;
+      if (st == 0 || k.soc_body[cone] != body) continue;
+      double ds[4][6];
+      for (int r = 0; r < d; ++r) {
+        row_ds(s0 + r, ds[r]);
+        gz += Vec3(k.G[s0 + r][0], k.G[s0 + r][1], k.G[s0 + r][2]) * k.z[s0 + r];
+      }
+      if (st == 2) {
+        for (int r = 0; r < d; ++r)
+          for (int c = 0; c < 6; ++c) dF[o + r][c] = -ds[r][c];
+        continue;
+      }
+      const double* sv = k.s + s0;
+      double nb = 0.0;
+      for (int r = 1; r < d; ++r) nb += sv[r] * sv[r];
+      nb = std::sqrt(nb);
+      double u[4] = {0, 0, 0, 0};
+      for (int r = 1; r < d; ++r) u[r] = sv[r] / nb;
+      const double f = k.soc_nu[cone] / nb;
+      for (int c = 0; c < 6; ++c) {
+        double uds = 0.0;
+        for (int r = 1; r < d; ++r) uds += u[r] * ds[r][c];
+        dF[o][c] = -(ds[0][c] - uds);  // ∂(‖s̄‖ − s₀)/∂θ
+        for (int r = 1; r < d; ++r) {
+          const double t = -f * (ds[r][c] - u[r] * uds);  // −ν(I − ūūᵀ)/‖s̄‖ ∂s̄/∂θ
+          for (int j = 0; j < n; ++j) dF[j][c] += k.G[s0 + r][j] * t;
+        }
+      }
+    }
+    // ∂(Gᵀz)_p/∂ω = −skew(Σ z g)
+    const Mat3 S = skew(gz);
+    for (int a = 0; a < 3; ++a)
+      for (int c = 0; c < 3; ++c) dF[a][c] -= S(a, c);
+    for (int c = 0; c < 6; ++c)
+      for (int j = 0; j < 4; ++j) {
+        double v = 0.0;
+        for (int i = 0; i < q; ++i) v += Kinv[j][i] * dF[i][c];
+        dx[body][c][j] = -v;
+      }
+  }
+}
+
+}  // namespace
+
+void contact_derivatives(const ContactResult& res, ContactDerivatives& out) {
+  out = ContactDerivatives{};
+  switch (res.status) {
+    case SolveStatus::converged: break;
+    case SolveStatus::coincident_origins: out.status = DerivativeStatus::coincident_origins; return;
+    case SolveStatus::invalid_input: out.status = DerivativeStatus::invalid_input; return;
+    default: out.status = DerivativeStatus::not_converged; return;
+  }
+  const ConeKkt& k = res.kkt;
+  double dx[2][6][kMaxConeVars];  // [body][twist column][unknown]
+  if (k.polished) {
+    polished_dx(res, dx);
+  } else if (!k.factored) {
+    out.status = DerivativeStatus::singular_kkt;
+    return;
+  } else {
+    normal_equation_dx(res, dx);
+  }
+  const double ell = k.length_scale;
+  const Vec3 p = res.x_W;
+
+  const double alpha = res.alpha;
+  const Vec3 r1 = res.X_WS1.p, r2 = res.X_WS2.p;
+  const Vec3 r12 = r2 - r1;
+  const double dist = r12.norm();
+  const Vec3 u = r12 / dist;
+  for (int body = 0; body < 2; ++body) {
+    RowVec6 Ja;
+    Mat36 Jx;
+    for (int col = 0; col < 6; ++col) {
+      Ja[col] = dx[body][col][3];
+      for (int a = 0; a < 3; ++a) Jx(a, col) = ell * dx[body][col][a];
+    }
+    const Vec3 rb = body == 0 ? r1 : r2;
+    const Mat36 Jr = point_twist_jacobian(rb);
+    // (29): p_i = r_i + (x − r_i)/α
+    auto contact_point = [&](const Vec3& ri, bool moves) {
+      Mat36 J = Jx / alpha - (p - ri) * Ja / (alpha * alpha);
+      if (moves) J += (1.0 - 1.0 / alpha) * Jr;
+      return J;
+    };
+    // (30): d = (1 − 1/α)‖r_2 − r_1‖
+    RowVec6 Jd = dist / (alpha * alpha) * Ja;
+    Jd += (1.0 - 1.0 / alpha) * (body == 0 ? -1.0 : 1.0) * (u.transpose() * Jr);
+    if (body == 0) {
+      out.J_alpha_X1 = Ja;
+      out.J_x_W_X1 = Jx;
+      out.J_p1_W_X1 = contact_point(r1, true);
+      out.J_p2_W_X1 = contact_point(r2, false);
+      out.J_distance_X1 = Jd;
+    } else {
+      out.J_alpha_X2 = Ja;
+      out.J_x_W_X2 = Jx;
+      out.J_p1_W_X2 = contact_point(r1, false);
+      out.J_p2_W_X2 = contact_point(r2, true);
+      out.J_distance_X2 = Jd;
+    }
+  }
+  // X_12 ← X_12·exp(ξ^) with body 1 fixed is X_WB2 ← X_WB2·exp(ξ^): η_2 = Ad_{X_WB2} ξ.
+  out.J_alpha_X12 = out.J_alpha_X2 * adjoint(res.X_WB2);
+
+  const bool finite = out.J_alpha_X1.allFinite() && out.J_alpha_X2.allFinite() && out.J_x_W_X1.allFinite() &&
+                      out.J_x_W_X2.allFinite() && out.J_p1_W_X1.allFinite() && out.J_p1_W_X2.allFinite() &&
+                      out.J_p2_W_X1.allFinite() && out.J_p2_W_X2.allFinite() && out.J_distance_X1.allFinite() &&
+                      out.J_distance_X2.allFinite() && out.J_alpha_X12.allFinite();
+  if (!finite) {
+    out = ContactDerivatives{};
+    out.status = DerivativeStatus::singular_kkt;
+    return;
+  }
+  out.status = DerivativeStatus::ok;
+}
+
+ContactDerivatives contact_derivatives(const ContactResult& result) {
+  ContactDerivatives d;
+  contact_derivatives(result, d);
+  return d;
+}
+
+Eigen::Matrix<double, Eigen::Dynamic, 7> world_twist_to_position_quaternion(
+    const Eigen::Ref<const Eigen::MatrixXd>& J_X, const Pose& X_WB) {
+  // Translation dr: η = (0, dr). Rotation q → q + dq with r fixed: body rotation
+  // dθ = 2[−v, wI − v^]dq (unit q = (w, v)), world ω = R dθ, v_η = r × ω.
+  const Eigen::Quaterniond q = X_WB.quaternion();
+  const Vec3 v(q.x(), q.y(), q.z());
+  Eigen::Matrix<double, 3, 4> E;
+  E.col(0) = -v;
+  E.rightCols<3>() = q.w() * Mat3::Identity() - skew(v);
+  E *= 2.0;
+  const Eigen::MatrixXd Jw = J_X.leftCols(3) + J_X.rightCols(3) * skew(X_WB.p);
+  Eigen::Matrix<double, Eigen::Dynamic, 7> out(J_X.rows(), 7);
+  out.leftCols(3) = J_X.rightCols(3);
+  out.rightCols(4) = Jw * X_WB.R * E;
+  return out;
+}
+
+PositionQuaternionJacobians to_position_quaternion(const ContactResult& res, const ContactDerivatives& d) {
+  PositionQuaternionJacobians out;
+  out.status = d.status;
+  if (!d.ok()) return out;
+  auto fill = [&](auto& dst, const auto& J1, const auto& J2) {
+    dst.leftCols(7) = world_twist_to_position_quaternion(J1, res.X_WB1);
+    dst.rightCols(7) = world_twist_to_position_quaternion(J2, res.X_WB2);
+  };
+  fill(out.J_alpha, d.J_alpha_X1, d.J_alpha_X2);
+  fill(out.J_x_W, d.J_x_W_X1, d.J_x_W_X2);
+  fill(out.J_p1_W, d.J_p1_W_X1, d.J_p1_W_X2);
+  fill(out.J_p2_W, d.J_p2_W_X1, d.J_p2_W_X2);
+  fill(out.J_distance, d.J_distance_X1, d.J_distance_X2);
+  return out;
+}
+
+}  // namespace diffcol::dcol

@@ -1,0 +1,318 @@
+#include "diffcol/dcol/primitives.hpp"
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace diffcol::dcol {
+namespace {
+
+void check_offset(const Pose& offset, const char* what) {
+  if (!offset.is_finite()) throw std::invalid_argument(std::string(what) + ": offset pose is not finite");
+  if ((offset.R.transpose() * offset.R - Mat3::Identity()).norm() > 1e-6 || offset.R.determinant() < 0.0)
+    throw std::invalid_argument(std::string(what) + ": offset rotation is not a rotation matrix");
+}
+
+void check_positive(double v, const char* what, const char* name) {
+  if (!std::isfinite(v) || v <= 0.0)
+    throw std::invalid_argument(std::string(what) + ": " + name + " must be finite and > 0 (got " +
+                                std::to_string(v) + ")");
+}
+
+/// Rows a_i (k-dimensional) and offsets > 0; throws unless the set {y : A y ≤ b} is bounded.
+/// Bounded ⇔ the recession cone {d : A d ≤ 0} is {0} ⇔ rank A = k and no extreme ray exists; an
+/// extreme ray of the pointed cone has k − 1 independent active rows, so it is ±(a_i × a_j) in
+/// 3-D and ±perp(a_i) in 2-D.
+template <int K>
+void check_halfspaces(const Eigen::Matrix<double, Eigen::Dynamic, K>& A, const Eigen::VectorXd& b, int max_rows,
+                      int min_rows, const char* what) {
+  const int m = static_cast<int>(A.rows());
+  if (m < min_rows || m > max_rows)
+    throw std::invalid_argument(std::string(what) + ": needs between " + std::to_string(min_rows) + " and " +
+                                std::to_string(max_rows) + " half-spaces (got " + std::to_string(m) + ")");
+  if (b.size() != m)
+    throw std::invalid_argument(std::string(what) + ": A has " + std::to_string(m) + " rows but b has " +
+                                std::to_string(b.size()) + " entries");
+  if (!A.allFinite() || !b.allFinite()) throw std::invalid_argument(std::string(what) + ": non-finite entry");
+  for (int i = 0; i < m; ++i) {
+    if (A.row(i).norm() == 0.0) throw std::invalid_argument(std::string(what) + ": zero row " + std::to_string(i));
+    if (!(b[i] > 0.0))
+      throw std::invalid_argument(std::string(what) + ": offsets must be > 0 (the origin must be strictly inside)");
+  }
+  Eigen::Matrix<double, Eigen::Dynamic, K> An = A;
+  for (int i = 0; i < m; ++i) An.row(i).normalize();
+  Eigen::JacobiSVD<Eigen::MatrixXd> svd(An);
+  if (svd.singularValues()(K - 1) < 1e-9 * svd.singularValues()(0))
+    throw std::invalid_argument(std::string(what) + ": unbounded (the normals do not span the space)");
+  auto is_ray = [&](const Eigen::Matrix<double, K, 1>& d) {
+    if (d.norm() < 1e-12) return false;
+    const Eigen::Matrix<double, K, 1> u = d.normalized();
+    for (int i = 0; i < m; ++i)
+      if (An.row(i).dot(u) > 1e-9) return false;
+    return true;
+  };
+  for (int i = 0; i < m; ++i) {
+    if constexpr (K == 2) {
+      const Eigen::Vector2d d(-An(i, 1), An(i, 0));
+      if (is_ray(d) || is_ray(-d)) throw std::invalid_argument(std::string(what) + ": unbounded");
+    } else {
+      for (int j = i + 1; j < m; ++j) {
+        const Vec3 d = Vec3(An.row(i)).cross(Vec3(An.row(j)));
+        if (is_ray(d) || is_ray(-d)) throw std::invalid_argument(std::string(what) + ": unbounded");
+      }
+    }
+  }
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------ Polytope
+
+Polytope::Polytope(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& b_in, const Pose& off) : offset(off) {
+  check_halfspaces<3>(A_in, b_in, kMaxPolytopeFaces, 4, "Polytope");
+  check_offset(off, "Polytope");
+  num_faces = static_cast<int>(A_in.rows());
+  for (int i = 0; i < num_faces; ++i) {  // unit normals: same set, better scaled rows
+    const double n = A_in.row(i).norm();
+    A.row(i) = A_in.row(i) / n;
+    b[i] = b_in[i] / n;
+  }
+  inner_radius = 1e300;
+  for (int i = 0; i < num_faces; ++i) inner_radius = std::min(inner_radius, b[i] / A.row(i).norm());
+  // Outer radius by vertex enumeration (construction time only).
+  outer_radius = 0.0;
+  for (int i = 0; i < num_faces; ++i)
+    for (int j = i + 1; j < num_faces; ++j)
+      for (int k = j + 1; k < num_faces; ++k) {
+        Mat3 M;
+        M.row(0) = A.row(i);
+        M.row(1) = A.row(j);
+        M.row(2) = A.row(k);
+        const Eigen::FullPivLU<Mat3> lu(M);
+        if (lu.rank() < 3) continue;
+        const Vec3 v = lu.solve(Vec3(b[i], b[j], b[k]));
+        bool inside = true;
+        for (int q = 0; q < num_faces && inside; ++q)
+          inside = A.row(q).dot(v) <= b[q] + 1e-9 * (1.0 + std::abs(b[q]));
+        if (inside) outer_radius = std::max(outer_radius, v.norm());
+      }
+}
+
+Polytope Polytope::box(double hx, double hy, double hz, const Pose& offset) {
+  check_positive(hx, "Polytope::box", "hx");
+  check_positive(hy, "Polytope::box", "hy");
+  check_positive(hz, "Polytope::box", "hz");
+  Eigen::MatrixX3d A(6, 3);
+  A << 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1;
+  Eigen::VectorXd b(6);
+  b << hx, hx, hy, hy, hz, hz;
+  return Polytope(A, b, offset);
+}
+
+// ------------------------------------------------------------------------- round primitives
+
+Capsule::Capsule(double R_, double L_, const Pose& off) : R(R_), L(L_), offset(off) {
+  check_positive(R_, "Capsule", "R");
+  check_positive(L_, "Capsule", "L");
+  check_offset(off, "Capsule");
+}
+
+Cylinder::Cylinder(double R_, double L_, const Pose& off) : R(R_), L(L_), offset(off) {
+  check_positive(R_, "Cylinder", "R");
+  check_positive(L_, "Cylinder", "L");
+  check_offset(off, "Cylinder");
+}
+
+Cone::Cone(double H_, double beta_, const Pose& off) : H(H_), beta(beta_), offset(off) {
+  check_positive(H_, "Cone", "H");
+  if (!std::isfinite(beta_) || beta_ <= 0.0 || beta_ >= 0.5 * M_PI)
+    throw std::invalid_argument("Cone: half-angle beta must be in (0, pi/2) radians (got " + std::to_string(beta_) +
+                                ")");
+  check_offset(off, "Cone");
+  tan_beta = std::tan(beta_);
+}
+
+Ellipsoid::Ellipsoid(const Mat3& P_, const Pose& off) : P(P_), offset(off) {
+  if (!P_.allFinite()) throw std::invalid_argument("Ellipsoid: P has a non-finite entry");
+  if ((P_ - P_.transpose()).norm() > 1e-12 * P_.norm()) throw std::invalid_argument("Ellipsoid: P is not symmetric");
+  const Eigen::SelfAdjointEigenSolver<Mat3> eig(P_);
+  const double lmin = eig.eigenvalues()(0), lmax = eig.eigenvalues()(2);
+  if (!(lmin > 1e-14 * lmax) || !(lmin > 0.0)) throw std::invalid_argument("Ellipsoid: P is not positive definite");
+  check_offset(off, "Ellipsoid");
+  const Eigen::LLT<Mat3> llt(P_);
+  if (llt.info() != Eigen::Success) throw std::invalid_argument("Ellipsoid: Cholesky factorization of P failed");
+  U = llt.matrixU();
+  inner_radius = 1.0 / std::sqrt(lmax);
+  outer_radius = 1.0 / std::sqrt(lmin);
+}
+
+Ellipsoid Ellipsoid::from_semi_axes(double a, double b, double c, const Pose& offset) {
+  check_positive(a, "Ellipsoid", "a");
+  check_positive(b, "Ellipsoid", "b");
+  check_positive(c, "Ellipsoid", "c");
+  return Ellipsoid(Vec3(1.0 / (a * a), 1.0 / (b * b), 1.0 / (c * c)).asDiagonal().toDenseMatrix(), offset);
+}
+
+PaddedPolygon::PaddedPolygon(const Eigen::MatrixX2d& C_in, const Eigen::VectorXd& d_in, double R_, const Pose& off)
+    : R(R_), offset(off) {
+  check_halfspaces<2>(C_in, d_in, kMaxPolygonEdges, 3, "PaddedPolygon");
+  check_positive(R_, "PaddedPolygon", "R");
+  check_offset(off, "PaddedPolygon");
+  num_edges = static_cast<int>(C_in.rows());
+  for (int i = 0; i < num_edges; ++i) {  // unit normals: same set, better scaled rows
+    const double n = C_in.row(i).norm();
+    C.row(i) = C_in.row(i) / n;
+    d[i] = d_in[i] / n;
+  }
+  double inner = 1e300, outer = 0.0;
+  for (int i = 0; i < num_edges; ++i) {
+    inner = std::min(inner, d[i] / C.row(i).norm());
+    for (int j = i + 1; j < num_edges; ++j) {
+      Eigen::Matrix2d M;
+      M.row(0) = C.row(i);
+      M.row(1) = C.row(j);
+      if (std::abs(M.determinant()) < 1e-12 * M.norm() * M.norm()) continue;
+      const Eigen::Vector2d v = M.inverse() * Eigen::Vector2d(d[i], d[j]);
+      bool inside = true;
+      for (int q = 0; q < num_edges && inside; ++q) inside = C.row(q).dot(v) <= d[q] + 1e-9 * (1.0 + std::abs(d[q]));
+      if (inside) outer = std::max(outer, v.norm());
+    }
+  }
+  inner_radius = R + inner;
+  outer_radius = R + outer;
+}
+
+PaddedPolygon PaddedPolygon::rectangle(double hx, double hy, double R, const Pose& offset) {
+  check_positive(hx, "PaddedPolygon::rectangle", "hx");
+  check_positive(hy, "PaddedPolygon::rectangle", "hy");
+  Eigen::MatrixX2d C(4, 2);
+  C << 1, 0, -1, 0, 0, 1, 0, -1;
+  Eigen::VectorXd d(4);
+  d << hx, hx, hy, hy;
+  return PaddedPolygon(C, d, R, offset);
+}
+
+Sphere::Sphere(double R_, const Pose& off) : R(R_), offset(off) {
+  check_positive(R_, "Sphere", "R");
+  check_offset(off, "Sphere");
+}
+
+// ------------------------------------------------------------------------------ the variant
+
+const char* primitive_type_name(PrimitiveType t) {
+  switch (t) {
+    case PrimitiveType::polytope: return "polytope";
+    case PrimitiveType::capsule: return "capsule";
+    case PrimitiveType::cylinder: return "cylinder";
+    case PrimitiveType::cone: return "cone";
+    case PrimitiveType::ellipsoid: return "ellipsoid";
+    case PrimitiveType::padded_polygon: return "padded_polygon";
+    case PrimitiveType::sphere: return "sphere";
+  }
+  return "unknown";
+}
+
+const Pose& primitive_offset(const Primitive& p) {
+  return std::visit([](const auto& s) -> const Pose& { return s.offset; }, p);
+}
+
+namespace {
+struct RadiusVisitor {
+  bool outer;
+  double operator()(const Polytope& s) const { return outer ? s.outer_radius : s.inner_radius; }
+  double operator()(const Capsule& s) const { return outer ? 0.5 * s.L + s.R : s.R; }
+  double operator()(const Cylinder& s) const {
+    return outer ? std::hypot(s.R, 0.5 * s.L) : std::min(s.R, 0.5 * s.L);
+  }
+  double operator()(const Cone& s) const {
+    // apex at 3H/4, base rim at (H/4, H tan β); inside: base plane at H/4, lateral surface at (3H/4) sin β
+    return outer ? std::max(0.75 * s.H, std::hypot(0.25 * s.H, s.H * s.tan_beta))
+                 : std::min(0.25 * s.H, 0.75 * s.H * std::sin(s.beta));
+  }
+  double operator()(const Ellipsoid& s) const { return outer ? s.outer_radius : s.inner_radius; }
+  double operator()(const PaddedPolygon& s) const { return outer ? s.outer_radius : s.inner_radius; }
+  double operator()(const Sphere& s) const { return s.R; }
+};
+}  // namespace
+
+double inner_radius(const Primitive& p) { return std::visit(RadiusVisitor{false}, p); }
+double outer_radius(const Primitive& p) { return std::visit(RadiusVisitor{true}, p); }
+
+Primitive benchmark_primitive(const char* name_c) {
+  const std::string name = name_c ? name_c : "";
+  if (name == "polytope") {
+    Eigen::MatrixX3d A(8, 3);
+    A << 1, 1, 1, 1, -1, -1, -1, 1, -1, -1, -1, 1, -1, -1, -1, -1, 1, 1, 1, -1, 1, 1, 1, -1;
+    Eigen::VectorXd b(8);
+    b << 1, 1, 1, 1, 5.0 / 3, 5.0 / 3, 5.0 / 3, 5.0 / 3;
+    return Polytope(A, b);
+  }
+  if (name == "capsule") return Capsule(0.5, 2.0);
+  if (name == "cylinder") return Cylinder(0.75, 2.0);
+  if (name == "cone") return Cone(2.0, M_PI / 6.0);
+  if (name == "ellipsoid") return Ellipsoid::from_semi_axes(0.5, 1.0, 1.5);
+  if (name == "padded_polygon") return PaddedPolygon::rectangle(1.0, 0.6, 0.2);
+  if (name == "sphere") return Sphere(1.0);
+  throw std::invalid_argument("unknown DCOL benchmark primitive '" + name +
+                              "' (expected polytope, capsule, cylinder, cone, ellipsoid, padded_polygon or sphere)");
+}
+
+const char* const* benchmark_primitive_names() {
+  static const char* const names[kNumPrimitiveTypes] = {"polytope",  "capsule",        "cylinder", "cone",
+                                                        "ellipsoid", "padded_polygon", "sphere"};
+  return names;
+}
+
+Primitive make_primitive(const std::string& type, const std::map<std::string, double>& params) {
+  auto take = [&](std::initializer_list<const char*> keys) {
+    for (const auto& [k, v] : params) {
+      bool known = false;
+      for (const char* key : keys) known = known || k == key;
+      if (!known) throw std::invalid_argument("make_primitive: unknown parameter '" + k + "' for " + type);
+    }
+    std::array<double, 3> out{};
+    int i = 0;
+    for (const char* key : keys) {
+      const auto it = params.find(key);
+      if (it == params.end())
+        throw std::invalid_argument("make_primitive: missing parameter '" + std::string(key) + "' for " + type);
+      out[static_cast<size_t>(i++)] = it->second;
+    }
+    return out;
+  };
+  if (type == "polytope") {
+    const auto p = take({"hx", "hy", "hz"});
+    return Polytope::box(p[0], p[1], p[2]);
+  }
+  if (type == "capsule") {
+    const auto p = take({"R", "L"});
+    return Capsule(p[0], p[1]);
+  }
+  if (type == "cylinder") {
+    const auto p = take({"R", "L"});
+    return Cylinder(p[0], p[1]);
+  }
+  if (type == "cone") {
+    const auto p = take({"H", "beta"});
+    return Cone(p[0], p[1]);
+  }
+  if (type == "ellipsoid") {
+    const auto p = take({"a", "b", "c"});
+    return Ellipsoid::from_semi_axes(p[0], p[1], p[2]);
+  }
+  if (type == "padded_polygon") {
+    const auto p = take({"hx", "hy", "R"});
+    return PaddedPolygon::rectangle(p[0], p[1], p[2]);
+  }
+  if (type == "sphere") {
+    const auto p = take({"R"});
+    return Sphere(p[0]);
+  }
+  throw std::invalid_argument("make_primitive: unknown primitive type '" + type +
+                              "' (expected polytope, capsule, cylinder, cone, ellipsoid, padded_polygon or sphere)");
+}
+
+}  // namespace diffcol::dcol

@@ -1,0 +1,796 @@
+// DCOL contact query: assembly of the cone program (seed Sec. III-B) and the primal–dual
+// interior-point solver (Sec. II-A).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <variant>
+
+#include "cone_ops.hpp"
+#include "diffcol/dcol/contact.hpp"
+
+namespace diffcol::dcol {
+
+const char* status_name(SolveStatus s) {
+  switch (s) {
+    case SolveStatus::converged: return "converged";
+    case SolveStatus::max_iterations: return "max_iterations";
+    case SolveStatus::numerical_error: return "numerical_error";
+    case SolveStatus::invalid_input: return "invalid_input";
+    case SolveStatus::coincident_origins: return "coincident_origins";
+  }
+  return "unknown";
+}
+
+namespace {
+
+using detail::orthant_count;
+
+// ============================================================================ assembly
+
+/// Slack unknowns of a primitive: γ of the capsule (12), w ∈ R² of the padded polygon (25).
+template <class P> constexpr int slack_count() {
+  if constexpr (std::is_same_v<P, Capsule>) return 1;
+  else if constexpr (std::is_same_v<P, PaddedPolygon>) return 2;
+  else return 0;
+}
+template <class P> constexpr int soc_dimension() {
+  if constexpr (std::is_same_v<P, Polytope>) return 0;
+  else if constexpr (std::is_same_v<P, Cylinder> || std::is_same_v<P, Cone>) return 3;
+  else return 4;
+}
+template <class P> int orthant_count_of(const P& p) {
+  if constexpr (std::is_same_v<P, Polytope>) return p.num_faces;
+  else if constexpr (std::is_same_v<P, PaddedPolygon>) return p.num_edges;
+  else if constexpr (std::is_same_v<P, Capsule> || std::is_same_v<P, Cylinder>) return 2;
+  else if constexpr (std::is_same_v<P, Cone>) return 1;
+  else return 0;
+}
+
+/// Writes the rows of one primitive. Each row is s = aᵀy + b·α + (slack terms) with y = Qᵀ(p − r)
+/// the shape-frame point; in the scaled coordinates p = origin + ℓ p̂ this is row
+/// G_p = −(Q a)ᵀ, G_α = −b/ℓ, G_slack = −coefficient, h = −(Q a)ᵀ r̂, r̂ = (r − origin)/ℓ
+/// (the row divided by ℓ; every a here is dimensionless, every b a length).
+struct RowWriter {
+  ConeKkt& k;
+  Vec3 r_hat;
+  double inv_scale;
+  int slack0;  // column of this primitive's first slack
+
+  void row(int i, const Vec3& Qa, double b, double slack_a = 0.0, double slack_b = 0.0) const {
+    double* g = k.G[i];
+    g[0] = -Qa.x();
+    g[1] = -Qa.y();
+    g[2] = -Qa.z();
+    g[3] = -b * inv_scale;
+    for (int j = 4; j < kMaxConeVars; ++j) g[j] = 0.0;
+    if (slack0 >= 0) {
+      g[slack0] = -slack_a;
+      if (slack0 + 1 < kMaxConeVars) g[slack0 + 1] = -slack_b;
+    }
+    k.h[i] = -Qa.dot(r_hat);
+  }
+};
+
+// Orthant rows, eq. (11), (14), (18), (21), (27).
+void write_orthant(const Polytope& p, const Mat3& Q, const RowWriter& w, int i0) {
+  for (int i = 0; i < p.num_faces; ++i) w.row(i0 + i, -(Q * p.A.row(i).transpose()), p.b[i]);
+}
+void write_orthant(const Capsule& p, const Mat3&, const RowWriter& w, int i0) {
+  w.row(i0, Vec3::Zero(), 0.5 * p.L, -1.0);     // αL/2 − γ ≥ 0
+  w.row(i0 + 1, Vec3::Zero(), 0.5 * p.L, 1.0);  // αL/2 + γ ≥ 0
+}
+void write_orthant(const Cylinder& p, const Mat3& Q, const RowWriter& w, int i0) {
+  w.row(i0, -Q.col(0), 0.5 * p.L);  // αL/2 − y_1 ≥ 0   (17)
+  w.row(i0 + 1, Q.col(0), 0.5 * p.L);  // αL/2 + y_1 ≥ 0   (16)
+}
+void write_orthant(const Cone& p, const Mat3& Q, const RowWriter& w, int i0) {
+  w.row(i0, -Q.col(0), 0.25 * p.H);  // αH/4 − y_1 ≥ 0   (20)
+}
+void write_orthant(const Ellipsoid&, const Mat3&, const RowWriter&, int) {}
+void write_orthant(const PaddedPolygon& p, const Mat3&, const RowWriter& w, int i0) {
+  for (int i = 0; i < p.num_edges; ++i) w.row(i0 + i, Vec3::Zero(), p.d[i], p.C(i, 0), p.C(i, 1));  // αd − Cw (27)
+}
+void write_orthant(const Sphere&, const Mat3&, const RowWriter&, int) {}
+
+// Second-order cone rows, eq. (15), (22), (24), (28).
+[[maybe_unused]] void write_soc(const Polytope&, const Mat3&, const RowWriter&, int) {}
+void write_soc(const Capsule& p, const Mat3& Q, const RowWriter& w, int i0) {
+  w.row(i0, Vec3::Zero(), p.R);           // αR
+  w.row(i0 + 1, Q.col(0), 0.0, -1.0);     // y − γ e_x
+  w.row(i0 + 2, Q.col(1), 0.0);
+  w.row(i0 + 3, Q.col(2), 0.0);
+}
+void write_soc(const Cylinder& p, const Mat3& Q, const RowWriter& w, int i0) {
+  w.row(i0, Vec3::Zero(), p.R);  // ‖(y_2, y_3)‖ ≤ αR
+  w.row(i0 + 1, Q.col(1), 0.0);
+  w.row(i0 + 2, Q.col(2), 0.0);
+}
+void write_soc(const Cone& p, const Mat3& Q, const RowWriter& w, int i0) {
+  w.row(i0, p.tan_beta * Q.col(0), 0.75 * p.H * p.tan_beta);  // tan β (y_1 + α 3H/4)   (22)
+  w.row(i0 + 1, Q.col(1), 0.0);
+  w.row(i0 + 2, Q.col(2), 0.0);
+}
+void write_soc(const Ellipsoid& p, const Mat3& Q, const RowWriter& w, int i0) {
+  // ρ·(α, U y) with ρ = inner radius (a length; the cone is invariant under positive scaling)   (24)
+  const double rho = p.inner_radius;
+  w.row(i0, Vec3::Zero(), rho);
+  for (int i = 0; i < 3; ++i) w.row(i0 + 1 + i, rho * (Q * p.U.row(i).transpose()), 0.0);
+}
+void write_soc(const PaddedPolygon& p, const Mat3& Q, const RowWriter& w, int i0) {
+  w.row(i0, Vec3::Zero(), p.R);                 // αR
+  w.row(i0 + 1, Q.col(0), 0.0, -1.0, 0.0);      // y − (w_1, w_2, 0)   (28)
+  w.row(i0 + 2, Q.col(1), 0.0, 0.0, -1.0);
+  w.row(i0 + 3, Q.col(2), 0.0);
+}
+void write_soc(const Sphere& p, const Mat3& Q, const RowWriter& w, int i0) {
+  w.row(i0, Vec3::Zero(), p.R);
+  for (int i = 0; i < 3; ++i) w.row(i0 + 1 + i, Q.col(i), 0.0);
+}
+
+// ============================================================================ the solver
+
+/// Cholesky H = L Lᵀ of the leading N×N block with dynamic regularization: a pivot below
+/// 1e-15·max_j H_jj (H singular to working precision, e.g. at a face–face contact where the
+/// optimal point is not unique) is raised to that value; the iterative refinement in
+/// newton_direction corrects most of the perturbation. False only for non-finite entries.
+template <int N>
+bool cholesky(const double (&H)[N][N], double (&L)[kMaxConeVars][kMaxConeVars]) {
+  double max_diag = 0.0;
+  for (int j = 0; j < N; ++j) max_diag = std::max(max_diag, H[j][j]);
+  if (!(max_diag > 0.0) || !std::isfinite(max_diag)) return false;
+  const double floor = 1e-15 * max_diag;
+  for (int j = 0; j < N; ++j) {
+    double d = H[j][j];
+    for (int q = 0; q < j; ++q) d -= L[j][q] * L[j][q];
+    if (!std::isfinite(d)) return false;
+    if (d < floor) d = floor;
+    const double inv = 1.0 / std::sqrt(d);
+    L[j][j] = inv;  // the reciprocal of the diagonal entry (see ConeKkt::L)
+    for (int i = j + 1; i < N; ++i) {
+      double v = H[i][j];
+      for (int q = 0; q < j; ++q) v -= L[i][q] * L[j][q];
+      L[i][j] = v * inv;
+    }
+  }
+  return true;
+}
+
+/// Solves L Lᵀ x = b in place.
+template <int N>
+void cholesky_solve(const double (&L)[kMaxConeVars][kMaxConeVars], double* b) {
+  for (int i = 0; i < N; ++i) {
+    double v = b[i];
+    for (int q = 0; q < i; ++q) v -= L[i][q] * b[q];
+    b[i] = v * L[i][i];
+  }
+  for (int i = N - 1; i >= 0; --i) {
+    double v = b[i];
+    for (int q = i + 1; q < N; ++q) v -= L[q][i] * b[q];
+    b[i] = v * L[i][i];
+  }
+}
+
+template <int N>
+struct Workspace {
+  double Gt[kMaxConeRows][N];  // W⁻¹G
+  double lambda[kMaxConeRows];
+  double inv_lambda[kMaxConeRows];  // 1/λ_i on the orthant rows
+  double inv_w[kMaxConeRows];       // 1/w_i on the orthant rows
+  double q[kMaxConeRows];      // W⁻¹ r_z
+  double rx[N];
+};
+
+/// Forms G̃ = W⁻¹G and H = G̃ᵀG̃ and factors H into k.L.
+template <int N>
+bool factor_normal_matrix(ConeKkt& k, Workspace<N>& ws) {
+  const int m = k.m, l = orthant_count(k);
+  for (int i = 0; i < l; ++i) {
+    const double iw = ws.inv_w[i];
+    for (int j = 0; j < N; ++j) ws.Gt[i][j] = k.G[i][j] * iw;
+  }
+  for (int c = 0; c < k.soc_count; ++c) {
+    const int s0 = k.soc_start[c], d = k.soc_dim[c];
+    const double ib = 1.0 / k.soc_beta[c];
+    for (int j = 0; j < N; ++j) {
+      double col[4], out[4];
+      bool nonzero = false;
+      for (int i = 0; i < d; ++i) {
+        col[i] = k.G[s0 + i][j];
+        nonzero = nonzero || col[i] != 0.0;
+      }
+      if (nonzero) {
+        detail::soc_apply(k.soc_wbar[c], d, ib, -1.0, col, out);
+        for (int i = 0; i < d; ++i) ws.Gt[s0 + i][j] = out[i];
+      } else {
+        for (int i = 0; i < d; ++i) ws.Gt[s0 + i][j] = 0.0;
+      }
+    }
+  }
+  // H = G̃ᵀG̃ over the structurally nonzero entries of each row (rows touch few unknowns)
+  double H[N][N] = {};
+  for (int i = 0; i < m; ++i) {
+    const double* g = ws.Gt[i];
+    int nz[N];
+    int cnt = 0;
+    for (int a = 0; a < N; ++a)
+      if (g[a] != 0.0) nz[cnt++] = a;
+    for (int a = 0; a < cnt; ++a) {
+      const double ga = g[nz[a]];
+      for (int b = 0; b <= a; ++b) H[nz[a]][nz[b]] += ga * g[nz[b]];
+    }
+  }
+  for (int a = 0; a < N; ++a)
+    for (int b = 0; b < a; ++b) H[b][a] = H[a][b];
+  return cholesky<N>(H, k.L);
+}
+
+/// Newton direction for the scaled complementarity right side ds (Δs̃ + Δz̃ = ds):
+///   H Δx = −r_x − G̃ᵀ(W⁻¹r_z + ds),  Δz̃ = G̃Δx + W⁻¹r_z + ds,  Δs̃ = ds − Δz̃.
+template <int N>
+void newton_direction(const ConeKkt& k, const Workspace<N>& ws, const double* ds, double* dx, double* dzt,
+                      double* dst, bool refine) {
+  const int m = k.m;
+  for (int j = 0; j < N; ++j) dx[j] = -ws.rx[j];
+  for (int i = 0; i < m; ++i) {
+    const double t = ws.q[i] + ds[i];
+    for (int j = 0; j < N; ++j) dx[j] -= ws.Gt[i][j] * t;
+  }
+  cholesky_solve<N>(k.L, dx);
+  for (int i = 0; i < m; ++i) {
+    double v = ws.q[i] + ds[i];
+    for (int j = 0; j < N; ++j) v += ws.Gt[i][j] * dx[j];
+    dzt[i] = v;
+  }
+  if (!refine) {
+    for (int i = 0; i < m; ++i) dst[i] = ds[i] - dzt[i];
+    return;
+  }
+  // One step of iterative refinement on the dual equation G̃ᵀΔz̃ = −r_x (H is ill-conditioned
+  // near the solution, as in every interior-point method; only needed late).
+  double e[N];
+  for (int j = 0; j < N; ++j) e[j] = -ws.rx[j];
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < N; ++j) e[j] -= ws.Gt[i][j] * dzt[i];
+  cholesky_solve<N>(k.L, e);
+  for (int j = 0; j < N; ++j) dx[j] += e[j];
+  for (int i = 0; i < m; ++i) {
+    double v = 0.0;
+    for (int j = 0; j < N; ++j) v += ws.Gt[i][j] * e[j];
+    dzt[i] += v;
+    dst[i] = ds[i] - dzt[i];
+  }
+}
+
+struct IpmOutcome {
+  SolveStatus status;
+  int iterations;
+  double mu, pres, dres;
+};
+
+/// Shifts u into the interior of K: u ← u + (1 + a)e when a = min{t : u + t e ∈ K} ≥ 0 (cvxopt's start).
+void shift_into_cone(const ConeKkt& k, double* u) {
+  const int l = orthant_count(k);
+  double a = -std::numeric_limits<double>::infinity();
+  for (int i = 0; i < l; ++i) a = std::max(a, -u[i]);
+  for (int c = 0; c < k.soc_count; ++c) {
+    const int s0 = k.soc_start[c], d = k.soc_dim[c];
+    double n2 = 0.0;
+    for (int i = 1; i < d; ++i) n2 += u[s0 + i] * u[s0 + i];
+    a = std::max(a, std::sqrt(n2) - u[s0]);
+  }
+  if (a < 0.0) return;
+  const double t = 1.0 + a;
+  for (int i = 0; i < l; ++i) u[i] += t;
+  for (int c = 0; c < k.soc_count; ++c) u[k.soc_start[c]] += t;
+}
+
+/// Newton polish on the exact KKT conditions (2)–(5) (seed Sec. II-B) restricted to the active
+/// set read off an interior-point iterate: orthant row i is active when s_i < z_i; a cone is
+/// classified by pairing the spectral values of s and z (s₀ ∓ ‖s̄‖ with z₀ ± ‖z̄‖): none, one
+/// (boundary: s, z ∈ ∂Q, z = ν(1, −ū), ū = s̄/‖s̄‖) or both (apex: s = 0) small on the s side.
+/// The equations
+///   c + Σ z_i g_i + Σ ν_k G_kᵀ(1, −ū_k) + Σ G_kᵀ z_k = 0,   g_iᵀx = h_i,   ‖s̄_k‖ = s_k0,   G_k x = h_k
+/// are solved by Newton's method with the reduced KKT matrix [[M, Aᵀ], [A, 0]],
+/// M = Σ ν_k Ḡ_kᵀ(I − ū_kū_kᵀ)Ḡ_k/‖s̄_k‖ (the cones' curvature; Ḡ_k = rows 1: of G_k). The result
+/// is accepted only with a certificate: s = h − Gx ∈ K, z ∈ K, Gᵀz + c = 0 and sᵀz = 0 within
+/// the tolerances. On success k.x, k.s, k.z, the active set and the LU factors of the reduced
+/// matrix at the final Newton step (reused by contact_derivatives) are stored.
+bool polish(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome& out) {
+  constexpr int kAlpha = 3;
+  const int n = k.n, m = k.m, l = orthant_count(k);
+  int act[kMaxConeVars];
+  double y[detail::kMaxKktDim];
+  int na = 0;
+  for (int i = 0; i < l; ++i)
+    if (k.s[i] < k.z[i]) {
+      if (na == n) return false;  // more active rows than unknowns: degenerate, keep the IPM point
+      y[na] = k.z[i];
+      act[na++] = i;
+    }
+  int p = na;
+  int state[2] = {0, 0}, yoff[2] = {0, 0};
+  for (int c = 0; c < k.soc_count; ++c) {
+    const int s0 = k.soc_start[c], d = k.soc_dim[c];
+    double sn = 0.0, zn = 0.0;
+    for (int r = 1; r < d; ++r) {
+      sn += k.s[s0 + r] * k.s[s0 + r];
+      zn += k.z[s0 + r] * k.z[s0 + r];
+    }
+    sn = std::sqrt(sn);
+    zn = std::sqrt(zn);
+    const double sl = k.s[s0] - sn, su = k.s[s0] + sn, zl = k.z[s0] - zn, zu = k.z[s0] + zn;
+    state[c] = (sl < zu) + (su < zl);
+    yoff[c] = p;
+    if (state[c] == 1) {
+      if (p + 1 > n) return false;
+      y[p++] = 0.5 * zu;
+    } else if (state[c] == 2) {
+      if (p + d > n) return false;
+      for (int r = 0; r < d; ++r) y[p++] = k.z[s0 + r];
+    }
+  }
+  const int q = n + p;
+  // Without boundary cones the active constraints are linear and K is constant: one step is exact.
+  const bool linear = state[0] != 1 && state[1] != 1;
+  double x[kMaxConeVars];
+  for (int j = 0; j < n; ++j) x[j] = k.x[j];
+  double (&K)[detail::kMaxKktDim][detail::kMaxKktDim] = k.kkt_lu;
+  bool converged = false;
+  for (int it = 0; it < 8 && !converged; ++it) {
+    double F[detail::kMaxKktDim];
+    for (int i = 0; i < q; ++i) {
+      F[i] = 0.0;
+      for (int j = 0; j < q; ++j) K[i][j] = 0.0;
+    }
+    F[kAlpha] = 1.0;  // c
+    for (int a = 0; a < na; ++a) {  // active orthant rows: g_iᵀx − h_i = 0
+      const double* g = k.G[act[a]];
+      double gx = 0.0;
+      for (int j = 0; j < n; ++j) {
+        gx += g[j] * x[j];
+        F[j] += y[a] * g[j];
+        K[j][n + a] = K[n + a][j] = g[j];
+      }
+      F[n + a] = gx - k.h[act[a]];
+    }
+    for (int c = 0; c < k.soc_count; ++c) {
+      if (state[c] == 0) continue;
+      const int s0 = k.soc_start[c], d = k.soc_dim[c];
+      double sv[4];
+      for (int r = 0; r < d; ++r) {
+        double gx = 0.0;
+        for (int j = 0; j < n; ++j) gx += k.G[s0 + r][j] * x[j];
+        sv[r] = k.h[s0 + r] - gx;
+      }
+      const int o = n + yoff[c];
+      if (state[c] == 1) {  // boundary: ‖s̄‖ − s₀ = 0, multiplier ν
+        double nb = 0.0;
+        for (int r = 1; r < d; ++r) nb += sv[r] * sv[r];
+        nb = std::sqrt(nb);
+        if (!(nb > 0.0)) return false;
+        double u[4];
+        for (int r = 1; r < d; ++r) u[r] = sv[r] / nb;
+        const double nu = y[yoff[c]];
+        double ug[kMaxConeVars];  // ūᵀḠ (per column)
+        for (int j = 0; j < n; ++j) {
+          double v = 0.0;
+          for (int r = 1; r < d; ++r) v += u[r] * k.G[s0 + r][j];
+          ug[j] = v;
+          const double dj = k.G[s0][j] - v;  // G_kᵀ(1, −ū)
+          F[j] += nu * dj;
+          K[j][o] = K[o][j] = dj;
+        }
+        F[o] = nb - sv[0];
+        const double f = nu / nb;
+        for (int a = 0; a < n; ++a)
+          for (int b = 0; b <= a; ++b) {
+            double t = 0.0;
+            for (int r = 1; r < d; ++r) t += k.G[s0 + r][a] * k.G[s0 + r][b];
+            const double v = f * (t - ug[a] * ug[b]);
+            K[a][b] += v;
+            if (b != a) K[b][a] += v;
+          }
+      } else {  // apex: s = 0, multiplier z_k
+        for (int r = 0; r < d; ++r) {
+          for (int j = 0; j < n; ++j) {
+            F[j] += y[yoff[c] + r] * k.G[s0 + r][j];
+            K[j][o + r] = K[o + r][j] = k.G[s0 + r][j];
+          }
+          F[o + r] = -sv[r];
+        }
+      }
+    }
+    if (!detail::lu_factor(K, k.kkt_perm, q, 1e-11)) return false;
+    for (int i = 0; i < q; ++i) F[i] = -F[i];
+    detail::lu_solve(K, k.kkt_perm, q, F);
+    double step = 0.0;
+    for (int j = 0; j < n; ++j) {
+      x[j] += F[j];
+      step = std::max(step, std::abs(F[j]));
+    }
+    for (int i = 0; i < p; ++i) {
+      y[i] += F[n + i];
+      step = std::max(step, std::abs(F[n + i]));
+    }
+    if (!std::isfinite(step)) return false;
+    converged = linear || step <= 1e-9;
+  }
+  if (!converged || !(x[kAlpha] > 0.0)) return false;
+
+  // Certificate: primal s = h − Gx ∈ K, dual z ∈ K, Gᵀz + c = 0, sᵀz = 0.
+  double s[kMaxConeRows], z[kMaxConeRows];
+  for (int i = 0; i < m; ++i) {
+    double gx = 0.0;
+    for (int j = 0; j < n; ++j) gx += k.G[i][j] * x[j];
+    s[i] = k.h[i] - gx;
+    z[i] = 0.0;
+  }
+  for (int a = 0; a < na; ++a) z[act[a]] = y[a];
+  double pviol = 0.0, dviol = 0.0;
+  for (int i = 0; i < l; ++i) {
+    pviol = std::max(pviol, -s[i]);
+    dviol = std::max(dviol, -z[i]);
+  }
+  for (int c = 0; c < k.soc_count; ++c) {
+    const int s0 = k.soc_start[c], d = k.soc_dim[c];
+    double sn = 0.0;
+    for (int r = 1; r < d; ++r) sn += s[s0 + r] * s[s0 + r];
+    sn = std::sqrt(sn);
+    pviol = std::max(pviol, sn - s[s0]);
+    if (state[c] == 1) {
+      const double nu = y[yoff[c]];
+      z[s0] = nu;
+      for (int r = 1; r < d; ++r) z[s0 + r] = -nu * s[s0 + r] / sn;
+      dviol = std::max(dviol, -nu);
+    } else if (state[c] == 2) {
+      double zn = 0.0;
+      for (int r = 0; r < d; ++r) z[s0 + r] = y[yoff[c] + r];
+      for (int r = 1; r < d; ++r) zn += z[s0 + r] * z[s0 + r];
+      dviol = std::max(dviol, std::sqrt(zn) - z[s0]);
+    }
+  }
+  double rx[kMaxConeVars] = {}, gap = 0.0;
+  rx[kAlpha] = 1.0;
+  for (int i = 0; i < m; ++i) {
+    gap += s[i] * z[i];
+    for (int j = 0; j < n; ++j) rx[j] += k.G[i][j] * z[i];
+  }
+  double dres = 0.0;
+  for (int j = 0; j < n; ++j) dres += rx[j] * rx[j];
+  dres = std::sqrt(dres);
+  const double pres = pviol / hnorm;
+  const double tol = opt.feasibility_tolerance;
+  if (!(pres <= tol) || !(dviol <= tol) || !(dres <= tol) ||
+      !(std::abs(gap) <= std::max(opt.gap_tolerance, opt.gap_relative_tolerance * x[kAlpha])))
+    return false;
+
+  for (int j = 0; j < n; ++j) k.x[j] = x[j];
+  for (int i = 0; i < m; ++i) {
+    k.s[i] = s[i];
+    k.z[i] = z[i];
+  }
+  for (int a = 0; a < na; ++a) k.active_rows[a] = act[a];
+  k.active_count = na;
+  for (int c = 0; c < 2; ++c) {
+    k.soc_state[c] = c < k.soc_count ? state[c] : 0;
+    k.soc_nu[c] = (c < k.soc_count && state[c] == 1) ? y[yoff[c]] : 0.0;
+  }
+  k.kkt_dim = q;
+  k.polished = true;
+  out.mu = std::abs(gap) / (l + k.soc_count);
+  out.pres = pres;
+  out.dres = dres;
+  return true;
+}
+
+template <int N>
+IpmOutcome interior_point(ConeKkt& k, const SolveOptions& opt) {
+  constexpr int kAlpha = 3;
+  const int m = k.m;
+  const int degree = orthant_count(k) + k.soc_count;
+  Workspace<N> ws;
+  double hnorm = 0.0;
+  for (int i = 0; i < m; ++i) hnorm += k.h[i] * k.h[i];
+  hnorm = std::max(1.0, std::sqrt(hnorm));
+
+  // --- start (cvxopt): W = I; x̂ = argmin ‖Gx − h‖, ŝ = h − Gx̂; ẑ = argmin ‖z‖ s.t. Gᵀz + c = 0.
+  for (int i = 0; i < orthant_count(k); ++i) k.w[i] = ws.inv_w[i] = 1.0;
+  for (int c = 0; c < k.soc_count; ++c) {
+    k.soc_beta[c] = 1.0;
+    k.soc_wbar[c][0] = 1.0;
+    for (int i = 1; i < 4; ++i) k.soc_wbar[c][i] = 0.0;
+  }
+  if (!factor_normal_matrix<N>(k, ws)) return {SolveStatus::numerical_error, 0, 0.0, 0.0, 0.0};
+  double xh[N] = {}, cz[N] = {};
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < N; ++j) xh[j] += k.G[i][j] * k.h[i];
+  cholesky_solve<N>(k.L, xh);
+  cz[kAlpha] = 1.0;
+  cholesky_solve<N>(k.L, cz);
+  for (int i = 0; i < m; ++i) {
+    double gx = 0.0, gc = 0.0;
+    for (int j = 0; j < N; ++j) {
+      gx += k.G[i][j] * xh[j];
+      gc += k.G[i][j] * cz[j];
+    }
+    k.s[i] = k.h[i] - gx;
+    k.z[i] = -gc;
+  }
+  for (int j = 0; j < N; ++j) k.x[j] = xh[j];
+  for (int j = N; j < kMaxConeVars; ++j) k.x[j] = 0.0;
+  shift_into_cone(k, k.s);
+  shift_into_cone(k, k.z);
+
+  // Smoothing: centre at μ_target (user level). Otherwise, once converged, centre at the final
+  // μ for up to opt.final_centering_steps Newton steps (polish): on curved boundaries a feasible
+  // point with gap δ can be O(√δ) from x*, the central point at μ only O(μ), and the IFT
+  // derivatives are exact for the central point.
+  bool smoothing = opt.barrier_target > 0.0;
+  double mu_target = opt.barrier_target;
+  double centring_tol = 1e-8;
+  int polish_left = -1;
+  // The converged iterate before polishing, restored if polishing fails numerically.
+  double saved_x[N], saved_s[kMaxConeRows], saved_z[kMaxConeRows];
+  double saved_mu = 0.0, saved_pres = 0.0, saved_dres = 0.0;
+  auto restore = [&](int iters) -> IpmOutcome {
+    for (int j = 0; j < N; ++j) k.x[j] = saved_x[j];
+    for (int i = 0; i < m; ++i) {
+      k.s[i] = saved_s[i];
+      k.z[i] = saved_z[i];
+    }
+    k.factored = detail::compute_scaling(k, ws.lambda, ws.inv_w, ws.inv_lambda) && factor_normal_matrix<N>(k, ws);
+    return {SolveStatus::converged, iters, saved_mu, saved_pres, saved_dres};
+  };
+  double polish_gap = opt.polish_start;
+  // the relative gap at which the next polish is tried
+  double rz[kMaxConeRows];
+  double mu = 0.0, pres = 0.0, dres = 0.0;
+  int it = 0;
+  for (;; ++it) {
+    // --- residuals r_x = Gᵀz + c, r_z = s + Gx − h, and the duality measure
+    for (int j = 0; j < N; ++j) ws.rx[j] = 0.0;
+    ws.rx[kAlpha] = 1.0;
+    double gap = 0.0, rz2 = 0.0;
+    for (int i = 0; i < m; ++i) {
+      const double* g = k.G[i];
+      double gx = 0.0;
+      for (int j = 0; j < N; ++j) {
+        gx += g[j] * k.x[j];
+        ws.rx[j] += g[j] * k.z[i];
+      }
+      rz[i] = k.s[i] + gx - k.h[i];
+      rz2 += rz[i] * rz[i];
+      gap += k.s[i] * k.z[i];
+    }
+    double rx2 = 0.0;
+    for (int j = 0; j < N; ++j) rx2 += ws.rx[j] * ws.rx[j];
+    pres = std::sqrt(rz2) / hnorm;
+    dres = std::sqrt(rx2);
+    mu = gap / degree;
+    if (polish_left >= 0 && (!std::isfinite(pres) || !std::isfinite(dres) || !(mu > 0.0) ||
+                             pres > opt.feasibility_tolerance || dres > opt.feasibility_tolerance))
+      return restore(it);
+    if (!std::isfinite(pres) || !std::isfinite(dres) || !std::isfinite(mu)) {
+      k.factored = false;
+      return {SolveStatus::numerical_error, it, mu, pres, dres};
+    }
+
+    // --- scaling at the current iterate; its factorization is kept for the derivatives
+    const bool scaled = detail::compute_scaling(k, ws.lambda, ws.inv_w, ws.inv_lambda);
+    const bool factored = scaled && factor_normal_matrix<N>(k, ws);
+    k.factored = factored;
+
+    const bool feasible = pres <= opt.feasibility_tolerance && dres <= opt.feasibility_tolerance;
+    // Newton polish on the exact KKT conditions once the active set is readable (or at the end).
+    const bool ipm_done = feasible && (gap <= opt.gap_tolerance || gap <= opt.gap_relative_tolerance * std::abs(k.x[kAlpha]));
+    if (!smoothing && opt.polish && polish_left < 0 &&
+        (ipm_done || (pres <= opt.polish_start && dres <= opt.polish_start &&
+                      gap <= polish_gap * std::max(std::abs(k.x[kAlpha]), 1e-6)))) {
+      IpmOutcome o{SolveStatus::converged, it, mu, pres, dres};
+      if (polish(k, opt, hnorm, o)) {
+        k.factored = false;
+        return o;
+      }
+      polish_gap = gap * 1e-2 / std::max(std::abs(k.x[kAlpha]), 1e-6);
+    }
+    bool done;
+    if (smoothing) {
+      // centred at μ_target: ‖λ∘λ − μ_t e‖_∞ ≤ 1e-8 μ_t
+      double dev = 0.0;
+      if (scaled) {
+        double ll[kMaxConeRows];
+        detail::jordan_product(k, ws.lambda, ws.lambda, ll);
+        for (int i = 0; i < orthant_count(k); ++i) ll[i] -= mu_target;
+        for (int c = 0; c < k.soc_count; ++c) ll[k.soc_start[c]] -= mu_target;
+        for (int i = 0; i < m; ++i) dev = std::max(dev, std::abs(ll[i]));
+      }
+      done = feasible && scaled && dev <= centring_tol * mu_target;
+      if (polish_left == 0) done = true;
+      if (polish_left > 0) --polish_left;
+    } else {
+      done = feasible && (gap <= opt.gap_tolerance || gap <= opt.gap_relative_tolerance * std::abs(k.x[kAlpha]));
+      // The gap has closed to rounding level but a residual stalls just above its tolerance
+      // (ill-conditioned H): accept within 1000× the feasibility tolerance, do not polish.
+      const bool stalled = gap <= 1e-13 && pres <= 1e3 * opt.feasibility_tolerance &&
+                           dres <= 1e3 * opt.feasibility_tolerance;
+      if (!done && stalled) return {SolveStatus::converged, it, mu, pres, dres};
+      if (done && opt.final_centering_steps > 0 && factored) {
+        for (int j = 0; j < N; ++j) saved_x[j] = k.x[j];
+        for (int i = 0; i < m; ++i) {
+          saved_s[i] = k.s[i];
+          saved_z[i] = k.z[i];
+        }
+        saved_mu = mu;
+        saved_pres = pres;
+        saved_dres = dres;
+        smoothing = true;
+        mu_target = mu;
+        centring_tol = opt.final_centering_tolerance;
+        polish_left = opt.final_centering_steps;
+        done = false;
+      }
+    }
+    if (done) return {SolveStatus::converged, it, mu, pres, dres};
+    if (polish_left >= 0 && (it >= opt.max_iterations || !factored)) return restore(it);
+    if (it >= opt.max_iterations) return {SolveStatus::max_iterations, it, mu, pres, dres};
+    if (!factored) return {SolveStatus::numerical_error, it, mu, pres, dres};
+
+    detail::apply_scaling(k, true, rz, ws.q, ws.inv_w);  // W⁻¹ r_z
+
+    const bool refine = mu < 1e-9;
+    // --- predictor (affine scaling): Δs̃ + Δz̃ = −λ
+    double ds[kMaxConeRows], dx[N], dzt[kMaxConeRows], dst[kMaxConeRows];
+    for (int i = 0; i < m; ++i) ds[i] = -ws.lambda[i];
+    const bool centring = smoothing && mu <= 2.0 * mu_target;
+    double sigma_mu;
+    double cross[kMaxConeRows];
+    if (!centring) {
+      newton_direction<N>(k, ws, ds, dx, dzt, dst, refine);
+      const double t_aff =
+          std::min(1.0, std::min(detail::max_step(k, ws.lambda, ws.inv_lambda, dst), detail::max_step(k, ws.lambda, ws.inv_lambda, dzt)));
+      const double sigma = (1.0 - t_aff) * (1.0 - t_aff) * (1.0 - t_aff);
+      sigma_mu = sigma * mu;
+      if (smoothing) sigma_mu = std::max(sigma_mu, mu_target);
+      detail::jordan_product(k, dst, dzt, cross);  // Mehrotra's second-order term
+    } else {
+      sigma_mu = mu_target;  // pure Newton on s∘z = μ_t e
+      for (int i = 0; i < m; ++i) cross[i] = 0.0;
+    }
+
+    // --- combined step: λ∘(Δs̃ + Δz̃) = −λ∘λ − Δs̃_a∘Δz̃_a + σμe
+    double rhs[kMaxConeRows];
+    detail::jordan_product(k, ws.lambda, ws.lambda, rhs);
+    for (int i = 0; i < m; ++i) rhs[i] = -rhs[i] - cross[i];
+    for (int i = 0; i < orthant_count(k); ++i) rhs[i] += sigma_mu;
+    for (int c = 0; c < k.soc_count; ++c) rhs[k.soc_start[c]] += sigma_mu;
+    detail::jordan_divide(k, ws.lambda, rhs, ds, ws.inv_lambda);
+    newton_direction<N>(k, ws, ds, dx, dzt, dst, refine);
+    const double t_max = std::min(detail::max_step(k, ws.lambda, ws.inv_lambda, dst), detail::max_step(k, ws.lambda, ws.inv_lambda, dzt));
+    const double t = std::min(1.0, 0.99 * t_max);
+
+    // --- update: Δz = W⁻¹ Δz̃; Δs = −r_z − GΔx from the primal equation itself (the same as
+    // W Δs̃ in exact arithmetic, but it keeps the primal residual shrinking by (1 − t) exactly)
+    detail::apply_scaling(k, true, dzt, dzt, ws.inv_w);
+    for (int i = 0; i < m; ++i) {
+      double v = -rz[i];
+      for (int j = 0; j < N; ++j) v -= k.G[i][j] * dx[j];
+      dst[i] = v;
+    }
+    for (int j = 0; j < N; ++j) k.x[j] += t * dx[j];
+    for (int i = 0; i < m; ++i) {
+      k.s[i] += t * dst[i];
+      k.z[i] += t * dzt[i];
+    }
+  }
+}
+
+template <class P1, class P2>
+IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2, ConeKkt& k,
+                      const SolveOptions& opt) {
+  constexpr int n1 = slack_count<P1>(), n2 = slack_count<P2>();
+  constexpr int N = 4 + n1 + n2;
+  constexpr int d1 = soc_dimension<P1>(), d2 = soc_dimension<P2>();
+  k.n = N;
+  k.orthant_rows[0] = orthant_count_of(s1);
+  k.orthant_rows[1] = orthant_count_of(s2);
+  const int l = k.orthant_rows[0] + k.orthant_rows[1];
+  k.soc_count = 0;
+  int row = l;
+  if constexpr (d1 > 0) {
+    k.soc_start[k.soc_count] = row;
+    k.soc_dim[k.soc_count] = d1;
+    k.soc_body[k.soc_count] = 0;
+    ++k.soc_count;
+    row += d1;
+  }
+  if constexpr (d2 > 0) {
+    k.soc_start[k.soc_count] = row;
+    k.soc_dim[k.soc_count] = d2;
+    k.soc_body[k.soc_count] = 1;
+    ++k.soc_count;
+    row += d2;
+  }
+  k.m = row;
+  const double inv = 1.0 / k.length_scale;
+  const RowWriter w1{k, (X1.p - k.origin) * inv, inv, n1 > 0 ? 4 : -1};
+  const RowWriter w2{k, (X2.p - k.origin) * inv, inv, n2 > 0 ? 4 + n1 : -1};
+  write_orthant(s1, X1.R, w1, 0);
+  write_orthant(s2, X2.R, w2, k.orthant_rows[0]);
+  if constexpr (d1 > 0) write_soc(s1, X1.R, w1, l);
+  if constexpr (d2 > 0) write_soc(s2, X2.R, w2, l + d1);
+  return interior_point<N>(k, opt);
+}
+
+}  // namespace
+
+void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& shape2, const Pose& X_WB2,
+                   ContactResult& out, const SolveOptions& options) {
+  out.status = SolveStatus::invalid_input;
+  out.iterations = 0;
+  out.alpha = out.distance = out.duality_measure = out.primal_residual = out.dual_residual = 0.0;
+  out.x_W.setZero();
+  out.p1_W.setZero();
+  out.p2_W.setZero();
+  out.X_WB1 = X_WB1;
+  out.X_WB2 = X_WB2;
+  out.kkt.factored = false;
+  out.kkt.polished = false;
+  out.kkt.n = out.kkt.m = 0;
+  if (!X_WB1.is_finite() || !X_WB2.is_finite()) {
+    out.X_WS1 = out.X_WS2 = Pose::identity();
+    return;
+  }
+  out.X_WS1 = X_WB1 * primitive_offset(shape1);
+  out.X_WS2 = X_WB2 * primitive_offset(shape2);
+  const Vec3 r1 = out.X_WS1.p, r2 = out.X_WS2.p;
+  const Vec3 r12 = r2 - r1;
+  const double dist = r12.norm();
+  if (!(dist <= 1e150)) return;
+  const double R1 = outer_radius(shape1), R2 = outer_radius(shape2);
+  if (dist <= 1e-12 * (R1 + R2)) {
+    out.status = SolveStatus::coincident_origins;
+    out.x_W = out.p1_W = out.p2_W = r1;
+    return;
+  }
+  ConeKkt& k = out.kkt;
+  k.origin = r1;
+  k.length_scale = std::max(R1, R2);
+  const IpmOutcome res = std::visit(
+      [&](const auto& a, const auto& b) { return solve_pair(a, out.X_WS1, b, out.X_WS2, k, options); }, shape1,
+      shape2);
+  out.status = res.status;
+  out.iterations = res.iterations;
+  out.duality_measure = res.mu;
+  out.primal_residual = res.pres;
+  out.dual_residual = res.dres;
+  const double alpha = k.x[3];
+  const Vec3 x = k.origin + k.length_scale * Vec3(k.x[0], k.x[1], k.x[2]);
+  if (!std::isfinite(alpha) || !x.allFinite()) {
+    out.status = SolveStatus::numerical_error;
+    k.factored = false;
+    return;
+  }
+  out.alpha = alpha;
+  out.x_W = x;
+  if (alpha > 0.0) {
+    // (29), (30)
+    out.p1_W = r1 + (x - r1) / alpha;
+    out.p2_W = r2 + (x - r2) / alpha;
+    out.distance = (1.0 - 1.0 / alpha) * dist;
+  } else {
+    out.p1_W = r1;
+    out.p2_W = r2;
+    out.distance = 0.0;
+    if (out.status == SolveStatus::converged) out.status = SolveStatus::numerical_error;
+  }
+}
+
+ContactResult solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& shape2, const Pose& X_WB2,
+                            const SolveOptions& options) {
+  ContactResult out;
+  solve_contact(shape1, X_WB1, shape2, X_WB2, out, options);
+  return out;
+}
+
+}  // namespace diffcol::dcol

@@ -1,0 +1,460 @@
+// Tests of the DCOL contact query (include/diffcol/dcol/contact.hpp): geometry against
+// independent references (closed forms, a 1-D root solve, LP vertex enumeration, the iDCOL
+// solver), invariances, and the ergodic sweep over every ordered pair of the seven primitives.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "diffcol/dcol/contact.hpp"
+#include "diffcol/dcol/primitives.hpp"
+#include "diffcol/idcol/contact.hpp"
+#include "diffcol/idcol/ergodic.hpp"
+#include "diffcol/shapes/superellipsoid.hpp"
+
+#include "test_util.hpp"
+
+namespace {
+
+using namespace diffcol;
+using namespace diffcol::dcol;
+using diffcol::test::make_pose;
+using diffcol::test::random_rotation;
+using diffcol::test::random_unit;
+
+long ergodic_poses() {
+  const char* env = std::getenv("DIFFCOL_ERGODIC_POSES");
+  return env ? std::max(1L, std::atol(env)) : 10000L;
+}
+
+Pose random_pose(std::mt19937& rng, double radius) {
+  std::uniform_real_distribution<double> U(0.2, 1.0);
+  return make_pose(random_rotation(rng), radius * U(rng) * random_unit(rng));
+}
+
+/// Checks that x lies in α-scaled shape i (a set-membership test written independently of the
+/// solver's rows: directly from the shape definitions in the shape frame).
+double membership_violation(const Primitive& p, const Pose& X_WS, const Vec3& x, double alpha) {
+  const Vec3 y = X_WS.R.transpose() * (x - X_WS.p);
+  return std::visit(
+      [&](const auto& s) -> double {
+        using T = std::decay_t<decltype(s)>;
+        if constexpr (std::is_same_v<T, Polytope>) {
+          double v = -1e300;
+          for (int i = 0; i < s.num_faces; ++i) v = std::max(v, s.A.row(i).dot(y) - alpha * s.b[i]);
+          return v;
+        } else if constexpr (std::is_same_v<T, Capsule>) {
+          const double g = std::clamp(y.x(), -alpha * s.L / 2, alpha * s.L / 2);
+          return (y - g * Vec3::UnitX()).norm() - alpha * s.R;
+        } else if constexpr (std::is_same_v<T, Cylinder>) {
+          return std::max(std::hypot(y.y(), y.z()) - alpha * s.R, std::abs(y.x()) - alpha * s.L / 2);
+        } else if constexpr (std::is_same_v<T, Cone>) {
+          return std::max(std::hypot(y.y(), y.z()) - s.tan_beta * (y.x() + alpha * 0.75 * s.H),
+                          y.x() - alpha * 0.25 * s.H);
+        } else if constexpr (std::is_same_v<T, Ellipsoid>) {
+          return std::sqrt(y.dot(s.P * y)) - alpha;
+        } else if constexpr (std::is_same_v<T, PaddedPolygon>) {
+          // the tests use rectangles only: clamp to the α-scaled rectangle
+          double hx = 0, hy = 0;
+          for (int i = 0; i < s.num_edges; ++i) {
+            if (s.C(i, 0) > 0.5) hx = s.d[i];
+            if (s.C(i, 1) > 0.5) hy = s.d[i];
+          }
+          const double wx = std::clamp(y.x(), -alpha * hx, alpha * hx), wy = std::clamp(y.y(), -alpha * hy, alpha * hy);
+          return (y - Vec3(wx, wy, 0.0)).norm() - alpha * s.R;
+        } else {
+          return y.norm() - alpha * s.R;
+        }
+      },
+      p);
+}
+
+// ------------------------------------------------------------------------------ closed forms
+
+TEST(DcolClosedForm, SphereSphere) {
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<double> U(0.2, 2.0);
+  for (int trial = 0; trial < 500; ++trial) {
+    const double R1 = U(rng), R2 = U(rng);
+    const Pose X1 = random_pose(rng, 5.0), X2 = random_pose(rng, 5.0);
+    const ContactResult res = solve_contact(dcol::Sphere(R1), X1, dcol::Sphere(R2), X2);
+    ASSERT_EQ(res.status, SolveStatus::converged);
+    const Vec3 d = X2.p - X1.p;
+    const double alpha = d.norm() / (R1 + R2);
+    EXPECT_NEAR(res.alpha, alpha, 1e-9 * std::max(1.0, alpha));
+    const Vec3 x = X1.p + alpha * R1 * d.normalized();
+    EXPECT_LT((res.x_W - x).norm(), 1e-8 * std::max(1.0, d.norm()));
+    EXPECT_LT((res.p1_W - (X1.p + R1 * d.normalized())).norm(), 1e-8 * std::max(1.0, d.norm()));
+    EXPECT_LT((res.p2_W - (X2.p - R2 * d.normalized())).norm(), 1e-8 * std::max(1.0, d.norm()));
+    EXPECT_NEAR(res.distance, d.norm() - R1 - R2, 1e-8 * std::max(1.0, d.norm()));
+  }
+}
+
+/// Distance from u to the unit-level ellipsoid {y : yᵀPy ≤ 1} (P diagonal with entries p),
+/// by bisection on the multiplier of the projection y = (I + νP)⁻¹u.
+double point_ellipsoid_distance(const Vec3& u, const Vec3& p) {
+  auto g = [&](double nu) {
+    double v = 0.0;
+    for (int i = 0; i < 3; ++i) {
+      const double yi = u[i] / (1.0 + nu * p[i]);
+      v += p[i] * yi * yi;
+    }
+    return v - 1.0;
+  };
+  if (g(0.0) <= 0.0) return 0.0;
+  double lo = 0.0, hi = 1.0;
+  while (g(hi) > 0.0) hi *= 2.0;
+  for (int it = 0; it < 200; ++it) {
+    const double mid = 0.5 * (lo + hi);
+    (g(mid) > 0.0 ? lo : hi) = mid;
+  }
+  const double nu = 0.5 * (lo + hi);
+  Vec3 y;
+  for (int i = 0; i < 3; ++i) y[i] = u[i] / (1.0 + nu * p[i]);
+  return (u - y).norm();
+}
+
+TEST(DcolClosedForm, SphereEllipsoid) {
+  // α* = 1/t where dist(t·d, E) = R, d = the sphere centre in the ellipsoid frame: the scaled
+  // shapes touch when the sphere of radius αR about d touches αE, i.e. (divide by α) when the
+  // sphere of radius R about d/α touches E. dist(t d, E) increases with t, so bisect on t.
+  std::mt19937 rng(2);
+  std::uniform_real_distribution<double> U(0.3, 2.0);
+  for (int trial = 0; trial < 200; ++trial) {
+    const double R = U(rng);
+    const Vec3 axes(U(rng), U(rng), U(rng));
+    const Vec3 p = axes.cwiseInverse().cwiseAbs2();
+    const Pose Xe = random_pose(rng, 3.0), Xs = random_pose(rng, 6.0);
+    const ContactResult res =
+        solve_contact(Ellipsoid::from_semi_axes(axes.x(), axes.y(), axes.z()), Xe, dcol::Sphere(R), Xs);
+    ASSERT_EQ(res.status, SolveStatus::converged);
+    const Vec3 d = Xe.R.transpose() * (Xs.p - Xe.p);
+    double lo = 0.0, hi = 1.0;
+    while (point_ellipsoid_distance(hi * d, p) < R) hi *= 2.0;
+    for (int it = 0; it < 200; ++it) {
+      const double mid = 0.5 * (lo + hi);
+      (point_ellipsoid_distance(mid * d, p) < R ? lo : hi) = mid;
+    }
+    const double alpha = 2.0 / (lo + hi);
+    EXPECT_NEAR(res.alpha, alpha, 1e-8 * std::max(1.0, alpha)) << "trial " << trial;
+  }
+}
+
+// ------------------------------------------------------------------------------ LP reference
+
+/// min α s.t. A_i Q_iᵀ(p − r_i) ≤ α b_i by enumerating the vertices of the feasible set in
+/// (p, α) ∈ R⁴ (every choice of 4 constraints): independent of the interior-point solver.
+double polytope_lp_bruteforce(const Polytope& P1, const Pose& X1, const Polytope& P2, const Pose& X2) {
+  std::vector<Eigen::Vector4d> rows;
+  std::vector<double> rhs;
+  for (const auto& [P, X] : {std::pair<const Polytope*, Pose>{&P1, X1}, {&P2, X2}}) {
+    for (int i = 0; i < P->num_faces; ++i) {
+      const Vec3 a = X.R * P->A.row(i).transpose();
+      rows.emplace_back(a.x(), a.y(), a.z(), -P->b[i]);
+      rhs.push_back(a.dot(X.p));
+    }
+  }
+  const int m = static_cast<int>(rows.size());
+  double best = 1e300;
+  for (int a = 0; a < m; ++a)
+    for (int b = a + 1; b < m; ++b)
+      for (int c = b + 1; c < m; ++c)
+        for (int d = c + 1; d < m; ++d) {
+          Eigen::Matrix4d M;
+          M << rows[a].transpose(), rows[b].transpose(), rows[c].transpose(), rows[d].transpose();
+          const Eigen::FullPivLU<Eigen::Matrix4d> lu(M);
+          if (lu.rank() < 4) continue;
+          const Eigen::Vector4d v = lu.solve(Eigen::Vector4d(rhs[a], rhs[b], rhs[c], rhs[d]));
+          bool ok = true;
+          for (int i = 0; i < m && ok; ++i) ok = rows[i].dot(v) <= rhs[i] + 1e-9 * (1.0 + std::abs(rhs[i]));
+          if (ok) best = std::min(best, v[3]);
+        }
+  return best;
+}
+
+Polytope random_polytope(std::mt19937& rng, int faces) {
+  std::uniform_real_distribution<double> U(0.5, 1.5);
+  for (;;) {
+    Eigen::MatrixX3d A(faces, 3);
+    Eigen::VectorXd b(faces);
+    for (int i = 0; i < faces; ++i) {
+      A.row(i) = random_unit(rng).transpose() * U(rng);
+      b[i] = U(rng);
+    }
+    try {
+      return Polytope(A, b);
+    } catch (const std::invalid_argument&) {
+      // unbounded draw: try again
+    }
+  }
+}
+
+TEST(DcolLp, PolytopePolytopeMatchesVertexEnumeration) {
+  std::mt19937 rng(3);
+  for (int trial = 0; trial < 150; ++trial) {
+    const Polytope P1 = random_polytope(rng, 6 + trial % 5), P2 = random_polytope(rng, 6 + (trial / 5) % 5);
+    const Pose X1 = random_pose(rng, 3.0), X2 = random_pose(rng, 3.0);
+    const ContactResult res = solve_contact(P1, X1, P2, X2);
+    ASSERT_EQ(res.status, SolveStatus::converged) << "trial " << trial;
+    const double ref = polytope_lp_bruteforce(P1, X1, P2, X2);
+    EXPECT_NEAR(res.alpha, ref, 1e-9 * std::max(1.0, ref)) << "trial " << trial;
+    EXPECT_LT(membership_violation(P1, X1, res.x_W, res.alpha), 1e-8);
+    EXPECT_LT(membership_violation(P2, X2, res.x_W, res.alpha), 1e-8);
+  }
+}
+
+// ------------------------------------------------------------------------------ vs iDCOL
+
+TEST(DcolIdcol, EllipsoidEllipsoidMatchesIdcol) {
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<double> U(0.3, 2.0);
+  double worst = 0.0, worst_x = 0.0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const Vec3 a1(U(rng), U(rng), U(rng)), a2(U(rng), U(rng), U(rng));
+    const Pose X1 = random_pose(rng, 3.0), X2 = random_pose(rng, 5.0);
+    const ContactResult res = solve_contact(Ellipsoid::from_semi_axes(a1.x(), a1.y(), a1.z()), X1,
+                                            Ellipsoid::from_semi_axes(a2.x(), a2.y(), a2.z()), X2);
+    ASSERT_EQ(res.status, SolveStatus::converged);
+    const idcol::ContactSolution ref = idcol::solve_contact(Superellipsoid::ellipsoid(a1.x(), a1.y(), a1.z()), X1,
+                                                            Superellipsoid::ellipsoid(a2.x(), a2.y(), a2.z()), X2);
+    ASSERT_EQ(ref.status, idcol::ContactStatus::converged);
+    worst = std::max(worst, std::abs(res.alpha - ref.alpha));
+    worst_x = std::max(worst_x, (res.x_W - ref.x_W).norm());
+    EXPECT_NEAR(res.alpha, ref.alpha, 1e-8) << "trial " << trial;
+    EXPECT_TRUE(res.kkt.polished) << "trial " << trial;
+    EXPECT_LT((res.x_W - ref.x_W).norm(), 1e-8) << "trial " << trial;
+  }
+  std::printf("ellipsoid-ellipsoid: max |alpha_dcol - alpha_idcol| = %.3g, max |x_dcol - x_idcol| = %.3g\n", worst,
+              worst_x);
+}
+
+// ------------------------------------------------------------------------------ invariances
+
+TEST(DcolInvariance, SwapSymmetry) {
+  std::mt19937 rng(5);
+  const char* const* names = benchmark_primitive_names();
+  for (int i = 0; i < kNumPrimitiveTypes; ++i)
+    for (int j = 0; j < kNumPrimitiveTypes; ++j) {
+      const Primitive a = benchmark_primitive(names[i]), b = benchmark_primitive(names[j]);
+      for (int q = 0; q < 20; ++q) {
+        const Pose X1 = random_pose(rng, 2.0), X2 = random_pose(rng, 4.0);
+        const ContactResult ab = solve_contact(a, X1, b, X2), ba = solve_contact(b, X2, a, X1);
+        ASSERT_TRUE(ab.ok() && ba.ok());
+        EXPECT_NEAR(ab.alpha, ba.alpha, 1e-9 * std::max(1.0, ab.alpha)) << names[i] << "-" << names[j];
+        EXPECT_NEAR(ab.distance, ba.distance, 1e-8 * std::max(1.0, std::abs(ab.distance)));
+        EXPECT_LT((ab.p1_W - ba.p2_W).norm(), 1e-8) << names[i] << "-" << names[j];
+        EXPECT_LT((ab.x_W - ba.x_W).norm(), 1e-8) << names[i] << "-" << names[j];
+      }
+    }
+}
+
+/// The primitive with every length multiplied by s.
+Primitive scaled(const Primitive& p, double s) {
+  return std::visit(
+      [&](const auto& v) -> Primitive {
+        using T = std::decay_t<decltype(v)>;
+        Pose off = v.offset;
+        off.p *= s;
+        if constexpr (std::is_same_v<T, Polytope>) {
+          return Polytope(v.A.topRows(v.num_faces), s * v.b.head(v.num_faces), off);
+        } else if constexpr (std::is_same_v<T, Capsule>) {
+          return Capsule(s * v.R, s * v.L, off);
+        } else if constexpr (std::is_same_v<T, Cylinder>) {
+          return Cylinder(s * v.R, s * v.L, off);
+        } else if constexpr (std::is_same_v<T, Cone>) {
+          return Cone(s * v.H, v.beta, off);
+        } else if constexpr (std::is_same_v<T, Ellipsoid>) {
+          return Ellipsoid(v.P / (s * s), off);
+        } else if constexpr (std::is_same_v<T, PaddedPolygon>) {
+          return PaddedPolygon(v.C.topRows(v.num_edges), s * v.d.head(v.num_edges), s * v.R, off);
+        } else {
+          return dcol::Sphere(s * v.R, off);
+        }
+      },
+      p);
+}
+
+TEST(DcolInvariance, ScalingShapesAndPositionsLeavesAlphaUnchanged) {
+  std::mt19937 rng(6);
+  const char* const* names = benchmark_primitive_names();
+  for (int i = 0; i < kNumPrimitiveTypes; ++i)
+    for (int j = 0; j < kNumPrimitiveTypes; ++j) {
+      const Primitive a = benchmark_primitive(names[i]), b = benchmark_primitive(names[j]);
+      for (int q = 0; q < 10; ++q) {
+        const Pose X1 = random_pose(rng, 2.0), X2 = random_pose(rng, 4.0);
+        const ContactResult ref = solve_contact(a, X1, b, X2);
+        ASSERT_TRUE(ref.ok());
+        for (double s : {1e-3, 0.1, 7.0, 1e3}) {
+          Pose Y1 = X1, Y2 = X2;
+          Y1.p *= s;
+          Y2.p *= s;
+          const ContactResult r = solve_contact(scaled(a, s), Y1, scaled(b, s), Y2);
+          ASSERT_TRUE(r.ok()) << names[i] << "-" << names[j] << " s = " << s;
+          EXPECT_NEAR(r.alpha, ref.alpha, 1e-9 * std::max(1.0, ref.alpha)) << names[i] << "-" << names[j] << " s " << s;
+          EXPECT_LT((r.x_W / s - ref.x_W).norm(), 1e-8 * std::max(1.0, ref.x_W.norm()))
+              << names[i] << "-" << names[j] << " s " << s;
+        }
+      }
+    }
+}
+
+TEST(DcolInvariance, BodyOffsetEqualsComposedPose) {
+  std::mt19937 rng(7);
+  const Pose offset = make_pose(random_rotation(rng), Vec3(0.1, -0.2, 0.3));
+  const Primitive mounted = Cone(2.0, 0.4, offset), plain = Cone(2.0, 0.4);
+  const Primitive other = Ellipsoid::from_semi_axes(0.5, 1.0, 1.5);
+  for (int q = 0; q < 20; ++q) {
+    const Pose XB = random_pose(rng, 2.0), X2 = random_pose(rng, 4.0);
+    const ContactResult a = solve_contact(mounted, XB, other, X2), b = solve_contact(plain, XB * offset, other, X2);
+    ASSERT_TRUE(a.ok() && b.ok());
+    EXPECT_NEAR(a.alpha, b.alpha, 1e-12 * std::max(1.0, a.alpha));
+    EXPECT_LT((a.x_W - b.x_W).norm(), 1e-9);
+  }
+}
+
+TEST(DcolPolish, PlainInteriorPointAgreesWithPolished) {
+  // The polish (exact KKT Newton on the active set) and the plain interior-point solve are two
+  // routes to the same optimum: α must agree to the interior-point tolerance; and a polished
+  // solution must satisfy the membership of x* to rounding.
+  std::mt19937 rng(8);
+  const char* const* names = benchmark_primitive_names();
+  SolveOptions plain;
+  plain.polish = false;
+  for (int i = 0; i < kNumPrimitiveTypes; ++i)
+    for (int j = 0; j < kNumPrimitiveTypes; ++j) {
+      const Primitive a = benchmark_primitive(names[i]), b = benchmark_primitive(names[j]);
+      for (int q = 0; q < 10; ++q) {
+        const Pose X1 = random_pose(rng, 2.0), X2 = random_pose(rng, 4.0);
+        const ContactResult pol = solve_contact(a, X1, b, X2), ipm = solve_contact(a, X1, b, X2, plain);
+        ASSERT_TRUE(pol.ok() && ipm.ok()) << names[i] << "-" << names[j];
+        EXPECT_FALSE(ipm.kkt.polished);
+        EXPECT_NEAR(pol.alpha, ipm.alpha, 1e-9 * std::max(1.0, pol.alpha)) << names[i] << "-" << names[j];
+        if (pol.kkt.polished) {
+          EXPECT_LT(std::abs(membership_violation(a, X1, pol.x_W, pol.alpha)), 1e-12 * std::max(1.0, pol.alpha));
+          EXPECT_LT(std::abs(membership_violation(b, X2, pol.x_W, pol.alpha)), 1e-12 * std::max(1.0, pol.alpha));
+        }
+      }
+    }
+}
+
+// ------------------------------------------------------------------------------ bad input
+
+TEST(DcolInput, ConstructorsRejectBadInput) {
+  const double nan = diffcol::test::kNaN, inf = diffcol::test::kInf;
+  EXPECT_THROW(dcol::Sphere(0.0), std::invalid_argument);
+  EXPECT_THROW(dcol::Sphere{nan}, std::invalid_argument);
+  EXPECT_THROW(Capsule(-1.0, 1.0), std::invalid_argument);
+  EXPECT_THROW(Capsule(1.0, inf), std::invalid_argument);
+  EXPECT_THROW(Cylinder(1.0, 0.0), std::invalid_argument);
+  EXPECT_THROW(Cone(1.0, 0.0), std::invalid_argument);
+  EXPECT_THROW(Cone(1.0, M_PI / 2), std::invalid_argument);
+  EXPECT_THROW(Ellipsoid(-Mat3::Identity()), std::invalid_argument);
+  EXPECT_THROW(Ellipsoid::from_semi_axes(1.0, 0.0, 1.0), std::invalid_argument);
+  Mat3 P = Mat3::Identity();
+  P(0, 1) = 0.5;  // not symmetric
+  EXPECT_THROW(Ellipsoid{P}, std::invalid_argument);
+  EXPECT_THROW(Polytope::box(1.0, -1.0, 1.0), std::invalid_argument);
+  // unbounded: a half-space slab missing the -z face
+  Eigen::MatrixX3d A(5, 3);
+  A << 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1;
+  EXPECT_THROW(Polytope(A, Eigen::VectorXd::Ones(5)), std::invalid_argument);
+  // unbounded although the normals span R³: a pyramid open downwards
+  Eigen::MatrixX3d B(4, 3);
+  B << 1, 0, 1, -1, 0, 1, 0, 1, 1, 0, -1, 1;
+  EXPECT_THROW(Polytope(B, Eigen::VectorXd::Ones(4)), std::invalid_argument);
+  Eigen::MatrixX3d C6(6, 3);
+  C6 << 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1;
+  Eigen::VectorXd b6 = Eigen::VectorXd::Ones(6);
+  b6[2] = 0.0;  // origin on the boundary
+  EXPECT_THROW(Polytope(C6, b6), std::invalid_argument);
+  EXPECT_THROW(Polytope(C6, Eigen::VectorXd::Ones(5)), std::invalid_argument);
+  Eigen::MatrixX3d big = Eigen::MatrixX3d::Random(kMaxPolytopeFaces + 1, 3);
+  EXPECT_THROW(Polytope(big, Eigen::VectorXd::Ones(kMaxPolytopeFaces + 1)), std::invalid_argument);
+  C6(0, 0) = nan;
+  EXPECT_THROW(Polytope(C6, Eigen::VectorXd::Ones(6)), std::invalid_argument);
+  Eigen::MatrixX2d C2(3, 2);
+  C2 << 1, 0, -1, 0, 0, 1;  // open in -y
+  EXPECT_THROW(PaddedPolygon(C2, Eigen::VectorXd::Ones(3), 0.1), std::invalid_argument);
+  EXPECT_THROW(PaddedPolygon::rectangle(1.0, 1.0, 0.0), std::invalid_argument);
+  Pose bad = Pose::identity();
+  bad.R(0, 0) = 2.0;
+  EXPECT_THROW(dcol::Sphere(1.0, bad), std::invalid_argument);
+  EXPECT_THROW(make_primitive("sphere", {{"radius", 1.0}}), std::invalid_argument);
+  EXPECT_THROW(make_primitive("torus", {{"R", 1.0}}), std::invalid_argument);
+  EXPECT_THROW(benchmark_primitive("torus"), std::invalid_argument);
+  EXPECT_NO_THROW(make_primitive("cone", {{"H", 2.0}, {"beta", 0.5}}));
+}
+
+TEST(DcolInput, NonFinitePosesGiveAStatus) {
+  const Primitive a = benchmark_primitive("capsule");
+  Pose bad = Pose::identity();
+  bad.p.y() = diffcol::test::kInf;
+  const ContactResult r = solve_contact(a, Pose::identity(), a, bad);
+  EXPECT_EQ(r.status, SolveStatus::invalid_input);
+  EXPECT_EQ(r.alpha, 0.0);
+  EXPECT_TRUE(r.x_W.allFinite() && r.p1_W.allFinite());
+  const ContactResult far = solve_contact(a, Pose::identity(), a, make_pose(Mat3::Identity(), Vec3(1e200, 0, 0)));
+  EXPECT_EQ(far.status, SolveStatus::invalid_input);
+}
+
+// ------------------------------------------------------------------------------ ergodic sweep
+
+idcol::ErgodicSweep sweep_for(const Primitive& a, const Primitive& b) {
+  idcol::ErgodicSweep e;
+  e.rmin = 0.1 * std::min(inner_radius(a), inner_radius(b));
+  e.rmax = 2.0 * std::max(outer_radius(a), outer_radius(b));
+  return e;
+}
+
+TEST(DcolErgodic, EveryOrderedPairSolves) {
+  const long n = ergodic_poses();
+  const char* const* names = benchmark_primitive_names();
+  ContactResult res;
+  long total_iterations = 0, total = 0, total_polished = 0;
+  for (int i = 0; i < kNumPrimitiveTypes; ++i) {
+    for (int j = 0; j < kNumPrimitiveTypes; ++j) {
+      const Primitive a = benchmark_primitive(names[i]), b = benchmark_primitive(names[j]);
+      const auto sweep = sweep_for(a, b);
+      long failures = 0, max_it = 0, sum_it = 0, polished = 0;
+      double worst_violation = 0.0;
+      for (long q = 0; q < n; ++q) {
+        const Pose X2 = sweep.pose(q);
+        solve_contact(a, Pose::identity(), b, X2, res);
+        if (res.status != SolveStatus::converged) {
+          if (failures < 3)
+            ADD_FAILURE() << names[i] << "-" << names[j] << " pose " << q << ": " << status_name(res.status)
+                          << " after " << res.iterations << " iterations (pres " << res.primal_residual
+                          << ", dres " << res.dual_residual << ", mu " << res.duality_measure << ")";
+          ++failures;
+          continue;
+        }
+        polished += res.kkt.polished;
+        max_it = std::max<long>(max_it, res.iterations);
+        sum_it += res.iterations;
+        const double scale = std::max(1.0, res.alpha);
+        worst_violation = std::max({worst_violation,
+                                    membership_violation(a, Pose::identity(), res.x_W, res.alpha) / scale,
+                                    membership_violation(b, X2, res.x_W, res.alpha) / scale});
+      }
+      EXPECT_EQ(failures, 0) << names[i] << "-" << names[j];
+      if (!(worst_violation < 1e-8))
+        ADD_FAILURE() << names[i] << "-" << names[j] << ": x* outside the scaled shapes by " << worst_violation;
+      total_iterations += sum_it;
+      total += n;
+      total_polished += polished;
+      std::printf("%-15s %-15s  mean it %.2f  max it %ld  worst violation %.2g  polished %.4f\n", names[i], names[j],
+                  static_cast<double>(sum_it) / static_cast<double>(n), max_it, worst_violation,
+                  static_cast<double>(polished) / static_cast<double>(n));
+    }
+  }
+  std::printf("all pairs: %ld solves, mean iterations %.2f, polished %ld\n", total,
+              static_cast<double>(total_iterations) / static_cast<double>(total), total_polished);
+}
+
+}  // namespace
