@@ -109,6 +109,8 @@ ratio to the cold solve. The mean comes from timing the whole
 sweep without per-call clock reads; the percentiles from per-call steady_clock times.
 
 Options
+  --method M           idcol (default, everything here), qp (DiffPills: 'diffcol bench --method qp
+                       --help') or dcol (DCOL primitives: 'diffcol bench --method dcol --help')
   --shapes LIST        comma-separated subset of sphere,ellipsoid,poly,tc,se,sec (default: all six)
   --poses N            poses per pair (default 1000000, as in the seed)
   --quick              20000 poses per pair (unless --poses is given)
@@ -124,7 +126,11 @@ Options
 )";
 }
 
-int cmd_bench(const std::vector<std::string>& args) {
+int cmd_bench(const std::vector<std::string>& args0) {
+  std::vector<std::string> args = args0;
+  const std::string method = take_method(args);
+  if (method == "qp") return cmd_bench_qp(args);
+  if (method == "dcol") return cmd_bench_dcol(args);
   std::vector<std::string> names = idcol::benchmark_shape_names();
   long n_poses = -1;
   bool quick = false, as_json = false, with_fcl = false;

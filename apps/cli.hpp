@@ -78,6 +78,20 @@ Json derivatives_json(const idcol::ContactDerivatives& d);
 
 int cmd_query(const std::vector<std::string>& args);
 int cmd_bench(const std::vector<std::string>& args);
+/// `diffcol query --method qp` / `--method dcol` and `diffcol bench --method qp|dcol`
+/// (apps/layers.cpp): the DiffPills (include/diffcol/qp) and DCOL (include/diffcol/dcol) layers.
+/// `args` are the command's arguments without the --method option.
+int cmd_query_qp(const std::vector<std::string>& args);
+int cmd_query_dcol(const std::vector<std::string>& args);
+int cmd_bench_qp(const std::vector<std::string>& args);
+int cmd_bench_dcol(const std::vector<std::string>& args);
+void print_query_qp_usage(std::ostream& os);
+void print_query_dcol_usage(std::ostream& os);
+void print_bench_qp_usage(std::ostream& os);
+void print_bench_dcol_usage(std::ostream& os);
+/// Removes "--method M" / "--method=M" from args and returns M ("idcol" when absent).
+/// @throws InputError for a value other than idcol, qp or dcol, or --method given twice.
+std::string take_method(std::vector<std::string>& args);
 /// `diffcol view`: writes the HTML viewer page (apps/view.cpp, docs/viewer.md).
 int cmd_view(const std::vector<std::string>& args);
 void print_usage(std::ostream& os);

@@ -13,14 +13,17 @@ namespace diffcol::cli {
 void print_usage(std::ostream& os) {
   os << R"(usage: diffcol <command> [options]
 
-Differentiable collision detection (iDCOL) between strictly convex implicit shapes.
+Differentiable collision detection: iDCOL between strictly convex implicit shapes (default),
+DiffPills proximity of capsules and padded polygons (--method qp) and DCOL's exact convex
+primitives (--method dcol).
 
 Commands
   query    solve one pair of shapes at one pose and print the contact as JSON
   bench    the ergodic runtime benchmark over ordered pairs of the benchmark shapes
   view     write an HTML page (opens offline) showing the shapes and the contact,
            animated over a pose sequence
-  help     this message ('diffcol help query', 'diffcol help bench', 'diffcol help view')
+  help     this message ('diffcol help query', 'diffcol help bench', 'diffcol help view',
+           'diffcol help query-qp', 'query-dcol', 'bench-qp', 'bench-dcol')
 
 Options
   -h, --help     this message
@@ -31,6 +34,11 @@ Examples
   diffcol query --shape1 sphere:R=1 --shape2 se:n=8,a=0.5,b=1,c=1.5 --pose2 2,0.5,0,1,0,0,0
   diffcol query --json input.json
   diffcol bench --quick --shapes poly,se
+  diffcol query --method qp --shape1 capsule:length=2,radius=0.5 \
+                --shape2 rect:half_x=1,half_y=0.5,radius=0.1 --pose2 1,1.2,0.3 --derivatives
+  diffcol query --method dcol --shape1 cone --shape2 polytope:hx=1,hy=0.5,hz=0.5 --pose2 2,0.3,0
+  diffcol bench --method qp --poses 100000
+  diffcol bench --method dcol --shapes capsule,cone,sphere --poses 10000
   diffcol view --shape1 poly --shape2 se --pose2 2.5,0.5,0 --pose2-to 1.2,0.4,0.3 --out view.html
 )";
 }
@@ -55,6 +63,10 @@ int main(int argc, char** argv) {
       if (rest.empty()) print_usage(std::cout);
       else if (rest[0] == "query") print_query_usage(std::cout);
       else if (rest[0] == "bench") print_bench_usage(std::cout);
+      else if (rest[0] == "query-qp") print_query_qp_usage(std::cout);
+      else if (rest[0] == "query-dcol") print_query_dcol_usage(std::cout);
+      else if (rest[0] == "bench-qp") print_bench_qp_usage(std::cout);
+      else if (rest[0] == "bench-dcol") print_bench_dcol_usage(std::cout);
       else if (rest[0] == "view") print_view_usage(std::cout);
       else throw InputError("help: unknown command '" + rest[0] + "'");
       return kExitOk;

@@ -318,6 +318,24 @@ Json pose_arg_to_json(const std::string& arg0) {
   return a;
 }
 
+std::string take_method(std::vector<std::string>& args) {
+  std::string method;
+  std::vector<std::string> rest;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string v;
+    if (take_option(args, i, "--method", v)) {
+      if (!method.empty()) throw InputError("--method given twice");
+      if (v != "idcol" && v != "qp" && v != "dcol")
+        throw InputError("--method: expected idcol (default), qp or dcol, got '" + v + "'");
+      method = v;
+    } else {
+      rest.push_back(args[i]);
+    }
+  }
+  args = std::move(rest);
+  return method.empty() ? "idcol" : method;
+}
+
 bool take_option(const std::vector<std::string>& args, size_t& i, const std::string& name, std::string& value) {
   const std::string& a = args[i];
   if (a == name) {

@@ -16,6 +16,10 @@ void print_query_usage(std::ostream& os) {
 Solves the iDCOL contact problem for one pair of shapes at one pose (cold start) and
 prints the solution as JSON on stdout.
 
+  --method M      idcol (default, everything below), qp (DiffPills capsules and padded
+                  polygons: 'diffcol query --method qp --help') or dcol (DCOL primitives:
+                  'diffcol query --method dcol --help')
+
 Input
   --json FILE     read {"shape1", "pose1", "shape2", "pose2", "options"} from FILE ('-': stdin);
                   the flags below override the corresponding fields
@@ -43,7 +47,11 @@ printed), 2 invalid input (message on stderr). See docs/cli.md.
 )";
 }
 
-int cmd_query(const std::vector<std::string>& args) {
+int cmd_query(const std::vector<std::string>& args0) {
+  std::vector<std::string> args = args0;
+  const std::string method = take_method(args);
+  if (method == "qp") return cmd_query_qp(args);
+  if (method == "dcol") return cmd_query_dcol(args);
   Json doc = Json::object();
   Json cli_options = Json::object();
   bool have_json = false;
