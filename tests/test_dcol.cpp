@@ -403,6 +403,44 @@ TEST(DcolInput, NonFinitePosesGiveAStatus) {
   EXPECT_EQ(far.status, SolveStatus::invalid_input);
 }
 
+// ------------------------------------------------------------------------------ symmetric poses
+
+// Axis-aligned poses (identity or quarter-turn rotations, offsets along the axes) make the
+// search direction of the interior point exactly symmetric: a step can head straight for a cone
+// apex, where the step-length quadratic has a double root that rounding may hide. Each such
+// solve must converge, and α must be continuous: equal to the α of a slightly perturbed pose.
+TEST(DcolDegenerate, AxisAlignedPosesSolveAndAreContinuous) {
+  const char* const* names = benchmark_primitive_names();
+  const Mat3 quarter[4] = {Mat3::Identity(), so3_exp(Vec3(M_PI / 2, 0, 0)), so3_exp(Vec3(0, M_PI / 2, 0)),
+                           so3_exp(Vec3(0, 0, M_PI / 2))};
+  const Vec3 axes[6] = {Vec3::UnitX(), -Vec3::UnitX(), Vec3::UnitY(), -Vec3::UnitY(), Vec3::UnitZ(), -Vec3::UnitZ()};
+  const Vec3 wobble(1e-7, -2e-7, 1.5e-7);
+  ContactResult res, near;
+  for (int i = 0; i < kNumPrimitiveTypes; ++i) {
+    for (int j = 0; j < kNumPrimitiveTypes; ++j) {
+      const Primitive a = benchmark_primitive(names[i]), b = benchmark_primitive(names[j]);
+      const double reach = outer_radius(a) + outer_radius(b);
+      int failures = 0;
+      for (const Mat3& R : quarter) {
+        for (const Vec3& e : axes) {
+          for (double f : {0.3, 1.0, 2.5}) {
+            const Pose X2 = make_pose(R, f * reach * e);
+            solve_contact(a, Pose::identity(), b, X2, res);
+            solve_contact(a, Pose::identity(), b, make_pose(so3_exp(wobble) * R, X2.p + wobble), near);
+            const bool ok = res.status == SolveStatus::converged && near.status == SolveStatus::converged &&
+                            std::abs(res.alpha - near.alpha) <= 1e-5 * std::max(1.0, near.alpha);
+            if (!ok && ++failures <= 2)
+              ADD_FAILURE() << names[i] << "-" << names[j] << " offset " << (f * reach * e).transpose()
+                            << ": status " << status_name(res.status) << ", alpha " << res.alpha
+                            << " vs perturbed " << near.alpha << " (" << status_name(near.status) << ")";
+          }
+        }
+      }
+      EXPECT_EQ(failures, 0) << names[i] << "-" << names[j];
+    }
+  }
+}
+
 // ------------------------------------------------------------------------------ ergodic sweep
 
 idcol::ErgodicSweep sweep_for(const Primitive& a, const Primitive& b) {

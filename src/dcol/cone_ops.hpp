@@ -154,7 +154,9 @@ inline double max_step(const ConeKkt& k, const double* u, const double* inv_u, c
       if (r1 > 0.0) root = std::min(root, r1);
       if (r2 > 0.0) root = std::min(root, r2);
     }
-    // The boundary may also be reached through u0 + t du0 = 0 only via f = 0 (cone apex): covered.
+    // u0 + t du0 ≥ 0 bounds t too. It is the exact root when the step heads straight for the apex
+    // (ū ∥ dū): f then has a double root, and rounding can make disc < 0 and hide it.
+    if (D[0] < 0.0) root = std::min(root, -U[0] / D[0]);
     t = std::min(t, root);
   }
   return t;
