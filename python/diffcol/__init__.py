@@ -19,15 +19,27 @@ Gradient checker: check_pose_gradient, check_gradient, numeric_jacobian, perturb
     GradientCheckOptions, GradientCheckResult, OutputBlock, FdMethod, PerturbationSide
 Ergodic sweep: ErgodicSweep
 Batches: ContactBatch, BatchResult, BatchDerivatives, available_cores
+Viewer: view (writes the self-contained HTML page), has_viewer, three_version
+
+Submodules
+----------
+diffcol.dcol: DCOL's exact convex primitives (polytope, capsule, cylinder, cone, ellipsoid,
+    padded polygon, sphere) as cone programs: solve_contact, contact_derivatives, the DCOL.jl
+    (r, q) layout. See help(diffcol.dcol).
+diffcol.qp: DiffPills capsule / padded-polygon proximity QPs: proximity,
+    proximity_derivatives (world or body twists), quaternion coordinates. See help(diffcol.qp).
 
 Invalid input raises ValueError with the C++ library's message.
 """
 
+import sys as _sys
+
 from ._diffcol import *  # noqa: F401,F403
 from ._diffcol import __doc__ as _core_doc  # noqa: F401
+from ._diffcol import dcol, qp  # noqa: F401
 
-# Further layers are added by the compiled module as they are bound (see
-# python/src/module.cpp): the DCOL and capsule/polygon QP queries, and the HTML viewer
-# (diffcol.view), which will be bound by python/src/bind_view.cpp and exported from here.
+# `import diffcol.dcol` / `from diffcol.qp import proximity` work like for package modules.
+_sys.modules[__name__ + ".dcol"] = dcol
+_sys.modules[__name__ + ".qp"] = qp
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -31,6 +31,8 @@ void check_solve_options(const SolveOptions& o) {
     throw std::invalid_argument("SolveOptions: surrogate_factor must be finite and >= 1");
   if (!(o.coincident_tolerance >= 0.0) || !std::isfinite(o.coincident_tolerance))
     throw std::invalid_argument("SolveOptions: coincident_tolerance must be finite and >= 0");
+  if (!(o.polish_threshold >= 0.0))  // +inf allowed: never polish
+    throw std::invalid_argument("SolveOptions: polish_threshold must be >= 0 (+inf: never polish)");
 }
 
 std::string field_doc(const std::string& name, const std::string& shape) {
@@ -115,7 +117,7 @@ void bind_idcol(py::module_& m) {
 
   py::class_<SolveOptions> opts(m, "SolveOptions", "Solver settings; the defaults suit every pair of the built-in shapes.");
   opts.def(py::init([](double tolerance, int max_iterations, int max_attempts, double surrogate_factor,
-                       double coincident_tolerance, bool warm_start, bool continuation) {
+                       double coincident_tolerance, bool warm_start, bool continuation, double polish_threshold) {
              SolveOptions o;
              o.tolerance = tolerance;
              o.max_iterations = max_iterations;
@@ -124,6 +126,7 @@ void bind_idcol(py::module_& m) {
              o.coincident_tolerance = coincident_tolerance;
              o.warm_start = warm_start;
              o.continuation = continuation;
+             o.polish_threshold = polish_threshold;
              check_solve_options(o);
              return o;
            }),
@@ -133,6 +136,7 @@ void bind_idcol(py::module_& m) {
            py::arg("surrogate_factor") = SolveOptions{}.surrogate_factor,
            py::arg("coincident_tolerance") = SolveOptions{}.coincident_tolerance,
            py::arg("warm_start") = SolveOptions{}.warm_start, py::arg("continuation") = SolveOptions{}.continuation,
+           py::arg("polish_threshold") = SolveOptions{}.polish_threshold,
            "Keyword arguments override the defaults. Raises ValueError for values out of range.");
   def_checked(opts, "tolerance", &SolveOptions::tolerance, "Tolerance on |f_c|_2 (> 0).", check_solve_options);
   def_checked(opts, "max_iterations", &SolveOptions::max_iterations, "Newton iterations per attempt.", check_solve_options);
@@ -140,6 +144,11 @@ void bind_idcol(py::module_& m) {
   def_checked(opts, "surrogate_factor", &SolveOptions::surrogate_factor, "f_S >= 1 of eq. (21).", check_solve_options);
   def_checked(opts, "coincident_tolerance", &SolveOptions::coincident_tolerance,
               "Relative: |r| <= tol (r1_out + r2_out) counts as coincident origins.", check_solve_options);
+  def_checked(opts, "polish_threshold", &SolveOptions::polish_threshold,
+              "After convergence one more Newton step (reusing the final factorization) is taken when it would "
+              "move x, log alpha or lambda by more than this, relative: sharpens ill-conditioned solutions for the "
+              "derivatives. 0: always; float('inf'): never (>= 0).",
+              check_solve_options);
   opts.def_readwrite("warm_start", &SolveOptions::warm_start,
                      "ContactPair / ContactBatch: start from the previous solution when there is one.")
       .def_readwrite("continuation", &SolveOptions::continuation,
@@ -149,7 +158,8 @@ void bind_idcol(py::module_& m) {
         os << "SolveOptions(tolerance=" << o.tolerance << ", max_iterations=" << o.max_iterations
            << ", max_attempts=" << o.max_attempts << ", surrogate_factor=" << o.surrogate_factor
            << ", coincident_tolerance=" << o.coincident_tolerance << ", warm_start=" << (o.warm_start ? "True" : "False")
-           << ", continuation=" << (o.continuation ? "True" : "False") << ")";
+           << ", continuation=" << (o.continuation ? "True" : "False") << ", polish_threshold=" << o.polish_threshold
+           << ")";
         return os.str();
       });
 
@@ -166,6 +176,9 @@ Fields (read-only; vectors are numpy arrays, same names as the C++ members):
   gap                  d_D = (1 - 1/alpha) |r|, eq. (30): > 0 separated, < 0 penetrating
   normal_B1 (3,)       unit normal out of body 1 (towards body 2), eq. (3)
   x_W, p1_W, p2_W, normal_W (3,)  the same in the world frame
+  grad1, hess1 (3,), (3, 3)  gradient and Hessian of phi1 at y1 = x*/alpha* (body 1's frame)
+  grad2, hess2 (3,), (3, 3)  gradient and Hessian of phi2 at y2 = R^T (x* - r)/alpha* (body 2's
+                       frame), from the last KKT evaluation: what contact_derivatives needs
   X_12 (Pose)          pose of body 2 in body 1 used by the solve
   kkt_jacobian (6, 6)  J_c at the solution, columns (x, log alpha, lambda1, lambda2)
 )") + kConventionsDoc));
@@ -177,6 +190,12 @@ Fields (read-only; vectors are numpy arrays, same names as the C++ members):
       .def_readonly("X_12", &ContactSolution::X_12, "Pose of body 2 in body 1.")
       .def_readonly("kkt_jacobian", &ContactSolution::kkt_jacobian,
                     "J_c (6, 6) at z* in unscaled variables; rows (10a), (10b), (10c) x3, (10d).")
+      .def_readonly("grad1", &ContactSolution::grad1,
+                    "Gradient of phi1 at y1 = x*/alpha*, body 1's frame (3,) (from the last KKT evaluation).")
+      .def_readonly("hess1", &ContactSolution::hess1, "Hessian of phi1 at y1, body 1's frame (3, 3).")
+      .def_readonly("grad2", &ContactSolution::grad2,
+                    "Gradient of phi2 at y2 = R^T (x* - r)/alpha*, body 2's frame (3,).")
+      .def_readonly("hess2", &ContactSolution::hess2, "Hessian of phi2 at y2, body 2's frame (3, 3).")
       .def("ok", &ContactSolution::ok, "True when converged or coincident_origins.")
       .def("__repr__", &solution_repr);
   batch::for_each_solution_field([&](const char* name, auto member) {
@@ -200,8 +219,9 @@ Returns:
 Raises:
   ValueError for an invalid pose (non-finite, zero quaternion, not a rotation) or options.
 
-Derivatives: contact_derivatives(shape1, shape2, X_W1, solution). For repeated queries of the
-same pair use ContactPair (warm starts), for many pairs ContactBatch (threads).
+Derivatives: contact_derivatives(X_W1, solution) (or contact_derivatives(shape1, shape2, X_W1,
+solution), the same numbers). For repeated queries of the same pair use ContactPair (warm
+starts), for many pairs ContactBatch (threads).
 )") + kConventionsDoc;
   m.def(
       "solve_contact",
@@ -295,6 +315,13 @@ Returns:
         return idcol::contact_derivatives(s1, s2, X1.value, s);
       },
       py::arg("shape1"), py::arg("shape2"), py::arg("X_W1"), py::arg("solution"), deriv_doc.c_str());
+  m.def(
+      "contact_derivatives",
+      [](const PoseArg& X1, const ContactSolution& s) { return idcol::contact_derivatives(X1.value, s); },
+      py::arg("X_W1"), py::arg("solution"),
+      doc("Derivatives of a contact solution from the solution alone: it carries the shapes' derivatives "
+          "(grad1, hess1, grad2, hess2) and the LU factors of J_c, so no shape is evaluated; the same numbers as "
+          "contact_derivatives(shape1, shape2, X_W1, solution).\n" + deriv_doc));
   m.def(
       "contact_derivatives",
       [](const idcol::ContactPair& p, const PoseArg& X1) { return idcol::contact_derivatives(p, X1.value); },

@@ -22,6 +22,9 @@ void bind_shapes(py::module_& m);          // bind_shapes.cpp: the primitives an
 void bind_idcol(py::module_& m);           // bind_idcol.cpp: solver, derivatives, wrenches, sweep
 void bind_gradient_check(py::module_& m);  // bind_gradient_check.cpp: finite-difference checker
 void bind_batch(py::module_& m);           // bind_batch.cpp: ContactBatch, thread pool
+void bind_dcol(py::module_& m);            // bind_dcol.cpp: submodule dcol (DCOL primitives, solve, derivatives)
+void bind_qp(py::module_& m);              // bind_qp.cpp: submodule qp (DiffPills proximity QPs, derivatives)
+void bind_view(py::module_& m);            // bind_view.cpp: view(...) (HTML viewer), has_viewer
 
 /// Shared text of the docstrings: frames, twists and Jacobian layout.
 extern const char* const kConventionsDoc;
@@ -58,10 +61,19 @@ template <class M>
 std::string shape_text() {
   if constexpr (std::is_arithmetic_v<M>) {
     return "()";
-  } else if constexpr (M::RowsAtCompileTime == 1 || M::ColsAtCompileTime == 1) {
-    return "(" + std::to_string(M::SizeAtCompileTime) + ",)";
   } else {
-    return "(" + std::to_string(M::RowsAtCompileTime) + ", " + std::to_string(M::ColsAtCompileTime) + ")";
+    // appended piece by piece: "(" + std::string&& trips g++ 12's -Wrestrict false positive
+    std::string s = "(";
+    if constexpr (M::RowsAtCompileTime == 1 || M::ColsAtCompileTime == 1) {
+      s += std::to_string(M::SizeAtCompileTime);
+      s += ",)";
+    } else {
+      s += std::to_string(M::RowsAtCompileTime);
+      s += ", ";
+      s += std::to_string(M::ColsAtCompileTime);
+      s += ")";
+    }
+    return s;
   }
 }
 

@@ -10,13 +10,14 @@ PYBIND11_MODULE(_diffcol, m) {
   m.doc() = R"(diffcol: differentiable collision detection (iDCOL) for robotics.
 
 Compiled core of the `diffcol` package. See help(diffcol.solve_contact) for the frames,
-the twist convention [w; v] and the Jacobian layout used everywhere.)";
+the twist convention [w; v] and the Jacobian layout used everywhere. Submodules: dcol (DCOL
+exact primitives), qp (DiffPills capsule / padded-polygon QPs); view(...) writes the HTML viewer.)";
   dp::bind_math(m);
   dp::bind_shapes(m);
   dp::bind_idcol(m);
   dp::bind_gradient_check(m);
   dp::bind_batch(m);
-  // Layers still to be bound, each by its own file once it exists in the library:
-  //   bind_dcol(m)  (include/diffcol/dcol), bind_qp(m) (include/diffcol/qp),
-  //   bind_view(m)  (the HTML viewer: diffcol.view(...)).
+  dp::bind_dcol(m);  // submodule diffcol.dcol
+  dp::bind_qp(m);    // submodule diffcol.qp (after bind_idcol: reuses TwistConvention)
+  dp::bind_view(m);  // diffcol.view (raises RuntimeError when built without the viewer)
 }

@@ -1,0 +1,588 @@
+// Python bindings of include/diffcol/dcol/: DCOL's exact convex primitives, the cone-program
+// contact solve, its derivatives and the DCOL.jl (r, q) layout, as the submodule diffcol.dcol.
+#include <cmath>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include "bindings.hpp"
+#include "diffcol/dcol/contact.hpp"
+#include "diffcol/dcol/derivatives.hpp"
+#include "diffcol/dcol/primitives.hpp"
+
+namespace diffcol::python {
+
+namespace {
+
+using dcol::ContactDerivatives;
+using dcol::ContactResult;
+using dcol::Primitive;
+using dcol::SolveOptions;
+
+// The DCOL conventions, appended to the docstrings of the entry points.
+const char* const kDcolConventionsDoc = R"(
+Conventions (diffcol.dcol, as the C++ include/diffcol/dcol)
+-----------------------------------------------------------
+Poses: X_WB1, X_WB2 are the world poses of body 1 and body 2 (world_from_body), given as a
+  diffcol.Pose, a 7-vector [x, y, z, qw, qx, qy, qz] or a 4x4 matrix. Primitive i is mounted on
+  its body at the constant offset X_BS (primitive.offset, default identity): it sits at
+  X_WSi = X_WBi * offset_i and is scaled about its origin r_i (the translation of X_WSi).
+Outputs (world frame): alpha > 1 separated, 1 touching, < 1 penetrating; x_W the intersection
+  point of the scaled shapes; p1_W, p2_W the contact points on the unscaled shapes, eq. (29);
+  distance = (1 - 1/alpha) |r_2 - r_1|, the signed form of eq. (30) (< 0 penetrating).
+Twists are 6-vectors ordered [w; v] (angular first).
+  X1 / X2 columns: world twist eta of body i, X_WBi <- exp(eta^) X_WBi (w in world axes, v the
+  velocity of the point at the world origin); an offset shape moves with its body.
+  X12 columns: body twist xi of X_12 = X_WB1^-1 X_WB2, X_12 <- X_12 exp(xi^).
+Jacobians J_<output>_<input>: rows = the output's components, 6 columns = the twist [w; v].
+  Scalar outputs give (6,) arrays, points (3, 6). Every block is zero unless status is ok.
+DCOL.jl layout: to_position_quaternion(result, derivatives) gives the derivatives with respect
+  to (r1, q1, r2, q2) in R^14, q_i = (w, x, y, z) with w >= 0.
+)";
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(10);
+  os << v;
+  return os.str();
+}
+
+// SolveOptions checks (the same style as the iDCOL SolveOptions).
+void check_dcol_options(const SolveOptions& o) {
+  auto positive = [](double v) { return v > 0.0 && std::isfinite(v); };
+  if (!positive(o.feasibility_tolerance))
+    throw std::invalid_argument("dcol.SolveOptions: feasibility_tolerance must be finite and > 0");
+  if (!positive(o.gap_tolerance)) throw std::invalid_argument("dcol.SolveOptions: gap_tolerance must be finite and > 0");
+  if (!positive(o.gap_relative_tolerance))
+    throw std::invalid_argument("dcol.SolveOptions: gap_relative_tolerance must be finite and > 0");
+  if (o.max_iterations < 1 || o.max_iterations > 100000)
+    throw std::invalid_argument("dcol.SolveOptions: max_iterations must be in [1, 100000]");
+  if (!(o.barrier_target >= 0.0) || !std::isfinite(o.barrier_target))
+    throw std::invalid_argument("dcol.SolveOptions: barrier_target must be finite and >= 0");
+  if (o.final_centering_steps < 0 || o.final_centering_steps > 1000)
+    throw std::invalid_argument("dcol.SolveOptions: final_centering_steps must be in [0, 1000]");
+  if (!positive(o.final_centering_tolerance))
+    throw std::invalid_argument("dcol.SolveOptions: final_centering_tolerance must be finite and > 0");
+  if (!positive(o.polish_start)) throw std::invalid_argument("dcol.SolveOptions: polish_start must be finite and > 0");
+}
+
+template <class T, class M>
+void def_checked(py::class_<T>& c, const char* name, M T::*member, const char* text, void (*check)(const T&)) {
+  c.def_property(
+      name, [member](const T& o) { return o.*member; },
+      [member, check](T& o, M v) {
+        T copy = o;
+        copy.*member = v;
+        check(copy);
+        o = copy;
+      },
+      text);
+}
+
+// A dense (k, cols) matrix argument; a wrong number of columns is a ValueError naming `what`.
+template <int Cols>
+Eigen::Matrix<double, Eigen::Dynamic, Cols> columns(const Eigen::MatrixXd& M, const char* what) {
+  if (M.cols() != Cols)
+    throw std::invalid_argument(std::string(what) + " must be an (m, " + std::to_string(Cols) + ") array, got (" +
+                                std::to_string(M.rows()) + ", " + std::to_string(M.cols()) + ")");
+  return M;
+}
+
+// A primitive argument: any of the seven primitive classes (pybind11's std::variant caster
+// needs default-constructible alternatives, which the primitives are not).
+Primitive to_primitive(const py::handle& h, const char* what) {
+  if (py::isinstance<dcol::Polytope>(h)) return h.cast<dcol::Polytope>();
+  if (py::isinstance<dcol::Capsule>(h)) return h.cast<dcol::Capsule>();
+  if (py::isinstance<dcol::Cylinder>(h)) return h.cast<dcol::Cylinder>();
+  if (py::isinstance<dcol::Cone>(h)) return h.cast<dcol::Cone>();
+  if (py::isinstance<dcol::Ellipsoid>(h)) return h.cast<dcol::Ellipsoid>();
+  if (py::isinstance<dcol::PaddedPolygon>(h)) return h.cast<dcol::PaddedPolygon>();
+  if (py::isinstance<dcol::Sphere>(h)) return h.cast<dcol::Sphere>();
+  throw py::type_error(std::string(what) + ": expected a diffcol.dcol primitive (Polytope, Capsule, Cylinder, Cone, "
+                       "Ellipsoid, PaddedPolygon or Sphere), got " + std::string(py::str(py::type::of(h).attr("__name__"))));
+}
+
+// A primitive as the Python object of its class.
+py::object from_primitive(const Primitive& p) {
+  return std::visit([](const auto& s) { return py::cast(s); }, p);
+}
+
+// "capsule(R=0.5, L=2)" etc.
+template <class T>
+std::string primitive_repr(const T& s) {
+  std::ostringstream os;
+  os << "dcol." << dcol::primitive_type_name(dcol::primitive_type(Primitive(s))) << "(";
+  if constexpr (std::is_same_v<T, dcol::Polytope>) {
+    os << "num_faces=" << s.num_faces;
+  } else if constexpr (std::is_same_v<T, dcol::Capsule> || std::is_same_v<T, dcol::Cylinder>) {
+    os << "R=" << fmt(s.R) << ", L=" << fmt(s.L);
+  } else if constexpr (std::is_same_v<T, dcol::Cone>) {
+    os << "H=" << fmt(s.H) << ", beta=" << fmt(s.beta);
+  } else if constexpr (std::is_same_v<T, dcol::Ellipsoid>) {
+    os << "inner_radius=" << fmt(s.inner_radius) << ", outer_radius=" << fmt(s.outer_radius);
+  } else if constexpr (std::is_same_v<T, dcol::PaddedPolygon>) {
+    os << "num_edges=" << s.num_edges << ", R=" << fmt(s.R);
+  } else {
+    os << "R=" << fmt(s.R);
+  }
+  os << ")";
+  return os.str();
+}
+
+// The offset member of every primitive: read-write, a PoseArg (validated) on assignment.
+template <class T>
+void def_offset(py::class_<T>& c) {
+  c.def_property(
+      "offset", [](const T& s) { return s.offset; }, [](T& s, const PoseArg& X) { s.offset = X.value; },
+      "X_BS: the constant pose of the shape frame S in its body's frame B (a Pose; assign a Pose, a "
+      "7-vector or a 4x4 matrix). The solver places the shape at X_WS = X_WB * offset.");
+  c.def("__repr__", &primitive_repr<T>, "Type and parameters.");
+}
+
+std::string result_repr(const ContactResult& r) {
+  std::ostringstream os;
+  os.precision(10);
+  os << "dcol.ContactResult(status=" << dcol::status_name(r.status) << ", alpha=" << r.alpha
+     << ", distance=" << r.distance << ", iterations=" << r.iterations << ", polished=" << (r.kkt.polished ? "True" : "False")
+     << ")";
+  return os.str();
+}
+
+// Docstring of a DCOL output or Jacobian block.
+std::string dcol_field_doc(const std::string& name, const std::string& shape) {
+  static const std::pair<const char*, const char*> kFields[] = {
+      {"alpha", "alpha*, the minimum scaling: > 1 separated, 1 touching, < 1 penetrating"},
+      {"x_W", "x*, the intersection point of the scaled shapes, world frame"},
+      {"p1_W", "contact point on shape 1, eq. (29), world frame"},
+      {"p2_W", "contact point on shape 2, eq. (29), world frame"},
+      {"distance", "(1 - 1/alpha*) |r_2 - r_1|, signed eq. (30): > 0 separated, < 0 penetrating"},
+  };
+  auto describe = [&](const std::string& n) -> std::string {
+    for (const auto& [k, v] : kFields)
+      if (n == k) return v;
+    return n;
+  };
+  if (name.rfind("J_", 0) != 0) return describe(name) + "; shape " + shape + ".";
+  const size_t cut = name.rfind('_');
+  const std::string out = name.substr(2, cut - 2), in = name.substr(cut + 1);
+  const char* wrt = in == "X12"  ? "the body twist [w; v] of X_12 = X_WB1^-1 X_WB2 (X_12 <- X_12 exp(xi^))"
+                    : in == "X1" ? "the world twist [w; v] of body 1 (X_WB1 <- exp(eta^) X_WB1)"
+                                 : "the world twist [w; v] of body 2 (X_WB2 <- exp(eta^) X_WB2)";
+  return "Jacobian of " + out + " (" + describe(out) + ") with respect to " + wrt +
+         "; rows: components of the output, columns: the twist; shape " + shape + ".";
+}
+
+}  // namespace
+
+void bind_dcol(py::module_& parent) {
+  py::module_ m = parent.def_submodule("dcol", R"(DCOL: exact convex primitives, minimum-scaling contact as a cone program.
+
+The DCOL formulation (seed: dcol-differentiable-collision-convex-primitives, Sec. II-III): the
+minimum uniform scaling alpha* of two convex primitives at which they intersect, problem (9),
+solved as a small cone program by a primal-dual interior-point method (Nesterov-Todd scaling,
+Mehrotra predictor-corrector, Newton polish), with derivatives by the implicit function theorem.
+
+Primitives: Polytope, Capsule, Cylinder, Cone, Ellipsoid, PaddedPolygon, Sphere (each with an
+  offset pose on its body), benchmark_primitive, make_primitive, PrimitiveType
+Contact: solve_contact, SolveOptions, ContactResult, SolveStatus, ConeKkt, status_name
+Derivatives: contact_derivatives, ContactDerivatives, DerivativeStatus, derivative_status_name,
+  to_position_quaternion, PositionQuaternionJacobians, world_twist_to_position_quaternion
+)" );
+
+  m.attr("kMaxPolytopeFaces") = dcol::kMaxPolytopeFaces;
+  m.attr("kMaxPolygonEdges") = dcol::kMaxPolygonEdges;
+  m.attr("kMaxConeVars") = dcol::kMaxConeVars;
+  m.attr("kMaxConeRows") = dcol::kMaxConeRows;
+
+  // ------------------------------------------------------------------ primitives
+  py::enum_<dcol::PrimitiveType>(m, "PrimitiveType", "The type of a DCOL primitive (the index order of Primitive).")
+      .value("polytope", dcol::PrimitiveType::polytope)
+      .value("capsule", dcol::PrimitiveType::capsule)
+      .value("cylinder", dcol::PrimitiveType::cylinder)
+      .value("cone", dcol::PrimitiveType::cone)
+      .value("ellipsoid", dcol::PrimitiveType::ellipsoid)
+      .value("padded_polygon", dcol::PrimitiveType::padded_polygon)
+      .value("sphere", dcol::PrimitiveType::sphere);
+
+  py::class_<dcol::Polytope> poly(m, "Polytope", R"(Convex polytope {y : A y <= b} in the shape frame, eq. (10)-(11).
+
+Scaled set: A y <= alpha b. The rows are stored with unit normals (row i and b_i divided by |a_i|).)");
+  poly.def(py::init([](const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const PoseArg& offset) {
+             return dcol::Polytope(columns<3>(A, "Polytope: A"), b, offset.value);
+           }),
+           py::arg("A"), py::arg("b"), py::arg("offset") = Pose::identity(),
+           "A: (m, 3) face normals (rows need not be unit), 4 <= m <= kMaxPolytopeFaces; b: (m,) offsets > 0; "
+           "offset: X_BS. Raises ValueError for wrong sizes, non-finite entries, b_i <= 0, a zero row or an "
+           "unbounded set.")
+      .def_static(
+          "box", [](double hx, double hy, double hz, const PoseArg& o) { return dcol::Polytope::box(hx, hy, hz, o.value); },
+          py::arg("hx"), py::arg("hy"), py::arg("hz"), py::arg("offset") = Pose::identity(),
+          "The axis-aligned box with half-extents hx, hy, hz > 0 centred at the shape origin.")
+      .def_readonly("num_faces", &dcol::Polytope::num_faces, "m, the number of faces.")
+      .def_property_readonly(
+          "A", [](const dcol::Polytope& s) { return Eigen::MatrixX3d(s.A.topRows(s.num_faces)); },
+          "Unit face normals (m, 3) (the first num_faces rows of the C++ fixed-capacity member).")
+      .def_property_readonly(
+          "b", [](const dcol::Polytope& s) { return Eigen::VectorXd(s.b.head(s.num_faces)); },
+          "Offsets (m,) of the unit-normal rows.")
+      .def_readonly("inner_radius", &dcol::Polytope::inner_radius, "min_i b_i: radius of the largest origin-centred inscribed ball.")
+      .def_readonly("outer_radius", &dcol::Polytope::outer_radius, "Largest vertex norm.");
+  def_offset(poly);
+
+  py::class_<dcol::Capsule> cap(m, "Capsule", "Capsule: the points within R of the segment from -L/2 e_x to +L/2 e_x, eq. (12)-(15).");
+  cap.def(py::init([](double R, double L, const PoseArg& o) { return dcol::Capsule(R, L, o.value); }), py::arg("R"),
+          py::arg("L"), py::arg("offset") = Pose::identity(), "Raises ValueError unless R > 0 and L > 0 are finite.")
+      .def_readonly("R", &dcol::Capsule::R, "Radius R.")
+      .def_readonly("L", &dcol::Capsule::L, "Full length L of the core segment.");
+  def_offset(cap);
+
+  py::class_<dcol::Cylinder> cyl(m, "Cylinder", "Cylinder of radius R and length L along the shape x axis, centred at the origin, eq. (16)-(18).");
+  cyl.def(py::init([](double R, double L, const PoseArg& o) { return dcol::Cylinder(R, L, o.value); }), py::arg("R"),
+          py::arg("L"), py::arg("offset") = Pose::identity(), "Raises ValueError unless R > 0 and L > 0 are finite.")
+      .def_readonly("R", &dcol::Cylinder::R, "Radius R.")
+      .def_readonly("L", &dcol::Cylinder::L, "Length L.");
+  def_offset(cyl);
+
+  py::class_<dcol::Cone> cone(m, "Cone", R"(Cone of height H and half-angle beta along +x, eq. (19)-(22):
+apex at -3H/4 e_x, base (radius H tan beta) at +H/4 e_x: the origin is a quarter of the height from the base.)");
+  cone.def(py::init([](double H, double beta, const PoseArg& o) { return dcol::Cone(H, beta, o.value); }),
+           py::arg("H"), py::arg("beta"), py::arg("offset") = Pose::identity(),
+           "beta in radians. Raises ValueError unless H > 0 is finite and 0 < beta < pi/2.")
+      .def_readonly("H", &dcol::Cone::H, "Height H.")
+      .def_readonly("beta", &dcol::Cone::beta, "Half-angle beta (radians).")
+      .def_readonly("tan_beta", &dcol::Cone::tan_beta, "tan(beta).");
+  def_offset(cone);
+
+  py::class_<dcol::Ellipsoid> ell(m, "Ellipsoid", "Ellipsoid {y : y^T P y <= 1}, eq. (23)-(24) (constraint |U y| <= alpha, P = U^T U).");
+  ell.def(py::init([](const Mat3& P, const PoseArg& o) { return dcol::Ellipsoid(P, o.value); }), py::arg("P"),
+          py::arg("offset") = Pose::identity(),
+          "P: (3, 3) symmetric positive definite. Raises ValueError for a non-finite, non-symmetric or not "
+          "positive definite P.")
+      .def_static(
+          "from_semi_axes",
+          [](double a, double b, double c, const PoseArg& o) { return dcol::Ellipsoid::from_semi_axes(a, b, c, o.value); },
+          py::arg("a"), py::arg("b"), py::arg("c"), py::arg("offset") = Pose::identity(),
+          "The ellipsoid with semi-axes a, b, c > 0 along the shape x, y, z axes.")
+      .def_readonly("P", &dcol::Ellipsoid::P, "P (3, 3).")
+      .def_readonly("U", &dcol::Ellipsoid::U, "Upper-triangular Cholesky factor (3, 3), P = U^T U.")
+      .def_readonly("inner_radius", &dcol::Ellipsoid::inner_radius, "1/sqrt(lambda_max(P)).")
+      .def_readonly("outer_radius", &dcol::Ellipsoid::outer_radius, "1/sqrt(lambda_min(P)).");
+  def_offset(ell);
+
+  py::class_<dcol::PaddedPolygon> pp(m, "PaddedPolygon", R"(Padded polygon, eq. (25)-(28): the points within R of the polygon
+{w in R^2 : C w <= d} in the shape x-y plane. Rows are stored with unit normals.)");
+  pp.def(py::init([](const Eigen::MatrixXd& C, const Eigen::VectorXd& d, double R, const PoseArg& o) {
+           return dcol::PaddedPolygon(columns<2>(C, "PaddedPolygon: C"), d, R, o.value);
+         }),
+         py::arg("C"), py::arg("d"), py::arg("R"), py::arg("offset") = Pose::identity(),
+         "C: (m, 2) edge normals, 3 <= m <= kMaxPolygonEdges; d: (m,) offsets > 0; R: padding > 0. Raises "
+         "ValueError for wrong sizes, non-finite entries, d_i <= 0, a zero row, an unbounded polygon or R <= 0.")
+      .def_static(
+          "rectangle",
+          [](double hx, double hy, double R, const PoseArg& o) { return dcol::PaddedPolygon::rectangle(hx, hy, R, o.value); },
+          py::arg("hx"), py::arg("hy"), py::arg("R"), py::arg("offset") = Pose::identity(),
+          "The rectangle |w_1| <= hx, |w_2| <= hy padded by R.")
+      .def_readonly("num_edges", &dcol::PaddedPolygon::num_edges, "m, the number of edges.")
+      .def_property_readonly(
+          "C", [](const dcol::PaddedPolygon& s) { return Eigen::MatrixX2d(s.C.topRows(s.num_edges)); },
+          "Unit edge normals (m, 2) (the first num_edges rows of the C++ member).")
+      .def_property_readonly(
+          "d", [](const dcol::PaddedPolygon& s) { return Eigen::VectorXd(s.d.head(s.num_edges)); }, "Offsets (m,).")
+      .def_readonly("R", &dcol::PaddedPolygon::R, "Padding radius R.")
+      .def_readonly("inner_radius", &dcol::PaddedPolygon::inner_radius, "R + min_i d_i.")
+      .def_readonly("outer_radius", &dcol::PaddedPolygon::outer_radius, "R + largest polygon vertex norm.");
+  def_offset(pp);
+
+  py::class_<dcol::Sphere> sph(m, "Sphere", "Sphere of radius R centred at the shape origin (the ellipsoid P = I/R^2).");
+  sph.def(py::init([](double R, const PoseArg& o) { return dcol::Sphere(R, o.value); }), py::arg("R"),
+          py::arg("offset") = Pose::identity(), "Raises ValueError unless R > 0 is finite.")
+      .def_readonly("R", &dcol::Sphere::R, "Radius R.");
+  def_offset(sph);
+
+  m.def(
+      "primitive_type_name", [](dcol::PrimitiveType t) { return dcol::primitive_type_name(t); }, py::arg("type"),
+      "'polytope', 'capsule', 'cylinder', 'cone', 'ellipsoid', 'padded_polygon' or 'sphere'.");
+  m.def(
+      "primitive_type", [](const py::object& p) { return dcol::primitive_type(to_primitive(p, "primitive")); }, py::arg("primitive"),
+      "The PrimitiveType of a primitive.");
+  m.def(
+      "primitive_offset", [](const py::object& p) { return dcol::primitive_offset(to_primitive(p, "primitive")); }, py::arg("primitive"),
+      "The offset pose X_BS of any primitive (a copy).");
+  m.def(
+      "inner_radius", [](const py::object& p) { return dcol::inner_radius(to_primitive(p, "primitive")); }, py::arg("primitive"),
+      "Radius of the largest ball about the shape origin inside the primitive (a lower bound for the cone).");
+  m.def(
+      "outer_radius", [](const py::object& p) { return dcol::outer_radius(to_primitive(p, "primitive")); }, py::arg("primitive"),
+      "Radius of the smallest ball about the shape origin containing the primitive (an upper bound).");
+  m.def(
+      "benchmark_primitive",
+      [](const std::string& name) { return from_primitive(dcol::benchmark_primitive(name.c_str())); },
+      py::arg("name"), R"(A benchmark primitive by name (shape frame = body frame, no offset):
+  'polytope'       the iDCOL benchmark polytope (rows (+-1, +-1, +-1), b = (1,1,1,1, 5/3,5/3,5/3,5/3))
+  'capsule'        R = 0.5, L = 2          'cylinder'  R = 0.75, L = 2
+  'cone'           H = 2, beta = 30 deg    'ellipsoid' semi-axes 0.5, 1, 1.5
+  'padded_polygon' rectangle |w1| <= 1, |w2| <= 0.6, padding 0.2      'sphere' R = 1
+Raises ValueError for another name.)");
+  m.def(
+      "benchmark_primitive_names",
+      [] {
+        std::vector<std::string> names;
+        const char* const* n = dcol::benchmark_primitive_names();
+        for (int i = 0; i < dcol::kNumPrimitiveTypes; ++i) names.emplace_back(n[i]);
+        return names;
+      },
+      "The names accepted by benchmark_primitive, in PrimitiveType order.");
+  m.def(
+      "make_primitive",
+      [](const std::string& type, const std::map<std::string, double>& params) {
+        return from_primitive(dcol::make_primitive(type, params));
+      },
+      py::arg("type"), py::arg("params"), R"(A primitive from named parameters (no offset):
+  'polytope' (a box): hx, hy, hz     'capsule': R, L      'cylinder': R, L
+  'cone': H, beta (radians)          'ellipsoid': a, b, c (semi-axes)
+  'padded_polygon' (a padded rectangle): hx, hy, R       'sphere': R
+Raises ValueError for an unknown type, a missing or unknown parameter, or invalid values.)");
+
+  // ------------------------------------------------------------------ options, status, result
+  py::enum_<dcol::SolveStatus>(m, "SolveStatus", "How a DCOL solve ended.")
+      .value("converged", dcol::SolveStatus::converged, "residuals and gap within tolerance (or centred at the barrier target)")
+      .value("max_iterations", dcol::SolveStatus::max_iterations, "not converged; fields hold the last iterate")
+      .value("numerical_error", dcol::SolveStatus::numerical_error, "lost positive definiteness; fields hold the last finite iterate")
+      .value("invalid_input", dcol::SolveStatus::invalid_input, "a non-finite pose or origins too far apart; numeric fields are zero")
+      .value("coincident_origins", dcol::SolveStatus::coincident_origins, "r_1 = r_2: alpha = 0, x = p1 = p2 = r_1, distance = 0");
+  m.def(
+      "status_name", [](dcol::SolveStatus s) { return dcol::status_name(s); }, py::arg("status"),
+      "The name of a SolveStatus.");
+
+  py::class_<SolveOptions> opts(m, "SolveOptions", "Interior-point settings of the DCOL solve; the defaults suit every pair of primitives.");
+  opts.def(py::init([](double feasibility_tolerance, double gap_tolerance, double gap_relative_tolerance,
+                       int max_iterations, double barrier_target, int final_centering_steps,
+                       double final_centering_tolerance, bool polish, double polish_start) {
+             SolveOptions o;
+             o.feasibility_tolerance = feasibility_tolerance;
+             o.gap_tolerance = gap_tolerance;
+             o.gap_relative_tolerance = gap_relative_tolerance;
+             o.max_iterations = max_iterations;
+             o.barrier_target = barrier_target;
+             o.final_centering_steps = final_centering_steps;
+             o.final_centering_tolerance = final_centering_tolerance;
+             o.polish = polish;
+             o.polish_start = polish_start;
+             check_dcol_options(o);
+             return o;
+           }),
+           py::kw_only(), py::arg("feasibility_tolerance") = SolveOptions{}.feasibility_tolerance,
+           py::arg("gap_tolerance") = SolveOptions{}.gap_tolerance,
+           py::arg("gap_relative_tolerance") = SolveOptions{}.gap_relative_tolerance,
+           py::arg("max_iterations") = SolveOptions{}.max_iterations,
+           py::arg("barrier_target") = SolveOptions{}.barrier_target,
+           py::arg("final_centering_steps") = SolveOptions{}.final_centering_steps,
+           py::arg("final_centering_tolerance") = SolveOptions{}.final_centering_tolerance,
+           py::arg("polish") = SolveOptions{}.polish, py::arg("polish_start") = SolveOptions{}.polish_start,
+           "Keyword arguments override the defaults. Raises ValueError for values out of range.");
+  def_checked(opts, "feasibility_tolerance", &SolveOptions::feasibility_tolerance,
+              "On |s + Gx - h|/max(1, |h|) and |G^T z + c| (> 0).", check_dcol_options);
+  def_checked(opts, "gap_tolerance", &SolveOptions::gap_tolerance, "Absolute, on the duality gap s^T z (> 0).",
+              check_dcol_options);
+  def_checked(opts, "gap_relative_tolerance", &SolveOptions::gap_relative_tolerance, "Relative to alpha* (> 0).",
+              check_dcol_options);
+  def_checked(opts, "max_iterations", &SolveOptions::max_iterations, "Interior-point iteration limit (1..100000).",
+              check_dcol_options);
+  def_checked(opts, "barrier_target", &SolveOptions::barrier_target,
+              "Smoothing (Sec. II-B): > 0 stops on the central path at mu = barrier_target (alpha, x and their "
+              "derivatives are those of the log-barrier-smoothed problem). 0: exact solve.",
+              check_dcol_options);
+  def_checked(opts, "final_centering_steps", &SolveOptions::final_centering_steps,
+              "Newton steps towards the central point after an unpolished convergence (0 disables).",
+              check_dcol_options);
+  def_checked(opts, "final_centering_tolerance", &SolveOptions::final_centering_tolerance,
+              "Centring target of those steps, relative to mu (> 0).", check_dcol_options);
+  opts.def_readwrite("polish", &SolveOptions::polish,
+                     "Newton polish on the identified active set (exact KKT solution, verified by a certificate).");
+  def_checked(opts, "polish_start", &SolveOptions::polish_start,
+              "Residuals and relative gap below which the polish is tried (> 0).", check_dcol_options);
+  opts.def("__repr__", [](const SolveOptions& o) {
+    std::ostringstream os;
+    os << "dcol.SolveOptions(feasibility_tolerance=" << o.feasibility_tolerance << ", gap_tolerance=" << o.gap_tolerance
+       << ", gap_relative_tolerance=" << o.gap_relative_tolerance << ", max_iterations=" << o.max_iterations
+       << ", barrier_target=" << o.barrier_target << ", final_centering_steps=" << o.final_centering_steps
+       << ", final_centering_tolerance=" << o.final_centering_tolerance << ", polish=" << (o.polish ? "True" : "False")
+       << ", polish_start=" << o.polish_start << ")";
+    return os.str();
+  });
+
+  py::class_<dcol::ConeKkt>(m, "ConeKkt", R"(Final interior-point iterate of a DCOL solve (read-only summary).
+
+The cone program is solved in shifted, scaled coordinates p_W = origin + length_scale x[0:3];
+x (n,), s (m,), z (m,) are the primal variables, slacks and multipliers in those coordinates.)")
+      .def_readonly("n", &dcol::ConeKkt::n, "Unknowns: 3 (p) + 1 (alpha) + slacks.")
+      .def_readonly("m", &dcol::ConeKkt::m, "Rows of G.")
+      .def_readonly("soc_count", &dcol::ConeKkt::soc_count, "Second-order cones (0-2).")
+      .def_readonly("origin", &dcol::ConeKkt::origin, "Shift of the coordinates (3,), world frame.")
+      .def_readonly("length_scale", &dcol::ConeKkt::length_scale, "Scale of the coordinates.")
+      .def_readonly("factored", &dcol::ConeKkt::factored, "The Cholesky factor belongs to the returned iterate.")
+      .def_readonly("polished", &dcol::ConeKkt::polished,
+                    "The exact KKT conditions hold on the identified active set (verified).")
+      .def_readonly("active_count", &dcol::ConeKkt::active_count, "Active orthant rows of the polished solution.")
+      .def_readonly("kkt_dim", &dcol::ConeKkt::kkt_dim, "Dimension of the reduced KKT matrix of the polish.")
+      .def_property_readonly(
+          "x", [](const dcol::ConeKkt& k) { return Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(k.x, k.n)); },
+          "Primal variables (n,) (scaled coordinates).")
+      .def_property_readonly(
+          "s", [](const dcol::ConeKkt& k) { return Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(k.s, k.m)); },
+          "Slacks s = h - G x (m,).")
+      .def_property_readonly(
+          "z", [](const dcol::ConeKkt& k) { return Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(k.z, k.m)); },
+          "Dual variables (m,).");
+
+  py::class_<ContactResult> res(m, "ContactResult", doc(std::string(R"(Result of one DCOL query (problem (9), eq. (29)-(30)).
+
+Fields (read-only; vectors are numpy arrays, the C++ names):
+  status             SolveStatus; ok() is status == converged
+  iterations         interior-point iterations (predictor-corrector pairs)
+  alpha              alpha*, the minimum scaling (> 1 separated, < 1 penetrating)
+  x_W (3,)           intersection point of the scaled shapes (world)
+  p1_W, p2_W (3,)    contact points on shape 1 and 2, eq. (29) (world)
+  distance           (1 - 1/alpha*) |r_2 - r_1|, signed eq. (30)
+  duality_measure, primal_residual, dual_residual   at the returned iterate
+  X_WS1, X_WS2       world poses of the shapes (body pose * offset)
+  X_WB1, X_WB2       the body poses passed in
+  kkt                ConeKkt (final iterate; kkt.polished: exact KKT solution)
+)") + kDcolConventionsDoc));
+  res.def_readonly("status", &ContactResult::status, "SolveStatus of the solve.")
+      .def_readonly("iterations", &ContactResult::iterations, "Interior-point iterations.")
+      .def_readonly("alpha", &ContactResult::alpha, doc(dcol_field_doc("alpha", "()")))
+      .def_readonly("x_W", &ContactResult::x_W, doc(dcol_field_doc("x_W", "(3,)")))
+      .def_readonly("p1_W", &ContactResult::p1_W, doc(dcol_field_doc("p1_W", "(3,)")))
+      .def_readonly("p2_W", &ContactResult::p2_W, doc(dcol_field_doc("p2_W", "(3,)")))
+      .def_readonly("distance", &ContactResult::distance, doc(dcol_field_doc("distance", "()")))
+      .def_readonly("duality_measure", &ContactResult::duality_measure, "mu = s^T z / deg(K) at the returned iterate.")
+      .def_readonly("primal_residual", &ContactResult::primal_residual, "|s + Gx - h| / max(1, |h|).")
+      .def_readonly("dual_residual", &ContactResult::dual_residual, "|G^T z + c|.")
+      .def_readonly("X_WS1", &ContactResult::X_WS1, "World pose of shape 1 (X_WB1 * offset_1).")
+      .def_readonly("X_WS2", &ContactResult::X_WS2, "World pose of shape 2 (X_WB2 * offset_2).")
+      .def_readonly("X_WB1", &ContactResult::X_WB1, "The body-1 pose passed in.")
+      .def_readonly("X_WB2", &ContactResult::X_WB2, "The body-2 pose passed in.")
+      .def_readonly("kkt", &ContactResult::kkt, "ConeKkt: the final iterate (kkt.polished: exact KKT solution).")
+      .def("ok", &ContactResult::ok, "status == SolveStatus.converged.")
+      .def("__repr__", &result_repr);
+
+  static const std::string solve_doc = std::string(R"(Solves DCOL problem (9) for two primitives (cold start).
+
+Finds alpha* = the smallest uniform scaling of both primitives about their own origins at which
+the scaled primitives intersect, and the intersection point x*, as a cone program (1)
+  minimize alpha  subject to  h - G x in K  (K: nonnegative orthant x second-order cones),
+then the contact points (29) and the signed distance (30).
+
+Args:
+  shape1, shape2: primitives (Polytope, Capsule, Cylinder, Cone, Ellipsoid, PaddedPolygon, Sphere).
+  X_WB1, X_WB2: world poses of body 1 and body 2 (Pose, [x, y, z, qw, qx, qy, qz] or 4x4).
+  options: SolveOptions (default SolveOptions()).
+Returns:
+  ContactResult (alpha, x_W, p1_W, p2_W, distance, ...). A failed solve is reported by .status,
+  never by an exception.
+Raises:
+  ValueError for an invalid pose (non-finite, zero quaternion, not a rotation) or options.
+
+Derivatives: contact_derivatives(result).
+)") + kDcolConventionsDoc;
+  m.def(
+      "solve_contact",
+      [](const py::object& shape1, const PoseArg& X1, const py::object& shape2, const PoseArg& X2,
+         const SolveOptions& o) {
+        const Primitive s1 = to_primitive(shape1, "shape1"), s2 = to_primitive(shape2, "shape2");
+        check_dcol_options(o);
+        auto r = std::make_unique<ContactResult>();  // large (KKT storage)
+        dcol::solve_contact(s1, X1.value, s2, X2.value, *r, o);
+        return r;
+      },
+      py::arg("shape1"), py::arg("X_WB1"), py::arg("shape2"), py::arg("X_WB2"), py::arg("options") = SolveOptions{},
+      solve_doc.c_str());
+
+  // ------------------------------------------------------------------ derivatives
+  py::enum_<dcol::DerivativeStatus>(m, "DerivativeStatus", "Why DCOL derivatives are (not) available.")
+      .value("ok", dcol::DerivativeStatus::ok)
+      .value("coincident_origins", dcol::DerivativeStatus::coincident_origins, "alpha* = 0: not differentiable")
+      .value("not_converged", dcol::DerivativeStatus::not_converged, "the solve did not converge")
+      .value("invalid_input", dcol::DerivativeStatus::invalid_input, "the solve had invalid input")
+      .value("singular_kkt", dcol::DerivativeStatus::singular_kkt, "no factorization, or a non-finite derivative");
+  m.def(
+      "derivative_status_name", [](dcol::DerivativeStatus s) { return dcol::derivative_status_name(s); },
+      py::arg("status"), "The name of a DerivativeStatus.");
+
+  py::class_<ContactDerivatives> der(m, "ContactDerivatives", doc(std::string(R"(First-order derivatives of one DCOL result (Sec. II-B, III-C).
+
+Blocks J_<output>_<input> (numpy arrays, read-only, the C++ names):
+  J_alpha_X12 (6,)                         w.r.t. the body twist of X_12
+  J_alpha_X1, J_alpha_X2 (6,)              w.r.t. the world twists of body 1 / 2
+  J_distance_X1, J_distance_X2 (6,)
+  J_x_W_X1, J_x_W_X2, J_p1_W_X1, J_p1_W_X2, J_p2_W_X1, J_p2_W_X2 (3, 6)
+status: DerivativeStatus; when not ok every block is zero.
+Polished solutions: derivatives of the exact solution (IFT on the active-set KKT system, the
+solver's LU factors reused). Otherwise (smoothing, or x* not unique, e.g. face-face contact):
+derivatives of the central-path solution at the final mu (finite; an element of the Clarke
+subdifferential at a kink).
+)") + kDcolConventionsDoc));
+  der.def_readonly("status", &ContactDerivatives::status, "DerivativeStatus; every block is zero unless ok.")
+      .def("ok", &ContactDerivatives::ok, "status == DerivativeStatus.ok.");
+#define DIFFCOL_DCOL_BLOCK(name, shape) \
+  der.def_readonly(#name, &ContactDerivatives::name, doc(dcol_field_doc(#name, shape)))
+  DIFFCOL_DCOL_BLOCK(J_alpha_X12, "(6,)");
+  DIFFCOL_DCOL_BLOCK(J_alpha_X1, "(6,)");
+  DIFFCOL_DCOL_BLOCK(J_alpha_X2, "(6,)");
+  DIFFCOL_DCOL_BLOCK(J_distance_X1, "(6,)");
+  DIFFCOL_DCOL_BLOCK(J_distance_X2, "(6,)");
+  DIFFCOL_DCOL_BLOCK(J_x_W_X1, "(3, 6)");
+  DIFFCOL_DCOL_BLOCK(J_x_W_X2, "(3, 6)");
+  DIFFCOL_DCOL_BLOCK(J_p1_W_X1, "(3, 6)");
+  DIFFCOL_DCOL_BLOCK(J_p1_W_X2, "(3, 6)");
+  DIFFCOL_DCOL_BLOCK(J_p2_W_X1, "(3, 6)");
+  DIFFCOL_DCOL_BLOCK(J_p2_W_X2, "(3, 6)");
+#undef DIFFCOL_DCOL_BLOCK
+
+  m.def(
+      "contact_derivatives", [](const ContactResult& r) { return dcol::contact_derivatives(r); }, py::arg("result"),
+      doc(std::string(R"(Derivatives of a DCOL result (implicit function theorem on the KKT conditions (2)-(5)).
+
+Args:
+  result: a ContactResult from solve_contact (it holds the poses and the factorization).
+Returns:
+  ContactDerivatives with every block J_<out>_<X12|X1|X2> (see help(diffcol.dcol.ContactDerivatives)).
+)") + kDcolConventionsDoc));
+
+  py::class_<dcol::PositionQuaternionJacobians>(m, "PositionQuaternionJacobians", R"(DCOL derivatives in the layout of DCOL.jl.
+
+Columns: the stacked body coordinates (r1, q1, r2, q2) in R^14: r_i the body position (world,
+3 columns), q_i = (w, x, y, z) its attitude quaternion (4 columns, at the unit quaternion with
+w >= 0 of X_WBi; orthogonal to q_i, since the normalization removes the radial direction; for
+the opposite sign convention -q negate those four columns).
+  J_alpha (14,), J_distance (14,), J_x_W, J_p1_W, J_p2_W (3, 14).)")
+      .def_readonly("status", &dcol::PositionQuaternionJacobians::status, "DerivativeStatus of the derivatives mapped.")
+      .def_readonly("J_alpha", &dcol::PositionQuaternionJacobians::J_alpha, "d alpha / d(r1, q1, r2, q2), (14,).")
+      .def_readonly("J_x_W", &dcol::PositionQuaternionJacobians::J_x_W, "d x_W / d(r1, q1, r2, q2), (3, 14).")
+      .def_readonly("J_p1_W", &dcol::PositionQuaternionJacobians::J_p1_W, "d p1_W / d(r1, q1, r2, q2), (3, 14).")
+      .def_readonly("J_p2_W", &dcol::PositionQuaternionJacobians::J_p2_W, "d p2_W / d(r1, q1, r2, q2), (3, 14).")
+      .def_readonly("J_distance", &dcol::PositionQuaternionJacobians::J_distance,
+                    "d distance / d(r1, q1, r2, q2), (14,).");
+  m.def("to_position_quaternion", &dcol::to_position_quaternion, py::arg("result"), py::arg("derivatives"),
+        "The derivatives of `result` in the DCOL.jl layout (r1, q1, r2, q2); see PositionQuaternionJacobians.");
+  m.def(
+      "world_twist_to_position_quaternion",
+      [](Eigen::MatrixXd J, const PoseArg& X) {
+        if (J.rows() == 6 && J.cols() == 1) J.transposeInPlace();  // a (6,) gradient is a 1 x 6 row
+        if (J.cols() != 6)
+          throw std::invalid_argument("world_twist_to_position_quaternion: J_X must have 6 columns, got " +
+                                      std::to_string(J.cols()));
+        return Eigen::MatrixXd(dcol::world_twist_to_position_quaternion(J, X.value));
+      },
+      py::arg("J_X"), py::arg("X_WB"),
+      "Maps a (k, 6) world-twist Jacobian of body B (pose X_WB) to the 7 columns (r, q) of DCOL.jl: returns "
+      "(k, 7). A (6,) gradient is taken as 1 x 6. Raises ValueError unless J_X has 6 columns.");
+}
+
+}  // namespace diffcol::python

@@ -1,0 +1,365 @@
+"""diffcol.dcol: DCOL primitives, solve_contact and contact_derivatives from Python.
+
+- Bit for bit: every field of ContactResult, every block of ContactDerivatives and of the DCOL.jl
+  (r, q) layout equal python/tests/reference_solver.cpp's (the C++ library without Python) on
+  every ordered pair of the seven benchmark primitives, with and without offsets, and the
+  `diffcol query --method dcol` CLI's JSON on a few of them.
+- Derivatives: central finite differences written here in numpy (SE(3) exponential of world
+  twists for the X1 / X2 blocks, of the body twist of body 2 for X12; raw (r, q) coordinates
+  for the DCOL.jl layout), Richardson-extrapolated, 1e-6 relative (as test_derivatives_fd.py).
+- Independent references: sphere-sphere closed form; offsets = composed poses.
+- Invalid input raises ValueError; every public name has a docstring.
+"""
+import inspect
+import json
+import math
+import subprocess
+
+import numpy as np
+import pytest
+
+import diffcol
+from diffcol import dcol
+from helpers import query_line, random_pose7, run_reference, same_bits, se3_exp
+
+NAMES = dcol.benchmark_primitive_names()
+OFFSETS = {  # offsets for the "with offset" queries (exact decimals: both sides parse them alike)
+    "capsule": [0.1, -0.2, 0.05, 0.9, 0.1, -0.2, 0.3],
+    "cone": [-0.15, 0.1, 0.2, 0.7, -0.3, 0.2, 0.1],
+    "polytope": [0.05, 0.1, -0.1, 0.95, 0.2, 0.1, -0.1],
+}
+RESULT_FIELDS = ["alpha", "x_W", "p1_W", "p2_W", "distance", "duality_measure", "primal_residual", "dual_residual"]
+BLOCKS = ["J_alpha_X12", "J_alpha_X1", "J_alpha_X2", "J_distance_X1", "J_distance_X2", "J_x_W_X1", "J_x_W_X2",
+          "J_p1_W_X1", "J_p1_W_X2", "J_p2_W_X1", "J_p2_W_X2"]
+PQ_BLOCKS = ["J_alpha", "J_x_W", "J_p1_W", "J_p2_W", "J_distance"]
+
+
+def primitive(spec):
+    """The Python twin of reference_solver.cpp's dcol SHAPE spec (NAME or NAME@x,y,z,qw,qx,qy,qz)."""
+    name, _, off = spec.partition("@")
+    p = dcol.benchmark_primitive(name)
+    if off:
+        p.offset = [float(v) for v in off.split(",")]
+    return p
+
+
+def queries(n_per_pair, seed, with_offsets=False):
+    """(spec1, spec2, pose1 (7,), pose2 (7,)) over every ordered pair: body 2 at a random relative
+    pose at 0.2-1.6 times the sum of the outer radii (separated and penetrating)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for a in NAMES:
+        for b in NAMES:
+            for _ in range(n_per_pair):
+                sa = a + ("@" + ",".join(str(v) for v in OFFSETS[a]) if with_offsets and a in OFFSETS else "")
+                sb = b + ("@" + ",".join(str(v) for v in OFFSETS[b]) if with_offsets and b in OFFSETS else "")
+                p1 = random_pose7(rng)
+                u = rng.normal(size=3)
+                u *= rng.uniform(0.2, 1.6) * (dcol.outer_radius(primitive(a)) + dcol.outer_radius(primitive(b))) / np.linalg.norm(u)
+                X2 = diffcol.Pose(p1) * diffcol.Pose(np.concatenate([u, rng.normal(size=4)]))
+                out.append((sa, sb, p1, X2.to_vector()))
+    return out
+
+
+def compare(r, d, pq, ref, where):
+    assert int(r.status) == int(ref["status"][0]), where
+    assert r.iterations == int(ref["iterations"][0]), where
+    assert r.kkt.polished == bool(ref["polished"][0]), where
+    for name in RESULT_FIELDS:
+        assert same_bits(np.ravel(getattr(r, name)), ref[name]), f"{where}: {name}"
+    assert int(d.status) == int(ref["derivative_status"][0]), where
+    for name in BLOCKS:
+        assert same_bits(np.ravel(getattr(d, name)), ref[name]), f"{where}: {name}"
+    for name in PQ_BLOCKS:
+        assert same_bits(np.ravel(getattr(pq, name)), ref["pq_" + name]), f"{where}: pq {name}"
+
+
+@pytest.mark.parametrize("with_offsets", [False, True])
+def test_solve_and_derivatives_equal_cpp_bit_for_bit(reference_exe, with_offsets):
+    qs = queries(2, seed=21 + with_offsets, with_offsets=with_offsets)  # 49 ordered pairs x 2 poses
+    refs = run_reference(reference_exe, [query_line("dcol", *q) for q in qs])
+    converged = 0
+    for (a, b, p1, p2), ref in zip(qs, refs):
+        s1, s2 = primitive(a), primitive(b)
+        r = dcol.solve_contact(s1, p1, s2, p2)
+        d = dcol.contact_derivatives(r)
+        compare(r, d, dcol.to_position_quaternion(r, d), ref, f"{a}-{b} at {p1}, {p2}")
+        converged += r.ok()
+    assert converged == len(qs)
+
+
+def same_bits_json(a, b):
+    """same_bits up to the sign of zero (the CLI's JSON writer prints -0.0 as 0)."""
+    return same_bits(np.ravel(a) + 0.0, np.ravel(b) + 0.0)
+
+
+def test_solve_equals_cli_json(cli_exe):
+    qs = queries(1, seed=4)[::8]
+    for a, b, p1, p2 in qs:
+        args = [cli_exe, "query", "--method", "dcol", "--shape1", a, "--shape2", b, "--derivatives",
+                "--pose1", ",".join(repr(float(v)) for v in p1), "--pose2", ",".join(repr(float(v)) for v in p2)]
+        out = subprocess.run(args, capture_output=True, text=True)
+        assert out.returncode in (0, 1), out.stderr
+        ref = json.loads(out.stdout)
+        r = dcol.solve_contact(primitive(a), p1, primitive(b), p2)
+        d = dcol.contact_derivatives(r)
+        assert ref["status"] == dcol.status_name(r.status)
+        assert ref["iterations"] == r.iterations and ref["polished"] == r.kkt.polished
+        for name in ["alpha", "x_W", "p1_W", "p2_W", "distance", "duality_measure", "primal_residual", "dual_residual"]:
+            assert same_bits_json(getattr(r, name), ref[name]), f"{a}-{b}: {name}"
+        assert ref["derivatives"]["status"] == dcol.derivative_status_name(d.status)
+        for name in BLOCKS:
+            assert same_bits_json(getattr(d, name), ref["derivatives"][name]), f"{a}-{b}: {name}"
+
+
+# ---------------------------------------------------------------- finite differences
+
+REL = 1e-6
+STEPS = [1e-3, 3e-4, 1e-4, 3e-5]
+OUTPUTS = ["alpha", "distance", "x_W", "p1_W", "p2_W"]
+
+
+def richardson(f, h):
+    fp, fm, fp2, fm2 = f(h), f(-h), f(h / 2), f(-h / 2)
+    return {k: (4 * (fp2[k] - fm2[k]) / h - (fp[k] - fm[k]) / (2 * h)) / 3 for k in fp}
+
+
+def best_of(at_step, names):
+    """Per block, the finer estimate of the pair of successive steps that agree best."""
+    est = [at_step(h) for h in STEPS]
+    out = {}
+    for n in names:
+        diffs = [np.max(np.abs(est[i + 1][n] - est[i][n])) for i in range(len(STEPS) - 1)]
+        out[n] = est[int(np.argmin(diffs)) + 1][n]
+    return out
+
+
+def check_block(analytic, numeric, where):
+    A, N = np.atleast_2d(analytic), np.atleast_2d(numeric)
+    assert A.shape == N.shape, where
+    scale = np.maximum(np.max(np.maximum(np.abs(A), np.abs(N)), axis=1, keepdims=True), 1e-3)
+    worst = float((np.abs(A - N) / scale).max())
+    assert worst <= REL, f"{where}: worst relative error {worst:.3e}\nanalytic\n{A}\nnumeric\n{N}"
+    return worst
+
+
+def outputs(r):
+    assert r.ok()
+    return {n: np.atleast_1d(np.array(getattr(r, n), dtype=float)) for n in OUTPUTS}
+
+
+def twist_fd(s1, s2, T1, T2, wrt):
+    def at_step(h):
+        cols = []
+        for k in range(6):
+            e = np.zeros(6)
+            e[k] = 1.0
+
+            def f(t):
+                A, B = T1, T2
+                if wrt == "X1":
+                    A = se3_exp(t * e) @ T1
+                elif wrt == "X2":
+                    B = se3_exp(t * e) @ T2
+                else:  # X12: body twist of body 2 relative to body 1
+                    B = T2 @ se3_exp(t * e)
+                return outputs(dcol.solve_contact(s1, A, s2, B))
+
+            cols.append(richardson(f, h))
+        return {n: np.stack([c[n] for c in cols], axis=-1) for n in OUTPUTS}
+
+    return best_of(at_step, OUTPUTS)
+
+
+FD_CONFIGS = queries(1, seed=9, with_offsets=True)
+
+
+@pytest.mark.parametrize("a,b,p1,p2", FD_CONFIGS, ids=[f"{q[0].split('@')[0]}-{q[1].split('@')[0]}" for q in FD_CONFIGS])
+def test_twist_jacobians_match_finite_differences(a, b, p1, p2):
+    s1, s2 = primitive(a), primitive(b)
+    T1, T2 = diffcol.Pose(p1).matrix(), diffcol.Pose(p2).matrix()
+    r = dcol.solve_contact(s1, T1, s2, T2)
+    assert r.ok()
+    if not r.kkt.polished:
+        pytest.skip("unpolished (non-unique x*): a non-smooth configuration")
+    d = dcol.contact_derivatives(r)
+    assert d.ok()
+    for wrt in ["X1", "X2"]:
+        N = twist_fd(s1, s2, T1, T2, wrt)
+        for n in OUTPUTS:
+            check_block(getattr(d, f"J_{n}_{wrt}"), N[n], f"{a}-{b} J_{n}_{wrt}")
+    N = twist_fd(s1, s2, T1, T2, "X12")
+    check_block(d.J_alpha_X12, N["alpha"], f"{a}-{b} J_alpha_X12")
+
+
+@pytest.mark.parametrize("a,b", [("cone", "polytope"), ("ellipsoid", "capsule"), ("padded_polygon", "cylinder")])
+def test_dcol_jl_position_quaternion_layout_matches_finite_differences(a, b):
+    rng = np.random.default_rng(3)
+    _, _, p1, p2 = next(q for q in queries(1, seed=5) if q[0] == a and q[1] == b)
+    p1, p2 = diffcol.Pose(p1).to_vector(), diffcol.Pose(p2).to_vector()  # unit quaternions, w >= 0
+    s1, s2 = primitive(a), primitive(b)
+    r = dcol.solve_contact(s1, p1, s2, p2)
+    pq = dcol.to_position_quaternion(r, dcol.contact_derivatives(r))
+    assert pq.status == dcol.DerivativeStatus.ok
+    names = ["alpha", "x_W", "distance"]
+    coords = np.concatenate([p1, p2])  # (r1, q1, r2, q2)
+
+    def at_step(h):
+        cols = []
+        for k in range(14):
+            def f(t):
+                c = coords.copy()
+                c[k] += t
+                rr = dcol.solve_contact(s1, c[:7], s2, c[7:])  # the quaternion is normalized by the Pose
+                return {n: np.atleast_1d(np.array(getattr(rr, n), dtype=float)) for n in names}
+
+            cols.append(richardson(f, h))
+        return {n: np.stack([c[n] for c in cols], axis=-1) for n in names}
+
+    N = best_of(at_step, names)
+    check_block(pq.J_alpha, N["alpha"], "J_alpha (r, q)")
+    check_block(pq.J_x_W, N["x_W"], "J_x_W (r, q)")
+    check_block(pq.J_distance, N["distance"], "J_distance (r, q)")
+    # the quaternion columns are orthogonal to q (the normalization removes the radial direction)
+    assert abs(pq.J_alpha[3:7] @ p1[3:]) < 1e-12 and abs(pq.J_alpha[10:14] @ p2[3:]) < 1e-12
+    # the standalone map gives the same columns
+    d = dcol.contact_derivatives(r)
+    M = dcol.world_twist_to_position_quaternion(d.J_alpha_X2, p2)
+    assert M.shape == (1, 7) and np.allclose(M[0], pq.J_alpha[7:], rtol=1e-13, atol=1e-15)
+    del rng
+
+
+# ---------------------------------------------------------------- independent references
+
+def test_sphere_sphere_closed_form():
+    rng = np.random.default_rng(1)
+    for _ in range(20):
+        R1, R2 = rng.uniform(0.2, 2.0, size=2)
+        p1, p2 = random_pose7(rng, 2.0), random_pose7(rng, 2.0)
+        r = dcol.solve_contact(dcol.Sphere(R1), p1, dcol.Sphere(R2), p2)
+        d12 = np.linalg.norm(p2[:3] - p1[:3])
+        assert r.ok()
+        assert r.alpha == pytest.approx(d12 / (R1 + R2), rel=1e-9)
+        assert r.distance == pytest.approx(d12 - R1 - R2, abs=1e-9)
+        n = (p2[:3] - p1[:3]) / d12
+        assert np.allclose(r.p1_W, p1[:3] + R1 * n, atol=1e-8) and np.allclose(r.p2_W, p2[:3] - R2 * n, atol=1e-8)
+
+
+def test_offset_equals_composed_body_pose():
+    off = diffcol.Pose([0.3, -0.1, 0.2, 0.8, 0.2, -0.4, 0.1])
+    X1 = diffcol.Pose([0.1, 0.2, 0.3, 1.0, 0.0, 0.0, 0.0])
+    X2 = diffcol.Pose([1.8, 0.4, -0.5, 0.6, 0.3, 0.1, -0.2])
+    cone_off = dcol.Cone(2.0, math.radians(30), offset=off)
+    assert np.array_equal(dcol.primitive_offset(cone_off).matrix(), off.matrix())
+    a = dcol.solve_contact(dcol.Ellipsoid.from_semi_axes(0.5, 1, 1.5), X1, cone_off, X2)
+    b = dcol.solve_contact(dcol.Ellipsoid.from_semi_axes(0.5, 1, 1.5), X1, dcol.Cone(2.0, math.radians(30)), X2 * off)
+    assert a.ok() and b.ok()
+    assert a.alpha == pytest.approx(b.alpha, rel=1e-10)
+    assert np.allclose(a.x_W, b.x_W, atol=1e-9) and np.allclose(a.X_WS2.matrix(), (X2 * off).matrix(), atol=1e-15)
+    assert np.array_equal(a.X_WB2.matrix(), X2.matrix())
+
+
+def test_primitives_expose_their_parameters():
+    box = dcol.Polytope.box(1.0, 0.5, 0.25)
+    assert box.num_faces == 6 and box.A.shape == (6, 3) and box.b.shape == (6,)
+    assert np.allclose(np.sort(box.b), [0.25, 0.25, 0.5, 0.5, 1.0, 1.0])
+    poly = dcol.Polytope(2.0 * box.A, 2.0 * box.b)  # rows are normalized
+    assert np.allclose(poly.A, box.A) and np.allclose(poly.b, box.b)
+    pp = dcol.PaddedPolygon.rectangle(1.0, 0.6, 0.2)
+    assert pp.num_edges == 4 and pp.C.shape == (4, 2) and pp.R == 0.2
+    e = dcol.Ellipsoid.from_semi_axes(0.5, 1.0, 1.5)
+    assert np.allclose(e.U.T @ e.U, e.P) and np.allclose(np.diag(e.P), [4.0, 1.0, 1 / 2.25])
+    assert dcol.make_primitive("capsule", {"R": 0.5, "L": 2.0}).L == 2.0
+    for i, n in enumerate(NAMES):
+        p = dcol.benchmark_primitive(n)
+        assert int(dcol.primitive_type(p)) == i and dcol.primitive_type_name(dcol.primitive_type(p)) == n
+        assert 0 < dcol.inner_radius(p) <= dcol.outer_radius(p)
+        assert repr(p).startswith("dcol." + n)
+    opts = dcol.SolveOptions(max_iterations=30, polish=False)
+    assert opts.max_iterations == 30 and not opts.polish
+    r = dcol.solve_contact(dcol.Sphere(1.0), np.eye(4), dcol.Sphere(1.0), [3, 0, 0, 1, 0, 0, 0], opts)
+    assert r.ok() and not r.kkt.polished and r.kkt.x.shape == (r.kkt.n,) and r.kkt.z.shape == (r.kkt.m,)
+    smooth = dcol.solve_contact(dcol.Sphere(1.0), np.eye(4), dcol.Sphere(1.0), [3, 0, 0, 1, 0, 0, 0],
+                                dcol.SolveOptions(barrier_target=1e-3))
+    assert smooth.ok() and smooth.duality_measure > 1e-6  # stopped on the central path
+    assert smooth.alpha != r.alpha  # the smoothed problem is biased by O(mu)
+
+
+def test_coincident_origins_and_derivative_status():
+    r = dcol.solve_contact(dcol.Sphere(1.0), np.eye(4), dcol.Sphere(2.0), np.eye(4))
+    assert r.status == dcol.SolveStatus.coincident_origins and r.alpha == 0.0
+    d = dcol.contact_derivatives(r)
+    assert d.status == dcol.DerivativeStatus.coincident_origins and not d.ok()
+    assert not np.any(d.J_alpha_X1) and not np.any(d.J_x_W_X2)
+
+
+# ---------------------------------------------------------------- invalid input and docs
+
+@pytest.mark.parametrize("make,match", [
+    (lambda: dcol.Polytope(np.eye(3), np.ones(3)), "Polytope"),
+    (lambda: dcol.Polytope(np.ones((6, 2)), np.ones(6)), r"\(m, 3\)"),
+    (lambda: dcol.Polytope(np.vstack([np.eye(3), -np.eye(3)]), -np.ones(6)), "offsets must be > 0"),
+    (lambda: dcol.Polytope(np.vstack([np.eye(3), -np.eye(3)])[:5], np.ones(5)), "unbounded"),
+    (lambda: dcol.Capsule(0.0, 1.0), "R"),
+    (lambda: dcol.Cylinder(1.0, float("nan")), "L"),
+    (lambda: dcol.Cone(1.0, 2.0), "beta"),
+    (lambda: dcol.Ellipsoid(np.array([[1.0, 0.5, 0], [0, 1, 0], [0, 0, 1]])), "symmetric"),
+    (lambda: dcol.Ellipsoid(-np.eye(3)), "positive definite"),
+    (lambda: dcol.PaddedPolygon(np.eye(2), np.ones(2), 0.1), "PaddedPolygon"),
+    (lambda: dcol.PaddedPolygon.rectangle(1.0, 1.0, -0.1), "PaddedPolygon"),
+    (lambda: dcol.Sphere(-1.0), "Sphere"),
+    (lambda: dcol.Sphere(1.0, offset=[0, 0, 0, 0, 0, 0, 0]), "quaternion"),
+    (lambda: dcol.benchmark_primitive("torus"), "torus"),
+    (lambda: dcol.make_primitive("capsule", {"R": 0.5}), "missing parameter"),
+    (lambda: dcol.SolveOptions(max_iterations=0), "max_iterations"),
+    (lambda: dcol.SolveOptions(feasibility_tolerance=float("nan")), "feasibility_tolerance"),
+    (lambda: dcol.SolveOptions(barrier_target=-1.0), "barrier_target"),
+    (lambda: dcol.solve_contact(dcol.Sphere(1.0), [0, 0, float("nan"), 1, 0, 0, 0], dcol.Sphere(1.0), np.eye(4)), "finite"),
+    (lambda: dcol.solve_contact(dcol.Sphere(1.0), np.ones(5), dcol.Sphere(1.0), np.eye(4)), "7-vector"),
+    (lambda: dcol.world_twist_to_position_quaternion(np.ones((2, 5)), np.eye(4)), "6 columns"),
+])
+def test_invalid_input_raises_value_error(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()
+
+
+def test_invalid_option_assignment_keeps_the_old_value():
+    o = dcol.SolveOptions()
+    with pytest.raises(ValueError, match="gap_tolerance"):
+        o.gap_tolerance = 0.0
+    assert o.gap_tolerance == dcol.SolveOptions().gap_tolerance
+    s = dcol.Sphere(1.0)
+    with pytest.raises(ValueError):
+        s.offset = np.full((4, 4), np.nan)
+
+
+def public_members_without_docs(module):
+    missing = []
+    for name in dir(module):
+        if name.startswith("_") or name.startswith("kMax"):
+            continue
+        obj = getattr(module, name)
+        if inspect.ismodule(obj):
+            continue
+        if not (obj.__doc__ or "").strip():
+            missing.append(name)
+        if inspect.isclass(obj) and not hasattr(obj, "__members__"):  # enum values carry no docs
+            for attr, member in vars(obj).items():
+                if attr.startswith("_"):
+                    continue
+                if isinstance(member, property) or callable(member):
+                    if not (getattr(member, "__doc__", None) or "").strip():
+                        missing.append(f"{name}.{attr}")
+    return missing
+
+
+def test_every_public_name_has_a_docstring():
+    assert not public_members_without_docs(dcol)
+    assert "X_WB1" in dcol.solve_contact.__doc__ and "[w; v]" in dcol.solve_contact.__doc__
+    assert "J_<output>_<input>" in dcol.ContactDerivatives.__doc__
+    assert "(r1, q1, r2, q2)" in dcol.to_position_quaternion.__doc__ or "DCOL.jl" in dcol.to_position_quaternion.__doc__
+    text = dcol.__doc__
+    for needle in ["Polytope", "solve_contact", "contact_derivatives", "to_position_quaternion"]:
+        assert needle in text
+    import diffcol.dcol as mod  # importable as a package module
+    assert mod is dcol

@@ -1,0 +1,62 @@
+"""iDCOL fields added after the module was first written: ContactSolution.grad1/hess1/grad2/hess2,
+SolveOptions.polish_threshold and the contact_derivatives(X_W1, solution) overload.
+
+grad/hess are checked against the shapes' own eval() at the points y1 = x*/alpha* and
+y2 = R^T (x* - r)/alpha* (body frames, seed eq. (8)); the bit-for-bit comparison with C++ of the
+4-argument contact_derivatives is in test_reference.py, and the 2-argument overload must give
+the same numbers (the C++ documents that the shapes are not used).
+"""
+import numpy as np
+import pytest
+
+import diffcol
+from helpers import ergodic_queries, same_bits
+
+BLOCKS = [n for n in dir(diffcol.ContactDerivatives) if n.startswith("J_")]
+
+
+def test_shape_derivatives_carried_by_the_solution_match_the_shapes():
+    for a, b, p1, p2 in ergodic_queries(1, seed=17):
+        s1, s2 = diffcol.benchmark_shape(a), diffcol.benchmark_shape(b)
+        sol = diffcol.solve_contact(s1, p1, s2, p2)
+        if sol.status != diffcol.ContactStatus.converged:
+            continue
+        assert sol.grad1.shape == (3,) and sol.hess1.shape == (3, 3)
+        y1 = sol.x_B1 / sol.alpha
+        y2 = sol.X_12.R.T @ (sol.x_B1 - sol.X_12.p) / sol.alpha
+        for s, y, g, H in [(s1, y1, sol.grad1, sol.hess1), (s2, y2, sol.grad2, sol.hess2)]:
+            _, g_ref, H_ref = s.eval(y)
+            assert np.allclose(g, g_ref, rtol=1e-7, atol=1e-9 * np.abs(g_ref).max()), f"{a}-{b}"
+            assert np.allclose(H, H_ref, rtol=1e-6, atol=1e-7 * np.abs(H_ref).max()), f"{a}-{b}"
+
+
+def test_two_argument_contact_derivatives_equal_the_four_argument_ones():
+    for a, b, p1, p2 in ergodic_queries(1, seed=19)[::3]:
+        s1, s2 = diffcol.benchmark_shape(a), diffcol.benchmark_shape(b)
+        sol = diffcol.solve_contact(s1, p1, s2, p2)
+        d2 = diffcol.contact_derivatives(p1, sol)
+        d4 = diffcol.contact_derivatives(s1, s2, p1, sol)
+        assert d2.status == d4.status
+        for n in BLOCKS:
+            assert same_bits(getattr(d2, n), getattr(d4, n)), f"{a}-{b}: {n}"
+    assert "grad1" in diffcol.contact_derivatives.__doc__
+
+
+def test_polish_threshold_option():
+    o = diffcol.SolveOptions(polish_threshold=0.0)
+    assert o.polish_threshold == 0.0 and "polish_threshold" in repr(o)
+    o.polish_threshold = float("inf")  # never polish
+    assert o.polish_threshold == float("inf")
+    assert diffcol.SolveOptions().polish_threshold == pytest.approx(1e-9)
+    with pytest.raises(ValueError, match="polish_threshold"):
+        diffcol.SolveOptions(polish_threshold=-1.0)
+    with pytest.raises(ValueError, match="polish_threshold"):
+        o.polish_threshold = float("nan")
+    assert o.polish_threshold == float("inf")
+    # both settings solve; the polished solution is at least as accurate
+    s1, s2 = diffcol.benchmark_shape("poly"), diffcol.benchmark_shape("poly")
+    X2 = [2.1, 0.05, 0.02, 1.0, 0.0, 0.0, 0.01]  # nearly parallel faces
+    always = diffcol.solve_contact(s1, np.eye(4), s2, X2, diffcol.SolveOptions(polish_threshold=0.0))
+    never = diffcol.solve_contact(s1, np.eye(4), s2, X2, diffcol.SolveOptions(polish_threshold=float("inf")))
+    assert always.ok() and never.ok()
+    assert always.alpha == pytest.approx(never.alpha, rel=1e-9)
