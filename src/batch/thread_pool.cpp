@@ -3,10 +3,35 @@
 
 #include <sched.h>
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
 namespace diffcol::batch {
+
+namespace {
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#endif
+}
+
+// Spins until done() or ThreadPool::kSpinMicroseconds have passed; returns done().
+template <class Done>
+bool spin_until(Done done) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + std::chrono::microseconds(ThreadPool::kSpinMicroseconds);
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (done()) return true;
+      cpu_relax();
+    }
+    if (Clock::now() >= deadline) return done();
+  }
+}
+
+}  // namespace
 
 int available_cores() {
   cpu_set_t set;
@@ -31,7 +56,7 @@ ThreadPool::ThreadPool(int num_threads) {
 ThreadPool::~ThreadPool() {
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    stop_ = true;
+    stop_.store(true, std::memory_order_release);
   }
   wake_.notify_all();
   for (std::thread& t : workers_) t.join();
@@ -55,16 +80,20 @@ void ThreadPool::take_chunks() {
 void ThreadPool::worker_loop() {
   long seen = 0;
   for (;;) {
-    {
+    // the loop fields are written before generation_ is incremented (release)
+    const auto changed = [&] {
+      return stop_.load(std::memory_order_acquire) || generation_.load(std::memory_order_acquire) != seen;
+    };
+    if (!spin_until(changed)) {
       std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, [&] { return stop_ || generation_ != seen; });
-      if (stop_) return;
-      seen = generation_;
+      wake_.wait(lock, changed);
     }
+    if (stop_.load(std::memory_order_acquire)) return;
+    seen = generation_.load(std::memory_order_acquire);
     take_chunks();
-    {
-      std::lock_guard<std::mutex> lock(mutex_);
-      if (--pending_ == 0) done_.notify_one();
+    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      std::lock_guard<std::mutex> lock(mutex_);  // the caller may be between its check and its wait
+      done_.notify_one();
     }
   }
 }
@@ -87,15 +116,19 @@ void ThreadPool::run(long count, long grain, RangeFn fn, void* context) {
     grain_ = grain;
     next_.store(0, std::memory_order_relaxed);
     error_ = nullptr;
-    pending_ = static_cast<int>(workers_.size());
-    ++generation_;
+    pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
   }
   wake_.notify_all();
   take_chunks();
+  const auto finished = [&] { return pending_.load(std::memory_order_acquire) == 0; };
   std::exception_ptr error;
   {
-    std::unique_lock<std::mutex> lock(mutex_);
-    done_.wait(lock, [&] { return pending_ == 0; });
+    if (!spin_until(finished)) {
+      std::unique_lock<std::mutex> lock(mutex_);
+      done_.wait(lock, finished);
+    }
+    std::lock_guard<std::mutex> lock(mutex_);
     error = error_;
     error_ = nullptr;
   }

@@ -109,7 +109,8 @@ struct ProximityGradient {
   RowVec6 J_phi_X1 = RowVec6::Zero(), J_phi_X2 = RowVec6::Zero();
 };
 /// Capsule–capsule φ and dφ/d(twists) with the box active-set solver, without building a
-/// ProximityResult (same numbers as proximity() + proximity_derivatives()). No allocation.
+/// ProximityResult: the same quantities as proximity() + proximity_derivatives(), equal to them up
+/// to rounding (the arithmetic is ordered differently; φ can differ in the last bit). No allocation.
 void proximity_gradient(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
                         ProximityGradient& out, TwistConvention convention = TwistConvention::world);
 
