@@ -1,0 +1,95 @@
+// Google Benchmark cases of the Contax witness routines (the seed's Fig. 6), single thread:
+//
+//  Manifold/EdgeEdge/<smooth|hard>/<N>       edge_edge_witness over N queries per iteration
+//  Manifold/VertexFace/<smooth|hard>/<N>     vertex_face_witness over N queries per iteration
+//  Manifold/EdgeEdgeJacobian/smooth/<N>      the same E-E routine with Dual<12> (value + the
+//                                            Jacobian w.r.t. the 12 end-point coordinates)
+//
+// Queries are points drawn uniformly from the unit cube (as in the seed), generated once per
+// size before timing; items/s = queries per second. N runs 1 … 10^6 (10^7 would need ~1 GB of
+// inputs; the per-query cost is flat by then). "smooth" uses WitnessOptions{} (λ = 0.01,
+// temperatures 0.1), "hard" WitnessOptions::hard() (the seed's "Ours-NS").
+#include <map>
+#include <random>
+#include <vector>
+
+#include <benchmark/benchmark.h>
+
+#include "diffcol/manifold/witness.hpp"
+
+namespace {
+
+namespace mf = diffcol::manifold;
+using P3 = mf::V3<double>;
+
+/// 4 points per query (E-E: a0, a1, b0, b1; V-F: v, p0, p1, p2), cached per size.
+const std::vector<P3>& queries(long n) {
+  static std::map<long, std::vector<P3>> cache;
+  auto& q = cache[n];
+  if (q.empty()) {
+    std::mt19937 rng(42);
+    std::uniform_real_distribution<double> U(0.0, 1.0);
+    q.resize(static_cast<size_t>(4 * n));
+    for (P3& p : q) p = P3(U(rng), U(rng), U(rng));
+  }
+  return q;
+}
+
+void BM_EdgeEdge(benchmark::State& state, bool smooth) {
+  const long n = state.range(0);
+  const std::vector<P3>& q = queries(n);
+  const mf::WitnessOptions opt = smooth ? mf::WitnessOptions{} : mf::WitnessOptions::hard();
+  std::vector<double> out(static_cast<size_t>(n));
+  for (auto _ : state) {
+    for (long i = 0; i < n; ++i) {
+      const P3* p = &q[static_cast<size_t>(4 * i)];
+      out[static_cast<size_t>(i)] = mf::edge_edge_witness(p[0], p[1], p[2], p[3], opt).distance;
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+
+void BM_VertexFace(benchmark::State& state, bool smooth) {
+  const long n = state.range(0);
+  const std::vector<P3>& q = queries(n);
+  const mf::WitnessOptions opt = smooth ? mf::WitnessOptions{} : mf::WitnessOptions::hard();
+  std::vector<double> out(static_cast<size_t>(n));
+  for (auto _ : state) {
+    for (long i = 0; i < n; ++i) {
+      const P3* p = &q[static_cast<size_t>(4 * i)];
+      out[static_cast<size_t>(i)] = mf::vertex_face_witness(p[0], p[1], p[2], p[3], opt).distance;
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+
+void BM_EdgeEdgeJacobian(benchmark::State& state) {
+  using D = mf::Dual<12>;
+  const long n = state.range(0);
+  const std::vector<P3>& q = queries(n);
+  const mf::WitnessOptions opt;
+  std::vector<double> out(static_cast<size_t>(n));
+  auto seed = [](const P3& p, int k) { return mf::V3<D>(D::variable(p.x, k), D::variable(p.y, k + 1), D::variable(p.z, k + 2)); };
+  for (auto _ : state) {
+    for (long i = 0; i < n; ++i) {
+      const P3* p = &q[static_cast<size_t>(4 * i)];
+      const auto w = mf::edge_edge_witness(seed(p[0], 0), seed(p[1], 3), seed(p[2], 6), seed(p[3], 9), opt);
+      out[static_cast<size_t>(i)] = w.distance.d.sum();
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * n);
+}
+
+}  // namespace
+
+BENCHMARK_CAPTURE(BM_EdgeEdge, smooth, true)->Name("Manifold/EdgeEdge/smooth")->RangeMultiplier(10)->Range(1, 1000000);
+BENCHMARK_CAPTURE(BM_EdgeEdge, hard, false)->Name("Manifold/EdgeEdge/hard")->RangeMultiplier(10)->Range(1, 1000000);
+BENCHMARK_CAPTURE(BM_VertexFace, smooth, true)->Name("Manifold/VertexFace/smooth")->RangeMultiplier(10)->Range(1, 1000000);
+BENCHMARK_CAPTURE(BM_VertexFace, hard, false)->Name("Manifold/VertexFace/hard")->RangeMultiplier(10)->Range(1, 1000000);
+BENCHMARK(BM_EdgeEdgeJacobian)->Name("Manifold/EdgeEdgeJacobian/smooth")->RangeMultiplier(100)->Range(1, 1000000);

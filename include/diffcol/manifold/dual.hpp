@@ -1,0 +1,144 @@
+#pragma once
+/// @file dual.hpp
+/// Forward-mode dual numbers and a tiny 3-vector for scalar-generic geometry code.
+///
+/// The contact routines (sdf.hpp, edge_edge.hpp, vertex_face.hpp) are templates over a scalar T:
+/// T = double evaluates them; T = Dual<N> carries N directional derivatives alongside, which is
+/// how their exact Jacobians are obtained (w.r.t. segment end points now, w.r.t. poses later).
+/// Branch decisions use value_of(T). Everything is fixed-size: no allocation.
+
+#include <cmath>
+
+#include <Eigen/Core>
+
+namespace diffcol::manifold {
+
+/// The plain value of a scalar (identity for double).
+inline double value_of(double x) { return x; }
+
+/// A value with N partial derivatives: v + Σ d_k ε_k.
+template <int N>
+struct Dual {
+  using Grad = Eigen::Matrix<double, N, 1>;
+  double v = 0.0;                ///< value
+  Grad d = Grad::Zero();         ///< partial derivatives
+
+  Dual() = default;
+  Dual(double value) : v(value), d(Grad::Zero()) {}  // NOLINT: implicit from constants
+  Dual(double value, const Grad& grad) : v(value), d(grad) {}
+
+  /// The k-th independent variable with value `value`.
+  static Dual variable(double value, int k) {
+    Dual x(value);
+    x.d[k] = 1.0;
+    return x;
+  }
+};
+
+template <int N> inline double value_of(const Dual<N>& x) { return x.v; }
+
+template <int N> Dual<N> operator-(const Dual<N>& a) { return {-a.v, -a.d}; }
+template <int N> Dual<N> operator+(const Dual<N>& a, const Dual<N>& b) { return {a.v + b.v, a.d + b.d}; }
+template <int N> Dual<N> operator-(const Dual<N>& a, const Dual<N>& b) { return {a.v - b.v, a.d - b.d}; }
+template <int N> Dual<N> operator*(const Dual<N>& a, const Dual<N>& b) {
+  return {a.v * b.v, b.v * a.d + a.v * b.d};
+}
+template <int N> Dual<N> operator/(const Dual<N>& a, const Dual<N>& b) {
+  const double inv = 1.0 / b.v;
+  return {a.v * inv, (a.d - (a.v * inv) * b.d) * inv};
+}
+template <int N> Dual<N> operator+(const Dual<N>& a, double b) { return {a.v + b, a.d}; }
+template <int N> Dual<N> operator+(double a, const Dual<N>& b) { return {a + b.v, b.d}; }
+template <int N> Dual<N> operator-(const Dual<N>& a, double b) { return {a.v - b, a.d}; }
+template <int N> Dual<N> operator-(double a, const Dual<N>& b) { return {a - b.v, -b.d}; }
+template <int N> Dual<N> operator*(const Dual<N>& a, double b) { return {a.v * b, a.d * b}; }
+template <int N> Dual<N> operator*(double a, const Dual<N>& b) { return {a * b.v, a * b.d}; }
+template <int N> Dual<N> operator/(const Dual<N>& a, double b) { return {a.v / b, a.d / b}; }
+template <int N> Dual<N> operator/(double a, const Dual<N>& b) {
+  const double inv = 1.0 / b.v;
+  return {a * inv, (-a * inv * inv) * b.d};
+}
+template <int N> Dual<N>& operator+=(Dual<N>& a, const Dual<N>& b) { return a = a + b; }
+template <int N> Dual<N>& operator-=(Dual<N>& a, const Dual<N>& b) { return a = a - b; }
+template <int N> Dual<N>& operator*=(Dual<N>& a, const Dual<N>& b) { return a = a * b; }
+
+template <int N> Dual<N> exp(const Dual<N>& a) {
+  const double e = std::exp(a.v);
+  // 0·(finite) stays 0 where exp underflows; guard inf·0 when a.d has zeros.
+  return {e, e == 0.0 ? Eigen::Matrix<double, N, 1>::Zero().eval() : (e * a.d).eval()};
+}
+template <int N> Dual<N> log(const Dual<N>& a) { return {std::log(a.v), a.d / a.v}; }
+template <int N> Dual<N> log1p(const Dual<N>& a) { return {std::log1p(a.v), a.d / (1.0 + a.v)}; }
+template <int N> Dual<N> sqrt(const Dual<N>& a) {
+  const double s = std::sqrt(a.v);
+  return {s, a.d / (2.0 * s)};
+}
+template <int N> Dual<N> tanh(const Dual<N>& a) {
+  const double th = std::tanh(a.v);
+  return {th, ((1.0 - th) * (1.0 + th)) * a.d};
+}
+
+/// |x|^k for k > 0 with value and derivative 0 at x = 0 (k > 1 assumed there).
+inline double abs_pow(double x, double k) { return x == 0.0 ? 0.0 : std::pow(std::abs(x), k); }
+template <int N> Dual<N> abs_pow(const Dual<N>& x, double k) {
+  if (x.v == 0.0) return Dual<N>(0.0);
+  const double a = std::abs(x.v);
+  const double p = std::pow(a, k);
+  const double dp = k * p / a * (x.v > 0.0 ? 1.0 : -1.0);
+  return {p, dp * x.d};
+}
+/// x^k for x > 0.
+inline double pos_pow(double x, double k) { return std::pow(x, k); }
+template <int N> Dual<N> pos_pow(const Dual<N>& x, double k) {
+  const double p = std::pow(x.v, k);
+  return {p, (k * p / x.v) * x.d};
+}
+
+/// A 3-vector of a generic scalar (Eigen fixed-size vectors need NumTraits for custom scalars;
+/// this keeps the generic code small).
+template <class T>
+struct V3 {
+  T x{}, y{}, z{};
+  V3() = default;
+  V3(const T& a, const T& b, const T& c) : x(a), y(b), z(c) {}
+  /// From an Eigen vector (constants).
+  static V3 from(const Eigen::Vector3d& v) { return V3(T(v.x()), T(v.y()), T(v.z())); }
+  T& operator[](int i) { return i == 0 ? x : (i == 1 ? y : z); }
+  const T& operator[](int i) const { return i == 0 ? x : (i == 1 ? y : z); }
+};
+
+template <class T> V3<T> operator+(const V3<T>& a, const V3<T>& b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+template <class T> V3<T> operator-(const V3<T>& a, const V3<T>& b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+template <class T> V3<T> operator-(const V3<T>& a) { return {-a.x, -a.y, -a.z}; }
+template <class T, class S> V3<T> operator*(const S& s, const V3<T>& a) { return {s * a.x, s * a.y, s * a.z}; }
+template <class T> T dot(const V3<T>& a, const V3<T>& b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+template <class T> V3<T> cross(const V3<T>& a, const V3<T>& b) {
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+template <class T> T squared_norm(const V3<T>& a) { return dot(a, a); }
+
+/// Values of a generic vector as an Eigen vector.
+template <class T> Eigen::Vector3d values(const V3<T>& a) {
+  return {value_of(a.x), value_of(a.y), value_of(a.z)};
+}
+/// R·a + p for a constant rotation and translation.
+template <class T> V3<T> transform(const Eigen::Matrix3d& R, const Eigen::Vector3d& p, const V3<T>& a) {
+  V3<T> out;
+  for (int i = 0; i < 3; ++i) out[i] = R(i, 0) * a.x + R(i, 1) * a.y + R(i, 2) * a.z + p[i];
+  return out;
+}
+/// R·a for a constant rotation.
+template <class T> V3<T> rotate(const Eigen::Matrix3d& R, const V3<T>& a) {
+  V3<T> out;
+  for (int i = 0; i < 3; ++i) out[i] = R(i, 0) * a.x + R(i, 1) * a.y + R(i, 2) * a.z;
+  return out;
+}
+/// Rᵀ·(a − p): world → local for a pose with rotation R and translation p.
+template <class T> V3<T> inverse_transform(const Eigen::Matrix3d& R, const Eigen::Vector3d& p, const V3<T>& a) {
+  const V3<T> d(a.x - p.x(), a.y - p.y(), a.z - p.z());
+  V3<T> out;
+  for (int i = 0; i < 3; ++i) out[i] = R(0, i) * d.x + R(1, i) * d.y + R(2, i) * d.z;
+  return out;
+}
+
+}  // namespace diffcol::manifold

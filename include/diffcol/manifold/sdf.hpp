@@ -1,0 +1,402 @@
+#pragma once
+/// @file sdf.hpp
+/// Smooth analytical signed-distance primitives and their smooth union / subtraction (Contax seed,
+/// Sec. IV-B): superquadric (1)–(3), convex polyhedron (4)–(5), oriented point cloud (6).
+///
+/// Frames: every primitive has a pose X_OP (object_from_primitive) inside its SdfObject; the
+/// object's SDF is evaluated at points expressed in the object (body) frame O, and values,
+/// gradients and normals come back in frame O. Units: lengths in the user's unit; the
+/// temperatures of (5) and of the union / subtraction are lengths too.
+///
+/// Sign: φ < 0 inside, φ > 0 outside. Normals are unit outward directions, normalized as
+/// n = g/√(τ + ‖g‖²) with g = ∇φ (polyhedron, point cloud) or g ∝ ∇f (superquadric, footnote 2:
+/// ∇φ of (3) is not monotone); τ = SdfObject::normal_regularization.
+///
+/// Evaluation is a template over the scalar (double or manifold::Dual<N>) so that the contact
+/// routines can carry derivatives through it; it allocates nothing.
+
+#include <limits>
+#include <stdexcept>
+#include <variant>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "diffcol/manifold/dual.hpp"
+#include "diffcol/math/se3.hpp"
+
+namespace diffcol::manifold {
+
+/// One SDF evaluation in the frame of the query point.
+template <class T>
+struct SdfPoint {
+  T value{};           ///< signed distance φ(x) (approximate away from the surface for (3), (6))
+  V3<T> gradient;      ///< ∇φ(x) w.r.t. the query point
+  V3<T> normal;        ///< unit outward normal (see the file comment), 0 where undefined
+};
+
+namespace detail {
+
+/// Running logsumexp with temperature t over values v_i, carrying the softmax-weighted means of
+/// two vectors (gradient and normal). t = 0 keeps the first maximal entry. Allocation-free.
+template <class T>
+struct LseAccumulator {
+  double t = 0.0;
+  bool empty = true;
+  T max{};          // current shift
+  T sum{};          // Σ exp((v_i − max)/t)
+  V3<T> grad_sum;   // Σ exp(...)·g_i
+  V3<T> normal_sum; // Σ exp(...)·n_i
+
+  void add(const T& v, const V3<T>& g, const V3<T>& n) {
+    using std::exp;
+    if (empty) {
+      empty = false;
+      max = v;
+      sum = T(1.0);
+      grad_sum = g;
+      normal_sum = n;
+      return;
+    }
+    if (t == 0.0) {
+      if (value_of(v) > value_of(max)) {
+        max = v;
+        grad_sum = g;
+        normal_sum = n;
+      }
+      return;
+    }
+    if (value_of(v) > value_of(max)) {
+      const T scale = exp((max - v) / t);
+      sum = sum * scale + 1.0;
+      grad_sum = scale * grad_sum + g;
+      normal_sum = scale * normal_sum + n;
+      max = v;
+    } else {
+      const T e = exp((v - max) / t);
+      sum = sum + e;
+      grad_sum = grad_sum + e * g;
+      normal_sum = normal_sum + e * n;
+    }
+  }
+  T value() const {
+    using std::log;
+    if (t == 0.0) return max;
+    return max + t * log(sum);
+  }
+  V3<T> gradient() const { return t == 0.0 ? grad_sum : (T(1.0) / sum) * grad_sum; }
+  V3<T> normal() const { return t == 0.0 ? normal_sum : (T(1.0) / sum) * normal_sum; }
+};
+
+/// g/√(τ + ‖g‖²); 0 for g = 0 and τ = 0.
+template <class T>
+V3<T> regularized_unit(const V3<T>& g, double tau) {
+  using std::sqrt;
+  const T n2 = squared_norm(g) + tau;
+  if (value_of(n2) <= 0.0) return V3<T>(T(0.0), T(0.0), T(0.0));
+  return (T(1.0) / sqrt(n2)) * g;
+}
+
+/// sign(u)·|u|^k (k > 0), 0 at u = 0.
+template <class T>
+T signed_pow(const T& u, double k) {
+  const T p = abs_pow(u, k);
+  return value_of(u) < 0.0 ? T(-p) : p;
+}
+
+}  // namespace detail
+
+/// A superquadric with semi-axes (a, b, c) and shape exponents ε1 (vertical), ε2 (horizontal),
+/// eq. (2), with the radial signed distance φ(x) = ‖x‖·(1 − f(x̃)^(−ε1/2)), x̃ = (x/a, y/b, z/c).
+///
+/// Note on eq. (3): the seed prints (1 − f^(−ε1/2))/‖x‖; the distance along the ray from the
+/// center to the surface (Liu et al., the seed's ref. [30]) is ‖x‖·(1 − f^(−ε1/2)), which is what
+/// is implemented (it is exact for a sphere and metric near the surface, as the seed states).
+/// At the center φ is direction dependent; there the value −min(a, b, c) with zero gradient and
+/// normal is returned.
+class Superquadric {
+ public:
+  /// @param semi_axes (a, b, c) > 0.  @param eps1, eps2 ∈ [0.01, 2) (1 = round, → 0 = boxy).
+  /// @param X_OP pose of the primitive in the object frame.
+  /// @throws std::invalid_argument on non-positive / non-finite sizes or exponents out of range.
+  Superquadric(const Eigen::Vector3d& semi_axes, double eps1, double eps2,
+               const Pose& X_OP = Pose::identity());
+
+  const Eigen::Vector3d& semi_axes() const { return semi_axes_; }
+  double eps1() const { return eps1_; }
+  double eps2() const { return eps2_; }
+  const Pose& pose() const { return X_OP_; }
+
+  /// φ, ∇φ and the normal (∝ ∇f) at x_O (object frame); normal normalized with τ.
+  template <class T>
+  SdfPoint<T> evaluate(const V3<T>& x_O, double tau = 0.0) const;
+
+  /// The inside–outside function f of eq. (2) at x_O (object frame); f = 1 on the surface.
+  double inside_outside(const Eigen::Vector3d& x_O) const;
+
+ private:
+  Eigen::Vector3d semi_axes_;
+  double eps1_, eps2_;
+  Pose X_OP_;
+};
+
+/// A convex polyhedron {x : n_iᵀx ≤ h_i} with the smooth SDF (5) φ = LSE_t(n_iᵀx − h_i)
+/// (t = 0: the max of eq. (4), exact on and inside the faces' Voronoi regions, a lower bound
+/// elsewhere).
+class ConvexPolyhedron {
+ public:
+  /// From half-spaces n_iᵀx ≤ h_i in the primitive frame. Normals are normalized. The origin
+  /// of the primitive frame must be strictly inside (every h_i > 0 after normalization): this
+  /// rules out empty polyhedra; unbounded ones are rejected too.
+  /// @param normals N × 3, @param offsets N, @param temperature t ≥ 0 of eq. (5) (a length).
+  /// @throws std::invalid_argument on non-finite input, zero normals, N < 4, an origin not
+  /// strictly inside, an unbounded set or an invalid temperature.
+  static ConvexPolyhedron from_halfspaces(const Eigen::MatrixX3d& normals,
+                                          const Eigen::VectorXd& offsets, double temperature,
+                                          const Pose& X_OP = Pose::identity());
+  /// The convex hull of a vertex set (N × 3, primitive frame), facets found by brute force
+  /// (O(N⁴), meant for the small hulls of collision primitives, N ≤ 64).
+  /// @throws std::invalid_argument on non-finite input, N < 4, N > 64, a flat (zero-volume)
+  /// set or an invalid temperature.
+  static ConvexPolyhedron from_vertices(const Eigen::MatrixX3d& vertices, double temperature,
+                                        const Pose& X_OP = Pose::identity());
+
+  int num_planes() const { return static_cast<int>(offsets_.size()); }
+  const Eigen::MatrixX3d& normals() const { return normals_; }
+  const Eigen::VectorXd& offsets() const { return offsets_; }
+  double temperature() const { return temperature_; }
+  const Pose& pose() const { return X_OP_; }
+
+  template <class T>
+  SdfPoint<T> evaluate(const V3<T>& x_O, double tau = 0.0) const;
+
+ private:
+  ConvexPolyhedron() = default;
+  void validate_bounded() const;
+  Eigen::MatrixX3d normals_;
+  Eigen::VectorXd offsets_;
+  double temperature_ = 0.0;
+  Pose X_OP_;
+};
+
+/// An oriented point cloud {(p_i, n_i)} with the RBF SDF (6), Gaussian kernels of one bandwidth σ:
+/// φ(x) = Σ B_i n_iᵀ(x − p_i) / Σ B_i, B_i = exp(−‖x − p_i‖²/(2σ²)) (weights evaluated as a
+/// max-shifted softmax, so far queries stay finite).
+class OrientedPointCloud {
+ public:
+  /// @param points N × 3, @param normals N × 3 (normalized here), @param bandwidth σ > 0.
+  /// @throws std::invalid_argument on N = 0, size mismatch, non-finite input, zero normals or
+  /// σ ≤ 0.
+  OrientedPointCloud(const Eigen::MatrixX3d& points, const Eigen::MatrixX3d& normals,
+                     double bandwidth, const Pose& X_OP = Pose::identity());
+
+  int size() const { return static_cast<int>(points_.rows()); }
+  double bandwidth() const { return bandwidth_; }
+  const Pose& pose() const { return X_OP_; }
+
+  template <class T>
+  SdfPoint<T> evaluate(const V3<T>& x_O, double tau = 0.0) const;
+
+ private:
+  Eigen::MatrixX3d points_;
+  Eigen::MatrixX3d normals_;
+  double bandwidth_;
+  Pose X_OP_;
+};
+
+/// Any primitive.
+using SdfPrimitive = std::variant<Superquadric, ConvexPolyhedron, OrientedPointCloud>;
+
+/// An object's SDF: the smooth union of its additive primitives, minus its subtractive ones
+/// (Sec. IV-B): φ = LSE_t( −LSE_t(−φ_1, …, −φ_L), −ψ_1, …, −ψ_M ) with t = blend_temperature
+/// (t = 0: min / max). Gradients and normals are the matching softmax-weighted combinations
+/// (normals of subtracted primitives are flipped), renormalized with τ.
+class SdfObject {
+ public:
+  /// @param blend_temperature t ≥ 0 of the union / subtraction (a length).
+  /// @param normal_regularization τ ≥ 0 of the normal normalization (a squared inverse-length
+  /// scale for superquadrics, dimensionless otherwise; keep it small, e.g. 1e-12).
+  /// @throws std::invalid_argument on invalid temperatures.
+  explicit SdfObject(double blend_temperature = 0.0, double normal_regularization = 1e-12);
+
+  /// Adds a primitive to the union. @return *this.
+  SdfObject& add(const SdfPrimitive& primitive);
+  /// Adds a primitive to subtract. @return *this.
+  SdfObject& subtract(const SdfPrimitive& primitive);
+
+  int num_added() const { return static_cast<int>(added_.size()); }
+  int num_subtracted() const { return static_cast<int>(subtracted_.size()); }
+  double blend_temperature() const { return blend_temperature_; }
+  double normal_regularization() const { return tau_; }
+
+  /// φ, ∇φ and n at x_O (object frame). Requires at least one added primitive (else the value
+  /// is +inf with zero gradient and normal).
+  template <class T>
+  SdfPoint<T> evaluate(const V3<T>& x_O) const;
+
+  /// Double convenience: φ(x_O).
+  double value(const Eigen::Vector3d& x_O) const { return evaluate(V3<double>::from(x_O)).value; }
+  /// Double convenience: ∇φ(x_O).
+  Eigen::Vector3d gradient(const Eigen::Vector3d& x_O) const {
+    return values(evaluate(V3<double>::from(x_O)).gradient);
+  }
+  /// Double convenience: the unit normal at x_O.
+  Eigen::Vector3d normal(const Eigen::Vector3d& x_O) const {
+    return values(evaluate(V3<double>::from(x_O)).normal);
+  }
+
+ private:
+  std::vector<SdfPrimitive> added_;
+  std::vector<SdfPrimitive> subtracted_;
+  double blend_temperature_;
+  double tau_;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Template definitions
+// ---------------------------------------------------------------------------------------------
+
+template <class T>
+SdfPoint<T> Superquadric::evaluate(const V3<T>& x_O, double tau) const {
+  using std::sqrt;
+  SdfPoint<T> out;
+  const V3<T> x = inverse_transform(X_OP_.R, X_OP_.p, x_O);
+  const V3<T> xs(x.x / semi_axes_.x(), x.y / semi_axes_.y(), x.z / semi_axes_.z());
+  // s = max |x̃_i| makes u = x̃/s lie on the unit cube surface: no over/underflow in f(u).
+  int k = 0;
+  for (int i = 1; i < 3; ++i)
+    if (std::abs(value_of(xs[i])) > std::abs(value_of(xs[k]))) k = i;
+  const T s = value_of(xs[k]) < 0.0 ? T(-xs[k]) : xs[k];
+  if (value_of(s) == 0.0) {
+    out.value = T(-semi_axes_.minCoeff());
+    return out;  // center: gradient and normal 0
+  }
+  const V3<T> u = (T(1.0) / s) * xs;
+  const double p2 = 2.0 / eps2_, p1 = 2.0 / eps1_, q = eps2_ / eps1_;
+  // A = |u_x|^p2 + |u_y|^p2 in the log domain: A^q and A^(q−1)·|u|^(p2−1) stay finite even
+  // where A underflows (tiny ε2), eq. (2).
+  using std::exp;
+  using std::log;
+  using std::log1p;
+  const bool x0 = value_of(u.x) == 0.0, y0 = value_of(u.y) == 0.0;
+  const T ax = value_of(u.x) < 0.0 ? T(-u.x) : u.x;
+  const T ay = value_of(u.y) < 0.0 ? T(-u.y) : u.y;
+  T Aq(0.0), tx(0.0), ty(0.0);  // A^q and A^(q−1)·sgn(u)|u|^(p2−1) for x, y
+  if (!(x0 && y0)) {
+    const T lx = x0 ? T(0.0) : T(log(ax)), ly = y0 ? T(0.0) : T(log(ay));
+    T logA;
+    if (x0) logA = p2 * ly;
+    else if (y0) logA = p2 * lx;
+    else if (value_of(lx) >= value_of(ly)) logA = p2 * lx + log1p(exp(p2 * (ly - lx)));
+    else logA = p2 * ly + log1p(exp(p2 * (lx - ly)));
+    Aq = exp(q * logA);
+    if (!x0) tx = exp((q - 1.0) * logA + (p2 - 1.0) * lx);
+    if (!y0) ty = exp((q - 1.0) * logA + (p2 - 1.0) * ly);
+    if (value_of(u.x) < 0.0) tx = -tx;
+    if (value_of(u.y) < 0.0) ty = -ty;
+  }
+  const T g = Aq + abs_pow(u.z, p1);        // f(u) ≥ 1, eq. (2)
+  const T h = s * pos_pow(g, 0.5 * eps1_);  // h = f(x̃)^(ε1/2), homogeneous of degree 1
+  const T r = sqrt(squared_norm(x));
+  const T one_minus = 1.0 - T(1.0) / h;
+  out.value = r * one_minus;
+  // ∇_x̃ h = g^(ε1/2 − 1)·[A^(q−1) sgn|u_x|^(p2−1), A^(q−1) sgn|u_y|^(p2−1), sgn|u_z|^(p1−1)].
+  const T gpow = pos_pow(g, 0.5 * eps1_ - 1.0);
+  V3<T> grad_h(gpow * tx / semi_axes_.x(), gpow * ty / semi_axes_.y(),
+               gpow * detail::signed_pow(u.z, p1 - 1.0) / semi_axes_.z());
+  // ∇φ = (x/‖x‖)(1 − 1/h) + ‖x‖ ∇h / h².
+  const V3<T> grad = (one_minus / r) * x + (r / (h * h)) * grad_h;
+  out.gradient = rotate(X_OP_.R, grad);
+  out.normal = detail::regularized_unit(rotate(X_OP_.R, grad_h), tau);
+  return out;
+}
+
+template <class T>
+SdfPoint<T> ConvexPolyhedron::evaluate(const V3<T>& x_O, double tau) const {
+  const V3<T> x = inverse_transform(X_OP_.R, X_OP_.p, x_O);
+  detail::LseAccumulator<T> lse;
+  lse.t = temperature_;
+  for (int i = 0; i < num_planes(); ++i) {
+    const V3<T> n = V3<T>::from(normals_.row(i).transpose());
+    lse.add(dot(n, x) - offsets_[i], n, n);  // eq. (5)
+  }
+  SdfPoint<T> out;
+  out.value = lse.value();
+  out.gradient = rotate(X_OP_.R, lse.gradient());
+  out.normal = detail::regularized_unit(out.gradient, tau);
+  return out;
+}
+
+template <class T>
+SdfPoint<T> OrientedPointCloud::evaluate(const V3<T>& x_O, double tau) const {
+  using std::exp;
+  const V3<T> x = inverse_transform(X_OP_.R, X_OP_.p, x_O);
+  const double inv_s2 = 1.0 / (bandwidth_ * bandwidth_);
+  // Streaming softmax over logits a_i = −‖x − p_i‖²/(2σ²) accumulating Σw, Σw n, Σw d,
+  // Σw d (x − p), Σw (x − p) with d_i = n_iᵀ(x − p_i).
+  T amax{}, sw(0.0), swd(0.0);
+  V3<T> swn, swdr, swr;
+  for (int i = 0; i < size(); ++i) {
+    const V3<T> r = x - V3<T>::from(points_.row(i).transpose());
+    const V3<T> n = V3<T>::from(normals_.row(i).transpose());
+    const T a = -0.5 * inv_s2 * squared_norm(r);
+    const T d = dot(n, r);
+    T w(1.0);
+    if (i == 0) {
+      amax = a;
+    } else if (value_of(a) > value_of(amax)) {
+      const T scale = exp(amax - a);
+      sw = scale * sw;
+      swd = scale * swd;
+      swn = scale * swn;
+      swdr = scale * swdr;
+      swr = scale * swr;
+      amax = a;
+    } else {
+      w = exp(a - amax);
+    }
+    sw = sw + w;
+    swd = swd + w * d;
+    swn = swn + w * n;
+    swdr = swdr + (w * d) * r;
+    swr = swr + w * r;
+  }
+  const T inv = T(1.0) / sw;
+  SdfPoint<T> out;
+  out.value = swd * inv;  // eq. (6)
+  // ∇φ = Σw n/Σw + (1/σ²)(φ·Σw r − Σw d r)/Σw.
+  const V3<T> grad = inv * swn + (inv_s2 * inv) * (out.value * swr - swdr);
+  out.gradient = rotate(X_OP_.R, grad);
+  out.normal = detail::regularized_unit(out.gradient, tau);
+  return out;
+}
+
+template <class T>
+SdfPoint<T> SdfObject::evaluate(const V3<T>& x_O) const {
+  SdfPoint<T> out;
+  if (added_.empty()) {
+    out.value = T(std::numeric_limits<double>::infinity());
+    return out;
+  }
+  // Smooth union: −LSE(−φ_l) (normals combined with the same weights).
+  detail::LseAccumulator<T> uni;
+  uni.t = blend_temperature_;
+  for (const SdfPrimitive& prim : added_) {
+    const SdfPoint<T> p = std::visit([&](const auto& q) { return q.evaluate(x_O, tau_); }, prim);
+    uni.add(-p.value, -p.gradient, p.normal);
+  }
+  detail::LseAccumulator<T> sub;
+  sub.t = blend_temperature_;
+  sub.add(-uni.value(), -uni.gradient(), uni.normal());
+  // Smooth subtraction: LSE(φ, −ψ_m).
+  for (const SdfPrimitive& prim : subtracted_) {
+    const SdfPoint<T> p = std::visit([&](const auto& q) { return q.evaluate(x_O, tau_); }, prim);
+    sub.add(-p.value, -p.gradient, -p.normal);
+  }
+  out.value = sub.value();
+  out.gradient = sub.gradient();
+  out.normal = detail::regularized_unit(sub.normal(), tau_);
+  return out;
+}
+
+}  // namespace diffcol::manifold

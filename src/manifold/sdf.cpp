@@ -1,0 +1,176 @@
+// Construction and validation of the SDF primitives (Contax seed, Sec. IV-B).
+#include "diffcol/manifold/sdf.hpp"
+
+#include <cmath>
+#include <string>
+
+#include <Eigen/SVD>
+
+#include "diffcol/math/smooth.hpp"
+
+namespace diffcol::manifold {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& msg) { throw std::invalid_argument("diffcol::manifold: " + msg); }
+
+void validate_pose(const Pose& X, const char* what) {
+  if (!X.is_finite()) fail(std::string(what) + ": pose has non-finite entries");
+  if ((X.R * X.R.transpose() - Eigen::Matrix3d::Identity()).norm() > 1e-6 || X.R.determinant() < 0.0)
+    fail(std::string(what) + ": pose rotation is not a rotation matrix");
+}
+
+}  // namespace
+
+Superquadric::Superquadric(const Eigen::Vector3d& semi_axes, double eps1, double eps2, const Pose& X_OP)
+    : semi_axes_(semi_axes), eps1_(eps1), eps2_(eps2), X_OP_(X_OP) {
+  if (!semi_axes.allFinite() || (semi_axes.array() <= 0.0).any())
+    fail("Superquadric: semi-axes must be finite and > 0");
+  for (double e : {eps1, eps2})
+    if (!std::isfinite(e) || e < 0.01 || e >= 2.0)
+      fail("Superquadric: shape exponents eps1, eps2 must lie in [0.01, 2), got " + std::to_string(e));
+  validate_pose(X_OP, "Superquadric");
+}
+
+double Superquadric::inside_outside(const Eigen::Vector3d& x_O) const {
+  const Eigen::Vector3d x = X_OP_.R.transpose() * (x_O - X_OP_.p);
+  const Eigen::Vector3d xs = x.cwiseQuotient(semi_axes_);
+  // eq. (2)
+  const double A = std::pow(xs.x() * xs.x(), 1.0 / eps2_) + std::pow(xs.y() * xs.y(), 1.0 / eps2_);
+  return std::pow(A, eps2_ / eps1_) + std::pow(xs.z() * xs.z(), 1.0 / eps1_);
+}
+
+ConvexPolyhedron ConvexPolyhedron::from_halfspaces(const Eigen::MatrixX3d& normals,
+                                                   const Eigen::VectorXd& offsets, double temperature,
+                                                   const Pose& X_OP) {
+  smooth::validate_temperature(temperature, "ConvexPolyhedron temperature");
+  validate_pose(X_OP, "ConvexPolyhedron");
+  if (normals.rows() != offsets.size())
+    fail("ConvexPolyhedron: " + std::to_string(normals.rows()) + " normals but " +
+         std::to_string(offsets.size()) + " offsets");
+  if (normals.rows() < 4) fail("ConvexPolyhedron: a bounded polyhedron needs at least 4 half-spaces");
+  if (!normals.allFinite() || !offsets.allFinite()) fail("ConvexPolyhedron: non-finite half-space");
+  ConvexPolyhedron P;
+  P.normals_ = normals;
+  P.offsets_ = offsets;
+  for (int i = 0; i < normals.rows(); ++i) {
+    const double len = normals.row(i).norm();
+    if (len < 1e-12) fail("ConvexPolyhedron: half-space " + std::to_string(i) + " has a zero normal");
+    P.normals_.row(i) /= len;
+    P.offsets_[i] /= len;
+    if (!(P.offsets_[i] > 0.0))
+      fail("ConvexPolyhedron: the origin of the primitive frame must be strictly inside every "
+           "half-space (empty polyhedra are rejected); half-space " + std::to_string(i) +
+           " has offset " + std::to_string(P.offsets_[i]));
+  }
+  P.temperature_ = temperature;
+  P.X_OP_ = X_OP;
+  P.validate_bounded();
+  return P;
+}
+
+void ConvexPolyhedron::validate_bounded() const {
+  // Bounded ⇔ the recession cone {d : N d ≤ 0} is {0}. It is pointed iff rank N = 3, and a
+  // nonzero pointed cone in R³ has an extreme ray ±(n_i × n_j).
+  const int n = num_planes();
+  Eigen::JacobiSVD<Eigen::MatrixX3d> svd(normals_);
+  if (svd.singularValues()(2) < 1e-9) fail("ConvexPolyhedron: unbounded (normals do not span R^3)");
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) {
+      const Eigen::Vector3d c = normals_.row(i).transpose().cross(normals_.row(j).transpose());
+      if (c.norm() < 1e-9) continue;
+      for (double sgn : {1.0, -1.0}) {
+        const Eigen::Vector3d d = sgn * c.normalized();
+        if ((normals_ * d).maxCoeff() <= 1e-12)
+          fail("ConvexPolyhedron: unbounded (a direction leaves every half-space)");
+      }
+    }
+}
+
+ConvexPolyhedron ConvexPolyhedron::from_vertices(const Eigen::MatrixX3d& vertices, double temperature,
+                                                 const Pose& X_OP) {
+  smooth::validate_temperature(temperature, "ConvexPolyhedron temperature");
+  validate_pose(X_OP, "ConvexPolyhedron");
+  const int n = static_cast<int>(vertices.rows());
+  if (n < 4) fail("ConvexPolyhedron::from_vertices: needs at least 4 vertices, got " + std::to_string(n));
+  if (n > 64) fail("ConvexPolyhedron::from_vertices: at most 64 vertices, got " + std::to_string(n));
+  if (!vertices.allFinite()) fail("ConvexPolyhedron::from_vertices: non-finite vertex");
+  const double scale = (vertices.rowwise() - vertices.colwise().mean()).rowwise().norm().maxCoeff();
+  if (!(scale > 0.0)) fail("ConvexPolyhedron::from_vertices: all vertices coincide");
+  const double tol = 1e-9 * scale;
+  std::vector<Eigen::Vector3d> nrm;
+  std::vector<double> off;
+  // Every supporting plane through three vertices is a facet plane (brute force).
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      for (int k = j + 1; k < n; ++k) {
+        Eigen::Vector3d c = (vertices.row(j) - vertices.row(i)).transpose().cross(
+            (vertices.row(k) - vertices.row(i)).transpose());
+        if (c.norm() < 1e-9 * scale * scale) continue;
+        c.normalize();
+        const double h = c.dot(vertices.row(i).transpose());
+        const Eigen::VectorXd s = vertices * c - Eigen::VectorXd::Constant(n, h);
+        double sgn = 0.0;
+        if (s.maxCoeff() <= tol) sgn = 1.0;
+        else if (s.minCoeff() >= -tol) sgn = -1.0;
+        if (sgn == 0.0) continue;
+        const Eigen::Vector3d nn = sgn * c;
+        const double hh = sgn * h;
+        bool dup = false;
+        for (size_t m = 0; m < nrm.size() && !dup; ++m)
+          dup = (nrm[m] - nn).norm() < 1e-9 && std::abs(off[m] - hh) < tol;
+        if (!dup) {
+          nrm.push_back(nn);
+          off.push_back(hh);
+        }
+      }
+  if (nrm.size() < 4) fail("ConvexPolyhedron::from_vertices: the vertices are flat (zero volume)");
+  ConvexPolyhedron P;
+  P.normals_.resize(static_cast<long>(nrm.size()), 3);
+  P.offsets_.resize(static_cast<long>(nrm.size()));
+  for (size_t m = 0; m < nrm.size(); ++m) {
+    P.normals_.row(static_cast<long>(m)) = nrm[m].transpose();
+    P.offsets_[static_cast<long>(m)] = off[m];
+  }
+  P.temperature_ = temperature;
+  P.X_OP_ = X_OP;
+  P.validate_bounded();
+  return P;
+}
+
+OrientedPointCloud::OrientedPointCloud(const Eigen::MatrixX3d& points, const Eigen::MatrixX3d& normals,
+                                       double bandwidth, const Pose& X_OP)
+    : points_(points), normals_(normals), bandwidth_(bandwidth), X_OP_(X_OP) {
+  if (points.rows() == 0) fail("OrientedPointCloud: empty point cloud");
+  if (normals.rows() != points.rows())
+    fail("OrientedPointCloud: " + std::to_string(points.rows()) + " points but " +
+         std::to_string(normals.rows()) + " normals");
+  if (!points.allFinite() || !normals.allFinite()) fail("OrientedPointCloud: non-finite point or normal");
+  if (!std::isfinite(bandwidth) || bandwidth <= 0.0)
+    fail("OrientedPointCloud: bandwidth must be finite and > 0, got " + std::to_string(bandwidth));
+  validate_pose(X_OP, "OrientedPointCloud");
+  for (int i = 0; i < normals_.rows(); ++i) {
+    const double len = normals_.row(i).norm();
+    if (len < 1e-12) fail("OrientedPointCloud: normal " + std::to_string(i) + " is zero");
+    normals_.row(i) /= len;
+  }
+}
+
+SdfObject::SdfObject(double blend_temperature, double normal_regularization)
+    : blend_temperature_(blend_temperature), tau_(normal_regularization) {
+  smooth::validate_temperature(blend_temperature, "SdfObject blend temperature");
+  if (!std::isfinite(normal_regularization) || normal_regularization < 0.0)
+    fail("SdfObject: normal_regularization must be finite and >= 0");
+}
+
+SdfObject& SdfObject::add(const SdfPrimitive& primitive) {
+  added_.push_back(primitive);
+  return *this;
+}
+
+SdfObject& SdfObject::subtract(const SdfPrimitive& primitive) {
+  subtracted_.push_back(primitive);
+  return *this;
+}
+
+}  // namespace diffcol::manifold
