@@ -1,0 +1,495 @@
+// Tests of the AOPC (include/diffcol/ssdf/aopc.hpp) and the SSDF layer (ssdf.hpp): sign of the
+// SSDF against the exact point-in-mesh test, isosurface error against the exact mesh distance as
+// eps1 → 0 and as the AOPC resolution grows (printed table), hard limit against a brute-force
+// nearest-point evaluation of eqs. (6)–(7), derivatives against central finite differences on
+// SE(3), separation distance of two spheres against the closed form, collision points.
+//
+// DIFFCOL_SSDF_POINTS (default 10000): number of random query points of the sign test.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+
+#include "diffcol/math/gradient_check.hpp"
+#include "diffcol/mesh/triangle_mesh.hpp"
+#include "diffcol/ssdf/aopc.hpp"
+#include "diffcol/ssdf/ssdf.hpp"
+
+#include "test_util.hpp"
+
+namespace {
+
+using diffcol::GradientCheckOptions;
+using diffcol::Mat3;
+using diffcol::PerturbationSide;
+using diffcol::Pose;
+using diffcol::Vec3;
+using diffcol::Vec6;
+using diffcol::mesh::TriangleMesh;
+using diffcol::ssdf::AopcOptions;
+using diffcol::ssdf::OrientedPointCloud;
+using diffcol::ssdf::SsdfWorkspace;
+namespace mesh = diffcol::mesh;
+namespace ssdf = diffcol::ssdf;
+using namespace diffcol::test;
+
+int env_count(const char* name, int fallback) {
+  const char* s = std::getenv(name);
+  return s ? std::max(1, std::atoi(s)) : fallback;
+}
+
+Pose random_pose(std::mt19937& rng, double spread) {
+  std::uniform_real_distribution<double> U(-spread, spread);
+  return make_pose(random_rotation(rng), Vec3(U(rng), U(rng), U(rng)));
+}
+
+OrientedPointCloud cloud_of(const TriangleMesh& m, int n, std::uint64_t seed = 1) {
+  AopcOptions o;
+  o.num_points = n;
+  o.seed = seed;
+  return ssdf::make_aopc(m, o);
+}
+
+// ----------------------------------------------------------------------------------------- AOPC
+
+TEST(Aopc, PointsOnSurfaceWithFaceNormals) {
+  const TriangleMesh t = mesh::make_t_shape();
+  const OrientedPointCloud c = cloud_of(t, 400);
+  ASSERT_EQ(c.size(), 400);
+  for (int i = 0; i < c.size(); ++i) {
+    Vec3 x;
+    EXPECT_LT(mesh::distance_to_surface(t, c.points()[static_cast<size_t>(i)], &x), 1e-12);
+    // The normal is the outward normal of a face containing the point: stepping along it leaves the solid.
+    const Vec3 p = c.points()[static_cast<size_t>(i)], n = c.normals()[static_cast<size_t>(i)];
+    EXPECT_NEAR(n.norm(), 1.0, 1e-14);
+    // (Points within 1e-3 of an edge may see the neighbouring face's half-space; skip those.)
+    if (mesh::distance_to_surface(t, p + 1e-3 * n) > 0.9e-3) {
+      EXPECT_FALSE(mesh::contains(t, p + 1e-4 * n));
+      EXPECT_TRUE(mesh::contains(t, p - 1e-4 * n));
+    }
+  }
+  // Deterministic given the seed, different for another seed.
+  const OrientedPointCloud c2 = cloud_of(t, 400);
+  const OrientedPointCloud c3 = cloud_of(t, 400, 2);
+  EXPECT_EQ((c.points()[57] - c2.points()[57]).norm(), 0.0);
+  EXPECT_GT((c.points()[57] - c3.points()[57]).norm(), 0.0);
+}
+
+TEST(Aopc, SpreadImprovesWithResolution) {
+  const TriangleMesh t = mesh::make_t_shape();
+  const double area = t.area();
+  double prev = 1e9;
+  for (int n : {100, 400, 1600}) {
+    const OrientedPointCloud c = cloud_of(t, n);
+    // Farthest-point sampling: spacing close to the hexagonal-packing value sqrt(2A/(√3 n)).
+    const double ideal = std::sqrt(2.0 * area / (std::sqrt(3.0) * n));
+    std::printf("  AOPC n=%5d  mean spacing %.5f m  (hexagonal packing %.5f m)\n", n, c.mean_spacing(), ideal);
+    EXPECT_GT(c.mean_spacing(), 0.6 * ideal);
+    EXPECT_LT(c.mean_spacing(), 1.3 * ideal);
+    EXPECT_LT(c.mean_spacing(), prev);
+    prev = c.mean_spacing();
+  }
+  EXPECT_THROW(cloud_of(t, 3), std::invalid_argument);
+}
+
+TEST(Aopc, RejectsBadClouds) {
+  EXPECT_THROW(OrientedPointCloud({}, {}), std::invalid_argument);
+  EXPECT_THROW(OrientedPointCloud({Vec3::Zero()}, {Vec3::Zero()}), std::invalid_argument);
+  EXPECT_THROW(OrientedPointCloud({Vec3(kNaN, 0, 0)}, {Vec3::UnitX()}), std::invalid_argument);
+  EXPECT_THROW(OrientedPointCloud({Vec3::Zero(), Vec3::Ones()}, {Vec3::UnitX()}), std::invalid_argument);
+  EXPECT_THROW(OrientedPointCloud({Vec3::Zero()}, {Vec3::UnitX()}, {Vec3::Zero()}, {{{0, 3, -1}}}),
+               std::invalid_argument);
+}
+
+TEST(Aopc, WorldJacobiansMatchFiniteDifferences) {
+  std::mt19937 rng(11);
+  const OrientedPointCloud c = cloud_of(mesh::make_box(Vec3(0.1, 0.2, 0.3)), 50);
+  for (int trial = 0; trial < 20; ++trial) {
+    const Pose X = random_pose(rng, 1.0);
+    const int i = trial % c.size();
+    ssdf::Mat36 Jp, Jn;
+    c.world_point(i, X, &Jp);
+    c.world_normal(i, X, &Jn);
+    Eigen::MatrixXd J(6, 6);
+    J << Jp, Jn;
+    GradientCheckOptions opt;
+    opt.side = PerturbationSide::body;
+    const auto res = diffcol::check_pose_gradient(
+        [&](const Pose& Y) {
+          Eigen::VectorXd v(6);
+          v << c.world_point(i, Y), c.world_normal(i, Y);
+          return v;
+        },
+        X, J, opt);
+    EXPECT_TRUE(res.passed()) << res.report();
+  }
+}
+
+// ----------------------------------------------------------------------------------------- SSDF
+
+TEST(Ssdf, HardLimitIsNearestPlane) {
+  // eps1 = 0 is eqs. (6)–(7): the signed plane distance of the nearest AOPC point (brute force).
+  std::mt19937 rng(2);
+  const OrientedPointCloud c = cloud_of(mesh::make_icosphere(0.1, 2), 200);
+  SsdfWorkspace ws;
+  std::uniform_real_distribution<double> U(-0.2, 0.2);
+  for (int k = 0; k < 500; ++k) {
+    const Vec3 q(U(rng), U(rng), U(rng));
+    int best = 0;
+    for (int i = 1; i < c.size(); ++i)
+      if ((q - c.points()[static_cast<size_t>(i)]).squaredNorm() < (q - c.points()[static_cast<size_t>(best)]).squaredNorm())
+        best = i;
+    const double ref = c.normals()[static_cast<size_t>(best)].dot(q - c.points()[static_cast<size_t>(best)]);
+    EXPECT_NEAR(ssdf::soft_signed_distance(c, q, 0.0, ws), ref, 1e-15);
+  }
+  EXPECT_THROW(ssdf::soft_signed_distance(c, Vec3::Zero(), -1.0, ws), std::invalid_argument);
+  EXPECT_THROW(ssdf::soft_signed_distance(c, Vec3::Zero(), kNaN, ws), std::invalid_argument);
+  EXPECT_THROW(ssdf::soft_signed_distance(c, Vec3(kNaN, 0, 0), 1e-4, ws), std::invalid_argument);
+}
+
+TEST(Ssdf, LargeTemperatureIsTheAverageOfThePlanes) {
+  // eps1 → ∞: uniform weights, φ → mean of n_iᵀ(q − p_i) (independent closed form).
+  const OrientedPointCloud c = cloud_of(mesh::make_box(Vec3(0.2, 0.1, 0.3)), 100);
+  SsdfWorkspace ws;
+  const Vec3 q(0.03, -0.02, 0.05);
+  double mean = 0.0;
+  for (int i = 0; i < c.size(); ++i) mean += c.normals()[static_cast<size_t>(i)].dot(q - c.points()[static_cast<size_t>(i)]);
+  mean /= c.size();
+  EXPECT_NEAR(ssdf::soft_signed_distance(c, q, 1e12, ws), mean, 1e-9);
+}
+
+struct SignStats {
+  int tested = 0, wrong = 0;
+};
+
+SignStats sign_test(const TriangleMesh& m, const OrientedPointCloud& c, double eps1, double margin, int count,
+                    std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  const auto bb = m.bounding_box();
+  const Vec3 pad = Vec3::Constant(0.25 * (bb[1] - bb[0]).maxCoeff());
+  std::uniform_real_distribution<double> U(0.0, 1.0);
+  SsdfWorkspace ws;
+  SignStats s;
+  while (s.tested < count) {
+    const Vec3 lo = bb[0] - pad, hi = bb[1] + pad;
+    const Vec3 p(lo.x() + U(rng) * (hi.x() - lo.x()), lo.y() + U(rng) * (hi.y() - lo.y()),
+                 lo.z() + U(rng) * (hi.z() - lo.z()));
+    const double ref = mesh::signed_distance(m, p);
+    if (std::abs(ref) <= margin) continue;
+    ++s.tested;
+    const double phi = ssdf::soft_signed_distance(c, p, eps1, ws);
+    if ((phi < 0.0) != (ref < 0.0)) ++s.wrong;
+  }
+  return s;
+}
+
+TEST(Ssdf, SignCorrectAwayFromTheSurface) {
+  const int count = env_count("DIFFCOL_SSDF_POINTS", 10000);
+  struct Case {
+    const char* name;
+    TriangleMesh mesh;
+    int points;
+  };
+  const Case cases[] = {{"T shape", mesh::make_t_shape(), 2000},
+                        {"box", mesh::make_box(Vec3(0.1, 0.2, 0.05)), 1000},
+                        {"icosphere", mesh::make_icosphere(0.1, 3), 1000}};
+  for (const Case& cs : cases) {
+    const OrientedPointCloud c = cloud_of(cs.mesh, cs.points);
+    const double h = c.mean_spacing();
+    const double eps1 = 0.1 * h * h, margin = h;
+    const SignStats s = sign_test(cs.mesh, c, eps1, margin, count, 77);
+    std::printf("  sign test %-10s I=%5d spacing h=%.4f m  eps1=0.1h^2  margin=h: %d points, %d wrong\n", cs.name,
+                cs.points, h, s.tested, s.wrong);
+    EXPECT_EQ(s.wrong, 0) << cs.name;
+    // For information: smaller margins (no assertion).
+    for (double f : {0.5, 0.1}) {
+      const SignStats t = sign_test(cs.mesh, c, eps1, f * h, count / 4, 78);
+      std::printf("      (margin=%.1fh: %d points, %d wrong)\n", f, t.tested, t.wrong);
+    }
+  }
+}
+
+/// Isosurface error: mean and max |φ̂| at random points of the true surface (the distance of the
+/// zero isosurface to the surface to first order, |∇φ̂| ≈ 1), and the mean |φ̂ − sd| in a band
+/// |sd| < band around it.
+struct IsoError {
+  double surface_mean = 0, surface_max = 0, band_mean = 0;
+};
+
+IsoError iso_error(const TriangleMesh& m, const OrientedPointCloud& c, double eps1, double band) {
+  const OrientedPointCloud probe = cloud_of(m, 600, 1234);  // independent surface samples
+  SsdfWorkspace ws;
+  IsoError e;
+  for (int i = 0; i < probe.size(); ++i) {
+    const double v = std::abs(ssdf::soft_signed_distance(c, probe.points()[static_cast<size_t>(i)], eps1, ws));
+    e.surface_mean += v / probe.size();
+    e.surface_max = std::max(e.surface_max, v);
+  }
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<double> U(-band, band);
+  for (int i = 0; i < probe.size(); ++i) {
+    const Vec3 p = probe.points()[static_cast<size_t>(i)] + U(rng) * probe.normals()[static_cast<size_t>(i)] +
+                   0.3 * band * random_unit(rng);
+    e.band_mean += std::abs(ssdf::soft_signed_distance(c, p, eps1, ws) - mesh::signed_distance(m, p)) / probe.size();
+  }
+  return e;
+}
+
+TEST(Ssdf, IsosurfaceErrorShrinksWithTemperatureAndResolution) {
+  const TriangleMesh t = mesh::make_t_shape();
+  const int sizes[] = {100, 400, 1600};
+  const double eps[] = {1e-3, 1e-4, 1e-5, 1e-6};  // m²
+  const double band = 0.01;
+  IsoError table[3][4];
+  std::printf("  T shape (0.25 x 0.20 x 0.05 m): isosurface error (m) on the true surface, mean / max |phi|,\n"
+              "  and mean |phi - sd| in a 1 cm band\n");
+  std::printf("  %6s", "I \\ eps1");
+  for (double e : eps) std::printf("  %27.0e", e);
+  std::printf("\n");
+  for (int a = 0; a < 3; ++a) {
+    const OrientedPointCloud c = cloud_of(t, sizes[a]);
+    std::printf("  %6d  ", sizes[a]);
+    for (int b = 0; b < 4; ++b) {
+      table[a][b] = iso_error(t, c, eps[b], band);
+      std::printf("  %.5f/%.5f/%.5f  ", table[a][b].surface_mean, table[a][b].surface_max, table[a][b].band_mean);
+    }
+    std::printf("\n");
+  }
+  // As eps1 → 0 (fixed I) the error shrinks. As I grows (fixed eps1) the oscillations between
+  // points shrink (max error); the mean error also shrinks once eps1 is small next to the
+  // spacing², while at high temperature it is the smoothing bias itself (the isosurface rounds
+  // towards an ellipsoid, Sec. IV-A), which no resolution removes.
+  for (int a = 0; a < 3; ++a) {
+    EXPECT_LT(table[a][3].surface_mean, table[a][0].surface_mean) << "I = " << sizes[a];
+    EXPECT_LT(table[a][3].band_mean, table[a][0].band_mean) << "I = " << sizes[a];
+  }
+  for (int b = 0; b < 4; ++b) EXPECT_LT(table[2][b].surface_max, table[0][b].surface_max) << "eps1 = " << eps[b];
+  for (int b = 2; b < 4; ++b) {
+    EXPECT_LT(table[2][b].surface_mean, table[1][b].surface_mean) << "eps1 = " << eps[b];
+    EXPECT_LT(table[1][b].surface_mean, table[0][b].surface_mean) << "eps1 = " << eps[b];
+    EXPECT_LT(table[2][b].band_mean, table[0][b].band_mean) << "eps1 = " << eps[b];
+  }
+  // The best setting is close to exact (a few percent of the 5 cm thickness).
+  EXPECT_LT(table[2][3].surface_mean, 1e-3);
+}
+
+TEST(Ssdf, TwoDimensionalBoxAsInFig4) {
+  // Seed Fig. 4: a 2-D square [−1, 1]² sampled by m segment midpoints per side with outward
+  // normals (queries in the plane z = 0). Reference: the exact 2-D box distance. The grid error
+  // shrinks as eps1 → 0; flipping one normal (an inconsistent orientation) breaks the sign.
+  const int m = 8;
+  std::vector<Vec3> P, N;
+  for (int side = 0; side < 4; ++side)
+    for (int k = 0; k < m; ++k) {
+      const double s = -1.0 + (2.0 * k + 1.0) / m;
+      const Vec3 n = side == 0 ? Vec3(1, 0, 0) : side == 1 ? Vec3(-1, 0, 0) : side == 2 ? Vec3(0, 1, 0) : Vec3(0, -1, 0);
+      const Vec3 t(-n.y(), n.x(), 0.0);
+      P.push_back(n + s * t);
+      N.push_back(n);
+    }
+  const OrientedPointCloud square(P, N);
+  auto box2 = [](const Vec3& q) {
+    const double dx = std::abs(q.x()) - 1.0, dy = std::abs(q.y()) - 1.0;
+    return std::hypot(std::max(dx, 0.0), std::max(dy, 0.0)) + std::min(std::max(dx, dy), 0.0);
+  };
+  SsdfWorkspace ws;
+  std::printf("  2-D box, %d points: mean |phi - sd| on a grid over [-2, 2]^2, sign errors beyond 0.25\n", 4 * m);
+  double prev = 1e9;
+  for (double eps1 : {1.0, 0.1, 0.01, 0.001}) {
+    double err = 0.0;
+    int wrong = 0, count = 0;
+    for (int i = 0; i <= 40; ++i)
+      for (int j = 0; j <= 40; ++j) {
+        const Vec3 q(-2.0 + 0.1 * i, -2.0 + 0.1 * j, 0.0);
+        const double phi = ssdf::soft_signed_distance(square, q, eps1, ws), ref = box2(q);
+        err += std::abs(phi - ref);
+        ++count;
+        if (std::abs(ref) > 0.25 && (phi < 0) != (ref < 0)) ++wrong;
+      }
+    err /= count;
+    std::printf("    eps1 = %-6g mean error %.4f, %d sign errors\n", eps1, err, wrong);
+    EXPECT_LT(err, prev);
+    prev = err;
+    if (eps1 <= 0.01) {
+      EXPECT_EQ(wrong, 0);
+    }
+  }
+  // One flipped normal: sign errors appear near that point even at low temperature.
+  std::vector<Vec3> Nbad = N;
+  Nbad[3] = -Nbad[3];
+  const OrientedPointCloud bad(P, Nbad);
+  EXPECT_LT(ssdf::soft_signed_distance(bad, P[3] + 0.1 * N[3], 0.001, ws), 0.0);  // outside, but negative
+}
+
+TEST(Ssdf, GradientsMatchFiniteDifferences) {
+  std::mt19937 rng(21);
+  const OrientedPointCloud c = cloud_of(mesh::make_t_shape(), 300);
+  SsdfWorkspace ws;
+  const double h = c.mean_spacing();
+  for (double eps1 : {0.3 * h * h, 3.0 * h * h}) {
+    for (int trial = 0; trial < 30; ++trial) {
+      const Pose X = random_pose(rng, 0.5);
+      const Vec3 p_W = X * (Vec3(0.15, 0.12, 0.05).cwiseProduct(Vec3::Random()));
+      const ssdf::SsdfQuery qy = ssdf::soft_signed_distance(c, X, p_W, eps1, ws);
+      // w.r.t. the point (plain vector check) ...
+      Eigen::MatrixXd Jp = qy.J_phi_p.transpose();
+      GradientCheckOptions opt;
+      opt.step = 1e-3;
+      auto rp = diffcol::check_gradient(
+          [&](const Eigen::VectorXd& x) {
+            Eigen::VectorXd v(1);
+            v(0) = ssdf::soft_signed_distance(c, X, Vec3(x), eps1, ws).phi;
+            return v;
+          },
+          Eigen::VectorXd(p_W), Jp, opt);
+      EXPECT_TRUE(rp.passed()) << rp.report();
+      // ... and w.r.t. the body twist of the cloud's pose.
+      opt.side = PerturbationSide::body;
+      Eigen::MatrixXd JX = qy.J_phi_X;
+      auto rx = diffcol::check_pose_gradient(
+          [&](const Pose& Y) {
+            Eigen::VectorXd v(1);
+            v(0) = ssdf::soft_signed_distance(c, Y, p_W, eps1, ws).phi;
+            return v;
+          },
+          X, JX, opt);
+      EXPECT_TRUE(rx.passed()) << rx.report();
+    }
+  }
+}
+
+TEST(Ssdf, AnisotropicKernelGradient) {
+  // Eq. (10) with per-point anisotropic Gaussians; isotropic A_i = I reproduces eq. (9).
+  std::mt19937 rng(8);
+  const OrientedPointCloud c = cloud_of(mesh::make_icosphere(0.1, 2), 150);
+  std::vector<Mat3> A(static_cast<size_t>(c.size()));
+  SsdfWorkspace ws;
+  const double eps1 = 4e-4;
+  std::vector<Mat3> I3(A.size(), Mat3::Identity());
+  const ssdf::AnisotropicGaussianKernel iso{&I3, eps1};
+  for (int k = 0; k < 20; ++k) {
+    const Vec3 q = 0.15 * Vec3::Random();
+    EXPECT_NEAR(ssdf::kernel_signed_distance(c, q, iso, ws), ssdf::soft_signed_distance(c, q, eps1, ws), 1e-15);
+  }
+  for (Mat3& a : A) {
+    const Mat3 B = Mat3::Random();
+    a = B * B.transpose() + 0.3 * Mat3::Identity();
+  }
+  const ssdf::AnisotropicGaussianKernel K{&A, eps1};
+  for (int trial = 0; trial < 20; ++trial) {
+    const Vec3 q = 0.15 * Vec3::Random();
+    Vec3 g;
+    ssdf::kernel_signed_distance(c, q, K, ws, &g);
+    GradientCheckOptions opt;
+    opt.step = 1e-3;
+    auto r = diffcol::check_gradient(
+        [&](const Eigen::VectorXd& x) {
+          Eigen::VectorXd v(1);
+          v(0) = ssdf::kernel_signed_distance(c, Vec3(x), K, ws);
+          return v;
+        },
+        Eigen::VectorXd(q), Eigen::MatrixXd(g.transpose()), opt);
+    EXPECT_TRUE(r.passed()) << r.report();
+  }
+  (void)rng;
+}
+
+// ----------------------------------------------------------------------------------- separation
+
+TEST(Separation, TwoSpheresMatchClosedForm) {
+  // Sphere radii r1, r2 at centre distance D: separation D − r1 − r2 (Sec. III-B3); the smooth
+  // estimate converges to it as the temperatures shrink and the resolution grows.
+  const double r1 = 0.1, r2 = 0.05;
+  const OrientedPointCloud c1 = cloud_of(mesh::make_icosphere(r1, 4), 1500);
+  const OrientedPointCloud c2 = cloud_of(mesh::make_icosphere(r2, 4), 800);
+  SsdfWorkspace ws;
+  std::mt19937 rng(12);
+  for (double D : {0.2, 0.16, 0.15, 0.14, 0.12}) {
+    const Pose X1 = make_pose(random_rotation(rng), Vec3(0.01, 0.02, 0.03));
+    const Pose X2 = make_pose(random_rotation(rng), X1.p + D * random_unit(rng));
+    const ssdf::Separation s = ssdf::smooth_separation_distance(c1, X1, c2, X2, 1e-6, 1e-4, ws, false);
+    std::printf("  spheres: D = %.3f  exact %.5f  smooth %.5f\n", D, D - r1 - r2, s.distance);
+    EXPECT_NEAR(s.distance, D - r1 - r2, 2.5e-3);
+  }
+}
+
+TEST(Separation, JacobianMatchesFiniteDifferences) {
+  std::mt19937 rng(31);
+  const OrientedPointCloud c1 = cloud_of(mesh::make_box(Vec3(0.1, 0.06, 0.08)), 120);
+  const OrientedPointCloud c2 = cloud_of(mesh::make_t_shape(), 150);
+  SsdfWorkspace ws;
+  for (int trial = 0; trial < 20; ++trial) {
+    const Pose X1 = random_pose(rng, 0.02), X2 = random_pose(rng, 0.1);
+    const ssdf::Separation s = ssdf::smooth_separation_distance(c1, X1, c2, X2, 2e-4, 5e-3, ws, true);
+    GradientCheckOptions opt;
+    opt.side = PerturbationSide::body;
+    auto r = diffcol::check_pose_gradient(
+        [&](const Pose& A, const Pose& B) {
+          Eigen::VectorXd v(1);
+          v(0) = ssdf::smooth_separation_distance(c1, A, c2, B, 2e-4, 5e-3, ws, false).distance;
+          return v;
+        },
+        X1, X2, Eigen::MatrixXd(s.J_distance_X), opt);
+    EXPECT_TRUE(r.passed()) << r.report();
+  }
+}
+
+TEST(Separation, CollisionPointsLieAtTheInterface) {
+  // Box 2 sits on box 1 with a 5 mm overlap, shifted sideways: the K = 4 hard collision points
+  // (eqs. (12)–(13), topk temperature 0) are vertices within the overlap slab.
+  const Vec3 s1(0.2, 0.2, 0.1), s2(0.1, 0.1, 0.1);
+  const TriangleMesh b1 = mesh::make_box(s1), b2 = mesh::make_box(s2);
+  const OrientedPointCloud c1 = cloud_of(b1, 600), c2 = cloud_of(b2, 300);
+  const Pose X1 = Pose::identity();
+  const Pose X2 = make_pose(Mat3::Identity(), Vec3(0.03, -0.02, 0.5 * (s1.z() + s2.z()) - 0.005));
+  SsdfWorkspace ws;
+  Vec3 pts[8];
+  double mass[8];
+  ssdf::collision_points(c1, X1, c2, X2, 1e-6, 1e-3, 4, 0.0, ws, pts, mass);
+  for (int k = 0; k < 4; ++k) {
+    std::printf("  collision point %d: (%.4f, %.4f, %.4f) mass %.3f\n", k, pts[k].x(), pts[k].y(), pts[k].z(), mass[k]);
+    // A vertex of box 2's bottom face (z = 0.045) or of box 1's top face (z = 0.05).
+    EXPECT_TRUE(std::abs(pts[k].z() - 0.045) < 1e-12 || std::abs(pts[k].z() - 0.05) < 1e-12) << pts[k].transpose();
+    EXPECT_GT(mass[k], 0.0);
+  }
+  EXPECT_GE(mass[0], mass[3]);
+  // Smooth top-K: convex combinations of vertices, finite.
+  ssdf::collision_points(c1, X1, c2, X2, 1e-6, 1e-3, 8, 0.05, ws, pts, mass);
+  for (int k = 0; k < 8; ++k) EXPECT_TRUE(pts[k].allFinite());
+  EXPECT_THROW(ssdf::collision_points(c1, X1, c2, X2, 1e-6, 1e-3, 0, 0.0, ws, pts), std::invalid_argument);
+}
+
+TEST(Separation, CollisionPointJacobiansMatchFiniteDifferences) {
+  // Smooth top-K over the vertices of a box and a T shape (point clouds with their own points as
+  // vertices for the T, so V is large) in near contact.
+  std::mt19937 rng(41);
+  const OrientedPointCloud c1 = cloud_of(mesh::make_box(Vec3(0.1, 0.06, 0.08)), 100);
+  const OrientedPointCloud t = cloud_of(mesh::make_t_shape(), 120);
+  const OrientedPointCloud c2(t.points(), t.normals());  // every point its own vertex
+  SsdfWorkspace ws;
+  const int K = 4;
+  for (int trial = 0; trial < 8; ++trial) {
+    const Pose X1 = random_pose(rng, 0.02), X2 = random_pose(rng, 0.05);
+    Vec3 pts[K];
+    Eigen::Matrix<double, 3, 12> J[K];
+    ssdf::collision_points(c1, X1, c2, X2, 2e-4, 5e-3, K, 0.02, ws, pts, nullptr, J);
+    Eigen::MatrixXd JA(3 * K, 12);
+    for (int k = 0; k < K; ++k) JA.middleRows(3 * k, 3) = J[k];
+    GradientCheckOptions opt;
+    opt.side = PerturbationSide::body;
+    const auto r = diffcol::check_pose_gradient(
+        [&](const Pose& A, const Pose& B) {
+          Vec3 p[K];
+          ssdf::collision_points(c1, A, c2, B, 2e-4, 5e-3, K, 0.02, ws, p);
+          Eigen::VectorXd v(3 * K);
+          for (int k = 0; k < K; ++k) v.segment<3>(3 * k) = p[k];
+          return v;
+        },
+        X1, X2, JA, opt);
+    EXPECT_TRUE(r.passed()) << "trial " << trial << "\n" << r.report();
+  }
+}
+
+}  // namespace
