@@ -73,6 +73,8 @@ template <int N> Dual<N> sqrt(const Dual<N>& a) {
   const double s = std::sqrt(a.v);
   return {s, a.d / (2.0 * s)};
 }
+template <int N> Dual<N> sin(const Dual<N>& a) { return {std::sin(a.v), std::cos(a.v) * a.d}; }
+template <int N> Dual<N> cos(const Dual<N>& a) { return {std::cos(a.v), -std::sin(a.v) * a.d}; }
 template <int N> Dual<N> tanh(const Dual<N>& a) {
   const double th = std::tanh(a.v);
   return {th, ((1.0 - th) * (1.0 + th)) * a.d};
