@@ -5,7 +5,6 @@
 #include <limits>
 
 #include <Eigen/Cholesky>
-#include <Eigen/Eigenvalues>
 
 #include "diffcol/qp/shapes.hpp"
 
@@ -104,6 +103,60 @@ double max_step(const V& v, const V& dv) {
   return a;
 }
 
+// Eigen-decomposition of the symmetric leading n×n block of A (n ≤ N) by cyclic Jacobi rotations:
+// eigenvalues ascending in w, orthonormal eigenvectors in the columns of V. For the small Gram
+// and reduced-Hessian matrices here (n ≤ 4) it is as accurate as Eigen's SelfAdjointEigenSolver
+// and compiles far faster.
+template <int N>
+void symmetric_eigen(Eigen::Matrix<double, N, N> A, int n, Eigen::Matrix<double, N, 1>& w,
+                     Eigen::Matrix<double, N, N>& V) {
+  V.setIdentity();
+  for (int sweep = 0; sweep < 32; ++sweep) {
+    double off = 0.0, total = 0.0;
+    for (int i = 0; i < n; ++i) {
+      total += A(i, i) * A(i, i);
+      for (int j = 0; j < i; ++j) off += A(i, j) * A(i, j);
+    }
+    if (!(off > 1e-36 * (total + 2.0 * off))) break;
+    for (int p = 0; p < n; ++p) {
+      for (int q = p + 1; q < n; ++q) {
+        const double apq = A(p, q);
+        if (apq == 0.0) continue;
+        const double theta = (A(q, q) - A(p, p)) / (2.0 * apq);
+        const double t = std::abs(theta) > 1e100 ? 0.5 / theta
+                                                 : std::copysign(1.0, theta) / (std::abs(theta) + std::sqrt(theta * theta + 1.0));
+        const double c = 1.0 / std::sqrt(t * t + 1.0), sn = t * c;
+        for (int k = 0; k < n; ++k) {  // A ← A·P
+          const double akp = A(k, p), akq = A(k, q);
+          A(k, p) = c * akp - sn * akq;
+          A(k, q) = sn * akp + c * akq;
+        }
+        for (int k = 0; k < n; ++k) {  // A ← Pᵀ·A
+          const double apk = A(p, k), aqk = A(q, k);
+          A(p, k) = c * apk - sn * aqk;
+          A(q, k) = sn * apk + c * aqk;
+        }
+        A(p, q) = A(q, p) = 0.0;
+        for (int k = 0; k < n; ++k) {  // V ← V·P
+          const double vkp = V(k, p), vkq = V(k, q);
+          V(k, p) = c * vkp - sn * vkq;
+          V(k, q) = sn * vkp + c * vkq;
+        }
+      }
+    }
+  }
+  for (int i = 0; i < N; ++i) w(i) = i < n ? A(i, i) : 0.0;
+  for (int i = 0; i < n; ++i) {  // selection sort, ascending
+    int best = i;
+    for (int j = i + 1; j < n; ++j)
+      if (w(j) < w(best)) best = j;
+    if (best != i) {
+      std::swap(w(i), w(best));
+      V.col(i).swap(V.col(best));
+    }
+  }
+}
+
 // The active-set KKT system in null-space form (the polish and the sensitivity S).
 // Returns false if the candidate point is not primal/dual feasible.
 template <int N, int MaxM>
@@ -118,19 +171,21 @@ bool active_set_solve(const QpProblem<N, MaxM>& pb, const QpOptions& opt, std::u
   MatN GtG = MatN::Zero();
   for (int i = 0; i < m; ++i)
     if (active >> i & 1u) GtG.noalias() += pb.G.row(i).transpose() * pb.G.row(i);
-  Eigen::SelfAdjointEigenSolver<MatN> eg(GtG);
-  const double gmax = std::max(eg.eigenvalues()(N - 1), 0.0);
+  VecN ge;
+  MatN gv;
+  symmetric_eigen<N>(GtG, N, ge, gv);
+  const double gmax = std::max(ge(N - 1), 0.0);
   MatN GtG_pinv = MatN::Zero();
   Eigen::Matrix<double, N, Eigen::Dynamic, 0, N, N> Z(N, 0);
   int k = 0;
-  for (int j = 0; j < N; ++j) k += !(eg.eigenvalues()(j) > 1e-10 * gmax && gmax > 0.0);
+  for (int j = 0; j < N; ++j) k += !(ge(j) > 1e-10 * gmax && gmax > 0.0);
   Z.resize(N, k);
   for (int j = 0, z = 0; j < N; ++j) {
-    const double e = eg.eigenvalues()(j);
+    const double e = ge(j);
     if (e > 1e-10 * gmax && gmax > 0.0)
-      GtG_pinv.noalias() += eg.eigenvectors().col(j) * eg.eigenvectors().col(j).transpose() / e;
+      GtG_pinv.noalias() += gv.col(j) * gv.col(j).transpose() / e;
     else
-      Z.col(z++) = eg.eigenvectors().col(j);
+      Z.col(z++) = gv.col(j);
   }
   // Particular solution of G_A x = h_A closest to x_start.
   VecN corr = VecN::Zero();
@@ -142,12 +197,15 @@ bool active_set_solve(const QpProblem<N, MaxM>& pb, const QpOptions& opt, std::u
   out.null_directions.setZero();
   out.null_count = 0;
   if (k > 0) {
-    const Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, N, N> H = Z.transpose() * pb.P * Z;
-    Eigen::SelfAdjointEigenSolver<Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, N, N>> eh(H);
+    MatN H = MatN::Zero();
+    H.topLeftCorner(k, k) = Z.transpose() * pb.P * Z;
+    VecN he;
+    MatN hv;
+    symmetric_eigen<N>(H, k, he, hv);
     const double pscale = std::max(pb.P.diagonal().maxCoeff(), 1e-300);
     for (int j = 0; j < k; ++j) {
-      const VecN v = Z * eh.eigenvectors().col(j);
-      const double e = eh.eigenvalues()(j);
+      const VecN v = Z * hv.col(j).head(k);
+      const double e = he(j);
       if (e > opt.singular_tolerance * pscale)
         out.S.noalias() += v * v.transpose() / e;
       else
