@@ -5,6 +5,11 @@
 //  Manifold/EdgeEdgeJacobian/smooth/<N>      the same E-E routine with Dual<12> (value + the
 //                                            Jacobian w.r.t. the 12 end-point coordinates)
 //
+//  Manifold/BoxOnBox/<value|twist_jacobian>/<n>  the full manifold between two cubes meshed with
+//                                            n × n squares per face (n = 1: 8 vertices, n = 4:
+//                                            98), all vertices and edges, tilted resting pose;
+//                                            "twist_jacobian" adds the 12-column derivatives.
+//
 // Queries are points drawn uniformly from the unit cube (as in the seed), generated once per
 // size before timing; items/s = queries per second. N runs 1 … 10^6 (10^7 would need ~1 GB of
 // inputs; the per-query cost is flat by then). "smooth" uses WitnessOptions{} (λ = 0.01,
@@ -15,6 +20,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include "diffcol/manifold/manifold.hpp"
+#include "diffcol/manifold/surface_mesh.hpp"
 #include "diffcol/manifold/witness.hpp"
 
 namespace {
@@ -86,8 +93,34 @@ void BM_EdgeEdgeJacobian(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * n);
 }
 
+void BM_BoxOnBox(benchmark::State& state, bool derivatives) {
+  const int n = static_cast<int>(state.range(0));
+  const mf::ContactObject top(mf::make_refined_box(Eigen::Vector3d::Constant(0.7), n),
+                              mf::make_box_sdf(Eigen::Vector3d::Constant(0.7), 0.1));
+  const mf::ContactObject bottom(mf::make_refined_box(Eigen::Vector3d::Ones(), n),
+                                 mf::make_box_sdf(Eigen::Vector3d::Ones(), 0.1));
+  diffcol::Pose X1 = diffcol::Pose::identity();
+  X1.R = Eigen::AngleAxisd(0.1, Eigen::Vector3d(1.0, 0.3, 0.0).normalized()).toRotationMatrix();
+  X1.p = Eigen::Vector3d(0.02, -0.03, 0.84);
+  const diffcol::Pose X2 = diffcol::Pose::identity();
+  const mf::ManifoldOptions opt;
+  mf::ManifoldWorkspace ws;
+  mf::ContactManifold m;
+  mf::ManifoldDerivatives d;
+  for (auto _ : state) {
+    if (derivatives)
+      mf::compute_manifold_derivatives(top, X1, bottom, X2, opt, mf::PoseCoordinates::body_twist, ws, m, d);
+    else
+      mf::compute_manifold(top, X1, bottom, X2, opt, ws, m);
+    benchmark::DoNotOptimize(m.entries.data());
+  }
+  state.counters["entries"] = static_cast<double>(m.entries.size());
+}
+
 }  // namespace
 
+BENCHMARK_CAPTURE(BM_BoxOnBox, value, false)->Name("Manifold/BoxOnBox/value")->Arg(1)->Arg(4);
+BENCHMARK_CAPTURE(BM_BoxOnBox, twist_jacobian, true)->Name("Manifold/BoxOnBox/twist_jacobian")->Arg(1)->Arg(4);
 BENCHMARK_CAPTURE(BM_EdgeEdge, smooth, true)->Name("Manifold/EdgeEdge/smooth")->RangeMultiplier(10)->Range(1, 1000000);
 BENCHMARK_CAPTURE(BM_EdgeEdge, hard, false)->Name("Manifold/EdgeEdge/hard")->RangeMultiplier(10)->Range(1, 1000000);
 BENCHMARK_CAPTURE(BM_VertexFace, smooth, true)->Name("Manifold/VertexFace/smooth")->RangeMultiplier(10)->Range(1, 1000000);

@@ -18,7 +18,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 BUILD_DIR="${BUILD_DIR:-build}"
 
 PACKAGES=(build-essential cmake ninja-build libeigen3-dev libgtest-dev libbenchmark-dev
-          nlohmann-json3-dev libfcl-dev pkg-config libtinyobjloader-dev
+          nlohmann-json3-dev libfcl-dev pkg-config libtinyobjloader-dev libmujoco-dev libqhull-dev
           python3-dev python3-pybind11 python3-numpy python3-pytest)
 
 is_installed() {

@@ -1,0 +1,162 @@
+#pragma once
+/// @file manifold.hpp
+/// The Contax contact manifold g(pose1, pose2) between two objects (seed Sec. IV-A–IV-D):
+/// vertex–SDF (V-S) contacts of each object's (selected) vertices against the other's SDF and
+/// edge–edge (E-E) contacts between their (selected) edges, with candidate selection of fixed
+/// sizes |V_b|, |E_b| by soft top-K (SoftSort) on penetration metrics, and exact derivatives of
+/// every entry w.r.t. both poses (body twists or se(3) log coordinates).
+///
+/// Frames: the meshes and SDFs are in their body frames; poses are X_WB (world_from_body);
+/// every manifold output (points, normals) is in the world frame. Twists are [ω; v].
+///
+/// Entry layout (always the same size for fixed options, K = |V_1| + |V_2| + 2·|E_1|·|E_2|):
+///   [0, |V_1|)                 V-S: selected vertex r of body 1 against φ_2 (kind vertex_sdf, body 0)
+///   [|V_1|, |V_1| + |V_2|)     V-S: selected vertex r of body 2 against φ_1 (body 1)
+///   then for k < |E_1|, l < |E_2| (row-major), two entries: the E-E witness point on body 1's
+///   selected edge k (body 0), then the one on body 2's selected edge l (body 1).
+/// Each entry: point p, signed distance d (< 0: penetration), unit normal n pointing out of the
+/// *other* body (the direction that pushes the point's own body out, contacts.hpp), activity
+/// Γ ∈ [0, 1]: V-S σ(−d/t_pen) (12); E-E conγ·penγ·nnΓ·clγ (16).
+///
+/// Candidate selection (IV-A): vertex metric m_i = −φ_other(v_i); edge metric = mean of its two
+/// vertices' metrics. With |V_b| < |V| the r-th selected vertex is Σ_j P_rj v_j, P the SoftSort
+/// matrix of the metrics (smooth.hpp; one-hot at t = 0), likewise both end points of selected
+/// edges. With |V_b| = |V| (or |E_b| = |E|) no selection is applied (identity, as the seed's
+/// experiments do for V-S). Note: SoftSort blends entries with (nearly) equal metrics, so with
+/// K < n tied vertices (e.g. a face resting flat) are averaged; use K = n or hard mode then.
+///
+/// Allocation: compute_manifold / compute_manifold_derivatives size the workspace and the
+/// outputs on the first call for a given pair of objects and options; later calls with the same
+/// sizes allocate nothing (std::vector::resize within capacity).
+
+#include <cstdint>
+#include <vector>
+
+#include <Eigen/Core>
+
+#include "diffcol/manifold/contacts.hpp"
+#include "diffcol/manifold/dual.hpp"
+#include "diffcol/manifold/sdf.hpp"
+#include "diffcol/manifold/witness.hpp"
+#include "diffcol/math/se3.hpp"
+#include "diffcol/mesh/triangle_mesh.hpp"
+
+namespace diffcol::manifold {
+
+/// An object of the manifold: a closed mesh and an SDF of the same surface, both in the body
+/// frame, and its pose X_WB.
+class ContactObject {
+ public:
+  /// @throws std::invalid_argument if the SDF has no primitive or the pose is not finite.
+  ContactObject(mesh::TriangleMesh mesh, SdfObject sdf, const Pose& X_WB = Pose::identity());
+
+  const mesh::TriangleMesh& mesh() const { return mesh_; }
+  const SdfObject& sdf() const { return sdf_; }
+  const Pose& pose() const { return pose_; }
+  /// @throws std::invalid_argument if X_WB is not finite.
+  void set_pose(const Pose& X_WB);
+  /// Largest |φ(v)| over the mesh vertices (body frame): the mesh–SDF discrepancy (supp. II-C).
+  double surface_discrepancy() const { return discrepancy_; }
+
+ private:
+  mesh::TriangleMesh mesh_;
+  SdfObject sdf_;
+  Pose pose_;
+  double discrepancy_ = 0.0;
+};
+
+/// Options of the manifold. Sizes −1 mean "all" (no selection).
+struct ManifoldOptions {
+  int num_vertices[2] = {-1, -1};  ///< |V_1|, |V_2| selected vertices per body
+  int num_edges[2] = {-1, -1};     ///< |E_1|, |E_2| selected edges per body
+  bool edge_edge = true;           ///< false: V-S contacts only (the seed's "Ours-NE")
+  double t_topk = 1e-3;            ///< SoftSort temperature (a length, units of the metrics); 0 = hard
+  WitnessOptions witness;          ///< E-E witness (IV-D2)
+  ContactOptions contact;          ///< signs, penetration, clashing, nearest neighbours
+
+  /// Every temperature 0 ("Ours-NS"); the witness keeps the L2 regularization λ given.
+  static ManifoldOptions hard(double regularization = 0.0);
+  /// @throws std::invalid_argument on invalid temperatures or sizes < −1 or 0.
+  void validate() const;
+};
+
+/// Which routine produced an entry.
+enum class ContactKind : std::uint8_t { vertex_sdf = 0, edge_edge = 1 };
+
+/// One manifold entry (world frame; see the file comment).
+struct ManifoldEntry {
+  ContactKind kind = ContactKind::vertex_sdf;
+  int body = 0;              ///< 0: the point belongs to body 1, 1: to body 2
+  int source = -1;           ///< V-S: the (hard top-K) vertex index; E-E: the edge index on `body`
+  int other_source = -1;     ///< E-E: the edge index on the other body; V-S: −1
+  Eigen::Vector3d point = Eigen::Vector3d::Zero();
+  double distance = 0.0;
+  Eigen::Vector3d normal = Eigen::Vector3d::Zero();
+  double activity = 0.0;
+};
+
+/// The manifold: a fixed number of entries for fixed options and meshes.
+struct ContactManifold {
+  std::vector<ManifoldEntry> entries;
+  int num_vertex_sdf[2] = {0, 0};  ///< |V_1|, |V_2| actually used
+  int num_edges[2] = {0, 0};       ///< |E_1|, |E_2| actually used (0 when edge_edge is off)
+};
+
+/// Derivatives of every entry w.r.t. the 12 pose coordinates [body 1 (6) | body 2 (6)], each
+/// [ω; v]: body twists (X_b ← X_b·exp(ξ_b)) or se(3) log coordinates (X_b = exp(s_b),
+/// s_b = se3_log(X_b)). One matrix per entry, same order as ContactManifold::entries.
+struct ManifoldDerivatives {
+  std::vector<Eigen::Matrix<double, 3, 12>> J_point_X12, J_normal_X12;
+  std::vector<Eigen::Matrix<double, 1, 12>> J_distance_X12, J_activity_X12;
+};
+
+/// Pose coordinates of ManifoldDerivatives.
+enum class PoseCoordinates : int { body_twist = 0, se3_log = 1 };
+
+/// Scratch space of one scalar type (allocated once, reused).
+template <class T>
+struct ManifoldScratch {
+  std::vector<V3<T>> world[2];              // world vertices of each body
+  std::vector<SdfPoint<T>> sample[2];       // φ_other at each vertex (world frame)
+  std::vector<T> metric[2];                 // vertex penetration metrics
+  std::vector<T> edge_metric[2];
+  std::vector<T> P;                         // SoftSort matrix (K × n)
+  std::vector<int> order, sort_index;
+  std::vector<V3<T>> edge_a[2], edge_b[2];  // selected edge end points
+  std::vector<int> edge_source[2];
+  std::vector<EdgeEdgeContact<T>> ee;
+  std::vector<T> D, nn1, nn2;
+  // Outputs in T.
+  std::vector<V3<T>> point, normal;
+  std::vector<T> distance, activity;
+};
+
+/// Reusable workspace of compute_manifold / compute_manifold_derivatives.
+struct ManifoldWorkspace {
+  ManifoldScratch<double> value;
+  ManifoldScratch<Dual<12>> dual;
+};
+
+/// The manifold at the objects' own poses. @throws std::invalid_argument on invalid options.
+void compute_manifold(const ContactObject& body1, const ContactObject& body2, const ManifoldOptions& options,
+                      ManifoldWorkspace& workspace, ContactManifold& manifold);
+
+/// The manifold at poses X_W1, X_W2 (the objects' stored poses are ignored).
+/// @throws std::invalid_argument on invalid options or non-finite poses.
+void compute_manifold(const ContactObject& body1, const Pose& X_W1, const ContactObject& body2, const Pose& X_W2,
+                      const ManifoldOptions& options, ManifoldWorkspace& workspace, ContactManifold& manifold);
+
+/// The manifold and its derivatives (forward mode, Dual<12>) at poses X_W1, X_W2.
+/// @throws std::invalid_argument as compute_manifold.
+void compute_manifold_derivatives(const ContactObject& body1, const Pose& X_W1, const ContactObject& body2,
+                                  const Pose& X_W2, const ManifoldOptions& options, PoseCoordinates coordinates,
+                                  ManifoldWorkspace& workspace, ContactManifold& manifold,
+                                  ManifoldDerivatives& derivatives);
+
+/// SoftSort top-K for a generic scalar (the same P as smooth::soft_top_k, with derivatives
+/// carried by T): P (k × n row-major), order (k) = hard top-K indices; sort_index: n ints of
+/// scratch. Preconditions: 1 ≤ k ≤ n, t ≥ 0.
+template <class T>
+void soft_top_k_generic(const T* x, int n, int k, double t, T* P, int* order, int* sort_index);
+
+}  // namespace diffcol::manifold

@@ -1,0 +1,431 @@
+// The Contax contact manifold (seed Sec. IV-A–IV-D): one scalar-generic core, instantiated with
+// double (values) and Dual<12> (values + derivatives w.r.t. both poses).
+#include "diffcol/manifold/manifold.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace diffcol::manifold {
+
+namespace {
+
+using D12 = Dual<12>;
+
+[[noreturn]] void fail(const char* fn, const std::string& what) {
+  throw std::invalid_argument(std::string("diffcol::manifold::") + fn + ": " + what);
+}
+
+/// A pose with generic entries: x_W = R x_B + p.
+template <class T>
+struct PoseT {
+  T R[3][3];
+  V3<T> p;
+};
+
+template <class T>
+PoseT<T> constant_pose(const Pose& X) {
+  PoseT<T> out;
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) out.R[i][j] = T(X.R(i, j));
+    out.p[i] = T(X.p[i]);
+  }
+  return out;
+}
+
+/// X·exp(ξ) to first order in ξ = [ω; v] (exact for the derivative at ξ = 0): R(I + [ω]×), p + Rv.
+PoseT<D12> twist_pose(const Pose& X, int k0) {
+  V3<D12> w, v;
+  for (int i = 0; i < 3; ++i) {
+    w[i] = D12::variable(0.0, k0 + i);
+    v[i] = D12::variable(0.0, k0 + 3 + i);
+  }
+  PoseT<D12> out;
+  for (int i = 0; i < 3; ++i) {
+    // Row i of R·[ω]×: [ω]× columns are e_j × ... ; (R[ω]×)_ij = Σ_m R_im ([ω]×)_mj.
+    const V3<D12> Rrow(D12(X.R(i, 0)), D12(X.R(i, 1)), D12(X.R(i, 2)));
+    // ([ω]×)_mj: column j is ω × e_j.
+    for (int j = 0; j < 3; ++j) {
+      V3<D12> ej(D12(0.0), D12(0.0), D12(0.0));
+      ej[j] = D12(1.0);
+      out.R[i][j] = D12(X.R(i, j)) + dot(Rrow, cross(w, ej));
+    }
+    out.p[i] = D12(X.p[i]) + dot(Rrow, v);
+  }
+  return out;
+}
+
+/// exp of s = [ω; v] (SE(3), p = V v), generic scalar; series for small ‖ω‖.
+template <class T>
+PoseT<T> se3_exp_generic(const T s[6]) {
+  using std::cos;
+  using std::sin;
+  using std::sqrt;
+  const V3<T> w(s[0], s[1], s[2]), v(s[3], s[4], s[5]);
+  const T th2 = squared_norm(w);
+  T A, B, C;
+  if (value_of(th2) < 1e-8) {
+    A = 1.0 - th2 / 6.0 + th2 * th2 / 120.0;
+    B = 0.5 - th2 / 24.0 + th2 * th2 / 720.0;
+    C = 1.0 / 6.0 - th2 / 120.0 + th2 * th2 / 5040.0;
+  } else {
+    const T th = sqrt(th2);
+    A = sin(th) / th;
+    B = (1.0 - cos(th)) / th2;
+    C = (th - sin(th)) / (th2 * th);
+  }
+  T W[3][3] = {{T(0.0), -w.z, w.y}, {w.z, T(0.0), -w.x}, {-w.y, w.x, T(0.0)}};
+  T W2[3][3];
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) W2[i][j] = W[i][0] * W[0][j] + W[i][1] * W[1][j] + W[i][2] * W[2][j];
+  PoseT<T> out;
+  for (int i = 0; i < 3; ++i) {
+    T pi(0.0);
+    for (int j = 0; j < 3; ++j) {
+      const T id(i == j ? 1.0 : 0.0);
+      out.R[i][j] = id + A * W[i][j] + B * W2[i][j];
+      pi = pi + (id + B * W[i][j] + C * W2[i][j]) * v[j];
+    }
+    out.p[i] = pi;
+  }
+  return out;
+}
+
+template <class T>
+V3<T> apply(const PoseT<T>& X, const Eigen::Vector3d& b) {
+  V3<T> out;
+  for (int i = 0; i < 3; ++i) out[i] = X.R[i][0] * b.x() + X.R[i][1] * b.y() + X.R[i][2] * b.z() + X.p[i];
+  return out;
+}
+
+template <class T>
+V3<T> rotate_by(const PoseT<T>& X, const V3<T>& a) {
+  V3<T> out;
+  for (int i = 0; i < 3; ++i) out[i] = X.R[i][0] * a.x + X.R[i][1] * a.y + X.R[i][2] * a.z;
+  return out;
+}
+
+template <class T>
+V3<T> inverse_apply(const PoseT<T>& X, const V3<T>& a) {
+  const V3<T> d = a - X.p;
+  V3<T> out;
+  for (int i = 0; i < 3; ++i) out[i] = X.R[0][i] * d.x + X.R[1][i] * d.y + X.R[2][i] * d.z;
+  return out;
+}
+
+/// Body SDF at a world point, value / gradient / normal in the world frame.
+template <class T>
+SdfPoint<T> sample_world(const SdfObject& sdf, const PoseT<T>& X, const V3<T>& x_W) {
+  const SdfPoint<T> local = sdf.evaluate(inverse_apply(X, x_W));
+  SdfPoint<T> out;
+  out.value = local.value;
+  out.gradient = rotate_by(X, local.gradient);
+  out.normal = rotate_by(X, local.normal);
+  return out;
+}
+
+/// Σ_j P_rj x_j.
+template <class T>
+V3<T> blend(const T* P_row, const std::vector<V3<T>>& x, const std::vector<int>* idx, int n) {
+  V3<T> out(T(0.0), T(0.0), T(0.0));
+  for (int j = 0; j < n; ++j) {
+    if (value_of(P_row[j]) == 0.0 && P_row[j].d.isZero()) continue;
+    out = out + P_row[j] * x[idx ? (*idx)[j] : j];
+  }
+  return out;
+}
+
+V3<double> blend(const double* P_row, const std::vector<V3<double>>& x, const std::vector<int>* idx, int n) {
+  V3<double> out(0.0, 0.0, 0.0);
+  for (int j = 0; j < n; ++j) {
+    if (P_row[j] == 0.0) continue;
+    out = out + P_row[j] * x[idx ? (*idx)[j] : j];
+  }
+  return out;
+}
+
+struct Sizes {
+  int nv[2], ne[2], kv[2], ke[2];
+};
+
+Sizes check_sizes(const char* fn, const ContactObject& a, const ContactObject& b, const ManifoldOptions& opt) {
+  opt.validate();
+  Sizes s{};
+  const ContactObject* obj[2] = {&a, &b};
+  for (int i = 0; i < 2; ++i) {
+    s.nv[i] = obj[i]->mesh().num_vertices();
+    s.ne[i] = static_cast<int>(obj[i]->mesh().edges().size());
+    s.kv[i] = opt.num_vertices[i] < 0 ? s.nv[i] : opt.num_vertices[i];
+    s.ke[i] = !opt.edge_edge ? 0 : (opt.num_edges[i] < 0 ? s.ne[i] : opt.num_edges[i]);
+    if (s.kv[i] > s.nv[i]) fail(fn, "num_vertices exceeds the mesh's vertex count");
+    if (opt.edge_edge && s.ke[i] > s.ne[i]) fail(fn, "num_edges exceeds the mesh's edge count");
+  }
+  return s;
+}
+
+/// The manifold core (see manifold.hpp for the layout); values in s.point … s.activity,
+/// metadata in m.entries.
+template <class T>
+void run_core(const ContactObject& o1, const PoseT<T>& X1, const ContactObject& o2, const PoseT<T>& X2,
+              const ManifoldOptions& opt, const Sizes& sz, ManifoldScratch<T>& s, ContactManifold& m) {
+  namespace k = smooth::kernel;
+  const ContactObject* obj[2] = {&o1, &o2};
+  const PoseT<T>* X[2] = {&X1, &X2};
+  // Vertices in the world and their penetration metrics −φ_other(v) (IV-A).
+  for (int b = 0; b < 2; ++b) {
+    const int other = 1 - b;
+    const auto& verts = obj[b]->mesh().vertices();
+    s.world[b].resize(sz.nv[b]);
+    s.sample[b].resize(sz.nv[b]);
+    s.metric[b].resize(sz.nv[b]);
+    for (int i = 0; i < sz.nv[b]; ++i) {
+      s.world[b][i] = apply(*X[b], verts[i]);
+      s.sample[b][i] = sample_world(obj[other]->sdf(), *X[other], s.world[b][i]);
+      s.metric[b][i] = -s.sample[b][i].value;
+    }
+  }
+  const int total = sz.kv[0] + sz.kv[1] + 2 * sz.ke[0] * sz.ke[1];
+  s.point.resize(total);
+  s.normal.resize(total);
+  s.distance.resize(total);
+  s.activity.resize(total);
+  m.entries.resize(total);
+  for (int b = 0; b < 2; ++b) {
+    m.num_vertex_sdf[b] = sz.kv[b];
+    m.num_edges[b] = sz.ke[b];
+  }
+  // V-S contacts (IV-C) of the selected vertices.
+  int e = 0;
+  for (int b = 0; b < 2; ++b) {
+    const int other = 1 - b, n = sz.nv[b], K = sz.kv[b];
+    const bool select = K < n;
+    if (select) {
+      s.P.resize(static_cast<std::size_t>(K) * n);
+      s.order.resize(K);
+      s.sort_index.resize(n);
+      soft_top_k_generic(s.metric[b].data(), n, K, opt.t_topk, s.P.data(), s.order.data(), s.sort_index.data());
+    }
+    for (int r = 0; r < K; ++r, ++e) {
+      SdfPoint<T> sp;
+      if (select) {
+        s.point[e] = blend(s.P.data() + static_cast<std::size_t>(r) * n, s.world[b], nullptr, n);
+        sp = sample_world(obj[other]->sdf(), *X[other], s.point[e]);
+      } else {
+        s.point[e] = s.world[b][r];
+        sp = s.sample[b][r];
+      }
+      s.distance[e] = sp.value;
+      s.normal[e] = sp.normal;
+      s.activity[e] = k::sigmoid<T>(-sp.value, opt.contact.t_pen);  // (12)
+      ManifoldEntry& me = m.entries[e];
+      me.kind = ContactKind::vertex_sdf;
+      me.body = b;
+      me.source = select ? s.order[r] : r;
+      me.other_source = -1;
+    }
+  }
+  if (!opt.edge_edge || sz.ke[0] == 0 || sz.ke[1] == 0) return;
+  // Edge selection by the mean metric of the end points (IV-A).
+  for (int b = 0; b < 2; ++b) {
+    const auto& edges = obj[b]->mesh().edges();
+    const int n = sz.ne[b], K = sz.ke[b];
+    s.edge_a[b].resize(K);
+    s.edge_b[b].resize(K);
+    s.edge_source[b].resize(K);
+    if (K == n) {
+      for (int j = 0; j < n; ++j) {
+        s.edge_a[b][j] = s.world[b][edges[j][0]];
+        s.edge_b[b][j] = s.world[b][edges[j][1]];
+        s.edge_source[b][j] = j;
+      }
+      continue;
+    }
+    s.edge_metric[b].resize(n);
+    for (int j = 0; j < n; ++j) s.edge_metric[b][j] = 0.5 * (s.metric[b][edges[j][0]] + s.metric[b][edges[j][1]]);
+    s.P.resize(static_cast<std::size_t>(K) * n);
+    s.order.resize(K);
+    s.sort_index.resize(n);
+    soft_top_k_generic(s.edge_metric[b].data(), n, K, opt.t_topk, s.P.data(), s.order.data(), s.sort_index.data());
+    for (int r = 0; r < K; ++r) {
+      V3<T> a(T(0.0), T(0.0), T(0.0)), c(T(0.0), T(0.0), T(0.0));
+      const T* row = s.P.data() + static_cast<std::size_t>(r) * n;
+      for (int j = 0; j < n; ++j) {
+        if (value_of(row[j]) == 0.0 && opt.t_topk == 0.0) continue;
+        a = a + row[j] * s.world[b][edges[j][0]];
+        c = c + row[j] * s.world[b][edges[j][1]];
+      }
+      s.edge_a[b][r] = a;
+      s.edge_b[b][r] = c;
+      s.edge_source[b][r] = s.order[r];
+    }
+  }
+  // E-E contacts (IV-D) of all selected pairs.
+  const int E1 = sz.ke[0], E2 = sz.ke[1];
+  s.ee.resize(static_cast<std::size_t>(E1) * E2);
+  s.D.resize(s.ee.size());
+  s.nn1.resize(s.ee.size());
+  s.nn2.resize(s.ee.size());
+  const SdfObject& sdf1 = o1.sdf();
+  const SdfObject& sdf2 = o2.sdf();
+  for (int kk = 0; kk < E1; ++kk)
+    for (int l = 0; l < E2; ++l) {
+      const EdgeEdgeWitness<T> w =
+          edge_edge_witness(s.edge_a[0][kk], s.edge_b[0][kk], s.edge_a[1][l], s.edge_b[1][l], opt.witness);
+      const std::size_t idx = static_cast<std::size_t>(kk) * E2 + l;
+      s.ee[idx] = edge_edge_contact(w, sample_world(sdf1, X1, w.e1), sample_world(sdf2, X2, w.e2),
+                                    sample_world(sdf2, X2, w.e1), sample_world(sdf1, X1, w.e2), opt.contact);
+      s.D[idx] = w.distance;
+    }
+  edge_nearest_neighbours(s.D.data(), E1, E2, opt.contact.t_nn, s.nn1.data(), s.nn2.data());  // (13)–(14)
+  for (int kk = 0; kk < E1; ++kk)
+    for (int l = 0; l < E2; ++l) {
+      const std::size_t idx = static_cast<std::size_t>(kk) * E2 + l;
+      const EdgeEdgeContact<T>& c = s.ee[idx];
+      for (int b = 0; b < 2; ++b, ++e) {
+        s.point[e] = b == 0 ? c.witness.e1 : c.witness.e2;
+        s.distance[e] = c.distance[b];
+        s.normal[e] = c.normal[b];
+        s.activity[e] = edge_edge_activity(c, b, b == 0 ? s.nn1[idx] : s.nn2[idx]);  // (16)
+        ManifoldEntry& me = m.entries[e];
+        me.kind = ContactKind::edge_edge;
+        me.body = b;
+        me.source = s.edge_source[b][b == 0 ? kk : l];
+        me.other_source = s.edge_source[1 - b][b == 0 ? l : kk];
+      }
+    }
+}
+
+template <class T>
+void copy_values(const ManifoldScratch<T>& s, ContactManifold& m) {
+  for (std::size_t e = 0; e < m.entries.size(); ++e) {
+    ManifoldEntry& me = m.entries[e];
+    me.point = values(s.point[e]);
+    me.normal = values(s.normal[e]);
+    me.distance = value_of(s.distance[e]);
+    me.activity = value_of(s.activity[e]);
+  }
+}
+
+void check_pose(const char* fn, const Pose& X) {
+  if (!X.R.allFinite() || !X.p.allFinite()) fail(fn, "non-finite pose");
+}
+
+}  // namespace
+
+template <class T>
+void soft_top_k_generic(const T* x, int n, int k, double t, T* P, int* order, int* sort_index) {
+  using std::exp;
+  for (int j = 0; j < n; ++j) sort_index[j] = j;
+  std::partial_sort(sort_index, sort_index + k, sort_index + n, [&](int a, int b) {
+    const double va = value_of(x[a]), vb = value_of(x[b]);
+    return va > vb || (va == vb && a < b);
+  });
+  for (int r = 0; r < k; ++r) {
+    const int c = sort_index[r];
+    order[r] = c;
+    T* row = P + static_cast<std::size_t>(r) * n;
+    if (t == 0.0) {
+      for (int j = 0; j < n; ++j) row[j] = T(j == c ? 1.0 : 0.0);
+      continue;
+    }
+    // P_rj = softmax_j(−|s_r − x_j|/t); the largest logit is 0 at j = c.
+    T sum(0.0);
+    for (int j = 0; j < n; ++j) {
+      const T d = x[c] - x[j];
+      const T ad = value_of(d) < 0.0 ? T(-d) : d;
+      row[j] = exp(-ad / t);
+      sum = sum + row[j];
+    }
+    for (int j = 0; j < n; ++j) row[j] = row[j] / sum;
+  }
+}
+
+template void soft_top_k_generic<double>(const double*, int, int, double, double*, int*, int*);
+template void soft_top_k_generic<D12>(const D12*, int, int, double, D12*, int*, int*);
+
+ContactObject::ContactObject(mesh::TriangleMesh mesh, SdfObject sdf, const Pose& X_WB)
+    : mesh_(std::move(mesh)), sdf_(std::move(sdf)) {
+  if (sdf_.num_added() < 1) fail("ContactObject", "the SdfObject has no primitive");
+  set_pose(X_WB);
+  for (const Vec3& v : mesh_.vertices()) discrepancy_ = std::max(discrepancy_, std::abs(sdf_.value(v)));
+}
+
+void ContactObject::set_pose(const Pose& X_WB) {
+  check_pose("ContactObject::set_pose", X_WB);
+  pose_ = X_WB;
+}
+
+ManifoldOptions ManifoldOptions::hard(double regularization) {
+  ManifoldOptions o;
+  o.t_topk = 0.0;
+  o.witness = WitnessOptions::hard(regularization);
+  o.contact = ContactOptions::hard();
+  return o;
+}
+
+void ManifoldOptions::validate() const {
+  for (int b = 0; b < 2; ++b) {
+    if (num_vertices[b] < -1 || num_vertices[b] == 0)
+      fail("ManifoldOptions", "num_vertices must be −1 (all) or positive");
+    if (num_edges[b] < -1 || num_edges[b] == 0) fail("ManifoldOptions", "num_edges must be −1 (all) or positive");
+  }
+  smooth::validate_temperature(t_topk, "ManifoldOptions::t_topk");
+  witness.validate();
+  contact.validate();
+}
+
+void compute_manifold(const ContactObject& body1, const ContactObject& body2, const ManifoldOptions& options,
+                      ManifoldWorkspace& ws, ContactManifold& manifold) {
+  compute_manifold(body1, body1.pose(), body2, body2.pose(), options, ws, manifold);
+}
+
+void compute_manifold(const ContactObject& body1, const Pose& X_W1, const ContactObject& body2, const Pose& X_W2,
+                      const ManifoldOptions& options, ManifoldWorkspace& ws, ContactManifold& manifold) {
+  const char* fn = "compute_manifold";
+  check_pose(fn, X_W1);
+  check_pose(fn, X_W2);
+  const Sizes sz = check_sizes(fn, body1, body2, options);
+  run_core(body1, constant_pose<double>(X_W1), body2, constant_pose<double>(X_W2), options, sz, ws.value, manifold);
+  copy_values(ws.value, manifold);
+}
+
+void compute_manifold_derivatives(const ContactObject& body1, const Pose& X_W1, const ContactObject& body2,
+                                  const Pose& X_W2, const ManifoldOptions& options, PoseCoordinates coordinates,
+                                  ManifoldWorkspace& ws, ContactManifold& manifold, ManifoldDerivatives& der) {
+  const char* fn = "compute_manifold_derivatives";
+  check_pose(fn, X_W1);
+  check_pose(fn, X_W2);
+  const Sizes sz = check_sizes(fn, body1, body2, options);
+  PoseT<D12> P[2];
+  if (coordinates == PoseCoordinates::body_twist) {
+    P[0] = twist_pose(X_W1, 0);
+    P[1] = twist_pose(X_W2, 6);
+  } else {
+    const Pose* X[2] = {&X_W1, &X_W2};
+    for (int b = 0; b < 2; ++b) {
+      const Vec6 sb = se3_log(*X[b]);
+      D12 s[6];
+      for (int i = 0; i < 6; ++i) s[i] = D12::variable(sb[i], 6 * b + i);
+      P[b] = se3_exp_generic(s);
+    }
+  }
+  ManifoldScratch<D12>& s = ws.dual;
+  run_core(body1, P[0], body2, P[1], options, sz, s, manifold);
+  copy_values(s, manifold);
+  const std::size_t K = manifold.entries.size();
+  der.J_point_X12.resize(K);
+  der.J_normal_X12.resize(K);
+  der.J_distance_X12.resize(K);
+  der.J_activity_X12.resize(K);
+  for (std::size_t e = 0; e < K; ++e) {
+    for (int i = 0; i < 3; ++i) {
+      der.J_point_X12[e].row(i) = s.point[e][i].d.transpose();
+      der.J_normal_X12[e].row(i) = s.normal[e][i].d.transpose();
+    }
+    der.J_distance_X12[e] = s.distance[e].d.transpose();
+    der.J_activity_X12[e] = s.activity[e].d.transpose();
+  }
+}
+
+}  // namespace diffcol::manifold
