@@ -7,8 +7,11 @@
 //
 //  Manifold/BoxOnBox/<value|twist_jacobian>/<n>  the full manifold between two cubes meshed with
 //                                            n × n squares per face (n = 1: 8 vertices, n = 4:
-//                                            98), all vertices and edges, tilted resting pose;
+//                                            98), all vertices and all E-E candidate (feature)
+//                                            edges (12n per cube), tilted resting pose;
 //                                            "twist_jacobian" adds the 12-column derivatives.
+//  Manifold/BoxOnBoxSelected/<value|twist_jacobian>/<n>  the same with soft top-K selection of
+//                                            8 edges per cube (|E_b| = 8, t_topk = 0.01).
 //
 // Queries are points drawn uniformly from the unit cube (as in the seed), generated once per
 // size before timing; items/s = queries per second. N runs 1 … 10^6 (10^7 would need ~1 GB of
@@ -93,7 +96,7 @@ void BM_EdgeEdgeJacobian(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * n);
 }
 
-void BM_BoxOnBox(benchmark::State& state, bool derivatives) {
+void BM_BoxOnBox(benchmark::State& state, bool derivatives, bool select_edges) {
   const int n = static_cast<int>(state.range(0));
   const mf::ContactObject top(mf::make_refined_box(Eigen::Vector3d::Constant(0.7), n),
                               mf::make_box_sdf(Eigen::Vector3d::Constant(0.7), 0.1));
@@ -103,7 +106,11 @@ void BM_BoxOnBox(benchmark::State& state, bool derivatives) {
   X1.R = Eigen::AngleAxisd(0.1, Eigen::Vector3d(1.0, 0.3, 0.0).normalized()).toRotationMatrix();
   X1.p = Eigen::Vector3d(0.02, -0.03, 0.84);
   const diffcol::Pose X2 = diffcol::Pose::identity();
-  const mf::ManifoldOptions opt;
+  mf::ManifoldOptions opt;
+  if (select_edges) {
+    opt.num_edges[0] = opt.num_edges[1] = 8;
+    opt.t_topk = 0.01;
+  }
   mf::ManifoldWorkspace ws;
   mf::ContactManifold m;
   mf::ManifoldDerivatives d;
@@ -119,8 +126,10 @@ void BM_BoxOnBox(benchmark::State& state, bool derivatives) {
 
 }  // namespace
 
-BENCHMARK_CAPTURE(BM_BoxOnBox, value, false)->Name("Manifold/BoxOnBox/value")->Arg(1)->Arg(4);
-BENCHMARK_CAPTURE(BM_BoxOnBox, twist_jacobian, true)->Name("Manifold/BoxOnBox/twist_jacobian")->Arg(1)->Arg(4);
+BENCHMARK_CAPTURE(BM_BoxOnBox, value, false, false)->Name("Manifold/BoxOnBox/value")->Arg(1)->Arg(4);
+BENCHMARK_CAPTURE(BM_BoxOnBox, twist_jacobian, true, false)->Name("Manifold/BoxOnBox/twist_jacobian")->Arg(1)->Arg(4);
+BENCHMARK_CAPTURE(BM_BoxOnBox, value, false, true)->Name("Manifold/BoxOnBoxSelected/value")->Arg(1)->Arg(4);
+BENCHMARK_CAPTURE(BM_BoxOnBox, twist_jacobian, true, true)->Name("Manifold/BoxOnBoxSelected/twist_jacobian")->Arg(1)->Arg(4);
 BENCHMARK_CAPTURE(BM_EdgeEdge, smooth, true)->Name("Manifold/EdgeEdge/smooth")->RangeMultiplier(10)->Range(1, 1000000);
 BENCHMARK_CAPTURE(BM_EdgeEdge, hard, false)->Name("Manifold/EdgeEdge/hard")->RangeMultiplier(10)->Range(1, 1000000);
 BENCHMARK_CAPTURE(BM_VertexFace, smooth, true)->Name("Manifold/VertexFace/smooth")->RangeMultiplier(10)->Range(1, 1000000);

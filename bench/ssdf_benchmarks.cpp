@@ -7,8 +7,17 @@
 //  Ssdf/pair/jacobians/<I>/<J>    the same with the 12×12 pose and velocity Jacobians
 //  Ssdf/pair/*/cutoff1e-12/...    the same with ScmParameters::weight_cutoff = 1e-12
 //
+//  SsdfDyn/<integrator>/<what>/<I>/<touch>
+//                                 one step of the planar-pushing scene (dynamics.hpp): a free T
+//                                 (I AOPC points) on the ground plane and a kinematic sphere finger
+//                                 (r = 1 cm) touching a side of the T (touch = 1) or 10 cm away
+//                                 (touch = 0); what = step (plain), jacobian (∂x⁺/∂[x;u], 30
+//                                 columns) or hessian (also ∂²(wᵀx⁺)/∂[x;u]², 30 passes)
+//
 // Configurations cycle through 64 sphere positions around the T (half of them penetrating).
 // Cost is O(I·J) per pair query whatever the number of contacts (Sec. III-C).
+#include <cmath>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -16,6 +25,7 @@
 
 #include "diffcol/mesh/triangle_mesh.hpp"
 #include "diffcol/ssdf/aopc.hpp"
+#include "diffcol/ssdf/dynamics.hpp"
 #include "diffcol/ssdf/scm.hpp"
 #include "diffcol/ssdf/ssdf.hpp"
 
@@ -139,5 +149,91 @@ BENCHMARK_CAPTURE(BM_SsdfPair, jacobians_cutoff, true, 1e-12)
     ->Args({500, 100})
     ->Args({4000, 100})
     ->Unit(benchmark::kMicrosecond);
+
+/// The planar-pushing scene of the dynamics benchmarks and a state with the T resting on the
+/// ground (slightly penetrating) and the finger at a side point.
+struct PushBench {
+  ssdf::Scene scene;
+  ssdf::State x;
+  ssdf::Control u;
+};
+
+PushBench push_bench(int n, bool touch) {
+  PushBench b;
+  ssdf::ScmParameters prm;
+  prm.stiffness = 2e3;
+  b.scene.set_parameters(prm);
+  ssdf::AopcOptions o;
+  o.num_points = n;
+  auto cloud = std::make_shared<const ssdf::OrientedPointCloud>(ssdf::make_aopc(mesh::make_t_shape(), o));
+  ssdf::FreeBodySpec body;
+  body.mass = 0.5;
+  body.inertia = Eigen::Vector3d(1e-3, 2e-3, 3e-3).asDiagonal();
+  body.geometry = ssdf::Geometry::point_cloud(cloud);
+  b.scene.add_free_body(body);
+  b.scene.add_kinematic_body({ssdf::Geometry::sphere(0.01)});
+  b.scene.add_contact_pair(ssdf::BodyId::free(0), ssdf::BodyId::driven(0));
+  b.scene.set_ground({});
+  b.x = ssdf::State::zeros(b.scene);
+  b.u = ssdf::Control::zeros(b.scene);
+  const auto bb = mesh::make_t_shape().bounding_box();
+  b.x.pose[0].p = Vec3(0.0, 0.0, -bb[0].z() - 5e-4);
+  b.x.velocity[0] << 0.0, 0.0, 0.1, 0.02, 0.01, 0.0;
+  // The side point of the cloud with the largest x (a side of the bar), finger just touching.
+  int best = 0;
+  for (int i = 0; i < cloud->size(); ++i)
+    if (std::abs(cloud->normals()[static_cast<size_t>(i)].z()) < 0.5 &&
+        cloud->points()[static_cast<size_t>(i)].x() > cloud->points()[static_cast<size_t>(best)].x())
+      best = i;
+  const Vec3 p = cloud->points()[static_cast<size_t>(best)], nrm = cloud->normals()[static_cast<size_t>(best)];
+  b.u.pose[0].p = b.x.pose[0] * p + (touch ? 0.009 : 0.1) * nrm;
+  b.u.velocity[0] << 0.0, 0.0, 0.0, -0.05 * nrm;
+  return b;
+}
+
+enum class DynWhat { step, jacobian, hessian };
+
+void BM_SsdfDynamics(benchmark::State& state, ssdf::Integrator integ, DynWhat what) {
+  const PushBench b = push_bench(static_cast<int>(state.range(0)), state.range(1) != 0);
+  const double h = 0.002;
+  ssdf::StateVec w = ssdf::StateVec::Ones(b.scene.state_dim());
+  for (auto _ : state) {
+    if (what == DynWhat::step) {
+      const ssdf::State y = ssdf::step(b.scene, b.x, b.u, h, integ);
+      benchmark::DoNotOptimize(y.pose[0].p.data());
+    } else if (what == DynWhat::jacobian) {
+      const ssdf::StepJacobian J = ssdf::step_jacobian(b.scene, b.x, b.u, h, integ);
+      benchmark::DoNotOptimize(J.J_next_z.data());
+    } else {
+      const ssdf::StepHessian H = ssdf::step_hessian(b.scene, b.x, b.u, h, integ, w);
+      benchmark::DoNotOptimize(H.H_z.data());
+    }
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK_CAPTURE(BM_SsdfDynamics, euler_step, ssdf::Integrator::euler, DynWhat::step)
+    ->Name("SsdfDyn/euler/step")
+    ->ArgsProduct({{26, 500, 4000}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_SsdfDynamics, rk4_step, ssdf::Integrator::rk4, DynWhat::step)
+    ->Name("SsdfDyn/rk4/step")
+    ->ArgsProduct({{26, 500, 4000}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_SsdfDynamics, euler_jacobian, ssdf::Integrator::euler, DynWhat::jacobian)
+    ->Name("SsdfDyn/euler/jacobian")
+    ->ArgsProduct({{26, 500, 4000}, {1}})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_SsdfDynamics, rk4_jacobian, ssdf::Integrator::rk4, DynWhat::jacobian)
+    ->Name("SsdfDyn/rk4/jacobian")
+    ->ArgsProduct({{26, 500, 4000}, {1}})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_SsdfDynamics, euler_hessian, ssdf::Integrator::euler, DynWhat::hessian)
+    ->Name("SsdfDyn/euler/hessian")
+    ->ArgsProduct({{26, 500}, {1}})
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK_CAPTURE(BM_SsdfDynamics, rk4_hessian, ssdf::Integrator::rk4, DynWhat::hessian)
+    ->Name("SsdfDyn/rk4/hessian")
+    ->ArgsProduct({{26, 500}, {1}})
+    ->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -862,48 +862,4 @@ TEST(ContactWrenches, HertzLawBranchesAndValues) {
   EXPECT_EQ(wrench_jacobian_world(wv).norm(), 0.0);
 }
 
-// ------------------------------------------------------------------------- timing (reported)
-
-TEST(ContactDerivatives, TimingRelativeToColdSolve) {
-  const long n = 2000;
-  std::printf("%-20s %12s %12s %12s %8s\n", "pair", "cold_us", "deriv_us", "deriv+wr_us", "ratio");
-  double sum_cold = 0.0, sum_der = 0.0, sum_dw = 0.0;
-  for (const auto& n1 : benchmark_shape_names())
-    for (const auto& n2 : benchmark_shape_names()) {
-      const Shape s1 = benchmark_shape(n1), s2 = benchmark_shape(n2);
-      ContactPair pair(s1, s2);
-      const auto sweep = diffcol::idcol::ErgodicSweep::for_pair(s1, s2);
-      std::vector<Pose> poses(n);
-      for (long i = 0; i < n; ++i) poses[i] = sweep.pose(i);
-      std::vector<ContactSolution> sols(n);
-      const Pose I;
-      auto t0 = std::chrono::steady_clock::now();
-      for (long i = 0; i < n; ++i) sols[i] = pair.solve_cold(I, poses[i]);
-      auto t1 = std::chrono::steady_clock::now();
-      ContactDerivatives d;
-      volatile double sink = 0.0;
-      for (long i = 0; i < n; ++i) {
-        diffcol::idcol::contact_derivatives(s1, s2, I, sols[i], d);
-        sink = sink + d.J_alpha_X12[3];
-      }
-      auto t2 = std::chrono::steady_clock::now();
-      ContactWrenches w;
-      for (long i = 0; i < n; ++i) {
-        diffcol::idcol::contact_derivatives(s1, s2, I, sols[i], d);
-        diffcol::idcol::hertz_wrenches(sols[i], d, I, HertzModel{}, w);
-        sink = sink + w.J_fn_X12[3];
-      }
-      auto t3 = std::chrono::steady_clock::now();
-      const double cold = std::chrono::duration<double, std::micro>(t1 - t0).count() / n;
-      const double der = std::chrono::duration<double, std::micro>(t2 - t1).count() / n;
-      const double dw = std::chrono::duration<double, std::micro>(t3 - t2).count() / n;
-      sum_cold += cold;
-      sum_der += der;
-      sum_dw += dw;
-      std::printf("%-20s %12.3f %12.3f %12.3f %7.1f%%\n", (n1 + "-" + n2).c_str(), cold, der, dw, 100.0 * der / cold);
-    }
-  std::printf("%-20s %12.3f %12.3f %12.3f %7.1f%%  (deriv+wrenches %.1f%%)\n", "mean", sum_cold / 36, sum_der / 36,
-              sum_dw / 36, 100.0 * sum_der / sum_cold, 100.0 * sum_dw / sum_cold);
-}
-
 }  // namespace

@@ -163,7 +163,8 @@ double segment_distance(const Vec3& a0, const Vec3& a1, const Vec3& b0, const Ve
 }
 
 /// Options for the acceptance scenes: smoothed, with temperatures well below the scene's scale
-/// (1e-3 of the box size), so that the smooth indicators are decisive.
+/// (1e-3 of the box size), so that the smooth indicators are decisive; E-E penetration margin
+/// 5e-3 (half the 0.01 depths of the scenes) and clashing margin 0.1.
 ManifoldOptions sharp_options(bool edge_edge) {
   ManifoldOptions o;
   o.edge_edge = edge_edge;
@@ -175,25 +176,51 @@ ManifoldOptions sharp_options(bool edge_edge) {
   o.contact.t_pen = 1e-3;
   o.contact.t_clash = 1e-2;
   o.contact.t_nn = 1e-3;
+  o.contact.pen_margin = 5e-3;
+  o.contact.clash_margin = 0.1;
   return o;
 }
 
 struct SceneCounts {
   int vs_active = 0, ee_active = 0;
-  int borderline = 0;          ///< E-E entries with the witness on the other box's surface
-  double borderline_max = 0.0;  ///< their largest activity
+  int ee_candidates[2] = {0, 0};
 };
+
+/// The geometric edges of a box mesh, found independently of ContactObject's dihedral angles:
+/// the mesh edges whose two end points both lie on one edge line of the box (two coordinates at
+/// ±h, the same two).
+std::vector<int> box_feature_edges(const mesh::TriangleMesh& m, double h) {
+  std::vector<int> out;
+  auto on_edge_axes = [&](const Vec3& v) {
+    int mask = 0;
+    for (int i = 0; i < 3; ++i)
+      if (std::abs(std::abs(v[i]) - h) < 1e-12) mask |= 1 << i;
+    return mask;
+  };
+  for (int j = 0; j < static_cast<int>(m.edges().size()); ++j) {
+    const Vec3& a = m.vertices()[m.edges()[j][0]];
+    const Vec3& b = m.vertices()[m.edges()[j][1]];
+    const int ma = on_edge_axes(a), mb = on_edge_axes(b), common = ma & mb;
+    // Both on the same two faces (two shared axes at ±h with equal signs).
+    int shared = 0;
+    for (int i = 0; i < 3; ++i)
+      if ((common >> i & 1) && a[i] * b[i] > 0.0) ++shared;
+    if (shared >= 2) out.push_back(j);
+  }
+  return out;
+}
 
 /// Classifies every entry against exact box geometry (independent of the SDFs and witness code):
 ///  - V-S: expected active iff the vertex lies inside the other exact box; then the normal must
 ///    be that box's face normal (the vertices of these scenes are far from the boxes' edges).
-///  - E-E: an edge pair "crosses" when its exact closest points (segment_distance) are interior
-///    to both edges (parameters in [0.02, 0.98]), the edges are not parallel and each closest
-///    point lies inside the other exact box; entry (k, l, body 1) is expected active iff (k, l)
-///    crosses and is the nearest pair of row k (body 2: of column l), as (13)–(14) ask; the true
-///    normal is ±(t1 × t2), oriented out of the other box.
+///  - E-E over the boxes' geometric edges (box_feature_edges): a pair "crosses" when its exact
+///    closest points (segment_distance) are interior to both edges (parameters in [0.02, 0.98]),
+///    the edges are not parallel and each closest point lies inside the other exact box by more
+///    than 1e-3; entry (k, l, body 1) is expected active iff (k, l) crosses and is the strict
+///    nearest pair of row k (body 2: of column l), as (13)–(14) ask; the true normal is ±(t1 × t2),
+///    oriented out of the other box.
 /// Every entry must be decisive: expected active → activity > 0.9 and normal within 1e-2,
-/// expected inactive → activity < 0.1.
+/// expected inactive → activity < 0.1. No exception.
 SceneCounts check_scene(const ContactObject& top, double top_half, const ContactObject& bottom, double bottom_half,
                         const Pose& X1, const Pose& X2, bool edge_edge) {
   const ManifoldOptions opt = sharp_options(edge_edge);
@@ -202,9 +229,16 @@ SceneCounts check_scene(const ContactObject& top, double top_half, const Contact
   compute_manifold(top, X1, bottom, X2, opt, ws, m);
   const auto& E1 = top.mesh().edges();
   const auto& E2 = bottom.mesh().edges();
-  const int n1 = static_cast<int>(E1.size()), n2 = static_cast<int>(E2.size());
+  const std::vector<int> c1 = box_feature_edges(top.mesh(), top_half), c2 = box_feature_edges(bottom.mesh(), bottom_half);
+  const int n1 = static_cast<int>(c1.size()), n2 = static_cast<int>(c2.size());
+  SceneCounts counts;
+  counts.ee_candidates[0] = n1;
+  counts.ee_candidates[1] = n2;
   EXPECT_EQ(static_cast<int>(m.entries.size()),
             top.mesh().num_vertices() + bottom.mesh().num_vertices() + (edge_edge ? 2 * n1 * n2 : 0));
+  std::vector<int> pos1(E1.size(), -1), pos2(E2.size(), -1);
+  for (int k = 0; k < n1; ++k) pos1[c1[k]] = k;
+  for (int l = 0; l < n2; ++l) pos2[c2[l]] = l;
   // Exact E-E reference.
   std::vector<double> D(static_cast<std::size_t>(n1) * n2);
   std::vector<char> crossing(D.size(), 0);
@@ -212,8 +246,10 @@ SceneCounts check_scene(const ContactObject& top, double top_half, const Contact
   if (edge_edge) {
     for (int k = 0; k < n1; ++k)
       for (int l = 0; l < n2; ++l) {
-        const Vec3 a0 = X1.R * top.mesh().vertices()[E1[k][0]] + X1.p, a1 = X1.R * top.mesh().vertices()[E1[k][1]] + X1.p;
-        const Vec3 b0 = X2.R * bottom.mesh().vertices()[E2[l][0]] + X2.p, b1 = X2.R * bottom.mesh().vertices()[E2[l][1]] + X2.p;
+        const auto& ek = E1[c1[k]];
+        const auto& el = E2[c2[l]];
+        const Vec3 a0 = X1.R * top.mesh().vertices()[ek[0]] + X1.p, a1 = X1.R * top.mesh().vertices()[ek[1]] + X1.p;
+        const Vec3 b0 = X2.R * bottom.mesh().vertices()[el[0]] + X2.p, b1 = X2.R * bottom.mesh().vertices()[el[1]] + X2.p;
         Vec3 pa, pb;
         const std::size_t i = static_cast<std::size_t>(k) * n2 + l;
         D[i] = segment_distance(a0, a1, b0, b1, &pa, &pb);
@@ -228,7 +264,6 @@ SceneCounts check_scene(const ContactObject& top, double top_half, const Contact
         normal1[i] = n;
       }
   }
-  SceneCounts counts;
   double worst_normal = 0.0;
   int wrong = 0;
   for (const ManifoldEntry& e : m.entries) {
@@ -243,7 +278,11 @@ SceneCounts check_scene(const ContactObject& top, double top_half, const Contact
         EXPECT_NEAR(e.distance, d_true, 0.5 * std::abs(d_true));  // eq. (3) is approximate
       }
     } else {
-      const int k = e.body == 0 ? e.source : e.other_source, l = e.body == 0 ? e.other_source : e.source;
+      const int k = pos1[e.body == 0 ? e.source : e.other_source], l = pos2[e.body == 0 ? e.other_source : e.source];
+      if (k < 0 || l < 0) {
+        ADD_FAILURE() << "E-E entry on a non-feature edge " << e.source << "/" << e.other_source;
+        continue;
+      }
       const std::size_t i = static_cast<std::size_t>(k) * n2 + l;
       bool nearest = true;
       for (int j = 0; j < (e.body == 0 ? n2 : n1); ++j) {
@@ -253,20 +292,7 @@ SceneCounts check_scene(const ContactObject& top, double top_half, const Contact
       expect_active = crossing[i] && nearest;
       n_true = e.body == 0 ? normal1[i] : Vec3(-normal1[i]);
     }
-    // A witness point on the other box's surface plane (e.g. where a vertical edge of a resting
-    // box pierces the face it rests on) has penγ = ½ and, with a face normal ⟂ the edge's, clγ = ½
-    // (12), (15): such pairs are borderline by construction of the method; they must not be
-    // active but reach ½ (penγ = ½ on the surface).
-    bool borderline = false;
-    if (e.kind == ContactKind::edge_edge && !expect_active) {
-      const double h_other = e.body == 0 ? bottom_half : top_half;
-      borderline = std::abs(exact_box(h_other, e.body == 0 ? X2 : X1, e.point, nullptr)) < 2e-3;
-    }
-    if (borderline) {
-      ++counts.borderline;
-      counts.borderline_max = std::max(counts.borderline_max, e.activity);
-    }
-    const bool ok = expect_active ? e.activity > 0.9 : (borderline ? e.activity < 0.5 + 1e-3 : e.activity < 0.1);
+    const bool ok = expect_active ? e.activity > 0.9 : e.activity < 0.1;
     if (!ok) {
       ++wrong;
       ADD_FAILURE() << (e.kind == ContactKind::vertex_sdf ? "V-S" : "E-E") << " body " << e.body + 1 << " source "
@@ -281,10 +307,12 @@ SceneCounts check_scene(const ContactObject& top, double top_half, const Contact
     if (e.activity > 0.9) ++(e.kind == ContactKind::vertex_sdf ? counts.vs_active : counts.ee_active);
   }
   EXPECT_LT(worst_normal, 1e-2);
-  std::printf("  V-S active %d, E-E active %d (of %zu entries), misclassified %d, worst normal error %.2e, "
-              "borderline E-E %d (max activity %.3f)\n",
-              counts.vs_active, counts.ee_active, m.entries.size(), wrong, worst_normal, counts.borderline,
-              counts.borderline_max);
+  double max_inactive = 0.0;
+  for (const ManifoldEntry& e : m.entries)
+    if (e.activity < 0.9) max_inactive = std::max(max_inactive, e.activity);
+  std::printf("  V-S active %d, E-E active %d (of %zu entries, %d x %d candidate edges), misclassified %d, "
+              "worst normal error %.2e, largest inactive activity %.2e\n",
+              counts.vs_active, counts.ee_active, m.entries.size(), n1, n2, wrong, worst_normal, max_inactive);
   return counts;
 }
 
@@ -295,31 +323,69 @@ Pose rot_y(double a, const Vec3& p) {
   return make_pose(Eigen::AngleAxisd(a, Vec3::UnitY()).toRotationMatrix(), p);
 }
 
-// The seed's Fig. 5 practice: E-E contacts on the 8-vertex cubes, V-S contacts on the 98-vertex
-// cubes (there E-E is switched off: on finely triangulated coplanar faces every crossing of
-// triangulation edges is a tie of (13)–(14), see docs/manifold.md).
+// Both cubes (8 and 98 vertices) with V-S and E-E contacts in every scene. E-E runs over the
+// geometric (feature) edges, as in the seed's polygonal cube (12 edges): the default
+// ManifoldOptions::feature_angle drops the triangulation edges inside flat faces.
+
+TEST(ManifoldBoxOnBox, FeatureEdgesAreTheBoxEdges) {
+  for (int n : {1, 2, 4}) {
+    const ContactObject box = box_object(0.5, n);
+    int sharp = 0;
+    for (double angle : box.edge_dihedral_angles()) {
+      EXPECT_TRUE(std::abs(angle) < 1e-9 || std::abs(angle - M_PI / 2) < 1e-9) << angle;
+      sharp += angle > 1e-3;
+    }
+    EXPECT_EQ(sharp, 12 * n);
+    EXPECT_EQ(static_cast<int>(box_feature_edges(box.mesh(), 0.5).size()), 12 * n);
+  }
+}
 
 TEST(ManifoldBoxOnBox, FaceOnFace) {
   const double delta = 0.01;
   const Pose X2 = Pose::identity();
-  {
-    // 8-vertex cubes, V-S and E-E: a 0.24 cube resting 0.01 deep on the unit cube, placed off
-    // the bottom face's triangulation diagonal (y = x) and 0.13 from its edges: its 4 bottom
-    // vertices, no E-E.
-    // Yawed by 0.35 rad: no edge parallel to another (the degenerate case of Fig. 3).
-    const Pose X1 = make_pose(Eigen::AngleAxisd(0.35, Vec3::UnitZ()).toRotationMatrix(), Vec3(0.2, -0.2, 0.5 + 0.12 - delta));
+  for (double yaw : {0.35, 0.0}) {
+    // 8-vertex cubes: a 0.24 cube resting 0.01 deep on the unit cube, 0.13 from its edges: its 4
+    // bottom vertices; no E-E (its vertical edges pierce the face: their witness points lie on
+    // the face, φ = 0, and the pen margin keeps them off). yaw = 0: parallel edges (Fig. 3's
+    // degenerate case) too.
+    const Pose X1 = make_pose(Eigen::AngleAxisd(yaw, Vec3::UnitZ()).toRotationMatrix(), Vec3(0.2, -0.2, 0.5 + 0.12 - delta));
     const SceneCounts c = check_scene(box_object(0.12, 1), 0.12, box_object(kBottomHalf, 1), kBottomHalf, X1, X2, true);
     EXPECT_EQ(c.vs_active, 4);
     EXPECT_EQ(c.ee_active, 0);
   }
-  {
-    // 98-vertex cubes, V-S: the 25 bottom-face vertices of the 0.7 cube, and the 9 inner
-    // top-face vertices of the unit cube (|x|, |y| ≤ 0.25 < 0.35).
-    const Pose X1 = make_pose(Mat3::Identity(), Vec3(0.0, 0.0, kBottomHalf + kTopHalf - delta));
+  for (double yaw : {0.0}) {
+    // 98-vertex cubes, edges parallel: the 25 bottom-face vertices of the 0.7 cube and the 9
+    // inner top-face vertices of the unit cube under it (|x|, |y| ≤ 0.25, 0.1 from the 0.7 cube's
+    // sides; a yaw brings some within 0.08 of them, where the SQ's rounded edges tilt the normal
+    // by more than 1e-2); no E-E.
+    const Pose X1 = make_pose(Eigen::AngleAxisd(yaw, Vec3::UnitZ()).toRotationMatrix(),
+                              Vec3(0.0, 0.0, kBottomHalf + kTopHalf - delta));
     const SceneCounts c =
-        check_scene(box_object(kTopHalf, 4), kTopHalf, box_object(kBottomHalf, 4), kBottomHalf, X1, X2, false);
+        check_scene(box_object(kTopHalf, 4), kTopHalf, box_object(kBottomHalf, 4), kBottomHalf, X1, X2, true);
     EXPECT_EQ(c.vs_active, 25 + 9);
+    EXPECT_EQ(c.ee_active, 0);
+    EXPECT_EQ(c.ee_candidates[0], 48);
   }
+}
+
+TEST(ManifoldBoxOnBox, SeedIndicatorsWithoutMarginsAreHalfOnTheContactPlane) {
+  // Why the E-E margins exist: with the seed's (12) and (15) as printed (margins 0), the
+  // vertical edges of the resting 0.24 cube pierce the face they rest on, their witness points
+  // lie on that face (φ = 0, penγ = σ(0) = ½) and their SDF normals are ⟂ the face's (clγ = ½),
+  // so E-E entries with wrong normals reach activity ½ (or ¼): neither active nor inactive.
+  const Pose X1 = make_pose(Eigen::AngleAxisd(0.35, Vec3::UnitZ()).toRotationMatrix(), Vec3(0.2, -0.2, 0.5 + 0.12 - 0.01));
+  ManifoldOptions opt = sharp_options(true);
+  opt.contact.pen_margin = 0.0;
+  opt.contact.clash_margin = 0.0;
+  ManifoldWorkspace ws;
+  ContactManifold m;
+  compute_manifold(box_object(0.12, 1), X1, box_object(kBottomHalf, 1), Pose::identity(), opt, ws, m);
+  double worst = 0.0;
+  for (const ManifoldEntry& e : m.entries)
+    if (e.kind == ContactKind::edge_edge) worst = std::max(worst, e.activity);
+  EXPECT_GT(worst, 0.2);
+  EXPECT_LT(worst, 0.6);
+  std::printf("  margins 0: largest E-E activity %.3f (the seed's σ(0) on the contact plane)\n", worst);
 }
 
 TEST(ManifoldBoxOnBox, EdgeAcrossFace) {
@@ -329,33 +395,40 @@ TEST(ManifoldBoxOnBox, EdgeAcrossFace) {
     // 8-vertex: a 0.24 cube turned 45° about x, its lowest edge (along x, y = −0.2, x ∈ [0.05,
     // 0.35]) 0.01 inside the top face: its two end vertices, no E-E (the edge crosses no edge).
     Pose X1 = rot_x(M_PI / 4, Vec3(0.2, -0.2, 0.5 + 0.12 * std::sqrt(2.0) - delta));
-    X1.R = Eigen::AngleAxisd(0.35, Vec3::UnitZ()).toRotationMatrix() * X1.R;  // no parallel edges
+    X1.R = Eigen::AngleAxisd(0.35, Vec3::UnitZ()).toRotationMatrix() * X1.R;
     const SceneCounts c = check_scene(box_object(0.12, 1), 0.12, box_object(kBottomHalf, 1), kBottomHalf, X1, X2, true);
     EXPECT_EQ(c.vs_active, 2);
     EXPECT_EQ(c.ee_active, 0);
   }
   {
-    // 98-vertex, V-S: the 5 vertices along the lowest edge (at y = 0.1, between the unit
-    // cube's grid lines).
+    // 98-vertex: the 5 vertices along the lowest edge (at y = 0.1, between the unit cube's grid
+    // lines); no E-E.
     const Pose X1 = rot_x(M_PI / 4, Vec3(0.0, 0.1, kBottomHalf + kTopHalf * std::sqrt(2.0) - delta));
     const SceneCounts c =
-        check_scene(box_object(kTopHalf, 4), kTopHalf, box_object(kBottomHalf, 4), kBottomHalf, X1, X2, false);
+        check_scene(box_object(kTopHalf, 4), kTopHalf, box_object(kBottomHalf, 4), kBottomHalf, X1, X2, true);
     EXPECT_EQ(c.vs_active, 5);
+    EXPECT_EQ(c.ee_active, 0);
   }
 }
 
 TEST(ManifoldBoxOnBox, EdgeAcrossEdge) {
   // Body 2 turned 45° about y (top ridge along y), body 1 turned 45° about x (lowest edge along
-  // x), slightly yawed and shifted: the edges cross, overlapping by 0.06 (more than the ε = 0.1
+  // x), yawed by 0.2 and shifted: the edges cross, overlapping by 0.06 (more than the ε = 0.1
   // rounding of the SQ edges): exactly that pair, both witness points, normals ±z; no V-S.
-  const double overlap = 0.06;
+  const double overlap = 0.06, yaw = 0.2;
   const Pose X2 = rot_y(M_PI / 4, Vec3::Zero());
-  Pose X1 = rot_x(M_PI / 4, Vec3(0.03, -0.02, (kBottomHalf + kTopHalf) * std::sqrt(2.0) - overlap));
-  X1.R = Eigen::AngleAxisd(0.2, Vec3::UnitZ()).toRotationMatrix() * X1.R;
-  const SceneCounts c =
-      check_scene(box_object(kTopHalf, 1), kTopHalf, box_object(kBottomHalf, 1), kBottomHalf, X1, X2, true);
-  EXPECT_EQ(c.vs_active, 0);
-  EXPECT_EQ(c.ee_active, 2);
+  for (int n : {1, 4}) {
+    // 98-vertex: the crossing is placed mid-segment on both edges (top: 0.0875 along its lowest
+    // edge, in [0, 0.175]; bottom: y = 0.125, in [0, 0.25]), away from the vertices on the edges.
+    const double t = n == 1 ? 0.03 : 0.0875;
+    const Vec3 c(-t * std::cos(yaw), n == 1 ? -0.02 : 0.125 - t * std::sin(yaw), (kBottomHalf + kTopHalf) * std::sqrt(2.0) - overlap);
+    Pose X1 = rot_x(M_PI / 4, c);
+    X1.R = Eigen::AngleAxisd(yaw, Vec3::UnitZ()).toRotationMatrix() * X1.R;
+    const SceneCounts s =
+        check_scene(box_object(kTopHalf, n), kTopHalf, box_object(kBottomHalf, n), kBottomHalf, X1, X2, true);
+    EXPECT_EQ(s.vs_active, 0);
+    EXPECT_EQ(s.ee_active, 2);
+  }
 }
 
 TEST(ManifoldBoxOnBox, Separated) {
@@ -363,7 +436,7 @@ TEST(ManifoldBoxOnBox, Separated) {
   const Pose X1 = rot_x(0.3, Vec3(0.1, 0.0, kBottomHalf + kTopHalf * 1.5 + 0.05));
   for (int n : {1, 4}) {
     const SceneCounts c =
-        check_scene(box_object(kTopHalf, n), kTopHalf, box_object(kBottomHalf, n), kBottomHalf, X1, X2, n == 1);
+        check_scene(box_object(kTopHalf, n), kTopHalf, box_object(kBottomHalf, n), kBottomHalf, X1, X2, true);
     EXPECT_EQ(c.vs_active + c.ee_active, 0);
   }
 }

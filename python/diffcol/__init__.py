@@ -19,7 +19,8 @@ Gradient checker: check_pose_gradient, check_gradient, numeric_jacobian, perturb
     GradientCheckOptions, GradientCheckResult, OutputBlock, FdMethod, PerturbationSide
 Ergodic sweep: ErgodicSweep
 Batches: ContactBatch, BatchResult, BatchDerivatives, available_cores
-Viewer: view (writes the self-contained HTML page), has_viewer, three_version
+Viewer: view (writes the self-contained HTML page), view_manifold (a Contax manifold),
+    view_rollout (animated meshes, e.g. a simulation), has_viewer, three_version
 
 Submodules
 ----------
@@ -28,6 +29,14 @@ diffcol.dcol: DCOL's exact convex primitives (polytope, capsule, cylinder, cone,
     (r, q) layout. See help(diffcol.dcol).
 diffcol.qp: DiffPills capsule / padded-polygon proximity QPs: proximity,
     proximity_derivatives (world or body twists), quaternion coordinates. See help(diffcol.qp).
+diffcol.mesh: closed triangle meshes (TriangleMesh, load_mesh, make_box, make_icosphere,
+    make_t_shape, contains, signed_distance).
+diffcol.smooth: soft operators with temperatures (sigmoid, softplus, soft_clip, logsumexp,
+    soft_top_k, ...); t = 0 is the hard operator.
+diffcol.manifold: Contax contact manifolds: SDF primitives and objects, iso-surface meshes,
+    ContactObject, compute_manifold, compute_manifold_derivatives, limbed figures.
+diffcol.ssdf: AOPC, soft signed distance, smooth separation, collision points, SCM forces, and
+    the dynamics (Scene, State, Control, step, step_jacobian, rollout).
 
 Invalid input raises ValueError with the C++ library's message.
 """
@@ -36,10 +45,10 @@ import sys as _sys
 
 from ._diffcol import *  # noqa: F401,F403
 from ._diffcol import __doc__ as _core_doc  # noqa: F401
-from ._diffcol import dcol, qp  # noqa: F401
+from ._diffcol import dcol, manifold, mesh, qp, smooth, ssdf  # noqa: F401
 
 # `import diffcol.dcol` / `from diffcol.qp import proximity` work like for package modules.
-_sys.modules[__name__ + ".dcol"] = dcol
-_sys.modules[__name__ + ".qp"] = qp
+for _name in ("dcol", "qp", "mesh", "smooth", "manifold", "ssdf"):
+    _sys.modules[__name__ + "." + _name] = globals()[_name]
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -2,12 +2,17 @@
 // HTML viewer page. The viewer library (CMake target diffcol_view) exists only when three.js was
 // fetched (bash viewer/setup.sh); without it DIFFCOL_PY_HAVE_VIEWER is not defined, this file
 // binds a diffcol.view that raises RuntimeError saying so, and diffcol.has_viewer is False.
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "bindings.hpp"
 #include "diffcol/idcol/contact.hpp"
+
+#include "arrays.hpp"
+#include "diffcol/manifold/manifold.hpp"
+#include "diffcol/mesh/triangle_mesh.hpp"
 
 #ifdef DIFFCOL_PY_HAVE_VIEWER
 #include "diffcol/view/view.hpp"
@@ -46,6 +51,45 @@ Raises:
 Frames: poses are world_from_body, meshes in the body frames; the page draws the world frame in
 the shapes' length unit.)doc";
 
+const char* const kViewManifoldDoc = R"doc(Writes the HTML viewer page of a Contax contact manifold between two objects (three.js inlined).
+
+The page shows both meshes and the manifold computed at the given poses
+(diffcol.manifold.compute_manifold): the K points, and the normals as arrows whose length is
+proportional to the activity, points and arrows coloured by activity (blue 0, yellow 0.5, red 1),
+as in the Contax seed's Fig. 5. Entries below a minimum activity are hidden (a slider on the page).
+
+Args:
+  path: the HTML file to write (str or os.PathLike).
+  body1, body2: diffcol.manifold.ContactObject.
+  X_W1, X_W2: world poses: one pose each (Pose, 7-vector or 4x4), or sequences ((n, 7),
+    (n, 4, 4) or a list of Poses) for an animation (the manifold is computed at every frame).
+  options: diffcol.manifold.ManifoldOptions.
+  title, frame_duration, autoplay: as in diffcol.view.
+  normal_length: arrow length at activity 1 (world units); 0 = 15% of the scene radius.
+  min_activity: initial display threshold in [0, 1].
+Returns:
+  The path written (str).
+Raises:
+  ValueError for invalid poses, options or lengths; OSError if the file cannot be written;
+  RuntimeError without the viewer (diffcol.has_viewer False).)doc";
+
+const char* const kViewRolloutDoc = R"doc(Writes the HTML viewer page of an animated rollout of triangle meshes (three.js inlined).
+
+Args:
+  path: the HTML file to write (str or os.PathLike).
+  meshes: a list of B diffcol.mesh.TriangleMesh (body frames).
+  poses: per-frame world poses, shape (T, B, 7) ([x, y, z, qw, qx, qy, qz]) or (T, B, 4, 4); for a
+    single body also (T, 7) or (T, 4, 4). E.g. the state trajectory of a simulation.
+  names: optional list of B labels.
+  manifolds: optional list of T manifolds (diffcol.manifold.ContactManifold, or any object with
+    points (K, 3), normals (K, 3), distances (K,), activities (K,)), drawn as in view_manifold.
+  title, frame_duration, autoplay, normal_length, min_activity: as in view_manifold.
+Returns:
+  The path written (str).
+Raises:
+  ValueError for bad shapes, non-finite poses or mismatched counts; OSError if the file cannot be
+  written; RuntimeError without the viewer.)doc";
+
 // One pose or a sequence of poses (see kViewDoc).
 std::vector<Pose> pose_sequence(const py::object& obj, const std::string& what) {
   if (py::isinstance<Pose>(obj)) return {obj.cast<Pose>()};
@@ -82,6 +126,72 @@ std::vector<Pose> pose_sequence(const py::object& obj, const std::string& what) 
   poses_from_buffer(a.data(), count, layout, what, out.data());
   return out;
 }
+
+#ifdef DIFFCOL_PY_HAVE_VIEWER
+// The markers of one frame from an object with points, normals, distances, activities.
+view::ManifoldMarkers markers_from(const py::handle& obj, size_t frame) {
+  const std::string what = "manifolds[" + std::to_string(frame) + "]";
+  view::ManifoldMarkers m;
+  for (const char* attr : {"points", "normals", "distances", "activities"})
+    if (!py::hasattr(obj, attr)) throw std::invalid_argument(what + ": has no attribute '" + attr + "'");
+  m.points = points_from(obj.attr("points"), what + ".points");
+  m.normals = points_from(obj.attr("normals"), what + ".normals");
+  m.distances = vector_from(obj.attr("distances"), what + ".distances", false, true);
+  m.activities = vector_from(obj.attr("activities"), what + ".activities", false, true);
+  return m;
+}
+
+// poses (T, B, 7) / (T, B, 4, 4) / (T, 7) / (T, 4, 4) / one pose -> poses[frame][body].
+std::vector<std::vector<Pose>> rollout_poses(const py::object& obj, size_t bodies) {
+  const DoubleArray a = as_double_array(obj, "poses");
+  long T = 0, B = 0;
+  int layout = 0;
+  if (a.ndim() == 3 && a.shape(2) == 7) {
+    T = a.shape(0), B = a.shape(1), layout = 7;
+  } else if (a.ndim() == 4 && a.shape(2) == 4 && a.shape(3) == 4) {
+    T = a.shape(0), B = a.shape(1), layout = 16;
+  } else if (bodies == 1 && a.ndim() == 2 && a.shape(1) == 7) {
+    T = a.shape(0), B = 1, layout = 7;
+  } else if (bodies == 1 && a.ndim() == 3 && a.shape(1) == 4 && a.shape(2) == 4) {
+    T = a.shape(0), B = 1, layout = 16;
+  } else {
+    throw std::invalid_argument("poses: expected shape (T, B, 7) or (T, B, 4, 4) (one body: also (T, 7) or (T, 4, 4))");
+  }
+  if (T < 1) throw std::invalid_argument("poses: no frames");
+  if (static_cast<size_t>(B) != bodies)
+    throw std::invalid_argument("poses: " + std::to_string(B) + " poses per frame for " + std::to_string(bodies) + " meshes");
+  std::vector<Pose> flat(static_cast<size_t>(T * B));
+  poses_from_buffer(a.data(), T * B, layout, "poses", flat.data());
+  std::vector<std::vector<Pose>> out(static_cast<size_t>(T));
+  for (long t = 0; t < T; ++t) out[static_cast<size_t>(t)].assign(flat.begin() + t * B, flat.begin() + (t + 1) * B);
+  return out;
+}
+
+std::string write_mesh_page(const py::object& path, const view::MeshScene& scene, const view::ViewOptions& vo) {
+  const std::string file = py::str(py::module_::import("os").attr("fspath")(path));
+  try {
+    py::gil_scoped_release release;
+    view::write_mesh_html(file, scene, vo);
+  } catch (const std::invalid_argument&) {
+    throw;
+  } catch (const std::runtime_error& e) {
+    PyErr_SetString(PyExc_OSError, e.what());
+    throw py::error_already_set();
+  }
+  return file;
+}
+
+view::ViewOptions mesh_view_options(const std::string& title, double frame_duration, bool autoplay, double normal_length,
+                                    double min_activity) {
+  view::ViewOptions vo;
+  vo.title = title;
+  vo.frame_duration = frame_duration;
+  vo.autoplay = autoplay;
+  vo.normal_length = normal_length;
+  vo.min_activity = min_activity;
+  return vo;
+}
+#endif
 
 }  // namespace
 
@@ -120,6 +230,44 @@ void bind_view(py::module_& m) {
       py::arg("frame_duration") = view::ViewOptions{}.frame_duration,
       py::arg("autoplay") = view::ViewOptions{}.autoplay, py::arg("options") = idcol::SolveOptions{}, kViewDoc);
   m.def("three_version", &view::three_version, "Version of the bundled three.js package (e.g. '0.187.0').");
+  m.def(
+      "view_manifold",
+      [](const py::object& path, const manifold::ContactObject& b1, const py::object& X1, const manifold::ContactObject& b2,
+         const py::object& X2, const manifold::ManifoldOptions& options, const std::string& title, double frame_duration,
+         bool autoplay, double normal_length, double min_activity) {
+        const std::vector<Pose> poses1 = pose_sequence(X1, "X_W1"), poses2 = pose_sequence(X2, "X_W2");
+        const view::ViewOptions vo = mesh_view_options(title, frame_duration, autoplay, normal_length, min_activity);
+        view::MeshScene scene;
+        {
+          py::gil_scoped_release release;
+          scene = view::manifold_scene(b1, poses1, b2, poses2, options);
+        }
+        return write_mesh_page(path, scene, vo);
+      },
+      py::arg("path"), py::arg("body1"), py::arg("X_W1"), py::arg("body2"), py::arg("X_W2"),
+      py::arg("options") = manifold::ManifoldOptions{}, py::kw_only(), py::arg("title") = "diffcol manifold",
+      py::arg("frame_duration") = view::ViewOptions{}.frame_duration, py::arg("autoplay") = false,
+      py::arg("normal_length") = 0.0, py::arg("min_activity") = view::ViewOptions{}.min_activity, kViewManifoldDoc);
+  m.def(
+      "view_rollout",
+      [](const py::object& path, const std::vector<mesh::TriangleMesh>& meshes, const py::object& poses,
+         const std::optional<std::vector<std::string>>& names, const py::object& manifolds, const std::string& title,
+         double frame_duration, bool autoplay, double normal_length, double min_activity) {
+        view::MeshScene scene;
+        scene.meshes = meshes;
+        if (meshes.empty()) throw std::invalid_argument("meshes: at least one mesh is needed");
+        scene.poses = rollout_poses(poses, meshes.size());
+        if (names) scene.names = *names;
+        if (!manifolds.is_none()) {
+          size_t f = 0;
+          for (const auto& item : manifolds) scene.manifolds.push_back(markers_from(item, f++));
+        }
+        return write_mesh_page(path, scene, mesh_view_options(title, frame_duration, autoplay, normal_length, min_activity));
+      },
+      py::arg("path"), py::arg("meshes"), py::arg("poses"), py::kw_only(), py::arg("names") = py::none(),
+      py::arg("manifolds") = py::none(), py::arg("title") = "diffcol rollout",
+      py::arg("frame_duration") = view::ViewOptions{}.frame_duration, py::arg("autoplay") = false,
+      py::arg("normal_length") = 0.0, py::arg("min_activity") = view::ViewOptions{}.min_activity, kViewRolloutDoc);
 #else
   m.attr("has_viewer") = false;
   m.def(
@@ -133,6 +281,16 @@ void bind_view(py::module_& m) {
   m.def(
       "three_version", []() -> std::string { return ""; },
       "Version of the bundled three.js package; '' when this diffcol was built without the viewer.");
+  for (const char* name : {"view_manifold", "view_rollout"}) {
+    m.def(
+        name,
+        [name](const py::args&, const py::kwargs&) -> std::string {
+          throw std::runtime_error(std::string("diffcol.") + name +
+                                   ": this diffcol was built without the HTML viewer (three.js not found in "
+                                   "viewer/node_modules); run 'bash viewer/setup.sh', reconfigure and rebuild");
+        },
+        std::string(name) == "view_manifold" ? kViewManifoldDoc : kViewRolloutDoc);
+  }
   (void)&pose_sequence;
 #endif
 }

@@ -25,6 +25,11 @@ void bind_batch(py::module_& m);           // bind_batch.cpp: ContactBatch, thre
 void bind_dcol(py::module_& m);            // bind_dcol.cpp: submodule dcol (DCOL primitives, solve, derivatives)
 void bind_qp(py::module_& m);              // bind_qp.cpp: submodule qp (DiffPills proximity QPs, derivatives)
 void bind_view(py::module_& m);            // bind_view.cpp: view(...) (HTML viewer), has_viewer
+void bind_mesh(py::module_& m);            // bind_mesh.cpp: submodule mesh (closed triangle meshes)
+void bind_smooth(py::module_& m);          // bind_smooth.cpp: submodule smooth (soft operators)
+void bind_manifold(py::module_& m);        // bind_manifold.cpp: submodule manifold (Contax SDFs, manifold)
+void bind_ssdf(py::module_& m);            // bind_ssdf.cpp: submodule ssdf (AOPC, SSDF, SCM forces)
+void bind_dynamics(py::module_& m);        // bind_dynamics.cpp: ssdf.Scene, step, rollout (after bind_ssdf)
 
 /// Shared text of the docstrings: frames, twists and Jacobian layout.
 extern const char* const kConventionsDoc;

@@ -11,7 +11,9 @@ PYBIND11_MODULE(_diffcol, m) {
 
 Compiled core of the `diffcol` package. See help(diffcol.solve_contact) for the frames,
 the twist convention [w; v] and the Jacobian layout used everywhere. Submodules: dcol (DCOL
-exact primitives), qp (DiffPills capsule / padded-polygon QPs); view(...) writes the HTML viewer.)";
+exact primitives), qp (DiffPills capsule / padded-polygon QPs), mesh (closed triangle meshes),
+smooth (soft operators), manifold (Contax contact manifolds), ssdf (SSDF and the soft-minimum
+contact model); view(...), view_manifold(...), view_rollout(...) write the HTML viewer.)";
   dp::bind_math(m);
   dp::bind_shapes(m);
   dp::bind_idcol(m);
@@ -19,5 +21,10 @@ exact primitives), qp (DiffPills capsule / padded-polygon QPs); view(...) writes
   dp::bind_batch(m);
   dp::bind_dcol(m);  // submodule diffcol.dcol
   dp::bind_qp(m);    // submodule diffcol.qp (after bind_idcol: reuses TwistConvention)
-  dp::bind_view(m);  // diffcol.view (raises RuntimeError when built without the viewer)
+  dp::bind_mesh(m);      // submodule diffcol.mesh
+  dp::bind_smooth(m);    // submodule diffcol.smooth
+  dp::bind_manifold(m);  // submodule diffcol.manifold (after mesh: uses TriangleMesh)
+  dp::bind_ssdf(m);      // submodule diffcol.ssdf (after mesh)
+  dp::bind_dynamics(m);  // diffcol.ssdf.Scene, step, rollout (after ssdf)
+  dp::bind_view(m);      // diffcol.view, view_manifold, view_rollout (RuntimeError without the viewer)
 }

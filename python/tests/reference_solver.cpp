@@ -17,6 +17,15 @@
 //                            (r, q). SHAPE: capsule:L:R (qp::Capsule(L, R)), rect:HX:HY:R
 //                            (PaddedPolygon::rectangle), pentagon:R (from_vertices of the five
 //                            vertices (1, 0), (0.3, 0.9), (-0.8, 0.6), (-0.7, -0.7), (0.4, -0.9)).
+//   manifold N1 N2 ...       manifold::compute_manifold_derivatives (body twists, default options)
+//                            between two unit cubes: make_refined_box((1,1,1), Ni) meshes and
+//                            make_box_sdf((1,1,1), 0.1) SDFs. Prints points, distances, normals,
+//                            activities (entry by entry) and the four J_*_X12 blocks.
+//   ssdf I1 I2 ...           ssdf::pair_contact (default ScmParameters, velocities V1 = 0,
+//                            V2 = (0, 0, 0, 0.1, 0, -0.2)) and ssdf::smooth_separation_distance
+//                            (eps1, eps2 of the parameters) between AOPCs (make_aopc with
+//                            num_points Ii, other options default) of a unit cube (body 1) and
+//                            make_icosphere(0.5, 2) (body 2).
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -34,6 +43,11 @@
 #include "diffcol/dcol/contact.hpp"
 #include "diffcol/dcol/derivatives.hpp"
 #include "diffcol/idcol/ergodic.hpp"
+#include "diffcol/manifold/manifold.hpp"
+#include "diffcol/manifold/surface_mesh.hpp"
+#include "diffcol/ssdf/aopc.hpp"
+#include "diffcol/ssdf/scm.hpp"
+#include "diffcol/ssdf/ssdf.hpp"
 #include "diffcol/qp/proximity.hpp"
 #include "diffcol/qp/proximity_derivatives.hpp"
 
@@ -206,6 +220,56 @@ void run_qp(const std::string& n1, const std::string& n2, const double* v, bool 
 #undef DIFFCOL_REF
 }
 
+void run_manifold(int n1, int n2, const Pose& X1, const Pose& X2) {
+  const Eigen::Vector3d size(1.0, 1.0, 1.0);
+  const manifold::ContactObject b1(manifold::make_refined_box(size, n1), manifold::make_box_sdf(size, 0.1));
+  const manifold::ContactObject b2(manifold::make_refined_box(size, n2), manifold::make_box_sdf(size, 0.1));
+  manifold::ManifoldWorkspace ws;
+  manifold::ContactManifold mf;
+  manifold::ManifoldDerivatives d;
+  manifold::compute_manifold_derivatives(b1, X1, b2, X2, manifold::ManifoldOptions{}, manifold::PoseCoordinates::body_twist,
+                                         ws, mf, d);
+  std::vector<double> points, distances, normals, activities, Jp, Jn, Jd, Ja;
+  for (size_t i = 0; i < mf.entries.size(); ++i) {
+    const manifold::ManifoldEntry& e = mf.entries[i];
+    for (int k = 0; k < 3; ++k) points.push_back(e.point[k]), normals.push_back(e.normal[k]);
+    distances.push_back(e.distance);
+    activities.push_back(e.activity);
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 12; ++c) Jp.push_back(d.J_point_X12[i](r, c)), Jn.push_back(d.J_normal_X12[i](r, c));
+    for (int c = 0; c < 12; ++c) Jd.push_back(d.J_distance_X12[i](0, c)), Ja.push_back(d.J_activity_X12[i](0, c));
+  }
+  print_values("points", points.data(), static_cast<long>(points.size()));
+  print_values("distances", distances.data(), static_cast<long>(distances.size()));
+  print_values("normals", normals.data(), static_cast<long>(normals.size()));
+  print_values("activities", activities.data(), static_cast<long>(activities.size()));
+  print_values("J_point_X12", Jp.data(), static_cast<long>(Jp.size()));
+  print_values("J_normal_X12", Jn.data(), static_cast<long>(Jn.size()));
+  print_values("J_distance_X12", Jd.data(), static_cast<long>(Jd.size()));
+  print_values("J_activity_X12", Ja.data(), static_cast<long>(Ja.size()));
+}
+
+void run_ssdf(int i1, int i2, const Pose& X1, const Pose& X2) {
+  ssdf::AopcOptions o1, o2;
+  o1.num_points = i1;
+  o2.num_points = i2;
+  const ssdf::OrientedPointCloud c1 = ssdf::make_aopc(mesh::make_box(Vec3(1.0, 1.0, 1.0)), o1);
+  const ssdf::OrientedPointCloud c2 = ssdf::make_aopc(mesh::make_icosphere(0.5, 2), o2);
+  const ssdf::ScmParameters params;
+  ssdf::SsdfWorkspace ws;
+  Vec6 V2;
+  V2 << 0.0, 0.0, 0.0, 0.1, 0.0, -0.2;
+  const ssdf::PairContact pc = ssdf::pair_contact(c1, X1, Vec6::Zero(), c2, X2, V2, params, ws, true);
+  print_field("separation", pc.separation);
+  print_field("wrench_1", pc.wrench_1);
+  print_field("wrench_2", pc.wrench_2);
+  print_field("J_wrench_X", pc.J_wrench_X);
+  print_field("J_wrench_V", pc.J_wrench_V);
+  const ssdf::Separation sep = ssdf::smooth_separation_distance(c1, X1, c2, X2, params.eps1, params.eps2, ws, true);
+  print_field("distance", sep.distance);
+  print_field("J_distance_X", sep.J_distance_X);
+}
+
 }  // namespace
 
 int main() {
@@ -224,9 +288,11 @@ int main() {
     }
     const Pose X1 = Pose::from_quaternion(Vec3(v[0], v[1], v[2]), v[3], v[4], v[5], v[6]);
     const Pose X2 = Pose::from_quaternion(Vec3(v[7], v[8], v[9]), v[10], v[11], v[12], v[13]);
-    if (mode == "dcol" || mode == "qp" || mode == "qp_body") {
+    if (mode == "dcol" || mode == "qp" || mode == "qp_body" || mode == "manifold" || mode == "ssdf") {
       try {
         if (mode == "dcol") run_dcol(n1, n2, X1, X2);
+        else if (mode == "manifold") run_manifold(std::stoi(n1), std::stoi(n2), X1, X2);
+        else if (mode == "ssdf") run_ssdf(std::stoi(n1), std::stoi(n2), X1, X2);
         else run_qp(n1, n2, v, mode == "qp_body");
       } catch (const std::exception& e) {
         std::fprintf(stderr, "reference_solver: %s\n", e.what());

@@ -89,3 +89,103 @@ def test_view_without_the_viewer_raises_a_clear_error(tmp_path):
 def test_view_is_documented():
     for needle in ["path", "X_W1", "sequence", "subdivisions", "RuntimeError", "has_viewer"]:
         assert needle in diffcol.view.__doc__, needle
+
+
+# ------------------------------------------------------------------ mesh pages: manifolds, rollouts
+
+def mesh_scene(html):
+    """The diffcol-mesh-view/1 scene JSON embedded in a manifold / rollout page."""
+    m = re.search(r'<script type="application/json" id="diffcol-scene">(.*?)</script>', html, re.S)
+    assert m, "no scene in the page"
+    sc = json.loads(m.group(1))
+    assert sc["format"] == "diffcol-mesh-view/1"
+    return sc
+
+
+def boxes():
+    from diffcol import manifold
+    make = lambda: manifold.ContactObject(manifold.make_refined_box([1, 1, 1], 2), manifold.make_box_sdf([1, 1, 1], 0.1))
+    return make(), make()
+
+
+@needs_viewer
+def test_view_manifold_holds_the_computed_manifold(tmp_path):
+    from diffcol import manifold
+    b1, b2 = boxes()
+    X2 = [0.1, 0.0, 0.99, 1.0, 0.0, 0.0, 0.0]
+    out = diffcol.view_manifold(tmp_path / "m.html", b1, diffcol.Pose(), b2, X2, title="boxes", min_activity=0.2)
+    html = (tmp_path / "m.html").read_text()
+    assert out == str(tmp_path / "m.html") and "<script src=" not in html
+    sc = mesh_scene(html)
+    assert [b["mesh"]["vertex_count"] for b in sc["bodies"]] == [b1.mesh.num_vertices, b2.mesh.num_vertices]
+    assert sc["settings"]["min_activity"] == 0.2 and len(sc["frames"]) == 1
+    ref = manifold.compute_manifold(b1, diffcol.Pose(), b2, X2)
+    mf = sc["frames"][0]["manifold"]
+    assert mf["count"] == len(ref)
+    np.testing.assert_array_equal(mf["activities"], ref.activities)  # %.17g text reads back exactly
+    np.testing.assert_array_equal(np.array(mf["points"]), ref.points)
+    np.testing.assert_array_equal(np.array(mf["normals"]), ref.normals)
+    # a pose sequence: one manifold per frame
+    X2s = np.array([[0.1, 0.0, z, 1.0, 0.0, 0.0, 0.0] for z in np.linspace(1.3, 0.99, 4)])
+    diffcol.view_manifold(tmp_path / "m4.html", b1, diffcol.Pose(), b2, X2s, autoplay=True)
+    frames = mesh_scene((tmp_path / "m4.html").read_text())["frames"]
+    assert len(frames) == 4
+    assert max(frames[0]["manifold"]["activities"]) < 0.1 < max(frames[-1]["manifold"]["activities"])
+
+
+@needs_viewer
+def test_view_rollout(tmp_path):
+    from diffcol import mesh
+    meshes = [mesh.make_box([1, 1, 1]), mesh.make_icosphere(0.3, 2)]
+    T = 5
+    poses = np.array([[[0, 0, 0, 1, 0, 0, 0], [0, 0, z, 1, 0, 0, 0]] for z in np.linspace(2, 1, T)])
+    diffcol.view_rollout(tmp_path / "r.html", meshes, poses, names=["box", "ball"])
+    sc = mesh_scene((tmp_path / "r.html").read_text())
+    assert [b["name"] for b in sc["bodies"]] == ["box", "ball"]
+    assert len(sc["frames"]) == T and "manifold" not in sc["frames"][0]
+    assert [f["poses"][1]["position"][2] for f in sc["frames"]] == pytest.approx(list(np.linspace(2, 1, T)))
+    # one body: (T, 7) works too; 4x4 matrices as well
+    diffcol.view_rollout(tmp_path / "r1.html", meshes[:1], poses[:, 0])
+    mats = np.stack([[diffcol.Pose(p).matrix() for p in frame] for frame in poses])
+    diffcol.view_rollout(tmp_path / "r2.html", meshes, mats)
+    # with manifolds (any objects with the four arrays)
+    class M:
+        points = np.zeros((2, 3))
+        normals = np.tile([0.0, 0.0, 1.0], (2, 1))
+        distances = np.array([0.0, -0.1])
+        activities = np.array([0.5, 1.0])
+    diffcol.view_rollout(tmp_path / "r3.html", meshes, poses, manifolds=[M()] * T)
+    assert mesh_scene((tmp_path / "r3.html").read_text())["frames"][2]["manifold"]["count"] == 2
+
+
+@needs_viewer
+def test_mesh_pages_reject_bad_input(tmp_path):
+    from diffcol import manifold, mesh
+    b1, b2 = boxes()
+    m = [mesh.make_box([1, 1, 1])]
+    with pytest.raises(ValueError):
+        diffcol.view_manifold(tmp_path / "a.html", b1, diffcol.Pose(), b2, [np.nan, 0, 0, 1, 0, 0, 0])
+    with pytest.raises(ValueError):
+        diffcol.view_manifold(tmp_path / "a.html", b1, diffcol.Pose(), b2, diffcol.Pose(), min_activity=2.0)
+    with pytest.raises(ValueError):
+        diffcol.view_manifold(tmp_path / "a.html", b1, diffcol.Pose(), b2, diffcol.Pose(),
+                              manifold.ManifoldOptions(t_topk=-1.0))
+    with pytest.raises(ValueError):
+        diffcol.view_rollout(tmp_path / "a.html", m, np.zeros((3, 2, 7)) + [0, 0, 0, 1, 0, 0, 0])  # 2 poses, 1 mesh
+    with pytest.raises(ValueError):
+        diffcol.view_rollout(tmp_path / "a.html", m, np.zeros((3, 5)))
+    with pytest.raises(ValueError):
+        diffcol.view_rollout(tmp_path / "a.html", m, np.zeros((3, 7)) + [0, 0, 0, 1, 0, 0, 0], names=["a", "b"])
+    with pytest.raises(ValueError):
+        diffcol.view_rollout(tmp_path / "a.html", m, np.zeros((3, 7)) + [0, 0, 0, 1, 0, 0, 0], manifolds=[None] * 3)
+    with pytest.raises(ValueError):
+        diffcol.view_rollout(tmp_path / "a.html", [], np.zeros((3, 7)))
+    with pytest.raises(OSError):
+        diffcol.view_rollout(tmp_path / "no" / "dir.html", m, np.zeros((1, 7)) + [0, 0, 0, 1, 0, 0, 0])
+
+
+def test_mesh_pages_are_documented():
+    for needle in ["activity", "X_W1", "ManifoldOptions", "min_activity"]:
+        assert needle in diffcol.view_manifold.__doc__, needle
+    for needle in ["(T, B, 7)", "manifolds", "names"]:
+        assert needle in diffcol.view_rollout.__doc__, needle

@@ -12,6 +12,7 @@ namespace diffcol::manifold {
 namespace {
 
 using D12 = Dual<12>;
+using D6 = Dual<6>;
 
 [[noreturn]] void fail(const char* fn, const std::string& what) {
   throw std::invalid_argument(std::string("diffcol::manifold::") + fn + ": " + what);
@@ -34,24 +35,23 @@ PoseT<T> constant_pose(const Pose& X) {
   return out;
 }
 
-/// X·exp(ξ) to first order in ξ = [ω; v] (exact for the derivative at ξ = 0): R(I + [ω]×), p + Rv.
-PoseT<D12> twist_pose(const Pose& X, int k0) {
-  V3<D12> w, v;
+/// X·exp(ξ) to first order in ξ = [ω; v] (exact for the derivative at ξ = 0): R(I + [ω]×), p + Rv;
+/// ξ is seeded as the dual variables k0 … k0 + 5.
+template <int N>
+PoseT<Dual<N>> twist_pose(const Pose& X, int k0) {
+  using D = Dual<N>;
+  PoseT<D> out;
   for (int i = 0; i < 3; ++i) {
-    w[i] = D12::variable(0.0, k0 + i);
-    v[i] = D12::variable(0.0, k0 + 3 + i);
-  }
-  PoseT<D12> out;
-  for (int i = 0; i < 3; ++i) {
-    // Row i of R·[ω]×: [ω]× columns are e_j × ... ; (R[ω]×)_ij = Σ_m R_im ([ω]×)_mj.
-    const V3<D12> Rrow(D12(X.R(i, 0)), D12(X.R(i, 1)), D12(X.R(i, 2)));
-    // ([ω]×)_mj: column j is ω × e_j.
+    // (R[ω]×)_ij = R_i·(ω × e_j) = ω·(e_j × R_iᵀ): the ω-derivative is −(R_iᵀ × e_j).
     for (int j = 0; j < 3; ++j) {
-      V3<D12> ej(D12(0.0), D12(0.0), D12(0.0));
-      ej[j] = D12(1.0);
-      out.R[i][j] = D12(X.R(i, j)) + dot(Rrow, cross(w, ej));
+      D r(X.R(i, j));
+      const Vec3 c = X.R.row(i).transpose().cross(Vec3::Unit(j));
+      for (int m = 0; m < 3; ++m) r.d[k0 + m] = -c[m];
+      out.R[i][j] = r;
     }
-    out.p[i] = D12(X.p[i]) + dot(Rrow, v);
+    D pi(X.p[i]);
+    for (int m = 0; m < 3; ++m) pi.d[k0 + 3 + m] = X.R(i, m);
+    out.p[i] = pi;
   }
   return out;
 }
@@ -114,13 +114,14 @@ V3<T> inverse_apply(const PoseT<T>& X, const V3<T>& a) {
   return out;
 }
 
-/// Body SDF at a world point, value / gradient / normal in the world frame.
+/// Body SDF at a point of the core's frame: value and normal in that frame. The gradient is not
+/// used by the manifold and is left zero (saves a rotation per sample).
 template <class T>
 SdfPoint<T> sample_world(const SdfObject& sdf, const PoseT<T>& X, const V3<T>& x_W) {
   const SdfPoint<T> local = sdf.evaluate(inverse_apply(X, x_W));
   SdfPoint<T> out;
   out.value = local.value;
-  out.gradient = rotate_by(X, local.gradient);
+  out.gradient = V3<T>(T(0.0), T(0.0), T(0.0));
   out.normal = rotate_by(X, local.normal);
   return out;
 }
@@ -155,33 +156,65 @@ Sizes check_sizes(const char* fn, const ContactObject& a, const ContactObject& b
   const ContactObject* obj[2] = {&a, &b};
   for (int i = 0; i < 2; ++i) {
     s.nv[i] = obj[i]->mesh().num_vertices();
-    s.ne[i] = static_cast<int>(obj[i]->mesh().edges().size());
+    s.ne[i] = 0;  // E-E candidates: edges sharper than feature_angle
+    for (double angle : obj[i]->edge_dihedral_angles())
+      if (opt.feature_angle < 0.0 || angle > opt.feature_angle) ++s.ne[i];
     s.kv[i] = opt.num_vertices[i] < 0 ? s.nv[i] : opt.num_vertices[i];
     s.ke[i] = !opt.edge_edge ? 0 : (opt.num_edges[i] < 0 ? s.ne[i] : opt.num_edges[i]);
     if (s.kv[i] > s.nv[i]) fail(fn, "num_vertices exceeds the mesh's vertex count");
-    if (opt.edge_edge && s.ke[i] > s.ne[i]) fail(fn, "num_edges exceeds the mesh's edge count");
+    if (opt.edge_edge && s.ke[i] > s.ne[i])
+      fail(fn, "num_edges exceeds the number of candidate edges (mesh edges sharper than feature_angle)");
   }
   return s;
 }
 
-/// The manifold core (see manifold.hpp for the layout); values in s.point … s.activity,
+/// SDF of body 1 (pose X21 in body 2's frame) at a point w of body 2's frame; value, gradient
+/// and normal in body 2's frame.
+template <class T>
+SdfPoint<T> sample_body1(const SdfObject& sdf, const PoseT<T>& X21, const V3<T>& w) {
+  return sample_world(sdf, X21, w);
+}
+
+/// φ only at a point x (object frame). double: the value-only evaluation. Dual: the double
+/// evaluation and its analytic gradient, dφ = ∇φ·dx (cheaper than carrying the duals through).
+inline double sdf_value(const SdfObject& sdf, const V3<double>& x) { return sdf.evaluate_value(x); }
+template <int N>
+Dual<N> sdf_value(const SdfObject& sdf, const V3<Dual<N>>& x) {
+  const SdfPoint<double> p = sdf.evaluate(V3<double>(x.x.v, x.y.v, x.z.v));
+  Dual<N> r(p.value, typename Dual<N>::NoInit{});
+  for (int i = 0; i < N; ++i) r.d[i] = p.gradient.x * x.x.d[i] + p.gradient.y * x.y.d[i] + p.gradient.z * x.z.d[i];
+  return r;
+}
+
+/// The mesh edges that are E-E candidates: dihedral angle > feature_angle (all when < 0).
+void collect_candidates(const ContactObject& o, double feature_angle, std::vector<int>& out) {
+  const std::vector<double>& angle = o.edge_dihedral_angles();
+  out.clear();
+  for (int j = 0; j < static_cast<int>(angle.size()); ++j)
+    if (feature_angle < 0.0 || angle[j] > feature_angle) out.push_back(j);
+}
+
+/// The manifold core (see manifold.hpp for the layout), evaluated in body 2's frame: body 1 at
+/// the relative pose X21 = X_W2⁻¹X_W1, body 2 at the identity (every quantity is invariant or
+/// equivariant under a common rigid motion). Values in s.point … s.activity (body-2 frame),
 /// metadata in m.entries.
 template <class T>
-void run_core(const ContactObject& o1, const PoseT<T>& X1, const ContactObject& o2, const PoseT<T>& X2,
-              const ManifoldOptions& opt, const Sizes& sz, ManifoldScratch<T>& s, ContactManifold& m) {
+void run_core(const ContactObject& o1, const PoseT<T>& X21, const ContactObject& o2, const ManifoldOptions& opt,
+              const Sizes& sz, ManifoldScratch<T>& s, ContactManifold& m) {
   namespace k = smooth::kernel;
   const ContactObject* obj[2] = {&o1, &o2};
-  const PoseT<T>* X[2] = {&X1, &X2};
-  // Vertices in the world and their penetration metrics −φ_other(v) (IV-A).
+  const SdfObject& sdf1 = o1.sdf();
+  const SdfObject& sdf2 = o2.sdf();
+  auto sample_other = [&](int b, const V3<T>& x) { return b == 0 ? sdf2.evaluate(x) : sample_body1(sdf1, X21, x); };
+  // Vertices in body 2's frame and their penetration metrics −φ_other(v) (IV-A).
   for (int b = 0; b < 2; ++b) {
-    const int other = 1 - b;
     const auto& verts = obj[b]->mesh().vertices();
     s.world[b].resize(sz.nv[b]);
     s.sample[b].resize(sz.nv[b]);
     s.metric[b].resize(sz.nv[b]);
     for (int i = 0; i < sz.nv[b]; ++i) {
-      s.world[b][i] = apply(*X[b], verts[i]);
-      s.sample[b][i] = sample_world(obj[other]->sdf(), *X[other], s.world[b][i]);
+      s.world[b][i] = b == 0 ? apply(X21, verts[i]) : V3<T>(T(verts[i].x()), T(verts[i].y()), T(verts[i].z()));
+      s.sample[b][i] = sample_other(b, s.world[b][i]);
       s.metric[b][i] = -s.sample[b][i].value;
     }
   }
@@ -198,7 +231,7 @@ void run_core(const ContactObject& o1, const PoseT<T>& X1, const ContactObject& 
   // V-S contacts (IV-C) of the selected vertices.
   int e = 0;
   for (int b = 0; b < 2; ++b) {
-    const int other = 1 - b, n = sz.nv[b], K = sz.kv[b];
+    const int n = sz.nv[b], K = sz.kv[b];
     const bool select = K < n;
     if (select) {
       s.P.resize(static_cast<std::size_t>(K) * n);
@@ -210,7 +243,7 @@ void run_core(const ContactObject& o1, const PoseT<T>& X1, const ContactObject& 
       SdfPoint<T> sp;
       if (select) {
         s.point[e] = blend(s.P.data() + static_cast<std::size_t>(r) * n, s.world[b], nullptr, n);
-        sp = sample_world(obj[other]->sdf(), *X[other], s.point[e]);
+        sp = sample_other(b, s.point[e]);
       } else {
         s.point[e] = s.world[b][r];
         sp = s.sample[b][r];
@@ -226,23 +259,26 @@ void run_core(const ContactObject& o1, const PoseT<T>& X1, const ContactObject& 
     }
   }
   if (!opt.edge_edge || sz.ke[0] == 0 || sz.ke[1] == 0) return;
-  // Edge selection by the mean metric of the end points (IV-A).
+  // Edge selection among the candidate (feature) edges by the mean metric of the end points (IV-A).
   for (int b = 0; b < 2; ++b) {
     const auto& edges = obj[b]->mesh().edges();
+    collect_candidates(*obj[b], opt.feature_angle, s.edge_candidates[b]);
+    const std::vector<int>& cand = s.edge_candidates[b];
     const int n = sz.ne[b], K = sz.ke[b];
     s.edge_a[b].resize(K);
     s.edge_b[b].resize(K);
     s.edge_source[b].resize(K);
     if (K == n) {
       for (int j = 0; j < n; ++j) {
-        s.edge_a[b][j] = s.world[b][edges[j][0]];
-        s.edge_b[b][j] = s.world[b][edges[j][1]];
-        s.edge_source[b][j] = j;
+        s.edge_a[b][j] = s.world[b][edges[cand[j]][0]];
+        s.edge_b[b][j] = s.world[b][edges[cand[j]][1]];
+        s.edge_source[b][j] = cand[j];
       }
       continue;
     }
     s.edge_metric[b].resize(n);
-    for (int j = 0; j < n; ++j) s.edge_metric[b][j] = 0.5 * (s.metric[b][edges[j][0]] + s.metric[b][edges[j][1]]);
+    for (int j = 0; j < n; ++j)
+      s.edge_metric[b][j] = 0.5 * (s.metric[b][edges[cand[j]][0]] + s.metric[b][edges[cand[j]][1]]);
     s.P.resize(static_cast<std::size_t>(K) * n);
     s.order.resize(K);
     s.sort_index.resize(n);
@@ -252,12 +288,12 @@ void run_core(const ContactObject& o1, const PoseT<T>& X1, const ContactObject& 
       const T* row = s.P.data() + static_cast<std::size_t>(r) * n;
       for (int j = 0; j < n; ++j) {
         if (value_of(row[j]) == 0.0 && opt.t_topk == 0.0) continue;
-        a = a + row[j] * s.world[b][edges[j][0]];
-        c = c + row[j] * s.world[b][edges[j][1]];
+        a = a + row[j] * s.world[b][edges[cand[j]][0]];
+        c = c + row[j] * s.world[b][edges[cand[j]][1]];
       }
       s.edge_a[b][r] = a;
       s.edge_b[b][r] = c;
-      s.edge_source[b][r] = s.order[r];
+      s.edge_source[b][r] = cand[s.order[r]];
     }
   }
   // E-E contacts (IV-D) of all selected pairs.
@@ -266,15 +302,16 @@ void run_core(const ContactObject& o1, const PoseT<T>& X1, const ContactObject& 
   s.D.resize(s.ee.size());
   s.nn1.resize(s.ee.size());
   s.nn2.resize(s.ee.size());
-  const SdfObject& sdf1 = o1.sdf();
-  const SdfObject& sdf2 = o2.sdf();
   for (int kk = 0; kk < E1; ++kk)
     for (int l = 0; l < E2; ++l) {
       const EdgeEdgeWitness<T> w =
           edge_edge_witness(s.edge_a[0][kk], s.edge_b[0][kk], s.edge_a[1][l], s.edge_b[1][l], opt.witness);
       const std::size_t idx = static_cast<std::size_t>(kk) * E2 + l;
-      s.ee[idx] = edge_edge_contact(w, sample_world(sdf1, X1, w.e1), sample_world(sdf2, X2, w.e2),
-                                    sample_world(sdf2, X2, w.e1), sample_world(sdf1, X1, w.e2), opt.contact);
+      SdfPoint<T> s2_at_e1, s1_at_e2;  // penetration (12) needs the values only
+      s2_at_e1.value = sdf_value(sdf2, w.e1);
+      s1_at_e2.value = sdf_value(sdf1, inverse_apply(X21, w.e2));
+      s.ee[idx] = edge_edge_contact(w, sample_body1(sdf1, X21, w.e1), sdf2.evaluate(w.e2), s2_at_e1, s1_at_e2,
+                                    opt.contact);
       s.D[idx] = w.distance;
     }
   edge_nearest_neighbours(s.D.data(), E1, E2, opt.contact.t_nn, s.nn1.data(), s.nn2.data());  // (13)–(14)
@@ -296,12 +333,13 @@ void run_core(const ContactObject& o1, const PoseT<T>& X1, const ContactObject& 
     }
 }
 
+/// Values of the core (body-2 frame) into the manifold, mapped to the world by X_W2.
 template <class T>
-void copy_values(const ManifoldScratch<T>& s, ContactManifold& m) {
+void copy_values(const ManifoldScratch<T>& s, const Pose& X2, ContactManifold& m) {
   for (std::size_t e = 0; e < m.entries.size(); ++e) {
     ManifoldEntry& me = m.entries[e];
-    me.point = values(s.point[e]);
-    me.normal = values(s.normal[e]);
+    me.point = X2.R * values(s.point[e]) + X2.p;
+    me.normal = X2.R * values(s.normal[e]);
     me.distance = value_of(s.distance[e]);
     me.activity = value_of(s.activity[e]);
   }
@@ -309,6 +347,35 @@ void copy_values(const ManifoldScratch<T>& s, ContactManifold& m) {
 
 void check_pose(const char* fn, const Pose& X) {
   if (!X.R.allFinite() || !X.p.allFinite()) fail(fn, "non-finite pose");
+}
+
+Pose relative_pose(const Pose& X_W1, const Pose& X_W2) {
+  Pose X21;
+  X21.R = X_W2.R.transpose() * X_W1.R;
+  X21.p = X_W2.R.transpose() * (X_W1.p - X_W2.p);
+  return X21;
+}
+
+/// J_r(s): the body twist of exp(s + δ) relative to exp(s) is J_r(s)δ + O(δ²) (columns: δ).
+Mat6 right_jacobian_se3(const Vec6& s) {
+  D6 sd[6];
+  for (int i = 0; i < 6; ++i) sd[i] = D6::variable(s[i], i);
+  const PoseT<D6> X = se3_exp_generic(sd);
+  Mat3 R;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) R(i, j) = X.R[i][j].v;
+  Mat6 J;
+  for (int k = 0; k < 6; ++k) {
+    Mat3 dR;
+    Vec3 dp;
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 3; ++j) dR(i, j) = X.R[i][j].d[k];
+      dp[i] = X.p[i].d[k];
+    }
+    const Mat3 W = R.transpose() * dR;  // [ω]×
+    J.col(k) << W(2, 1), W(0, 2), W(1, 0), R.transpose() * dp;
+  }
+  return J;
 }
 
 }  // namespace
@@ -343,12 +410,35 @@ void soft_top_k_generic(const T* x, int n, int k, double t, T* P, int* order, in
 
 template void soft_top_k_generic<double>(const double*, int, int, double, double*, int*, int*);
 template void soft_top_k_generic<D12>(const D12*, int, int, double, D12*, int*, int*);
+template void soft_top_k_generic<D6>(const D6*, int, int, double, D6*, int*, int*);
 
 ContactObject::ContactObject(mesh::TriangleMesh mesh, SdfObject sdf, const Pose& X_WB)
     : mesh_(std::move(mesh)), sdf_(std::move(sdf)) {
   if (sdf_.num_added() < 1) fail("ContactObject", "the SdfObject has no primitive");
   set_pose(X_WB);
   for (const Vec3& v : mesh_.vertices()) discrepancy_ = std::max(discrepancy_, std::abs(sdf_.value(v)));
+  // Dihedral angles: the two faces of every (sorted, undirected) edge.
+  const auto& edges = mesh_.edges();
+  std::vector<Vec3> first(edges.size(), Vec3::Zero());
+  dihedral_.assign(edges.size(), 0.0);
+  std::vector<char> seen(edges.size(), 0);
+  for (int f = 0; f < mesh_.num_faces(); ++f) {
+    const auto& F = mesh_.faces()[f];
+    const Vec3 n = mesh_.face_normal(f);
+    for (int c = 0; c < 3; ++c) {
+      const int a = std::min(F[c], F[(c + 1) % 3]), b = std::max(F[c], F[(c + 1) % 3]);
+      const auto it = std::lower_bound(edges.begin(), edges.end(), a, [](const auto& E, int v) { return E[0] < v; });
+      auto jt = it;
+      while (jt != edges.end() && (*jt)[0] == a && (*jt)[1] != b) ++jt;
+      const std::size_t j = static_cast<std::size_t>(jt - edges.begin());
+      if (!seen[j]) {
+        first[j] = n;
+        seen[j] = 1;
+      } else {
+        dihedral_[j] = std::acos(std::clamp(first[j].dot(n), -1.0, 1.0));
+      }
+    }
+  }
 }
 
 void ContactObject::set_pose(const Pose& X_WB) {
@@ -371,6 +461,7 @@ void ManifoldOptions::validate() const {
     if (num_edges[b] < -1 || num_edges[b] == 0) fail("ManifoldOptions", "num_edges must be −1 (all) or positive");
   }
   smooth::validate_temperature(t_topk, "ManifoldOptions::t_topk");
+  if (!std::isfinite(feature_angle)) fail("ManifoldOptions", "feature_angle must be finite");
   witness.validate();
   contact.validate();
 }
@@ -386,8 +477,8 @@ void compute_manifold(const ContactObject& body1, const Pose& X_W1, const Contac
   check_pose(fn, X_W1);
   check_pose(fn, X_W2);
   const Sizes sz = check_sizes(fn, body1, body2, options);
-  run_core(body1, constant_pose<double>(X_W1), body2, constant_pose<double>(X_W2), options, sz, ws.value, manifold);
-  copy_values(ws.value, manifold);
+  run_core(body1, constant_pose<double>(relative_pose(X_W1, X_W2)), body2, options, sz, ws.value, manifold);
+  copy_values(ws.value, X_W2, manifold);
 }
 
 void compute_manifold_derivatives(const ContactObject& body1, const Pose& X_W1, const ContactObject& body2,
@@ -397,34 +488,66 @@ void compute_manifold_derivatives(const ContactObject& body1, const Pose& X_W1, 
   check_pose(fn, X_W1);
   check_pose(fn, X_W2);
   const Sizes sz = check_sizes(fn, body1, body2, options);
-  PoseT<D12> P[2];
-  if (coordinates == PoseCoordinates::body_twist) {
-    P[0] = twist_pose(X_W1, 0);
-    P[1] = twist_pose(X_W2, 6);
-  } else {
-    const Pose* X[2] = {&X_W1, &X_W2};
-    for (int b = 0; b < 2; ++b) {
-      const Vec6 sb = se3_log(*X[b]);
-      D12 s[6];
-      for (int i = 0; i < 6; ++i) s[i] = D12::variable(sb[i], 6 * b + i);
-      P[b] = se3_exp_generic(s);
-    }
+  // One Dual<6> pass in body 2's frame, seeded with the body twist ζ of X21 = X_W2⁻¹X_W1.
+  const Pose X21 = relative_pose(X_W1, X_W2);
+  ManifoldScratch<D6>& s = ws.dual;
+  run_core(body1, twist_pose<6>(X21, 0), body2, options, sz, s, manifold);
+  copy_values(s, X_W2, manifold);
+  // Chain rule to the 12 pose coordinates. X_W1·exp(ξ1): ζ = ξ1. X_W2·exp(ξ2): ζ = −Ad(X21⁻¹)ξ2,
+  // and every body-2-frame point q / normal n is carried by X_W2: δq_W = R2(ω2 × q + v2).
+  // With J = [J_ω | J_v] (columns of ζ) and Ad(X21⁻¹) = [[Rᵀ, 0], [−Rᵀp̂, Rᵀ]] (R, p of X21):
+  // J·(−Ad(X21⁻¹)) = [−J_ωRᵀ + M p̂ | −M], M = J_v Rᵀ.
+  const Mat3 Rt = X21.R.transpose();
+  const Mat3 P = skew(X21.p);
+  const Mat3& R2 = X_W2.R;
+  Mat6 Jr[2] = {Mat6::Identity(), Mat6::Identity()};
+  const bool log_coordinates = coordinates == PoseCoordinates::se3_log;
+  if (log_coordinates) {
+    Jr[0] = right_jacobian_se3(se3_log(X_W1));
+    Jr[1] = right_jacobian_se3(se3_log(X_W2));
   }
-  ManifoldScratch<D12>& s = ws.dual;
-  run_core(body1, P[0], body2, P[1], options, sz, s, manifold);
-  copy_values(s, manifold);
   const std::size_t K = manifold.entries.size();
   der.J_point_X12.resize(K);
   der.J_normal_X12.resize(K);
   der.J_distance_X12.resize(K);
   der.J_activity_X12.resize(K);
+  // Rows (frame 2) → [body 1 | body 2] blocks; `carried` is −[x]× for points/normals, 0 for scalars.
+  auto chain3 = [&](const V3<D6>& y, bool is_point, Eigen::Matrix<double, 3, 12>& out) {
+    Mat3 Jw, Jv;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        Jw(i, j) = y[i].d[j];
+        Jv(i, j) = y[i].d[3 + j];
+      }
+    const Mat3 M = Jv * Rt;
+    const Mat3 K1 = M * P - Jw * Rt - skew(values(y));
+    Mat3 K2 = -M;
+    if (is_point) K2 += Mat3::Identity();
+    out.block<3, 3>(0, 0).noalias() = R2 * Jw;
+    out.block<3, 3>(0, 3).noalias() = R2 * Jv;
+    out.block<3, 3>(0, 6).noalias() = R2 * K1;
+    out.block<3, 3>(0, 9).noalias() = R2 * K2;
+  };
+  auto chain1 = [&](const D6& y, Eigen::Matrix<double, 1, 12>& out) {
+    const Eigen::Matrix<double, 1, 3> Jw = y.d.head<3>().transpose(), Jv = y.d.tail<3>().transpose();
+    const Eigen::Matrix<double, 1, 3> M = Jv * Rt;
+    out << Jw, Jv, M * P - Jw * Rt, -M;
+  };
   for (std::size_t e = 0; e < K; ++e) {
-    for (int i = 0; i < 3; ++i) {
-      der.J_point_X12[e].row(i) = s.point[e][i].d.transpose();
-      der.J_normal_X12[e].row(i) = s.normal[e][i].d.transpose();
+    chain3(s.point[e], true, der.J_point_X12[e]);
+    chain3(s.normal[e], false, der.J_normal_X12[e]);
+    chain1(s.distance[e], der.J_distance_X12[e]);
+    chain1(s.activity[e], der.J_activity_X12[e]);
+    if (log_coordinates) {
+      der.J_point_X12[e].leftCols<6>() = der.J_point_X12[e].leftCols<6>() * Jr[0];
+      der.J_point_X12[e].rightCols<6>() = der.J_point_X12[e].rightCols<6>() * Jr[1];
+      der.J_normal_X12[e].leftCols<6>() = der.J_normal_X12[e].leftCols<6>() * Jr[0];
+      der.J_normal_X12[e].rightCols<6>() = der.J_normal_X12[e].rightCols<6>() * Jr[1];
+      der.J_distance_X12[e].leftCols<6>() = der.J_distance_X12[e].leftCols<6>() * Jr[0];
+      der.J_distance_X12[e].rightCols<6>() = der.J_distance_X12[e].rightCols<6>() * Jr[1];
+      der.J_activity_X12[e].leftCols<6>() = der.J_activity_X12[e].leftCols<6>() * Jr[0];
+      der.J_activity_X12[e].rightCols<6>() = der.J_activity_X12[e].rightCols<6>() * Jr[1];
     }
-    der.J_distance_X12[e] = s.distance[e].d.transpose();
-    der.J_activity_X12[e] = s.activity[e].d.transpose();
   }
 }
 

@@ -30,6 +30,7 @@ Superquadric::Superquadric(const Eigen::Vector3d& semi_axes, double eps1, double
     if (!std::isfinite(e) || e < 0.01 || e >= 2.0)
       fail("Superquadric: shape exponents eps1, eps2 must lie in [0.01, 2), got " + std::to_string(e));
   validate_pose(X_OP, "Superquadric");
+  identity_pose_ = X_OP.R == Mat3::Identity() && X_OP.p.isZero(0.0);
 }
 
 double Superquadric::inside_outside(const Eigen::Vector3d& x_O) const {

@@ -326,15 +326,15 @@ std::string scene_json(const Shape& shape1, const std::vector<Pose>& X_W1, const
   return out;
 }
 
-std::string render_html(const Shape& shape1, const std::vector<Pose>& X_W1, const Shape& shape2,
-                        const std::vector<Pose>& X_W2, const ViewOptions& options) {
-  const std::string scene = scene_json(shape1, X_W1, shape2, X_W2, options);
-  const std::string title = html_escape(options.title);
+namespace {
+
+// The page: the template with @NAME@ replaced (one pass; inserted text is not scanned again).
+std::string fill_template(const std::string& title_text, const std::string& scene) {
+  const std::string title = html_escape(title_text);
   const std::string_view tpl = assets::page_template;
   std::string out;
   out.reserve(tpl.size() + scene.size() + assets::three_core.size() + assets::three_module.size() +
               assets::orbit_controls.size() + assets::viewer_script.size() + assets::three_license.size() + 256);
-  // One pass over the template: @NAME@ is replaced, the inserted text is not scanned again.
   size_t pos = 0;
   while (pos < tpl.size()) {
     const size_t at = tpl.find('@', pos);
@@ -366,14 +366,7 @@ std::string render_html(const Shape& shape1, const std::vector<Pose>& X_W1, cons
   return out;
 }
 
-std::string render_html(const Shape& shape1, const Pose& X_W1, const Shape& shape2, const Pose& X_W2,
-                        const ViewOptions& options) {
-  return render_html(shape1, std::vector<Pose>{X_W1}, shape2, std::vector<Pose>{X_W2}, options);
-}
-
-void write_html(const std::string& path, const Shape& shape1, const std::vector<Pose>& X_W1, const Shape& shape2,
-                const std::vector<Pose>& X_W2, const ViewOptions& options) {
-  const std::string page = render_html(shape1, X_W1, shape2, X_W2, options);
+void write_file(const std::string& path, const std::string& page) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f) throw std::runtime_error("view: cannot open '" + path + "' for writing");
   f.write(page.data(), static_cast<std::streamsize>(page.size()));
@@ -381,9 +374,204 @@ void write_html(const std::string& path, const Shape& shape1, const std::vector<
   if (!f) throw std::runtime_error("view: failed to write '" + path + "'");
 }
 
+}  // namespace
+
+std::string render_html(const Shape& shape1, const std::vector<Pose>& X_W1, const Shape& shape2,
+                        const std::vector<Pose>& X_W2, const ViewOptions& options) {
+  return fill_template(options.title, scene_json(shape1, X_W1, shape2, X_W2, options));
+}
+
+std::string render_html(const Shape& shape1, const Pose& X_W1, const Shape& shape2, const Pose& X_W2,
+                        const ViewOptions& options) {
+  return render_html(shape1, std::vector<Pose>{X_W1}, shape2, std::vector<Pose>{X_W2}, options);
+}
+
+void write_html(const std::string& path, const Shape& shape1, const std::vector<Pose>& X_W1, const Shape& shape2,
+                const std::vector<Pose>& X_W2, const ViewOptions& options) {
+  write_file(path, render_html(shape1, X_W1, shape2, X_W2, options));
+}
+
 void write_html(const std::string& path, const Shape& shape1, const Pose& X_W1, const Shape& shape2,
                 const Pose& X_W2, const ViewOptions& options) {
   write_html(path, shape1, std::vector<Pose>{X_W1}, shape2, std::vector<Pose>{X_W2}, options);
+}
+
+// ------------------------------------------------------------------ mesh pages
+
+ManifoldMarkers manifold_markers(const manifold::ContactManifold& mf) {
+  ManifoldMarkers m;
+  for (const manifold::ManifoldEntry& e : mf.entries) {
+    m.points.push_back(e.point);
+    m.normals.push_back(e.normal);
+    m.distances.push_back(e.distance);
+    m.activities.push_back(e.activity);
+  }
+  return m;
+}
+
+void validate_mesh_scene(const MeshScene& scene, const ViewOptions& options) {
+  validate(options);
+  if (!std::isfinite(options.normal_length) || options.normal_length < 0.0)
+    throw std::invalid_argument("view: normal_length must be finite and >= 0");
+  if (!(options.min_activity >= 0.0 && options.min_activity <= 1.0))
+    throw std::invalid_argument("view: min_activity must be in [0, 1]");
+  const size_t nb = scene.meshes.size();
+  if (nb == 0) throw std::invalid_argument("view: a mesh scene needs at least one mesh");
+  if (!scene.names.empty() && scene.names.size() != nb)
+    throw std::invalid_argument("view: " + std::to_string(scene.names.size()) + " names for " + std::to_string(nb) +
+                                " meshes (give one per mesh, or none)");
+  if (scene.poses.empty()) throw std::invalid_argument("view: a mesh scene needs at least one frame of poses");
+  for (size_t f = 0; f < scene.poses.size(); ++f) {
+    if (scene.poses[f].size() != nb)
+      throw std::invalid_argument("view: frame " + std::to_string(f) + " has " + std::to_string(scene.poses[f].size()) +
+                                  " poses for " + std::to_string(nb) + " meshes");
+    for (const Pose& X : scene.poses[f])
+      if (!X.is_finite()) throw std::invalid_argument("view: frame " + std::to_string(f) + ": a pose is not finite");
+  }
+  if (!scene.manifolds.empty() && scene.manifolds.size() != scene.poses.size())
+    throw std::invalid_argument("view: " + std::to_string(scene.manifolds.size()) + " manifolds for " +
+                                std::to_string(scene.poses.size()) + " frames (give one per frame, or none)");
+  for (size_t f = 0; f < scene.manifolds.size(); ++f) {
+    const ManifoldMarkers& m = scene.manifolds[f];
+    const size_t k = m.points.size();
+    if (m.normals.size() != k || m.distances.size() != k || m.activities.size() != k)
+      throw std::invalid_argument("view: frame " + std::to_string(f) +
+                                  ": manifold points, normals, distances and activities differ in size");
+    for (size_t i = 0; i < k; ++i)
+      if (!m.points[i].allFinite() || !m.normals[i].allFinite() || !std::isfinite(m.distances[i]) ||
+          !std::isfinite(m.activities[i]))
+        throw std::invalid_argument("view: frame " + std::to_string(f) + ": manifold entry " + std::to_string(i) +
+                                    " is not finite");
+  }
+}
+
+std::string mesh_scene_json(const MeshScene& scene, const ViewOptions& options) {
+  validate_mesh_scene(scene, options);
+  const size_t nb = scene.meshes.size();
+  // body radii about their origins, then the bounding sphere over all frames
+  std::vector<double> radius_of(nb, 0.0);
+  for (size_t b = 0; b < nb; ++b)
+    for (const Vec3& v : scene.meshes[b].vertices()) radius_of[b] = std::max(radius_of[b], v.norm());
+  Vec3 lo = Vec3::Constant(1e300), hi = Vec3::Constant(-1e300);
+  for (const auto& frame : scene.poses)
+    for (size_t b = 0; b < nb; ++b) {
+      lo = lo.cwiseMin(frame[b].p - Vec3::Constant(radius_of[b]));
+      hi = hi.cwiseMax(frame[b].p + Vec3::Constant(radius_of[b]));
+    }
+  const Vec3 center = 0.5 * (lo + hi);
+  double radius = 0.0;
+  for (const auto& frame : scene.poses)
+    for (size_t b = 0; b < nb; ++b) radius = std::max(radius, (frame[b].p - center).norm() + radius_of[b]);
+  double scale = 0.0;  // geometric mean of the body radii (marker sizes)
+  for (double r : radius_of) scale += std::log(std::max(r, 1e-300));
+  scale = std::exp(scale / static_cast<double>(nb));
+
+  std::string out;
+  out += "{\"format\":\"diffcol-mesh-view/1\",\"title\":";
+  append_string(out, options.title);
+  out += ",\"three_version\":";
+  append_string(out, std::string(assets::three_version));
+  out += ",\"settings\":{\"frame_duration\":";
+  append_number(out, options.frame_duration);
+  out += ",\"autoplay\":";
+  out += options.autoplay ? "true" : "false";
+  out += ",\"min_activity\":";
+  append_number(out, options.min_activity);
+  out += ",\"normal_length\":";
+  append_number(out, options.normal_length > 0.0 ? options.normal_length : 0.15 * radius);
+  out += "},\"scale\":";
+  append_number(out, scale);
+  out += ",\"bounds\":{\"center\":";
+  append_vec(out, center);
+  out += ",\"radius\":";
+  append_number(out, radius);
+  out += "},\"bodies\":[";
+  for (size_t b = 0; b < nb; ++b) {
+    const mesh::TriangleMesh& tm = scene.meshes[b];
+    SurfaceMesh sm;
+    sm.vertices = tm.vertices();
+    sm.normals = tm.vertex_normals();
+    for (const mesh::Face& f : tm.faces())
+      sm.triangles.push_back({static_cast<std::uint32_t>(f[0]), static_cast<std::uint32_t>(f[1]),
+                              static_cast<std::uint32_t>(f[2])});
+    if (b) out += ',';
+    out += "{\"name\":";
+    append_string(out, scene.names.empty() ? "body " + std::to_string(b + 1) : scene.names[b]);
+    out += ",\"mesh\":";
+    append_mesh(out, sm);
+    out += '}';
+  }
+  out += "],\"frames\":[";
+  for (size_t f = 0; f < scene.poses.size(); ++f) {
+    if (f) out += ',';
+    out += "\n{\"poses\":[";
+    for (size_t b = 0; b < nb; ++b) {
+      if (b) out += ',';
+      append_pose(out, scene.poses[f][b]);
+    }
+    out += ']';
+    if (!scene.manifolds.empty()) {
+      const ManifoldMarkers& m = scene.manifolds[f];
+      out += ",\"manifold\":{\"count\":" + std::to_string(m.points.size()) + ",\"points\":[";
+      for (size_t i = 0; i < m.points.size(); ++i) {
+        if (i) out += ',';
+        append_vec(out, m.points[i]);
+      }
+      out += "],\"normals\":[";
+      for (size_t i = 0; i < m.normals.size(); ++i) {
+        if (i) out += ',';
+        append_vec(out, m.normals[i]);
+      }
+      out += "],\"distances\":[";
+      for (size_t i = 0; i < m.distances.size(); ++i) {
+        if (i) out += ',';
+        append_number(out, m.distances[i]);
+      }
+      out += "],\"activities\":[";
+      for (size_t i = 0; i < m.activities.size(); ++i) {
+        if (i) out += ',';
+        append_number(out, m.activities[i]);
+      }
+      out += "]}";
+    }
+    out += '}';
+  }
+  out += "]}";
+  return out;
+}
+
+std::string render_mesh_html(const MeshScene& scene, const ViewOptions& options) {
+  return fill_template(options.title, mesh_scene_json(scene, options));
+}
+
+void write_mesh_html(const std::string& path, const MeshScene& scene, const ViewOptions& options) {
+  write_file(path, render_mesh_html(scene, options));
+}
+
+MeshScene manifold_scene(const manifold::ContactObject& body1, const std::vector<Pose>& X_W1,
+                         const manifold::ContactObject& body2, const std::vector<Pose>& X_W2,
+                         const manifold::ManifoldOptions& manifold_options) {
+  manifold_options.validate();
+  if (X_W1.empty() || X_W2.empty()) throw std::invalid_argument("view: the pose sequences must not be empty");
+  if (X_W1.size() != X_W2.size() && X_W1.size() != 1 && X_W2.size() != 1)
+    throw std::invalid_argument("view: pose sequences of different lengths (" + std::to_string(X_W1.size()) + " and " +
+                                std::to_string(X_W2.size()) + "); give one pose or one per frame");
+  const size_t n = std::max(X_W1.size(), X_W2.size());
+  MeshScene scene;
+  scene.meshes = {body1.mesh(), body2.mesh()};
+  scene.names = {"body 1", "body 2"};
+  manifold::ManifoldWorkspace ws;
+  manifold::ContactManifold mf;
+  for (size_t i = 0; i < n; ++i) {
+    const Pose& A = X_W1[X_W1.size() == 1 ? 0 : i];
+    const Pose& B = X_W2[X_W2.size() == 1 ? 0 : i];
+    if (!A.is_finite() || !B.is_finite())
+      throw std::invalid_argument("view: frame " + std::to_string(i) + ": a pose is not finite");
+    manifold::compute_manifold(body1, A, body2, B, manifold_options, ws, mf);
+    scene.poses.push_back({A, B});
+    scene.manifolds.push_back(manifold_markers(mf));
+  }
+  return scene;
 }
 
 const char* three_version() {

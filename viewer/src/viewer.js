@@ -47,6 +47,7 @@ function overlay(color) {
 
 export function start(view) {
   const scene = JSON.parse(document.getElementById('diffcol-scene').textContent);
+  if (scene.format === 'diffcol-mesh-view/1') return startMeshView(view, scene);
   if (scene.format !== 'diffcol-view/1') throw new Error('scene: unknown format ' + scene.format);
   const frames = scene.frames;
   if (!Array.isArray(frames) || frames.length === 0) throw new Error('scene: no frames');
@@ -218,6 +219,221 @@ export function start(view) {
   view.setFrame = (i) => { play(false); setFrame(i); return current; };
   view.renderer = renderer;
   view.triangles = () => renderer.info.render.triangles;
+  if (view.status === 'loading') view.status = 'ok';
+  const status = document.getElementById('diffcol-status');
+  if (view.status === 'ok') status.textContent = '';
+  return view;
+}
+
+// ------------------------------------------------------------------ mesh pages
+
+const BODY_COLORS = [0x4e79a7, 0xf28e2b, 0x59a14f, 0xb07aa1, 0x76b7b2, 0xedc948, 0xff9da7, 0x9c755f];
+const ACTIVITY_LOW = new THREE.Color(0x2c7bb6);   // activity 0 (blue)
+const ACTIVITY_MID = new THREE.Color(0xffd92f);   // activity 0.5 (yellow)
+const ACTIVITY_HIGH = new THREE.Color(0xd7191c);  // activity 1 (red)
+
+function activityColor(a, out) {
+  const t = Math.min(Math.max(a, 0), 1);
+  return t < 0.5 ? out.lerpColors(ACTIVITY_LOW, ACTIVITY_MID, 2 * t) : out.lerpColors(ACTIVITY_MID, ACTIVITY_HIGH, 2 * t - 1);
+}
+
+// Renderer, camera, lights and orbit controls around the scene's bounding sphere.
+function makeStage(scene) {
+  const host = document.getElementById('diffcol-canvas');
+  let renderer;
+  try {
+    renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+  } catch (e) {
+    throw new Error('WebGL is not available in this browser: ' + e.message);
+  }
+  renderer.setPixelRatio(window.devicePixelRatio || 1);
+  renderer.setSize(host.clientWidth || window.innerWidth, host.clientHeight || window.innerHeight);
+  host.appendChild(renderer.domElement);
+  const world = new THREE.Scene();
+  world.background = new THREE.Color(0xf3f4f6);
+  const center = vec(scene.bounds.center);
+  const radius = Math.max(scene.bounds.radius, 1e-9);
+  const camera = new THREE.PerspectiveCamera(40, 1, radius * 1e-3, radius * 100);
+  camera.up.set(0, 0, 1);
+  const dir = new THREE.Vector3(0.55, -1.0, 0.45).normalize();
+  camera.position.copy(center).addScaledVector(dir, radius / Math.sin(THREE.MathUtils.degToRad(18)));
+  camera.lookAt(center);
+  world.add(new THREE.HemisphereLight(0xffffff, 0x8a8f98, 1.6));
+  const headlight = new THREE.DirectionalLight(0xffffff, 1.4);
+  camera.add(headlight);
+  headlight.position.set(0.4, 0.8, 0.3);
+  world.add(camera);
+  const controls = new OrbitControls(camera, renderer.domElement);
+  controls.target.copy(center);
+  controls.update();
+  return { host, renderer, world, camera, controls, radius };
+}
+
+// Bodies as flat-shaded meshes with per-frame poses; the manifold (if any) as points and normal
+// arrows scaled and coloured by activity (Contax seed, Fig. 5).
+function startMeshView(view, scene) {
+  const frames = scene.frames;
+  if (!Array.isArray(frames) || frames.length === 0) throw new Error('scene: no frames');
+  const { host, renderer, world, camera, controls, radius } = makeStage(scene);
+  const bodies = scene.bodies.map((body, i) => {
+    const color = BODY_COLORS[i % BODY_COLORS.length];
+    const solid = new THREE.Mesh(geometryOf(body.mesh), new THREE.MeshPhongMaterial({
+      color, shininess: 30, flatShading: true, transparent: true, opacity: 1 }));
+    const edges = new THREE.LineSegments(new THREE.EdgesGeometry(solid.geometry, 20),
+                                         new THREE.LineBasicMaterial({ color: 0x30363d, transparent: true, opacity: 0.5 }));
+    solid.add(edges);
+    world.add(solid);
+    return { solid, color };
+  });
+  frames.forEach((f, k) => {
+    if (!Array.isArray(f.poses) || f.poses.length !== bodies.length) throw new Error(`scene: frame ${k} needs one pose per body`);
+  });
+
+  // manifold markers: a pool sized to the largest manifold
+  const hasManifold = frames.some((f) => f.manifold);
+  const maxCount = frames.reduce((m, f) => Math.max(m, f.manifold ? f.manifold.count : 0), 0);
+  const pointRadius = 0.025 * Math.min(scene.scale, radius);
+  const pointGeometry = new THREE.SphereGeometry(pointRadius, 12, 6);
+  const markers = [];
+  for (let i = 0; i < maxCount; ++i) {
+    const point = new THREE.Mesh(pointGeometry, overlay(0xffffff));
+    const arrow = new THREE.ArrowHelper(new THREE.Vector3(1, 0, 0), new THREE.Vector3(), 1, 0xffffff);
+    arrow.line.material = new THREE.LineBasicMaterial({ color: 0xffffff, depthTest: false, toneMapped: false, transparent: true });
+    arrow.cone.material = overlay(0xffffff);
+    point.renderOrder = 2;
+    arrow.renderOrder = 2;
+    arrow.line.renderOrder = 2;
+    arrow.cone.renderOrder = 2;
+    world.add(point, arrow);
+    markers.push({ point, arrow });
+  }
+
+  // legend and toggles
+  const legend = document.getElementById('diffcol-legend');
+  const row = (html) => { const d = document.createElement('div'); d.className = 'row'; d.innerHTML = html; legend.appendChild(d); return d; };
+  const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
+  scene.bodies.forEach((b, i) => row(`<span class="swatch" style="background:${hex(bodies[i].color)}"></span>${esc(b.name)}`));
+  let showManifold = { checked: false }, transparentBodies = { checked: false }, minActivity = { value: '0' };
+  if (hasManifold) {
+    row(`manifold: normals scaled by activity, colour ` +
+        `<span class="swatch" style="background:${hex(ACTIVITY_LOW.getHex())}"></span>0` +
+        `<span class="swatch" style="background:${hex(ACTIVITY_MID.getHex())}"></span>0.5` +
+        `<span class="swatch" style="background:${hex(ACTIVITY_HIGH.getHex())}"></span>1`);
+    const toggles = row(`<label><input type="checkbox" id="diffcol-show-manifold" checked> manifold</label>` +
+                        `<label><input type="checkbox" id="diffcol-transparent"> see-through bodies</label>`);
+    showManifold = toggles.querySelector('#diffcol-show-manifold');
+    transparentBodies = toggles.querySelector('#diffcol-transparent');
+    const threshold = row(`<label>min activity <input type="range" id="diffcol-min-activity" min="0" max="1" step="0.01"></label>` +
+                          `<span id="diffcol-min-activity-value"></span>`);
+    minActivity = threshold.querySelector('#diffcol-min-activity');
+    minActivity.value = String(scene.settings.min_activity);
+  }
+
+  const info = document.getElementById('diffcol-frame');
+  const slider = document.getElementById('diffcol-slider');
+  const timeLabel = document.getElementById('diffcol-time');
+  const playButton = document.getElementById('diffcol-play');
+  const dt = scene.settings.frame_duration;
+  const normalLength = scene.settings.normal_length;
+  const color = new THREE.Color();
+  let current = 0;
+  const render = () => renderer.render(world, camera);
+
+  function setFrame(index) {
+    current = Math.min(Math.max(0, Math.round(index)), frames.length - 1);
+    const f = frames[current];
+    f.poses.forEach((pose, i) => {
+      const q = pose.quaternion;  // [w, x, y, z]
+      const m = bodies[i].solid;
+      m.position.set(pose.position[0], pose.position[1], pose.position[2]);
+      m.quaternion.set(q[1], q[2], q[3], q[0]);
+      m.material.opacity = transparentBodies.checked ? 0.35 : 1;
+      m.material.depthWrite = !transparentBodies.checked;
+    });
+    const mf = f.manifold;
+    const threshold = Number(minActivity.value);
+    let shown = 0, active = 0, minDistance = Infinity;
+    markers.forEach((mk, i) => {
+      const visible = showManifold.checked && mf && i < mf.count && mf.activities[i] >= threshold;
+      mk.point.visible = visible;
+      mk.arrow.visible = visible && mf.activities[i] > 0;
+      if (!visible) return;
+      const a = mf.activities[i];
+      activityColor(a, color);
+      mk.point.material.color.copy(color);
+      mk.point.position.copy(vec(mf.points[i]));
+      mk.arrow.position.copy(vec(mf.points[i]));
+      mk.arrow.setDirection(vec(mf.normals[i]));
+      const len = Math.max(normalLength * a, 1e-9);
+      mk.arrow.setLength(len, 0.25 * len, 0.12 * len);
+      mk.arrow.setColor(color);
+      shown += 1;
+    });
+    if (mf) {
+      for (let i = 0; i < mf.count; ++i) {
+        if (mf.activities[i] > 0.5) {
+          active += 1;
+          minDistance = Math.min(minDistance, mf.distances[i]);
+        }
+      }
+    }
+    const label = document.getElementById('diffcol-min-activity-value');
+    if (label) label.textContent = threshold.toFixed(2);
+    info.textContent =
+      `frame ${current + 1}/${frames.length}   t = ${fmt(current * dt, 4)} s\n` +
+      (mf ? `manifold: ${mf.count} entries, ${active} with activity > 0.5, ${shown} shown\n` +
+            `min distance of those ${fmt(minDistance, 4)}` : `${bodies.length} bodies`);
+    slider.value = String(current);
+    timeLabel.textContent = `${current + 1}/${frames.length}  ${fmt(current * dt, 4)} s`;
+    render();
+    view.frame = current;
+  }
+
+  let playing = false, startTime = 0, startFrame = 0;
+  function tick(now) {
+    if (!playing) return;
+    const index = startFrame + Math.floor((now - startTime) / (1000 * dt));
+    setFrame(index % frames.length);
+    requestAnimationFrame(tick);
+  }
+  function play(on) {
+    playing = on && frames.length > 1;
+    playButton.textContent = playing ? 'Pause' : 'Play';
+    if (playing) {
+      startTime = performance.now();
+      startFrame = current;
+      requestAnimationFrame(tick);
+    }
+  }
+  if (frames.length > 1) {
+    document.getElementById('diffcol-timeline').style.display = 'flex';
+    slider.max = String(frames.length - 1);
+    slider.addEventListener('input', () => { play(false); setFrame(Number(slider.value)); });
+    playButton.addEventListener('click', () => play(!playing));
+  }
+  if (hasManifold) {
+    for (const el of [showManifold, transparentBodies]) el.addEventListener('change', () => setFrame(current));
+    minActivity.addEventListener('input', () => setFrame(current));
+  }
+  controls.addEventListener('change', render);
+  function resize() {
+    const w = host.clientWidth || window.innerWidth, h = host.clientHeight || window.innerHeight;
+    renderer.setSize(w, h);
+    camera.aspect = w / Math.max(h, 1);
+    camera.updateProjectionMatrix();
+    render();
+  }
+  window.addEventListener('resize', resize);
+  resize();
+  setFrame(0);
+  if (scene.settings.autoplay) play(true);
+
+  view.frameCount = frames.length;
+  view.kind = 'mesh';
+  view.setFrame = (i) => { play(false); setFrame(i); return current; };
+  view.renderer = renderer;
+  view.triangles = () => renderer.info.render.triangles;
+  view.markersShown = () => markers.filter((m) => m.point.visible).length;
   if (view.status === 'loading') view.status = 'ok';
   const status = document.getElementById('diffcol-status');
   if (view.status === 'ok') status.textContent = '';

@@ -9,11 +9,16 @@ Checks, for each page (through the DevTools protocol over a pipe, python3 standa
     both shapes' colours and of both witness-point markers (read from the canvas, not from the HTML
     panel, whose legend shows the same colours);
   * on an animated page, moving to the last frame changes the picture.
+And for the Contax manifold page of `diffcol view --manifold-demo` (a mesh page, format
+"diffcol-mesh-view/1"): the same load / offline / console checks, both bodies visible, manifold
+markers drawn (red, high-activity arrows and points read from the canvas) on the contact frame,
+none shown on the separated first frame, and the slider changes the picture.
 Screenshots are saved in --out-dir.
 
 --negative: the same checks must REJECT deliberately broken copies of a good page (a script that
 throws, a page that draws nothing, a missing three.js module, a page that fetches from the
-network); the good page itself must pass. Exit 0 when every verdict is as expected.
+network; a manifold page that never shows its markers); the good pages themselves must pass.
+Exit 0 when every verdict is as expected.
 
 Exit status: 0 pass, 1 fail, 77 skipped (no chromium found; CTest SKIP_RETURN_CODE). Without
 chromium the test fails instead of skipping when CI=true or DIFFCOL_REQUIRE_CHROMIUM=1.
@@ -39,6 +44,7 @@ SHAPE1 = (0x4E, 0x79, 0xA7)
 SHAPE2 = (0xF2, 0x8E, 0x2B)
 P1 = (0xD8, 0x1B, 0x60)
 P2 = (0x1E, 0x8A, 0x3C)
+ACTIVE = (0xD7, 0x19, 0x1C)  # activity 1 on the manifold pages (ACTIVITY_HIGH)
 
 
 class CheckFailed(Exception):
@@ -124,6 +130,7 @@ def analyse(png):
         'shape2_fraction': sum(n for c, n in counts.items() if orangeish(c)) / total,
         'p1_pixels': sum(n for c, n in counts.items() if near(c, P1, 12)),
         'p2_pixels': sum(n for c, n in counts.items() if near(c, P2, 12)),
+        'active_pixels': sum(n for c, n in counts.items() if near(c, ACTIVE, 24)),
     }
     return stat
 
@@ -303,6 +310,71 @@ def canvas_png(page):
     return base64.b64decode(url.split(',', 1)[1])
 
 
+def check_manifold_picture(stat, where, expect_markers):
+    problems = []
+    if stat['background'] is None:
+        problems.append('the canvas is transparent (nothing was drawn)')
+    if stat['non_background_fraction'] < 0.05:
+        problems.append(f"only {stat['non_background_fraction']:.1%} of the pixels differ from the background")
+    if stat['shape1_fraction'] < 0.005:
+        problems.append(f"body 1 (blue) hardly visible: {stat['shape1_fraction']:.2%} of the pixels")
+    if stat['shape2_fraction'] < 0.005:
+        problems.append(f"body 2 (orange) hardly visible: {stat['shape2_fraction']:.2%} of the pixels")
+    if expect_markers and stat['active_pixels'] < 20:
+        problems.append(f"no active manifold markers drawn ({stat['active_pixels']} red pixels)")
+    if not expect_markers and stat['active_pixels'] > 5:
+        problems.append(f"manifold markers drawn where none is active ({stat['active_pixels']} red pixels)")
+    return [f'{where}: {p}' for p in problems]
+
+
+def check_manifold_page(browser, html, frames, out_prefix):
+    """A --manifold-demo page: frame 1 separated (no active markers), the last frame in contact."""
+    page = Page(browser)
+    try:
+        page.call('Page.navigate', {'url': 'file://' + os.path.abspath(html)})
+        deadline = time.monotonic() + 60
+        status = None
+        while time.monotonic() < deadline:
+            status = page.evaluate('window.diffcolView ? window.diffcolView.status : "no loader"')
+            if status not in ('loading', 'no loader'):
+                break
+            time.sleep(0.2)
+        browser.pump(0.5)
+        screenshot(page, out_prefix + '.png')
+        problems = page.problems()
+        if status != 'ok':
+            errors = page.evaluate('window.diffcolView ? window.diffcolView.errors : []') or []
+            problems.append(f'page status {status!r}' + (': ' + ' | '.join(errors) if errors else ''))
+            raise CheckFailed('; '.join(problems))
+        if page.evaluate('window.diffcolView.kind') != 'mesh':
+            problems.append('not rendered as a mesh page')
+        count = page.evaluate('window.diffcolView.frameCount')
+        if count != frames:
+            problems.append(f'the page has {count} frames, expected {frames}')
+        first_png = canvas_png(page)
+        first = analyse(first_png)
+        problems += check_manifold_picture(first, 'frame 1', expect_markers=False)
+        if page.evaluate('window.diffcolView.markersShown()') != 0:
+            problems.append('frame 1: markers shown although the boxes are apart')
+        page.evaluate(f'window.diffcolView.setFrame({frames - 1})')
+        screenshot(page, out_prefix + '-last.png')
+        last_png = canvas_png(page)
+        last = analyse(last_png)
+        problems += check_manifold_picture(last, f'frame {frames}', expect_markers=True)
+        shown = page.evaluate('window.diffcolView.markersShown()')
+        if shown < 4:
+            problems.append(f'frame {frames}: only {shown} manifold markers shown')
+        if last_png == first_png:
+            problems.append('moving the slider did not change the picture')
+        problems += page.problems()
+        if problems:
+            raise CheckFailed('; '.join(dict.fromkeys(problems)))
+        return {'triangles': page.evaluate('window.diffcolView.triangles()'), 'markers_shown': shown,
+                'frame1': first, 'last': last}
+    finally:
+        page.close()
+
+
 def check_page(browser, html, frames, out_prefix):
     """Raises CheckFailed with the reasons when the page does not pass; returns a summary."""
     page = Page(browser)
@@ -386,6 +458,11 @@ def main():
     print(run([args.diffcol, 'view', '--shape1', 'tc', '--shape2', 'sec', '--pose2', '3,-1.5,0.5',
                '--pose2-to', '-1,1.6,0,0.8,0.2,0.5,0.2', '--steps', str(frames), '--out', anim]).strip())
 
+    # The Contax manifold page: box 2 lowered onto box 1 (separated first, in contact last).
+    manifold_page = out('manifold.html')
+    manifold_frames = 6
+    print(run([args.diffcol, 'view', '--manifold-demo', '--steps', str(manifold_frames), '--out', manifold_page]).strip())
+
     browser = Browser(exe, out('chromium.log'))
     failures = 0
     try:
@@ -398,6 +475,12 @@ def main():
                 except CheckFailed as e:
                     failures += 1
                     print(f'FAIL {name}: {e}')
+            try:
+                summary = check_manifold_page(browser, manifold_page, manifold_frames, out('manifold'))
+                print('PASS manifold: ' + json.dumps(summary))
+            except CheckFailed as e:
+                failures += 1
+                print(f'FAIL manifold: {e}')
         else:
             with open(still, encoding='utf-8') as f:
                 good = f.read()
@@ -433,6 +516,29 @@ def main():
                     passed, reason = True, ''
                 except CheckFailed as e:
                     passed, reason = False, str(e)
+                ok = passed == should_pass and (should_pass or expected_reason in reason)
+                failures += 0 if ok else 1
+                verdict = 'passed' if passed else 'rejected'
+                print(f'{"PASS" if ok else "FAIL"} {name}: page {verdict}' + (f' ({reason})' if reason else ''))
+            # The manifold page: the good one passes, one that never shows the markers is rejected.
+            with open(manifold_page, encoding='utf-8') as f:
+                good_manifold = f.read()
+            old = 'const visible = showManifold.checked && mf'
+            if good_manifold.count(old) != 1:
+                raise CheckFailed(f'negative case manifold: the page no longer contains {old!r}')
+            for name, text, expected_reason in (
+                    ('manifold-good', good_manifold, None),
+                    ('manifold-hides-markers', good_manifold.replace(old, 'const visible = false && mf'),
+                     'no active manifold markers drawn')):
+                path = out(f'negative-{name}.html')
+                with open(path, 'w', encoding='utf-8') as f:
+                    f.write(text)
+                try:
+                    check_manifold_page(browser, path, manifold_frames, out(f'negative-{name}'))
+                    passed, reason = True, ''
+                except CheckFailed as e:
+                    passed, reason = False, str(e)
+                should_pass = expected_reason is None
                 ok = passed == should_pass and (should_pass or expected_reason in reason)
                 failures += 0 if ok else 1
                 verdict = 'passed' if passed else 'rejected'

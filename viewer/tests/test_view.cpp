@@ -12,6 +12,7 @@
 
 #include "../../tests/test_util.hpp"
 #include "diffcol/idcol/ergodic.hpp"
+#include "diffcol/manifold/surface_mesh.hpp"
 #include "diffcol/view/view.hpp"
 
 #ifdef DIFFCOL_TEST_HAVE_JSON
@@ -311,6 +312,77 @@ TEST(SceneJson, HoldsTheMeshesAndTheSolvedFrames) {
   }
 }
 #endif
+
+// ------------------------------------------------------------------ mesh pages (manifolds, rollouts)
+
+manifold::ContactObject unit_cube(int n) {
+  const Eigen::Vector3d size(1.0, 1.0, 1.0);
+  return manifold::ContactObject(manifold::make_refined_box(size, n), manifold::make_box_sdf(size, 0.1));
+}
+
+TEST(MeshPage, ManifoldSceneHoldsTheManifoldOfEveryFrame) {
+  const manifold::ContactObject b1 = unit_cube(2), b2 = unit_cube(2);
+  const std::vector<Pose> X2 = {Pose::from_quaternion(Vec3(0.0, 0.0, 1.4), 1, 0, 0, 0),
+                                Pose::from_quaternion(Vec3(0.1, 0.0, 0.99), 1, 0, 0, 0)};
+  const MeshScene scene = manifold_scene(b1, {Pose::identity()}, b2, X2);
+  ASSERT_EQ(scene.poses.size(), 2u);
+  ASSERT_EQ(scene.manifolds.size(), 2u);
+  manifold::ManifoldWorkspace ws;
+  manifold::ContactManifold ref;
+  for (size_t f = 0; f < 2; ++f) {
+    manifold::compute_manifold(b1, Pose::identity(), b2, X2[f], manifold::ManifoldOptions{}, ws, ref);
+    ASSERT_EQ(scene.manifolds[f].points.size(), ref.entries.size());
+    for (size_t i = 0; i < ref.entries.size(); ++i) {
+      EXPECT_EQ(scene.manifolds[f].activities[i], ref.entries[i].activity);
+      EXPECT_EQ(scene.manifolds[f].points[i], ref.entries[i].point);
+    }
+  }
+  double max0 = 0.0, max1 = 0.0;
+  for (double a : scene.manifolds[0].activities) max0 = std::max(max0, a);
+  for (double a : scene.manifolds[1].activities) max1 = std::max(max1, a);
+  EXPECT_LT(max0, 0.1);  // apart
+  EXPECT_GT(max1, 0.9);  // in contact
+  const std::string json = mesh_scene_json(scene);
+  EXPECT_NE(json.find("\"format\":\"diffcol-mesh-view/1\""), std::string::npos);
+  EXPECT_NE(json.find("\"count\":" + std::to_string(ref.entries.size())), std::string::npos);
+  const std::string page = render_mesh_html(scene);
+  EXPECT_NE(page.find("diffcol-mesh-view/1"), std::string::npos);
+  EXPECT_EQ(page.find("@SCENE_JSON@"), std::string::npos);
+}
+
+TEST(MeshPage, RejectsInvalidScenes) {
+  MeshScene scene;
+  EXPECT_THROW(mesh_scene_json(scene), std::invalid_argument);  // no mesh
+  scene.meshes = {mesh::make_box(Vec3(1, 1, 1))};
+  EXPECT_THROW(mesh_scene_json(scene), std::invalid_argument);  // no frame
+  scene.poses = {{Pose::identity(), Pose::identity()}};
+  EXPECT_THROW(mesh_scene_json(scene), std::invalid_argument);  // two poses for one mesh
+  scene.poses = {{Pose::identity()}};
+  EXPECT_NO_THROW(mesh_scene_json(scene));
+  scene.names = {"a", "b"};
+  EXPECT_THROW(mesh_scene_json(scene), std::invalid_argument);
+  scene.names.clear();
+  scene.manifolds.resize(1);
+  scene.manifolds[0].points = {Vec3::Zero()};
+  EXPECT_THROW(mesh_scene_json(scene), std::invalid_argument);  // sizes differ
+  scene.manifolds[0].normals = {Vec3::UnitZ()};
+  scene.manifolds[0].distances = {0.0};
+  scene.manifolds[0].activities = {std::nan("")};
+  EXPECT_THROW(mesh_scene_json(scene), std::invalid_argument);  // not finite
+  scene.manifolds[0].activities = {0.5};
+  EXPECT_NO_THROW(mesh_scene_json(scene));
+  ViewOptions o;
+  o.min_activity = 1.5;
+  EXPECT_THROW(mesh_scene_json(scene, o), std::invalid_argument);
+  o.min_activity = 0.1;
+  o.normal_length = -1.0;
+  EXPECT_THROW(mesh_scene_json(scene, o), std::invalid_argument);
+  Pose bad = Pose::identity();
+  bad.p.x() = std::nan("");
+  scene.poses = {{bad}};
+  EXPECT_THROW(mesh_scene_json(scene), std::invalid_argument);
+  EXPECT_THROW(manifold_scene(unit_cube(1), {}, unit_cube(1), {Pose::identity()}), std::invalid_argument);
+}
 
 }  // namespace
 }  // namespace diffcol::view

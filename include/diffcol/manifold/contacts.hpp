@@ -14,6 +14,8 @@
 /// γ_2 = soft_sign(n_1ᵀ n̄_21). (The seed writes γ_2 = sign(n_1ᵀ n̄) with one n̄; using the
 /// direction from the other edge for each witness makes both distances positive when separated.)
 
+#include <stdexcept>
+
 #include "diffcol/manifold/sdf.hpp"
 #include "diffcol/manifold/witness.hpp"
 #include "diffcol/math/smooth.hpp"
@@ -26,14 +28,31 @@ struct ContactOptions {
   double t_pen = 1e-3;    ///< σ(−φ/t) of (12) (a length: set it to the scene's scale)
   double t_clash = 0.1;   ///< σ(−n_1ᵀn_2/t) of (15) (dimensionless)
   double t_nn = 1e-3;     ///< soft argmin over distances in (13)–(14) (a length)
+  /// E-E penetration margin m_pen (a length ≥ 0): penγ_b = σ(−(φ_other(e_b) + m_pen)/t_pen), i.e.
+  /// [φ_other(e_b) ≤ −m_pen]. With m_pen = 0 (the seed's (12)) a witness lying *on* the other
+  /// surface gets penγ = ½; this happens whenever an edge pierces a face whose edges lie in that
+  /// face (resting boxes), and such pairs carry a wrong distance and normal (docs/manifold.md).
+  double pen_margin = 5e-3;
+  /// Clashing margin m_cl (dimensionless, in [0, 1)): clγ = σ(−(n_1ᵀn_2 + m_cl)/t_clash), i.e.
+  /// [n_1ᵀn_2 ≤ −m_cl]: the SDF normals must oppose, not merely be perpendicular (σ(0) = ½ with
+  /// the seed's (15) for an edge lying in the other body's face).
+  double clash_margin = 0.25;
 
-  static ContactOptions hard() { return ContactOptions{0.0, 0.0, 0.0, 0.0}; }
+  /// Every temperature 0; the margins keep their defaults (strict comparisons with margins).
+  static ContactOptions hard() {
+    ContactOptions o;
+    o.t_sign = o.t_pen = o.t_clash = o.t_nn = 0.0;
+    return o;
+  }
   /// @throws std::invalid_argument if any field is negative or not finite.
   void validate() const {
     smooth::validate_temperature(t_sign, "ContactOptions::t_sign");
     smooth::validate_temperature(t_pen, "ContactOptions::t_pen");
     smooth::validate_temperature(t_clash, "ContactOptions::t_clash");
     smooth::validate_temperature(t_nn, "ContactOptions::t_nn");
+    smooth::validate_temperature(pen_margin, "ContactOptions::pen_margin");
+    if (!(clash_margin >= 0.0 && clash_margin < 1.0))
+      throw std::invalid_argument("ContactOptions::clash_margin must be in [0, 1)");
   }
 };
 
@@ -80,8 +99,8 @@ struct EdgeEdgeContact {
   T distance[2]{};       ///< d_b = γ_b d̄, eq. (11)
   V3<T> normal[2];       ///< n_b = γ_b n̄_b, eq. (11)
   T gamma_sign[2]{};     ///< γ_b (soft sign)
-  T gamma_pen[2]{};      ///< penγ_b = σ(−φ_other(e_b)/t_pen), eq. (12)
-  T gamma_clash[2]{};    ///< clγ = σ(−n_1ᵀn_2/t_clash), eq. (15) (same for both points)
+  T gamma_pen[2]{};      ///< penγ_b = σ(−(φ_other(e_b) + m_pen)/t_pen), eq. (12) with a margin
+  T gamma_clash[2]{};    ///< clγ = σ(−(n_1ᵀn_2 + m_cl)/t_clash), eq. (15) with a margin (both points)
   /// conγ·penγ_b·clγ: the activity (16) without the nearest-neighbour factor, which needs all
   /// pairs (see edge_nearest_neighbours()).
   T partial_activity[2]{};
@@ -105,9 +124,9 @@ EdgeEdgeContact<T> edge_edge_contact(const EdgeEdgeWitness<T>& w, const SdfPoint
   c.distance[1] = c.gamma_sign[1] * w.distance;
   c.normal[0] = c.gamma_sign[0] * n12;
   c.normal[1] = c.gamma_sign[1] * n21;
-  c.gamma_pen[0] = k::sigmoid<T>(-s2_at_e1.value, opt.t_pen);
-  c.gamma_pen[1] = k::sigmoid<T>(-s1_at_e2.value, opt.t_pen);
-  const T clash = k::sigmoid<T>(-dot(s1_at_e1.normal, s2_at_e2.normal), opt.t_clash);
+  c.gamma_pen[0] = k::sigmoid<T>(-(s2_at_e1.value + opt.pen_margin), opt.t_pen);  // (12)
+  c.gamma_pen[1] = k::sigmoid<T>(-(s1_at_e2.value + opt.pen_margin), opt.t_pen);
+  const T clash = k::sigmoid<T>(-(dot(s1_at_e1.normal, s2_at_e2.normal) + opt.clash_margin), opt.t_clash);  // (15)
   c.gamma_clash[0] = c.gamma_clash[1] = clash;
   for (int b = 0; b < 2; ++b) c.partial_activity[b] = w.gamma_con * c.gamma_pen[b] * clash;
   return c;

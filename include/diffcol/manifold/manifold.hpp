@@ -16,7 +16,11 @@
 ///   selected edge k (body 0), then the one on body 2's selected edge l (body 1).
 /// Each entry: point p, signed distance d (< 0: penetration), unit normal n pointing out of the
 /// *other* body (the direction that pushes the point's own body out, contacts.hpp), activity
-/// Γ ∈ [0, 1]: V-S σ(−d/t_pen) (12); E-E conγ·penγ·nnΓ·clγ (16).
+/// Γ ∈ [0, 1]: V-S σ(−d/t_pen) (12); E-E conγ·penγ·nnΓ·clγ (16), with the E-E margins of
+/// ContactOptions (pen_margin, clash_margin).
+///
+/// E-E candidates: the mesh edges sharper than ManifoldOptions::feature_angle (the geometric
+/// edges; triangulation edges inside flat faces are left out). |E_b| = −1 means all candidates.
 ///
 /// Candidate selection (IV-A): vertex metric m_i = −φ_other(v_i); edge metric = mean of its two
 /// vertices' metrics. With |V_b| < |V| the r-th selected vertex is Σ_j P_rj v_j, P the SoftSort
@@ -57,12 +61,17 @@ class ContactObject {
   void set_pose(const Pose& X_WB);
   /// Largest |φ(v)| over the mesh vertices (body frame): the mesh–SDF discrepancy (supp. II-C).
   double surface_discrepancy() const { return discrepancy_; }
+  /// Dihedral angle of every mesh edge (same order as mesh().edges()): the angle between the
+  /// outward normals of its two faces, radians in [0, π]; 0 for an edge inside a flat face (a
+  /// triangulation edge, not a geometric edge of the surface).
+  const std::vector<double>& edge_dihedral_angles() const { return dihedral_; }
 
  private:
   mesh::TriangleMesh mesh_;
   SdfObject sdf_;
   Pose pose_;
   double discrepancy_ = 0.0;
+  std::vector<double> dihedral_;
 };
 
 /// Options of the manifold. Sizes −1 mean "all" (no selection).
@@ -70,6 +79,11 @@ struct ManifoldOptions {
   int num_vertices[2] = {-1, -1};  ///< |V_1|, |V_2| selected vertices per body
   int num_edges[2] = {-1, -1};     ///< |E_1|, |E_2| selected edges per body
   bool edge_edge = true;           ///< false: V-S contacts only (the seed's "Ours-NE")
+  /// E-E candidates are the mesh edges whose dihedral angle (ContactObject::edge_dihedral_angles)
+  /// exceeds this (radians): the geometric edges of the surface, as in the seed's polygonal cube
+  /// (12 edges, 6 faces). Edges inside flat faces are triangulation artefacts whose E-E contacts
+  /// duplicate V-S contacts and tie in (13)–(14). Negative: every mesh edge.
+  double feature_angle = 1e-3;
   double t_topk = 1e-3;            ///< SoftSort temperature (a length, units of the metrics); 0 = hard
   WitnessOptions witness;          ///< E-E witness (IV-D2)
   ContactOptions contact;          ///< signs, penetration, clashing, nearest neighbours
@@ -124,6 +138,7 @@ struct ManifoldScratch {
   std::vector<int> order, sort_index;
   std::vector<V3<T>> edge_a[2], edge_b[2];  // selected edge end points
   std::vector<int> edge_source[2];
+  std::vector<int> edge_candidates[2];      // mesh indices of the candidate (feature) edges
   std::vector<EdgeEdgeContact<T>> ee;
   std::vector<T> D, nn1, nn2;
   // Outputs in T.
@@ -131,10 +146,12 @@ struct ManifoldScratch {
   std::vector<T> distance, activity;
 };
 
-/// Reusable workspace of compute_manifold / compute_manifold_derivatives.
+/// Reusable workspace of compute_manifold / compute_manifold_derivatives. The derivative pass
+/// runs in body 2's frame with Dual<6> seeded by the twist of the relative pose X_W2⁻¹X_W1, then
+/// maps the 6 columns to the 12 of both bodies (chain rule through the adjoint).
 struct ManifoldWorkspace {
   ManifoldScratch<double> value;
-  ManifoldScratch<Dual<12>> dual;
+  ManifoldScratch<Dual<6>> dual;
 };
 
 /// The manifold at the objects' own poses. @throws std::invalid_argument on invalid options.
@@ -146,7 +163,8 @@ void compute_manifold(const ContactObject& body1, const ContactObject& body2, co
 void compute_manifold(const ContactObject& body1, const Pose& X_W1, const ContactObject& body2, const Pose& X_W2,
                       const ManifoldOptions& options, ManifoldWorkspace& workspace, ContactManifold& manifold);
 
-/// The manifold and its derivatives (forward mode, Dual<12>) at poses X_W1, X_W2.
+/// The manifold and its derivatives (forward mode: one Dual<6> pass over the relative pose,
+/// mapped to both bodies' coordinates) at poses X_W1, X_W2.
 /// @throws std::invalid_argument as compute_manifold.
 void compute_manifold_derivatives(const ContactObject& body1, const Pose& X_W1, const ContactObject& body2,
                                   const Pose& X_W2, const ManifoldOptions& options, PoseCoordinates coordinates,

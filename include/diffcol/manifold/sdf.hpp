@@ -127,9 +127,10 @@ class Superquadric {
   double eps2() const { return eps2_; }
   const Pose& pose() const { return X_OP_; }
 
-  /// φ, ∇φ and the normal (∝ ∇f) at x_O (object frame); normal normalized with τ.
+  /// φ, ∇φ and the normal (∝ ∇f) at x_O (object frame); normal normalized with τ. With
+  /// value_only, only φ is computed (gradient and normal left zero).
   template <class T>
-  SdfPoint<T> evaluate(const V3<T>& x_O, double tau = 0.0) const;
+  SdfPoint<T> evaluate(const V3<T>& x_O, double tau = 0.0, bool value_only = false) const;
 
   /// The inside–outside function f of eq. (2) at x_O (object frame); f = 1 on the surface.
   double inside_outside(const Eigen::Vector3d& x_O) const;
@@ -138,6 +139,7 @@ class Superquadric {
   Eigen::Vector3d semi_axes_;
   double eps1_, eps2_;
   Pose X_OP_;
+  bool identity_pose_ = false;  // X_OP = identity: skip the frame changes
 };
 
 /// A convex polyhedron {x : n_iᵀx ≤ h_i} with the smooth SDF (5) φ = LSE_t(n_iᵀx − h_i)
@@ -233,6 +235,10 @@ class SdfObject {
   /// is +inf with zero gradient and normal).
   template <class T>
   SdfPoint<T> evaluate(const V3<T>& x_O) const;
+  /// φ only at x_O (object frame), the same value as evaluate(x_O).value (cheaper for a single
+  /// superquadric, which then skips its gradient).
+  template <class T>
+  T evaluate_value(const V3<T>& x_O) const;
 
   /// Double convenience: φ(x_O).
   double value(const Eigen::Vector3d& x_O) const { return evaluate(V3<double>::from(x_O)).value; }
@@ -257,10 +263,10 @@ class SdfObject {
 // ---------------------------------------------------------------------------------------------
 
 template <class T>
-SdfPoint<T> Superquadric::evaluate(const V3<T>& x_O, double tau) const {
+SdfPoint<T> Superquadric::evaluate(const V3<T>& x_O, double tau, bool value_only) const {
   using std::sqrt;
   SdfPoint<T> out;
-  const V3<T> x = inverse_transform(X_OP_.R, X_OP_.p, x_O);
+  const V3<T> x = identity_pose_ ? x_O : inverse_transform(X_OP_.R, X_OP_.p, x_O);
   const V3<T> xs(x.x / semi_axes_.x(), x.y / semi_axes_.y(), x.z / semi_axes_.z());
   // s = max |x̃_i| makes u = x̃/s lie on the unit cube surface: no over/underflow in f(u).
   int k = 0;
@@ -300,14 +306,15 @@ SdfPoint<T> Superquadric::evaluate(const V3<T>& x_O, double tau) const {
   const T r = sqrt(squared_norm(x));
   const T one_minus = 1.0 - T(1.0) / h;
   out.value = r * one_minus;
+  if (value_only) return out;
   // ∇_x̃ h = g^(ε1/2 − 1)·[A^(q−1) sgn|u_x|^(p2−1), A^(q−1) sgn|u_y|^(p2−1), sgn|u_z|^(p1−1)].
   const T gpow = pos_pow(g, 0.5 * eps1_ - 1.0);
   V3<T> grad_h(gpow * tx / semi_axes_.x(), gpow * ty / semi_axes_.y(),
                gpow * detail::signed_pow(u.z, p1 - 1.0) / semi_axes_.z());
   // ∇φ = (x/‖x‖)(1 − 1/h) + ‖x‖ ∇h / h².
   const V3<T> grad = (one_minus / r) * x + (r / (h * h)) * grad_h;
-  out.gradient = rotate(X_OP_.R, grad);
-  out.normal = detail::regularized_unit(rotate(X_OP_.R, grad_h), tau);
+  out.gradient = identity_pose_ ? grad : rotate(X_OP_.R, grad);
+  out.normal = detail::regularized_unit(identity_pose_ ? grad_h : rotate(X_OP_.R, grad_h), tau);
   return out;
 }
 
@@ -378,6 +385,14 @@ SdfPoint<T> SdfObject::evaluate(const V3<T>& x_O) const {
     out.value = T(std::numeric_limits<double>::infinity());
     return out;
   }
+  if (added_.size() == 1 && subtracted_.empty()) {
+    // One primitive: the LSE of a single entry is the entry itself (weights 1), exactly.
+    const SdfPoint<T> p = std::visit([&](const auto& q) { return q.evaluate(x_O, tau_); }, added_[0]);
+    out.value = p.value;
+    out.gradient = p.gradient;
+    out.normal = detail::regularized_unit(p.normal, tau_);
+    return out;
+  }
   // Smooth union: −LSE(−φ_l) (normals combined with the same weights).
   detail::LseAccumulator<T> uni;
   uni.t = blend_temperature_;
@@ -397,6 +412,13 @@ SdfPoint<T> SdfObject::evaluate(const V3<T>& x_O) const {
   out.gradient = sub.gradient();
   out.normal = detail::regularized_unit(sub.normal(), tau_);
   return out;
+}
+
+template <class T>
+T SdfObject::evaluate_value(const V3<T>& x_O) const {
+  if (added_.size() == 1 && subtracted_.empty())
+    if (const auto* sq = std::get_if<Superquadric>(&added_[0])) return sq->evaluate(x_O, tau_, true).value;
+  return evaluate(x_O).value;
 }
 
 }  // namespace diffcol::manifold

@@ -10,6 +10,12 @@
 ///
 /// Frames and units: poses are world_from_body (X_W1, X_W2) as everywhere in diffcol; meshes are
 /// in the body frame; the page draws everything in the world frame, in the shapes' length unit.
+///
+/// A second kind of page shows triangle meshes (diffcol::mesh::TriangleMesh) instead of iDCOL
+/// shapes: any number of bodies with one pose per body and frame (an animated rollout, e.g. of
+/// the SSDF dynamics), optionally with a contact manifold per frame (Contax, manifold.hpp): the
+/// points, and the normals as arrows whose length is proportional to the activity, coloured by
+/// activity (the Contax seed's Fig. 5). Format "diffcol-mesh-view/1" (docs/viewer.md).
 
 #include <array>
 #include <cstdint>
@@ -17,7 +23,9 @@
 #include <vector>
 
 #include "diffcol/idcol/contact.hpp"
+#include "diffcol/manifold/manifold.hpp"
 #include "diffcol/math/se3.hpp"
+#include "diffcol/mesh/triangle_mesh.hpp"
 #include "diffcol/shapes/shape.hpp"
 
 namespace diffcol::view {
@@ -46,6 +54,12 @@ struct ViewOptions {
   double frame_duration = 1.0 / 30.0;  ///< seconds per frame when playing, > 0
   bool autoplay = false;               ///< start playing on load (multi-frame pages)
   idcol::SolveOptions solve_options;   ///< options of the contact solve at each frame
+  /// Mesh pages: arrow length of a normal with activity 1 (world length unit); 0 = automatic
+  /// (15 % of the scene's bounding radius). ≥ 0, finite.
+  double normal_length = 0.0;
+  /// Mesh pages: entries with activity below this are hidden initially (a slider on the page
+  /// changes it). In [0, 1].
+  double min_activity = 0.05;
 };
 
 /// One frame of a view: the poses and the contact solved at them.
@@ -87,6 +101,53 @@ void write_html(const std::string& path, const Shape& shape1, const std::vector<
 /// Writes the single-frame page to `path`.
 void write_html(const std::string& path, const Shape& shape1, const Pose& X_W1, const Shape& shape2,
                 const Pose& X_W2, const ViewOptions& options = {});
+
+// ------------------------------------------------------------------ mesh pages (manifolds, rollouts)
+
+/// The contact manifold of one frame as drawn (world frame, K entries each).
+struct ManifoldMarkers {
+  std::vector<Vec3> points;        ///< contact points
+  std::vector<Vec3> normals;       ///< unit normals (drawn as arrows of length normal_length·activity)
+  std::vector<double> distances;   ///< signed distances (< 0: penetration), shown in the panel
+  std::vector<double> activities;  ///< activities in [0, 1] (arrow length and colour)
+};
+
+/// The markers of a computed manifold (same entry order).
+ManifoldMarkers manifold_markers(const manifold::ContactManifold& manifold);
+
+/// A page of triangle meshes: bodies with per-frame poses and optional per-frame manifolds.
+struct MeshScene {
+  std::vector<mesh::TriangleMesh> meshes;  ///< one body-frame mesh per body (≥ 1)
+  std::vector<std::string> names;          ///< body labels; empty = "body 1", "body 2", …
+  std::vector<std::vector<Pose>> poses;    ///< poses[frame][body], world_from_body (≥ 1 frame)
+  std::vector<ManifoldMarkers> manifolds;  ///< empty, or one per frame
+};
+
+/// Checks a mesh scene and the options that apply to it.
+/// @throws std::invalid_argument on no bodies, no frames, a frame without one pose per body, a
+///         non-finite pose, names of the wrong count, manifolds not one per frame, markers of
+///         mismatched sizes or non-finite values, or invalid options.
+void validate_mesh_scene(const MeshScene& scene, const ViewOptions& options = {});
+
+/// The scene JSON of a mesh page (format "diffcol-mesh-view/1", docs/viewer.md): meshes as
+/// base64 arrays, per-frame poses (position + quaternion [w,x,y,z]) and manifolds (world frame).
+/// @throws std::invalid_argument as validate_mesh_scene.
+std::string mesh_scene_json(const MeshScene& scene, const ViewOptions& options = {});
+
+/// The self-contained HTML page of a mesh scene. @throws std::invalid_argument as validate_mesh_scene.
+std::string render_mesh_html(const MeshScene& scene, const ViewOptions& options = {});
+
+/// Writes render_mesh_html(...) to `path`.
+/// @throws std::invalid_argument as render_mesh_html; std::runtime_error if the file cannot be written.
+void write_mesh_html(const std::string& path, const MeshScene& scene, const ViewOptions& options = {});
+
+/// The mesh scene of a contact manifold between two objects: both meshes and, at every frame,
+/// the manifold computed at the frame's poses (manifold::compute_manifold). X_W1 and X_W2 each
+/// hold one pose (held fixed) or one per frame, as in solve_frames.
+/// @throws std::invalid_argument on sequences as solve_frames, or invalid manifold options.
+MeshScene manifold_scene(const manifold::ContactObject& body1, const std::vector<Pose>& X_W1,
+                         const manifold::ContactObject& body2, const std::vector<Pose>& X_W2,
+                         const manifold::ManifoldOptions& manifold_options = {});
 
 /// Version of the bundled three.js package (from its package.json, e.g. "0.187.0").
 const char* three_version();

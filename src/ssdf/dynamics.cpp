@@ -1,0 +1,1041 @@
+// Rigid-body dynamics under SCM, eqs. (14)–(25): scalar-generic force and step code, evaluated
+// with T = double (plain), a forward-mode jet (Jacobians) and a jet of jets (Hessians).
+#include "diffcol/ssdf/dynamics.hpp"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include <Eigen/Cholesky>
+
+namespace diffcol::ssdf {
+
+namespace {
+
+// ----------------------------------------------------------------------------------------------
+// Forward-mode jets: value v and N partials d (T may itself be a jet: second order).
+// ----------------------------------------------------------------------------------------------
+inline double val(double x) { return x; }
+
+template <class T, int N>
+struct Jet {
+  T v{};
+  std::array<T, N> d{};
+  Jet() { d.fill(T(0.0)); }
+  Jet(double x) : v(x) { d.fill(T(0.0)); }  // NOLINT: constants convert implicitly
+};
+
+template <class T, int N> double val(const Jet<T, N>& a) { return val(a.v); }
+
+template <class T, int N> Jet<T, N> operator+(const Jet<T, N>& a, const Jet<T, N>& b) {
+  Jet<T, N> r;
+  r.v = a.v + b.v;
+  for (int k = 0; k < N; ++k) r.d[k] = a.d[k] + b.d[k];
+  return r;
+}
+template <class T, int N> Jet<T, N> operator-(const Jet<T, N>& a, const Jet<T, N>& b) {
+  Jet<T, N> r;
+  r.v = a.v - b.v;
+  for (int k = 0; k < N; ++k) r.d[k] = a.d[k] - b.d[k];
+  return r;
+}
+template <class T, int N> Jet<T, N> operator-(const Jet<T, N>& a) {
+  Jet<T, N> r;
+  r.v = -a.v;
+  for (int k = 0; k < N; ++k) r.d[k] = -a.d[k];
+  return r;
+}
+template <class T, int N> Jet<T, N> operator*(const Jet<T, N>& a, const Jet<T, N>& b) {
+  Jet<T, N> r;
+  r.v = a.v * b.v;
+  for (int k = 0; k < N; ++k) r.d[k] = a.d[k] * b.v + a.v * b.d[k];
+  return r;
+}
+template <class T, int N> Jet<T, N> operator/(const Jet<T, N>& a, const Jet<T, N>& b) {
+  const T inv = 1.0 / b.v;
+  Jet<T, N> r;
+  r.v = a.v * inv;
+  for (int k = 0; k < N; ++k) r.d[k] = (a.d[k] - r.v * b.d[k]) * inv;
+  return r;
+}
+template <class T, int N> Jet<T, N> operator+(const Jet<T, N>& a, double b) {
+  Jet<T, N> r = a;
+  r.v = r.v + b;
+  return r;
+}
+template <class T, int N> Jet<T, N> operator+(double a, const Jet<T, N>& b) { return b + a; }
+template <class T, int N> Jet<T, N> operator-(const Jet<T, N>& a, double b) { return a + (-b); }
+template <class T, int N> Jet<T, N> operator-(double a, const Jet<T, N>& b) { return (-b) + a; }
+template <class T, int N> Jet<T, N> operator*(const Jet<T, N>& a, double b) {
+  Jet<T, N> r;
+  r.v = a.v * b;
+  for (int k = 0; k < N; ++k) r.d[k] = a.d[k] * b;
+  return r;
+}
+template <class T, int N> Jet<T, N> operator*(double a, const Jet<T, N>& b) { return b * a; }
+template <class T, int N> Jet<T, N> operator/(const Jet<T, N>& a, double b) { return a * (1.0 / b); }
+template <class T, int N> Jet<T, N> operator/(double a, const Jet<T, N>& b) { return Jet<T, N>(a) / b; }
+template <class T, int N> Jet<T, N>& operator+=(Jet<T, N>& a, const Jet<T, N>& b) { return a = a + b; }
+template <class T, int N> Jet<T, N>& operator-=(Jet<T, N>& a, const Jet<T, N>& b) { return a = a - b; }
+
+/// f(a) from f(a.v), f'(a.v) (chain rule, generic in the inner type).
+template <class T, int N> Jet<T, N> chain(const Jet<T, N>& a, const T& f, const T& df) {
+  Jet<T, N> r;
+  r.v = f;
+  for (int k = 0; k < N; ++k) r.d[k] = df * a.d[k];
+  return r;
+}
+using std::cos;
+using std::exp;
+using std::log1p;
+using std::sin;
+using std::sqrt;
+template <class T, int N> Jet<T, N> exp(const Jet<T, N>& a) {
+  const T e = exp(a.v);
+  return chain(a, e, e);
+}
+template <class T, int N> Jet<T, N> log1p(const Jet<T, N>& a) { return chain(a, log1p(a.v), 1.0 / (1.0 + a.v)); }
+template <class T, int N> Jet<T, N> sqrt(const Jet<T, N>& a) {
+  const T s = sqrt(a.v);
+  return chain(a, s, 0.5 / s);
+}
+template <class T, int N> Jet<T, N> sin(const Jet<T, N>& a) { return chain(a, sin(a.v), cos(a.v)); }
+template <class T, int N> Jet<T, N> cos(const Jet<T, N>& a) { return chain(a, cos(a.v), -sin(a.v)); }
+
+using J1 = Jet<double, 1>;
+using JacT = Jet<double, kMaxDerivativeDim>;
+using HesT = Jet<J1, kMaxDerivativeDim>;
+
+// ----------------------------------------------------------------------------------------------
+// Small generic vectors and matrices.
+// ----------------------------------------------------------------------------------------------
+template <class T>
+struct V {
+  T x, y, z;
+  V() : x(0.0), y(0.0), z(0.0) {}
+  V(const T& a, const T& b, const T& c) : x(a), y(b), z(c) {}
+  explicit V(const Vec3& a) : x(a.x()), y(a.y()), z(a.z()) {}
+  T& operator[](int i) { return i == 0 ? x : (i == 1 ? y : z); }
+  const T& operator[](int i) const { return i == 0 ? x : (i == 1 ? y : z); }
+};
+template <class T> V<T> operator+(const V<T>& a, const V<T>& b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+template <class T> V<T> operator-(const V<T>& a, const V<T>& b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+template <class T> V<T> operator-(const V<T>& a) { return {-a.x, -a.y, -a.z}; }
+template <class S, class T> V<T> operator*(const S& s, const V<T>& a) { return {s * a.x, s * a.y, s * a.z}; }
+template <class T> V<T>& operator+=(V<T>& a, const V<T>& b) { return a = a + b; }
+template <class T> T dot(const V<T>& a, const V<T>& b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+template <class T> T dot(const Vec3& a, const V<T>& b) { return a.x() * b.x + a.y() * b.y + a.z() * b.z; }
+template <class T> V<T> cross(const V<T>& a, const V<T>& b) {
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+template <class T> V<T> cross(const Vec3& a, const V<T>& b) {
+  return {a.y() * b.z - a.z() * b.y, a.z() * b.x - a.x() * b.z, a.x() * b.y - a.y() * b.x};
+}
+template <class T> V<T> cross(const V<T>& a, const Vec3& b) { return -cross(b, a); }
+template <class T> V<T> add(const V<T>& a, const Vec3& b) { return {a.x + b.x(), a.y + b.y(), a.z + b.z()}; }
+template <class T> V<T> sub(const V<T>& a, const Vec3& b) { return {a.x - b.x(), a.y - b.y(), a.z - b.z()}; }
+
+template <class T>
+struct M {
+  T m[3][3];
+  M() {
+    for (auto& r : m)
+      for (auto& e : r) e = T(0.0);
+  }
+  explicit M(const Mat3& A) {
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) m[i][j] = T(A(i, j));
+  }
+};
+template <class T> V<T> mul(const M<T>& A, const V<T>& a) {
+  V<T> r;
+  for (int i = 0; i < 3; ++i) r[i] = A.m[i][0] * a.x + A.m[i][1] * a.y + A.m[i][2] * a.z;
+  return r;
+}
+template <class T> V<T> mul(const M<T>& A, const Vec3& a) {
+  V<T> r;
+  for (int i = 0; i < 3; ++i) r[i] = A.m[i][0] * a.x() + A.m[i][1] * a.y() + A.m[i][2] * a.z();
+  return r;
+}
+template <class T> V<T> mul_t(const M<T>& A, const V<T>& a) {  // Aᵀa
+  V<T> r;
+  for (int i = 0; i < 3; ++i) r[i] = A.m[0][i] * a.x + A.m[1][i] * a.y + A.m[2][i] * a.z;
+  return r;
+}
+template <class T> V<T> mul(const Mat3& A, const V<T>& a) {
+  V<T> r;
+  for (int i = 0; i < 3; ++i) r[i] = A(i, 0) * a.x + A(i, 1) * a.y + A(i, 2) * a.z;
+  return r;
+}
+template <class T> M<T> mul(const M<T>& A, const M<T>& B) {
+  M<T> r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r.m[i][j] = A.m[i][0] * B.m[0][j] + A.m[i][1] * B.m[1][j] + A.m[i][2] * B.m[2][j];
+  return r;
+}
+template <class T> M<T> mul(const Mat3& A, const M<T>& B) {
+  M<T> r;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) r.m[i][j] = A(i, 0) * B.m[0][j] + A(i, 1) * B.m[1][j] + A(i, 2) * B.m[2][j];
+  return r;
+}
+
+/// exp(skew(w)) = I + A·W + B·W², A = sinθ/θ, B = (1 − cosθ)/θ² (series near 0: smooth in θ²).
+template <class T> M<T> so3_exp_t(const V<T>& w) {
+  const T th2 = dot(w, w);
+  T A, B;
+  if (val(th2) < 1e-8) {
+    A = 1.0 - th2 * (1.0 / 6.0) + th2 * th2 * (1.0 / 120.0);
+    B = 0.5 - th2 * (1.0 / 24.0) + th2 * th2 * (1.0 / 720.0);
+  } else {
+    const T th = sqrt(th2);
+    A = sin(th) / th;
+    B = (1.0 - cos(th)) / th2;
+  }
+  M<T> R;
+  const T d = 1.0 - B * th2;
+  R.m[0][0] = d + B * w.x * w.x;
+  R.m[1][1] = d + B * w.y * w.y;
+  R.m[2][2] = d + B * w.z * w.z;
+  R.m[0][1] = B * w.x * w.y - A * w.z;
+  R.m[1][0] = B * w.x * w.y + A * w.z;
+  R.m[0][2] = B * w.x * w.z + A * w.y;
+  R.m[2][0] = B * w.x * w.z - A * w.y;
+  R.m[1][2] = B * w.y * w.z - A * w.x;
+  R.m[2][1] = B * w.y * w.z + A * w.x;
+  return R;
+}
+
+/// θ̇ for R = R0·exp(θ), Ṙ = R·skew(ω): dexp⁻¹_{−θ}(ω) = ω + ½θ×ω + (1/12)θ×(θ×ω) + O(θ³)
+/// (truncation that keeps RKMK at order 4).
+template <class T> V<T> dexp_inv(const V<T>& th, const V<T>& w) {
+  const V<T> c = cross(th, w);
+  return w + 0.5 * c + (1.0 / 12.0) * cross(th, c);
+}
+
+// ----------------------------------------------------------------------------------------------
+// Smooth scalar functions and the point–plane force, eqs. (14)–(20).
+// ----------------------------------------------------------------------------------------------
+/// t·log(1 + exp(x/t)); t = 0: max(x, 0).
+template <class T> T softplus_t(const T& x, double t) {
+  if (t == 0.0) return val(x) > 0.0 ? x : T(0.0);
+  if (val(x) > 0.0) return x + t * log1p(exp(-x / t));
+  return t * log1p(exp(x / t));
+}
+
+/// λ(p, v, p_i, n_i) from φ = n_iᵀ(p − p_i) (possibly shifted) and v (relative velocity); n unit.
+template <class T> V<T> point_plane(const T& phi, const V<T>& v, const Vec3& n, const ScmParameters& prm) {
+  const T c = prm.stiffness * softplus_t(-phi, prm.eps3);  // (15)
+  const T vn = dot(n, v);
+  const T x = vn / prm.dissipation_velocity;
+  T d;  // (16)–(17)
+  const double xv = val(x);
+  if (xv <= 0.0)
+    d = 1.0 - x;
+  else if (xv <= 2.0)
+    d = 0.25 * (x - 2.0) * (x - 2.0);
+  else
+    return V<T>();
+  const T ln = c * d;  // (18)
+  const V<T> vt{v.x - vn * n.x(), v.y - vn * n.y(), v.z - vn * n.z()};
+  const T h = sqrt(prm.stiction_velocity * prm.stiction_velocity + dot(vt, vt));
+  const T s = prm.friction * ln / h;  // λ = λ_n n − μ λ_n v_t / h, (19)–(20)
+  return {ln * n.x() - s * vt.x, ln * n.y() - s * vt.y, ln * n.z() - s * vt.z};
+}
+
+/// Online softmax: running maximum of the logits' values; accumulators are rescaled by a constant
+/// when it grows (exact in every derivative order since softmax is shift-invariant).
+struct OnlineMax {
+  double m = -std::numeric_limits<double>::infinity();
+  double t = 0.0;
+  bool any = false;
+  /// Returns false if the term with logit x (value xv) has zero weight; else sets `scale`
+  /// (to apply to the accumulators first) and leaves the caller to compute exp((x − m)/t).
+  bool admit(double xv, double& scale) {
+    scale = 1.0;
+    if (t == 0.0) {
+      if (any && !(xv > m)) return false;
+      scale = 0.0;
+      m = xv;
+      any = true;
+      return true;
+    }
+    if (xv > m) {
+      scale = any ? std::exp((m - xv) / t) : 0.0;
+      m = xv;
+      any = true;
+    }
+    return (xv - m) / t > -745.0;
+  }
+  template <class T> T weight(const T& x) const { return t == 0.0 ? T(1.0) : exp((x - m) / t); }
+};
+
+template <class T, int K>
+struct Accum {
+  std::array<T, K> a;
+  T sum{0.0};
+  Accum() { a.fill(T(0.0)); }
+  void scale(double s) {
+    if (s == 1.0) return;
+    for (auto& e : a) e = e * s;
+    sum = sum * s;
+  }
+};
+
+// ----------------------------------------------------------------------------------------------
+// Bodies in T and the contact forces.
+// ----------------------------------------------------------------------------------------------
+template <class T>
+struct BodyT {
+  M<T> R;
+  V<T> p, w, v;  // pose, body angular velocity, world linear velocity
+};
+
+template <class T>
+struct WrenchT {
+  V<T> tau, f;  // body-frame torque about the COM, world force
+};
+
+/// Point a (body A) against the AOPC of body B, eqs. (21)–(22); the plane distances are shifted by
+/// `offset` (sphere radius). Returns φ_B(p) (shifted) and the wrenches on A and B.
+template <class T>
+T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const OrientedPointCloud& cloud, const BodyT<T>& B,
+             const ScmParameters& prm, bool at_query_point, WrenchT<T>& on_A, WrenchT<T>& on_B) {
+  const V<T> pw = mul(A.R, a) + A.p;
+  const V<T> q = mul_t(B.R, pw - B.p);                            // point in B's frame
+  const V<T> s = mul_t(B.R, mul(A.R, cross(A.w, a)) + A.v - B.v);  // its velocity minus B's origin, B frame
+  const V<T> u_query = s - cross(B.w, q);                          // v − (B's velocity at p), B frame
+  const auto& P = cloud.points();
+  const auto& Nn = cloud.normals();
+  OnlineMax om;
+  om.t = prm.eps1;
+  Accum<T, 7> acc;  // φ, Σλ (3), Σ c×λ (3)
+  const int n = cloud.size();
+  for (int i = 0; i < n; ++i) {
+    const Vec3& c = P[static_cast<size_t>(i)];
+    const Vec3& nn = Nn[static_cast<size_t>(i)];
+    const V<T> r = sub(q, c);
+    const T logit = -dot(r, r);  // −d_i, eq. (8)
+    double sc;
+    if (!om.admit(val(logit), sc)) continue;
+    acc.scale(sc);
+    const T wi = om.weight(logit);
+    const T phi = dot(nn, r) - offset;
+    const V<T> u = at_query_point ? u_query : s - cross(B.w, c);  // v − v_i, (21)
+    const V<T> lam = point_plane(phi, u, nn, prm);
+    const V<T> mom = cross(c, lam);
+    acc.a[0] += wi * phi;
+    acc.a[1] += wi * lam.x;
+    acc.a[2] += wi * lam.y;
+    acc.a[3] += wi * lam.z;
+    acc.a[4] += wi * mom.x;
+    acc.a[5] += wi * mom.y;
+    acc.a[6] += wi * mom.z;
+    acc.sum += wi;
+  }
+  const T inv = 1.0 / acc.sum;
+  const V<T> G{acc.a[1] * inv, acc.a[2] * inv, acc.a[3] * inv};  // B frame
+  const V<T> F = mul(B.R, G);                                     // world force on A
+  on_A.f = F;
+  on_A.tau = cross(a, mul_t(A.R, F));
+  on_B.f = -F;
+  if (at_query_point)
+    on_B.tau = -cross(q, G);
+  else
+    on_B.tau = V<T>{-acc.a[4] * inv, -acc.a[5] * inv, -acc.a[6] * inv};
+  return acc.a[0] * inv;
+}
+
+/// SSDF–SSDF contact, eq. (23).
+template <class T>
+void pair_ssdf(const OrientedPointCloud& c1, const BodyT<T>& B1, const OrientedPointCloud& c2, const BodyT<T>& B2,
+               const ScmParameters& prm, bool at_query_point, WrenchT<T>& on_1, WrenchT<T>& on_2) {
+  OnlineMax om;
+  om.t = prm.eps2;
+  Accum<T, 12> acc;
+  auto term = [&](const T& phi, const WrenchT<T>& w1, const WrenchT<T>& w2) {
+    double sc;
+    if (!om.admit(-val(phi), sc)) return;
+    acc.scale(sc);
+    const T W = om.weight(T(-phi));
+    const V<T>* parts[4] = {&w1.tau, &w1.f, &w2.tau, &w2.f};
+    for (int j = 0; j < 4; ++j)
+      for (int k = 0; k < 3; ++k) acc.a[static_cast<size_t>(3 * j + k)] += W * (*parts[j])[k];
+    acc.sum += W;
+  };
+  WrenchT<T> wa, wb;
+  for (int f = 0; f < c1.size(); ++f) {
+    const T phi = point_ssdf(c1.points()[static_cast<size_t>(f)], 0.0, B1, c2, B2, prm, at_query_point, wa, wb);
+    term(phi, wa, wb);
+  }
+  for (int f = 0; f < c2.size(); ++f) {
+    const T phi = point_ssdf(c2.points()[static_cast<size_t>(f)], 0.0, B2, c1, B1, prm, at_query_point, wa, wb);
+    term(phi, wb, wa);
+  }
+  const T inv = 1.0 / acc.sum;
+  V<T>* parts[4] = {&on_1.tau, &on_1.f, &on_2.tau, &on_2.f};
+  for (int j = 0; j < 4; ++j)
+    for (int k = 0; k < 3; ++k) (*parts[j])[k] = acc.a[static_cast<size_t>(3 * j + k)] * inv;
+}
+
+/// Ground contact of a free body (file comment of dynamics.hpp).
+template <class T>
+WrenchT<T> ground_contact(const Geometry& g, const BodyT<T>& B, const GroundPlane& ground, const ScmParameters& prm) {
+  WrenchT<T> out;
+  const Vec3& n = ground.normal;
+  if (g.is_sphere()) {
+    const T phi = dot(n, sub(B.p, ground.point)) - g.radius;
+    out.f = point_plane(phi, B.v, n, prm);
+    return out;
+  }
+  OnlineMax om;
+  om.t = prm.eps2;
+  Accum<T, 6> acc;  // Σ a×Rᵀλ (body), Σ λ (world)
+  const auto& P = g.cloud->points();
+  for (size_t f = 0; f < P.size(); ++f) {
+    const Vec3& a = P[f];
+    const V<T> ra = mul(B.R, a);
+    const T phi = dot(n, sub(ra + B.p, ground.point));
+    double sc;
+    if (!om.admit(-val(phi), sc)) continue;
+    acc.scale(sc);
+    const T W = om.weight(T(-phi));
+    const V<T> vel = cross(B.w, a);
+    const V<T> lam = point_plane(phi, mul(B.R, vel) + B.v, n, prm);
+    const V<T> tq = cross(a, mul_t(B.R, lam));
+    for (int k = 0; k < 3; ++k) {
+      acc.a[static_cast<size_t>(k)] += W * tq[k];
+      acc.a[static_cast<size_t>(3 + k)] += W * lam[k];
+    }
+    acc.sum += W;
+  }
+  const T inv = 1.0 / acc.sum;
+  for (int k = 0; k < 3; ++k) {
+    out.tau[k] = acc.a[static_cast<size_t>(k)] * inv;
+    out.f[k] = acc.a[static_cast<size_t>(3 + k)] * inv;
+  }
+  return out;
+}
+
+template <class T>
+struct SystemT {
+  int nf = 0, nk = 0;
+  std::array<BodyT<T>, kMaxFreeBodies> free;
+  std::array<BodyT<T>, kMaxKinematicBodies> kin;
+  std::array<WrenchT<T>, kMaxFreeBodies> applied;
+};
+
+/// Σ Λ over the collision pairs and the ground, per free body.
+template <class T>
+void contact_forces_t(const Scene& scene, const SystemT<T>& sys, std::array<WrenchT<T>, kMaxFreeBodies>& out) {
+  for (int b = 0; b < sys.nf; ++b) out[static_cast<size_t>(b)] = WrenchT<T>();
+  const ScmParameters& prm = scene.parameters();
+  const bool at_query = scene.reaction_point() == ReactionPoint::query_point;
+  auto body = [&](BodyId id) -> const BodyT<T>& {
+    return id.kinematic ? sys.kin[static_cast<size_t>(id.index)] : sys.free[static_cast<size_t>(id.index)];
+  };
+  auto geom = [&](BodyId id) -> const Geometry& {
+    return id.kinematic ? scene.kinematic_body(id.index).geometry : scene.free_body(id.index).geometry;
+  };
+  auto accumulate = [&](BodyId id, const WrenchT<T>& w) {
+    if (id.kinematic) return;
+    WrenchT<T>& o = out[static_cast<size_t>(id.index)];
+    o.tau += w.tau;
+    o.f += w.f;
+  };
+  WrenchT<T> wa, wb;
+  for (const auto& pr : scene.contact_pairs()) {
+    BodyId a = pr[0], b = pr[1];
+    const Geometry& ga = geom(a);
+    const Geometry& gb = geom(b);
+    if (ga.is_sphere() || gb.is_sphere()) {
+      if (!ga.is_sphere()) std::swap(a, b);  // a: the sphere (the point)
+      const Geometry& gs = geom(a);
+      point_ssdf(Vec3::Zero().eval(), gs.radius, body(a), *geom(b).cloud, body(b), prm, at_query, wa, wb);
+    } else {
+      pair_ssdf(*ga.cloud, body(a), *gb.cloud, body(b), prm, at_query, wa, wb);
+    }
+    accumulate(a, wa);
+    accumulate(b, wb);
+  }
+  if (scene.has_ground()) {
+    for (int i = 0; i < sys.nf; ++i) {
+      if (!scene.free_body(i).ground_contact) continue;
+      accumulate(BodyId::free(i),
+                 ground_contact(scene.free_body(i).geometry, sys.free[static_cast<size_t>(i)], scene.ground(), prm));
+    }
+  }
+}
+
+/// Forward dynamics (25) per free body: [ω̇; v̇].
+template <class T>
+void forward_dynamics_t(const Scene& scene, const SystemT<T>& sys, std::array<WrenchT<T>, kMaxFreeBodies>& acc) {
+  contact_forces_t(scene, sys, acc);
+  for (int b = 0; b < sys.nf; ++b) {
+    const FreeBodySpec& spec = scene.free_body(b);
+    const BodyT<T>& B = sys.free[static_cast<size_t>(b)];
+    WrenchT<T>& a = acc[static_cast<size_t>(b)];
+    const WrenchT<T>& u = sys.applied[static_cast<size_t>(b)];
+    const V<T> torque = a.tau + u.tau - cross(B.w, mul(spec.inertia, B.w));
+    a.tau = mul(scene.inverse_inertia(b), torque);
+    const V<T> force = a.f + u.f;
+    const double im = 1.0 / spec.mass;
+    a.f = V<T>{force.x * im + scene.gravity().x(), force.y * im + scene.gravity().y(),
+               force.z * im + scene.gravity().z()};
+  }
+}
+
+/// Kinematic bodies at time s into the step (constant control velocity).
+template <class T>
+void advance_kinematic(const SystemT<T>& base, double s, SystemT<T>& sys) {
+  for (int k = 0; k < base.nk; ++k) {
+    const BodyT<T>& K0 = base.kin[static_cast<size_t>(k)];
+    BodyT<T>& K = sys.kin[static_cast<size_t>(k)];
+    K = K0;
+    if (s == 0.0) continue;
+    K.R = mul(K0.R, so3_exp_t(s * K0.w));
+    K.p = K0.p + s * K0.v;
+  }
+}
+
+template <class T>
+void step_euler_t(const Scene& scene, const SystemT<T>& sys, double h, SystemT<T>& next) {
+  std::array<WrenchT<T>, kMaxFreeBodies> acc;
+  forward_dynamics_t(scene, sys, acc);
+  next = sys;
+  for (int b = 0; b < sys.nf; ++b) {
+    BodyT<T>& B = next.free[static_cast<size_t>(b)];
+    B.w += h * acc[static_cast<size_t>(b)].tau;
+    B.v += h * acc[static_cast<size_t>(b)].f;
+    B.R = mul(B.R, so3_exp_t(h * B.w));
+    B.p += h * B.v;
+  }
+}
+
+template <class T>
+void step_rk4_t(const Scene& scene, const SystemT<T>& sys, double h, SystemT<T>& next) {
+  struct K {
+    std::array<V<T>, kMaxFreeBodies> th, p, w, v;
+  };
+  std::array<K, 4> k;
+  std::array<V<T>, kMaxFreeBodies> theta;  // stage rotation offsets θ_i
+  SystemT<T> st = sys;
+  std::array<WrenchT<T>, kMaxFreeBodies> acc;
+  const double c[4] = {0.0, 0.5, 0.5, 1.0};
+  for (int s = 0; s < 4; ++s) {
+    advance_kinematic(sys, c[s] * h, st);
+    for (int b = 0; b < sys.nf; ++b) {
+      const size_t i = static_cast<size_t>(b);
+      const BodyT<T>& B0 = sys.free[i];
+      BodyT<T>& B = st.free[i];
+      if (s == 0) {
+        theta[i] = V<T>();
+        B = B0;
+      } else {
+        const double a = c[s] * h;
+        theta[i] = a * k[static_cast<size_t>(s - 1)].th[i];
+        B.R = mul(B0.R, so3_exp_t(theta[i]));
+        B.p = B0.p + a * k[static_cast<size_t>(s - 1)].p[i];
+        B.w = B0.w + a * k[static_cast<size_t>(s - 1)].w[i];
+        B.v = B0.v + a * k[static_cast<size_t>(s - 1)].v[i];
+      }
+    }
+    forward_dynamics_t(scene, st, acc);
+    for (int b = 0; b < sys.nf; ++b) {
+      const size_t i = static_cast<size_t>(b);
+      k[static_cast<size_t>(s)].th[i] = dexp_inv(theta[i], st.free[i].w);
+      k[static_cast<size_t>(s)].p[i] = st.free[i].v;
+      k[static_cast<size_t>(s)].w[i] = acc[i].tau;
+      k[static_cast<size_t>(s)].v[i] = acc[i].f;
+    }
+  }
+  next = sys;
+  for (int b = 0; b < sys.nf; ++b) {
+    const size_t i = static_cast<size_t>(b);
+    auto comb = [&](const std::array<V<T>, kMaxFreeBodies> K::*field) {
+      return (h / 6.0) * ((k[0].*field)[i] + 2.0 * (k[1].*field)[i] + 2.0 * (k[2].*field)[i] + (k[3].*field)[i]);
+    };
+    BodyT<T>& B = next.free[i];
+    B.R = mul(B.R, so3_exp_t(comb(&K::th)));
+    B.p += comb(&K::p);
+    B.w += comb(&K::w);
+    B.v += comb(&K::v);
+  }
+}
+
+template <class T>
+void step_t(const Scene& scene, const SystemT<T>& sys, double h, Integrator integ, SystemT<T>& next) {
+  if (integ == Integrator::euler)
+    step_euler_t(scene, sys, h, next);
+  else
+    step_rk4_t(scene, sys, h, next);
+}
+
+// ----------------------------------------------------------------------------------------------
+// Loading a state/control into T (seeding the tangent variables) and reading results.
+// ----------------------------------------------------------------------------------------------
+/// Seeds: plain (T = double), Jacobian (z_k ↦ value + e_k), Hessian pass j (outer e_k, inner e_j).
+struct PlainSeed {
+  double operator()(double v, int) const { return v; }
+};
+struct JacSeed {
+  JacT operator()(double v, int k) const {
+    JacT x(v);
+    x.d[static_cast<size_t>(k)] = 1.0;
+    return x;
+  }
+};
+struct HesSeed {
+  int j = 0;
+  HesT operator()(double v, int k) const {
+    HesT x;
+    x.v = J1(v);
+    if (k == j) x.v.d[0] = 1.0;
+    x.d[static_cast<size_t>(k)] = J1(1.0);
+    return x;
+  }
+};
+
+template <class T, class Seed>
+V<T> seed3(const Vec3& v, int k0, const Seed& seed) {
+  return {seed(v.x(), k0), seed(v.y(), k0 + 1), seed(v.z(), k0 + 2)};
+}
+
+/// Loads a body: R = R0·exp(δθ), p = p0 + δp, velocities; z indices pose_k (6), vel_k (6).
+template <class T, class Seed>
+BodyT<T> load_body(const Pose& X, const Vec6& V6, int pose_k, int vel_k, const Seed& seed) {
+  BodyT<T> B;
+  if constexpr (std::is_same_v<T, double>) {
+    B.R = M<T>(X.R);
+  } else {
+    B.R = mul(X.R, so3_exp_t(seed3<T>(Vec3::Zero(), pose_k, seed)));
+  }
+  B.p = seed3<T>(X.p, pose_k + 3, seed);
+  B.w = seed3<T>(V6.head<3>(), vel_k, seed);
+  B.v = seed3<T>(V6.tail<3>(), vel_k + 3, seed);
+  return B;
+}
+
+template <class T, class Seed>
+SystemT<T> load(const Scene& scene, const State& x, const Control& u, const Seed& seed) {
+  SystemT<T> s;
+  const int nf = scene.num_free(), nk = scene.num_kinematic();
+  s.nf = nf;
+  s.nk = nk;
+  const int nx = 12 * nf;
+  for (int b = 0; b < nf; ++b) {
+    const size_t i = static_cast<size_t>(b);
+    s.free[i] = load_body<T>(x.pose[i], x.velocity[i], 6 * b, 6 * nf + 6 * b, seed);
+    s.applied[i].tau = seed3<T>(u.wrench[i].head<3>(), nx + 12 * nk + 6 * b, seed);
+    s.applied[i].f = seed3<T>(u.wrench[i].tail<3>(), nx + 12 * nk + 6 * b + 3, seed);
+  }
+  for (int k = 0; k < nk; ++k) {
+    const size_t i = static_cast<size_t>(k);
+    s.kin[i] = load_body<T>(u.pose[i], u.velocity[i], nx + 6 * k, nx + 6 * nk + 6 * k, seed);
+  }
+  return s;
+}
+
+template <class T> Mat3 values(const M<T>& R) {
+  Mat3 A;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) A(i, j) = val(R.m[i][j]);
+  return A;
+}
+template <class T> Vec3 values(const V<T>& a) { return {val(a.x), val(a.y), val(a.z)}; }
+
+template <class T> State to_state(const SystemT<T>& s) {
+  State x;
+  x.num_bodies = s.nf;
+  for (int b = 0; b < s.nf; ++b) {
+    const size_t i = static_cast<size_t>(b);
+    x.pose[i].R = values(s.free[i].R);
+    x.pose[i].p = values(s.free[i].p);
+    x.velocity[i] << values(s.free[i].w), values(s.free[i].v);
+  }
+  return x;
+}
+
+/// The 12n chart coordinates of a state in T around its own value (layout of x): the rotation
+/// part vee((Q − Qᵀ)/2), Q = R0ᵀR, equals log(Q) to second order at Q = I.
+template <class T> void chart_outputs(const SystemT<T>& s, std::array<T, kMaxStateDim>& y) {
+  const int nf = s.nf;
+  for (int b = 0; b < nf; ++b) {
+    const size_t i = static_cast<size_t>(b);
+    const Mat3 R0 = values(s.free[i].R);
+    M<T> Q = mul(Mat3(R0.transpose()), s.free[i].R);
+    y[static_cast<size_t>(6 * b + 0)] = 0.5 * (Q.m[2][1] - Q.m[1][2]);
+    y[static_cast<size_t>(6 * b + 1)] = 0.5 * (Q.m[0][2] - Q.m[2][0]);
+    y[static_cast<size_t>(6 * b + 2)] = 0.5 * (Q.m[1][0] - Q.m[0][1]);
+    for (int k = 0; k < 3; ++k) {
+      y[static_cast<size_t>(6 * b + 3 + k)] = s.free[i].p[k];
+      y[static_cast<size_t>(6 * nf + 6 * b + k)] = s.free[i].w[k];
+      y[static_cast<size_t>(6 * nf + 6 * b + 3 + k)] = s.free[i].v[k];
+    }
+  }
+}
+
+template <class T> void wrench_outputs(int nf, const std::array<WrenchT<T>, kMaxFreeBodies>& w,
+                                       std::array<T, kMaxGeneralizedDim>& y) {
+  for (int b = 0; b < nf; ++b)
+    for (int k = 0; k < 3; ++k) {
+      y[static_cast<size_t>(6 * b + k)] = w[static_cast<size_t>(b)].tau[k];
+      y[static_cast<size_t>(6 * b + 3 + k)] = w[static_cast<size_t>(b)].f[k];
+    }
+}
+
+// ----------------------------------------------------------------------------------------------
+// Validation.
+// ----------------------------------------------------------------------------------------------
+void validate_geometry(const Geometry& g, const char* what) {
+  if (g.is_sphere()) {
+    if (!std::isfinite(g.radius) || !(g.radius > 0.0))
+      throw std::invalid_argument(std::string(what) + ": sphere radius must be positive and finite");
+  } else if (g.cloud->size() < 1) {
+    throw std::invalid_argument(std::string(what) + ": empty point cloud");
+  }
+}
+
+void check(const Scene& scene, const State& x, const Control& u, const char* what) {
+  const std::string w(what);
+  if (x.num_bodies != scene.num_free()) throw std::invalid_argument(w + ": state size does not match the scene");
+  if (u.num_free != scene.num_free() || u.num_kinematic != scene.num_kinematic())
+    throw std::invalid_argument(w + ": control size does not match the scene");
+  for (int b = 0; b < scene.num_free(); ++b) {
+    const size_t i = static_cast<size_t>(b);
+    if (!x.pose[i].is_finite() || !x.velocity[i].allFinite() || !u.wrench[i].allFinite())
+      throw std::invalid_argument(w + ": non-finite state or applied wrench");
+  }
+  for (int k = 0; k < scene.num_kinematic(); ++k) {
+    const size_t i = static_cast<size_t>(k);
+    if (!u.pose[i].is_finite() || !u.velocity[i].allFinite())
+      throw std::invalid_argument(w + ": non-finite kinematic pose or velocity");
+  }
+}
+
+void check_h(double h, const char* what) {
+  if (!std::isfinite(h) || !(h > 0.0)) throw std::invalid_argument(std::string(what) + ": h must be positive");
+}
+
+int check_dim(const Scene& scene, const char* what) {
+  const int nz = scene.state_dim() + scene.control_dim();
+  if (nz > kMaxDerivativeDim)
+    throw std::invalid_argument(std::string(what) + ": dim(x) + dim(u) exceeds kMaxDerivativeDim");
+  return nz;
+}
+
+}  // namespace
+
+// ------------------------------------------------------------------------------------------------
+// Scene.
+// ------------------------------------------------------------------------------------------------
+Scene::Scene(const ScmParameters& params, const Vec3& gravity) {
+  set_parameters(params);
+  set_gravity(gravity);
+  free_.reserve(kMaxFreeBodies);
+  inv_inertia_.reserve(kMaxFreeBodies);
+  kinematic_.reserve(kMaxKinematicBodies);
+  pairs_.reserve(kMaxContactPairs);
+}
+
+void Scene::set_parameters(const ScmParameters& params) {
+  params.validate();
+  params_ = params;
+}
+
+void Scene::set_gravity(const Vec3& g) {
+  if (!g.allFinite()) throw std::invalid_argument("Scene: gravity must be finite");
+  gravity_ = g;
+}
+
+int Scene::add_free_body(const FreeBodySpec& spec) {
+  if (num_free() >= kMaxFreeBodies) throw std::invalid_argument("Scene::add_free_body: capacity exceeded");
+  if (!std::isfinite(spec.mass) || !(spec.mass > 0.0))
+    throw std::invalid_argument("Scene::add_free_body: mass must be positive and finite");
+  if (!spec.inertia.allFinite() || (spec.inertia - spec.inertia.transpose()).norm() > 1e-9 * spec.inertia.norm())
+    throw std::invalid_argument("Scene::add_free_body: inertia must be finite and symmetric");
+  Eigen::LLT<Mat3> llt(spec.inertia);
+  if (llt.info() != Eigen::Success || !(spec.inertia.diagonal().minCoeff() > 0.0))
+    throw std::invalid_argument("Scene::add_free_body: inertia must be positive definite");
+  validate_geometry(spec.geometry, "Scene::add_free_body");
+  free_.push_back(spec);
+  inv_inertia_.push_back(spec.inertia.inverse());
+  return num_free() - 1;
+}
+
+int Scene::add_kinematic_body(const KinematicBodySpec& spec) {
+  if (num_kinematic() >= kMaxKinematicBodies)
+    throw std::invalid_argument("Scene::add_kinematic_body: capacity exceeded");
+  validate_geometry(spec.geometry, "Scene::add_kinematic_body");
+  kinematic_.push_back(spec);
+  return num_kinematic() - 1;
+}
+
+void Scene::add_contact_pair(BodyId a, BodyId b) {
+  auto valid = [&](BodyId id) {
+    return id.index >= 0 && id.index < (id.kinematic ? num_kinematic() : num_free());
+  };
+  if (!valid(a) || !valid(b)) throw std::invalid_argument("Scene::add_contact_pair: unknown body");
+  if (a.kinematic == b.kinematic && a.index == b.index)
+    throw std::invalid_argument("Scene::add_contact_pair: a body cannot collide with itself");
+  if (a.kinematic && b.kinematic)
+    throw std::invalid_argument("Scene::add_contact_pair: two kinematic bodies exert no dynamics");
+  const Geometry& ga = a.kinematic ? kinematic_body(a.index).geometry : free_body(a.index).geometry;
+  const Geometry& gb = b.kinematic ? kinematic_body(b.index).geometry : free_body(b.index).geometry;
+  if (ga.is_sphere() && gb.is_sphere())
+    throw std::invalid_argument("Scene::add_contact_pair: sphere-sphere pairs are not supported");
+  for (const auto& p : pairs_) {
+    auto same = [](BodyId x, BodyId y) { return x.kinematic == y.kinematic && x.index == y.index; };
+    if ((same(p[0], a) && same(p[1], b)) || (same(p[0], b) && same(p[1], a)))
+      throw std::invalid_argument("Scene::add_contact_pair: repeated pair");
+  }
+  if (static_cast<int>(pairs_.size()) >= kMaxContactPairs)
+    throw std::invalid_argument("Scene::add_contact_pair: capacity exceeded");
+  pairs_.push_back({a, b});
+}
+
+void Scene::set_ground(const GroundPlane& ground) {
+  if (!ground.point.allFinite() || !ground.normal.allFinite() || !(ground.normal.norm() > 1e-12))
+    throw std::invalid_argument("Scene::set_ground: non-finite point or zero normal");
+  ground_.point = ground.point;
+  ground_.normal = ground.normal.normalized();
+  has_ground_ = true;
+}
+
+State State::zeros(const Scene& scene) {
+  State x;
+  x.num_bodies = scene.num_free();
+  for (auto& v : x.velocity) v.setZero();
+  return x;
+}
+
+Control Control::zeros(const Scene& scene) {
+  Control u;
+  u.num_free = scene.num_free();
+  u.num_kinematic = scene.num_kinematic();
+  for (auto& v : u.velocity) v.setZero();
+  for (auto& v : u.wrench) v.setZero();
+  return u;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Plain evaluation.
+// ------------------------------------------------------------------------------------------------
+GenVec contact_forces(const Scene& scene, const State& x, const Control& u) {
+  check(scene, x, u, "contact_forces");
+  const SystemT<double> s = load<double>(scene, x, u, PlainSeed{});
+  std::array<WrenchT<double>, kMaxFreeBodies> w;
+  contact_forces_t(scene, s, w);
+  std::array<double, kMaxGeneralizedDim> y;
+  wrench_outputs(s.nf, w, y);
+  GenVec g(scene.generalized_dim());
+  for (int o = 0; o < g.size(); ++o) g[o] = y[static_cast<size_t>(o)];
+  return g;
+}
+
+GenVec forward_dynamics(const Scene& scene, const State& x, const Control& u) {
+  check(scene, x, u, "forward_dynamics");
+  const SystemT<double> s = load<double>(scene, x, u, PlainSeed{});
+  std::array<WrenchT<double>, kMaxFreeBodies> a;
+  forward_dynamics_t(scene, s, a);
+  std::array<double, kMaxGeneralizedDim> y;
+  wrench_outputs(s.nf, a, y);
+  GenVec g(scene.generalized_dim());
+  for (int o = 0; o < g.size(); ++o) g[o] = y[static_cast<size_t>(o)];
+  return g;
+}
+
+GenVec inverse_dynamics(const Scene& scene, const State& x, const Control& u, const GenVec& acceleration) {
+  check(scene, x, u, "inverse_dynamics");
+  if (acceleration.size() != scene.generalized_dim() || !acceleration.allFinite())
+    throw std::invalid_argument("inverse_dynamics: acceleration must have 6n finite entries");
+  const GenVec lam = contact_forces(scene, x, u);
+  GenVec tau(scene.generalized_dim());
+  for (int b = 0; b < scene.num_free(); ++b) {
+    const FreeBodySpec& spec = scene.free_body(b);
+    const Vec3 w = x.velocity[static_cast<size_t>(b)].head<3>();
+    // (24): τ = M v̇ + c − ΣΛ with c = [ω × Jω; −m g].
+    tau.segment<3>(6 * b) =
+        spec.inertia * acceleration.segment<3>(6 * b) + w.cross(spec.inertia * w) - lam.segment<3>(6 * b);
+    tau.segment<3>(6 * b + 3) =
+        spec.mass * (acceleration.segment<3>(6 * b + 3) - scene.gravity()) - lam.segment<3>(6 * b + 3);
+  }
+  return tau;
+}
+
+State step(const Scene& scene, const State& x, const Control& u, double h, Integrator integrator) {
+  check(scene, x, u, "step");
+  check_h(h, "step");
+  const SystemT<double> s = load<double>(scene, x, u, PlainSeed{});
+  SystemT<double> next;
+  step_t(scene, s, h, integrator, next);
+  return to_state(next);
+}
+
+State step_euler(const Scene& scene, const State& x, const Control& u, double h) {
+  return step(scene, x, u, h, Integrator::euler);
+}
+
+State step_rk4(const Scene& scene, const State& x, const Control& u, double h) {
+  return step(scene, x, u, h, Integrator::rk4);
+}
+
+StateVec state_difference(const State& x1, const State& x0) {
+  if (x1.num_bodies != x0.num_bodies) throw std::invalid_argument("state_difference: sizes differ");
+  const int n = x0.num_bodies;
+  StateVec d(12 * n);
+  for (int b = 0; b < n; ++b) {
+    const size_t i = static_cast<size_t>(b);
+    d.segment<3>(6 * b) = so3_log(x0.pose[i].R.transpose() * x1.pose[i].R);
+    d.segment<3>(6 * b + 3) = x1.pose[i].p - x0.pose[i].p;
+    d.segment<6>(6 * n + 6 * b) = x1.velocity[i] - x0.velocity[i];
+  }
+  return d;
+}
+
+State state_retract(const State& x, const StateVec& dx) {
+  const int n = x.num_bodies;
+  if (dx.size() != 12 * n) throw std::invalid_argument("state_retract: dx must have 12n entries");
+  State y = x;
+  for (int b = 0; b < n; ++b) {
+    const size_t i = static_cast<size_t>(b);
+    y.pose[i].R = x.pose[i].R * so3_exp(dx.segment<3>(6 * b));
+    y.pose[i].p += dx.segment<3>(6 * b + 3);
+    y.velocity[i] += dx.segment<6>(6 * n + 6 * b);
+  }
+  return y;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Derivatives.
+// ------------------------------------------------------------------------------------------------
+ContactForceJacobian contact_force_jacobian(const Scene& scene, const State& x, const Control& u) {
+  check(scene, x, u, "contact_force_jacobian");
+  const int nz = check_dim(scene, "contact_force_jacobian");
+  const int ng = scene.generalized_dim();
+  const SystemT<JacT> s = load<JacT>(scene, x, u, JacSeed{});
+  std::array<WrenchT<JacT>, kMaxFreeBodies> w;
+  contact_forces_t(scene, s, w);
+  std::array<JacT, kMaxGeneralizedDim> y;
+  wrench_outputs(s.nf, w, y);
+  ContactForceJacobian out;
+  out.forces.resize(ng);
+  out.J_forces_z.resize(ng, nz);
+  for (int o = 0; o < ng; ++o) {
+    out.forces[o] = y[static_cast<size_t>(o)].v;
+    for (int k = 0; k < nz; ++k) out.J_forces_z(o, k) = y[static_cast<size_t>(o)].d[static_cast<size_t>(k)];
+  }
+  return out;
+}
+
+ContactForceHessian contact_force_hessian(const Scene& scene, const State& x, const Control& u,
+                                          const GenVec& weights) {
+  check(scene, x, u, "contact_force_hessian");
+  const int nz = check_dim(scene, "contact_force_hessian");
+  const int ng = scene.generalized_dim();
+  if (weights.size() != ng) throw std::invalid_argument("contact_force_hessian: weights must have 6n entries");
+  ContactForceHessian out;
+  out.forces.resize(ng);
+  out.J_forces_z.resize(ng, nz);
+  out.H_z.resize(nz, nz);
+  for (int j = 0; j < nz; ++j) {
+    const SystemT<HesT> s = load<HesT>(scene, x, u, HesSeed{j});
+    std::array<WrenchT<HesT>, kMaxFreeBodies> w;
+    contact_forces_t(scene, s, w);
+    std::array<HesT, kMaxGeneralizedDim> y;
+    wrench_outputs(s.nf, w, y);
+    for (int k = 0; k < nz; ++k) {
+      double hk = 0.0;
+      for (int o = 0; o < ng; ++o) hk += weights[o] * y[static_cast<size_t>(o)].d[static_cast<size_t>(k)].d[0];
+      out.H_z(k, j) = hk;
+    }
+    if (j == 0)
+      for (int o = 0; o < ng; ++o) {
+        out.forces[o] = y[static_cast<size_t>(o)].v.v;
+        for (int k = 0; k < nz; ++k) out.J_forces_z(o, k) = y[static_cast<size_t>(o)].d[static_cast<size_t>(k)].v;
+      }
+  }
+  return out;
+}
+
+StepJacobian step_jacobian(const Scene& scene, const State& x, const Control& u, double h, Integrator integrator) {
+  check(scene, x, u, "step_jacobian");
+  check_h(h, "step_jacobian");
+  const int nz = check_dim(scene, "step_jacobian");
+  const int nx = scene.state_dim();
+  const SystemT<JacT> s = load<JacT>(scene, x, u, JacSeed{});
+  SystemT<JacT> next;
+  step_t(scene, s, h, integrator, next);
+  std::array<JacT, kMaxStateDim> y;
+  chart_outputs(next, y);
+  StepJacobian out;
+  out.next = to_state(next);
+  out.J_next_z.resize(nx, nz);
+  for (int o = 0; o < nx; ++o)
+    for (int k = 0; k < nz; ++k) out.J_next_z(o, k) = y[static_cast<size_t>(o)].d[static_cast<size_t>(k)];
+  return out;
+}
+
+namespace {
+/// Runs the dim(z) Hessian passes of the step; calls sink(j, outputs) after each.
+template <class Sink>
+void step_hessian_passes(const Scene& scene, const State& x, const Control& u, double h, Integrator integrator,
+                         int nz, Sink&& sink) {
+  for (int j = 0; j < nz; ++j) {
+    const SystemT<HesT> s = load<HesT>(scene, x, u, HesSeed{j});
+    SystemT<HesT> next;
+    step_t(scene, s, h, integrator, next);
+    std::array<HesT, kMaxStateDim> y;
+    chart_outputs(next, y);
+    sink(j, next, y);
+  }
+}
+}  // namespace
+
+StepHessian step_hessian(const Scene& scene, const State& x, const Control& u, double h, Integrator integrator,
+                         const StateVec& weights) {
+  check(scene, x, u, "step_hessian");
+  check_h(h, "step_hessian");
+  const int nz = check_dim(scene, "step_hessian");
+  const int nx = scene.state_dim();
+  if (weights.size() != nx) throw std::invalid_argument("step_hessian: weights must have 12n entries");
+  StepHessian out;
+  out.J_next_z.resize(nx, nz);
+  out.H_z.resize(nz, nz);
+  step_hessian_passes(scene, x, u, h, integrator, nz,
+                      [&](int j, const SystemT<HesT>& next, const std::array<HesT, kMaxStateDim>& y) {
+                        for (int k = 0; k < nz; ++k) {
+                          double hk = 0.0;
+                          for (int o = 0; o < nx; ++o)
+                            hk += weights[o] * y[static_cast<size_t>(o)].d[static_cast<size_t>(k)].d[0];
+                          out.H_z(k, j) = hk;
+                        }
+                        if (j != 0) return;
+                        out.next = to_state(next);
+                        for (int o = 0; o < nx; ++o)
+                          for (int k = 0; k < nz; ++k)
+                            out.J_next_z(o, k) = y[static_cast<size_t>(o)].d[static_cast<size_t>(k)].v;
+                      });
+  return out;
+}
+
+std::vector<Eigen::MatrixXd> step_hessian_tensor(const Scene& scene, const State& x, const Control& u, double h,
+                                                 Integrator integrator) {
+  check(scene, x, u, "step_hessian_tensor");
+  check_h(h, "step_hessian_tensor");
+  const int nz = check_dim(scene, "step_hessian_tensor");
+  const int nx = scene.state_dim();
+  std::vector<Eigen::MatrixXd> out(static_cast<size_t>(nx), Eigen::MatrixXd::Zero(nz, nz));
+  step_hessian_passes(scene, x, u, h, integrator, nz,
+                      [&](int j, const SystemT<HesT>&, const std::array<HesT, kMaxStateDim>& y) {
+                        for (int o = 0; o < nx; ++o)
+                          for (int k = 0; k < nz; ++k)
+                            out[static_cast<size_t>(o)](k, j) =
+                                y[static_cast<size_t>(o)].d[static_cast<size_t>(k)].d[0];
+                      });
+  return out;
+}
+
+}  // namespace diffcol::ssdf
