@@ -33,27 +33,10 @@
 
 // ------------------------------------------------------------ allocation counter (whole test binary)
 // malloc is interposed (glibc) so that Eigen's heap allocations are counted as well as operator new.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
-#define DIFFCOL_TEST_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define DIFFCOL_TEST_SANITIZED 1
-#endif
+#include "malloc_counter.hpp"
 namespace {
-
 using namespace diffcol::test;
-std::atomic<long> g_allocations{0};
-}
-#if defined(__GLIBC__) && !defined(DIFFCOL_TEST_SANITIZED)
-#define DIFFCOL_TEST_COUNTS_MALLOC 1
-extern "C" void* __libc_malloc(std::size_t);
-extern "C" void* malloc(std::size_t n) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  return __libc_malloc(n);
-}
-#endif
+}  // namespace
 
 namespace {
 

@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <random>
+#include <vector>
+#include <limits>
 #include <stdexcept>
 
 #include "diffcol/manifold/sdf.hpp"
@@ -257,6 +259,51 @@ TEST(ManifoldSdf, UnionAndSubtractionHardLimits) {
     const double m = std::min(sa.value(x), sb.value(x));
     EXPECT_LE(us.value(x), m + 1e-14);
     EXPECT_GE(us.value(x), m - 0.02 * std::log(2.0) - 1e-14);
+  }
+}
+
+// Far primitives are skipped in the union (bounding-sphere culling): the value, gradient and
+// normal equal a brute-force smooth union −t·log Σ exp(−φ_l/t) over every primitive.
+TEST(ManifoldSdf, UnionCullingMatchesBruteForceUnion) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> U(-1.0, 1.0), S(0.05, 0.4), E(0.2, 1.5);
+  for (const double t : {0.0, 0.005, 0.05}) {
+    std::vector<Superquadric> prims;
+    SdfObject obj(t);
+    for (int l = 0; l < 18; ++l) {
+      prims.emplace_back(Eigen::Vector3d(S(rng), S(rng), S(rng)), E(rng), E(rng), random_pose(rng, 1.5));
+      obj.add(prims.back());
+    }
+    for (int trial = 0; trial < 400; ++trial) {
+      const Eigen::Vector3d x = 2.5 * Eigen::Vector3d(U(rng), U(rng), U(rng));
+      // brute force over all 18 primitives
+      double m = std::numeric_limits<double>::infinity();
+      std::vector<double> v(prims.size());
+      std::vector<Eigen::Vector3d> g(prims.size());
+      for (size_t l = 0; l < prims.size(); ++l) {
+        const SdfObject one = single(prims[l]);
+        v[l] = one.value(x);
+        g[l] = one.gradient(x);
+        m = std::min(m, v[l]);
+      }
+      double ref = m;
+      Eigen::Vector3d gref = Eigen::Vector3d::Zero();
+      if (t > 0.0) {
+        double sw = 0.0;
+        for (size_t l = 0; l < prims.size(); ++l) {
+          const double w = std::exp(-(v[l] - m) / t);
+          sw += w;
+          gref += w * g[l];
+        }
+        ref = m - t * std::log(sw);
+        gref /= sw;
+      } else {
+        for (size_t l = 0; l < prims.size(); ++l)
+          if (v[l] == m) gref = g[l];
+      }
+      EXPECT_NEAR(obj.value(x), ref, 1e-12 * (1.0 + std::abs(ref))) << "t = " << t;
+      EXPECT_LE((obj.gradient(x) - gref).norm(), 1e-10 * (1.0 + gref.norm())) << "t = " << t;
+    }
   }
 }
 

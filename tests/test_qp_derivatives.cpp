@@ -26,25 +26,7 @@
 #include "test_util.hpp"
 
 // ------------------------------------------------------------ allocation counter (whole binary)
-#if defined(__SANITIZE_ADDRESS__)
-#define DIFFCOL_QP_TEST_SANITIZED 1
-#endif
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DIFFCOL_QP_TEST_SANITIZED 1
-#endif
-#endif
-namespace {
-std::atomic<long> g_allocations{0};
-}
-#if defined(__GLIBC__) && !defined(DIFFCOL_QP_TEST_SANITIZED)
-#define DIFFCOL_QP_TEST_COUNTS_MALLOC 1
-extern "C" void* __libc_malloc(std::size_t);
-extern "C" void* malloc(std::size_t n) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  return __libc_malloc(n);
-}
-#endif
+#include "malloc_counter.hpp"
 
 namespace {
 
@@ -333,7 +315,7 @@ TEST(QpDerivatives, RandomDegenerateFamiliesFinite) {
   }
 }
 
-#if defined(DIFFCOL_QP_TEST_COUNTS_MALLOC)
+#if defined(DIFFCOL_TEST_COUNTS_MALLOC)
 TEST(QpDerivatives, HotPathAllocatesNothing) {
   std::mt19937 rng(3);
   const Capsule c = random_capsule(rng);

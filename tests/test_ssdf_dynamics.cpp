@@ -30,25 +30,7 @@
 
 #include "test_util.hpp"
 
-#if defined(__SANITIZE_ADDRESS__)
-#define DIFFCOL_TEST_SANITIZED 1
-#endif
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define DIFFCOL_TEST_SANITIZED 1
-#endif
-#endif
-namespace {
-std::atomic<long> g_allocations{0};
-}
-#if defined(__GLIBC__) && !defined(DIFFCOL_TEST_SANITIZED)
-#define DIFFCOL_TEST_COUNTS_MALLOC 1
-extern "C" void* __libc_malloc(std::size_t);
-extern "C" void* malloc(std::size_t n) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  return __libc_malloc(n);
-}
-#endif
+#include "malloc_counter.hpp"
 
 namespace {
 

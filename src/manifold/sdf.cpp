@@ -166,6 +166,14 @@ SdfObject::SdfObject(double blend_temperature, double normal_regularization)
 
 SdfObject& SdfObject::add(const SdfPrimitive& primitive) {
   added_.push_back(primitive);
+  PrimitiveBound bound;
+  if (const auto* sq = std::get_if<Superquadric>(&primitive)) {
+    bound.valid = true;
+    bound.R = sq->pose().R;
+    bound.p = sq->pose().p;
+    bound.half = sq->semi_axes();
+  }
+  added_bounds_.push_back(bound);
   return *this;
 }
 
