@@ -161,6 +161,37 @@ Capacities: 4 free, 4 kinematic bodies, 16 pairs. Invalid input raises ValueErro
       py::arg("scene"), py::arg("x"), py::arg("u"), py::arg("h"), py::arg("integrator") = Integrator::rk4,
       doc(std::string("One step and its Jacobian: (next State, J_next_z (12 n, dim z)); columns [0, 12 n) are d x+ / d x.") + kDynamicsDoc));
   m.def(
+      "inverse_dynamics",
+      [](const Scene& s, const State& x, const Control& u, const Eigen::VectorXd& acceleration) {
+        if (acceleration.size() > kMaxGeneralizedDim)
+          throw std::invalid_argument("inverse_dynamics: acceleration has more than 6 * kMaxFreeBodies entries");
+        return to_dynamic(inverse_dynamics(s, x, u, GenVec(acceleration)));
+      },
+      py::arg("scene"), py::arg("x"), py::arg("u"), py::arg("acceleration"),
+      "Inverse dynamics, eq. (24): the generalized force (6 n,) M dv + c - sum Lambda that produces the "
+      "accelerations (6 n,) [dw_0; dv_0; ...]; u.wrench is ignored.");
+  m.def(
+      "contact_force_jacobian",
+      [](const Scene& s, const State& x, const Control& u) {
+        const ContactForceJacobian j = contact_force_jacobian(s, x, u);
+        return py::make_tuple(to_dynamic(j.forces), Eigen::MatrixXd(j.J_forces_z));
+      },
+      py::arg("scene"), py::arg("x"), py::arg("u"),
+      doc(std::string("Contact forces and their Jacobian: (forces (6 n,), J_forces_z (6 n, dim z)).") + kDynamicsDoc));
+  m.def(
+      "step_hessian",
+      [](const Scene& s, const State& x, const Control& u, double h, Integrator integrator,
+         const Eigen::VectorXd& weights) {
+        if (weights.size() > kMaxStateDim)
+          throw std::invalid_argument("step_hessian: weights has more than 12 * kMaxFreeBodies entries");
+        const StepHessian r = step_hessian(s, x, u, h, integrator, StateVec(weights));
+        return py::make_tuple(r.next, Eigen::MatrixXd(r.J_next_z), Eigen::MatrixXd(r.H_z));
+      },
+      py::arg("scene"), py::arg("x"), py::arg("u"), py::arg("h"), py::arg("integrator"), py::arg("weights"),
+      doc(std::string("One step, its Jacobian and the Hessian of the loss l = w^T (x+ [-] x+_0): (next State, "
+                      "J_next_z (12 n, dim z), H_z (dim z, dim z)); x+_0 is the nominal next state, weights "
+                      "(12 n,) act on its tangent. What DDP-style optimizers need.") + kDynamicsDoc));
+  m.def(
       "rollout",
       [](const Scene& s, const State& x0, const py::object& controls, double h, int steps, Integrator integrator) {
         std::vector<Control> us;

@@ -474,10 +474,7 @@ mesh per piece), cell_size. Body frame: z up, standing on z ~ 0, facing +y.)")
       py::arg("options") = FigureOptions{}, "Builds a limbed figure (deterministic). ValueError on invalid options.");
   m.def(
       "figure_piece_name",
-      [](int i) {
-        if (i < 0 || i >= kFigurePieces) throw std::invalid_argument("figure_piece_name: index must be in [0, 18)");
-        return std::string(figure_piece_name(i));
-      },
+      [](int i) { return std::string(figure_piece_name(i)); },
       py::arg("i"), "Name of piece i ('pelvis', 'left_forearm', ...).");
   m.def("superquadric_surface_mesh", &superquadric_surface_mesh, py::arg("sq"), py::arg("rings"), py::arg("segments"),
         "A closed mesh of points on the superquadric's surface (rings x segments + 2 poles), body frame through sq.pose.");

@@ -303,3 +303,66 @@ def test_step_jacobian_velocity_columns():
         ssdf.step(scene, x, u, -1.0)
     with pytest.raises(ValueError):
         scene.add_free_body(-1.0, np.eye(3), None, 0.1)
+
+
+def pressed_box():
+    scene = falling_box_scene()
+    x = ssdf.State.zeros(scene)
+    x.poses = [[0.0, 0.0, 0.0, 1, 0, 0, 0]]
+    x.velocities = [[0.1, -0.2, 0.05, 0.01, 0.0, -0.02]]
+    u = ssdf.Control.zeros(scene)
+    u.kinematic_poses = [[0.0, 0.0, 0.14, 1, 0, 0, 0]]  # the finger presses on the top face
+    return scene, x, u
+
+
+def test_inverse_dynamics_inverts_forward_dynamics():
+    scene, x, u = pressed_box()
+    u.wrenches = [[0.02, -0.01, 0.03, 1.0, -2.0, 0.5]]
+    a = ssdf.forward_dynamics(scene, x, u)
+    tau = ssdf.inverse_dynamics(scene, x, u, a)
+    np.testing.assert_allclose(tau, np.asarray(u.wrenches).ravel(), rtol=0, atol=1e-10)
+    with pytest.raises(ValueError):
+        ssdf.inverse_dynamics(scene, x, u, np.zeros(7))
+
+
+def test_contact_force_jacobian_matches_forces():
+    scene, x, u = pressed_box()
+    f, J = ssdf.contact_force_jacobian(scene, x, u)
+    np.testing.assert_array_equal(f, ssdf.contact_forces(scene, x, u))
+    assert J.shape == (6, 12 + 12 + 6) and np.abs(f).max() > 1e-3
+
+    def forces(dv):
+        y = ssdf.State.zeros(scene)
+        y.poses = x.poses
+        y.velocities = x.velocities + dv.reshape(1, 6)
+        return ssdf.contact_forces(scene, y, u)
+
+    assert_rows_close(J[:, 6:12], richardson(forces, 6, [1e-4, 1e-5, 1e-6]), "d forces / d velocities")
+
+
+def test_step_hessian_velocity_block():
+    # With weights on the velocity part of x+ only, l(z) = w . v+(z) + const exactly, so its
+    # gradient is w^T J[6:12] and H's velocity columns are its derivative along the velocities.
+    scene, x, u = pressed_box()
+    h = 0.002
+    w = np.zeros(12)
+    w[6:12] = [0.3, -0.5, 0.2, 1.0, -0.7, 0.4]
+    nxt, J, H = ssdf.step_hessian(scene, x, u, h, ssdf.Integrator.euler, w)
+    _, J_ref = ssdf.step_jacobian(scene, x, u, h, ssdf.Integrator.euler)
+    np.testing.assert_allclose(J, J_ref, rtol=0, atol=1e-12)
+    assert H.shape == (30, 30)
+    np.testing.assert_allclose(H, H.T, rtol=0, atol=1e-9 * max(1.0, np.abs(H).max()))
+
+    def gradient(dv):
+        y = ssdf.State.zeros(scene)
+        y.poses = x.poses
+        y.velocities = x.velocities + dv.reshape(1, 6)
+        _, Jy = ssdf.step_jacobian(scene, y, u, h, ssdf.Integrator.euler)
+        return w[6:12] @ Jy[6:12]
+
+    N = richardson(gradient, 6, [1e-4, 1e-5, 1e-6])
+    A = H[:, 6:12]
+    scale = max(np.abs(A).max(), 1e-3)
+    assert np.abs(A - N).max() / scale <= 1e-5, f"step Hessian: relative error {np.abs(A - N).max() / scale:.3g}"
+    with pytest.raises(ValueError):
+        ssdf.step_hessian(scene, x, u, h, ssdf.Integrator.euler, np.zeros(13))

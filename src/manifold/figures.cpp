@@ -240,7 +240,7 @@ void FigureOptions::validate() const {
 }
 
 const char* figure_piece_name(int i) {
-  if (i < 0 || i >= kFigurePieces) throw std::out_of_range("diffcol::manifold::figure_piece_name: index out of range");
+  if (i < 0 || i >= kFigurePieces) throw std::invalid_argument("diffcol::manifold::figure_piece_name: index out of range");
   return kPieceNames[i];
 }
 

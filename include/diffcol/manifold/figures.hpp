@@ -56,7 +56,7 @@ struct LimbedFigure {
   ContactObject contact_object(const Pose& X_WB = Pose::identity()) const { return ContactObject(mesh, sdf, X_WB); }
 };
 
-/// The name of piece i ("pelvis", "left_forearm", …). @throws std::out_of_range unless 0 ≤ i < 18.
+/// The name of piece i ("pelvis", "left_forearm", …). @throws std::invalid_argument unless 0 ≤ i < 18.
 const char* figure_piece_name(int i);
 
 /// Builds a limbed figure. Meshing: a fine iso-surface (mesh_from_sdf at the coarsest cell size,
