@@ -12,7 +12,9 @@
 //                                 (I AOPC points) on the ground plane and a kinematic sphere finger
 //                                 (r = 1 cm) touching a side of the T (touch = 1) or 10 cm away
 //                                 (touch = 0); what = step (plain), jacobian (∂x⁺/∂[x;u], 30
-//                                 columns) or hessian (also ∂²(wᵀx⁺)/∂[x;u]², 30 passes)
+//                                 columns) or hessian (also ∂²(wᵀx⁺)/∂[x;u]², 30 passes);
+//                                 step_cutoff1e-12 / jacobian_cutoff1e-12: with
+//                                 ScmParameters::weight_cutoff = 1e-12 (culled sums)
 //
 // Configurations cycle through 64 sphere positions around the T (half of them penetrating).
 // Cost is O(I·J) per pair query whatever the number of contacts (Sec. III-C).
@@ -158,10 +160,11 @@ struct PushBench {
   ssdf::Control u;
 };
 
-PushBench push_bench(int n, bool touch) {
+PushBench push_bench(int n, bool touch, double cutoff = 0.0) {
   PushBench b;
   ssdf::ScmParameters prm;
   prm.stiffness = 2e3;
+  prm.weight_cutoff = cutoff;
   b.scene.set_parameters(prm);
   ssdf::AopcOptions o;
   o.num_points = n;
@@ -193,8 +196,8 @@ PushBench push_bench(int n, bool touch) {
 
 enum class DynWhat { step, jacobian, hessian };
 
-void BM_SsdfDynamics(benchmark::State& state, ssdf::Integrator integ, DynWhat what) {
-  const PushBench b = push_bench(static_cast<int>(state.range(0)), state.range(1) != 0);
+void BM_SsdfDynamics(benchmark::State& state, ssdf::Integrator integ, DynWhat what, double cutoff = 0.0) {
+  const PushBench b = push_bench(static_cast<int>(state.range(0)), state.range(1) != 0, cutoff);
   const double h = 0.002;
   ssdf::StateVec w = ssdf::StateVec::Ones(b.scene.state_dim());
   for (auto _ : state) {
@@ -214,6 +217,15 @@ void BM_SsdfDynamics(benchmark::State& state, ssdf::Integrator integ, DynWhat wh
 BENCHMARK_CAPTURE(BM_SsdfDynamics, euler_step, ssdf::Integrator::euler, DynWhat::step)
     ->Name("SsdfDyn/euler/step")
     ->ArgsProduct({{26, 500, 4000}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond);
+// The same with ScmParameters::weight_cutoff = 1e-12 (the point trees cull the sums).
+BENCHMARK_CAPTURE(BM_SsdfDynamics, euler_step_cutoff, ssdf::Integrator::euler, DynWhat::step, 1e-12)
+    ->Name("SsdfDyn/euler/step_cutoff1e-12")
+    ->ArgsProduct({{26, 500, 4000}, {0, 1}})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK_CAPTURE(BM_SsdfDynamics, euler_jacobian_cutoff, ssdf::Integrator::euler, DynWhat::jacobian, 1e-12)
+    ->Name("SsdfDyn/euler/jacobian_cutoff1e-12")
+    ->ArgsProduct({{26, 500, 4000}, {1}})
     ->Unit(benchmark::kMicrosecond);
 BENCHMARK_CAPTURE(BM_SsdfDynamics, rk4_step, ssdf::Integrator::rk4, DynWhat::step)
     ->Name("SsdfDyn/rk4/step")

@@ -196,7 +196,11 @@ std::shared_ptr<const ssdf::OrientedPointCloud> t_outline_cloud(const TGeometry&
 /// The SCM scene: free T (AOPC of `points` points: the outline layout for 26, make_aopc
 /// otherwise) on the ground, kinematic sphere finger.
 ssdf::Scene make_scm_scene(const TGeometry& T, int points) {
-  ssdf::Scene scene(scm_parameters());
+  ssdf::ScmParameters prm = scm_parameters();
+  // Large clouds: skip softmax terms below 1e-12 of the largest (dynamics.hpp, "Culling"); the
+  // finger then sums over the few dozen points near it instead of all of them.
+  if (points > 26) prm.weight_cutoff = 1e-12;
+  ssdf::Scene scene(prm);
   ssdf::AopcOptions o;
   o.num_points = points;
   ssdf::FreeBodySpec body;
@@ -364,10 +368,15 @@ int main(int argc, char** argv) {
   std::string dir = ".";
   bool full = false;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--full") == 0)
+    if (std::strcmp(argv[i], "--full") == 0) {
       full = true;
-    else
+    } else if (argv[i][0] == '-') {
+      std::fprintf(stderr, "usage: %s [OUT_DIR] [--full]\n  OUT_DIR (default .) receives the CSV files; "
+                   "--full: 5 sequences and the ~4000-point AOPC\n", argv[0]);
+      return std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0 ? 0 : 2;
+    } else {
       dir = argv[i];
+    }
   }
   const TGeometry T;
   const std::vector<Sequence> sequences = make_sequences(full ? 5 : 3);

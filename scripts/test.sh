@@ -4,7 +4,8 @@
 #   2. python     `import diffcol` works for /usr/bin/python3 from another directory (setup.sh's .pth)
 #   3. sanitize   AddressSanitizer + UBSan build (-O1, assertions on) in build-asan/ and its ctest
 #                 (no Python module)
-#                 (DIFFCOL_ERGODIC_POSES=1000, DIFFCOL_SSDF_POINTS=1000, DIFFCOL_SCM_TRIALS=4: reduced sweeps)
+#                 (DIFFCOL_ERGODIC_POSES=1000, DIFFCOL_SSDF_POINTS=1000, DIFFCOL_SCM_TRIALS=4,
+#                 DIFFCOL_DERIV_POSES=25: reduced sweeps; the Release step runs them in full)
 #   4. install    cmake --install build into a temporary prefix, then configure, build and run
 #                 tests/consumer against it (find_package(diffcol))
 #   5. readme     the README's C++ quickstart block is identical to examples/quickstart.cpp
@@ -90,7 +91,7 @@ step_sanitize() {
         -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
         -DDIFFCOL_SANITIZE=ON -DDIFFCOL_BUILD_BENCH=OFF -DDIFFCOL_BUILD_PYTHON=OFF || return 1
   cmake --build "$ASAN_BUILD_DIR" --parallel "$BUILD_JOBS" || return 1
-  DIFFCOL_ERGODIC_POSES=1000 DIFFCOL_SSDF_POINTS=1000 DIFFCOL_SCM_TRIALS=4 \
+  DIFFCOL_ERGODIC_POSES=1000 DIFFCOL_SSDF_POINTS=1000 DIFFCOL_SCM_TRIALS=4 DIFFCOL_DERIV_POSES=25 \
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}" \
   UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
     ctest --test-dir "$ASAN_BUILD_DIR" --output-on-failure --no-tests=error -j "$JOBS" --timeout 600

@@ -5,6 +5,8 @@
 // SE(3), separation distance of two spheres against the closed form, collision points.
 //
 // DIFFCOL_SSDF_POINTS (default 10000): number of random query points of the sign test.
+// DIFFCOL_SCM_TRIALS (default 20, at most 8 for the collision points): random poses of the
+// separation Jacobian tests (the sanitizer step uses fewer).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -420,7 +422,7 @@ TEST(Separation, JacobianMatchesFiniteDifferences) {
   const OrientedPointCloud c1 = cloud_of(mesh::make_box(Vec3(0.1, 0.06, 0.08)), 120);
   const OrientedPointCloud c2 = cloud_of(mesh::make_t_shape(), 150);
   SsdfWorkspace ws;
-  for (int trial = 0; trial < 20; ++trial) {
+  for (int trial = 0; trial < env_count("DIFFCOL_SCM_TRIALS", 20); ++trial) {
     const Pose X1 = random_pose(rng, 0.02), X2 = random_pose(rng, 0.1);
     const ssdf::Separation s = ssdf::smooth_separation_distance(c1, X1, c2, X2, 2e-4, 5e-3, ws, true);
     GradientCheckOptions opt;
@@ -470,7 +472,7 @@ TEST(Separation, CollisionPointJacobiansMatchFiniteDifferences) {
   const OrientedPointCloud c2(t.points(), t.normals());  // every point its own vertex
   SsdfWorkspace ws;
   const int K = 4;
-  for (int trial = 0; trial < 8; ++trial) {
+  for (int trial = 0; trial < std::min(8, env_count("DIFFCOL_SCM_TRIALS", 8)); ++trial) {
     const Pose X1 = random_pose(rng, 0.02), X2 = random_pose(rng, 0.05);
     Vec3 pts[K];
     Eigen::Matrix<double, 3, 12> J[K];

@@ -276,6 +276,21 @@ TEST(SsdfDynamics, PairForcesMatchScm) {
   }
 }
 
+/// A finger sphere of tiny radius on the scene's body (no ground): its force equals scm.hpp's
+/// point–SSDF contact of the sphere centre (brute-force sums, the same weight_cutoff).
+void expect_point_finger_matches_scm(const PushScene& s, const ssdf::ScmParameters& prm, const State& x,
+                                     const Control& u, ssdf::SsdfWorkspace& ws) {
+  Scene tiny(prm, s.scene.gravity());
+  tiny.add_free_body(s.scene.free_body(0));
+  tiny.add_kinematic_body({ssdf::Geometry::sphere(1e-12)});
+  tiny.add_contact_pair(BodyId::driven(0), BodyId::free(0));
+  const ssdf::PointSsdfContact pc =
+      ssdf::point_ssdf_contact(Vec3::Zero(), u.pose[0], body_twist(u.pose[0], u.velocity[0]), *s.cloud, x.pose[0],
+                               body_twist(x.pose[0], x.velocity[0]), prm, ws, false);
+  const Vec6 ref = mixed_wrench(x.pose[0], pc.wrench_B);
+  EXPECT_LE((ssdf::contact_forces(tiny, x, u) - ref).norm(), 1e-8 * std::max(1.0, ref.norm()));
+}
+
 TEST(SsdfDynamics, SphereAndGroundForcesMatchReferences) {
   PushScene s = make_push_scene();
   std::mt19937 rng(5);
@@ -301,18 +316,8 @@ TEST(SsdfDynamics, SphereAndGroundForcesMatchReferences) {
       Z += w;
     }
     G /= Z;
-    // Sphere of a tiny radius: the point–SSDF contact of its centre (scm.hpp).
-    Scene tiny(prm, s.scene.gravity());
+    expect_point_finger_matches_scm(s, prm, x, u, ws);
     const ssdf::FreeBodySpec body = s.scene.free_body(0);
-    tiny.add_free_body(body);
-    tiny.add_kinematic_body({ssdf::Geometry::sphere(1e-12)});
-    tiny.add_contact_pair(BodyId::driven(0), BodyId::free(0));
-    const ssdf::PointSsdfContact pc =
-        ssdf::point_ssdf_contact(Vec3::Zero(), u.pose[0], body_twist(u.pose[0], u.velocity[0]), *s.cloud, x.pose[0],
-                                 body_twist(x.pose[0], x.velocity[0]), prm, ws, false);
-    const Vec6 ref_sphere = mixed_wrench(x.pose[0], pc.wrench_B);
-    const ssdf::GenVec F_tiny = ssdf::contact_forces(tiny, x, u);
-    EXPECT_LE((F_tiny - ref_sphere).norm(), 1e-8 * std::max(1.0, ref_sphere.norm()));
     // Full scene minus the sphere term = ground reference (ground only scene).
     Scene ground_only(prm, s.scene.gravity());
     ground_only.add_free_body(body);
@@ -447,6 +452,31 @@ TEST(SsdfDynamics, PairForceDerivatives) {
   check_force_derivatives(
       s.scene, [&](std::mt19937& rng, State& x, Control& u) { random_pair_state(s, rng, x, u); }, trials() / 2,
       "pair/query-point");
+}
+
+TEST(SsdfDynamics, WeightCutoffKeepsForcesAndDerivatives) {
+  // A 600-point box: with weight_cutoff = 1e-12 the SSDF and ground sums visit only the points
+  // within reach (point_tree.hpp); forces agree with the exact sums and with scm.hpp's reference
+  // (which applies the same cutoff by brute force), and the Jacobians match finite differences.
+  PushScene exact = make_push_scene(600);
+  PushScene cut = exact;
+  ssdf::ScmParameters prm = exact.scene.parameters();
+  prm.weight_cutoff = 1e-12;
+  cut.scene.set_parameters(prm);
+  std::mt19937 rng(17);
+  ssdf::SsdfWorkspace ws;
+  for (int t = 0; t < 10; ++t) {
+    State x;
+    Control u;
+    random_push_state(exact, rng, x, u);
+    const ssdf::GenVec F0 = ssdf::contact_forces(exact.scene, x, u);
+    const ssdf::GenVec F1 = ssdf::contact_forces(cut.scene, x, u);
+    EXPECT_LE((F1 - F0).norm(), 1e-9 * F0.norm()) << "trial " << t;
+    expect_point_finger_matches_scm(exact, prm, x, u, ws);  // with the same cutoff
+  }
+  check_force_derivatives(
+      cut.scene, [&](std::mt19937& r, State& x, Control& u) { random_push_state(cut, r, x, u); },
+      std::min(trials(), 2), "push/cutoff");
 }
 
 TEST(SsdfDynamics, PushStepDerivativesEuler) {

@@ -215,6 +215,14 @@ template <class T> V<T> dexp_inv(const V<T>& th, const V<T>& w) {
   return w + 0.5 * c + (1.0 / 12.0) * cross(th, c);
 }
 
+template <class T> Mat3 values(const M<T>& R) {
+  Mat3 A;
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) A(i, j) = val(R.m[i][j]);
+  return A;
+}
+template <class T> Vec3 values(const V<T>& a) { return {val(a.x), val(a.y), val(a.z)}; }
+
 // ----------------------------------------------------------------------------------------------
 // Smooth scalar functions and the point–plane force, eqs. (14)–(20).
 // ----------------------------------------------------------------------------------------------
@@ -245,11 +253,20 @@ template <class T> V<T> point_plane(const T& phi, const V<T>& v, const Vec3& n, 
   return {ln * n.x() - s * vt.x, ln * n.y() - s * vt.y, ln * n.z() - s * vt.z};
 }
 
+/// exp(x) underflows to 0 in double below x ≈ −745.
+constexpr double kUnderflowLogit = 745.0;
+
+/// G of point_tree.hpp: the log-weight gap beyond which softmax terms are skipped.
+double cull_gap(const ScmParameters& prm) {
+  return prm.weight_cutoff > 0.0 ? std::min(kUnderflowLogit, -std::log(prm.weight_cutoff)) : kUnderflowLogit;
+}
+
 /// Online softmax: running maximum of the logits' values; accumulators are rescaled by a constant
 /// when it grows (exact in every derivative order since softmax is shift-invariant).
 struct OnlineMax {
   double m = -std::numeric_limits<double>::infinity();
   double t = 0.0;
+  double g = kUnderflowLogit;  ///< terms with (x − max)/t ≤ −g are skipped (point_tree.hpp)
   bool any = false;
   /// Returns false if the term with logit x (value xv) has zero weight; else sets `scale`
   /// (to apply to the accumulators first) and leaves the caller to compute exp((x − m)/t).
@@ -267,7 +284,7 @@ struct OnlineMax {
       m = xv;
       any = true;
     }
-    return (xv - m) / t > -745.0;
+    return (xv - m) / t > -g;
   }
   template <class T> T weight(const T& x) const { return t == 0.0 ? T(1.0) : exp((x - m) / t); }
 };
@@ -298,28 +315,30 @@ struct WrenchT {
   V<T> tau, f;  // body-frame torque about the COM, world force
 };
 
-/// Point a (body A) against the AOPC of body B, eqs. (21)–(22); the plane distances are shifted by
-/// `offset` (sphere radius). Returns φ_B(p) (shifted) and the wrenches on A and B.
+/// Point a (body A) against the AOPC of body B (its point tree), eqs. (21)–(22); the plane
+/// distances are shifted by `offset` (sphere radius). Returns φ_B(p) (shifted) and the wrenches on
+/// A and B. Only the leaves within reach of the nearest point are summed (point_tree.hpp).
 template <class T>
-T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const OrientedPointCloud& cloud, const BodyT<T>& B,
+T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const PointTree& cloud, const BodyT<T>& B,
              const ScmParameters& prm, bool at_query_point, WrenchT<T>& on_A, WrenchT<T>& on_B) {
   const V<T> pw = mul(A.R, a) + A.p;
   const V<T> q = mul_t(B.R, pw - B.p);                            // point in B's frame
   const V<T> s = mul_t(B.R, mul(A.R, cross(A.w, a)) + A.v - B.v);  // its velocity minus B's origin, B frame
   const V<T> u_query = s - cross(B.w, q);                          // v − (B's velocity at p), B frame
-  const auto& P = cloud.points();
-  const auto& Nn = cloud.normals();
   OnlineMax om;
   om.t = prm.eps1;
+  om.g = cull_gap(prm);
   Accum<T, 7> acc;  // φ, Σλ (3), Σ c×λ (3)
-  const int n = cloud.size();
-  for (int i = 0; i < n; ++i) {
-    const Vec3& c = P[static_cast<size_t>(i)];
-    const Vec3& nn = Nn[static_cast<size_t>(i)];
+  const Vec3 qv = values(q);
+  const double d2 = cloud.min_squared_distance(qv);
+  const double reach = d2 + om.g * prm.eps1 + 1e-12 * (1.0 + d2);  // logit gap G·ε1, with rounding slack
+  auto term = [&](int i) {
+    const Vec3& c = cloud.point(i);
+    const Vec3& nn = cloud.normal(i);
     const V<T> r = sub(q, c);
     const T logit = -dot(r, r);  // −d_i, eq. (8)
     double sc;
-    if (!om.admit(val(logit), sc)) continue;
+    if (!om.admit(val(logit), sc)) return;
     acc.scale(sc);
     const T wi = om.weight(logit);
     const T phi = dot(nn, r) - offset;
@@ -334,7 +353,10 @@ T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const OrientedPoin
     acc.a[5] += wi * mom.y;
     acc.a[6] += wi * mom.z;
     acc.sum += wi;
-  }
+  };
+  cloud.for_each_leaf_within(qv, reach, [&](int begin, int end) {
+    for (int i = begin; i < end; ++i) term(i);
+  });
   const T inv = 1.0 / acc.sum;
   const V<T> G{acc.a[1] * inv, acc.a[2] * inv, acc.a[3] * inv};  // B frame
   const V<T> F = mul(B.R, G);                                     // world force on A
@@ -350,10 +372,11 @@ T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const OrientedPoin
 
 /// SSDF–SSDF contact, eq. (23).
 template <class T>
-void pair_ssdf(const OrientedPointCloud& c1, const BodyT<T>& B1, const OrientedPointCloud& c2, const BodyT<T>& B2,
+void pair_ssdf(const PointTree& c1, const BodyT<T>& B1, const PointTree& c2, const BodyT<T>& B2,
                const ScmParameters& prm, bool at_query_point, WrenchT<T>& on_1, WrenchT<T>& on_2) {
   OnlineMax om;
   om.t = prm.eps2;
+  om.g = cull_gap(prm);
   Accum<T, 12> acc;
   auto term = [&](const T& phi, const WrenchT<T>& w1, const WrenchT<T>& w2) {
     double sc;
@@ -367,11 +390,11 @@ void pair_ssdf(const OrientedPointCloud& c1, const BodyT<T>& B1, const OrientedP
   };
   WrenchT<T> wa, wb;
   for (int f = 0; f < c1.size(); ++f) {
-    const T phi = point_ssdf(c1.points()[static_cast<size_t>(f)], 0.0, B1, c2, B2, prm, at_query_point, wa, wb);
+    const T phi = point_ssdf(c1.point(f), 0.0, B1, c2, B2, prm, at_query_point, wa, wb);
     term(phi, wa, wb);
   }
   for (int f = 0; f < c2.size(); ++f) {
-    const T phi = point_ssdf(c2.points()[static_cast<size_t>(f)], 0.0, B2, c1, B1, prm, at_query_point, wa, wb);
+    const T phi = point_ssdf(c2.point(f), 0.0, B2, c1, B1, prm, at_query_point, wa, wb);
     term(phi, wb, wa);
   }
   const T inv = 1.0 / acc.sum;
@@ -382,7 +405,8 @@ void pair_ssdf(const OrientedPointCloud& c1, const BodyT<T>& B1, const OrientedP
 
 /// Ground contact of a free body (file comment of dynamics.hpp).
 template <class T>
-WrenchT<T> ground_contact(const Geometry& g, const BodyT<T>& B, const GroundPlane& ground, const ScmParameters& prm) {
+WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<T>& B, const GroundPlane& ground,
+                          const ScmParameters& prm) {
   WrenchT<T> out;
   const Vec3& n = ground.normal;
   if (g.is_sphere()) {
@@ -392,14 +416,18 @@ WrenchT<T> ground_contact(const Geometry& g, const BodyT<T>& B, const GroundPlan
   }
   OnlineMax om;
   om.t = prm.eps2;
+  om.g = cull_gap(prm);
   Accum<T, 6> acc;  // Σ a×Rᵀλ (body), Σ λ (world)
-  const auto& P = g.cloud->points();
-  for (size_t f = 0; f < P.size(); ++f) {
-    const Vec3& a = P[f];
+  // Φ_f = uᵀa_f + const with u = Rᵀn: only leaves within G·ε2 of the lowest point are summed
+  const Vec3 u = values(B.R).transpose() * n;
+  const double low = tree->min_projection(u);
+  const double reach = low + om.g * prm.eps2 + 1e-12 * (1.0 + std::abs(low));
+  auto term = [&](int f) {
+    const Vec3& a = tree->point(f);
     const V<T> ra = mul(B.R, a);
     const T phi = dot(n, sub(ra + B.p, ground.point));
     double sc;
-    if (!om.admit(-val(phi), sc)) continue;
+    if (!om.admit(-val(phi), sc)) return;
     acc.scale(sc);
     const T W = om.weight(T(-phi));
     const V<T> vel = cross(B.w, a);
@@ -410,7 +438,10 @@ WrenchT<T> ground_contact(const Geometry& g, const BodyT<T>& B, const GroundPlan
       acc.a[static_cast<size_t>(3 + k)] += W * lam[k];
     }
     acc.sum += W;
-  }
+  };
+  tree->for_each_leaf_below(u, reach, [&](int begin, int end) {
+    for (int f = begin; f < end; ++f) term(f);
+  });
   const T inv = 1.0 / acc.sum;
   for (int k = 0; k < 3; ++k) {
     out.tau[k] = acc.a[static_cast<size_t>(k)] * inv;
@@ -453,9 +484,9 @@ void contact_forces_t(const Scene& scene, const SystemT<T>& sys, std::array<Wren
     if (ga.is_sphere() || gb.is_sphere()) {
       if (!ga.is_sphere()) std::swap(a, b);  // a: the sphere (the point)
       const Geometry& gs = geom(a);
-      point_ssdf(Vec3::Zero().eval(), gs.radius, body(a), *geom(b).cloud, body(b), prm, at_query, wa, wb);
+      point_ssdf(Vec3::Zero().eval(), gs.radius, body(a), *scene.point_tree(b), body(b), prm, at_query, wa, wb);
     } else {
-      pair_ssdf(*ga.cloud, body(a), *gb.cloud, body(b), prm, at_query, wa, wb);
+      pair_ssdf(*scene.point_tree(a), body(a), *scene.point_tree(b), body(b), prm, at_query, wa, wb);
     }
     accumulate(a, wa);
     accumulate(b, wb);
@@ -463,8 +494,8 @@ void contact_forces_t(const Scene& scene, const SystemT<T>& sys, std::array<Wren
   if (scene.has_ground()) {
     for (int i = 0; i < sys.nf; ++i) {
       if (!scene.free_body(i).ground_contact) continue;
-      accumulate(BodyId::free(i),
-                 ground_contact(scene.free_body(i).geometry, sys.free[static_cast<size_t>(i)], scene.ground(), prm));
+      accumulate(BodyId::free(i), ground_contact(scene.free_body(i).geometry, scene.point_tree(BodyId::free(i)),
+                                                 sys.free[static_cast<size_t>(i)], scene.ground(), prm));
     }
   }
 }
@@ -638,14 +669,6 @@ SystemT<T> load(const Scene& scene, const State& x, const Control& u, const Seed
   return s;
 }
 
-template <class T> Mat3 values(const M<T>& R) {
-  Mat3 A;
-  for (int i = 0; i < 3; ++i)
-    for (int j = 0; j < 3; ++j) A(i, j) = val(R.m[i][j]);
-  return A;
-}
-template <class T> Vec3 values(const V<T>& a) { return {val(a.x), val(a.y), val(a.z)}; }
-
 template <class T> State to_state(const SystemT<T>& s) {
   State x;
   x.num_bodies = s.nf;
@@ -719,6 +742,13 @@ void check_h(double h, const char* what) {
   if (!std::isfinite(h) || !(h > 0.0)) throw std::invalid_argument(std::string(what) + ": h must be positive");
 }
 
+/// The culling tree of a body's AOPC (null for a sphere). Clouds of at most 32 points stay one
+/// leaf in their own order: nothing to cull, and their sums keep the cloud's summation order.
+std::shared_ptr<const PointTree> make_tree(const Geometry& g) {
+  if (g.is_sphere()) return nullptr;
+  return std::make_shared<const PointTree>(*g.cloud, g.cloud->size() <= 32 ? g.cloud->size() : 8);
+}
+
 int check_dim(const Scene& scene, const char* what) {
   const int nz = scene.state_dim() + scene.control_dim();
   if (nz > kMaxDerivativeDim)
@@ -737,6 +767,8 @@ Scene::Scene(const ScmParameters& params, const Vec3& gravity) {
   free_.reserve(kMaxFreeBodies);
   inv_inertia_.reserve(kMaxFreeBodies);
   kinematic_.reserve(kMaxKinematicBodies);
+  free_tree_.reserve(kMaxFreeBodies);
+  kinematic_tree_.reserve(kMaxKinematicBodies);
   pairs_.reserve(kMaxContactPairs);
 }
 
@@ -762,6 +794,7 @@ int Scene::add_free_body(const FreeBodySpec& spec) {
   validate_geometry(spec.geometry, "Scene::add_free_body");
   free_.push_back(spec);
   inv_inertia_.push_back(spec.inertia.inverse());
+  free_tree_.push_back(make_tree(spec.geometry));
   return num_free() - 1;
 }
 
@@ -770,6 +803,7 @@ int Scene::add_kinematic_body(const KinematicBodySpec& spec) {
     throw std::invalid_argument("Scene::add_kinematic_body: capacity exceeded");
   validate_geometry(spec.geometry, "Scene::add_kinematic_body");
   kinematic_.push_back(spec);
+  kinematic_tree_.push_back(make_tree(spec.geometry));
   return num_kinematic() - 1;
 }
 

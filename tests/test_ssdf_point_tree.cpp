@@ -1,0 +1,134 @@
+// Tests of the point tree (include/diffcol/ssdf/point_tree.hpp) against brute force: nearest
+// squared distance, lowest projection, the leaves visited by the culling queries (a superset of
+// the points within the bound, and a small one for a local query), and the tree order.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "diffcol/mesh/triangle_mesh.hpp"
+#include "diffcol/ssdf/aopc.hpp"
+#include "diffcol/ssdf/point_tree.hpp"
+
+namespace {
+
+using diffcol::Vec3;
+using diffcol::ssdf::OrientedPointCloud;
+using diffcol::ssdf::PointTree;
+
+Vec3 uniform3(std::mt19937& rng, double a) {
+  std::uniform_real_distribution<double> U(-a, a);
+  return {U(rng), U(rng), U(rng)};
+}
+
+/// n random points: clustered blobs, a flat sheet and exact duplicates (degenerate splits).
+OrientedPointCloud random_cloud(std::mt19937& rng, int n) {
+  std::vector<Vec3> p, nn;
+  for (int i = 0; i < n; ++i) {
+    Vec3 x;
+    switch (i % 4) {
+      case 0: x = Vec3(0.3, 0.0, 0.0) + uniform3(rng, 0.02); break;
+      case 1: x = uniform3(rng, 0.5); break;
+      case 2: x = Vec3(uniform3(rng, 0.4).x(), uniform3(rng, 0.4).y(), -0.1); break;  // sheet
+      default: x = p.empty() ? Vec3::Zero() : p[p.size() / 2]; break;                   // duplicate
+    }
+    p.push_back(x);
+    nn.push_back(uniform3(rng, 1.0) + Vec3(0.0, 0.0, 2.0));
+  }
+  return OrientedPointCloud(std::move(p), std::move(nn));
+}
+
+TEST(PointTree, TreeOrderIsAPermutationOfTheCloud) {
+  std::mt19937 rng(1);
+  for (int n : {1, 5, 8, 9, 100, 777}) {
+    const OrientedPointCloud c = random_cloud(rng, n);
+    const PointTree t(c, 8);
+    ASSERT_EQ(t.size(), n);
+    std::vector<int> seen(static_cast<size_t>(n), 0);
+    for (int k = 0; k < n; ++k) {
+      const int i = t.original_index(k);
+      ASSERT_GE(i, 0);
+      ASSERT_LT(i, n);
+      ++seen[static_cast<size_t>(i)];
+      EXPECT_EQ(t.point(k), c.points()[static_cast<size_t>(i)]);
+      EXPECT_EQ(t.normal(k), c.normals()[static_cast<size_t>(i)]);
+    }
+    for (int s : seen) EXPECT_EQ(s, 1);
+  }
+}
+
+TEST(PointTree, QueriesMatchBruteForce) {
+  std::mt19937 rng(2);
+  for (int n : {1, 7, 8, 9, 64, 1000}) {
+    for (int leaf : {1, 4, 8, 32}) {
+      const OrientedPointCloud c = random_cloud(rng, n);
+      const PointTree t(c, leaf);
+      for (int trial = 0; trial < 40; ++trial) {
+        const Vec3 q = uniform3(rng, 0.8);
+        Vec3 u = uniform3(rng, 1.0);
+        if (trial % 5 == 0) u = Vec3::UnitZ();  // axis-aligned: ties across a whole sheet
+        double d2 = std::numeric_limits<double>::infinity(), low = d2;
+        for (const Vec3& p : c.points()) {
+          d2 = std::min(d2, (p - q).squaredNorm());
+          low = std::min(low, u.dot(p));
+        }
+        EXPECT_EQ(t.min_squared_distance(q), d2) << "n " << n << " leaf " << leaf;
+        EXPECT_EQ(t.min_projection(u), low) << "n " << n << " leaf " << leaf;
+
+        // Every point within the bound lies in a visited leaf; leaves are disjoint.
+        const double bound = d2 + 0.05 * (trial % 3);
+        const double below = low + 0.05 * (trial % 3);
+        std::vector<int> visited(static_cast<size_t>(n), 0), visited_below(static_cast<size_t>(n), 0);
+        t.for_each_leaf_within(q, bound, [&](int b, int e) {
+          for (int k = b; k < e; ++k) ++visited[static_cast<size_t>(t.original_index(k))];
+        });
+        t.for_each_leaf_below(u, below, [&](int b, int e) {
+          for (int k = b; k < e; ++k) ++visited_below[static_cast<size_t>(t.original_index(k))];
+        });
+        for (int i = 0; i < n; ++i) {
+          const Vec3& p = c.points()[static_cast<size_t>(i)];
+          EXPECT_LE(visited[static_cast<size_t>(i)], 1);
+          EXPECT_LE(visited_below[static_cast<size_t>(i)], 1);
+          if ((p - q).squaredNorm() <= bound) {
+            EXPECT_EQ(visited[static_cast<size_t>(i)], 1) << "point " << i;
+          }
+          if (u.dot(p) <= below) {
+            EXPECT_EQ(visited_below[static_cast<size_t>(i)], 1) << "point " << i;
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(PointTree, LocalQueriesVisitFewPoints) {
+  // A 4000-point AOPC of the 25 × 20 cm T; a query 2 cm off the tip of the stem with the reach of
+  // the pushing example (ε1 = 1e-5 m², G = −log 1e-12): only the points near the tip are visited.
+  diffcol::ssdf::AopcOptions o;
+  o.num_points = 4000;
+  const OrientedPointCloud c = diffcol::ssdf::make_aopc(diffcol::mesh::make_t_shape(), o);
+  const PointTree t(c);
+  double ymin = 1e9;
+  for (const Vec3& p : c.points()) ymin = std::min(ymin, p.y());
+  const Vec3 q(0.0, ymin - 0.02, 0.0);
+  const double d2 = t.min_squared_distance(q);
+  const double reach = d2 + -std::log(1e-12) * 1e-5;
+  int visited = 0, inside = 0;
+  t.for_each_leaf_within(q, reach, [&](int b, int e) { visited += e - b; });
+  for (const Vec3& p : c.points()) inside += (p - q).squaredNorm() <= reach;
+  EXPECT_GE(visited, inside);
+  EXPECT_LT(visited, c.size() / 10) << "the tree should prune most of the cloud";
+  EXPECT_GT(inside, 0);
+}
+
+TEST(PointTree, RejectsInvalidLeafSize) {
+  std::mt19937 rng(3);
+  const OrientedPointCloud c = random_cloud(rng, 10);
+  EXPECT_THROW(PointTree(c, 0), std::invalid_argument);
+}
+
+}  // namespace
