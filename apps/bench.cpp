@@ -122,6 +122,8 @@ Options
                        (implied by --fcl-solver indep, which has no signed distance in FCL 0.7)
   --tolerance T        diffcol residual tolerance (default 1e-10)
   --no-continuation    disable diffcol's continuation fallback
+  --no-warm-predictor  warm starts from the previous solution itself (SolveOptions::warm_predictor
+                       = false) instead of its first-order prediction
   --progress           print per-pair progress on stderr (default: when stderr is a terminal)
 )";
 }
@@ -173,6 +175,8 @@ int cmd_bench(const std::vector<std::string>& args0) {
       if (!(sopt.tolerance > 0)) throw InputError("--tolerance must be > 0");
     } else if (a == "--no-continuation") {
       sopt.continuation = false;
+    } else if (a == "--no-warm-predictor") {
+      sopt.warm_predictor = false;
     } else if (a == "--progress") {
       progress = true;
     } else {
@@ -278,6 +282,7 @@ int cmd_bench(const std::vector<std::string>& args0) {
     so["max_iterations"] = sopt.max_iterations;
     so["max_attempts"] = sopt.max_attempts;
     so["continuation"] = sopt.continuation;
+    so["warm_predictor"] = sopt.warm_predictor;
     out["solver_options"] = so;
     if (with_fcl) {
       Json f;

@@ -1,6 +1,8 @@
 // Batched manifolds and witness routines (batch.hpp): bit-for-bit equal to one-by-one calls for
 // 1 and 2 threads, values and derivatives, and bad input rejected with std::invalid_argument.
+#include <array>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -53,21 +55,22 @@ struct Arrays {
 bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof(double)) == 0; }
 
 /// Every output of query q equals the one-by-one call, bit for bit.
-void expect_matches_single(const mf::ManifoldBatch& batch, const Pose& X1, const Pose& X2, const Arrays& a,
-                           std::size_t q, bool derivatives) {
+/// The K entries of the manifold of (A at XA, B at XB) equal a's entries [base, base + K), bit for bit.
+void expect_entries_match(const mf::ManifoldBatch& batch, const mf::ContactObject& A, const Pose& XA,
+                          const mf::ContactObject& B, const Pose& XB, const Arrays& a, std::size_t base,
+                          std::size_t K, bool derivatives, const char* what, std::size_t q) {
   mf::ManifoldWorkspace ws;
   mf::ContactManifold m;
   mf::ManifoldDerivatives d;
   const mf::ManifoldOptions& opt = batch.options().manifold;
   if (derivatives)
-    mf::compute_manifold_derivatives(batch.body(0), X1, batch.body(1), X2, opt, batch.options().coordinates, ws, m, d);
+    mf::compute_manifold_derivatives(A, XA, B, XB, opt, batch.options().coordinates, ws, m, d);
   else
-    mf::compute_manifold(batch.body(0), X1, batch.body(1), X2, opt, ws, m);
-  const std::size_t K = static_cast<std::size_t>(batch.entries_per_manifold());
+    mf::compute_manifold(A, XA, B, XB, opt, ws, m);
   ASSERT_EQ(m.entries.size(), K);
   int mismatches = 0;
   for (std::size_t e = 0; e < K; ++e) {
-    const std::size_t i = q * K + e;
+    const std::size_t i = base + e;
     const mf::ManifoldEntry& me = m.entries[e];
     for (int c = 0; c < 3; ++c) {
       mismatches += !same_bits(a.point[3 * i + c], me.point[c]);
@@ -86,7 +89,14 @@ void expect_matches_single(const mf::ManifoldBatch& batch, const Pose& X1, const
       mismatches += !same_bits(a.J_activity[12 * i + c], d.J_activity_X12[e](0, c));
     }
   }
-  EXPECT_EQ(mismatches, 0) << "query " << q;
+  EXPECT_EQ(mismatches, 0) << what << " " << q;
+}
+
+/// Every output of query q of a one-pair batch equals the one-by-one call, bit for bit.
+void expect_matches_single(const mf::ManifoldBatch& batch, const Pose& X1, const Pose& X2, const Arrays& a,
+                           std::size_t q, bool derivatives) {
+  const std::size_t K = static_cast<std::size_t>(batch.entries_per_manifold());
+  expect_entries_match(batch, batch.body(0), X1, batch.body(1), X2, a, q * K, K, derivatives, "query", q);
 }
 
 mf::ManifoldOptions selecting_options() {
@@ -128,6 +138,57 @@ TEST(ManifoldBatch, MatchesSingleQueriesBitForBit) {
           EXPECT_EQ(0, std::memcmp(a.J_distance.data(), b.J_distance.data(), a.J_distance.size() * sizeof(double)));
         }
       }
+}
+
+TEST(ManifoldBatch, ScenesOfSeveralPairsMatchSingleQueries) {
+  // Three boxes of different meshes (different K per pair), three pairs, five configurations.
+  std::vector<mf::ContactObject> objects{box(0.7, 1), box(1.0, 2), box(0.5, 1)};
+  const std::vector<std::array<int, 2>> pairs{{0, 1}, {1, 2}, {2, 0}};
+  std::vector<Pose> X1, X2, poses;
+  random_poses(8, 0.4, 7, X1, X2);
+  for (std::size_t i = 0; i < 15; ++i) poses.push_back(i % 2 ? X2[i / 2] : X1[i / 2]);  // S = 5 configurations, M = 3
+  for (int threads : {1, 2})
+    for (bool derivatives : {false, true}) {
+      mf::ManifoldBatchOptions o;
+      o.num_threads = threads;
+      o.grain = 2;
+      mf::ManifoldBatch batch(objects, pairs, o);
+      ASSERT_EQ(batch.num_pairs(), 3);
+      ASSERT_EQ(batch.num_objects(), 3);
+      int total = 0;
+      for (int p = 0; p < 3; ++p) {
+        EXPECT_EQ(batch.pair_offset(p), total);
+        total += batch.pair_entries(p);
+      }
+      EXPECT_EQ(batch.entries_per_configuration(), total);
+      EXPECT_NE(batch.pair_entries(0), batch.pair_entries(2));  // (the test needs unequal K_p)
+      const std::size_t S = poses.size() / 3, Kt = static_cast<std::size_t>(total);
+      Arrays a(S, Kt, derivatives);
+      batch.compute_scenes(poses, a.view());
+      for (std::size_t s = 0; s < S; ++s)
+        for (int p = 0; p < 3; ++p) {
+          const auto& pr = batch.pair(p);
+          expect_entries_match(batch, objects[static_cast<std::size_t>(pr[0])], poses[3 * s + static_cast<std::size_t>(pr[0])],
+                               objects[static_cast<std::size_t>(pr[1])], poses[3 * s + static_cast<std::size_t>(pr[1])], a,
+                               s * Kt + static_cast<std::size_t>(batch.pair_offset(p)),
+                               static_cast<std::size_t>(batch.pair_entries(p)), derivatives, "configuration", s);
+        }
+      // compute() is for one pair only; bad pose counts, sizes and pairs are rejected
+      Arrays one(1, static_cast<std::size_t>(batch.entries_per_manifold()), false);
+      EXPECT_THROW(batch.compute(std::span<const Pose>(X1.data(), 1), std::span<const Pose>(X2.data(), 1), one.view()),
+                   std::invalid_argument);
+      EXPECT_THROW(batch.compute_scenes(std::span<const Pose>(poses.data(), 14), a.view()), std::invalid_argument);
+      Arrays wrong(S - 1, Kt, derivatives);
+      EXPECT_THROW(batch.compute_scenes(poses, wrong.view()), std::invalid_argument);
+    }
+  EXPECT_THROW(mf::ManifoldBatch(objects, {}), std::invalid_argument);
+  EXPECT_THROW(mf::ManifoldBatch(objects, {{0, 3}}), std::invalid_argument);
+  EXPECT_THROW(mf::ManifoldBatch(objects, {{1, 1}}), std::invalid_argument);
+  std::vector<Pose> bad = poses;
+  bad[4].p.x() = std::numeric_limits<double>::quiet_NaN();
+  mf::ManifoldBatch batch(objects, pairs);
+  Arrays a(5, static_cast<std::size_t>(batch.entries_per_configuration()), false);
+  EXPECT_THROW(batch.compute_scenes(bad, a.view()), std::invalid_argument);
 }
 
 TEST(ManifoldBatch, FiguresWithTheSeedsCandidateSizes) {

@@ -192,6 +192,23 @@ Capacities: 4 free, 4 kinematic bodies, 16 pairs. Invalid input raises ValueErro
                       "J_next_z (12 n, dim z), H_z (dim z, dim z)); x+_0 is the nominal next state, weights "
                       "(12 n,) act on its tangent. What DDP-style optimizers need.") + kDynamicsDoc));
   m.def(
+      "step_hessian_tensor",
+      [](const Scene& s, const State& x, const Control& u, double h, Integrator integrator) {
+        const std::vector<Eigen::MatrixXd> T = step_hessian_tensor(s, x, u, h, integrator);
+        const py::ssize_t no = static_cast<py::ssize_t>(T.size());
+        const py::ssize_t nz = T.empty() ? 0 : static_cast<py::ssize_t>(T[0].rows());
+        py::array_t<double> out({no, nz, nz});
+        auto a = out.mutable_unchecked<3>();
+        for (py::ssize_t o = 0; o < no; ++o)
+          for (py::ssize_t i = 0; i < nz; ++i)
+            for (py::ssize_t j = 0; j < nz; ++j) a(o, i, j) = T[static_cast<size_t>(o)](i, j);
+        return out;
+      },
+      py::arg("scene"), py::arg("x"), py::arg("u"), py::arg("h"), py::arg("integrator"),
+      doc(std::string("Second derivatives of every output of one step: an array (12 n, dim z, dim z) whose "
+                      "slice o is d^2 x+_o / dz^2 in the tangent charts of step_jacobian (contracting it with "
+                      "weights w gives step_hessian's H_z).") + kDynamicsDoc));
+  m.def(
       "rollout",
       [](const Scene& s, const State& x0, const py::object& controls, double h, int steps, Integrator integrator) {
         std::vector<Control> us;

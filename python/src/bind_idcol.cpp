@@ -117,7 +117,8 @@ void bind_idcol(py::module_& m) {
 
   py::class_<SolveOptions> opts(m, "SolveOptions", "Solver settings; the defaults suit every pair of the built-in shapes.");
   opts.def(py::init([](double tolerance, int max_iterations, int max_attempts, double surrogate_factor,
-                       double coincident_tolerance, bool warm_start, bool continuation, double polish_threshold) {
+                       double coincident_tolerance, bool warm_start, bool continuation, double polish_threshold,
+                       bool warm_predictor) {
              SolveOptions o;
              o.tolerance = tolerance;
              o.max_iterations = max_iterations;
@@ -127,6 +128,7 @@ void bind_idcol(py::module_& m) {
              o.warm_start = warm_start;
              o.continuation = continuation;
              o.polish_threshold = polish_threshold;
+             o.warm_predictor = warm_predictor;
              check_solve_options(o);
              return o;
            }),
@@ -137,6 +139,7 @@ void bind_idcol(py::module_& m) {
            py::arg("coincident_tolerance") = SolveOptions{}.coincident_tolerance,
            py::arg("warm_start") = SolveOptions{}.warm_start, py::arg("continuation") = SolveOptions{}.continuation,
            py::arg("polish_threshold") = SolveOptions{}.polish_threshold,
+           py::arg("warm_predictor") = SolveOptions{}.warm_predictor,
            "Keyword arguments override the defaults. Raises ValueError for values out of range.");
   def_checked(opts, "tolerance", &SolveOptions::tolerance, "Tolerance on |f_c|_2 (> 0).", check_solve_options);
   def_checked(opts, "max_iterations", &SolveOptions::max_iterations, "Newton iterations per attempt.", check_solve_options);
@@ -153,13 +156,16 @@ void bind_idcol(py::module_& m) {
                      "ContactPair / ContactBatch: start from the previous solution when there is one.")
       .def_readwrite("continuation", &SolveOptions::continuation,
                      "Ramp beta or n from a smoother shape if direct attempts fail.")
+      .def_readwrite("warm_predictor", &SolveOptions::warm_predictor,
+                     "Warm start from the previous solution moved to first order along the pose change (T_c xi); "
+                     "falls back to the previous solution itself where that step is large.")
       .def("__repr__", [](const SolveOptions& o) {
         std::ostringstream os;
         os << "SolveOptions(tolerance=" << o.tolerance << ", max_iterations=" << o.max_iterations
            << ", max_attempts=" << o.max_attempts << ", surrogate_factor=" << o.surrogate_factor
            << ", coincident_tolerance=" << o.coincident_tolerance << ", warm_start=" << (o.warm_start ? "True" : "False")
            << ", continuation=" << (o.continuation ? "True" : "False") << ", polish_threshold=" << o.polish_threshold
-           << ")";
+           << ", warm_predictor=" << (o.warm_predictor ? "True" : "False") << ")";
         return os.str();
       });
 

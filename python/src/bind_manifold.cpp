@@ -1,6 +1,9 @@
 // Python bindings of include/diffcol/manifold/{sdf,surface_mesh,manifold}.hpp as the submodule
 // diffcol.manifold: smooth SDF primitives and objects, iso-surface meshes, contact objects and the
 // Contax contact manifold with its pose derivatives (numpy arrays, names as in C++).
+#include <array>
+#include <memory>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -104,6 +107,86 @@ std::vector<Pose> batch_poses(const py::object& obj, const std::string& what) {
   std::vector<Pose> out(static_cast<size_t>(n));
   poses_from_buffer(a.data(), n, layout, what, out.data());
   return out;
+}
+
+/// Object poses of S scene configurations: (S, M, 7) / (S, M, 4, 4), or one configuration (M, 7) /
+/// (M, 4, 4); returns S·M poses [s][m].
+std::vector<Pose> scene_poses(const py::object& obj, int M, const std::string& what) {
+  const DoubleArray a = as_double_array(obj, what);
+  long S = 0;
+  int layout = 0;
+  if (a.ndim() == 2 && a.shape(0) == M && a.shape(1) == 7) S = 1, layout = 7;
+  else if (a.ndim() == 3 && a.shape(0) == M && a.shape(1) == 4 && a.shape(2) == 4) S = 1, layout = 16;
+  else if (a.ndim() == 3 && a.shape(1) == M && a.shape(2) == 7) S = a.shape(0), layout = 7;
+  else if (a.ndim() == 4 && a.shape(1) == M && a.shape(2) == 4 && a.shape(3) == 4) S = a.shape(0), layout = 16;
+  else
+    throw std::invalid_argument(what + ": expected (S, " + std::to_string(M) + ", 7), (S, " + std::to_string(M) +
+                                ", 4, 4) or one configuration (" + std::to_string(M) + ", 7)");
+  std::vector<Pose> out(static_cast<size_t>(S * M));
+  poses_from_buffer(a.data(), S * M, layout, what, out.data());
+  return out;
+}
+
+ManifoldBatchOptions batch_options(const ManifoldOptions& options, int num_threads, long grain,
+                                   PoseCoordinates coordinates) {
+  ManifoldBatchOptions o;
+  o.num_threads = num_threads;
+  o.grain = grain;
+  o.manifold = options;
+  o.coordinates = coordinates;
+  return o;
+}
+
+std::span<double> span_of(py::array_t<double>& a) { return {a.mutable_data(), static_cast<size_t>(a.size())}; }
+
+/// Runs f(pool) without the GIL, over a pool of num_threads (0 = all cores; 1: pool = nullptr,
+/// the calling thread only).
+template <class F>
+void with_pool(int num_threads, F&& f) {
+  py::gil_scoped_release release;
+  std::unique_ptr<batch::ThreadPool> pool;
+  if (num_threads != 1) pool = std::make_unique<batch::ThreadPool>(num_threads);
+  f(pool.get());
+}
+
+/// Result arrays of N manifolds of K entries and the output spans over them.
+struct BatchBuffers {
+  BatchArrays r;
+  py::array_t<double> jp, jn, jd, ja;
+  ManifoldBatchOutput out;
+  bool derivatives = false;
+
+  BatchBuffers(py::ssize_t N, py::ssize_t K, bool with_derivatives) : derivatives(with_derivatives) {
+    r.points = py::array_t<double>({N, K, py::ssize_t(3)});
+    r.normals = py::array_t<double>({N, K, py::ssize_t(3)});
+    r.distances = py::array_t<double>({N, K});
+    r.activities = py::array_t<double>({N, K});
+    out = ManifoldBatchOutput{span_of(r.points), span_of(r.distances), span_of(r.normals), span_of(r.activities), {}, {}, {}, {}};
+    if (!derivatives) return;
+    jp = py::array_t<double>({N, K, py::ssize_t(3), py::ssize_t(12)});
+    jn = py::array_t<double>({N, K, py::ssize_t(3), py::ssize_t(12)});
+    jd = py::array_t<double>({N, K, py::ssize_t(12)});
+    ja = py::array_t<double>({N, K, py::ssize_t(12)});
+    out.J_point = span_of(jp);
+    out.J_normal = span_of(jn);
+    out.J_distance = span_of(jd);
+    out.J_activity = span_of(ja);
+  }
+  BatchArrays result() {
+    r.J_point_X12 = derivatives ? py::object(jp) : py::none();
+    r.J_normal_X12 = derivatives ? py::object(jn) : py::none();
+    r.J_distance_X12 = derivatives ? py::object(jd) : py::none();
+    r.J_activity_X12 = derivatives ? py::object(ja) : py::none();
+    return r;
+  }
+};
+
+/// ends (N, 4, 3) or (N, 12) as N·12 doubles.
+std::vector<double> witness_ends(const py::object& obj, const std::string& what) {
+  const DoubleArray a = as_double_array(obj, what);
+  const bool ok = (a.ndim() == 3 && a.shape(1) == 4 && a.shape(2) == 3) || (a.ndim() == 2 && a.shape(1) == 12);
+  if (!ok) throw std::invalid_argument(what + ": expected (N, 4, 3) or (N, 12)");
+  return std::vector<double>(a.data(), a.data() + a.size());
 }
 
 ManifoldArrays run_manifold(const ContactObject& b1, const py::object& X1, const ContactObject& b2, const py::object& X2,
@@ -493,18 +576,22 @@ J_activity_X12 (N, K, 12) (else None). Entry order as ContactManifold.)")
   py::class_<ManifoldBatch>(m, "ManifoldBatch", R"(The manifold of one object pair at N pose pairs per call over a persistent thread pool (batch.hpp);
 results are bit for bit those of compute_manifold(_derivatives), whatever the number of threads.
 ManifoldBatch(body1, body2, options=ManifoldOptions(), num_threads=0 (all cores), grain=1,
-coordinates=PoseCoordinates.body_twist). Not for use from two Python threads at once.)")
+coordinates=PoseCoordinates.body_twist), or ManifoldBatch(objects, pairs, ...) for the manifolds of
+several object pairs of a scene at S configurations per call (compute_scenes). Not for use from two
+Python threads at once.)")
       .def(py::init([](const ContactObject& b1, const ContactObject& b2, const ManifoldOptions& options, int num_threads, long grain,
                        PoseCoordinates coordinates) {
-             ManifoldBatchOptions o;
-             o.num_threads = num_threads;
-             o.grain = grain;
-             o.manifold = options;
-             o.coordinates = coordinates;
-             return std::make_unique<ManifoldBatch>(b1, b2, o);
+             return std::make_unique<ManifoldBatch>(b1, b2, batch_options(options, num_threads, grain, coordinates));
            }),
            py::arg("body1"), py::arg("body2"), py::arg("options") = ManifoldOptions{}, py::kw_only(), py::arg("num_threads") = 0,
            py::arg("grain") = 1, py::arg("coordinates") = PoseCoordinates::body_twist)
+      .def(py::init([](const std::vector<ContactObject>& objects, const std::vector<std::array<int, 2>>& pairs,
+                       const ManifoldOptions& options, int num_threads, long grain, PoseCoordinates coordinates) {
+             return std::make_unique<ManifoldBatch>(objects, pairs, batch_options(options, num_threads, grain, coordinates));
+           }),
+           py::arg("objects"), py::arg("pairs"), py::arg("options") = ManifoldOptions{}, py::kw_only(), py::arg("num_threads") = 0,
+           py::arg("grain") = 1, py::arg("coordinates") = PoseCoordinates::body_twist,
+           "A scene: objects (list of ContactObject) and pairs [(a, b), ...] of object indices; use compute_scenes.")
       .def_property_readonly("entries_per_manifold", &ManifoldBatch::entries_per_manifold, "K")
       .def_property_readonly("num_threads", &ManifoldBatch::num_threads, "threads per call")
       .def(
@@ -514,38 +601,87 @@ coordinates=PoseCoordinates.body_twist). Not for use from two Python threads at 
             if (p1.size() == 1 && p2.size() > 1) p1.assign(p2.size(), p1[0]);
             if (p2.size() == 1 && p1.size() > 1) p2.assign(p1.size(), p2[0]);
             if (p1.size() != p2.size()) throw std::invalid_argument("X_W1 and X_W2: different numbers of poses");
-            const auto N = static_cast<py::ssize_t>(p1.size()), K = static_cast<py::ssize_t>(b.entries_per_manifold());
-            BatchArrays r;
-            r.points = py::array_t<double>({N, K, py::ssize_t(3)});
-            r.normals = py::array_t<double>({N, K, py::ssize_t(3)});
-            r.distances = py::array_t<double>({N, K});
-            r.activities = py::array_t<double>({N, K});
-            const auto span_of = [](py::array_t<double>& a) { return std::span<double>(a.mutable_data(), static_cast<size_t>(a.size())); };
-            ManifoldBatchOutput out{span_of(r.points), span_of(r.distances), span_of(r.normals), span_of(r.activities), {}, {}, {}, {}};
-            py::array_t<double> jp, jn, jd, ja;
-            if (derivatives) {
-              jp = py::array_t<double>({N, K, py::ssize_t(3), py::ssize_t(12)});
-              jn = py::array_t<double>({N, K, py::ssize_t(3), py::ssize_t(12)});
-              jd = py::array_t<double>({N, K, py::ssize_t(12)});
-              ja = py::array_t<double>({N, K, py::ssize_t(12)});
-              out.J_point = span_of(jp);
-              out.J_normal = span_of(jn);
-              out.J_distance = span_of(jd);
-              out.J_activity = span_of(ja);
-            }
+            BatchBuffers buf(static_cast<py::ssize_t>(p1.size()), b.entries_per_manifold(), derivatives);
             {
               py::gil_scoped_release release;
-              b.compute(p1, p2, out);
+              b.compute(p1, p2, buf.out);
             }
-            r.J_point_X12 = derivatives ? py::object(jp) : py::none();
-            r.J_normal_X12 = derivatives ? py::object(jn) : py::none();
-            r.J_distance_X12 = derivatives ? py::object(jd) : py::none();
-            r.J_activity_X12 = derivatives ? py::object(ja) : py::none();
-            return r;
+            return buf.result();
           },
           py::arg("X_W1"), py::arg("X_W2"), py::arg("derivatives") = false,
           "Manifolds at the pose pairs (X_W1[q], X_W2[q]): each (N, 7), (N, 4, 4) or one pose (used for every q).\n"
-          "Returns a ManifoldBatchResult. The GIL is released. ValueError on mismatched counts or non-finite poses.");
+          "Returns a ManifoldBatchResult. The GIL is released. ValueError on mismatched counts or non-finite poses, "
+          "or if the batch has several object pairs (use compute_scenes).")
+      .def(
+          "compute_scenes",
+          [](ManifoldBatch& b, const py::object& poses, bool derivatives) {
+            const std::vector<Pose> P = scene_poses(poses, b.num_objects(), "object_poses");
+            BatchBuffers buf(static_cast<py::ssize_t>(P.size()) / b.num_objects(), b.entries_per_configuration(), derivatives);
+            {
+              py::gil_scoped_release release;
+              b.compute_scenes(P, buf.out);
+            }
+            return buf.result();
+          },
+          py::arg("object_poses"), py::arg("derivatives") = false,
+          "Manifolds of every pair at S configurations of the objects: object_poses (S, M, 7) or (S, M, 4, 4) (or one "
+          "configuration (M, 7)). Returns a ManifoldBatchResult with N = S and K = entries_per_configuration; pair p's "
+          "entries are [pair_offset(p), pair_offset(p) + pair_entries(p)), Jacobian columns [pose of pair(p)[0] | "
+          "pose of pair(p)[1]]. The GIL is released.")
+      .def_property_readonly("num_objects", &ManifoldBatch::num_objects, "M")
+      .def_property_readonly("num_pairs", &ManifoldBatch::num_pairs, "P")
+      .def_property_readonly("entries_per_configuration", &ManifoldBatch::entries_per_configuration, "K_total = sum of K_p")
+      .def("pair", [](const ManifoldBatch& b, int p) {
+             if (p < 0 || p >= b.num_pairs()) throw py::index_error("pair index out of range");
+             return py::make_tuple(b.pair(p)[0], b.pair(p)[1]);
+           }, py::arg("p"), "(a, b): the objects of pair p")
+      .def("pair_entries", [](const ManifoldBatch& b, int p) {
+             if (p < 0 || p >= b.num_pairs()) throw py::index_error("pair index out of range");
+             return b.pair_entries(p);
+           }, py::arg("p"), "K_p")
+      .def("pair_offset", [](const ManifoldBatch& b, int p) {
+             if (p < 0 || p >= b.num_pairs()) throw py::index_error("pair index out of range");
+             return b.pair_offset(p);
+           }, py::arg("p"), "offset of pair p's entries in one configuration");
+  // Witness routines over N queries (the seed's Fig. 6 experiment).
+  m.def(
+      "edge_edge_witness_batch",
+      [](const py::object& ends, const WitnessOptions& options, int num_threads) {
+        const std::vector<double> e = witness_ends(ends, "ends");
+        const auto N = static_cast<py::ssize_t>(e.size() / 12);
+        py::array_t<double> e1({N, py::ssize_t(3)}), e2({N, py::ssize_t(3)}), alpha({N, py::ssize_t(2)}), distance(N),
+            gamma(N);
+        const EdgeEdgeBatchOutput out{span_of(e1), span_of(e2), span_of(alpha), span_of(distance), span_of(gamma)};
+        with_pool(num_threads, [&](batch::ThreadPool* pool) { edge_edge_witness_batch(e, options, out, pool); });
+        py::dict d;
+        d["e1"] = e1;
+        d["e2"] = e2;
+        d["alpha"] = alpha;
+        d["distance"] = distance;
+        d["gamma_con"] = gamma;
+        return d;
+      },
+      py::arg("ends"), py::arg("options") = WitnessOptions{}, py::kw_only(), py::arg("num_threads") = 0,
+      "The E-E witness routine (Sec. IV-D2) on N edge pairs: ends (N, 4, 3) [a0, a1, b0, b1] (or (N, 12)). Returns a dict: "
+      "e1, e2 (N, 3) witness points, alpha (N, 2), distance (N,), gamma_con (N,). num_threads 0 = all cores, 1 = "
+      "the calling thread. NaN in a query gives NaN for that query only.");
+  m.def(
+      "vertex_face_witness_batch",
+      [](const py::object& ends, const WitnessOptions& options, int num_threads) {
+        const std::vector<double> e = witness_ends(ends, "ends");
+        const auto N = static_cast<py::ssize_t>(e.size() / 12);
+        py::array_t<double> point({N, py::ssize_t(3)}), distance(N), gamma(N);
+        const VertexFaceBatchOutput out{span_of(point), span_of(distance), span_of(gamma)};
+        with_pool(num_threads, [&](batch::ThreadPool* pool) { vertex_face_witness_batch(e, options, out, pool); });
+        py::dict d;
+        d["point"] = point;
+        d["distance"] = distance;
+        d["gamma_inside"] = gamma;
+        return d;
+      },
+      py::arg("ends"), py::arg("options") = WitnessOptions{}, py::kw_only(), py::arg("num_threads") = 0,
+      "The V-F witness routine on N (vertex, triangle) queries: ends (N, 4, 3) [v, p0, p1, p2] (or (N, 12)). Returns a "
+      "dict: point (N, 3) on the triangle, distance (N,), gamma_inside (N,).");
 }
 
 }  // namespace diffcol::python

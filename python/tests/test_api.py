@@ -190,6 +190,14 @@ def test_contact_pair_warm_starts_and_options():
     assert not cold.warm_started and abs(cold.alpha - second.alpha) < 1e-9
     pair.options = diffcol.SolveOptions(warm_start=False)
     assert not pair.solve(np.eye(4), sweep.pose(2)).warm_started
+    # the first-order warm start (default) and the plain one reach the same solution
+    plain = diffcol.ContactPair(pair.shape1, pair.shape2, diffcol.SolveOptions(warm_predictor=False))
+    pred = diffcol.ContactPair(pair.shape1, pair.shape2)
+    assert pred.options.warm_predictor and not plain.options.warm_predictor
+    for i in range(200, 205):
+        a, b = plain.solve(np.eye(4), sweep.pose(i)), pred.solve(np.eye(4), sweep.pose(i))
+        assert abs(a.alpha - b.alpha) < 1e-9 * a.alpha
+    assert "warm_predictor=False" in repr(plain.options)
 
 
 def test_to_coordinates_chain_rule():

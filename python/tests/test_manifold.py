@@ -250,3 +250,74 @@ def test_batch_equals_one_by_one():
         assert v.J_point_X12 is None and v.distances.shape == (5, K)
     with pytest.raises(ValueError):
         batch.compute(X1[:2], X2)
+
+
+def test_scene_batch_equals_one_by_one():
+    # Three cubes (two meshes), three pairs, four configurations: each pair's slice of every
+    # configuration is the one-by-one manifold, bit for bit.
+    objects = [cube(1), cube(2), cube(1)]
+    pairs = [(0, 1), (1, 2), (2, 0)]
+    rng = np.random.default_rng(21)
+    S = 4
+    poses = np.zeros((S, 3, 7))
+    for s in range(S):
+        a, b = tilted_pair_poses(rng)
+        c, _ = tilted_pair_poses(rng)
+        poses[s] = [pose7(a), pose7(b), pose7(c)]
+    batch = manifold.ManifoldBatch(objects, pairs, num_threads=2)
+    assert batch.num_objects == 3 and batch.num_pairs == 3
+    assert batch.entries_per_configuration == sum(batch.pair_entries(p) for p in range(3))
+    r = batch.compute_scenes(poses, derivatives=True)
+    Kt = batch.entries_per_configuration
+    assert r.points.shape == (S, Kt, 3) and r.J_activity_X12.shape == (S, Kt, 12)
+    for s in range(S):
+        for p in range(3):
+            a, b = batch.pair(p)
+            o, k = batch.pair_offset(p), batch.pair_entries(p)
+            m, d = manifold.compute_manifold_derivatives(objects[a], poses[s, a], objects[b], poses[s, b])
+            assert same_bits(r.points[s, o:o + k], m.points) and same_bits(r.activities[s, o:o + k], m.activities)
+            assert same_bits(r.J_point_X12[s, o:o + k], d.J_point_X12)
+    values = batch.compute_scenes(poses)  # values only (their own code path)
+    one = batch.compute_scenes(poses[0])  # one configuration (M, 7)
+    assert one.points.shape == (1, Kt, 3) and same_bits(one.points[0], values.points[0])
+    m = manifold.compute_manifold(objects[0], poses[1, 0], objects[1], poses[1, 1])
+    assert same_bits(values.distances[1, :batch.pair_entries(0)], m.distances)
+    with pytest.raises(ValueError):
+        batch.compute_scenes(np.zeros((2, 4, 7)))
+    with pytest.raises(ValueError):
+        batch.compute(poses[0, 0], poses[0, 1])  # several pairs: compute_scenes only
+    with pytest.raises(ValueError):
+        manifold.ManifoldBatch(objects, [(0, 0)])
+
+
+def test_witness_batches_match_brute_force():
+    # E-E: hard witness (temperatures 0, no regularization) = the closest points of two segments,
+    # checked against dense sampling; V-F: hard witness = the closest point on the triangle.
+    rng = np.random.default_rng(5)
+    N = 40
+    ends = rng.uniform(-1.0, 1.0, size=(N, 4, 3))
+    hard = manifold.WitnessOptions.hard(0.0)
+    ee = manifold.edge_edge_witness_batch(ends, hard, num_threads=2)
+    ee1 = manifold.edge_edge_witness_batch(ends.reshape(N, 12), hard, num_threads=1)
+    assert same_bits(ee["e1"], ee1["e1"]) and same_bits(ee["distance"], ee1["distance"])
+    t = np.linspace(0.0, 1.0, 801)
+    for q in range(N):
+        a0, a1, b0, b1 = ends[q]
+        A = a0 + t[:, None] * (a1 - a0)
+        B = b0 + t[:, None] * (b1 - b0)
+        dmin = np.sqrt(((A[:, None, :] - B[None, :, :]) ** 2).sum(-1)).min()
+        assert ee["distance"][q] <= dmin + 1e-12
+        assert ee["distance"][q] >= dmin - 1e-2
+        np.testing.assert_allclose(np.linalg.norm(ee["e1"][q] - ee["e2"][q]), ee["distance"][q], atol=1e-12)
+    vf = manifold.vertex_face_witness_batch(ends, hard)
+    u = np.linspace(0.0, 1.0, 201)
+    for q in range(N):
+        v, p0, p1, p2 = ends[q]
+        U, W = np.meshgrid(u, u)
+        keep = U + W <= 1.0
+        P = p0 + U[keep][:, None] * (p1 - p0) + W[keep][:, None] * (p2 - p0)
+        dmin = np.linalg.norm(P - v, axis=1).min()
+        assert vf["distance"][q] <= dmin + 1e-12
+        assert vf["distance"][q] >= dmin - 3e-2
+    with pytest.raises(ValueError):
+        manifold.edge_edge_witness_batch(np.zeros((3, 5)))

@@ -275,13 +275,18 @@ def test_free_flight_rk4_is_exact():
     assert same_bits(y.poses, poses[-1])
 
 
-def test_step_jacobian_velocity_columns():
+def pressed_box():
     scene = falling_box_scene()
     x = ssdf.State.zeros(scene)
     x.poses = [[0.0, 0.0, 0.0, 1, 0, 0, 0]]
     x.velocities = [[0.1, -0.2, 0.05, 0.01, 0.0, -0.02]]
     u = ssdf.Control.zeros(scene)
     u.kinematic_poses = [[0.0, 0.0, 0.14, 1, 0, 0, 0]]  # the finger presses on the top face
+    return scene, x, u
+
+
+def test_step_jacobian_velocity_columns():
+    scene, x, u = pressed_box()
     h = 0.002
     nxt, J = ssdf.step_jacobian(scene, x, u, h, ssdf.Integrator.euler)
     assert J.shape == (12, 12 + 12 + 6)
@@ -303,16 +308,6 @@ def test_step_jacobian_velocity_columns():
         ssdf.step(scene, x, u, -1.0)
     with pytest.raises(ValueError):
         scene.add_free_body(-1.0, np.eye(3), None, 0.1)
-
-
-def pressed_box():
-    scene = falling_box_scene()
-    x = ssdf.State.zeros(scene)
-    x.poses = [[0.0, 0.0, 0.0, 1, 0, 0, 0]]
-    x.velocities = [[0.1, -0.2, 0.05, 0.01, 0.0, -0.02]]
-    u = ssdf.Control.zeros(scene)
-    u.kinematic_poses = [[0.0, 0.0, 0.14, 1, 0, 0, 0]]  # the finger presses on the top face
-    return scene, x, u
 
 
 def test_inverse_dynamics_inverts_forward_dynamics():
@@ -338,6 +333,17 @@ def test_contact_force_jacobian_matches_forces():
         return ssdf.contact_forces(scene, y, u)
 
     assert_rows_close(J[:, 6:12], richardson(forces, 6, [1e-4, 1e-5, 1e-6]), "d forces / d velocities")
+
+
+def test_step_hessian_tensor_contracts_to_step_hessian():
+    scene, x, u = pressed_box()
+    h = 0.002
+    T = ssdf.step_hessian_tensor(scene, x, u, h, ssdf.Integrator.euler)
+    assert T.shape == (12, 30, 30)
+    w = np.linspace(-1.0, 1.0, 12)
+    _, _, H = ssdf.step_hessian(scene, x, u, h, ssdf.Integrator.euler, w)
+    np.testing.assert_allclose(np.tensordot(w, T, axes=1), H, rtol=0, atol=1e-9 * max(1.0, np.abs(H).max()))
+    assert np.abs(T).max() > 0.0
 
 
 def test_step_hessian_velocity_block():

@@ -2,6 +2,8 @@
 // the Hertz contact wrenches (Sec. VII-B, (31)–(32), (B40)–(B44)). Conventions: derivatives.hpp.
 #include "diffcol/idcol/derivatives.hpp"
 
+#include "kkt_pose_jacobian.hpp"
+
 #include <cmath>
 #include <stdexcept>
 #include <variant>
@@ -159,49 +161,14 @@ void contact_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDe
   const Mat3& R = sol.X_12.R;
   const Vec3& r = sol.X_12.p;
   const double alpha = sol.alpha, ia = 1.0 / alpha;
-  const double l2 = sol.lambda2;
   const Vec3& x = sol.x_B1;
   const Vec3 y1 = ia * x;
-  const Vec3 y2 = ia * (R.transpose() * (x - r));
   const Vec3& g1 = sol.grad1;
-  const Vec3& g2 = sol.grad2;
   const Mat3& H1 = sol.hess1;
-  const Mat3& H2 = sol.hess2;
 
   // G_c (26) from (25a)-(25c) for body 2; rows (10a),(10b),(10c)x3,(10d); columns ξ = [ω; v]
   double G[6][6];
-  {
-    for (int c = 0; c < 6; ++c) G[0][c] = 0.0;
-    const Vec3 gy = cross(g2, y2);  // (∇φᵀ ỹ)ᵀ
-    G[1][0] = gy.x(), G[1][1] = gy.y(), G[1][2] = gy.z();
-    G[1][3] = -ia * g2.x(), G[1][4] = -ia * g2.y(), G[1][5] = -ia * g2.z();
-    // λ2 φ_xξ = (λ2/α) R [H ỹ − g̃, −H/α] (25b), row by row
-    const Mat3 RH = R * H2;
-    const double s1 = l2 * ia, s2 = -l2 * ia * ia;
-    for (int i = 0; i < 3; ++i) {
-      const double h0 = RH(i, 0), h1 = RH(i, 1), h2 = RH(i, 2);
-      const double hy0 = h1 * y2.z() - h2 * y2.y();  // (RH ỹ)(i, ·)
-      const double hy1 = h2 * y2.x() - h0 * y2.z();
-      const double hy2 = h0 * y2.y() - h1 * y2.x();
-      // (R g̃)(i, ·)
-      const double q0 = R(i, 0), q1 = R(i, 1), q2 = R(i, 2);
-      const double gg0 = q1 * g2.z() - q2 * g2.y();
-      const double gg1 = q2 * g2.x() - q0 * g2.z();
-      const double gg2 = q0 * g2.y() - q1 * g2.x();
-      G[2 + i][0] = s1 * (hy0 - gg0);
-      G[2 + i][1] = s1 * (hy1 - gg1);
-      G[2 + i][2] = s1 * (hy2 - gg2);
-      G[2 + i][3] = s2 * h0;
-      G[2 + i][4] = s2 * h1;
-      G[2 + i][5] = s2 * h2;
-    }
-    // λ2 φ_αξ = −(λ2/α) (g + H y)ᵀ [ỹ, −I/α] (25c)
-    const Vec3 w = g2 + H2 * y2;
-    const Vec3 wy = (-l2 * ia) * cross(w, y2);
-    const double cw = l2 * ia * ia;
-    G[5][0] = wy.x(), G[5][1] = wy.y(), G[5][2] = wy.z();
-    G[5][3] = cw * w.x(), G[5][4] = cw * w.y(), G[5][5] = cw * w.z();
-  }
+  detail::kkt_pose_jacobian(sol, G);
   // T_c = −J_c⁻¹ G_c (27)-(28), z = (x, s, λ1, λ2), reusing the factorization of the solve
   double T[6][6];
   lu_solve_neg(sol.kkt_lu, G, T);

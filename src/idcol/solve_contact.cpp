@@ -7,6 +7,8 @@
 
 #include "diffcol/idcol/contact.hpp"
 
+#include "kkt_pose_jacobian.hpp"
+
 namespace diffcol::idcol {
 
 const char* status_name(ContactStatus s) {
@@ -358,6 +360,39 @@ void polish(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f
   lu = lut;
 }
 
+// First-order warm start (SolveOptions::warm_predictor): z ← z + T_c·ξ with T_c = −J_c⁻¹G_c at the
+// previous solution and ξ ≈ [vee(ΔR − ΔRᵀ)/2; R_prevᵀΔr] its body twist to X_12 (first order is
+// what the predictor needs). Returns false (inputs unchanged) if the step is large or not usable.
+bool predict_warm_start(const ContactSolution& prev, const Pose& X_12, Vec3& x, double& alpha, double& l1,
+                        double& l2) {
+  if (!(prev.kkt_lu.pivot_ratio() > 1e-14)) return false;
+  const Mat3 dR = prev.X_12.R.transpose() * X_12.R;
+  Vec6 xi;
+  xi << 0.5 * (dR(2, 1) - dR(1, 2)), 0.5 * (dR(0, 2) - dR(2, 0)), 0.5 * (dR(1, 0) - dR(0, 1)),
+      prev.X_12.R.transpose() * (X_12.p - prev.X_12.p);
+  if (!(xi.head<3>().squaredNorm() < 0.09)) return false;
+  double G[6][6];
+  detail::kkt_pose_jacobian(prev, G);
+  Vec6 g;
+  for (int i = 0; i < 6; ++i) {
+    double v = 0.0;
+    for (int j = 0; j < 6; ++j) v += G[i][j] * xi[j];
+    g[i] = v;
+  }
+  const Vec6 dz = -prev.kkt_lu.solve(g);
+  const double l1n = l1 + dz[4], l2n = l2 + dz[5];
+  if (!std::isfinite(dz.sum()) || !(std::abs(dz[3]) < 0.5) || !(l1n > 0.0) || !(l2n > 0.0)) return false;
+  // x moves with the bodies: more than a few times their motion means an ill-conditioned T_c
+  // (nearly parallel faces, where x* slides along the faces) and a prediction to distrust
+  const double motion = xi.tail<3>().norm() + xi.head<3>().norm() * (x.norm() + prev.X_12.p.norm());
+  if (!(dz.head<3>().norm() <= 4.0 * motion + 1e-12 * (x.norm() + prev.X_12.p.norm()))) return false;
+  x += dz.head<3>();
+  alpha *= std::exp(dz[3]);
+  l1 = l1n;
+  l2 = l2n;
+  return true;
+}
+
 template <class S1, class S2>
 void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pose& X_W2, const SolveOptions& opt,
                  const ContactSolution* warm, ContactSolution& out) {
@@ -399,11 +434,22 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
   constexpr bool exact_cold = std::is_same_v<S1, Sphere> && std::is_same_v<S2, Sphere>;
   if (!exact_cold && warm != nullptr && warm->ok() && warm->alpha > 0.0 && c > 0.0) {
     ++attempts;
-    z.x = warm->x_B1 / c;
-    z.s = std::clamp(std::log(warm->alpha / c), P.s_lo, P.s_hi);
-    z.l1 = warm->lambda1 / c;
-    z.l2 = warm->lambda2 / c;
+    Vec3 xw = warm->x_B1;
+    double aw = warm->alpha, l1w = warm->lambda1, l2w = warm->lambda2;
+    const bool predicted = opt.warm_predictor && predict_warm_start(*warm, X_12, xw, aw, l1w, l2w);
+    const auto start = [&](const Vec3& x0, double a0, double m1, double m2) {
+      z.x = x0 / c;
+      z.s = std::clamp(std::log(a0 / c), P.s_lo, P.s_hi);
+      z.l1 = m1 / c;
+      z.l2 = m2 / c;
+    };
+    start(xw, aw, l1w, l2w);
     ok = newton(kkt, opt, z, f, J, sd, st);
+    if (!ok && predicted) {  // the plain previous solution, before any cold start
+      ++attempts;
+      start(warm->x_B1, warm->alpha, warm->lambda1, warm->lambda2);
+      ok = newton(kkt, opt, z, f, J, sd, st);
+    }
     out.warm_started = ok;
   }
   // cold starts: spheres fitted along r̂ (ray extents), then the seed's (23), then spread scalings;

@@ -29,7 +29,28 @@ void store(const V3<double>& v, double* p) {
 }  // namespace
 
 ManifoldBatch::ManifoldBatch(ContactObject body1, ContactObject body2, ManifoldBatchOptions options)
-    : body1_(std::move(body1)), body2_(std::move(body2)), options_(options) {
+    : options_(options) {
+  objects_.push_back(std::move(body1));
+  objects_.push_back(std::move(body2));
+  pairs_.push_back({0, 1});
+  init();
+}
+
+ManifoldBatch::ManifoldBatch(std::vector<ContactObject> objects, std::vector<std::array<int, 2>> pairs,
+                             ManifoldBatchOptions options)
+    : objects_(std::move(objects)), pairs_(std::move(pairs)), options_(options) {
+  if (pairs_.empty()) fail("ManifoldBatch", "no object pairs");
+  const int m = static_cast<int>(objects_.size());
+  for (std::size_t p = 0; p < pairs_.size(); ++p) {
+    const auto& pr = pairs_[p];
+    if (pr[0] < 0 || pr[0] >= m || pr[1] < 0 || pr[1] >= m)
+      fail("ManifoldBatch", "pair " + std::to_string(p) + " names an object outside [0, " + std::to_string(m) + ")");
+    if (pr[0] == pr[1]) fail("ManifoldBatch", "pair " + std::to_string(p) + " is an object with itself");
+  }
+  init();
+}
+
+void ManifoldBatch::init() {
   options_.manifold.validate();
   if (options_.grain < 1) fail("ManifoldBatch", "grain must be >= 1");
   pool_ = std::make_unique<batch::ThreadPool>(options_.num_threads);
@@ -37,9 +58,14 @@ ManifoldBatch::ManifoldBatch(ContactObject body1, ContactObject body2, ManifoldB
   workers_.resize(static_cast<std::size_t>(n));
   busy_ = std::make_unique<std::atomic<bool>[]>(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) busy_[i].store(false);
-  // K from one manifold at the stored poses (also checks the sizes against the meshes).
-  compute_manifold(body1_, body2_, options_.manifold, workers_[0].workspace, workers_[0].manifold);
-  entries_ = static_cast<int>(workers_[0].manifold.entries.size());
+  // K_p from one manifold per pair at the stored poses (also checks the sizes against the meshes).
+  offsets_.assign(1, 0);
+  for (const auto& pr : pairs_) {
+    compute_manifold(objects_[static_cast<std::size_t>(pr[0])], objects_[static_cast<std::size_t>(pr[1])],
+                     options_.manifold, workers_[0].workspace, workers_[0].manifold);
+    entries_.push_back(static_cast<int>(workers_[0].manifold.entries.size()));
+    offsets_.push_back(offsets_.back() + entries_.back());
+  }
 }
 
 int ManifoldBatch::acquire() {
@@ -54,70 +80,84 @@ int ManifoldBatch::acquire() {
 }
 
 void ManifoldBatch::warm_up(bool derivatives) {
-  const Pose X1 = body1_.pose(), X2 = body2_.pose();
-  for (Worker& w : workers_) {
-    compute_manifold(body1_, X1, body2_, X2, options_.manifold, w.workspace, w.manifold);
-    if (derivatives)
-      compute_manifold_derivatives(body1_, X1, body2_, X2, options_.manifold, options_.coordinates, w.workspace,
-                                   w.manifold, w.derivatives);
+  for (Worker& w : workers_)
+    for (const auto& pr : pairs_) {
+      const ContactObject& a = objects_[static_cast<std::size_t>(pr[0])];
+      const ContactObject& b = objects_[static_cast<std::size_t>(pr[1])];
+      compute_manifold(a, a.pose(), b, b.pose(), options_.manifold, w.workspace, w.manifold);
+      if (derivatives)
+        compute_manifold_derivatives(a, a.pose(), b, b.pose(), options_.manifold, options_.coordinates, w.workspace,
+                                     w.manifold, w.derivatives);
+    }
+}
+
+bool ManifoldBatch::check_output(const char* fn, const ManifoldBatchOutput& out, std::size_t entries) {
+  check_length(fn, "point", out.point.size(), entries * 3, false);
+  check_length(fn, "normal", out.normal.size(), entries * 3, false);
+  check_length(fn, "distance", out.distance.size(), entries, false);
+  check_length(fn, "activity", out.activity.size(), entries, false);
+  const bool with_derivatives = !out.J_point.empty() || !out.J_normal.empty() || !out.J_distance.empty() ||
+                                !out.J_activity.empty();
+  if (with_derivatives) {
+    check_length(fn, "J_point", out.J_point.size(), entries * 36, false);
+    check_length(fn, "J_normal", out.J_normal.size(), entries * 36, false);
+    check_length(fn, "J_distance", out.J_distance.size(), entries * 12, false);
+    check_length(fn, "J_activity", out.J_activity.size(), entries * 12, false);
+  }
+  return with_derivatives;
+}
+
+void ManifoldBatch::run_one(Worker& w, int a, const Pose& Xa, int b, const Pose& Xb, std::size_t base,
+                            bool derivatives, const ManifoldBatchOutput& out) const {
+  const ContactObject& A = objects_[static_cast<std::size_t>(a)];
+  const ContactObject& B = objects_[static_cast<std::size_t>(b)];
+  if (derivatives)
+    compute_manifold_derivatives(A, Xa, B, Xb, options_.manifold, options_.coordinates, w.workspace, w.manifold,
+                                 w.derivatives);
+  else
+    compute_manifold(A, Xa, B, Xb, options_.manifold, w.workspace, w.manifold);
+  const std::size_t K = w.manifold.entries.size();
+  for (std::size_t e = 0; e < K; ++e) {
+    const ManifoldEntry& me = w.manifold.entries[e];
+    const std::size_t i = base + e;
+    for (int c = 0; c < 3; ++c) {
+      out.point[3 * i + c] = me.point[c];
+      out.normal[3 * i + c] = me.normal[c];
+    }
+    out.distance[i] = me.distance;
+    out.activity[i] = me.activity;
+    if (!derivatives) continue;
+    const ManifoldDerivatives& d = w.derivatives;
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 12; ++c) {
+        out.J_point[36 * i + 12 * r + c] = d.J_point_X12[e](r, c);
+        out.J_normal[36 * i + 12 * r + c] = d.J_normal_X12[e](r, c);
+      }
+    for (int c = 0; c < 12; ++c) {
+      out.J_distance[12 * i + c] = d.J_distance_X12[e](0, c);
+      out.J_activity[12 * i + c] = d.J_activity_X12[e](0, c);
+    }
   }
 }
 
 void ManifoldBatch::compute(std::span<const Pose> X_W1, std::span<const Pose> X_W2, const ManifoldBatchOutput& out) {
   const char* fn = "ManifoldBatch::compute";
+  if (pairs_.size() != 1) fail(fn, "this batch has several object pairs; use compute_scenes");
   if (X_W1.size() != X_W2.size())
     fail(fn, "X_W1 has " + std::to_string(X_W1.size()) + " poses, X_W2 " + std::to_string(X_W2.size()));
-  const std::size_t N = X_W1.size(), K = static_cast<std::size_t>(entries_);
-  check_length(fn, "point", out.point.size(), N * K * 3, false);
-  check_length(fn, "normal", out.normal.size(), N * K * 3, false);
-  check_length(fn, "distance", out.distance.size(), N * K, false);
-  check_length(fn, "activity", out.activity.size(), N * K, false);
-  const bool with_derivatives = !out.J_point.empty() || !out.J_normal.empty() || !out.J_distance.empty() ||
-                                !out.J_activity.empty();
-  if (with_derivatives) {
-    check_length(fn, "J_point", out.J_point.size(), N * K * 36, false);
-    check_length(fn, "J_normal", out.J_normal.size(), N * K * 36, false);
-    check_length(fn, "J_distance", out.J_distance.size(), N * K * 12, false);
-    check_length(fn, "J_activity", out.J_activity.size(), N * K * 12, false);
-  }
+  const std::size_t N = X_W1.size(), K = static_cast<std::size_t>(entries_[0]);
+  const bool with_derivatives = check_output(fn, out, N * K);
   for (std::size_t q = 0; q < N; ++q)
     if (!X_W1[q].R.allFinite() || !X_W1[q].p.allFinite() || !X_W2[q].R.allFinite() || !X_W2[q].p.allFinite())
       fail(fn, "pose pair " + std::to_string(q) + " is not finite");
   if (N == 0) return;
-
+  const int a = pairs_[0][0], b = pairs_[0][1];
   auto body = [&](long begin, long end) {
     const int slot = acquire();
     Worker& w = workers_[static_cast<std::size_t>(slot)];
     try {
-      for (long q = begin; q < end; ++q) {
-        if (with_derivatives)
-          compute_manifold_derivatives(body1_, X_W1[q], body2_, X_W2[q], options_.manifold, options_.coordinates,
-                                       w.workspace, w.manifold, w.derivatives);
-        else
-          compute_manifold(body1_, X_W1[q], body2_, X_W2[q], options_.manifold, w.workspace, w.manifold);
-        const std::size_t base = static_cast<std::size_t>(q) * K;
-        for (std::size_t e = 0; e < K; ++e) {
-          const ManifoldEntry& me = w.manifold.entries[e];
-          const std::size_t i = base + e;
-          for (int c = 0; c < 3; ++c) {
-            out.point[3 * i + c] = me.point[c];
-            out.normal[3 * i + c] = me.normal[c];
-          }
-          out.distance[i] = me.distance;
-          out.activity[i] = me.activity;
-          if (!with_derivatives) continue;
-          const ManifoldDerivatives& d = w.derivatives;
-          for (int r = 0; r < 3; ++r)
-            for (int c = 0; c < 12; ++c) {
-              out.J_point[36 * i + 12 * r + c] = d.J_point_X12[e](r, c);
-              out.J_normal[36 * i + 12 * r + c] = d.J_normal_X12[e](r, c);
-            }
-          for (int c = 0; c < 12; ++c) {
-            out.J_distance[12 * i + c] = d.J_distance_X12[e](0, c);
-            out.J_activity[12 * i + c] = d.J_activity_X12[e](0, c);
-          }
-        }
-      }
+      for (long q = begin; q < end; ++q)
+        run_one(w, a, X_W1[q], b, X_W2[q], static_cast<std::size_t>(q) * K, with_derivatives, out);
     } catch (...) {
       release(slot);
       throw;
@@ -125,6 +165,39 @@ void ManifoldBatch::compute(std::span<const Pose> X_W1, std::span<const Pose> X_
     release(slot);
   };
   pool_->parallel_for(static_cast<long>(N), options_.grain, body);
+}
+
+void ManifoldBatch::compute_scenes(std::span<const Pose> object_poses, const ManifoldBatchOutput& out) {
+  const char* fn = "ManifoldBatch::compute_scenes";
+  const std::size_t M = objects_.size(), P = pairs_.size();
+  if (object_poses.size() % M != 0)
+    fail(fn, std::to_string(object_poses.size()) + " poses are not a multiple of the " + std::to_string(M) +
+                 " objects");
+  const std::size_t S = object_poses.size() / M, Ktot = static_cast<std::size_t>(offsets_.back());
+  const bool with_derivatives = check_output(fn, out, S * Ktot);
+  for (std::size_t i = 0; i < object_poses.size(); ++i)
+    if (!object_poses[i].R.allFinite() || !object_poses[i].p.allFinite())
+      fail(fn, "pose of object " + std::to_string(i % M) + " in configuration " + std::to_string(i / M) +
+                   " is not finite");
+  if (S == 0) return;
+  auto body = [&](long begin, long end) {  // task t = s·P + p
+    const int slot = acquire();
+    Worker& w = workers_[static_cast<std::size_t>(slot)];
+    try {
+      for (long t = begin; t < end; ++t) {
+        const std::size_t s = static_cast<std::size_t>(t) / P, p = static_cast<std::size_t>(t) % P;
+        const int a = pairs_[p][0], b = pairs_[p][1];
+        run_one(w, a, object_poses[s * M + static_cast<std::size_t>(a)], b,
+                object_poses[s * M + static_cast<std::size_t>(b)],
+                s * Ktot + static_cast<std::size_t>(offsets_[p]), with_derivatives, out);
+      }
+    } catch (...) {
+      release(slot);
+      throw;
+    }
+    release(slot);
+  };
+  pool_->parallel_for(static_cast<long>(S * P), options_.grain, body);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -857,16 +857,23 @@ Control Control::zeros(const Scene& scene) {
 // ------------------------------------------------------------------------------------------------
 // Plain evaluation.
 // ------------------------------------------------------------------------------------------------
+namespace {
+/// The per-body [τ; f] (or [ω̇; v̇]) of a plain evaluation as one generalized vector.
+GenVec generalized(const Scene& scene, const std::array<WrenchT<double>, kMaxFreeBodies>& w) {
+  std::array<double, kMaxGeneralizedDim> y;
+  wrench_outputs(scene.num_free(), w, y);
+  GenVec g(scene.generalized_dim());
+  for (int o = 0; o < g.size(); ++o) g[o] = y[static_cast<size_t>(o)];
+  return g;
+}
+}  // namespace
+
 GenVec contact_forces(const Scene& scene, const State& x, const Control& u) {
   check(scene, x, u, "contact_forces");
   const SystemT<double> s = load<double>(scene, x, u, PlainSeed{});
   std::array<WrenchT<double>, kMaxFreeBodies> w;
   contact_forces_t(scene, s, w);
-  std::array<double, kMaxGeneralizedDim> y;
-  wrench_outputs(s.nf, w, y);
-  GenVec g(scene.generalized_dim());
-  for (int o = 0; o < g.size(); ++o) g[o] = y[static_cast<size_t>(o)];
-  return g;
+  return generalized(scene, w);
 }
 
 GenVec forward_dynamics(const Scene& scene, const State& x, const Control& u) {
@@ -874,11 +881,7 @@ GenVec forward_dynamics(const Scene& scene, const State& x, const Control& u) {
   const SystemT<double> s = load<double>(scene, x, u, PlainSeed{});
   std::array<WrenchT<double>, kMaxFreeBodies> a;
   forward_dynamics_t(scene, s, a);
-  std::array<double, kMaxGeneralizedDim> y;
-  wrench_outputs(s.nf, a, y);
-  GenVec g(scene.generalized_dim());
-  for (int o = 0; o < g.size(); ++o) g[o] = y[static_cast<size_t>(o)];
-  return g;
+  return generalized(scene, a);
 }
 
 GenVec inverse_dynamics(const Scene& scene, const State& x, const Control& u, const GenVec& acceleration) {

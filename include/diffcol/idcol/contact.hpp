@@ -42,6 +42,11 @@ struct SolveOptions {
   double surrogate_factor = 1.0;    ///< f_S ≥ 1 of eq. (21)
   double coincident_tolerance = 1e-12;  ///< relative: ‖r‖ ≤ tol·(r1_out + r2_out) counts as coincident
   bool warm_start = true;           ///< ContactPair: start from the previous solution when there is one
+  /// Warm start from the previous solution moved to first order along the pose change: z + T_c·ξ
+  /// (T_c = −J_c⁻¹G_c of the derivatives, from the previous solve's factorization; ξ the body
+  /// twist from the previous X_12 to the new one). Falls back to the previous solution itself when
+  /// the step is large (‖ω‖ > 0.3 rad, |Δ log α| > 0.5) or leaves λ ≤ 0.
+  bool warm_predictor = true;
   bool continuation = true;         ///< ramp β or n from a smoother shape if direct attempts fail
   /// After convergence, one more Newton step is taken (reusing the final factorization to decide)
   /// when it would move x, log α or λ by more than this, relative: it sharpens ill-conditioned

@@ -2,7 +2,8 @@
 /// @file batch.hpp
 /// Batched Contax queries over a persistent thread pool (batch/thread_pool.hpp):
 ///  - ManifoldBatch: the contact manifold (and optionally its pose derivatives) of one object pair
-///    at N pose pairs per call, written into caller-provided flat arrays;
+///    at N pose pairs per call, or of several object pairs of a scene of objects at S scene
+///    configurations per call, written into caller-provided flat arrays;
 ///  - edge_edge_witness_batch / vertex_face_witness_batch: the E-E and V-F witness routines of
 ///    witness.hpp over N independent queries (the seed's Fig. 6 experiment).
 ///
@@ -14,6 +15,12 @@
 /// Entry order and meaning as manifold.hpp (ContactManifold::entries); Jacobian columns are the 12
 /// pose coordinates [body 1 | body 2], each [ω; v], in ManifoldBatchOptions::coordinates.
 ///
+/// Scenes (several object pairs): M objects, P pairs (a_p, b_p), S configurations given as S·M
+/// object poses [configuration s][object m]. "Query" above becomes (s, p): the manifold of pair p
+/// in configuration s has K_p entries and starts at entry offset s·K_total + pair_offset(p),
+/// K_total = Σ_p K_p, in the same per-entry layouts (N·K replaced by S·K_total). Jacobian columns
+/// are [pose of a_p | pose of b_p] of that entry's pair.
+///
 /// Results are bit-for-bit those of compute_manifold / compute_manifold_derivatives called one
 /// query at a time, for any number of threads: each query writes only its own slice of the
 /// outputs, and the per-worker workspaces are scratch only.
@@ -24,6 +31,7 @@
 ///
 /// Thread safety: one ManifoldBatch must not be used from two threads at once.
 
+#include <array>
 #include <atomic>
 #include <memory>
 #include <span>
@@ -53,15 +61,31 @@ struct ManifoldBatchOutput {
 /// The manifold of one object pair at many pose pairs per call (see the file comment).
 class ManifoldBatch {
  public:
-  /// Copies both objects. @throws std::invalid_argument on invalid options (manifold options,
-  /// grain < 1, num_threads < 0 or > 1024) or sizes the meshes cannot provide.
+  /// One object pair. Copies both objects. @throws std::invalid_argument on invalid options
+  /// (manifold options, grain < 1, num_threads < 0 or > 1024) or sizes the meshes cannot provide.
   ManifoldBatch(ContactObject body1, ContactObject body2, ManifoldBatchOptions options = {});
+  /// A scene: objects[pairs[p][0]] against objects[pairs[p][1]] for every p (file comment).
+  /// @throws std::invalid_argument as above, on no pairs, an index out of range or a pair of an
+  /// object with itself.
+  ManifoldBatch(std::vector<ContactObject> objects, std::vector<std::array<int, 2>> pairs,
+                ManifoldBatchOptions options = {});
 
-  /// Entries per manifold K (fixed by the meshes and options).
-  int entries_per_manifold() const { return entries_; }
+  /// Entries per manifold K of the first pair (fixed by the meshes and options); with one pair,
+  /// the K of every query.
+  int entries_per_manifold() const { return entries_[0]; }
+  int num_objects() const { return static_cast<int>(objects_.size()); }
+  int num_pairs() const { return static_cast<int>(pairs_.size()); }
+  const std::array<int, 2>& pair(int p) const { return pairs_[static_cast<std::size_t>(p)]; }
+  /// K_p, and the offset of pair p's entries within one configuration's K_total entries.
+  int pair_entries(int p) const { return entries_[static_cast<std::size_t>(p)]; }
+  int pair_offset(int p) const { return offsets_[static_cast<std::size_t>(p)]; }
+  /// K_total = Σ_p K_p: the entries of one scene configuration.
+  int entries_per_configuration() const { return offsets_.back(); }
   int num_threads() const { return pool_->num_threads(); }
   const ManifoldBatchOptions& options() const { return options_; }
-  const ContactObject& body(int b) const { return b == 0 ? body1_ : body2_; }
+  /// The two objects of the first pair (b = 0, 1).
+  const ContactObject& body(int b) const { return objects_[static_cast<std::size_t>(pairs_[0][b])]; }
+  const ContactObject& object(int m) const { return objects_[static_cast<std::size_t>(m)]; }
 
   /// Sizes every worker's workspace (values, and derivatives if `derivatives`), so that later
   /// compute() calls allocate nothing. Optional: compute() warms up lazily otherwise.
@@ -72,7 +96,15 @@ class ManifoldBatch {
   /// @throws std::invalid_argument if X_W1 and X_W2 differ in length, an output array has the
   /// wrong length, only some Jacobian arrays are given, or a pose is not finite (checked
   /// before any work).
+  /// Requires a single pair (else std::invalid_argument; use compute_scenes).
   void compute(std::span<const Pose> X_W1, std::span<const Pose> X_W2, const ManifoldBatchOutput& out);
+
+  /// The manifolds of every pair at the S = object_poses.size() / num_objects() configurations
+  /// (object poses [configuration s][object m]), into `out` (layouts: file comment, N·K replaced
+  /// by S·K_total); derivatives too if out's Jacobian arrays are given.
+  /// @throws std::invalid_argument if object_poses is not a multiple of num_objects(), an output
+  /// array has the wrong length, only some Jacobian arrays are given, or a pose is not finite.
+  void compute_scenes(std::span<const Pose> object_poses, const ManifoldBatchOutput& out);
 
  private:
   struct Worker {
@@ -84,12 +116,20 @@ class ManifoldBatch {
   int acquire();
   void release(int slot) { busy_[slot].store(false, std::memory_order_release); }
 
-  ContactObject body1_, body2_;
+  void init();
+  /// Checks the output lengths for `entries` entries in all; returns whether derivatives are asked.
+  static bool check_output(const char* fn, const ManifoldBatchOutput& out, std::size_t entries);
+  /// Manifold of objects (a, b) at (Xa, Xb) into w, copied to entries [base, base + K) of out.
+  void run_one(Worker& w, int a, const Pose& Xa, int b, const Pose& Xb, std::size_t base, bool derivatives,
+               const ManifoldBatchOutput& out) const;
+
+  std::vector<ContactObject> objects_;
+  std::vector<std::array<int, 2>> pairs_;
   ManifoldBatchOptions options_;
   std::unique_ptr<batch::ThreadPool> pool_;
   std::vector<Worker> workers_;
   std::unique_ptr<std::atomic<bool>[]> busy_;
-  int entries_ = 0;
+  std::vector<int> entries_, offsets_;  ///< K_p; prefix sums (offsets_.back() = K_total)
 };
 
 /// Outputs of edge_edge_witness_batch (N queries; empty spans are skipped).
