@@ -64,16 +64,6 @@ struct Accum {
   }
 };
 
-Json timing_json(const Timing& t) {
-  Json j;
-  j["mean_us"] = t.mean_us;
-  j["mean_cpu_us"] = t.mean_cpu_us;
-  j["mean_timed_us"] = t.mean_timed_us;
-  j["median_us"] = t.median_us;
-  j["p99_us"] = t.p99_us;
-  j["max_us"] = t.max_us;
-  return j;
-}
 
 Json stats_json(const SolveStats& s) {
   Json j = timing_json(s.timing);

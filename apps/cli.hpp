@@ -103,4 +103,21 @@ void print_view_usage(std::ostream& os);
 /// Returns true and advances i when args[i] is that option. @throws InputError if the value is missing.
 bool take_option(const std::vector<std::string>& args, size_t& i, const std::string& name, std::string& value);
 
+/// A fixed-size Eigen block as an array of rows (row-major), 1-row blocks included ([[...]]).
+template <class M>
+Json rows_json(const M& m) {
+  Json a = Json::array();
+  for (Eigen::Index r = 0; r < m.rows(); ++r) {
+    Json row = Json::array();
+    for (Eigen::Index c = 0; c < m.cols(); ++c) row.push_back(static_cast<double>(m(r, c)));
+    a.push_back(row);
+  }
+  return a;
+}
+
+/// --shape1 / --shape2 SPEC and --pose1 / --pose2 POSE (take_option syntax) into doc["shape1"]
+/// ... doc["pose2"] as JSON (shape_arg_to_json, pose_arg_to_json). Returns true and advances i
+/// when args[i] is one of them.
+bool take_pair_option(const std::vector<std::string>& args, size_t& i, Json& doc);
+
 }  // namespace diffcol::cli

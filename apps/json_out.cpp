@@ -5,6 +5,7 @@
 #include <string>
 
 #include "cli.hpp"
+#include "timing.hpp"
 
 namespace diffcol::cli {
 namespace {
@@ -120,19 +121,6 @@ Json solution_json(const idcol::ContactSolution& s) {
   return j;
 }
 
-namespace {
-// A fixed-size Eigen block as an array of rows (row-major), 1-row blocks included ([[...]]).
-template <class M>
-Json rows_json(const M& m) {
-  Json a = Json::array();
-  for (Eigen::Index r = 0; r < m.rows(); ++r) {
-    Json row = Json::array();
-    for (Eigen::Index c = 0; c < m.cols(); ++c) row.push_back(static_cast<double>(m(r, c)));
-    a.push_back(row);
-  }
-  return a;
-}
-}  // namespace
 
 Json derivatives_json(const idcol::ContactDerivatives& d) {
   Json j;
@@ -180,6 +168,17 @@ Json derivatives_json(const idcol::ContactDerivatives& d) {
   DIFFCOL_BLOCK(J_normal_B1_X2);
   DIFFCOL_BLOCK(J_normal_W_X2);
 #undef DIFFCOL_BLOCK
+  return j;
+}
+
+Json timing_json(const Timing& t) {
+  Json j;
+  j["mean_us"] = t.mean_us;
+  j["mean_cpu_us"] = t.mean_cpu_us;
+  j["mean_timed_us"] = t.mean_timed_us;
+  j["median_us"] = t.median_us;
+  j["p99_us"] = t.p99_us;
+  j["max_us"] = t.max_us;
   return j;
 }
 

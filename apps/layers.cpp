@@ -25,17 +25,6 @@ namespace {
 
 using qp::TwistConvention;
 
-// A fixed-size Eigen block as an array of rows (row-major), 1-row blocks included ([[...]]).
-template <class M>
-Json rows_json(const M& m) {
-  Json a = Json::array();
-  for (Eigen::Index r = 0; r < m.rows(); ++r) {
-    Json row = Json::array();
-    for (Eigen::Index c = 0; c < m.cols(); ++c) row.push_back(static_cast<double>(m(r, c)));
-    a.push_back(row);
-  }
-  return a;
-}
 
 std::string num(double v) {
   std::ostringstream os;
@@ -43,16 +32,6 @@ std::string num(double v) {
   return os.str();
 }
 
-Json timing_json(const Timing& t) {
-  Json j;
-  j["mean_us"] = t.mean_us;
-  j["mean_cpu_us"] = t.mean_cpu_us;
-  j["mean_timed_us"] = t.mean_timed_us;
-  j["median_us"] = t.median_us;
-  j["p99_us"] = t.p99_us;
-  j["max_us"] = t.max_us;
-  return j;
-}
 
 // ============================================================== QP (DiffPills) shapes
 

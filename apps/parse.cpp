@@ -336,6 +336,21 @@ std::string take_method(std::vector<std::string>& args) {
   return method.empty() ? "idcol" : method;
 }
 
+bool take_pair_option(const std::vector<std::string>& args, size_t& i, Json& doc) {
+  std::string v;
+  for (const char* key : {"shape1", "shape2"})
+    if (take_option(args, i, std::string("--") + key, v)) {
+      doc[key] = shape_arg_to_json(v);
+      return true;
+    }
+  for (const char* key : {"pose1", "pose2"})
+    if (take_option(args, i, std::string("--") + key, v)) {
+      doc[key] = pose_arg_to_json(v);
+      return true;
+    }
+  return false;
+}
+
 bool take_option(const std::vector<std::string>& args, size_t& i, const std::string& name, std::string& value) {
   const std::string& a = args[i];
   if (a == name) {

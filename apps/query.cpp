@@ -88,14 +88,7 @@ int cmd_query(const std::vector<std::string>& args0) {
           throw InputError("input: unknown field '" + k + "' (allowed: shape1, pose1, shape2, pose2, options)");
         if (!doc.contains(k)) doc[k] = it.value();  // command-line flags seen earlier win
       }
-    } else if (take_option(args, i, "--shape1", v)) {
-      doc["shape1"] = shape_arg_to_json(v);
-    } else if (take_option(args, i, "--shape2", v)) {
-      doc["shape2"] = shape_arg_to_json(v);
-    } else if (take_option(args, i, "--pose1", v)) {
-      doc["pose1"] = pose_arg_to_json(v);
-    } else if (take_option(args, i, "--pose2", v)) {
-      doc["pose2"] = pose_arg_to_json(v);
+    } else if (take_pair_option(args, i, doc)) {
     } else if (take_option(args, i, "--tolerance", v)) {
       cli_options["tolerance"] = parse_double(v, "--tolerance");
     } else if (take_option(args, i, "--max-iterations", v)) {

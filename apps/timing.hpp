@@ -17,6 +17,8 @@
 
 #include <time.h>
 
+#include <nlohmann/json.hpp>
+
 namespace diffcol::cli {
 
 using BenchClock = std::chrono::steady_clock;
@@ -29,6 +31,9 @@ struct Timing {
   double p99_us = 0;         ///< per-call, nearest-rank 99th percentile
   double max_us = 0;         ///< per-call maximum
 };
+
+/// {"mean_us", "mean_cpu_us", "mean_timed_us", "median_us", "p99_us", "max_us"} (json_out.cpp).
+nlohmann::ordered_json timing_json(const Timing& t);
 
 /// CPU time of the calling thread in seconds (CLOCK_THREAD_CPUTIME_ID).
 inline double thread_cpu_seconds() {

@@ -183,14 +183,7 @@ int cmd_view(const std::vector<std::string>& args) {
                            "' (allowed: shape1, pose1, shape2, pose2, frames, options, view)");
         if (!doc.contains(k)) doc[k] = it.value();  // command-line flags seen earlier win
       }
-    } else if (take_option(args, i, "--shape1", v)) {
-      doc["shape1"] = shape_arg_to_json(v);
-    } else if (take_option(args, i, "--shape2", v)) {
-      doc["shape2"] = shape_arg_to_json(v);
-    } else if (take_option(args, i, "--pose1", v)) {
-      doc["pose1"] = pose_arg_to_json(v);
-    } else if (take_option(args, i, "--pose2", v)) {
-      doc["pose2"] = pose_arg_to_json(v);
+    } else if (take_pair_option(args, i, doc)) {
     } else if (take_option(args, i, "--frames", v)) {
       frames_path = v;
     } else if (take_option(args, i, "--pose1-to", v)) {

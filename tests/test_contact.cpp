@@ -939,6 +939,40 @@ TEST(ContactPair, FirstOrderWarmStartSavesEvaluationsAndAgrees) {
     }
 }
 
+TEST(ContactPair, InvalidOptionsAreRejected) {
+  // validate() names the field and ContactPair's constructor throws; a stateless solve, or a
+  // pair whose options() were changed afterwards, returns status invalid_input.
+  using diffcol::idcol::SolveOptions;
+  EXPECT_NO_THROW(SolveOptions{}.validate());
+  const Shape A = diffcol::idcol::benchmark_shape("ellipsoid"), B = diffcol::idcol::benchmark_shape("poly");
+  const Pose X2 = make_pose(Mat3::Identity(), Vec3(2.5, 0.3, 0.1));
+  std::vector<std::pair<SolveOptions, const char*>> bad;
+  auto add = [&](const char* field, auto&& set) {
+    SolveOptions o;
+    set(o);
+    bad.emplace_back(o, field);
+  };
+  add("tolerance", [](SolveOptions& o) { o.tolerance = std::numeric_limits<double>::quiet_NaN(); });
+  add("max_iterations", [](SolveOptions& o) { o.max_iterations = 0; });
+  add("max_attempts", [](SolveOptions& o) { o.max_attempts = 0; });
+  add("surrogate_factor", [](SolveOptions& o) { o.surrogate_factor = 0.5; });
+  add("coincident_tolerance", [](SolveOptions& o) { o.coincident_tolerance = -1.0; });
+  add("polish_threshold", [](SolveOptions& o) { o.polish_threshold = -1.0; });
+  for (const auto& [o, field] : bad) {
+    expect_invalid_field(o, field);
+    EXPECT_THROW(ContactPair(A, B, o), std::invalid_argument) << field;
+    const ContactSolution s = solve_contact(A, Pose::identity(), B, X2, o);
+    EXPECT_EQ(s.status, ContactStatus::invalid_input) << field;
+    EXPECT_TRUE(std::isfinite(s.alpha) && s.x_W.allFinite()) << field;
+    ContactPair pair(A, B);
+    pair.options() = o;
+    EXPECT_EQ(pair.solve(Pose::identity(), X2).status, ContactStatus::invalid_input) << field;
+  }
+  SolveOptions never;
+  never.polish_threshold = std::numeric_limits<double>::infinity();  // documented: never polish
+  EXPECT_NO_THROW(never.validate());
+}
+
 TEST(ContactPair, ColdSolveFromAndResetBehaveAsDocumented) {
   const Shape A = diffcol::idcol::benchmark_shape("tc"), B = diffcol::idcol::benchmark_shape("sec");
   const Pose X1 = Pose::identity();

@@ -9,7 +9,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "diffcol/dcol/contact.hpp"
@@ -76,6 +78,34 @@ double membership_violation(const Primitive& p, const Pose& X_WS, const Vec3& x,
 }
 
 // ------------------------------------------------------------------------------ closed forms
+
+TEST(DcolOptions, InvalidOptionsAreRejected) {
+  // validate() names the field; solve_contact returns status invalid_input (finite fields) instead.
+  EXPECT_NO_THROW(SolveOptions{}.validate());
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  std::vector<std::pair<SolveOptions, const char*>> bad;
+  auto add = [&](const char* field, auto&& set) {
+    SolveOptions o;
+    set(o);
+    bad.emplace_back(o, field);
+  };
+  add("feasibility_tolerance", [&](SolveOptions& o) { o.feasibility_tolerance = 0.0; });
+  add("gap_tolerance", [&](SolveOptions& o) { o.gap_tolerance = nan; });
+  add("gap_relative_tolerance", [&](SolveOptions& o) { o.gap_relative_tolerance = -1.0; });
+  add("max_iterations", [&](SolveOptions& o) { o.max_iterations = 0; });
+  add("barrier_target", [&](SolveOptions& o) { o.barrier_target = -1e-3; });
+  add("final_centering_steps", [&](SolveOptions& o) { o.final_centering_steps = -1; });
+  add("final_centering_tolerance", [&](SolveOptions& o) { o.final_centering_tolerance = 0.0; });
+  add("polish_start", [&](SolveOptions& o) { o.polish_start = std::numeric_limits<double>::infinity(); });
+  Pose X2 = Pose::identity();
+  X2.p = Vec3(1.0, 2.0, 0.5);
+  for (const auto& [o, field] : bad) {
+    diffcol::test::expect_invalid_field(o, field);
+    const ContactResult r = solve_contact(dcol::Sphere(0.5), Pose::identity(), dcol::Sphere(0.7), X2, o);
+    EXPECT_EQ(r.status, SolveStatus::invalid_input) << field;
+    EXPECT_TRUE(std::isfinite(r.alpha) && r.x_W.allFinite()) << field;
+  }
+}
 
 TEST(DcolClosedForm, SphereSphere) {
   std::mt19937 rng(1);

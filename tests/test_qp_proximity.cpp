@@ -475,6 +475,41 @@ TEST(QpProximity, InvalidPoseGivesStatusNotNaN) {
   EXPECT_STREQ(status_name(ProximityStatus::invalid_input), "invalid_input");
 }
 
+TEST(QpProximity, InvalidOptionsAreRejected) {
+  // validate() names the field; the queries return status invalid_input (finite fields) instead.
+  const Capsule c(1.0, 0.1);
+  const PaddedPolygon p = PaddedPolygon::rectangle(1.0, 0.5, 0.1);
+  EXPECT_NO_THROW(ProximityOptions{}.validate());
+  auto expect_rejected = [&](const ProximityOptions& o, const char* field) {
+    diffcol::test::expect_invalid_field(o, field);
+    Pose X2;
+    X2.p = Vec3(0.2, 0.1, 1.5);
+    for (const ProximityResult& r : {proximity(c, Pose(), c, X2, o), proximity(p, Pose(), p, X2, o),
+                                     proximity(c, Pose(), p, X2, o), proximity(p, Pose(), c, X2, o)}) {
+      EXPECT_EQ(r.status, ProximityStatus::invalid_input) << field;
+      EXPECT_TRUE(std::isfinite(r.phi) && r.p1_W.allFinite()) << field;
+    }
+  };
+  ProximityOptions o;
+  o.qp.tolerance = kNaN;
+  expect_rejected(o, "tolerance");
+  o = {};
+  o.qp.max_iterations = 0;
+  expect_rejected(o, "max_iterations");
+  o = {};
+  o.qp.step_fraction = 1.5;
+  expect_rejected(o, "step_fraction");
+  o = {};
+  o.qp.centrality = 1.0;
+  expect_rejected(o, "centrality");
+  o = {};
+  o.qp.singular_tolerance = -1.0;
+  expect_rejected(o, "singular_tolerance");
+  o = {};
+  o.core_contact_tolerance = kInf;
+  expect_rejected(o, "core_contact_tolerance");
+}
+
 TEST(QpProximity, SimpleClosedForms) {
   // Two parallel unit rectangles 2 apart along z: φ = 4 − (R1 + R2)², normal +z.
   const PaddedPolygon sq = PaddedPolygon::rectangle(0.5, 0.5, 0.25);

@@ -1,9 +1,12 @@
 #pragma once
 // Helpers shared by the GoogleTest files: random directions, rotations and poses.
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <random>
 
 #include <Eigen/Geometry>
+#include <gtest/gtest.h>
 
 #include "diffcol/math/se3.hpp"
 
@@ -34,6 +37,19 @@ inline Pose make_pose(const Mat3& R, const Vec3& p) {
   g.R = R;
   g.p = p;
   return g;
+}
+
+/// Options `o` out of range in `field`: is_valid() is false and validate() throws
+/// std::invalid_argument whose message names the field.
+template <class Options>
+void expect_invalid_field(const Options& o, const char* field) {
+  EXPECT_FALSE(o.is_valid()) << field;
+  try {
+    o.validate();
+    ADD_FAILURE() << field << ": no exception";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace diffcol::test

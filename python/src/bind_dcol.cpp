@@ -52,37 +52,8 @@ std::string fmt(double v) {
   return os.str();
 }
 
-// SolveOptions checks (the same style as the iDCOL SolveOptions).
-void check_dcol_options(const SolveOptions& o) {
-  auto positive = [](double v) { return v > 0.0 && std::isfinite(v); };
-  if (!positive(o.feasibility_tolerance))
-    throw std::invalid_argument("dcol.SolveOptions: feasibility_tolerance must be finite and > 0");
-  if (!positive(o.gap_tolerance)) throw std::invalid_argument("dcol.SolveOptions: gap_tolerance must be finite and > 0");
-  if (!positive(o.gap_relative_tolerance))
-    throw std::invalid_argument("dcol.SolveOptions: gap_relative_tolerance must be finite and > 0");
-  if (o.max_iterations < 1 || o.max_iterations > 100000)
-    throw std::invalid_argument("dcol.SolveOptions: max_iterations must be in [1, 100000]");
-  if (!(o.barrier_target >= 0.0) || !std::isfinite(o.barrier_target))
-    throw std::invalid_argument("dcol.SolveOptions: barrier_target must be finite and >= 0");
-  if (o.final_centering_steps < 0 || o.final_centering_steps > 1000)
-    throw std::invalid_argument("dcol.SolveOptions: final_centering_steps must be in [0, 1000]");
-  if (!positive(o.final_centering_tolerance))
-    throw std::invalid_argument("dcol.SolveOptions: final_centering_tolerance must be finite and > 0");
-  if (!positive(o.polish_start)) throw std::invalid_argument("dcol.SolveOptions: polish_start must be finite and > 0");
-}
-
-template <class T, class M>
-void def_checked(py::class_<T>& c, const char* name, M T::*member, const char* text, void (*check)(const T&)) {
-  c.def_property(
-      name, [member](const T& o) { return o.*member; },
-      [member, check](T& o, M v) {
-        T copy = o;
-        copy.*member = v;
-        check(copy);
-        o = copy;
-      },
-      text);
-}
+// SolveOptions checks: dcol::SolveOptions::validate.
+void check_dcol_options(const SolveOptions& o) { o.validate(); }
 
 // A dense (k, cols) matrix argument; a wrong number of columns is a ValueError naming `what`.
 template <int Cols>
@@ -162,19 +133,12 @@ std::string dcol_field_doc(const std::string& name, const std::string& shape) {
       {"p2_W", "contact point on shape 2, eq. (29), world frame"},
       {"distance", "(1 - 1/alpha*) |r_2 - r_1|, signed eq. (30): > 0 separated, < 0 penetrating"},
   };
-  auto describe = [&](const std::string& n) -> std::string {
-    for (const auto& [k, v] : kFields)
-      if (n == k) return v;
-    return n;
+  auto wrt = [](const std::string& in) -> std::string {
+    return in == "X12"  ? "the body twist [w; v] of X_12 = X_WB1^-1 X_WB2 (X_12 <- X_12 exp(xi^))"
+           : in == "X1" ? "the world twist [w; v] of body 1 (X_WB1 <- exp(eta^) X_WB1)"
+                        : "the world twist [w; v] of body 2 (X_WB2 <- exp(eta^) X_WB2)";
   };
-  if (name.rfind("J_", 0) != 0) return describe(name) + "; shape " + shape + ".";
-  const size_t cut = name.rfind('_');
-  const std::string out = name.substr(2, cut - 2), in = name.substr(cut + 1);
-  const char* wrt = in == "X12"  ? "the body twist [w; v] of X_12 = X_WB1^-1 X_WB2 (X_12 <- X_12 exp(xi^))"
-                    : in == "X1" ? "the world twist [w; v] of body 1 (X_WB1 <- exp(eta^) X_WB1)"
-                                 : "the world twist [w; v] of body 2 (X_WB2 <- exp(eta^) X_WB2)";
-  return "Jacobian of " + out + " (" + describe(out) + ") with respect to " + wrt +
-         "; rows: components of the output, columns: the twist; shape " + shape + ".";
+  return block_doc(name, shape, kFields, wrt, "; rows: components of the output, columns: the twist");
 }
 
 }  // namespace

@@ -19,21 +19,8 @@ using idcol::ContactDerivatives;
 using idcol::ContactSolution;
 using idcol::SolveOptions;
 
-// SolveOptions checks (the same ranges as the CLI, apps/parse.cpp).
-void check_solve_options(const SolveOptions& o) {
-  if (!(o.tolerance > 0.0) || !std::isfinite(o.tolerance))
-    throw std::invalid_argument("SolveOptions: tolerance must be finite and > 0");
-  if (o.max_iterations < 1 || o.max_iterations > 100000)
-    throw std::invalid_argument("SolveOptions: max_iterations must be in [1, 100000]");
-  if (o.max_attempts < 1 || o.max_attempts > 1000)
-    throw std::invalid_argument("SolveOptions: max_attempts must be in [1, 1000]");
-  if (!(o.surrogate_factor >= 1.0) || !std::isfinite(o.surrogate_factor))
-    throw std::invalid_argument("SolveOptions: surrogate_factor must be finite and >= 1");
-  if (!(o.coincident_tolerance >= 0.0) || !std::isfinite(o.coincident_tolerance))
-    throw std::invalid_argument("SolveOptions: coincident_tolerance must be finite and >= 0");
-  if (!(o.polish_threshold >= 0.0))  // +inf allowed: never polish
-    throw std::invalid_argument("SolveOptions: polish_threshold must be >= 0 (+inf: never polish)");
-}
+// SolveOptions checks: SolveOptions::validate (the same ranges as the CLI, apps/parse.cpp).
+void check_solve_options(const SolveOptions& o) { o.validate(); }
 
 std::string field_doc(const std::string& name, const std::string& shape) {
   static const std::pair<const char*, const char*> kFields[] = {
@@ -57,19 +44,12 @@ std::string field_doc(const std::string& name, const std::string& shape) {
       {"Fc1_W", "the wrench on body 1 [torque; force] in world coordinates"},
       {"Fc2_W", "the wrench on body 2 [torque; force] in world coordinates"},
   };
-  auto describe = [&](const std::string& n) -> std::string {
-    for (const auto& [k, v] : kFields)
-      if (n == k) return v;
-    return n;
+  auto wrt = [](const std::string& in) -> std::string {
+    return in == "X12"  ? "the body twist [w; v] of body 2 relative to body 1 (X_12 <- X_12 exp(xi^))"
+           : in == "X1" ? "the world twist [w; v] of body 1 (X_W1 <- exp(eta^) X_W1)"
+                        : "the world twist [w; v] of body 2 (X_W2 <- exp(eta^) X_W2)";
   };
-  if (name.rfind("J_", 0) != 0) return describe(name) + "; shape " + shape + ".";
-  const size_t cut = name.rfind('_');
-  const std::string out = name.substr(2, cut - 2), in = name.substr(cut + 1);
-  const char* wrt = in == "X12"  ? "the body twist [w; v] of body 2 relative to body 1 (X_12 <- X_12 exp(xi^))"
-                    : in == "X1" ? "the world twist [w; v] of body 1 (X_W1 <- exp(eta^) X_W1)"
-                                 : "the world twist [w; v] of body 2 (X_W2 <- exp(eta^) X_W2)";
-  return "Jacobian of " + out + " (" + describe(out) + ") with respect to " + wrt +
-         "; rows: components of the output, columns: the twist; shape " + shape + ".";
+  return block_doc(name, shape, kFields, wrt, "; rows: components of the output, columns: the twist");
 }
 
 namespace {
@@ -82,19 +62,6 @@ void check_hertz(const idcol::HertzModel& h) {
 }
 
 // A read-write option field whose setter validates the whole struct.
-template <class T, class M>
-void def_checked(py::class_<T>& c, const char* name, M T::*member, const char* text, void (*check)(const T&)) {
-  c.def_property(
-      name, [member](const T& o) { return o.*member; },
-      [member, check](T& o, M v) {
-        T copy = o;
-        copy.*member = v;
-        check(copy);
-        o = copy;
-      },
-      text);
-}
-
 std::string solution_repr(const ContactSolution& s) {
   std::ostringstream os;
   os.precision(10);

@@ -41,37 +41,9 @@ Quaternion coordinates: to_position_quaternion(d, r1, q1, r2, q2) gives 7 column
   per pose, q = (w, x, y, z) raw (normalization included).
 )";
 
-void check_qp_options(const qp::QpOptions& o) {
-  if (!(o.tolerance > 0.0) || !std::isfinite(o.tolerance))
-    throw std::invalid_argument("qp.QpOptions: tolerance must be finite and > 0");
-  if (o.max_iterations < 1 || o.max_iterations > 100000)
-    throw std::invalid_argument("qp.QpOptions: max_iterations must be in [1, 100000]");
-  if (!(o.step_fraction > 0.0 && o.step_fraction <= 1.0))
-    throw std::invalid_argument("qp.QpOptions: step_fraction must be in (0, 1]");
-  if (!(o.centrality >= 0.0 && o.centrality < 1.0))
-    throw std::invalid_argument("qp.QpOptions: centrality must be in [0, 1)");
-  if (!(o.singular_tolerance >= 0.0) || !std::isfinite(o.singular_tolerance))
-    throw std::invalid_argument("qp.QpOptions: singular_tolerance must be finite and >= 0");
-}
+void check_qp_options(const qp::QpOptions& o) { o.validate(); }
 
-void check_proximity_options(const ProximityOptions& o) {
-  check_qp_options(o.qp);
-  if (!(o.core_contact_tolerance >= 0.0) || !std::isfinite(o.core_contact_tolerance))
-    throw std::invalid_argument("qp.ProximityOptions: core_contact_tolerance must be finite and >= 0");
-}
-
-template <class T, class M>
-void def_checked(py::class_<T>& c, const char* name, M T::*member, const char* text, void (*check)(const T&)) {
-  c.def_property(
-      name, [member](const T& o) { return o.*member; },
-      [member, check](T& o, M v) {
-        T copy = o;
-        copy.*member = v;
-        check(copy);
-        o = copy;
-      },
-      text);
-}
+void check_proximity_options(const ProximityOptions& o) { o.validate(); }
 
 std::string fmt(double v) {
   std::ostringstream os;
@@ -93,20 +65,12 @@ std::string qp_field_doc(const std::string& name, const std::string& shape) {
       {"closest2_W", "closest point on padded shape 2, eq. (22), world frame"},
       {"normal_W", "(p2 - p1)/|p2 - p1|, world frame; zero when the cores touch"},
   };
-  auto describe = [&](const std::string& n) -> std::string {
-    for (const auto& [k, v] : kFields)
-      if (n == k) return v;
-    return n;
+  auto wrt = [](const std::string& in) -> std::string {
+    if (in == "X1" || in == "X2")
+      return std::string("the twist [w; v] of X_W") + in[1] + " (in the convention of the `convention` field)";
+    return std::string("the coordinates [r") + in[2] + " (3) | q" + in[2] + " = (w, x, y, z) (4)] of pose " + in[2];
   };
-  if (name.rfind("J_", 0) != 0) return describe(name) + "; shape " + shape + ".";
-  const size_t cut = name.rfind('_');
-  const std::string out = name.substr(2, cut - 2), in = name.substr(cut + 1);
-  std::string wrt;
-  if (in == "X1" || in == "X2")
-    wrt = std::string("the twist [w; v] of X_W") + in[1] + " (in the convention of the `convention` field)";
-  else
-    wrt = std::string("the coordinates [r") + in[2] + " (3) | q" + in[2] + " = (w, x, y, z) (4)] of pose " + in[2];
-  return "Jacobian of " + out + " (" + describe(out) + ") with respect to " + wrt + "; shape " + shape + ".";
+  return block_doc(name, shape, kFields, wrt);
 }
 
 std::string result_repr(const ProximityResult& r) {

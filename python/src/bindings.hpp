@@ -6,7 +6,10 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <functional>
+#include <span>
 #include <string>
+#include <utility>
 #include <type_traits>
 #include <vector>
 
@@ -84,6 +87,38 @@ std::string shape_text() {
 
 /// Docstring storage: concatenations that must outlive the module definition.
 const char* doc(std::string text);
+
+/// Docstring of a result field or of a Jacobian block "J_<out>_<in>": `fields` describes the
+/// outputs by name, `wrt(in)` the input of a block; `suffix` ends a Jacobian's text.
+inline std::string block_doc(const std::string& name, const std::string& shape,
+                             std::span<const std::pair<const char*, const char*>> fields,
+                             const std::function<std::string(const std::string&)>& wrt, const char* suffix = "") {
+  auto describe = [&](const std::string& n) -> std::string {
+    for (const auto& [k, v] : fields)
+      if (n == k) return v;
+    return n;
+  };
+  if (name.rfind("J_", 0) != 0) return describe(name) + "; shape " + shape + ".";
+  const size_t cut = name.rfind('_');
+  const std::string out = name.substr(2, cut - 2), in = name.substr(cut + 1);
+  return "Jacobian of " + out + " (" + describe(out) + ") with respect to " + wrt(in) + suffix + "; shape " + shape +
+         ".";
+}
+
+/// A read-write property for an options field whose setter validates a copy first (check throws
+/// std::invalid_argument, i.e. ValueError), so a bad value never lands in the object.
+template <class T, class M>
+void def_checked(py::class_<T>& c, const char* name, M T::*member, const char* text, void (*check)(const T&)) {
+  c.def_property(
+      name, [member](const T& o) { return o.*member; },
+      [member, check](T& o, M v) {
+        T copy = o;
+        copy.*member = v;
+        check(copy);
+        o = copy;
+      },
+      text);
+}
 
 }  // namespace diffcol::python
 

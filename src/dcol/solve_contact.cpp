@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <variant>
 
@@ -724,6 +726,25 @@ IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2
 
 }  // namespace
 
+const char* SolveOptions::invalid_field() const noexcept {
+  auto positive = [](double v) { return v > 0.0 && std::isfinite(v); };
+  if (!positive(feasibility_tolerance)) return "feasibility_tolerance must be finite and > 0";
+  if (!positive(gap_tolerance)) return "gap_tolerance must be finite and > 0";
+  if (!positive(gap_relative_tolerance)) return "gap_relative_tolerance must be finite and > 0";
+  if (max_iterations < 1 || max_iterations > 100000) return "max_iterations must be in [1, 100000]";
+  if (!(barrier_target >= 0.0) || !std::isfinite(barrier_target)) return "barrier_target must be finite and >= 0";
+  if (final_centering_steps < 0 || final_centering_steps > 1000) return "final_centering_steps must be in [0, 1000]";
+  if (!positive(final_centering_tolerance)) return "final_centering_tolerance must be finite and > 0";
+  if (!positive(polish_start)) return "polish_start must be finite and > 0";
+  return nullptr;
+}
+
+bool SolveOptions::is_valid() const noexcept { return invalid_field() == nullptr; }
+
+void SolveOptions::validate() const {
+  if (const char* why = invalid_field()) throw std::invalid_argument(std::string("dcol::SolveOptions: ") + why);
+}
+
 void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& shape2, const Pose& X_WB2,
                    ContactResult& out, const SolveOptions& options) {
   out.status = SolveStatus::invalid_input;
@@ -737,7 +758,7 @@ void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& 
   out.kkt.factored = false;
   out.kkt.polished = false;
   out.kkt.n = out.kkt.m = 0;
-  if (!X_WB1.is_finite() || !X_WB2.is_finite()) {
+  if (!X_WB1.is_finite() || !X_WB2.is_finite() || !options.is_valid()) {
     out.X_WS1 = out.X_WS2 = Pose::identity();
     return;
   }

@@ -2,6 +2,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <type_traits>
 #include <bit>
 
@@ -398,7 +400,7 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
                  const ContactSolution* warm, ContactSolution& out) {
   const S1& a = get<S1>(sh1);
   const S2& b = get<S2>(sh2);
-  if (!X_W1.is_finite() || !X_W2.is_finite()) return fill_invalid(out);
+  if (!X_W1.is_finite() || !X_W2.is_finite() || !opt.is_valid()) return fill_invalid(out);
   const Pose X_12 = X_W1.inverse() * X_W2;
   if (!(X_12.p.cwiseAbs().maxCoeff() < kMaxCoordinate)) return fill_invalid(out);
   const double r1in = a.inner_radius(), r1out = a.outer_radius();
@@ -527,6 +529,23 @@ ContactPair::SolveFn lookup(const Shape& s1, const Shape& s2) {
 
 }  // namespace
 
+const char* SolveOptions::invalid_field() const noexcept {
+  if (!(tolerance > 0.0) || !std::isfinite(tolerance)) return "tolerance must be finite and > 0";
+  if (max_iterations < 1 || max_iterations > 100000) return "max_iterations must be in [1, 100000]";
+  if (max_attempts < 1 || max_attempts > 1000) return "max_attempts must be in [1, 1000]";
+  if (!(surrogate_factor >= 1.0) || !std::isfinite(surrogate_factor)) return "surrogate_factor must be finite and >= 1";
+  if (!(coincident_tolerance >= 0.0) || !std::isfinite(coincident_tolerance))
+    return "coincident_tolerance must be finite and >= 0";
+  if (!(polish_threshold >= 0.0)) return "polish_threshold must be >= 0 (+inf: never polish)";
+  return nullptr;
+}
+
+bool SolveOptions::is_valid() const noexcept { return invalid_field() == nullptr; }
+
+void SolveOptions::validate() const {
+  if (const char* why = invalid_field()) throw std::invalid_argument(std::string("SolveOptions: ") + why);
+}
+
 ContactSolution solve_contact(const Shape& shape1, const Pose& X_W1, const Shape& shape2, const Pose& X_W2,
                               const SolveOptions& options) {
   ContactSolution out;
@@ -535,7 +554,9 @@ ContactSolution solve_contact(const Shape& shape1, const Pose& X_W1, const Shape
 }
 
 ContactPair::ContactPair(Shape shape1, Shape shape2, SolveOptions options)
-    : s1_(std::move(shape1)), s2_(std::move(shape2)), opt_(options), fn_(lookup(s1_, s2_)) {}
+    : s1_(std::move(shape1)), s2_(std::move(shape2)), opt_(options), fn_(lookup(s1_, s2_)) {
+  opt_.validate();
+}
 
 const ContactSolution& ContactPair::solve(const Pose& X_W1, const Pose& X_W2) {
   fn_(s1_, s2_, X_W1, X_W2, opt_, (opt_.warm_start && has_warm_) ? &last_ : nullptr, last_);

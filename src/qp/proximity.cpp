@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <utility>
 
 namespace diffcol::qp {
@@ -137,11 +138,21 @@ void swap_shapes(ProximityResult& r) {
   r.normal_W = -r.normal_W;
 }
 
+void ProximityOptions::validate() const {
+  qp.validate();
+  if (!(core_contact_tolerance >= 0.0) || !std::isfinite(core_contact_tolerance))
+    throw std::invalid_argument("qp::ProximityOptions: core_contact_tolerance must be finite and >= 0");
+}
+
+bool ProximityOptions::is_valid() const noexcept {
+  return qp.is_valid() && core_contact_tolerance >= 0.0 && std::isfinite(core_contact_tolerance);
+}
+
 // ------------------------------------------------------------------- capsule – capsule
 
 void proximity(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
                const ProximityOptions& opt, ProximityResult& out) {
-  if (!X_W1.is_finite() || !X_W2.is_finite()) return set_invalid(out);
+  if (!X_W1.is_finite() || !X_W2.is_finite() || !opt.is_valid()) return set_invalid(out);
   // F = [u1, −u2], g = b1 − b2 in world coordinates, eq. (25)–(26).
   const Vec3 u1 = X_W1.R * (s1.a_B() - s1.b_B());
   const Vec3 u2 = X_W2.R * (s2.a_B() - s2.b_B());
@@ -197,7 +208,7 @@ void proximity(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pos
 
 void proximity(const PaddedPolygon& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2,
                const ProximityOptions& opt, ProximityResult& out) {
-  if (!X_W1.is_finite() || !X_W2.is_finite()) return set_invalid(out);
+  if (!X_W1.is_finite() || !X_W2.is_finite() || !opt.is_valid()) return set_invalid(out);
   // F = [Q̃1, −Q̃2], g = r1 − r2, eq. (31)–(32).
   Eigen::Matrix<double, 3, 4> F;
   F << plane_basis(X_W1), -plane_basis(X_W2);
@@ -228,7 +239,7 @@ void proximity(const PaddedPolygon& s1, const Pose& X_W1, const PaddedPolygon& s
 
 void proximity(const Capsule& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2,
                const ProximityOptions& opt, ProximityResult& out) {
-  if (!X_W1.is_finite() || !X_W2.is_finite()) return set_invalid(out);
+  if (!X_W1.is_finite() || !X_W2.is_finite() || !opt.is_valid()) return set_invalid(out);
   // F = [u1, −Q̃2], g = b1 − r2, eq. (36)–(37).
   const Vec3 u1 = X_W1.R * (s1.a_B() - s1.b_B());
   const Vec3 b1 = X_W1 * s1.b_B();

@@ -3,12 +3,30 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 #include <Eigen/Cholesky>
 
 #include "diffcol/qp/shapes.hpp"
 
 namespace diffcol::qp {
+
+const char* QpOptions::invalid_field() const noexcept {
+  if (!(tolerance > 0.0) || !std::isfinite(tolerance)) return "tolerance must be finite and > 0";
+  if (max_iterations < 1 || max_iterations > 100000) return "max_iterations must be in [1, 100000]";
+  if (!(step_fraction > 0.0 && step_fraction <= 1.0)) return "step_fraction must be in (0, 1]";
+  if (!(centrality >= 0.0 && centrality < 1.0)) return "centrality must be in [0, 1)";
+  if (!(singular_tolerance >= 0.0) || !std::isfinite(singular_tolerance))
+    return "singular_tolerance must be finite and >= 0";
+  return nullptr;
+}
+
+bool QpOptions::is_valid() const noexcept { return invalid_field() == nullptr; }
+
+void QpOptions::validate() const {
+  if (const char* why = invalid_field()) throw std::invalid_argument(std::string("qp::QpOptions: ") + why);
+}
 
 static_assert(2 + kMaxPolygonEdges == 18 && 2 * kMaxPolygonEdges == 32,
               "update the solve_qp instantiations when kMaxPolygonEdges changes");
@@ -257,7 +275,7 @@ void solve_qp(const QpProblem<N, MaxM>& pb, const QpOptions& opt, QpSolution<N, 
   out.S.setZero();
   out.null_directions.setZero();
   out.null_count = 0;
-  if (m < 1 || m > MaxM || m > 64 || pb.h.size() != m) {
+  if (m < 1 || m > MaxM || m > 64 || pb.h.size() != m || !opt.is_valid()) {
     out.lambda.setZero(std::clamp(m, 0, MaxM));
     out.slack.setZero(std::clamp(m, 0, MaxM));
     return;

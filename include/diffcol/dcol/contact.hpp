@@ -54,7 +54,8 @@ enum class SolveStatus : std::uint8_t {
   max_iterations = 1,      ///< not converged within max_iterations; fields hold the last iterate
   numerical_error = 2,     ///< the normal matrix lost positive definiteness or an iterate was not finite;
                            ///< fields hold the last finite iterate
-  invalid_input = 3,       ///< a non-finite pose, or shape origins more than 1e150 apart; numeric fields are zero
+  invalid_input = 3,       ///< a non-finite pose, shape origins more than 1e150 apart, or SolveOptions out of
+                           ///< range (SolveOptions::validate); numeric fields are zero
   coincident_origins = 4,  ///< ‖r_2 − r_1‖ ≤ 1e-12·(outer radii): α* = 0, x* = p1 = p2 = r_1, distance = 0
 };
 const char* status_name(SolveStatus s);
@@ -87,6 +88,16 @@ struct SolveOptions {
   /// are those of the exact solution. false: plain interior-point solution.
   bool polish = true;
   double polish_start = 1e-4;
+
+  /// @throws std::invalid_argument naming the first field out of range: the three tolerances,
+  /// final_centering_tolerance and polish_start finite > 0, max_iterations in [1, 100000],
+  /// barrier_target finite ≥ 0, final_centering_steps in [0, 1000].
+  void validate() const;
+  /// The same test without throwing (solve_contact returns status invalid_input when it fails).
+  bool is_valid() const noexcept;
+
+ private:
+  const char* invalid_field() const noexcept;
 };
 
 /// Internal state of the final interior-point iterate, kept for contact_derivatives (the IFT on

@@ -29,8 +29,8 @@ enum class ContactStatus : std::uint8_t {
   coincident_origins = 1, ///< ‖r‖ ≤ coincident_tolerance: α = 0, x = 0, λ = 0; p1, p2, normal
                           ///< and gap are the finite limits as r → 0 along r (body-1 x axis if r = 0)
   not_converged = 2,      ///< no KKT point within the iteration budget; fields hold the best iterate
-  invalid_input = 3,      ///< a pose was not finite, or the bodies are more than 1e150 apart;
-                          ///< numeric fields are zero
+  invalid_input = 3,      ///< a pose was not finite, the bodies are more than 1e150 apart, or the
+                          ///< SolveOptions are out of range (SolveOptions::validate); numeric fields are zero
 };
 const char* status_name(ContactStatus s);
 
@@ -52,6 +52,16 @@ struct SolveOptions {
   /// when it would move x, log α or λ by more than this, relative: it sharpens ill-conditioned
   /// solutions (nearly parallel faces) for the derivatives. 0: always; +inf: never.
   double polish_threshold = 1e-9;
+
+  /// @throws std::invalid_argument naming the first field out of range: tolerance finite > 0,
+  /// max_iterations in [1, 100000], max_attempts in [1, 1000], surrogate_factor finite ≥ 1,
+  /// coincident_tolerance finite ≥ 0, polish_threshold ≥ 0 (+inf: never polish).
+  void validate() const;
+  /// The same test without throwing (the solvers return status invalid_input when it fails).
+  bool is_valid() const noexcept;
+
+ private:
+  const char* invalid_field() const noexcept;
 };
 
 /// Result of one contact solve. Every field is always set (never left for the caller to zero).
@@ -97,6 +107,8 @@ ContactSolution solve_contact(const Shape& shape1, const Pose& X_W1, const Shape
 /// A pair of shapes with per-pair precomputation (shape dispatch, bounding radii) and warm-start state.
 class ContactPair {
  public:
+  /// @throws std::invalid_argument if options.validate() does (options changed later through
+  /// options() are checked at every solve: status invalid_input).
   ContactPair(Shape shape1, Shape shape2, SolveOptions options = {});
 
   /// Solves at the given world poses. If options().warm_start and the previous solve of this pair

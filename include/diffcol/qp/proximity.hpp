@@ -50,7 +50,7 @@ enum class ProximityStatus : std::uint8_t {
   ok = 0,             ///< solved (active set, or interior point converged)
   not_converged = 1,  ///< interior point hit its iteration limit: fields from the last iterate (finite)
   solver_failure = 2, ///< interior-point numerical failure: fields from the last finite iterate
-  invalid_input = 3,  ///< a pose was not finite: numeric fields are zero
+  invalid_input = 3,  ///< a pose was not finite or ProximityOptions out of range (validate()): numeric fields are zero
 };
 /// "ok", "not_converged", "solver_failure", "invalid_input".
 const char* status_name(ProximityStatus s);
@@ -68,6 +68,11 @@ struct ProximityOptions {
   /// ‖p1 − p2‖ ≤ core_contact_tolerance·(1 + ρ1 + ρ2) counts as touching cores (ρ_i: bounding
   /// radius of core i about its body origin).
   double core_contact_tolerance = 1e-12;
+
+  /// @throws std::invalid_argument if qp.validate() does or core_contact_tolerance is not finite ≥ 0.
+  void validate() const;
+  /// The same test without throwing (proximity returns status invalid_input when it fails).
+  bool is_valid() const noexcept;
 };
 
 /// The QP behind a result (for inspection and for the derivatives).

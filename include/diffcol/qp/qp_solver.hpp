@@ -31,7 +31,8 @@ enum class QpStatus : std::uint8_t {
   max_iterations = 1,     ///< iteration limit reached: the fields hold the last (finite) iterate
   numerical_failure = 2,  ///< the Newton matrix was not positive definite or a step was not finite;
                           ///< the fields hold the last finite iterate
-  invalid_input = 3,      ///< non-finite problem data, m > MaxM or m < 0; x = 0, λ = 0
+  invalid_input = 3,      ///< non-finite problem data, m > MaxM or m < 0, or QpOptions out of range
+                          ///< (QpOptions::validate); x = 0, λ = 0
 };
 /// "solved", "max_iterations", "numerical_failure", "invalid_input".
 const char* status_name(QpStatus s);
@@ -54,6 +55,16 @@ struct QpOptions {
   /// Eigenvalues of ZᵀPZ below this fraction of max(diag P, 1e-300) count as zero: the
   /// minimizer is then not unique (QpSolution::unique = false) and S uses the pseudo-inverse.
   double singular_tolerance = 1e-12;
+
+  /// @throws std::invalid_argument naming the first field out of range: tolerance finite > 0,
+  /// max_iterations in [1, 100000], step_fraction in (0, 1], centrality in [0, 1),
+  /// singular_tolerance finite ≥ 0.
+  void validate() const;
+  /// The same test without throwing (solve_qp returns status invalid_input when it fails).
+  bool is_valid() const noexcept;
+
+ private:
+  const char* invalid_field() const noexcept;
 };
 
 /// The QP data with N variables and at most MaxM inequality constraints.
