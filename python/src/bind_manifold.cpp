@@ -427,7 +427,7 @@ the pose is not finite.)")
 (no selection); edge_edge=False gives V-S contacts only ("Ours-NE"); t_topk the SoftSort temperature
 (a length; 0 = hard); witness, contact the sub-options. ManifoldOptions.hard() = "Ours-NS".)")
       .def(py::init([](std::array<int, 2> nv, std::array<int, 2> ne, bool edge_edge, double t_topk, const WitnessOptions& w,
-                       const ContactOptions& c) {
+                       const ContactOptions& c, int projection_iterations) {
              ManifoldOptions o;
              o.num_vertices[0] = nv[0];
              o.num_vertices[1] = nv[1];
@@ -437,11 +437,12 @@ the pose is not finite.)")
              o.t_topk = t_topk;
              o.witness = w;
              o.contact = c;
+             o.projection_iterations = projection_iterations;
              return o;
            }),
            py::arg("num_vertices") = std::array<int, 2>{-1, -1}, py::arg("num_edges") = std::array<int, 2>{-1, -1},
            py::arg("edge_edge") = true, py::arg("t_topk") = 1e-3, py::arg("witness") = WitnessOptions{},
-           py::arg("contact") = ContactOptions{})
+           py::arg("contact") = ContactOptions{}, py::arg("projection_iterations") = 0)
       .def_static("hard", &ManifoldOptions::hard, py::arg("regularization") = 0.0, "Every temperature 0 (\"Ours-NS\"), witness lambda given.")
       .def("validate", &ManifoldOptions::validate, "ValueError on invalid temperatures or sizes.")
       .def_property(
@@ -453,7 +454,9 @@ the pose is not finite.)")
       .def_readwrite("edge_edge", &ManifoldOptions::edge_edge, "False: V-S contacts only")
       .def_readwrite("t_topk", &ManifoldOptions::t_topk, "SoftSort temperature (a length); 0 = hard")
       .def_readwrite("witness", &ManifoldOptions::witness, "WitnessOptions (E-E witness)")
-      .def_readwrite("contact", &ManifoldOptions::contact, "ContactOptions (signs, penetration, clashing, nearest neighbours)");
+      .def_readwrite("contact", &ManifoldOptions::contact, "ContactOptions (signs, penetration, clashing, nearest neighbours)")
+      .def_readwrite("projection_iterations", &ManifoldOptions::projection_iterations,
+                     "sphere-tracing steps projecting the E-E witness points onto their own SDF surfaces (0 = off, <= 20)");
 
   py::enum_<ContactKind>(m, "ContactKind", "Which routine produced a manifold entry.")
       .value("vertex_sdf", ContactKind::vertex_sdf)

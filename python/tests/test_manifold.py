@@ -321,3 +321,24 @@ def test_witness_batches_match_brute_force():
         assert vf["distance"][q] >= dmin - 3e-2
     with pytest.raises(ValueError):
         manifold.edge_edge_witness_batch(np.zeros((3, 5)))
+
+
+def test_projection_puts_edge_edge_points_on_their_surfaces():
+    b1, b2 = cube(1), cube(1)
+    T1, T2 = tilted_pair_poses(np.random.default_rng(3))
+    plain = manifold.compute_manifold(b1, T1, b2, T2)
+    opt = manifold.ManifoldOptions(projection_iterations=6)
+    assert opt.projection_iterations == 6
+    proj = manifold.compute_manifold(b1, T1, b2, T2, opt)
+    ee = np.flatnonzero(proj.kinds == int(manifold.ContactKind.edge_edge))
+    assert ee.size > 0
+    worst_before = worst_after = 0.0
+    for e in ee:
+        T, obj = (T1, b1) if proj.bodies[e] == 0 else (T2, b2)
+        Tinv = np.linalg.inv(T)
+        local = lambda p: Tinv[:3, :3] @ p + Tinv[:3, 3]
+        worst_before = max(worst_before, abs(obj.sdf.value(local(plain.points[e]))))
+        worst_after = max(worst_after, abs(obj.sdf.value(local(proj.points[e]))))
+    assert worst_before > 1e-3 and worst_after < 1e-6
+    with pytest.raises(ValueError):
+        manifold.compute_manifold(b1, T1, b2, T2, manifold.ManifoldOptions(projection_iterations=21))

@@ -304,8 +304,18 @@ void run_core(const ContactObject& o1, const PoseT<T>& X21, const ContactObject&
   s.nn2.resize(s.ee.size());
   for (int kk = 0; kk < E1; ++kk)
     for (int l = 0; l < E2; ++l) {
-      const EdgeEdgeWitness<T> w =
+      EdgeEdgeWitness<T> w =
           edge_edge_witness(s.edge_a[0][kk], s.edge_b[0][kk], s.edge_a[1][l], s.edge_b[1][l], opt.witness);
+      if (opt.projection_iterations > 0)
+        project_witness(
+            w,
+            [&](const V3<T>& x) {  // body 1's SDF, gradient in body 2's frame
+              SdfPoint<T> p = sdf1.evaluate(inverse_apply(X21, x));
+              p.gradient = rotate_by(X21, p.gradient);
+              return p;
+            },
+            [&](const V3<T>& x) { return sdf2.evaluate(x); },
+            opt.projection_iterations, opt.witness.normal_regularization);
       const std::size_t idx = static_cast<std::size_t>(kk) * E2 + l;
       SdfPoint<T> s2_at_e1, s1_at_e2;  // penetration (12) needs the values only
       s2_at_e1.value = sdf_value(sdf2, w.e1);
@@ -464,6 +474,8 @@ void ManifoldOptions::validate() const {
   if (!std::isfinite(feature_angle)) fail("ManifoldOptions", "feature_angle must be finite");
   witness.validate();
   contact.validate();
+  if (projection_iterations < 0 || projection_iterations > 20)
+    fail("ManifoldOptions", "projection_iterations must be in [0, 20]");
 }
 
 void compute_manifold(const ContactObject& body1, const ContactObject& body2, const ManifoldOptions& options,

@@ -132,6 +132,31 @@ EdgeEdgeContact<T> edge_edge_contact(const EdgeEdgeWitness<T>& w, const SdfPoint
   return c;
 }
 
+/// Sphere tracing of the witness points onto their own surfaces (supplementary II-C): `iterations`
+/// steps e ← e − φ(e)∇φ(e)/‖∇φ(e)‖² of e1 on body 1's SDF (sdf1(x) → SdfPoint, x and gradient in
+/// the witness frame) and of e2 on body 2's, then distance = ‖e1 − e2‖ and the unsigned normal
+/// n̄ = (e1 − e2)/√(‖e1 − e2‖² + ε) from the projected points. A point where ∇φ = 0 stays.
+template <class T, class Sdf1, class Sdf2>
+void project_witness(EdgeEdgeWitness<T>& w, const Sdf1& sdf1, const Sdf2& sdf2, int iterations,
+                     double normal_regularization) {
+  auto trace = [&](V3<T>& e, const auto& sdf) {
+    for (int k = 0; k < iterations; ++k) {
+      const SdfPoint<T> p = sdf(e);
+      const T g2 = dot(p.gradient, p.gradient);
+      if (!(value_of(g2) > 0.0)) return;
+      e = e - (p.value / g2) * p.gradient;
+    }
+  };
+  trace(w.e1, sdf1);
+  trace(w.e2, sdf2);
+  using std::sqrt;
+  const V3<T> de = w.e1 - w.e2;
+  const T d2 = dot(de, de);
+  w.distance = value_of(d2) > 0.0 ? sqrt(d2) : T(0.0);
+  const T den2 = d2 + normal_regularization;
+  w.normal = value_of(den2) > 0.0 ? (T(1.0) / sqrt(den2)) * de : V3<T>(T(0.0), T(0.0), T(0.0));
+}
+
 /// E-E contact of edges (a0, a1) of body 1 and (b0, b1) of body 2 (world frame), evaluating both
 /// SDFs with their poses. Preconditions: both option structs validated.
 template <class T>

@@ -87,6 +87,11 @@ struct ManifoldOptions {
   double t_topk = 1e-3;            ///< SoftSort temperature (a length, units of the metrics); 0 = hard
   WitnessOptions witness;          ///< E-E witness (IV-D2)
   ContactOptions contact;          ///< signs, penetration, clashing, nearest neighbours
+  /// Sphere-tracing projection of the E-E witness points onto their own SDF's zero level set
+  /// (supplementary II-C): this many steps e ← e − φ(e)∇φ(e)/‖∇φ(e)‖² on each of e1 (body 1's
+  /// SDF) and e2 (body 2's) before the signs, penetrations, distance ‖e1 − e2‖ and normal of
+  /// IV-D3 are computed from them; differentiated through. 0 (default): off. In [0, 20].
+  int projection_iterations = 0;
 
   /// Every temperature 0 ("Ours-NS"); the witness keeps the L2 regularization λ given.
   static ManifoldOptions hard(double regularization = 0.0);
