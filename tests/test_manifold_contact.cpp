@@ -559,8 +559,8 @@ Eigen::MatrixXd stack(const ManifoldDerivatives& d) {
   return J;
 }
 
-TEST(ManifoldDerivatives, MatchFiniteDifferences) {
-  // Smoothed options with temperatures on the scale of the scene, selection on (K < n).
+/// Smoothed options with temperatures on the scale of the box scenes.
+ManifoldOptions smoothed_options() {
   ManifoldOptions opt;
   opt.t_topk = 0.05;
   opt.contact.t_pen = 0.02;
@@ -568,6 +568,12 @@ TEST(ManifoldDerivatives, MatchFiniteDifferences) {
   opt.contact.t_sign = 0.2;
   opt.contact.t_clash = 0.2;
   opt.witness.regularization = 0.05;
+  return opt;
+}
+
+TEST(ManifoldDerivatives, MatchFiniteDifferences) {
+  // Smoothed options, selection on (K < n).
+  ManifoldOptions opt = smoothed_options();
   opt.num_vertices[0] = 4;
   opt.num_vertices[1] = 5;
   opt.num_edges[0] = 3;
@@ -630,13 +636,7 @@ TEST(ManifoldProjection, WitnessPointsLandOnTheirSurfacesAndDerivativesHold) {
   // the 8-vertex cubes (whose edges stick out of the rounded superquadric SDF) move onto their own
   // SDF's zero level set; the derivatives, differentiated through the steps, match central
   // finite differences.
-  ManifoldOptions opt;
-  opt.t_topk = 0.05;
-  opt.contact.t_pen = 0.02;
-  opt.contact.t_nn = 0.05;
-  opt.contact.t_sign = 0.2;
-  opt.contact.t_clash = 0.2;
-  opt.witness.regularization = 0.05;
+  ManifoldOptions opt = smoothed_options();
   opt.num_vertices[0] = opt.num_vertices[1] = 4;
   opt.num_edges[0] = opt.num_edges[1] = 3;
   const ContactObject top = box_object(kTopHalf, 1), bottom = box_object(kBottomHalf, 1);
