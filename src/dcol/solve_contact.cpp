@@ -209,17 +209,26 @@ bool factor_normal_matrix(ConeKkt& k, Workspace<N>& ws) {
       }
     }
   }
-  // H = G̃ᵀG̃ over the structurally nonzero entries of each row (rows touch few unknowns)
+  // H = G̃ᵀG̃: dense rank-1 updates for the small systems (no branches), otherwise over the
+  // structurally nonzero entries of each row (rows touch few of the unknowns)
   double H[N][N] = {};
-  for (int i = 0; i < m; ++i) {
-    const double* g = ws.Gt[i];
-    int nz[N];
-    int cnt = 0;
-    for (int a = 0; a < N; ++a)
-      if (g[a] != 0.0) nz[cnt++] = a;
-    for (int a = 0; a < cnt; ++a) {
-      const double ga = g[nz[a]];
-      for (int b = 0; b <= a; ++b) H[nz[a]][nz[b]] += ga * g[nz[b]];
+  if constexpr (N <= 5) {
+    for (int i = 0; i < m; ++i) {
+      const double* g = ws.Gt[i];
+      for (int a = 0; a < N; ++a)
+        for (int b = 0; b <= a; ++b) H[a][b] += g[a] * g[b];
+    }
+  } else {
+    for (int i = 0; i < m; ++i) {
+      const double* g = ws.Gt[i];
+      int nz[N];
+      int cnt = 0;
+      for (int a = 0; a < N; ++a)
+        if (g[a] != 0.0) nz[cnt++] = a;
+      for (int a = 0; a < cnt; ++a) {
+        const double ga = g[nz[a]];
+        for (int b = 0; b <= a; ++b) H[nz[a]][nz[b]] += ga * g[nz[b]];
+      }
     }
   }
   for (int a = 0; a < N; ++a)
