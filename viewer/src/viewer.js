@@ -52,37 +52,8 @@ export function start(view) {
   const frames = scene.frames;
   if (!Array.isArray(frames) || frames.length === 0) throw new Error('scene: no frames');
 
-  // renderer, camera, lights
-  const host = document.getElementById('diffcol-canvas');
-  let renderer;
-  try {
-    renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
-  } catch (e) {
-    throw new Error('WebGL is not available in this browser: ' + e.message);
-  }
-  renderer.setPixelRatio(window.devicePixelRatio || 1);
-  renderer.setSize(host.clientWidth || window.innerWidth, host.clientHeight || window.innerHeight);
-  host.appendChild(renderer.domElement);
-
-  const world = new THREE.Scene();
-  world.background = new THREE.Color(0xf3f4f6);
-  const center = vec(scene.bounds.center);
-  const radius = Math.max(scene.bounds.radius, 1e-9);
-  const camera = new THREE.PerspectiveCamera(40, 1, radius * 1e-3, radius * 100);
-  // A three-quarter view from +x, −y, +z (z up), far enough to hold the bounding sphere.
-  camera.up.set(0, 0, 1);
-  const dir = new THREE.Vector3(0.55, -1.0, 0.45).normalize();
-  camera.position.copy(center).addScaledVector(dir, radius / Math.sin(THREE.MathUtils.degToRad(18)));
-  camera.lookAt(center);
-  world.add(new THREE.HemisphereLight(0xffffff, 0x8a8f98, 1.6));
-  const headlight = new THREE.DirectionalLight(0xffffff, 1.4);
-  camera.add(headlight);
-  headlight.position.set(0.4, 0.8, 0.3);
-  world.add(camera);
-
-  const controls = new OrbitControls(camera, renderer.domElement);
-  controls.target.copy(center);
-  controls.update();
+  // renderer, camera, lights, orbit controls
+  const { host, renderer, world, camera, controls } = makeStage(scene);
 
   // bodies: solid shape + translucent copy scaled by α about the body origin
   const scale = scene.scale;

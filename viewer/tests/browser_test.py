@@ -310,6 +310,27 @@ def canvas_png(page):
     return base64.b64decode(url.split(',', 1)[1])
 
 
+def load_page(browser, page, html, out_prefix):
+    """Opens the page, waits for the loader (60 s), saves a screenshot (returned) and raises
+    CheckFailed unless the page reports status 'ok'."""
+    page.call('Page.navigate', {'url': 'file://' + os.path.abspath(html)})
+    deadline = time.monotonic() + 60
+    status = None
+    while time.monotonic() < deadline:
+        status = page.evaluate('window.diffcolView ? window.diffcolView.status : "no loader"')
+        if status not in ('loading', 'no loader'):
+            break
+        time.sleep(0.2)
+    browser.pump(0.5)  # late console messages
+    shot = screenshot(page, out_prefix + '.png')
+    if status != 'ok':
+        problems = page.problems()
+        errors = page.evaluate('window.diffcolView ? window.diffcolView.errors : []') or []
+        problems.append(f'page status {status!r}' + (': ' + ' | '.join(errors) if errors else ''))
+        raise CheckFailed('; '.join(problems))
+    return shot
+
+
 def check_manifold_picture(stat, where, expect_markers):
     problems = []
     if stat['background'] is None:
@@ -331,21 +352,8 @@ def check_manifold_page(browser, html, frames, out_prefix):
     """A --manifold-demo page: frame 1 separated (no active markers), the last frame in contact."""
     page = Page(browser)
     try:
-        page.call('Page.navigate', {'url': 'file://' + os.path.abspath(html)})
-        deadline = time.monotonic() + 60
-        status = None
-        while time.monotonic() < deadline:
-            status = page.evaluate('window.diffcolView ? window.diffcolView.status : "no loader"')
-            if status not in ('loading', 'no loader'):
-                break
-            time.sleep(0.2)
-        browser.pump(0.5)
-        screenshot(page, out_prefix + '.png')
+        load_page(browser, page, html, out_prefix)
         problems = page.problems()
-        if status != 'ok':
-            errors = page.evaluate('window.diffcolView ? window.diffcolView.errors : []') or []
-            problems.append(f'page status {status!r}' + (': ' + ' | '.join(errors) if errors else ''))
-            raise CheckFailed('; '.join(problems))
         if page.evaluate('window.diffcolView.kind') != 'mesh':
             problems.append('not rendered as a mesh page')
         count = page.evaluate('window.diffcolView.frameCount')
@@ -379,21 +387,8 @@ def check_page(browser, html, frames, out_prefix):
     """Raises CheckFailed with the reasons when the page does not pass; returns a summary."""
     page = Page(browser)
     try:
-        page.call('Page.navigate', {'url': 'file://' + os.path.abspath(html)})
-        deadline = time.monotonic() + 60
-        status = None
-        while time.monotonic() < deadline:
-            status = page.evaluate('window.diffcolView ? window.diffcolView.status : "no loader"')
-            if status not in ('loading', 'no loader'):
-                break
-            time.sleep(0.2)
-        browser.pump(0.5)  # late console messages
-        shot = screenshot(page, out_prefix + '.png')
+        shot = load_page(browser, page, html, out_prefix)
         problems = page.problems()
-        if status != 'ok':
-            errors = page.evaluate('window.diffcolView ? window.diffcolView.errors : []') or []
-            problems.append(f'page status {status!r}' + (': ' + ' | '.join(errors) if errors else ''))
-            raise CheckFailed('; '.join(problems))
         count = page.evaluate('window.diffcolView.frameCount')
         if count != frames:
             problems.append(f'the page has {count} frames, expected {frames}')
