@@ -1,7 +1,10 @@
 // Google Benchmark cases of the DCOL contact query (include/diffcol/dcol/):
 //
 //  Dcol/<shape1>-<shape2>/evaluate      solve_contact over the pair's ergodic pose list (cold start)
-//  Dcol/<shape1>-<shape2>/derivatives   contact_derivatives of precomputed solutions
+//  Dcol/<shape1>-<shape2>/derivatives   contact_derivatives of precomputed solutions (1000 results cycled:
+//                                       each ~8 KB, so this is the cache-cold cost)
+//  Dcol/<shape1>-<shape2>/evaluate_derivatives  solve_contact then contact_derivatives of that result, the
+//                                       way a planner calls them; minus evaluate = the derivatives' added cost
 //
 // Poses: idcol::ErgodicSweep with rmin = 0.1·min(inner radii), rmax = 2·max(outer radii), body 1
 // at the identity, 10⁴ poses per pair computed before timing and cycled through. Every one of
@@ -71,6 +74,22 @@ void BM_DcolDerivatives(benchmark::State& state, const char* n1, const char* n2)
   state.SetItemsProcessed(state.iterations());
 }
 
+void BM_DcolEvaluateDerivatives(benchmark::State& state, const char* n1, const char* n2) {
+  const dcol::Primitive a = dcol::benchmark_primitive(n1), b = dcol::benchmark_primitive(n2);
+  const std::vector<Pose> poses = dcol_poses(a, b);
+  auto res = std::make_unique<dcol::ContactResult>();
+  dcol::ContactDerivatives d;
+  const Pose I = Pose::identity();
+  size_t i = 0;
+  for (auto _ : state) {
+    dcol::solve_contact(a, I, b, poses[i], *res);
+    dcol::contact_derivatives(*res, d);
+    benchmark::DoNotOptimize(d.J_alpha_X1.data());
+    if (++i == poses.size()) i = 0;
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+
 const bool kRegistered = [] {
   const char* const* names = dcol::benchmark_primitive_names();
   for (int i = 0; i < dcol::kNumPrimitiveTypes; ++i)
@@ -82,6 +101,8 @@ const bool kRegistered = [] {
                                    [a, b](benchmark::State& st) { BM_DcolEvaluate(st, a, b); });
       benchmark::RegisterBenchmark(("Dcol/" + pair + "/derivatives").c_str(),
                                    [a, b](benchmark::State& st) { BM_DcolDerivatives(st, a, b); });
+      benchmark::RegisterBenchmark(("Dcol/" + pair + "/evaluate_derivatives").c_str(),
+                                   [a, b](benchmark::State& st) { BM_DcolEvaluateDerivatives(st, a, b); });
     }
   return true;
 }();

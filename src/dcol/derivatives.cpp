@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "../target_clones.hpp"
 #include "cone_ops.hpp"
 
 namespace diffcol::dcol {
@@ -110,18 +111,29 @@ void normal_equation_dx(const ContactResult& res, double (&dx)[2][6][kMaxConeVar
 /// factors: dx̂ = −(K⁻¹)_{0:4,:} ∂F/∂θ. K is symmetric, so the four needed rows of K⁻¹ are four
 /// solves. Per row of body b, ∂s/∂η_b|x = [(p × g)ᵀ, gᵀ]/ℓ (g = the row's p-coefficients); the
 /// stationarity rows get ∂(Gᵀz)/∂ω = −skew(Σ z_i g_i) and, for a boundary cone, the curvature
-/// term −ν Ḡᵀ(I − ūūᵀ)/‖s̄‖ ∂s̄/∂θ.
-void polished_dx(const ContactResult& res, double (&dx)[2][6][kMaxConeVars]) {
+/// term −ν Ḡᵀ(I − ūūᵀ)/‖s̄‖ ∂s̄/∂θ. Q = the dimension of K (n unknowns + active constraints),
+/// a template parameter so that every loop has a fixed trip count; N = n.
+template <int N, int Q>
+DIFFCOL_TARGET_CLONES void polished_dx(const ContactResult& res, double (&dx)[2][6][kMaxConeVars]) {
+  static_assert(Q >= N && Q <= detail::kMaxKktDim);
   const ConeKkt& k = res.kkt;
-  const int n = k.n, q = k.kkt_dim;
   const double inv_ell = 1.0 / k.length_scale;
   const Vec3 p = res.x_W;
-  double Kinv[4][detail::kMaxKktDim];
-  for (int j = 0; j < 4; ++j) {
-    for (int i = 0; i < q; ++i) Kinv[j][i] = i == j ? 1.0 : 0.0;
-    detail::lu_solve(k.kkt_lu, k.kkt_perm, q, Kinv[j]);
+  // rows 0–3 of K⁻¹ (= columns, K symmetric): the four solves interleaved, K = P⁻¹LU, both
+  // substitutions column by column (independent updates, no long dependency chains)
+  double Y[Q][4];
+  for (int i = 0; i < Q; ++i)
+    for (int r = 0; r < 4; ++r) Y[i][r] = k.kkt_perm[i] == r ? 1.0 : 0.0;
+  for (int j = 0; j < Q; ++j)
+    for (int i = j + 1; i < Q; ++i)
+      for (int r = 0; r < 4; ++r) Y[i][r] -= k.kkt_lu[i][j] * Y[j][r];
+  for (int j = Q - 1; j >= 0; --j) {
+    for (int r = 0; r < 4; ++r) Y[j][r] *= k.kkt_lu[j][j];  // reciprocal pivot
+    for (int i = 0; i < j; ++i)
+      for (int r = 0; r < 4; ++r) Y[i][r] -= k.kkt_lu[i][j] * Y[j][r];
   }
-  // ∂s/∂η of row i (6 entries)
+  // ∂F/∂θ, 12 columns: [ω; v] of body 1, then of body 2
+  double dF[Q][12] = {};
   auto row_ds = [&](int i, double* ds) {
     const Vec3 g(k.G[i][0], k.G[i][1], k.G[i][2]);
     const Vec3 pg = p.cross(g);
@@ -130,82 +142,106 @@ void polished_dx(const ContactResult& res, double (&dx)[2][6][kMaxConeVars]) {
       ds[3 + a] = g[a] * inv_ell;
     }
   };
+  Vec3 gz[2] = {Vec3::Zero(), Vec3::Zero()};
+  const int l1 = k.orthant_rows[0];
+  for (int a = 0; a < k.active_count && N + a < Q; ++a) {  // N + active_count ≤ Q by construction
+    const int i = k.active_rows[a];
+    const int body = i < l1 ? 0 : 1;
+    double ds[6];
+    row_ds(i, ds);
+    gz[body] += Vec3(k.G[i][0], k.G[i][1], k.G[i][2]) * k.z[i];
+    for (int c = 0; c < 6; ++c) dF[N + a][6 * body + c] = -ds[c];
+  }
+  int yoff = k.active_count;
+  for (int cone = 0; cone < k.soc_count; ++cone) {
+    const int s0 = k.soc_start[cone], d = k.soc_dim[cone], st = k.soc_state[cone];
+    const int o = N + yoff;
+    yoff += st == 1 ? 1 : st == 2 ? d : 0;
+    if (st == 0 || o + (st == 2 ? d : 1) > Q) continue;  // (never skipped for a consistent ConeKkt)
+    const int col0 = 6 * k.soc_body[cone];
+    double ds[4][6];
+    for (int r = 0; r < d; ++r) {
+      row_ds(s0 + r, ds[r]);
+      gz[k.soc_body[cone]] += Vec3(k.G[s0 + r][0], k.G[s0 + r][1], k.G[s0 + r][2]) * k.z[s0 + r];
+    }
+    if (st == 2) {
+      for (int r = 0; r < d; ++r)
+        for (int c = 0; c < 6; ++c) dF[o + r][col0 + c] = -ds[r][c];
+      continue;
+    }
+    const double* sv = k.s + s0;
+    double nb = 0.0;
+    for (int r = 1; r < d; ++r) nb += sv[r] * sv[r];
+    nb = std::sqrt(nb);
+    double u[4] = {0, 0, 0, 0};
+    for (int r = 1; r < d; ++r) u[r] = sv[r] / nb;
+    const double f = k.soc_nu[cone] / nb;
+    for (int c = 0; c < 6; ++c) {
+      double uds = 0.0;
+      for (int r = 1; r < d; ++r) uds += u[r] * ds[r][c];
+      dF[o][col0 + c] = -(ds[0][c] - uds);  // ∂(‖s̄‖ − s₀)/∂θ
+      for (int r = 1; r < d; ++r) {
+        const double t = -f * (ds[r][c] - u[r] * uds);  // −ν(I − ūūᵀ)/‖s̄‖ ∂s̄/∂θ
+        for (int j = 0; j < N; ++j) dF[j][col0 + c] += k.G[s0 + r][j] * t;
+      }
+    }
+  }
+  // ∂(Gᵀz)_p/∂ω = −skew(Σ z g)
   for (int body = 0; body < 2; ++body) {
-    double dF[detail::kMaxKktDim][6] = {};
-    Vec3 gz = Vec3::Zero();
-    const int o0 = body == 0 ? 0 : k.orthant_rows[0];
-    const int o1 = o0 + k.orthant_rows[body];
-    for (int a = 0; a < k.active_count; ++a) {
-      const int i = k.active_rows[a];
-      if (i < o0 || i >= o1) continue;
-      double ds[6];
-      row_ds(i, ds);
-      gz += Vec3(k.G[i][0], k.G[i][1], k.G[i][2]) * k.z[i];
-      for (int c = 0; c < 6; ++c) dF[n + a][c] = -ds[c];
-    }
-    int yoff = k.active_count;
-    for (int cone = 0; cone < k.soc_count; ++cone) {
-      const int s0 = k.soc_start[cone], d = k.soc_dim[cone], st = k.soc_state[cone];
-      const int o = n + yoff;
-      yoff += st == 1 ? 1 : st == 2 ? d : 0;
-      if (st == 0 || k.soc_body[cone] != body) continue;
-      double ds[4][6];
-      for (int r = 0; r < d; ++r) {
-        row_ds(s0 + r, ds[r]);
-        gz += Vec3(k.G[s0 + r][0], k.G[s0 + r][1], k.G[s0 + r][2]) * k.z[s0 + r];
-      }
-      if (st == 2) {
-        for (int r = 0; r < d; ++r)
-          for (int c = 0; c < 6; ++c) dF[o + r][c] = -ds[r][c];
-        continue;
-      }
-      const double* sv = k.s + s0;
-      double nb = 0.0;
-      for (int r = 1; r < d; ++r) nb += sv[r] * sv[r];
-      nb = std::sqrt(nb);
-      double u[4] = {0, 0, 0, 0};
-      for (int r = 1; r < d; ++r) u[r] = sv[r] / nb;
-      const double f = k.soc_nu[cone] / nb;
-      for (int c = 0; c < 6; ++c) {
-        double uds = 0.0;
-        for (int r = 1; r < d; ++r) uds += u[r] * ds[r][c];
-        dF[o][c] = -(ds[0][c] - uds);  // ∂(‖s̄‖ − s₀)/∂θ
-        for (int r = 1; r < d; ++r) {
-          const double t = -f * (ds[r][c] - u[r] * uds);  // −ν(I − ūūᵀ)/‖s̄‖ ∂s̄/∂θ
-          for (int j = 0; j < n; ++j) dF[j][c] += k.G[s0 + r][j] * t;
-        }
-      }
-    }
-    // ∂(Gᵀz)_p/∂ω = −skew(Σ z g)
-    const Mat3 S = skew(gz);
+    const Mat3 S = skew(gz[body]);
     for (int a = 0; a < 3; ++a)
-      for (int c = 0; c < 3; ++c) dF[a][c] -= S(a, c);
-    for (int c = 0; c < 6; ++c)
-      for (int j = 0; j < 4; ++j) {
-        double v = 0.0;
-        for (int i = 0; i < q; ++i) v += Kinv[j][i] * dF[i][c];
-        dx[body][c][j] = -v;
-      }
+      for (int c = 0; c < 3; ++c) dF[a][6 * body + c] -= S(a, c);
+  }
+  double out[12][4] = {};
+  for (int i = 0; i < Q; ++i)
+    for (int c = 0; c < 12; ++c)
+      for (int j = 0; j < 4; ++j) out[c][j] -= Y[i][j] * dF[i][c];
+  for (int c = 0; c < 12; ++c)
+    for (int j = 0; j < 4; ++j) dx[c / 6][c % 6][j] = out[c][j];
+}
+
+/// polished_dx<N, Q> for the runtime dimension q of K.
+template <int N, int Q = N>
+void polished_dx_dispatch(const ContactResult& res, int q, double (&dx)[2][6][kMaxConeVars]) {
+  if constexpr (Q <= detail::kMaxKktDim) {
+    if (q == Q) return polished_dx<N, Q>(res, dx);
+    return polished_dx_dispatch<N, Q + 1>(res, q, dx);
+  }
+}
+
+void polished_dx(const ContactResult& res, double (&dx)[2][6][kMaxConeVars]) {
+  const int q = res.kkt.kkt_dim;
+  switch (res.kkt.n) {
+    case 4: return polished_dx_dispatch<4>(res, q, dx);
+    case 5: return polished_dx_dispatch<5>(res, q, dx);
+    case 6: return polished_dx_dispatch<6>(res, q, dx);
+    case 7: return polished_dx_dispatch<7>(res, q, dx);
+    default: return polished_dx_dispatch<8>(res, q, dx);
   }
 }
 
 }  // namespace
 
-void contact_derivatives(const ContactResult& res, ContactDerivatives& out) {
-  out = ContactDerivatives{};
+DIFFCOL_TARGET_CLONES void contact_derivatives(const ContactResult& res, ContactDerivatives& out) {
+  // every block is written below on success; failures reset the whole struct
+  auto fail = [&out](DerivativeStatus why) {
+    out = ContactDerivatives{};
+    out.status = why;
+  };
   switch (res.status) {
     case SolveStatus::converged: break;
-    case SolveStatus::coincident_origins: out.status = DerivativeStatus::coincident_origins; return;
-    case SolveStatus::invalid_input: out.status = DerivativeStatus::invalid_input; return;
-    default: out.status = DerivativeStatus::not_converged; return;
+    case SolveStatus::coincident_origins: return fail(DerivativeStatus::coincident_origins);
+    case SolveStatus::invalid_input: return fail(DerivativeStatus::invalid_input);
+    default: return fail(DerivativeStatus::not_converged);
   }
   const ConeKkt& k = res.kkt;
   double dx[2][6][kMaxConeVars];  // [body][twist column][unknown]
   if (k.polished) {
+    if (k.kkt_dim < k.n || k.kkt_dim > detail::kMaxKktDim || k.n < 4 || k.n > kMaxConeVars)
+      return fail(DerivativeStatus::singular_kkt);
     polished_dx(res, dx);
   } else if (!k.factored) {
-    out.status = DerivativeStatus::singular_kkt;
-    return;
+    return fail(DerivativeStatus::singular_kkt);
   } else {
     normal_equation_dx(res, dx);
   }
@@ -250,17 +286,19 @@ void contact_derivatives(const ContactResult& res, ContactDerivatives& out) {
     }
   }
   // X_12 ← X_12·exp(ξ^) with body 1 fixed is X_WB2 ← X_WB2·exp(ξ^): η_2 = Ad_{X_WB2} ξ.
-  out.J_alpha_X12 = out.J_alpha_X2 * adjoint(res.X_WB2);
+  // (J·Ad_X with Ad_X = [[R, 0], [p^R, R]], without forming the 6×6 adjoint)
+  {
+    const Mat3& R = res.X_WB2.R;
+    const Eigen::Matrix<double, 1, 3> jw = out.J_alpha_X2.leftCols<3>(), jv = out.J_alpha_X2.rightCols<3>();
+    out.J_alpha_X12.leftCols<3>() = (jw + jv * skew(res.X_WB2.p)) * R;
+    out.J_alpha_X12.rightCols<3>() = jv * R;
+  }
 
   const bool finite = out.J_alpha_X1.allFinite() && out.J_alpha_X2.allFinite() && out.J_x_W_X1.allFinite() &&
                       out.J_x_W_X2.allFinite() && out.J_p1_W_X1.allFinite() && out.J_p1_W_X2.allFinite() &&
                       out.J_p2_W_X1.allFinite() && out.J_p2_W_X2.allFinite() && out.J_distance_X1.allFinite() &&
                       out.J_distance_X2.allFinite() && out.J_alpha_X12.allFinite();
-  if (!finite) {
-    out = ContactDerivatives{};
-    out.status = DerivativeStatus::singular_kkt;
-    return;
-  }
+  if (!finite) return fail(DerivativeStatus::singular_kkt);
   out.status = DerivativeStatus::ok;
 }
 

@@ -3,6 +3,7 @@
 #include "diffcol/idcol/derivatives.hpp"
 
 #include "kkt_pose_jacobian.hpp"
+#include "../target_clones.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -148,15 +149,7 @@ template <class Block>
 
 }  // namespace
 
-// x86-64 with GCC: a second copy of the hot function for AVX2/FMA machines, picked at load time
-// (function multiversioning; -17% measured with -march=native). Not under the sanitizers.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__SANITIZE_ADDRESS__) && \
-    !defined(DIFFCOL_NO_TARGET_CLONES)
-#define DIFFCOL_TARGET_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
-#else
-#define DIFFCOL_TARGET_CLONES
-#endif
-
+// AVX2/FMA copy picked at load time (-17% measured with -march=native), see target_clones.hpp.
 DIFFCOL_TARGET_CLONES
 void contact_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDerivatives& out) {
   DerivativeStatus st = status_of(sol);
