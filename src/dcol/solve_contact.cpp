@@ -175,103 +175,136 @@ void cholesky_solve(const double (&L)[kMaxConeVars][kMaxConeVars], double* b) {
 
 template <int N>
 struct Workspace {
-  double Gt[kMaxConeRows][N];  // W⁻¹G
   double lambda[kMaxConeRows];
   double inv_lambda[kMaxConeRows];  // 1/λ_i on the orthant rows
   double inv_w[kMaxConeRows];       // 1/w_i on the orthant rows
   double q[kMaxConeRows];      // W⁻¹ r_z
   double rx[N];
+  // Constant over a solve (set by prepare_workspace):
+  double GJG[2][N][N];  // per cone: Gₖᵀ J Gₖ, J = diag(1, −1, …, −1)
+  int nz[kMaxConeRows][N];  // per orthant row (N > 5 only): its structurally nonzero columns
+  int nz_count[kMaxConeRows];
 };
 
-/// Forms G̃ = W⁻¹G and H = G̃ᵀG̃ and factors H into k.L.
+/// The parts of the normal matrix that do not change during a solve (G is fixed).
 template <int N>
-bool factor_normal_matrix(ConeKkt& k, Workspace<N>& ws) {
-  const int m = k.m, l = orthant_count(k);
-  for (int i = 0; i < l; ++i) {
-    const double iw = ws.inv_w[i];
-    for (int j = 0; j < N; ++j) ws.Gt[i][j] = k.G[i][j] * iw;
-  }
+void prepare_workspace(const ConeKkt& k, Workspace<N>& ws) {
   for (int c = 0; c < k.soc_count; ++c) {
     const int s0 = k.soc_start[c], d = k.soc_dim[c];
-    const double ib = 1.0 / k.soc_beta[c];
-    for (int j = 0; j < N; ++j) {
-      double col[4], out[4];
-      bool nonzero = false;
-      for (int i = 0; i < d; ++i) {
-        col[i] = k.G[s0 + i][j];
-        nonzero = nonzero || col[i] != 0.0;
+    for (int a = 0; a < N; ++a)
+      for (int b = 0; b <= a; ++b) {
+        double v = k.G[s0][a] * k.G[s0][b];
+        for (int r = 1; r < d; ++r) v -= k.G[s0 + r][a] * k.G[s0 + r][b];
+        ws.GJG[c][a][b] = ws.GJG[c][b][a] = v;
       }
-      if (nonzero) {
-        detail::soc_apply(k.soc_wbar[c], d, ib, -1.0, col, out);
-        for (int i = 0; i < d; ++i) ws.Gt[s0 + i][j] = out[i];
-      } else {
-        for (int i = 0; i < d; ++i) ws.Gt[s0 + i][j] = 0.0;
-      }
-    }
   }
-  // H = G̃ᵀG̃: dense rank-1 updates for the small systems (no branches), otherwise over the
-  // structurally nonzero entries of each row (rows touch few of the unknowns)
-  double H[N][N] = {};
-  if constexpr (N <= 5) {
-    for (int i = 0; i < m; ++i) {
-      const double* g = ws.Gt[i];
-      for (int a = 0; a < N; ++a)
-        for (int b = 0; b <= a; ++b) H[a][b] += g[a] * g[b];
-    }
-  } else {
-    for (int i = 0; i < m; ++i) {
-      const double* g = ws.Gt[i];
-      int nz[N];
+  if constexpr (N > 5) {
+    for (int i = 0; i < orthant_count(k); ++i) {
       int cnt = 0;
       for (int a = 0; a < N; ++a)
-        if (g[a] != 0.0) nz[cnt++] = a;
+        if (k.G[i][a] != 0.0) ws.nz[i][cnt++] = a;
+      ws.nz_count[i] = cnt;
+    }
+  }
+}
+
+/// Forms H = Gᵀ W⁻² G and factors it into k.L. Orthant rows: W⁻² = diag(z_i/s_i) = diag(1/w_i²).
+/// Cone k: W = β W̄ with W̄² = 2w̄w̄ᵀ − J (w̄ = W̄e, w̄ᵀJw̄ = 1), so W̄⁻² = J W̄² J = 2(Jw̄)(Jw̄)ᵀ − J and
+///   Gₖᵀ W⁻² Gₖ = β⁻² (2 v vᵀ − Gₖᵀ J Gₖ),  v = Gₖᵀ J w̄,
+/// with Gₖᵀ J Gₖ precomputed: no scaled copy of G is formed.
+template <int N>
+bool factor_normal_matrix(ConeKkt& k, Workspace<N>& ws) {
+  const int l = orthant_count(k);
+  double H[N][N] = {};
+  if constexpr (N <= 5) {
+    for (int i = 0; i < l; ++i) {
+      const double* g = k.G[i];
+      const double d = ws.inv_w[i] * ws.inv_w[i];
+      double dg[N];
+      for (int a = 0; a < N; ++a) dg[a] = d * g[a];
+      for (int a = 0; a < N; ++a)
+        for (int b = 0; b <= a; ++b) H[a][b] += dg[a] * g[b];
+    }
+  } else {
+    for (int i = 0; i < l; ++i) {
+      const double* g = k.G[i];
+      const double d = ws.inv_w[i] * ws.inv_w[i];
+      const int* nz = ws.nz[i];
+      const int cnt = ws.nz_count[i];
       for (int a = 0; a < cnt; ++a) {
-        const double ga = g[nz[a]];
+        const double ga = d * g[nz[a]];
         for (int b = 0; b <= a; ++b) H[nz[a]][nz[b]] += ga * g[nz[b]];
       }
     }
+  }
+  for (int c = 0; c < k.soc_count; ++c) {
+    const int s0 = k.soc_start[c], d = k.soc_dim[c];
+    const double* wb = k.soc_wbar[c];
+    double v[N];
+    for (int a = 0; a < N; ++a) {
+      double t = k.G[s0][a] * wb[0];
+      for (int r = 1; r < d; ++r) t -= k.G[s0 + r][a] * wb[r];
+      v[a] = t;
+    }
+    const double f = 1.0 / (k.soc_beta[c] * k.soc_beta[c]);
+    for (int a = 0; a < N; ++a)
+      for (int b = 0; b <= a; ++b) H[a][b] += f * (2.0 * v[a] * v[b] - ws.GJG[c][a][b]);
   }
   for (int a = 0; a < N; ++a)
     for (int b = 0; b < a; ++b) H[b][a] = H[a][b];
   return cholesky<N>(H, k.L);
 }
 
-/// Newton direction for the scaled complementarity right side ds (Δs̃ + Δz̃ = ds):
-///   H Δx = −r_x − G̃ᵀ(W⁻¹r_z + ds),  Δz̃ = G̃Δx + W⁻¹r_z + ds,  Δs̃ = ds − Δz̃.
+/// Newton direction for the scaled complementarity right side ds (Δs̃ + Δz̃ = ds), with
+/// G̃ = W⁻¹G applied as vectors (W⁻¹ then G, or G then W⁻¹; W is symmetric):
+///   H Δx = −r_x − Gᵀ W⁻¹(W⁻¹r_z + ds),  Δz̃ = W⁻¹ G Δx + W⁻¹r_z + ds,  Δs̃ = ds − Δz̃.
+// GCC cannot see that the cone blocks (soc_start + soc_dim ≤ m) only read rows set above.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 template <int N>
 void newton_direction(const ConeKkt& k, const Workspace<N>& ws, const double* ds, double* dx, double* dzt,
                       double* dst, bool refine) {
   const int m = k.m;
+  double t[kMaxConeRows];
+  for (int i = 0; i < m; ++i) t[i] = ws.q[i] + ds[i];
+  detail::apply_scaling(k, true, t, t, ws.inv_w);
   for (int j = 0; j < N; ++j) dx[j] = -ws.rx[j];
-  for (int i = 0; i < m; ++i) {
-    const double t = ws.q[i] + ds[i];
-    for (int j = 0; j < N; ++j) dx[j] -= ws.Gt[i][j] * t;
-  }
+  for (int i = 0; i < m; ++i)
+    for (int j = 0; j < N; ++j) dx[j] -= k.G[i][j] * t[i];
   cholesky_solve<N>(k.L, dx);
+  double gdx[kMaxConeRows];
   for (int i = 0; i < m; ++i) {
-    double v = ws.q[i] + ds[i];
-    for (int j = 0; j < N; ++j) v += ws.Gt[i][j] * dx[j];
-    dzt[i] = v;
+    double v = 0.0;
+    for (int j = 0; j < N; ++j) v += k.G[i][j] * dx[j];
+    gdx[i] = v;
   }
+  detail::apply_scaling(k, true, gdx, gdx, ws.inv_w);
+  for (int i = 0; i < m; ++i) dzt[i] = ws.q[i] + ds[i] + gdx[i];
   if (!refine) {
     for (int i = 0; i < m; ++i) dst[i] = ds[i] - dzt[i];
     return;
   }
   // One step of iterative refinement on the dual equation G̃ᵀΔz̃ = −r_x (H is ill-conditioned
   // near the solution, as in every interior-point method; only needed late).
+  detail::apply_scaling(k, true, dzt, t, ws.inv_w);
   double e[N];
   for (int j = 0; j < N; ++j) e[j] = -ws.rx[j];
   for (int i = 0; i < m; ++i)
-    for (int j = 0; j < N; ++j) e[j] -= ws.Gt[i][j] * dzt[i];
+    for (int j = 0; j < N; ++j) e[j] -= k.G[i][j] * t[i];
   cholesky_solve<N>(k.L, e);
   for (int j = 0; j < N; ++j) dx[j] += e[j];
   for (int i = 0; i < m; ++i) {
     double v = 0.0;
-    for (int j = 0; j < N; ++j) v += ws.Gt[i][j] * e[j];
-    dzt[i] += v;
+    for (int j = 0; j < N; ++j) v += k.G[i][j] * e[j];
+    gdx[i] = v;
+  }
+  detail::apply_scaling(k, true, gdx, gdx, ws.inv_w);
+  for (int i = 0; i < m; ++i) {
+    dzt[i] += gdx[i];
     dst[i] = ds[i] - dzt[i];
   }
 }
+#pragma GCC diagnostic pop
 
 struct IpmOutcome {
   SolveStatus status;
@@ -501,6 +534,7 @@ IpmOutcome interior_point(ConeKkt& k, const SolveOptions& opt) {
   const int m = k.m;
   const int degree = orthant_count(k) + k.soc_count;
   Workspace<N> ws;
+  prepare_workspace<N>(k, ws);
   double hnorm = 0.0;
   for (int i = 0; i < m; ++i) hnorm += k.h[i] * k.h[i];
   hnorm = std::max(1.0, std::sqrt(hnorm));

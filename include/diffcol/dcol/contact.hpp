@@ -87,7 +87,7 @@ struct SolveOptions {
   /// A polished solution is exact to rounding in α and x (not only in α), and its derivatives
   /// are those of the exact solution. false: plain interior-point solution.
   bool polish = true;
-  double polish_start = 1e-4;
+  double polish_start = 1e-2;
 
   /// @throws std::invalid_argument naming the first field out of range: the three tolerances,
   /// final_centering_tolerance and polish_start finite > 0, max_iterations in [1, 100000],
