@@ -263,10 +263,12 @@ DIFFCOL_TARGET_CLONES void contact_derivatives(const ContactResult& res, Contact
     const Vec3 rb = body == 0 ? r1 : r2;
     const Mat36 Jr = point_twist_jacobian(rb);
     // (29): p_i = r_i + (x − r_i)/α
-    auto contact_point = [&](const Vec3& ri, bool moves) {
-      Mat36 J = Jx / alpha - (p - ri) * Ja / (alpha * alpha);
-      if (moves) J += (1.0 - 1.0 / alpha) * Jr;
-      return J;
+    const double ia = 1.0 / alpha;
+    auto contact_point = [&](const Vec3& ri, bool moves, Mat36& J) {
+      const Vec3 c = (ia * ia) * (p - ri);
+      const double f = moves ? 1.0 - ia : 0.0;
+      for (int a = 0; a < 3; ++a)
+        for (int col = 0; col < 6; ++col) J(a, col) = ia * Jx(a, col) - c[a] * Ja[col] + f * Jr(a, col);
     };
     // (30): d = (1 − 1/α)‖r_2 − r_1‖
     RowVec6 Jd = dist / (alpha * alpha) * Ja;
@@ -274,14 +276,14 @@ DIFFCOL_TARGET_CLONES void contact_derivatives(const ContactResult& res, Contact
     if (body == 0) {
       out.J_alpha_X1 = Ja;
       out.J_x_W_X1 = Jx;
-      out.J_p1_W_X1 = contact_point(r1, true);
-      out.J_p2_W_X1 = contact_point(r2, false);
+      contact_point(r1, true, out.J_p1_W_X1);
+      contact_point(r2, false, out.J_p2_W_X1);
       out.J_distance_X1 = Jd;
     } else {
       out.J_alpha_X2 = Ja;
       out.J_x_W_X2 = Jx;
-      out.J_p1_W_X2 = contact_point(r1, false);
-      out.J_p2_W_X2 = contact_point(r2, true);
+      contact_point(r1, false, out.J_p1_W_X2);
+      contact_point(r2, true, out.J_p2_W_X2);
       out.J_distance_X2 = Jd;
     }
   }
