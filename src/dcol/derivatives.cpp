@@ -2,6 +2,7 @@
 // points (29) and distance (30).
 #include "diffcol/dcol/derivatives.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "../target_clones.hpp"
@@ -112,11 +113,12 @@ void normal_equation_dx(const ContactResult& res, double (&dx)[2][6][kMaxConeVar
 /// solves. Per row of body b, ∂s/∂η_b|x = [(p × g)ᵀ, gᵀ]/ℓ (g = the row's p-coefficients); the
 /// stationarity rows get ∂(Gᵀz)/∂ω = −skew(Σ z_i g_i) and, for a boundary cone, the curvature
 /// term −ν Ḡᵀ(I − ūūᵀ)/‖s̄‖ ∂s̄/∂θ. Q = the dimension of K (n unknowns + active constraints),
-/// a template parameter so that every loop has a fixed trip count; N = n.
-template <int N, int Q>
+/// is a template parameter so that the solves and the product have fixed trip counts.
+template <int Q>
 DIFFCOL_TARGET_CLONES void polished_dx(const ContactResult& res, double (&dx)[2][6][kMaxConeVars]) {
-  static_assert(Q >= N && Q <= detail::kMaxKktDim);
+  static_assert(Q >= 4 && Q <= detail::kMaxKktDim);
   const ConeKkt& k = res.kkt;
+  const int N = k.n;
   const double inv_ell = 1.0 / k.length_scale;
   const Vec3 p = res.x_W;
   // rows 0–3 of K⁻¹ (= columns, K symmetric): the four solves interleaved, K = P⁻¹LU, both
@@ -200,23 +202,12 @@ DIFFCOL_TARGET_CLONES void polished_dx(const ContactResult& res, double (&dx)[2]
     for (int j = 0; j < 4; ++j) dx[c / 6][c % 6][j] = out[c][j];
 }
 
-/// polished_dx<N, Q> for the runtime dimension q of K.
-template <int N, int Q = N>
-void polished_dx_dispatch(const ContactResult& res, int q, double (&dx)[2][6][kMaxConeVars]) {
+/// polished_dx<Q> for the runtime dimension q of K, 4 ≤ q ≤ kMaxKktDim (checked by the caller).
+template <int Q = 4>
+void polished_dx(const ContactResult& res, int q, double (&dx)[2][6][kMaxConeVars]) {
   if constexpr (Q <= detail::kMaxKktDim) {
-    if (q == Q) return polished_dx<N, Q>(res, dx);
-    return polished_dx_dispatch<N, Q + 1>(res, q, dx);
-  }
-}
-
-void polished_dx(const ContactResult& res, double (&dx)[2][6][kMaxConeVars]) {
-  const int q = res.kkt.kkt_dim;
-  switch (res.kkt.n) {
-    case 4: return polished_dx_dispatch<4>(res, q, dx);
-    case 5: return polished_dx_dispatch<5>(res, q, dx);
-    case 6: return polished_dx_dispatch<6>(res, q, dx);
-    case 7: return polished_dx_dispatch<7>(res, q, dx);
-    default: return polished_dx_dispatch<8>(res, q, dx);
+    if (q == Q) return polished_dx<Q>(res, dx);
+    return polished_dx<Q + 1>(res, q, dx);
   }
 }
 
@@ -237,9 +228,9 @@ DIFFCOL_TARGET_CLONES void contact_derivatives(const ContactResult& res, Contact
   const ConeKkt& k = res.kkt;
   double dx[2][6][kMaxConeVars];  // [body][twist column][unknown]
   if (k.polished) {
-    if (k.kkt_dim < k.n || k.kkt_dim > detail::kMaxKktDim || k.n < 4 || k.n > kMaxConeVars)
+    if (k.n < 4 || k.n > kMaxConeVars || k.kkt_dim < k.n || k.kkt_dim > std::min(2 * k.n, detail::kMaxKktDim))
       return fail(DerivativeStatus::singular_kkt);
-    polished_dx(res, dx);
+    polished_dx(res, k.kkt_dim, dx);
   } else if (!k.factored) {
     return fail(DerivativeStatus::singular_kkt);
   } else {
