@@ -10,6 +10,8 @@
 
 #include <Eigen/Cholesky>
 
+#include "vector_kernels.hpp"
+
 namespace diffcol::ssdf {
 
 namespace {
@@ -253,8 +255,20 @@ template <class T> V<T> point_plane(const T& phi, const V<T>& v, const Vec3& n, 
   return {ln * n.x() - s * vt.x, ln * n.y() - s * vt.y, ln * n.z() - s * vt.z};
 }
 
-/// exp(x) underflows to 0 in double below x ≈ −745.
-constexpr double kUnderflowLogit = 745.0;
+/// The force law's constants for the vector kernels (vector_kernels.hpp).
+detail::PointPlaneLaw point_plane_law(const ScmParameters& prm) {
+  detail::PointPlaneLaw law;
+  law.eps3 = prm.eps3;
+  law.stiffness = prm.stiffness;
+  law.inv_dissipation_velocity = 1.0 / prm.dissipation_velocity;
+  law.stiction_velocity_sq = prm.stiction_velocity * prm.stiction_velocity;
+  law.friction = prm.friction;
+  return law;
+}
+
+/// exp(x) leaves the normal range of double below x ≈ −708 (and is 0 below −745): the terms
+/// skipped by default weigh < 1e-307 relative to the largest, and no weight is subnormal (slow).
+constexpr double kUnderflowLogit = 708.0;
 
 /// G of point_tree.hpp: the log-weight gap beyond which softmax terms are skipped.
 double cull_gap(const ScmParameters& prm) {
@@ -287,6 +301,14 @@ struct OnlineMax {
     return (xv - m) / t > -g;
   }
   template <class T> T weight(const T& x) const { return t == 0.0 ? T(1.0) : exp((x - m) / t); }
+  /// Starts from the known maximum logit (t > 0): the cut is then relative to the true maximum
+  /// from the first term on (as in the vector kernels) and nothing is rescaled, up to rounding.
+  void start_at(double max_logit) {
+    if (t > 0.0) {
+      m = max_logit;
+      any = true;
+    }
+  }
 };
 
 template <class T, int K>
@@ -332,6 +354,44 @@ T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const PointTree& c
   const Vec3 qv = values(q);
   const double d2 = cloud.min_squared_distance(qv);
   const double reach = d2 + om.g * prm.eps1 + 1e-12 * (1.0 + d2);  // logit gap G·ε1, with rounding slack
+  om.start_at(-d2);
+  bool summed = false;
+  if constexpr (std::is_same_v<T, double>) {
+    // Forward dynamics: the vector kernel (vector_kernels.hpp); the softmax shift is the exact
+    // nearest distance, so no online rescaling is needed.
+    if (prm.eps1 > 0.0 && prm.eps3 > 0.0 && detail::vector_kernels_enabled()) {
+      detail::SsdfKernelInput in;
+      in.q = qv;
+      in.s = values(s);
+      in.omega = values(B.w);
+      in.u_query = values(u_query);
+      in.at_query_point = at_query_point;
+      in.offset = offset;
+      in.d2_min = d2;
+      in.d2_cut = om.g * prm.eps1;
+      in.inv_eps1 = 1.0 / prm.eps1;
+      in.law = point_plane_law(prm);
+      detail::KernelSums sums;
+      const double* const c[3] = {cloud.xs(), cloud.ys(), cloud.zs()};
+      const double* const nrm[3] = {cloud.normal_xs(), cloud.normal_ys(), cloud.normal_zs()};
+      int run_begin = 0, run_end = 0;  // adjacent leaves merged into one run
+      cloud.for_each_leaf_within(qv, reach, [&](int begin, int end) {
+        if (begin != run_end) {
+          if (run_end > run_begin) detail::ssdf_kernel_accumulate(c, nrm, run_begin, run_end, in, sums);
+          run_begin = begin;
+        }
+        run_end = end;
+      });
+      if (run_end > run_begin) detail::ssdf_kernel_accumulate(c, nrm, run_begin, run_end, in, sums);
+      acc.sum = sums.weight;
+      acc.a[0] = sums.phi;
+      for (int k = 0; k < 3; ++k) {
+        acc.a[static_cast<size_t>(1 + k)] = sums.force[k];
+        acc.a[static_cast<size_t>(4 + k)] = sums.moment[k];
+      }
+      summed = true;
+    }
+  }
   auto term = [&](int i) {
     const Vec3& c = cloud.point(i);
     const Vec3& nn = cloud.normal(i);
@@ -354,9 +414,10 @@ T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const PointTree& c
     acc.a[6] += wi * mom.z;
     acc.sum += wi;
   };
-  cloud.for_each_leaf_within(qv, reach, [&](int begin, int end) {
-    for (int i = begin; i < end; ++i) term(i);
-  });
+  if (!summed)
+    cloud.for_each_leaf_within(qv, reach, [&](int begin, int end) {
+      for (int i = begin; i < end; ++i) term(i);
+    });
   const T inv = 1.0 / acc.sum;
   const V<T> G{acc.a[1] * inv, acc.a[2] * inv, acc.a[3] * inv};  // B frame
   const V<T> F = mul(B.R, G);                                     // world force on A
@@ -422,6 +483,44 @@ WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<
   const Vec3 u = values(B.R).transpose() * n;
   const double low = tree->min_projection(u);
   const double reach = low + om.g * prm.eps2 + 1e-12 * (1.0 + std::abs(low));
+  const double c0 = n.dot(values(B.p) - ground.point);  // Φ_f = uᵀa_f + c0
+  om.start_at(-(low + c0));
+  if constexpr (std::is_same_v<T, double>) {
+    // Forward dynamics: the vector kernel (vector_kernels.hpp), four points at a time. The
+    // softmax shift is the exact minimum Φ, so no online rescaling is needed.
+    if (prm.eps2 > 0.0 && prm.eps3 > 0.0 && detail::vector_kernels_enabled()) {
+      detail::GroundKernelInput in;
+      in.R = values(B.R);
+      in.p = values(B.p);
+      in.omega = in.R * values(B.w);
+      in.v = values(B.v);
+      in.n = n;
+      in.c0 = c0;
+      in.phi_min = low + c0;
+      in.phi_cut = om.g * prm.eps2;
+      in.inv_eps2 = 1.0 / prm.eps2;
+      in.law = point_plane_law(prm);
+      detail::KernelSums sums;
+      int run_begin = 0, run_end = 0;  // adjacent leaves merged into one run
+      tree->for_each_leaf_below(u, reach, [&](int begin, int end) {
+        if (begin != run_end) {
+          if (run_end > run_begin)
+            detail::ground_kernel_accumulate(tree->xs(), tree->ys(), tree->zs(), run_begin, run_end, in, sums);
+          run_begin = begin;
+        }
+        run_end = end;
+      });
+      if (run_end > run_begin)
+        detail::ground_kernel_accumulate(tree->xs(), tree->ys(), tree->zs(), run_begin, run_end, in, sums);
+      const double inv = 1.0 / sums.weight;
+      const Vec3 tq = in.R.transpose() * Vec3(sums.moment[0], sums.moment[1], sums.moment[2]);  // body frame
+      for (int k = 0; k < 3; ++k) {
+        out.tau[k] = tq[k] * inv;
+        out.f[k] = sums.force[k] * inv;
+      }
+      return out;
+    }
+  }
   auto term = [&](int f) {
     const Vec3& a = tree->point(f);
     const V<T> ra = mul(B.R, a);

@@ -24,6 +24,20 @@ PointTree::PointTree(const OrientedPointCloud& cloud, int leaf_size) {
   }
   points_ = std::move(p);
   normals_ = std::move(nn);
+  xs_.resize(static_cast<size_t>(n));
+  ys_.resize(static_cast<size_t>(n));
+  zs_.resize(static_cast<size_t>(n));
+  nxs_.resize(static_cast<size_t>(n));
+  nys_.resize(static_cast<size_t>(n));
+  nzs_.resize(static_cast<size_t>(n));
+  for (size_t k = 0; k < static_cast<size_t>(n); ++k) {
+    xs_[k] = points_[k].x();
+    ys_[k] = points_[k].y();
+    zs_[k] = points_[k].z();
+    nxs_[k] = normals_[k].x();
+    nys_[k] = normals_[k].y();
+    nzs_[k] = normals_[k].z();
+  }
 }
 
 // Fills node `id` for index_[begin, end) (points_ still in cloud order) and builds its subtree.

@@ -5,8 +5,8 @@
 /// non-negligible.
 ///
 /// A softmax term with logit ℓ_i and temperature t has weight exp((ℓ_i − max ℓ)/t). The sums of
-/// dynamics.hpp skip every term with (ℓ_i − max ℓ)/t ≤ −G: G = 745 by default (such weights
-/// underflow to 0 in double, so the skip changes nothing), or −log(weight_cutoff) when the
+/// dynamics.hpp skip every term with (ℓ_i − max ℓ)/t ≤ −G: G = 708 by default (such weights
+/// are below 1e-307 of the largest, subnormal or zero in double, so the skip changes nothing), or −log(weight_cutoff) when the
 /// scene's ScmParameters::weight_cutoff is set. The tree finds the maximum logit first (nearest
 /// point, or lowest point along a direction) and then visits only the leaves whose box can hold a
 /// point within G·t of it; the terms of all other points are provably skipped anyway.
@@ -34,6 +34,13 @@ class PointTree {
   const Vec3& point(int k) const { return points_[static_cast<size_t>(k)]; }
   const Vec3& normal(int k) const { return normals_[static_cast<size_t>(k)]; }
   int original_index(int k) const { return index_[static_cast<size_t>(k)]; }
+  /// The points' coordinates as three arrays (tree order), for vector kernels.
+  const double* xs() const { return xs_.data(); }
+  const double* ys() const { return ys_.data(); }
+  const double* zs() const { return zs_.data(); }
+  const double* normal_xs() const { return nxs_.data(); }
+  const double* normal_ys() const { return nys_.data(); }
+  const double* normal_zs() const { return nzs_.data(); }
 
   /// min_i ‖q − p_i‖².
   double min_squared_distance(const Vec3& q) const;
@@ -87,6 +94,7 @@ class PointTree {
   }
 
   std::vector<Vec3> points_, normals_;
+  std::vector<double> xs_, ys_, zs_, nxs_, nys_, nzs_;
   std::vector<int> index_;
   std::vector<Node> nodes_;
 };

@@ -1,0 +1,229 @@
+// Vector kernels of the SCM ground-contact and point–SSDF sums (vector_kernels.hpp).
+#include "vector_kernels.hpp"
+
+#include <atomic>
+#include <cstdlib>
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(DIFFCOL_NO_LIBMVEC)
+#define DIFFCOL_SCM_VECTOR_KERNELS 1
+#include <immintrin.h>
+#endif
+
+namespace diffcol::ssdf::detail {
+
+#ifdef DIFFCOL_SCM_VECTOR_KERNELS
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpsabi"  // the vector ABI is what these functions are for
+
+// glibc's libmvec (AVX2 variants of exp and log1p, ≤ 4 ulp), linked with -lmvec.
+extern "C" __m256d _ZGVdN4v_exp(__m256d);
+extern "C" __m256d _ZGVdN4v_log1p(__m256d);
+
+namespace {
+
+inline double hsum(__m256d v) {
+  const __m128d lo = _mm256_castpd256_pd128(v), hi = _mm256_extractf128_pd(v, 1);
+  const __m128d s = _mm_add_pd(lo, hi);
+  return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+}
+
+struct Acc {
+  __m256d tx, ty, tz, fx, fy, fz, w, phi;
+  void clear() { tx = ty = tz = fx = fy = fz = w = phi = _mm256_setzero_pd(); }
+  void add_to(KernelSums& s) const {
+    s.moment[0] += hsum(tx);
+    s.moment[1] += hsum(ty);
+    s.moment[2] += hsum(tz);
+    s.force[0] += hsum(fx);
+    s.force[1] += hsum(fy);
+    s.force[2] += hsum(fz);
+    s.weight += hsum(w);
+    s.phi += hsum(phi);
+  }
+};
+
+inline __m256d bc(double x) { return _mm256_set1_pd(x); }
+
+/// λ = point_plane(φ, u, n) of eqs. (15)–(20) on four lanes.
+inline void point_plane4(__m256d phi, __m256d ux, __m256d uy, __m256d uz, __m256d nx, __m256d ny, __m256d nz,
+                         const PointPlaneLaw& law, __m256d& lx, __m256d& ly, __m256d& lz) {
+  // c = k softplus(−φ, ε3) = k (max(−φ, 0) + ε3 log1p(exp(−|φ|/ε3))), eq. (15)
+  const __m256d sign = _mm256_set1_pd(-0.0);
+  const __m256d absphi = _mm256_andnot_pd(sign, phi);
+  const __m256d e = _ZGVdN4v_exp(_mm256_mul_pd(absphi, bc(-1.0 / law.eps3)));
+  const __m256d sp =
+      _mm256_fmadd_pd(bc(law.eps3), _ZGVdN4v_log1p(e), _mm256_max_pd(_mm256_xor_pd(phi, sign), _mm256_setzero_pd()));
+  // dissipation d(x), x = v_n/v_d, eqs. (16)–(17): 1 − x (x ≤ 0), (x − 2)²/4 (x ≤ 2), 0 beyond
+  const __m256d vn = _mm256_fmadd_pd(nx, ux, _mm256_fmadd_pd(ny, uy, _mm256_mul_pd(nz, uz)));
+  const __m256d x = _mm256_mul_pd(vn, bc(law.inv_dissipation_velocity));
+  const __m256d xm2 = _mm256_sub_pd(x, bc(2.0));
+  __m256d d = _mm256_mul_pd(bc(0.25), _mm256_mul_pd(xm2, xm2));
+  d = _mm256_blendv_pd(d, _mm256_sub_pd(bc(1.0), x), _mm256_cmp_pd(x, _mm256_setzero_pd(), _CMP_LE_OQ));
+  d = _mm256_and_pd(d, _mm256_cmp_pd(x, bc(2.0), _CMP_LE_OQ));
+  const __m256d ln = _mm256_mul_pd(_mm256_mul_pd(bc(law.stiffness), sp), d);  // (18)
+  // friction with stiction, (19)–(20): λ = λ_n n − μ λ_n v_t / √(v_s² + ‖v_t‖²)
+  const __m256d vtx = _mm256_fnmadd_pd(vn, nx, ux), vty = _mm256_fnmadd_pd(vn, ny, uy),
+                vtz = _mm256_fnmadd_pd(vn, nz, uz);
+  const __m256d h2 =
+      _mm256_fmadd_pd(vtx, vtx, _mm256_fmadd_pd(vty, vty, _mm256_fmadd_pd(vtz, vtz, bc(law.stiction_velocity_sq))));
+  const __m256d s = _mm256_div_pd(_mm256_mul_pd(bc(law.friction), ln), _mm256_sqrt_pd(h2));
+  lx = _mm256_fmsub_pd(ln, nx, _mm256_mul_pd(s, vtx));
+  ly = _mm256_fmsub_pd(ln, ny, _mm256_mul_pd(s, vty));
+  lz = _mm256_fmsub_pd(ln, nz, _mm256_mul_pd(s, vtz));
+}
+
+/// a += (W·term) on the kept lanes only (a dropped lane's term is not multiplied by W = 0: it may
+/// be NaN or infinite).
+inline void add_kept(__m256d& a, __m256d Wk, __m256d keep, __m256d term) {
+  a = _mm256_add_pd(a, _mm256_and_pd(_mm256_mul_pd(Wk, term), keep));
+}
+
+/// The ground terms of four points (lanes where `lanes` is all ones; the others add nothing).
+inline void four_points(__m256d ax, __m256d ay, __m256d az, __m256d lanes, const GroundKernelInput& in, Acc& acc) {
+  const Mat3& R = in.R;
+  // r = R a (world offset of the point from the body origin)
+  const __m256d rx = _mm256_fmadd_pd(bc(R(0, 0)), ax, _mm256_fmadd_pd(bc(R(0, 1)), ay, _mm256_mul_pd(bc(R(0, 2)), az)));
+  const __m256d ry = _mm256_fmadd_pd(bc(R(1, 0)), ax, _mm256_fmadd_pd(bc(R(1, 1)), ay, _mm256_mul_pd(bc(R(1, 2)), az)));
+  const __m256d rz = _mm256_fmadd_pd(bc(R(2, 0)), ax, _mm256_fmadd_pd(bc(R(2, 1)), ay, _mm256_mul_pd(bc(R(2, 2)), az)));
+  const __m256d nx = bc(in.n.x()), ny = bc(in.n.y()), nz = bc(in.n.z());
+  // φ = nᵀr + c0, eq. (14); softmax weight W = exp(−(φ − φ_min)/ε2), culled beyond phi_cut
+  const __m256d phi = _mm256_fmadd_pd(nx, rx, _mm256_fmadd_pd(ny, ry, _mm256_fmadd_pd(nz, rz, bc(in.c0))));
+  const __m256d dphi = _mm256_sub_pd(phi, bc(in.phi_min));
+  const __m256d keep = _mm256_and_pd(lanes, _mm256_cmp_pd(dphi, bc(in.phi_cut), _CMP_LT_OQ));
+  const __m256d Wk = _mm256_and_pd(_ZGVdN4v_exp(_mm256_mul_pd(dphi, bc(-in.inv_eps2))), keep);
+  // point velocity ω × r + v
+  const __m256d ox = bc(in.omega.x()), oy = bc(in.omega.y()), oz = bc(in.omega.z());
+  const __m256d ux = _mm256_add_pd(_mm256_fmsub_pd(oy, rz, _mm256_mul_pd(oz, ry)), bc(in.v.x()));
+  const __m256d uy = _mm256_add_pd(_mm256_fmsub_pd(oz, rx, _mm256_mul_pd(ox, rz)), bc(in.v.y()));
+  const __m256d uz = _mm256_add_pd(_mm256_fmsub_pd(ox, ry, _mm256_mul_pd(oy, rx)), bc(in.v.z()));
+  __m256d lx, ly, lz;
+  point_plane4(phi, ux, uy, uz, nx, ny, nz, in.law, lx, ly, lz);
+  add_kept(acc.tx, Wk, keep, _mm256_fmsub_pd(ry, lz, _mm256_mul_pd(rz, ly)));  // r × λ
+  add_kept(acc.ty, Wk, keep, _mm256_fmsub_pd(rz, lx, _mm256_mul_pd(rx, lz)));
+  add_kept(acc.tz, Wk, keep, _mm256_fmsub_pd(rx, ly, _mm256_mul_pd(ry, lx)));
+  add_kept(acc.fx, Wk, keep, lx);
+  add_kept(acc.fy, Wk, keep, ly);
+  add_kept(acc.fz, Wk, keep, lz);
+  acc.w = _mm256_add_pd(acc.w, Wk);
+}
+
+/// The point–SSDF terms of four AOPC points (moment arm c).
+inline void four_ssdf_points(__m256d cx, __m256d cy, __m256d cz, __m256d nx, __m256d ny, __m256d nz,
+                             __m256d lanes, const SsdfKernelInput& in, Acc& acc) {
+  const __m256d rx = _mm256_sub_pd(bc(in.q.x()), cx), ry = _mm256_sub_pd(bc(in.q.y()), cy),
+                rz = _mm256_sub_pd(bc(in.q.z()), cz);
+  const __m256d d2 = _mm256_fmadd_pd(rx, rx, _mm256_fmadd_pd(ry, ry, _mm256_mul_pd(rz, rz)));
+  const __m256d dd = _mm256_sub_pd(d2, bc(in.d2_min));
+  const __m256d keep = _mm256_and_pd(lanes, _mm256_cmp_pd(dd, bc(in.d2_cut), _CMP_LT_OQ));
+  const __m256d Wk = _mm256_and_pd(_ZGVdN4v_exp(_mm256_mul_pd(dd, bc(-in.inv_eps1))), keep);  // eqs. (8)–(9)
+  const __m256d phi = _mm256_sub_pd(_mm256_fmadd_pd(nx, rx, _mm256_fmadd_pd(ny, ry, _mm256_mul_pd(nz, rz))),
+                                    bc(in.offset));
+  __m256d ux, uy, uz;  // relative velocity (21)
+  if (in.at_query_point) {
+    ux = bc(in.u_query.x());
+    uy = bc(in.u_query.y());
+    uz = bc(in.u_query.z());
+  } else {
+    const __m256d ox = bc(in.omega.x()), oy = bc(in.omega.y()), oz = bc(in.omega.z());
+    ux = _mm256_sub_pd(bc(in.s.x()), _mm256_fmsub_pd(oy, cz, _mm256_mul_pd(oz, cy)));
+    uy = _mm256_sub_pd(bc(in.s.y()), _mm256_fmsub_pd(oz, cx, _mm256_mul_pd(ox, cz)));
+    uz = _mm256_sub_pd(bc(in.s.z()), _mm256_fmsub_pd(ox, cy, _mm256_mul_pd(oy, cx)));
+  }
+  __m256d lx, ly, lz;
+  point_plane4(phi, ux, uy, uz, nx, ny, nz, in.law, lx, ly, lz);
+  add_kept(acc.phi, Wk, keep, phi);
+  add_kept(acc.fx, Wk, keep, lx);
+  add_kept(acc.fy, Wk, keep, ly);
+  add_kept(acc.fz, Wk, keep, lz);
+  add_kept(acc.tx, Wk, keep, _mm256_fmsub_pd(cy, lz, _mm256_mul_pd(cz, ly)));  // c × λ
+  add_kept(acc.ty, Wk, keep, _mm256_fmsub_pd(cz, lx, _mm256_mul_pd(cx, lz)));
+  add_kept(acc.tz, Wk, keep, _mm256_fmsub_pd(cx, ly, _mm256_mul_pd(cy, lx)));
+  acc.w = _mm256_add_pd(acc.w, Wk);
+}
+
+__m256i tail_mask(int r) { return _mm256_set_epi64x(r > 3 ? -1 : 0, r > 2 ? -1 : 0, r > 1 ? -1 : 0, -1); }
+
+__attribute__((noinline)) void ssdf_accumulate_avx2(const double* const (&c)[3], const double* const (&nrm)[3],
+                                                    int begin, int end, const SsdfKernelInput& in,
+                                                    KernelSums& sums) {
+  Acc acc;
+  acc.clear();
+  const __m256d all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+  int i = begin;
+  for (; i + 4 <= end; i += 4)
+    four_ssdf_points(_mm256_loadu_pd(c[0] + i), _mm256_loadu_pd(c[1] + i), _mm256_loadu_pd(c[2] + i),
+                     _mm256_loadu_pd(nrm[0] + i), _mm256_loadu_pd(nrm[1] + i), _mm256_loadu_pd(nrm[2] + i), all, in,
+                     acc);
+  if (i < end) {
+    const __m256i m = tail_mask(end - i);
+    four_ssdf_points(_mm256_maskload_pd(c[0] + i, m), _mm256_maskload_pd(c[1] + i, m),
+                     _mm256_maskload_pd(c[2] + i, m), _mm256_maskload_pd(nrm[0] + i, m),
+                     _mm256_maskload_pd(nrm[1] + i, m), _mm256_maskload_pd(nrm[2] + i, m), _mm256_castsi256_pd(m),
+                     in, acc);
+  }
+  acc.add_to(sums);
+}
+
+__attribute__((noinline)) void accumulate_avx2(const double* xs, const double* ys, const double* zs, int begin,
+                                               int end, const GroundKernelInput& in, KernelSums& sums) {
+  Acc acc;
+  acc.clear();
+  const __m256d all = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));
+  int i = begin;
+  for (; i + 4 <= end; i += 4)
+    four_points(_mm256_loadu_pd(xs + i), _mm256_loadu_pd(ys + i), _mm256_loadu_pd(zs + i), all, in, acc);
+  if (i < end) {
+    const __m256i m = tail_mask(end - i);
+    four_points(_mm256_maskload_pd(xs + i, m), _mm256_maskload_pd(ys + i, m), _mm256_maskload_pd(zs + i, m),
+                _mm256_castsi256_pd(m), in, acc);
+  }
+  acc.add_to(sums);
+}
+
+}  // namespace
+
+#pragma GCC diagnostic pop
+#pragma GCC pop_options
+
+bool vector_kernels_available() {
+  static const bool ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  return ok;
+}
+
+void ground_kernel_accumulate(const double* xs, const double* ys, const double* zs, int begin, int end,
+                              const GroundKernelInput& in, KernelSums& sums) {
+  accumulate_avx2(xs, ys, zs, begin, end, in, sums);
+}
+
+void ssdf_kernel_accumulate(const double* const (&c)[3], const double* const (&nrm)[3], int begin, int end,
+                            const SsdfKernelInput& in, KernelSums& sums) {
+  ssdf_accumulate_avx2(c, nrm, begin, end, in, sums);
+}
+
+#else
+
+bool vector_kernels_available() { return false; }
+void ground_kernel_accumulate(const double*, const double*, const double*, int, int, const GroundKernelInput&,
+                              KernelSums&) {}
+void ssdf_kernel_accumulate(const double* const (&)[3], const double* const (&)[3], int, int, const SsdfKernelInput&,
+                            KernelSums&) {}
+
+#endif
+
+namespace {
+std::atomic<bool>& kernel_switch() {
+  static std::atomic<bool> on{[] {
+    const char* e = std::getenv("DIFFCOL_NO_VECTOR_KERNELS");
+    return !(e && *e && *e != '0');
+  }()};
+  return on;
+}
+}  // namespace
+
+bool vector_kernels_enabled() { return vector_kernels_available() && kernel_switch().load(std::memory_order_relaxed); }
+void set_vector_kernels_enabled(bool on) { kernel_switch().store(on, std::memory_order_relaxed); }
+
+}  // namespace diffcol::ssdf::detail

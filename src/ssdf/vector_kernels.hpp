@@ -1,0 +1,70 @@
+#pragma once
+// The SCM's per-point sums in plain doubles, four points at a time with AVX2/FMA and glibc's
+// vector exp/log1p (libmvec), for the forward dynamics: the ground contact (point–plane forces
+// (14)–(20) weighted by the soft minimum of the plane distances) and the point–SSDF contact
+// (21)–(22). The templated code in dynamics.cpp stays the reference (and does every derivative
+// order); these kernels compute the same sums with a different rounding. Internal to src/ssdf.
+#include "diffcol/math/se3.hpp"
+
+namespace diffcol::ssdf::detail {
+
+/// The point–plane force law, eqs. (15)–(20).
+struct PointPlaneLaw {
+  double eps3 = 0.0;  ///< softplus temperature (> 0)
+  double stiffness = 0.0, inv_dissipation_velocity = 0.0, stiction_velocity_sq = 0.0, friction = 0.0;
+};
+
+/// Everything the per-point ground term needs, in world coordinates.
+struct GroundKernelInput {
+  Mat3 R;             ///< body rotation
+  Vec3 p;             ///< body position (the points are a_f in the body frame)
+  Vec3 omega;         ///< world angular velocity R·w
+  Vec3 v;             ///< world linear velocity
+  Vec3 n;             ///< unit ground normal
+  double c0 = 0.0;    ///< nᵀ(p − ground point): φ_f = nᵀR a_f + c0
+  double phi_min = 0.0;  ///< min_f φ_f (the softmax shift; exact, so no rescaling)
+  double phi_cut = 0.0;  ///< points with φ_f − φ_min ≥ phi_cut get zero weight (point_tree.hpp)
+  double inv_eps2 = 0.0;    ///< 1/ε2 (> 0)
+  PointPlaneLaw law;
+};
+
+/// The sums both kernels accumulate: Σ W (moment arm × λ), Σ W λ, Σ W and (point–SSDF only) Σ W φ.
+/// Ground: arm R a_f, world frame; point–SSDF: arm c_i, the AOPC's body frame.
+struct KernelSums {
+  double moment[3] = {0, 0, 0};
+  double force[3] = {0, 0, 0};
+  double weight = 0.0;
+  double phi = 0.0;
+};
+
+/// True when the vector kernels can run here (x86-64 with AVX2 and FMA, built with GCC/Clang).
+bool vector_kernels_available();
+/// vector_kernels_available() unless switched off by set_vector_kernels_enabled(false) (tests
+/// compare both paths) or by the environment variable DIFFCOL_NO_VECTOR_KERNELS=1.
+bool vector_kernels_enabled();
+void set_vector_kernels_enabled(bool on);
+
+/// Adds the terms of the points xs/ys/zs[begin, end) (body frame, structure of arrays) to `sums`.
+/// Call only when vector_kernels_available().
+void ground_kernel_accumulate(const double* xs, const double* ys, const double* zs, int begin, int end,
+                              const GroundKernelInput& in, KernelSums& sums);
+
+/// The point–SSDF term of a query point q against an AOPC (frame of the AOPC's body B):
+/// r_i = q − c_i, W_i = exp(−(‖r_i‖² − d²_min)/ε1) (culled beyond d2_cut), φ_i = n_iᵀr_i − offset,
+/// relative velocity u_i = s − ω × c_i (or u_query for every point), λ_i the point–plane force.
+struct SsdfKernelInput {
+  Vec3 q, s, omega, u_query;
+  bool at_query_point = false;
+  double offset = 0.0;
+  double d2_min = 0.0;   ///< min_i ‖r_i‖² (the softmax shift)
+  double d2_cut = 0.0;   ///< points with ‖r_i‖² − d2_min ≥ d2_cut get zero weight
+  double inv_eps1 = 0.0;  ///< 1/ε1 (> 0)
+  PointPlaneLaw law;
+};
+
+/// Adds the terms of the points [begin, end) (coordinates xs/ys/zs, unit normals nx/ny/nz; the
+/// AOPC's body frame, structure of arrays). Call only when vector_kernels_available().
+void ssdf_kernel_accumulate(const double* const (&c)[3], const double* const (&nrm)[3], int begin, int end,
+                            const SsdfKernelInput& in, KernelSums& sums);
+
+}  // namespace diffcol::ssdf::detail
