@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <random>
 
 #include "diffcol/math/gradient_check.hpp"
@@ -143,6 +144,21 @@ const Scene& scene() {
     return Scene{cloud_of(mesh::make_icosphere(r, 3), 80), cloud_of(mesh::make_box(size), 150), r, size};
   }();
   return s;
+}
+
+TEST(PointPlane, RejectsBadInput) {
+  const ScmParameters p = test_parameters();
+  const Vec3 x(0.0, 0.0, -0.001), n = Vec3::UnitZ(), O = Vec3::Zero(), V = Vec3::Zero();
+  EXPECT_NO_THROW(ssdf::point_plane_force(x, V, O, n, p));
+  const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(ssdf::point_plane_force(Vec3(nan, 0, 0), V, O, n, p), std::invalid_argument);
+  EXPECT_THROW(ssdf::point_plane_force(x, Vec3(0, inf, 0), O, n, p), std::invalid_argument);
+  EXPECT_THROW(ssdf::point_plane_force(x, V, Vec3(0, 0, nan), n, p), std::invalid_argument);
+  EXPECT_THROW(ssdf::point_plane_force(x, V, O, Vec3(0, 0, 2), p), std::invalid_argument);  // not unit
+  EXPECT_THROW(ssdf::point_plane_force(x, V, O, Vec3::Zero(), p), std::invalid_argument);
+  ScmParameters bad = p;
+  bad.stiffness = -1.0;
+  EXPECT_THROW(ssdf::point_plane_force(x, V, O, n, bad), std::invalid_argument);
 }
 
 TEST(PointSsdf, PushesAPenetratingPointOut) {

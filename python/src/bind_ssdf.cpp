@@ -224,10 +224,8 @@ distribution = sigma_eps2(-Phi12).)")
   m.def(
       "point_plane_force",
       [](const py::object& p, const py::object& v, const py::object& pp, const py::object& pn, const ScmParameters& params) {
-        params.validate();
-        const Vec3 n = vec3_from(pn, "plane_normal");
-        if (std::abs(n.norm() - 1.0) > 1e-9) throw std::invalid_argument("plane_normal: must be a unit vector");
-        return point_plane_force(vec3_from(p, "p"), vec3_from(v, "v"), vec3_from(pp, "plane_point"), n, params);
+        return point_plane_force(vec3_from(p, "p"), vec3_from(v, "v"), vec3_from(pp, "plane_point"),
+                                 vec3_from(pn, "plane_normal"), params);
       },
       py::arg("p"), py::arg("v"), py::arg("plane_point"), py::arg("plane_normal"), py::arg("params") = ScmParameters{},
       "Contact force on a point at p moving with velocity v relative to the plane (plane_point, unit plane_normal), all in one\n"

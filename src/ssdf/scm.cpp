@@ -28,8 +28,11 @@ void ScmParameters::validate() const {
     throw std::invalid_argument("ScmParameters: weight_cutoff must be in [0, 1)");
 }
 
-PointPlaneForce point_plane_force(const Vec3& p, const Vec3& v, const Vec3& plane_point, const Vec3& n,
-                                  const ScmParameters& prm) {
+namespace {
+
+/// point_plane_force without the input checks (the callers below validated everything once).
+PointPlaneForce point_plane_force_unchecked(const Vec3& p, const Vec3& v, const Vec3& plane_point, const Vec3& n,
+                                            const ScmParameters& prm) {
   PointPlaneForce out;
   out.phi = n.dot(p - plane_point);                                      // (14)
   const double c = prm.stiffness * smooth::kernel::softplus(-out.phi, prm.eps3);  // (15)
@@ -58,6 +61,17 @@ PointPlaneForce point_plane_force(const Vec3& p, const Vec3& v, const Vec3& plan
   const Mat3 dg = (Mat3::Identity() - g * g.transpose()) / h;  // ∂(v_t/h)/∂v_t
   out.J_force_v = (c * dd / prm.dissipation_velocity) * dir * n.transpose() - (prm.friction * ln) * dg * Pt;
   return out;
+}
+
+}  // namespace
+
+PointPlaneForce point_plane_force(const Vec3& p, const Vec3& v, const Vec3& plane_point, const Vec3& n,
+                                  const ScmParameters& prm) {
+  prm.validate();
+  if (!p.allFinite() || !v.allFinite() || !plane_point.allFinite() || !n.allFinite())
+    throw std::invalid_argument("point_plane_force: non-finite point, velocity or plane");
+  if (!(std::abs(n.norm() - 1.0) <= 1e-9)) throw std::invalid_argument("point_plane_force: plane_normal must be a unit vector");
+  return point_plane_force_unchecked(p, v, plane_point, n, prm);
 }
 
 namespace {
@@ -101,7 +115,7 @@ void point_ssdf_core(const Vec3& a, const Pose& X_WA, const Vec6& V_A, const Ori
     const double si = m.dot(r);
     phi += wi * si;                                                   // (9)
     const Vec3 ui = us - (wB.cross(c) + vB);                          // v − v_i, (21)
-    const PointPlaneForce pp = point_plane_force(q, ui, c, m, prm);
+    const PointPlaneForce pp = point_plane_force_unchecked(q, ui, c, m, prm);
     Vec6 y;
     y << c.cross(pp.force), pp.force;                                 // force at p_i, moment about B's origin
     Y += wi * y;

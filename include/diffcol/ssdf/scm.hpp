@@ -65,7 +65,9 @@ struct PointPlaneForce {
 };
 
 /// The contact force on a point at p moving with velocity v relative to the plane (p_i, n_i)
-/// (all in one frame; n_i unit). Unchecked (parameters validated by the caller once).
+/// (all in one frame; n_i unit).
+/// @throws std::invalid_argument on invalid parameters, a non-finite input or a non-unit normal
+/// (|‖n‖ − 1| > 1e-9).
 PointPlaneForce point_plane_force(const Vec3& p, const Vec3& v, const Vec3& plane_point, const Vec3& plane_normal,
                                   const ScmParameters& params);
 
