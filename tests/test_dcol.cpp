@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "diffcol/dcol/contact.hpp"
+#include "diffcol/dcol/derivatives.hpp"
 #include "diffcol/dcol/primitives.hpp"
 #include "diffcol/idcol/contact.hpp"
 #include "diffcol/idcol/ergodic.hpp"
@@ -371,6 +372,37 @@ TEST(DcolPolish, PlainInteriorPointAgreesWithPolished) {
         }
       }
     }
+}
+
+TEST(DcolDirectNewton, SmoothPairsMatchTheInteriorPointRoute) {
+  // Sphere/ellipsoid pairs start Newton's method on the exact KKT conditions from a geometric guess
+  // (SolveOptions::direct_newton); with it off they reach the same KKT point through the
+  // interior-point iterations and the polish. Same α, x*, derivatives; most solves need no IPM
+  // iteration. Includes elongated, rotated ellipsoids and near-touching / deeply penetrating poses.
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<double> U(0.2, 3.0);
+  SolveOptions via_ipm;
+  via_ipm.direct_newton = false;
+  int direct = 0, total = 0;
+  for (int q = 0; q < 300; ++q) {
+    const Primitive a = q % 3 == 0 ? Primitive(dcol::Sphere(U(rng))) : Primitive(Ellipsoid::from_semi_axes(U(rng), U(rng), U(rng)));
+    const Primitive b = q % 5 == 0 ? Primitive(dcol::Sphere(U(rng))) : Primitive(Ellipsoid::from_semi_axes(U(rng), U(rng), U(rng)));
+    const Pose X1 = random_pose(rng, 2.0), X2 = random_pose(rng, 0.05 + 6.0 * (q % 7) / 6.0);
+    const ContactResult d = solve_contact(a, X1, b, X2), r = solve_contact(a, X1, b, X2, via_ipm);
+    if (r.status == dcol::SolveStatus::coincident_origins) continue;
+    ASSERT_TRUE(d.ok() && r.ok()) << q;
+    ASSERT_TRUE(d.kkt.polished) << q;
+    ++total;
+    direct += d.iterations == 0;
+    EXPECT_NEAR(d.alpha, r.alpha, 1e-11 * std::max(1.0, r.alpha)) << q;
+    EXPECT_LE((d.x_W - r.x_W).norm(), 1e-9 * std::max(1.0, r.x_W.norm())) << q;
+    const dcol::ContactDerivatives dd = dcol::contact_derivatives(d), dr = dcol::contact_derivatives(r);
+    ASSERT_TRUE(dd.ok() && dr.ok()) << q;
+    EXPECT_LE((dd.J_alpha_X2 - dr.J_alpha_X2).norm(), 1e-7 * std::max(1.0, dr.J_alpha_X2.norm())) << q;
+    EXPECT_LE((dd.J_x_W_X1 - dr.J_x_W_X1).norm(), 1e-7 * std::max(1.0, dr.J_x_W_X1.norm())) << q;
+  }
+  std::printf("direct Newton: %d of %d smooth-pair solves without interior-point iterations\n", direct, total);
+  EXPECT_GE(direct, total * 8 / 10);
 }
 
 // ------------------------------------------------------------------------------ bad input

@@ -326,7 +326,7 @@ Raises ValueError for an unknown type, a missing or unknown parameter, or invali
   py::class_<SolveOptions> opts(m, "SolveOptions", "Interior-point settings of the DCOL solve; the defaults suit every pair of primitives.");
   opts.def(py::init([](double feasibility_tolerance, double gap_tolerance, double gap_relative_tolerance,
                        int max_iterations, double barrier_target, int final_centering_steps,
-                       double final_centering_tolerance, bool polish, double polish_start) {
+                       double final_centering_tolerance, bool polish, double polish_start, bool direct_newton) {
              SolveOptions o;
              o.feasibility_tolerance = feasibility_tolerance;
              o.gap_tolerance = gap_tolerance;
@@ -337,6 +337,7 @@ Raises ValueError for an unknown type, a missing or unknown parameter, or invali
              o.final_centering_tolerance = final_centering_tolerance;
              o.polish = polish;
              o.polish_start = polish_start;
+             o.direct_newton = direct_newton;
              check_dcol_options(o);
              return o;
            }),
@@ -348,6 +349,7 @@ Raises ValueError for an unknown type, a missing or unknown parameter, or invali
            py::arg("final_centering_steps") = SolveOptions{}.final_centering_steps,
            py::arg("final_centering_tolerance") = SolveOptions{}.final_centering_tolerance,
            py::arg("polish") = SolveOptions{}.polish, py::arg("polish_start") = SolveOptions{}.polish_start,
+           py::arg("direct_newton") = SolveOptions{}.direct_newton,
            "Keyword arguments override the defaults. Raises ValueError for values out of range.");
   def_checked(opts, "feasibility_tolerance", &SolveOptions::feasibility_tolerance,
               "On |s + Gx - h|/max(1, |h|) and |G^T z + c| (> 0).", check_dcol_options);
@@ -370,13 +372,16 @@ Raises ValueError for an unknown type, a missing or unknown parameter, or invali
                      "Newton polish on the identified active set (exact KKT solution, verified by a certificate).");
   def_checked(opts, "polish_start", &SolveOptions::polish_start,
               "Residuals and relative gap below which the polish is tried (> 0).", check_dcol_options);
+  opts.def_readwrite("direct_newton", &SolveOptions::direct_newton,
+                     "Sphere/ellipsoid pairs: Newton on the exact KKT conditions from a geometric guess first (no "
+                     "interior-point iterations when it passes the certificate).");
   opts.def("__repr__", [](const SolveOptions& o) {
     std::ostringstream os;
     os << "dcol.SolveOptions(feasibility_tolerance=" << o.feasibility_tolerance << ", gap_tolerance=" << o.gap_tolerance
        << ", gap_relative_tolerance=" << o.gap_relative_tolerance << ", max_iterations=" << o.max_iterations
        << ", barrier_target=" << o.barrier_target << ", final_centering_steps=" << o.final_centering_steps
        << ", final_centering_tolerance=" << o.final_centering_tolerance << ", polish=" << (o.polish ? "True" : "False")
-       << ", polish_start=" << o.polish_start << ")";
+       << ", polish_start=" << o.polish_start << ", direct_newton=" << (o.direct_newton ? "True" : "False") << ")";
     return os.str();
   });
 

@@ -340,11 +340,25 @@ void shift_into_cone(const ConeKkt& k, double* u) {
 /// is accepted only with a certificate: s = h − Gx ∈ K, z ∈ K, Gᵀz + c = 0 and sᵀz = 0 within
 /// the tolerances. On success k.x, k.s, k.z, the active set and the LU factors of the reduced
 /// matrix at the final Newton step (reused by contact_derivatives) are stored.
+/// An active set with the starting multipliers of the Newton polish.
+struct ActiveSet {
+  int act[kMaxConeVars];          // active orthant rows
+  int na = 0;
+  int state[2] = {0, 0};          // per cone: 0 inactive, 1 boundary, 2 apex
+  int yoff[2] = {0, 0};           // offset of each cone's multipliers in y
+  int p = 0;                      // number of multipliers
+  double y[detail::kMaxKktDim];   // multipliers: orthant rows, then ν (boundary) or z_k (apex)
+};
+
+bool polish_newton(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome& out, ActiveSet& A,
+                   const double* x_start);
+
+/// Reads the active set off the interior-point iterate (k.s, k.z) and polishes from k.x.
 bool polish(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome& out) {
-  constexpr int kAlpha = 3;
-  const int n = k.n, m = k.m, l = orthant_count(k);
-  int act[kMaxConeVars];
-  double y[detail::kMaxKktDim];
+  const int n = k.n, l = orthant_count(k);
+  ActiveSet A;
+  int* act = A.act;
+  double* y = A.y;
   int na = 0;
   for (int i = 0; i < l; ++i)
     if (k.s[i] < k.z[i]) {
@@ -374,11 +388,32 @@ bool polish(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome& out) 
       for (int r = 0; r < d; ++r) y[p++] = k.z[s0 + r];
     }
   }
+  A.na = na;
+  A.p = p;
+  for (int c = 0; c < 2; ++c) {
+    A.state[c] = state[c];
+    A.yoff[c] = yoff[c];
+  }
+  return polish_newton(k, opt, hnorm, out, A, k.x);
+}
+
+/// Newton's method on the exact KKT conditions for the active set A from x_start (scaled
+/// coordinates) and A.y, then the optimality certificate; on success the solution, the active set
+/// and the LU factors are stored in k (see polish above).
+bool polish_newton(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome& out, ActiveSet& A,
+                   const double* x_start) {
+  constexpr int kAlpha = 3;
+  const int n = k.n, m = k.m, l = orthant_count(k);
+  const int* act = A.act;
+  double* y = A.y;
+  const int na = A.na, p = A.p;
+  const int* state = A.state;
+  const int* yoff = A.yoff;
   const int q = n + p;
   // Without boundary cones the active constraints are linear and K is constant: one step is exact.
   const bool linear = state[0] != 1 && state[1] != 1;
   double x[kMaxConeVars];
-  for (int j = 0; j < n; ++j) x[j] = k.x[j];
+  for (int j = 0; j < n; ++j) x[j] = x_start[j];
   double (&K)[detail::kMaxKktDim][detail::kMaxKktDim] = k.kkt_lu;
   bool converged = false;
   for (int it = 0; it < 8 && !converged; ++it) {
@@ -730,6 +765,73 @@ IpmOutcome interior_point(ConeKkt& k, const SolveOptions& opt) {
   }
 }
 
+template <class P> constexpr bool is_strictly_convex() {
+  return std::is_same_v<P, Sphere> || std::is_same_v<P, Ellipsoid>;
+}
+
+/// The direct Newton solve for two strictly convex primitives (sphere, ellipsoid; rows: one 4-dim
+/// cone each, nothing else): the optimal active set is known — both cones on their boundary — so
+/// Newton's method on the exact KKT conditions (the polish) can start from a geometric guess
+/// instead of an interior-point iterate. Guess (scaled coordinates): along the centre line u, cone
+/// k reaches e_k = (ρ_k/ℓ)/‖Ḡ_k u‖ per unit α, so α₀ = D/(e₁ + e₂), p₀ = r̂₁ + α₀e₁u (exact for
+/// spheres); the multipliers from the α-row of the stationarity, 1 = Σ ν_k ρ_k/ℓ, and the
+/// balance ν₁‖Ḡ₁ᵀū₁‖ = ν₂‖Ḡ₂ᵀū₂‖ of its p-rows. Accepted only with the polish's certificate.
+bool direct_newton(ConeKkt& k, const SolveOptions& opt, const Vec3& c1, const Vec3& c2, IpmOutcome& out) {
+  if (k.soc_count != 2 || orthant_count(k) != 0 || k.n != 4 || k.soc_dim[0] != 4 || k.soc_dim[1] != 4) return false;
+  const Vec3 r12 = c2 - c1;
+  const double D = r12.norm();
+  if (!(D > 0.0) || !std::isfinite(D)) return false;
+  const Vec3 u = r12 / D;
+  double e[2], nu[2], mnorm[2];
+  for (int c = 0; c < 2; ++c) {
+    const int s0 = k.soc_start[c];
+    Vec3 gu;
+    for (int r = 0; r < 3; ++r) gu[r] = k.G[s0 + 1 + r][0] * u.x() + k.G[s0 + 1 + r][1] * u.y() + k.G[s0 + 1 + r][2] * u.z();
+    e[c] = -k.G[s0][3] / gu.norm();
+  }
+  if (!(e[0] > 0.0) || !(e[1] > 0.0) || !std::isfinite(e[0] + e[1])) return false;
+  double x0[kMaxConeVars] = {};
+  const double a0 = D / (e[0] + e[1]);
+  const Vec3 p0 = c1 + (a0 * e[0]) * u;
+  x0[0] = p0.x();
+  x0[1] = p0.y();
+  x0[2] = p0.z();
+  x0[3] = a0;
+  double denom = 0.0;
+  for (int c = 0; c < 2; ++c) {
+    const int s0 = k.soc_start[c];
+    double sv[3];
+    for (int r = 0; r < 3; ++r) {
+      const double* g = k.G[s0 + 1 + r];
+      sv[r] = k.h[s0 + 1 + r] - (g[0] * x0[0] + g[1] * x0[1] + g[2] * x0[2] + g[3] * x0[3]);
+    }
+    const double sn = std::sqrt(sv[0] * sv[0] + sv[1] * sv[1] + sv[2] * sv[2]);
+    if (!(sn > 0.0)) return false;
+    Vec3 m = Vec3::Zero();  // Ḡ_pᵀ ū
+    for (int r = 0; r < 3; ++r)
+      for (int j = 0; j < 3; ++j) m[j] += k.G[s0 + 1 + r][j] * sv[r] / sn;
+    mnorm[c] = m.norm();
+    if (!(mnorm[c] > 0.0)) return false;
+    denom += -k.G[s0][3] / mnorm[c];
+  }
+  for (int c = 0; c < 2; ++c) nu[c] = 1.0 / (denom * mnorm[c]);
+  double hnorm = 0.0;
+  for (int i = 0; i < k.m; ++i) hnorm += k.h[i] * k.h[i];
+  hnorm = std::max(1.0, std::sqrt(hnorm));
+  ActiveSet A;
+  A.na = 0;
+  A.p = 2;
+  A.state[0] = A.state[1] = 1;
+  A.yoff[0] = 0;
+  A.yoff[1] = 1;
+  A.y[0] = nu[0];
+  A.y[1] = nu[1];
+  out = {SolveStatus::converged, 0, 0.0, 0.0, 0.0};
+  if (!polish_newton(k, opt, hnorm, out, A, x0)) return false;
+  k.factored = false;
+  return true;
+}
+
 template <class P1, class P2>
 IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2, ConeKkt& k,
                       const SolveOptions& opt) {
@@ -764,6 +866,11 @@ IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2
   write_orthant(s2, X2.R, w2, k.orthant_rows[0]);
   if constexpr (d1 > 0) write_soc(s1, X1.R, w1, l);
   if constexpr (d2 > 0) write_soc(s2, X2.R, w2, l + d1);
+  if constexpr (is_strictly_convex<P1>() && is_strictly_convex<P2>()) {
+    IpmOutcome direct;
+    if (opt.direct_newton && opt.polish && !(opt.barrier_target > 0.0) && direct_newton(k, opt, w1.r_hat, w2.r_hat, direct))
+      return direct;
+  }
   return interior_point<N>(k, opt);
 }
 

@@ -88,6 +88,12 @@ struct SolveOptions {
   /// are those of the exact solution. false: plain interior-point solution.
   bool polish = true;
   double polish_start = 1e-2;
+  /// Pairs of strictly convex primitives (sphere, ellipsoid; barrier_target = 0, polish on): the
+  /// optimal active set is known (both cones on their boundary), so the polish's Newton method
+  /// first runs from a geometric guess (the centre line) without interior-point iterations
+  /// (iterations = 0 in the result); if it does not pass the same optimality certificate the
+  /// interior-point method runs as usual. The result is the same exact KKT point either way.
+  bool direct_newton = true;
 
   /// @throws std::invalid_argument naming the first field out of range: the three tolerances,
   /// final_centering_tolerance and polish_start finite > 0, max_iterations in [1, 100000],
