@@ -8,6 +8,8 @@
 #include <type_traits>
 #include <variant>
 
+#include <Eigen/LU>
+
 #include "cone_ops.hpp"
 #include "diffcol/dcol/contact.hpp"
 
@@ -772,27 +774,63 @@ template <class P> constexpr bool is_strictly_convex() {
 /// The direct Newton solve for two strictly convex primitives (sphere, ellipsoid; rows: one 4-dim
 /// cone each, nothing else): the optimal active set is known — both cones on their boundary — so
 /// Newton's method on the exact KKT conditions (the polish) can start from a geometric guess
-/// instead of an interior-point iterate. Guess (scaled coordinates): along the centre line u, cone
-/// k reaches e_k = (ρ_k/ℓ)/‖Ḡ_k u‖ per unit α, so α₀ = D/(e₁ + e₂), p₀ = r̂₁ + α₀e₁u (exact for
-/// spheres); the multipliers from the α-row of the stationarity, 1 = Σ ν_k ρ_k/ℓ, and the
-/// balance ν₁‖Ḡ₁ᵀū₁‖ = ν₂‖Ḡ₂ᵀū₂‖ of its p-rows. Accepted only with the polish's certificate.
-bool direct_newton(ConeKkt& k, const SolveOptions& opt, const Vec3& c1, const Vec3& c2, IpmOutcome& out) {
+/// instead of an interior-point iterate. In scaled coordinates shape k at scale α is
+/// {ĉ_k + y : ‖A_k y‖ ≤ α}, A_k = −Ḡ_k,p ℓ/ρ_k (its cone rows), with support point
+/// σ_k(d) = Q_k d/√(dᵀQ_k d), Q_k = (A_kᵀA_k)⁻¹. At the optimum the two scaled shapes touch with
+/// opposite normals d, −d, so α(σ₁(d) − σ₂(−d)) = ĉ₂ − ĉ₁: d is the normal of the Minkowski sum
+/// E₁ ⊕ (−E₂) where the centre line u = (ĉ₂ − ĉ₁)/D meets it. Guess for d: the normal along u of
+/// the outer ellipsoid Q_t = (1 + 1/t)Q₁ + (1 + t)Q₂, t = h₂(u)/h₁(u) (h_k(d) = √(dᵀQ_k d)), which
+/// touches the sum in direction u: d = Q_t⁻¹u normalised (one round; a second one measured slower
+/// overall). Then α₀ = D/uᵀ(σ₁(d) − σ₂(−d)), p₀ = ĉ₁ + α₀σ₁(d). Two spheres: d = u, exact. The
+/// multipliers from the α-row of the stationarity, 1 = Σ ν_k ρ_k/ℓ, and the balance
+/// ν₁‖Ḡ₁ᵀū₁‖ = ν₂‖Ḡ₂ᵀū₂‖ of its p-rows. Accepted only with the polish's certificate.
+bool direct_newton(ConeKkt& k, const SolveOptions& opt, const Vec3& c1, const Vec3& c2, bool two_spheres,
+                   IpmOutcome& out) {
   if (k.soc_count != 2 || orthant_count(k) != 0 || k.n != 4 || k.soc_dim[0] != 4 || k.soc_dim[1] != 4) return false;
   const Vec3 r12 = c2 - c1;
   const double D = r12.norm();
   if (!(D > 0.0) || !std::isfinite(D)) return false;
   const Vec3 u = r12 / D;
-  double e[2], nu[2], mnorm[2];
-  for (int c = 0; c < 2; ++c) {
-    const int s0 = k.soc_start[c];
-    Vec3 gu;
-    for (int r = 0; r < 3; ++r) gu[r] = k.G[s0 + 1 + r][0] * u.x() + k.G[s0 + 1 + r][1] * u.y() + k.G[s0 + 1 + r][2] * u.z();
-    e[c] = -k.G[s0][3] / gu.norm();
+  double nu[2], mnorm[2];
+  double a0;
+  Vec3 p0;
+  if (two_spheres) {  // radii ρ_k/(ℓ‖Ḡ_k u‖)
+    double e[2];
+    for (int c = 0; c < 2; ++c) {
+      const int s0 = k.soc_start[c];
+      Vec3 gu;
+      for (int r = 0; r < 3; ++r)
+        gu[r] = k.G[s0 + 1 + r][0] * u.x() + k.G[s0 + 1 + r][1] * u.y() + k.G[s0 + 1 + r][2] * u.z();
+      e[c] = -k.G[s0][3] / gu.norm();
+    }
+    if (!(e[0] > 0.0) || !(e[1] > 0.0) || !std::isfinite(e[0] + e[1])) return false;
+    a0 = D / (e[0] + e[1]);
+    p0 = c1 + (a0 * e[0]) * u;
+  } else {
+    Mat3 Q[2];
+    for (int c = 0; c < 2; ++c) {
+      const int s0 = k.soc_start[c];
+      const double scale = 1.0 / -k.G[s0][3];  // ℓ/ρ_k
+      Mat3 A;
+      for (int r = 0; r < 3; ++r)
+        for (int j = 0; j < 3; ++j) A(r, j) = -k.G[s0 + 1 + r][j] * scale;
+      bool invertible = false;
+      double det = 0.0;
+      (A.transpose() * A).eval().computeInverseAndDetWithCheck(Q[c], det, invertible, 0.0);
+      if (!invertible || !(det > 0.0) || !Q[c].allFinite()) return false;
+    }
+    const double t = std::sqrt(u.dot(Q[1] * u) / u.dot(Q[0] * u));
+    const Vec3 dq = ((1.0 + 1.0 / t) * Q[0] + (1.0 + t) * Q[1]).inverse() * u;
+    if (!dq.allFinite() || !(dq.norm() > 0.0)) return false;
+    const Vec3 d = dq.normalized();
+    const Vec3 q1 = Q[0] * d, q2 = Q[1] * d;
+    const Vec3 y1 = q1 / std::sqrt(d.dot(q1)), y2 = -q2 / std::sqrt(d.dot(q2));  // σ₁(d), σ₂(−d)
+    const double reach = u.dot(y1 - y2);
+    if (!(reach > 0.0) || !std::isfinite(reach)) return false;
+    a0 = D / reach;
+    p0 = c1 + a0 * y1;
   }
-  if (!(e[0] > 0.0) || !(e[1] > 0.0) || !std::isfinite(e[0] + e[1])) return false;
   double x0[kMaxConeVars] = {};
-  const double a0 = D / (e[0] + e[1]);
-  const Vec3 p0 = c1 + (a0 * e[0]) * u;
   x0[0] = p0.x();
   x0[1] = p0.y();
   x0[2] = p0.z();
@@ -868,7 +906,8 @@ IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2
   if constexpr (d2 > 0) write_soc(s2, X2.R, w2, l + d1);
   if constexpr (is_strictly_convex<P1>() && is_strictly_convex<P2>()) {
     IpmOutcome direct;
-    if (opt.direct_newton && opt.polish && !(opt.barrier_target > 0.0) && direct_newton(k, opt, w1.r_hat, w2.r_hat, direct))
+    if (opt.direct_newton && opt.polish && !(opt.barrier_target > 0.0) && direct_newton(k, opt, w1.r_hat, w2.r_hat,
+                      std::is_same_v<P1, Sphere> && std::is_same_v<P2, Sphere>, direct))
       return direct;
   }
   return interior_point<N>(k, opt);
