@@ -1,4 +1,5 @@
-"""Helpers of the pytest suite: numpy SE(3), random poses, the C++ reference runner."""
+"""Helpers of the pytest suite: numpy SE(3), random poses, finite differences on SE(3), the C++
+reference runner."""
 import subprocess
 
 import numpy as np
@@ -26,6 +27,63 @@ def se3_exp(xi):
     T[:3, :3] = np.eye(3) + A * W + B * W @ W
     T[:3, 3] = (np.eye(3) + B * W + C * W @ W) @ v
     return T
+
+
+# ---- central finite differences on SE(3) (Richardson-extrapolated, best of several steps)
+
+FD_STEPS = [1e-3, 3e-4, 1e-4, 3e-5]
+FD_REL = 1e-6
+
+
+def richardson(f, h):
+    """d f / d t at t = 0 for f(t) -> {name: array}: Richardson on central differences at h, h/2."""
+    fp, fm, fp2, fm2 = f(h), f(-h), f(h / 2), f(-h / 2)
+    return {k: (4 * (fp2[k] - fm2[k]) / h - (fp[k] - fm[k]) / (2 * h)) / 3 for k in fp}
+
+
+def best_of(at_step, names, steps=FD_STEPS):
+    """Per block, the finer estimate of the pair of successive steps that agree best."""
+    est = [at_step(h) for h in steps]
+    out = {}
+    for n in names:
+        diffs = [np.max(np.abs(est[i + 1][n] - est[i][n])) for i in range(len(steps) - 1)]
+        out[n] = est[int(np.argmin(diffs)) + 1][n]
+    return out
+
+
+def check_block(analytic, numeric, where, rel=FD_REL):
+    """Row-scaled relative error (scale max(|A|, |N|, 1e-3) per row) at most rel; returns the worst."""
+    A, N = np.atleast_2d(analytic), np.atleast_2d(numeric)
+    assert A.shape == N.shape, where
+    scale = np.maximum(np.max(np.maximum(np.abs(A), np.abs(N)), axis=1, keepdims=True), 1e-3)
+    worst = float((np.abs(A - N) / scale).max())
+    assert worst <= rel, f"{where}: worst relative error {worst:.3e}\nanalytic\n{A}\nnumeric\n{N}"
+    return worst
+
+
+def perturbed(T1, T2, wrt, xi, convention="world"):
+    """(T1, T2) moved by the twist xi: wrt "X1" / "X2" moves that body (world twist: exp(xi) T on
+    the left; body twist: T exp(xi) on the right); "X12" is the body twist of body 2 relative to
+    body 1 (T2 exp(xi))."""
+    D = se3_exp(xi)
+    if wrt == "X12":
+        return T1, T2 @ D
+    move = (lambda T: D @ T) if convention == "world" else (lambda T: T @ D)
+    return (move(T1), T2) if wrt == "X1" else (T1, move(T2))
+
+
+def twist_jacobians_fd(evaluate, T1, T2, wrt, names, convention="world"):
+    """{name: (rows, 6)} finite-difference Jacobians of evaluate(A, B) -> {name: array} with
+    respect to the twist `wrt` (see perturbed), columns [w; v]."""
+    def at_step(h):
+        cols = []
+        for k in range(6):
+            e = np.zeros(6)
+            e[k] = 1.0
+            cols.append(richardson(lambda t: evaluate(*perturbed(T1, T2, wrt, t * e, convention)), h))
+        return {n: np.stack([c[n] for c in cols], axis=-1) for n in names}
+
+    return best_of(at_step, names)
 
 
 def random_rotation(rng):

@@ -20,7 +20,7 @@ import pytest
 
 import diffcol
 from diffcol import dcol
-from helpers import query_line, random_pose7, run_reference, same_bits, se3_exp
+from helpers import best_of, check_block, query_line, random_pose7, richardson, run_reference, same_bits, twist_jacobians_fd
 
 NAMES = dcol.benchmark_primitive_names()
 OFFSETS = {  # offsets for the "with offset" queries (exact decimals: both sides parse them alike)
@@ -114,33 +114,7 @@ def test_solve_equals_cli_json(cli_exe):
 
 # ---------------------------------------------------------------- finite differences
 
-REL = 1e-6
-STEPS = [1e-3, 3e-4, 1e-4, 3e-5]
 OUTPUTS = ["alpha", "distance", "x_W", "p1_W", "p2_W"]
-
-
-def richardson(f, h):
-    fp, fm, fp2, fm2 = f(h), f(-h), f(h / 2), f(-h / 2)
-    return {k: (4 * (fp2[k] - fm2[k]) / h - (fp[k] - fm[k]) / (2 * h)) / 3 for k in fp}
-
-
-def best_of(at_step, names):
-    """Per block, the finer estimate of the pair of successive steps that agree best."""
-    est = [at_step(h) for h in STEPS]
-    out = {}
-    for n in names:
-        diffs = [np.max(np.abs(est[i + 1][n] - est[i][n])) for i in range(len(STEPS) - 1)]
-        out[n] = est[int(np.argmin(diffs)) + 1][n]
-    return out
-
-
-def check_block(analytic, numeric, where):
-    A, N = np.atleast_2d(analytic), np.atleast_2d(numeric)
-    assert A.shape == N.shape, where
-    scale = np.maximum(np.max(np.maximum(np.abs(A), np.abs(N)), axis=1, keepdims=True), 1e-3)
-    worst = float((np.abs(A - N) / scale).max())
-    assert worst <= REL, f"{where}: worst relative error {worst:.3e}\nanalytic\n{A}\nnumeric\n{N}"
-    return worst
 
 
 def outputs(r):
@@ -149,26 +123,7 @@ def outputs(r):
 
 
 def twist_fd(s1, s2, T1, T2, wrt):
-    def at_step(h):
-        cols = []
-        for k in range(6):
-            e = np.zeros(6)
-            e[k] = 1.0
-
-            def f(t):
-                A, B = T1, T2
-                if wrt == "X1":
-                    A = se3_exp(t * e) @ T1
-                elif wrt == "X2":
-                    B = se3_exp(t * e) @ T2
-                else:  # X12: body twist of body 2 relative to body 1
-                    B = T2 @ se3_exp(t * e)
-                return outputs(dcol.solve_contact(s1, A, s2, B))
-
-            cols.append(richardson(f, h))
-        return {n: np.stack([c[n] for c in cols], axis=-1) for n in OUTPUTS}
-
-    return best_of(at_step, OUTPUTS)
+    return twist_jacobians_fd(lambda A, B: outputs(dcol.solve_contact(s1, A, s2, B)), T1, T2, wrt, OUTPUTS)
 
 
 FD_CONFIGS = queries(1, seed=9, with_offsets=True)

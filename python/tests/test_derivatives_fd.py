@@ -20,10 +20,7 @@ import numpy as np
 import pytest
 
 import diffcol
-from helpers import ergodic_queries, se3_exp
-
-REL = 1e-6
-STEPS = [1e-3, 3e-4, 1e-4, 3e-5]
+from helpers import check_block, ergodic_queries, twist_jacobians_fd
 
 OPTS = diffcol.SolveOptions(tolerance=1e-12)
 
@@ -36,61 +33,14 @@ def outputs(sol, names):
     return {n: np.atleast_1d(np.array(getattr(sol, n), dtype=float)) for n in names}
 
 
-def richardson(f, h):
-    """Columns d f / d t at t = 0 for f(t) -> dict of arrays (Richardson on central differences)."""
-    def central(step):
-        fp, fm = f(step), f(-step)
-        return {k: (fp[k] - fm[k]) / (2 * step) for k in fp}
-    d1, d2 = central(h), central(h / 2)
-    return {k: (4 * d2[k] - d1[k]) / 3 for k in d1}
-
-
 def numeric_blocks(s1, s2, T1, T2, wrt, names):
     """{name: (rows, 6)} finite-difference Jacobians with respect to the twist `wrt`."""
-    def at_step(h):
-        cols = {n: [] for n in names}
-        for k in range(6):
-            e = np.zeros(6)
-            e[k] = 1.0
+    def evaluate(A, B):
+        sol = diffcol.solve_contact(s1, A, s2, B, OPTS)
+        assert sol.status == diffcol.ContactStatus.converged
+        return outputs(sol, names)
 
-            def f(t):
-                if wrt == "X1":
-                    A, B = se3_exp(t * e) @ T1, T2
-                elif wrt == "X2":
-                    A, B = T1, se3_exp(t * e) @ T2
-                else:  # X12: body twist of body 2 relative to body 1
-                    A, B = T1, T2 @ se3_exp(t * e)
-                sol = diffcol.solve_contact(s1, A, s2, B, OPTS)
-                assert sol.status == diffcol.ContactStatus.converged
-                return outputs(sol, names)
-
-            d = richardson(f, h)
-            for n in names:
-                cols[n].append(d[n])
-        return {n: np.stack(cols[n], axis=-1) for n in names}
-
-    return best_of(at_step, names)
-
-
-def best_of(at_step, names):
-    """Per block, the finer estimate of the pair of successive steps that agree best."""
-    est = [at_step(h) for h in STEPS]
-    out = {}
-    for n in names:
-        diffs = [np.max(np.abs(est[i + 1][n] - est[i][n])) for i in range(len(STEPS) - 1)]
-        out[n] = est[int(np.argmin(diffs)) + 1][n]
-    return out
-
-
-def check_block(analytic, numeric, where):
-    A = np.atleast_2d(analytic)
-    N = np.atleast_2d(numeric)
-    assert A.shape == N.shape, where
-    scale = np.maximum(np.max(np.maximum(np.abs(A), np.abs(N)), axis=1, keepdims=True), 1e-3)
-    err = np.abs(A - N) / scale
-    worst = float(err.max())
-    assert worst <= REL, f"{where}: worst relative error {worst:.3e}\nanalytic\n{A}\nnumeric\n{N}"
-    return worst
+    return twist_jacobians_fd(evaluate, T1, T2, wrt, names)
 
 
 def configs():
@@ -147,23 +97,14 @@ def test_hertz_wrench_jacobians_match_finite_differences():
     d = diffcol.contact_derivatives(s1, s2, T1, sol)
     w = diffcol.hertz_wrenches(sol, d, T1, model)
     assert w.in_contact and w.ok()
+    names = ["f_n", "F_c1_W", "F_c2_B2"]
+
+    def wrenches(A, B):
+        ww = diffcol.hertz_wrenches(diffcol.solve_contact(s1, A, s2, B, OPTS), A, model)
+        return {"f_n": np.array([ww.f_n]), "F_c1_W": ww.F_c1_W, "F_c2_B2": ww.F_c2_B2}
+
     for wrt in ["X1", "X2"]:
-        def at_step(h):
-            cols = []
-            for k in range(6):
-                e = np.zeros(6)
-                e[k] = 1.0
-
-                def f(t):
-                    A = se3_exp(t * e) @ T1 if wrt == "X1" else T1
-                    B = se3_exp(t * e) @ T2 if wrt == "X2" else T2
-                    ww = diffcol.hertz_wrenches(diffcol.solve_contact(s1, A, s2, B, OPTS), A, model)
-                    return {"f_n": np.array([ww.f_n]), "F_c1_W": ww.F_c1_W, "F_c2_B2": ww.F_c2_B2}
-
-                cols.append(richardson(f, h))
-            return {n: np.stack([c[n] for c in cols], axis=-1) for n in ["f_n", "F_c1_W", "F_c2_B2"]}
-
-        N = best_of(at_step, ["f_n", "F_c1_W", "F_c2_B2"])
+        N = twist_jacobians_fd(wrenches, T1, T2, wrt, names)
         for n, block in [("f_n", f"J_fn_{wrt}"), ("F_c1_W", f"J_Fc1_W_{wrt}"), ("F_c2_B2", f"J_Fc2_B2_{wrt}")]:
             check_block(getattr(w, block), N[n], block)
 

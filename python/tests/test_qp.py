@@ -19,7 +19,7 @@ import pytest
 
 import diffcol
 from diffcol import qp
-from helpers import query_line, random_pose7, run_reference, same_bits, se3_exp
+from helpers import best_of, check_block, query_line, random_pose7, richardson, run_reference, same_bits, twist_jacobians_fd
 
 PENTAGON = np.array([[1.0, 0.0], [0.3, 0.9], [-0.8, 0.6], [-0.7, -0.7], [0.4, -0.9]])
 SPECS = ["capsule:2:0.5", "capsule:1.2:0.3", "rect:1:0.6:0.2", "pentagon:0.1"]
@@ -112,32 +112,6 @@ def test_proximity_equals_cli_json(cli_exe):
 
 # ---------------------------------------------------------------- finite differences
 
-REL = 1e-6
-STEPS = [1e-3, 3e-4, 1e-4, 3e-5]
-
-
-def richardson(f, h):
-    fp, fm, fp2, fm2 = f(h), f(-h), f(h / 2), f(-h / 2)
-    return {k: (4 * (fp2[k] - fm2[k]) / h - (fp[k] - fm[k]) / (2 * h)) / 3 for k in fp}
-
-
-def best_of(at_step, names):
-    est = [at_step(h) for h in STEPS]
-    out = {}
-    for n in names:
-        diffs = [np.max(np.abs(est[i + 1][n] - est[i][n])) for i in range(len(STEPS) - 1)]
-        out[n] = est[int(np.argmin(diffs)) + 1][n]
-    return out
-
-
-def check_block(analytic, numeric, where):
-    A, N = np.atleast_2d(analytic), np.atleast_2d(numeric)
-    assert A.shape == N.shape, where
-    scale = np.maximum(np.max(np.maximum(np.abs(A), np.abs(N)), axis=1, keepdims=True), 1e-3)
-    worst = float((np.abs(A - N) / scale).max())
-    assert worst <= REL, f"{where}: worst relative error {worst:.3e}\nanalytic\n{A}\nnumeric\n{N}"
-
-
 def outputs(r):
     assert r.ok()
     return {n: np.atleast_1d(np.array(getattr(r, n), dtype=float)) for n in OUTS}
@@ -171,25 +145,7 @@ def test_twist_jacobians_match_finite_differences(a, b, p1, p2):
         d = qp.proximity_derivatives(s1, T1, s2, T2, r, getattr(qp.TwistConvention, convention))
         assert d.status == qp.ProximityDerivativeStatus.ok
         for wrt in ["X1", "X2"]:
-            def at_step(h):
-                cols = []
-                for k in range(6):
-                    e = np.zeros(6)
-                    e[k] = 1.0
-
-                    def f(t):
-                        A, B = T1, T2
-                        D = se3_exp(t * e)
-                        if wrt == "X1":
-                            A = D @ T1 if convention == "world" else T1 @ D
-                        else:
-                            B = D @ T2 if convention == "world" else T2 @ D
-                        return outputs(qp.proximity(s1, A, s2, B))
-
-                    cols.append(richardson(f, h))
-                return {n: np.stack([c[n] for c in cols], axis=-1) for n in OUTS}
-
-            N = best_of(at_step, OUTS)
+            N = twist_jacobians_fd(lambda A, B: outputs(qp.proximity(s1, A, s2, B)), T1, T2, wrt, OUTS, convention)
             for n in OUTS:
                 check_block(getattr(d, f"J_{n}_{wrt}"), N[n], f"{a}-{b} {convention} J_{n}_{wrt}")
 
