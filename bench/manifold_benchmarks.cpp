@@ -45,7 +45,9 @@ const std::vector<P3>& queries(long n) {
   return q;
 }
 
-void BM_EdgeEdge(benchmark::State& state, bool smooth) {
+/// n queries of one witness routine (edge_edge_witness or vertex_face_witness: four points each).
+template <class Witness>
+void witness_loop(benchmark::State& state, bool smooth, Witness witness) {
   const long n = state.range(0);
   const std::vector<P3>& q = queries(n);
   const mf::WitnessOptions opt = smooth ? mf::WitnessOptions{} : mf::WitnessOptions::hard();
@@ -53,7 +55,7 @@ void BM_EdgeEdge(benchmark::State& state, bool smooth) {
   for (auto _ : state) {
     for (long i = 0; i < n; ++i) {
       const P3* p = &q[static_cast<size_t>(4 * i)];
-      out[static_cast<size_t>(i)] = mf::edge_edge_witness(p[0], p[1], p[2], p[3], opt).distance;
+      out[static_cast<size_t>(i)] = witness(p[0], p[1], p[2], p[3], opt).distance;
     }
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
@@ -61,20 +63,16 @@ void BM_EdgeEdge(benchmark::State& state, bool smooth) {
   state.SetItemsProcessed(state.iterations() * n);
 }
 
+void BM_EdgeEdge(benchmark::State& state, bool smooth) {
+  witness_loop(state, smooth, [](const P3& a, const P3& b, const P3& c, const P3& d, const mf::WitnessOptions& o) {
+    return mf::edge_edge_witness(a, b, c, d, o);
+  });
+}
+
 void BM_VertexFace(benchmark::State& state, bool smooth) {
-  const long n = state.range(0);
-  const std::vector<P3>& q = queries(n);
-  const mf::WitnessOptions opt = smooth ? mf::WitnessOptions{} : mf::WitnessOptions::hard();
-  std::vector<double> out(static_cast<size_t>(n));
-  for (auto _ : state) {
-    for (long i = 0; i < n; ++i) {
-      const P3* p = &q[static_cast<size_t>(4 * i)];
-      out[static_cast<size_t>(i)] = mf::vertex_face_witness(p[0], p[1], p[2], p[3], opt).distance;
-    }
-    benchmark::DoNotOptimize(out.data());
-    benchmark::ClobberMemory();
-  }
-  state.SetItemsProcessed(state.iterations() * n);
+  witness_loop(state, smooth, [](const P3& a, const P3& b, const P3& c, const P3& d, const mf::WitnessOptions& o) {
+    return mf::vertex_face_witness(a, b, c, d, o);
+  });
 }
 
 void BM_EdgeEdgeJacobian(benchmark::State& state) {
