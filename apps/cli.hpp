@@ -120,4 +120,9 @@ Json rows_json(const M& m) {
 /// when args[i] is one of them.
 bool take_pair_option(const std::vector<std::string>& args, size_t& i, Json& doc);
 
+/// The iDCOL solver flags of query and view (--tolerance, --max-iterations, --max-attempts,
+/// --surrogate-factor, --no-continuation) into options["tolerance"] ... as JSON (the "options"
+/// object of the input format). Returns true and advances i when args[i] is one of them.
+bool take_solver_option(const std::vector<std::string>& args, size_t& i, Json& options);
+
 }  // namespace diffcol::cli

@@ -351,6 +351,24 @@ bool take_pair_option(const std::vector<std::string>& args, size_t& i, Json& doc
   return false;
 }
 
+bool take_solver_option(const std::vector<std::string>& args, size_t& i, Json& options) {
+  std::string v;
+  if (take_option(args, i, "--tolerance", v)) {
+    options["tolerance"] = parse_double(v, "--tolerance");
+  } else if (take_option(args, i, "--max-iterations", v)) {
+    options["max_iterations"] = parse_long(v, "--max-iterations", 1, 100000);
+  } else if (take_option(args, i, "--max-attempts", v)) {
+    options["max_attempts"] = parse_long(v, "--max-attempts", 1, 1000);
+  } else if (take_option(args, i, "--surrogate-factor", v)) {
+    options["surrogate_factor"] = parse_double(v, "--surrogate-factor");
+  } else if (args[i] == "--no-continuation") {
+    options["continuation"] = false;
+  } else {
+    return false;
+  }
+  return true;
+}
+
 bool take_option(const std::vector<std::string>& args, size_t& i, const std::string& name, std::string& value) {
   const std::string& a = args[i];
   if (a == name) {

@@ -89,16 +89,7 @@ int cmd_query(const std::vector<std::string>& args0) {
         if (!doc.contains(k)) doc[k] = it.value();  // command-line flags seen earlier win
       }
     } else if (take_pair_option(args, i, doc)) {
-    } else if (take_option(args, i, "--tolerance", v)) {
-      cli_options["tolerance"] = parse_double(v, "--tolerance");
-    } else if (take_option(args, i, "--max-iterations", v)) {
-      cli_options["max_iterations"] = parse_long(v, "--max-iterations", 1, 100000);
-    } else if (take_option(args, i, "--max-attempts", v)) {
-      cli_options["max_attempts"] = parse_long(v, "--max-attempts", 1, 1000);
-    } else if (take_option(args, i, "--surrogate-factor", v)) {
-      cli_options["surrogate_factor"] = parse_double(v, "--surrogate-factor");
-    } else if (a == "--no-continuation") {
-      cli_options["continuation"] = false;
+    } else if (take_solver_option(args, i, cli_options)) {
     } else if (a == "--derivatives") {
       with_derivatives = true;
     } else {
