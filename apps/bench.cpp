@@ -267,11 +267,7 @@ int cmd_bench(const std::vector<std::string>& args0) {
     out["dt"] = idcol::ErgodicSweep{}.dt;
     out["shapes"] = names;
     out["clock_overhead_ns"] = clock_ns;
-    Json so;
-    so["tolerance"] = sopt.tolerance;
-    so["max_iterations"] = sopt.max_iterations;
-    so["max_attempts"] = sopt.max_attempts;
-    so["continuation"] = sopt.continuation;
+    Json so = solve_options_json(sopt);
     so["warm_predictor"] = sopt.warm_predictor;
     out["solver_options"] = so;
     if (with_fcl) {

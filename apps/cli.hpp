@@ -73,6 +73,10 @@ Json solution_json(const idcol::ContactSolution& s);
 /// Everything of a ContactDerivatives: "status", "ok", "layout" (a one-line reminder of the
 /// column conventions) and every Jacobian block under its C++ member name as an array of rows.
 Json derivatives_json(const idcol::ContactDerivatives& d);
+/// The fields of idcol::SolveOptions that the input format's "options" object accepts (so the
+/// echo can be fed back as input): tolerance, max_iterations, max_attempts, surrogate_factor,
+/// coincident_tolerance, continuation.
+Json solve_options_json(const idcol::SolveOptions& o);
 
 // ------------------------------------------------------------------ commands
 

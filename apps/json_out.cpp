@@ -171,6 +171,17 @@ Json derivatives_json(const idcol::ContactDerivatives& d) {
   return j;
 }
 
+Json solve_options_json(const idcol::SolveOptions& o) {
+  Json j;
+  j["tolerance"] = o.tolerance;
+  j["max_iterations"] = o.max_iterations;
+  j["max_attempts"] = o.max_attempts;
+  j["surrogate_factor"] = o.surrogate_factor;
+  j["coincident_tolerance"] = o.coincident_tolerance;
+  j["continuation"] = o.continuation;
+  return j;
+}
+
 Json timing_json(const Timing& t) {
   Json j;
   j["mean_us"] = t.mean_us;

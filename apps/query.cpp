@@ -118,14 +118,7 @@ int cmd_query(const std::vector<std::string>& args0) {
   in["pose1"] = pose_json(X1);
   in["shape2"] = s2.describe();
   in["pose2"] = pose_json(X2);
-  Json o;
-  o["tolerance"] = opt.tolerance;
-  o["max_iterations"] = opt.max_iterations;
-  o["max_attempts"] = opt.max_attempts;
-  o["surrogate_factor"] = opt.surrogate_factor;
-  o["coincident_tolerance"] = opt.coincident_tolerance;
-  o["continuation"] = opt.continuation;
-  in["options"] = o;
+  in["options"] = solve_options_json(opt);
   out["input"] = in;
   write_json(std::cout, out);
   std::cout.flush();

@@ -255,6 +255,22 @@ template <class T> V<T> point_plane(const T& phi, const V<T>& v, const Vec3& n, 
   return {ln * n.x() - s * vt.x, ln * n.y() - s * vt.y, ln * n.z() - s * vt.z};
 }
 
+/// Calls f(begin, end) once per maximal run of adjacent leaf ranges that visit(leaf) reports
+/// (the trees visit leaves in order, so neighbours often continue each other): the vector kernels
+/// then run over long contiguous stretches instead of leaf by leaf.
+template <class Visit, class F>
+void for_each_run(const Visit& visit, const F& f) {
+  int run_begin = 0, run_end = 0;
+  visit([&](int begin, int end) {
+    if (begin != run_end) {
+      if (run_end > run_begin) f(run_begin, run_end);
+      run_begin = begin;
+    }
+    run_end = end;
+  });
+  if (run_end > run_begin) f(run_begin, run_end);
+}
+
 /// The force law's constants for the vector kernels (vector_kernels.hpp).
 detail::PointPlaneLaw point_plane_law(const ScmParameters& prm) {
   detail::PointPlaneLaw law;
@@ -374,15 +390,8 @@ T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const PointTree& c
       detail::KernelSums sums;
       const double* const c[3] = {cloud.xs(), cloud.ys(), cloud.zs()};
       const double* const nrm[3] = {cloud.normal_xs(), cloud.normal_ys(), cloud.normal_zs()};
-      int run_begin = 0, run_end = 0;  // adjacent leaves merged into one run
-      cloud.for_each_leaf_within(qv, reach, [&](int begin, int end) {
-        if (begin != run_end) {
-          if (run_end > run_begin) detail::ssdf_kernel_accumulate(c, nrm, run_begin, run_end, in, sums);
-          run_begin = begin;
-        }
-        run_end = end;
-      });
-      if (run_end > run_begin) detail::ssdf_kernel_accumulate(c, nrm, run_begin, run_end, in, sums);
+      for_each_run([&](const auto& leaf) { cloud.for_each_leaf_within(qv, reach, leaf); },
+                   [&](int begin, int end) { detail::ssdf_kernel_accumulate(c, nrm, begin, end, in, sums); });
       acc.sum = sums.weight;
       acc.a[0] = sums.phi;
       for (int k = 0; k < 3; ++k) {
@@ -501,17 +510,9 @@ WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<
       in.inv_eps2 = 1.0 / prm.eps2;
       in.law = point_plane_law(prm);
       detail::KernelSums sums;
-      int run_begin = 0, run_end = 0;  // adjacent leaves merged into one run
-      tree->for_each_leaf_below(u, reach, [&](int begin, int end) {
-        if (begin != run_end) {
-          if (run_end > run_begin)
-            detail::ground_kernel_accumulate(tree->xs(), tree->ys(), tree->zs(), run_begin, run_end, in, sums);
-          run_begin = begin;
-        }
-        run_end = end;
+      for_each_run([&](const auto& leaf) { tree->for_each_leaf_below(u, reach, leaf); }, [&](int begin, int end) {
+        detail::ground_kernel_accumulate(tree->xs(), tree->ys(), tree->zs(), begin, end, in, sums);
       });
-      if (run_end > run_begin)
-        detail::ground_kernel_accumulate(tree->xs(), tree->ys(), tree->zs(), run_begin, run_end, in, sums);
       const double inv = 1.0 / sums.weight;
       const Vec3 tq = in.R.transpose() * Vec3(sums.moment[0], sums.moment[1], sums.moment[2]);  // body frame
       for (int k = 0; k < 3; ++k) {
