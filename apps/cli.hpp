@@ -75,7 +75,7 @@ Json solution_json(const idcol::ContactSolution& s);
 Json derivatives_json(const idcol::ContactDerivatives& d);
 /// The fields of idcol::SolveOptions that the input format's "options" object accepts (so the
 /// echo can be fed back as input): tolerance, max_iterations, max_attempts, surrogate_factor,
-/// coincident_tolerance, continuation.
+/// coincident_tolerance, continuation, last_resort_iterations.
 Json solve_options_json(const idcol::SolveOptions& o);
 
 // ------------------------------------------------------------------ commands

@@ -179,6 +179,7 @@ Json solve_options_json(const idcol::SolveOptions& o) {
   j["surrogate_factor"] = o.surrogate_factor;
   j["coincident_tolerance"] = o.coincident_tolerance;
   j["continuation"] = o.continuation;
+  j["last_resort_iterations"] = o.last_resort_iterations;
   return j;
 }
 

@@ -243,7 +243,7 @@ idcol::SolveOptions parse_options(const Json& j) {
   if (!j.is_object()) fail(w, "must be an object");
   check_keys(j, w,
              {"tolerance", "max_iterations", "max_attempts", "surrogate_factor", "coincident_tolerance",
-              "continuation"});
+              "continuation", "last_resort_iterations"});
   if (j.contains("tolerance")) {
     o.tolerance = get_number(j.at("tolerance"), w + ".tolerance");
     if (!(o.tolerance > 0.0) || !std::isfinite(o.tolerance)) fail(w, "tolerance must be finite and > 0");
@@ -269,6 +269,11 @@ idcol::SolveOptions parse_options(const Json& j) {
   if (j.contains("continuation")) {
     if (!j.at("continuation").is_boolean()) fail(w, "continuation must be true or false");
     o.continuation = j.at("continuation").get<bool>();
+  }
+  if (j.contains("last_resort_iterations")) {
+    o.last_resort_iterations = get_int(j.at("last_resort_iterations"), w + ".last_resort_iterations");
+    if (o.last_resort_iterations < 0 || o.last_resort_iterations > 100000)
+      fail(w, "last_resort_iterations must be in [0, 100000]");
   }
   return o;
 }
@@ -361,6 +366,8 @@ bool take_solver_option(const std::vector<std::string>& args, size_t& i, Json& o
     options["max_attempts"] = parse_long(v, "--max-attempts", 1, 1000);
   } else if (take_option(args, i, "--surrogate-factor", v)) {
     options["surrogate_factor"] = parse_double(v, "--surrogate-factor");
+  } else if (take_option(args, i, "--last-resort-iterations", v)) {
+    options["last_resort_iterations"] = parse_long(v, "--last-resort-iterations", 0, 100000);
   } else if (args[i] == "--no-continuation") {
     options["continuation"] = false;
   } else {

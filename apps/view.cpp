@@ -140,7 +140,7 @@ Contax manifold demo
                      --out, --steps, --title, --frame-duration, --autoplay.
 
 Solver options: --tolerance, --max-iterations, --max-attempts, --surrogate-factor,
---no-continuation (as in 'diffcol query').
+--last-resort-iterations, --no-continuation (as in 'diffcol query').
 
 Exit status: 0 page written and every frame solved, 1 page written but some frame not
 converged (shown on the page), 2 invalid input. See docs/viewer.md.

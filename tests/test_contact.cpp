@@ -521,6 +521,36 @@ TEST(Contact, EllipsoidEllipsoidMatchesPerramWertheim) {
   }
 }
 
+// A flat disc (ellipsoid 30 × 30 × 0.3) against a much larger sphere (R = 100): the damped Newton
+// iterations converge slowly here (hundreds of steps); SolveOptions::last_resort_iterations gives
+// them the room. Before it, about a third of these poses ended not_converged.
+TEST(Contact, FlatDiscAgainstALargeSphereConverges) {
+  std::mt19937 rng(207);
+  std::uniform_real_distribution<double> logd(-2.0, 0.5);
+  const Vec3 disc(30.0, 30.0, 0.3), ball(100.0, 100.0, 100.0);
+  const Shape e = Superellipsoid::ellipsoid(disc.x(), disc.y(), disc.z());
+  const Shape s = Sphere(ball.x());
+  int slow = 0;
+  for (int k = 0; k < 40; ++k) {
+    const Pose X1 = random_pose(rng, 1.0);
+    const Pose X2 = make_pose(random_rotation(rng), X1.p + 100.0 * std::pow(10.0, logd(rng)) * random_unit(rng));
+    for (int order = 0; order < 2; ++order) {
+      const Shape& a = order == 0 ? s : e;
+      const Shape& b = order == 0 ? e : s;
+      const Vec3& ax1 = order == 0 ? ball : disc;
+      const Vec3& ax2 = order == 0 ? disc : ball;
+      const ContactSolution sol = solve_contact(a, X1, b, X2);
+      const std::string ctx = std::string(order == 0 ? "sphere vs disc" : "disc vs sphere") + ", X_W1: " +
+                              describe_pose(X1) + ", X_W2: " + describe_pose(X2);
+      check_converged(sol, a, X1, b, X2, ctx);
+      const double pw = perram_wertheim_alpha(ax1, X1.R, ax2, X2.R, X2.p - X1.p);
+      EXPECT_NEAR(sol.alpha, pw, 1e-8 * pw) << ctx;
+      slow += sol.iterations > diffcol::idcol::SolveOptions{}.max_iterations;
+    }
+  }
+  std::printf("  %d of 80 solves needed more than max_iterations Newton steps\n", slow);
+}
+
 TEST(Contact, SphereVersusEveryShapeMatchesGaugeReference) {
   std::mt19937 rng(204);
   std::uniform_real_distribution<double> D(0.15, 2.0);

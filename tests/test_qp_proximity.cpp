@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "diffcol/qp/proximity.hpp"
+#include "diffcol/qp/proximity_derivatives.hpp"
 
 #include "test_util.hpp"
 
@@ -473,6 +474,29 @@ TEST(QpProximity, InvalidPoseGivesStatusNotNaN) {
     EXPECT_TRUE(std::isfinite(r.phi) && r.p1_W.allFinite() && r.closest2_W.allFinite() && r.normal_W.allFinite());
   }
   EXPECT_STREQ(status_name(ProximityStatus::invalid_input), "invalid_input");
+}
+
+TEST(QpProximity, FarApartPosesGiveStatusNotOverflow) {
+  // Squared distances of bodies 1e300 apart overflow: rejected like a non-finite pose (as iDCOL
+  // and DCOL do beyond 1e150), while two bodies both far from the world origin are fine.
+  const Capsule c(1.0, 0.1);
+  const PaddedPolygon p = PaddedPolygon::rectangle(1.0, 0.5, 0.1);
+  Pose far;
+  far.p.z() = 1e300;
+  for (const ProximityResult& r : {proximity(c, far, c, Pose()), proximity(p, Pose(), p, far),
+                                   proximity(c, Pose(), p, far), proximity(p, far, c, Pose())}) {
+    EXPECT_EQ(r.status, ProximityStatus::invalid_input);
+    EXPECT_TRUE(std::isfinite(r.phi) && r.p1_W.allFinite() && r.closest2_W.allFinite() && r.normal_W.allFinite());
+  }
+  Pose far2 = far;
+  far2.p.x() = 3.0;
+  const ProximityResult both = proximity(c, far, c, far2);
+  EXPECT_TRUE(both.ok());
+  EXPECT_TRUE(std::isfinite(both.signed_distance));
+  ProximityGradient g;
+  proximity_gradient(c, far, c, Pose(), g);
+  EXPECT_EQ(g.status, ProximityStatus::invalid_input);
+  EXPECT_TRUE(std::isfinite(g.phi) && g.J_phi_X1.allFinite());
 }
 
 TEST(QpProximity, InvalidOptionsAreRejected) {

@@ -85,7 +85,7 @@ void bind_idcol(py::module_& m) {
   py::class_<SolveOptions> opts(m, "SolveOptions", "Solver settings; the defaults suit every pair of the built-in shapes.");
   opts.def(py::init([](double tolerance, int max_iterations, int max_attempts, double surrogate_factor,
                        double coincident_tolerance, bool warm_start, bool continuation, double polish_threshold,
-                       bool warm_predictor) {
+                       bool warm_predictor, int last_resort_iterations) {
              SolveOptions o;
              o.tolerance = tolerance;
              o.max_iterations = max_iterations;
@@ -96,6 +96,7 @@ void bind_idcol(py::module_& m) {
              o.continuation = continuation;
              o.polish_threshold = polish_threshold;
              o.warm_predictor = warm_predictor;
+             o.last_resort_iterations = last_resort_iterations;
              check_solve_options(o);
              return o;
            }),
@@ -107,6 +108,7 @@ void bind_idcol(py::module_& m) {
            py::arg("warm_start") = SolveOptions{}.warm_start, py::arg("continuation") = SolveOptions{}.continuation,
            py::arg("polish_threshold") = SolveOptions{}.polish_threshold,
            py::arg("warm_predictor") = SolveOptions{}.warm_predictor,
+           py::arg("last_resort_iterations") = SolveOptions{}.last_resort_iterations,
            "Keyword arguments override the defaults. Raises ValueError for values out of range.");
   def_checked(opts, "tolerance", &SolveOptions::tolerance, "Tolerance on |f_c|_2 (> 0).", check_solve_options);
   def_checked(opts, "max_iterations", &SolveOptions::max_iterations, "Newton iterations per attempt.", check_solve_options);
@@ -118,6 +120,11 @@ void bind_idcol(py::module_& m) {
               "After convergence one more Newton step (reusing the final factorization) is taken when it would "
               "move x, log alpha or lambda by more than this, relative: sharpens ill-conditioned solutions for the "
               "derivatives. 0: always; float('inf'): never (>= 0).",
+              check_solve_options);
+  def_checked(opts, "last_resort_iterations", &SolveOptions::last_resort_iterations,
+              "When every attempt has failed: one more attempt from the first cold start with this many Newton "
+              "iterations (0: none; in [0, 100000]). Flat, high-aspect shapes against much larger ones converge, "
+              "but slowly.",
               check_solve_options);
   opts.def_readwrite("warm_start", &SolveOptions::warm_start,
                      "ContactPair / ContactBatch: start from the previous solution when there is one.")
@@ -132,7 +139,8 @@ void bind_idcol(py::module_& m) {
            << ", max_attempts=" << o.max_attempts << ", surrogate_factor=" << o.surrogate_factor
            << ", coincident_tolerance=" << o.coincident_tolerance << ", warm_start=" << (o.warm_start ? "True" : "False")
            << ", continuation=" << (o.continuation ? "True" : "False") << ", polish_threshold=" << o.polish_threshold
-           << ", warm_predictor=" << (o.warm_predictor ? "True" : "False") << ")";
+           << ", warm_predictor=" << (o.warm_predictor ? "True" : "False")
+           << ", last_resort_iterations=" << o.last_resort_iterations << ")";
         return os.str();
       });
 

@@ -42,6 +42,23 @@ def test_two_argument_contact_derivatives_equal_the_four_argument_ones():
     assert "grad1" in diffcol.contact_derivatives.__doc__
 
 
+def test_last_resort_iterations_option():
+    assert diffcol.SolveOptions().last_resort_iterations == 1000
+    o = diffcol.SolveOptions(last_resort_iterations=0)
+    assert o.last_resort_iterations == 0 and "last_resort_iterations=0" in repr(o)
+    with pytest.raises(ValueError, match="last_resort_iterations"):
+        diffcol.SolveOptions(last_resort_iterations=-1)
+    with pytest.raises(ValueError, match="last_resort_iterations"):
+        o.last_resort_iterations = 100001
+    # a flat disc against a much larger sphere: converges only with the last-resort attempt here
+    disc, ball = diffcol.Superellipsoid(1, 30.0, 30.0, 0.3), diffcol.Sphere(100.0)
+    X2 = diffcol.Pose.from_quaternion(np.array([-0.1, -1.2, -0.7]), np.array([-0.66, 0.51, -0.06, -0.55]))
+    with_it = diffcol.solve_contact(ball, np.eye(4), disc, X2)
+    without = diffcol.solve_contact(ball, np.eye(4), disc, X2, diffcol.SolveOptions(last_resort_iterations=0))
+    assert with_it.ok() and with_it.attempts == without.attempts + 1
+    assert without.status == diffcol.ContactStatus.not_converged
+
+
 def test_polish_threshold_option():
     o = diffcol.SolveOptions(polish_threshold=0.0)
     assert o.polish_threshold == 0.0 and "polish_threshold" in repr(o)

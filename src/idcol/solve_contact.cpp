@@ -486,6 +486,13 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
       ok = continuation(kkt, opt, z, f, J, sd, st);
     }
   }
+  if (!ok && opt.last_resort_iterations > 0) {  // slow but convergent damped Newton (contact.hpp)
+    ++attempts;
+    SolveOptions patient = opt;
+    patient.max_iterations = opt.last_resort_iterations;
+    cold_start(0);
+    ok = newton(kkt, patient, z, f, J, sd, st);
+  }
   if (!ok) kkt(z, f, J, sd);
   Lu6 lu;
   lu.factor(J);
@@ -537,6 +544,7 @@ const char* SolveOptions::invalid_field() const noexcept {
   if (!(coincident_tolerance >= 0.0) || !std::isfinite(coincident_tolerance))
     return "coincident_tolerance must be finite and >= 0";
   if (!(polish_threshold >= 0.0)) return "polish_threshold must be >= 0 (+inf: never polish)";
+  if (last_resort_iterations < 0 || last_resort_iterations > 100000) return "last_resort_iterations must be in [0, 100000]";
   return nullptr;
 }
 

@@ -25,6 +25,15 @@ using Mat32 = Eigen::Matrix<double, 3, 2>;
 double core_radius(const Capsule& c) { return std::max(c.a_B().norm(), c.b_B().norm()); }
 double core_radius(const PaddedPolygon& p) { return p.core_radius(); }
 
+// Relative positions beyond this magnitude are rejected (squared distances would overflow), as in
+// the iDCOL and DCOL layers.
+constexpr double kMaxRelativeCoordinate = 1e150;
+
+bool usable(const Pose& X_W1, const Pose& X_W2, const ProximityOptions& opt) {
+  return X_W1.is_finite() && X_W2.is_finite() && opt.is_valid() &&
+         (X_W1.p - X_W2.p).cwiseAbs().maxCoeff() <= kMaxRelativeCoordinate;
+}
+
 void set_invalid(ProximityResult& out) {
   out = ProximityResult{};
   out.status = ProximityStatus::invalid_input;
@@ -152,7 +161,7 @@ bool ProximityOptions::is_valid() const noexcept {
 
 void proximity(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
                const ProximityOptions& opt, ProximityResult& out) {
-  if (!X_W1.is_finite() || !X_W2.is_finite() || !opt.is_valid()) return set_invalid(out);
+  if (!usable(X_W1, X_W2, opt)) return set_invalid(out);
   // F = [u1, −u2], g = b1 − b2 in world coordinates, eq. (25)–(26).
   const Vec3 u1 = X_W1.R * (s1.a_B() - s1.b_B());
   const Vec3 u2 = X_W2.R * (s2.a_B() - s2.b_B());
@@ -208,7 +217,7 @@ void proximity(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pos
 
 void proximity(const PaddedPolygon& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2,
                const ProximityOptions& opt, ProximityResult& out) {
-  if (!X_W1.is_finite() || !X_W2.is_finite() || !opt.is_valid()) return set_invalid(out);
+  if (!usable(X_W1, X_W2, opt)) return set_invalid(out);
   // F = [Q̃1, −Q̃2], g = r1 − r2, eq. (31)–(32).
   Eigen::Matrix<double, 3, 4> F;
   F << plane_basis(X_W1), -plane_basis(X_W2);
@@ -239,7 +248,7 @@ void proximity(const PaddedPolygon& s1, const Pose& X_W1, const PaddedPolygon& s
 
 void proximity(const Capsule& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2,
                const ProximityOptions& opt, ProximityResult& out) {
-  if (!X_W1.is_finite() || !X_W2.is_finite() || !opt.is_valid()) return set_invalid(out);
+  if (!usable(X_W1, X_W2, opt)) return set_invalid(out);
   // F = [u1, −Q̃2], g = b1 − r2, eq. (36)–(37).
   const Vec3 u1 = X_W1.R * (s1.a_B() - s1.b_B());
   const Vec3 b1 = X_W1 * s1.b_B();

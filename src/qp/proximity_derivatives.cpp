@@ -165,7 +165,8 @@ void proximity_derivatives(const PaddedPolygon& s1, const Pose& X_W1, const Caps
 void proximity_gradient(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
                         ProximityGradient& out, TwistConvention convention) {
   out.convention = convention;
-  if (!X_W1.is_finite() || !X_W2.is_finite()) {
+  // as proximity(): non-finite poses or bodies more than 1e150 apart in a coordinate
+  if (!X_W1.is_finite() || !X_W2.is_finite() || !((X_W1.p - X_W2.p).cwiseAbs().maxCoeff() <= 1e150)) {
     out.status = ProximityStatus::invalid_input;
     out.phi = out.signed_distance = 0.0;
     out.J_phi_X1.setZero();

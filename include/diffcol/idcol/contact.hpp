@@ -52,10 +52,16 @@ struct SolveOptions {
   /// when it would move x, log α or λ by more than this, relative: it sharpens ill-conditioned
   /// solutions (nearly parallel faces) for the derivatives. 0: always; +inf: never.
   double polish_threshold = 1e-9;
+  /// When every attempt has failed: one more attempt from the first cold start with this many
+  /// Newton iterations (0: none). Flat, high-aspect shapes against much larger ones (an ellipsoid
+  /// 30 × 30 × 0.3 against a sphere of radius 100) converge, but in a hundred or more damped Newton
+  /// steps (README, "Robustness envelope"). Costs nothing on solves that converge.
+  int last_resort_iterations = 1000;
 
   /// @throws std::invalid_argument naming the first field out of range: tolerance finite > 0,
   /// max_iterations in [1, 100000], max_attempts in [1, 1000], surrogate_factor finite ≥ 1,
-  /// coincident_tolerance finite ≥ 0, polish_threshold ≥ 0 (+inf: never polish).
+  /// coincident_tolerance finite ≥ 0, polish_threshold ≥ 0 (+inf: never polish),
+  /// last_resort_iterations in [0, 100000].
   void validate() const;
   /// The same test without throwing (the solvers return status invalid_input when it fails).
   bool is_valid() const noexcept;

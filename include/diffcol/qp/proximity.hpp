@@ -50,7 +50,7 @@ enum class ProximityStatus : std::uint8_t {
   ok = 0,             ///< solved (active set, or interior point converged)
   not_converged = 1,  ///< interior point hit its iteration limit: fields from the last iterate (finite)
   solver_failure = 2, ///< interior-point numerical failure: fields from the last finite iterate
-  invalid_input = 3,  ///< a pose was not finite or ProximityOptions out of range (validate()): numeric fields are zero
+  invalid_input = 3,  ///< a pose was not finite, the bodies are more than 1e150 apart in a coordinate, or ProximityOptions out of range (validate()): numeric fields are zero
 };
 /// "ok", "not_converged", "solver_failure", "invalid_input".
 const char* status_name(ProximityStatus s);
@@ -108,8 +108,8 @@ struct ProximityResult {
 };
 
 /// Capsule–capsule, QP (25)–(26). No allocation.
-/// Rotations are assumed orthonormal (not checked in the hot path); a non-finite pose gives
-/// status invalid_input.
+/// Rotations are assumed orthonormal (not checked in the hot path); a non-finite pose, or poses
+/// more than 1e150 apart in a coordinate, give status invalid_input.
 void proximity(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
                const ProximityOptions& options, ProximityResult& out);
 /// Polygon–polygon, QP (31)–(32). No allocation.
