@@ -41,7 +41,7 @@ Solver options (defaults of idcol::SolveOptions)
   --max-attempts N       cold-start attempts (6)
   --surrogate-factor F   surrogate scaling factor f_S >= 1 (1)
   --no-continuation      disable the beta / n continuation fallback
-  --last-resort-iterations N  Newton iterations of one more attempt when all failed (1000; 0: none)
+  --last-resort-iterations N  Newton iterations of one more attempt when all failed (2000; 0: none)
 
 Exit status: 0 solved (converged or coincident origins), 1 not converged (result still
 printed), 2 invalid input (message on stderr). See docs/cli.md.

@@ -43,7 +43,7 @@ def test_two_argument_contact_derivatives_equal_the_four_argument_ones():
 
 
 def test_last_resort_iterations_option():
-    assert diffcol.SolveOptions().last_resort_iterations == 1000
+    assert diffcol.SolveOptions().last_resort_iterations == 2000
     o = diffcol.SolveOptions(last_resort_iterations=0)
     assert o.last_resort_iterations == 0 and "last_resort_iterations=0" in repr(o)
     with pytest.raises(ValueError, match="last_resort_iterations"):

@@ -153,7 +153,7 @@ DIFFCOL_FLATTEN bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Ite
   if (!kkt(z, f, J, sd)) return false;
   double m = 0.5 * f.squaredNorm();
   Lu6 lu;
-  int stalls = 0;
+  int stalls = 0, tiny_steps = 0;
   Iterate zt;
   Vec6 ft;
   Mat6RowMajor Jt;
@@ -204,9 +204,11 @@ DIFFCOL_FLATTEN bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Ite
       t *= 0.5;
     }
     if (!accepted) return false;
-    // a singular J with little progress is a non-zero local minimum of m: give up early
+    // a singular J with little progress is a non-zero local minimum of m: give up early; so is a
+    // run of vanishing steps (a multiplier driven to 0 by the 10% rule, the line search with it)
     const double m_new = 0.5 * ft.squaredNorm();
     if (!newton_dir && m_new > 0.9 * m && ++stalls >= 3) return false;
+    if (t < 1e-10 && ++tiny_steps >= 3) return false;
     z = zt;
     f = ft;
     J = Jt;

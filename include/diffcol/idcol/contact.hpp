@@ -56,7 +56,7 @@ struct SolveOptions {
   /// Newton iterations (0: none). Flat, high-aspect shapes against much larger ones (an ellipsoid
   /// 30 × 30 × 0.3 against a sphere of radius 100) converge, but in a hundred or more damped Newton
   /// steps (README, "Robustness envelope"). Costs nothing on solves that converge.
-  int last_resort_iterations = 1000;
+  int last_resort_iterations = 2000;
 
   /// @throws std::invalid_argument naming the first field out of range: tolerance finite > 0,
   /// max_iterations in [1, 100000], max_attempts in [1, 1000], surrogate_factor finite ≥ 1,
