@@ -186,11 +186,9 @@ ContactWrenches hertz_wrenches(const ContactSolution& sol, const ContactDerivati
 
 // ============================================================= generalized coordinates
 
-/// How a 6×n geometric Jacobian maps q̇ to a body's velocity.
-enum class TwistConvention : std::uint8_t {
-  world = 0,  ///< J q̇ = world (spatial) twist η, X_WB ← exp(η^)·X_WB (e.g. a "space Jacobian")
-  body = 1,   ///< J q̇ = body twist ζ, X_WB ← X_WB·exp(ζ^) (e.g. a "body Jacobian")
-};
+/// How a 6×n geometric Jacobian maps q̇ to a body's velocity: J q̇ is a world twist
+/// (TwistConvention::world) or a body twist (TwistConvention::body). Defined in math/se3.hpp.
+using TwistConvention = diffcol::TwistConvention;
 
 /// The geometric Jacobian of one rigid body with respect to generalized coordinates q.
 struct BodyJacobian {

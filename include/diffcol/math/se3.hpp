@@ -7,6 +7,8 @@
 /// perturbs a pose on the right, g ← g·exp(ξ^); a *world* (spatial) twist
 /// perturbs it on the left, g ← exp(ξ^)·g.
 
+#include <cstdint>
+
 #include <Eigen/Core>
 #include <Eigen/Geometry>
 
@@ -16,6 +18,12 @@ using Vec3 = Eigen::Vector3d;
 using Mat3 = Eigen::Matrix3d;
 using Vec6 = Eigen::Matrix<double, 6, 1>;
 using Mat6 = Eigen::Matrix<double, 6, 6>;
+
+/// Which twist a velocity or a Jacobian column refers to (see the file comment).
+enum class TwistConvention : std::uint8_t {
+  world = 0,  ///< world (spatial) twist η: X_WB ← exp(η^)·X_WB (e.g. a "space Jacobian")
+  body = 1,   ///< body twist ζ: X_WB ← X_WB·exp(ζ^) (e.g. a "body Jacobian")
+};
 
 /// A rigid transform X_AB mapping coordinates in frame B to frame A:
 /// p_A = R · p_B + p.

@@ -40,13 +40,12 @@
 
 #include <Eigen/Core>
 
-#include "diffcol/idcol/derivatives.hpp"  // TwistConvention
 #include "diffcol/math/se3.hpp"
 #include "diffcol/qp/proximity.hpp"
 
 namespace diffcol::qp {
 
-using TwistConvention = diffcol::idcol::TwistConvention;
+using TwistConvention = diffcol::TwistConvention;
 using RowVec6 = Eigen::Matrix<double, 1, 6>;
 using Mat36 = Eigen::Matrix<double, 3, 6, Eigen::RowMajor>;
 using RowVec7 = Eigen::Matrix<double, 1, 7>;
