@@ -25,10 +25,6 @@ using Mat32 = Eigen::Matrix<double, 3, 2>;
 double core_radius(const Capsule& c) { return std::max(c.a_B().norm(), c.b_B().norm()); }
 double core_radius(const PaddedPolygon& p) { return p.core_radius(); }
 
-// Relative positions beyond this magnitude are rejected (squared distances would overflow), as in
-// the iDCOL and DCOL layers.
-constexpr double kMaxRelativeCoordinate = 1e150;
-
 bool usable(const Pose& X_W1, const Pose& X_W2, const ProximityOptions& opt) {
   return X_W1.is_finite() && X_W2.is_finite() && opt.is_valid() &&
          (X_W1.p - X_W2.p).cwiseAbs().maxCoeff() <= kMaxRelativeCoordinate;

@@ -165,8 +165,9 @@ void proximity_derivatives(const PaddedPolygon& s1, const Pose& X_W1, const Caps
 void proximity_gradient(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
                         ProximityGradient& out, TwistConvention convention) {
   out.convention = convention;
-  // as proximity(): non-finite poses or bodies more than 1e150 apart in a coordinate
-  if (!X_W1.is_finite() || !X_W2.is_finite() || !((X_W1.p - X_W2.p).cwiseAbs().maxCoeff() <= 1e150)) {
+  // as proximity(): non-finite poses or bodies more than kMaxRelativeCoordinate apart
+  if (!X_W1.is_finite() || !X_W2.is_finite() ||
+      !((X_W1.p - X_W2.p).cwiseAbs().maxCoeff() <= kMaxRelativeCoordinate)) {
     out.status = ProximityStatus::invalid_input;
     out.phi = out.signed_distance = 0.0;
     out.J_phi_X1.setZero();

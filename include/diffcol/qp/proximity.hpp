@@ -45,6 +45,10 @@
 
 namespace diffcol::qp {
 
+/// Bodies farther apart than this in a world coordinate are invalid input (their squared distance
+/// would overflow), as in the iDCOL and DCOL layers.
+inline constexpr double kMaxRelativeCoordinate = 1e150;
+
 /// How a proximity query ended.
 enum class ProximityStatus : std::uint8_t {
   ok = 0,             ///< solved (active set, or interior point converged)
