@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <set>
+#include <stdexcept>
 
 #include "cli.hpp"
 #include "diffcol/idcol/ergodic.hpp"
@@ -244,36 +245,25 @@ idcol::SolveOptions parse_options(const Json& j) {
   check_keys(j, w,
              {"tolerance", "max_iterations", "max_attempts", "surrogate_factor", "coincident_tolerance",
               "continuation", "last_resort_iterations"});
-  if (j.contains("tolerance")) {
-    o.tolerance = get_number(j.at("tolerance"), w + ".tolerance");
-    if (!(o.tolerance > 0.0) || !std::isfinite(o.tolerance)) fail(w, "tolerance must be finite and > 0");
-  }
-  if (j.contains("max_iterations")) {
-    o.max_iterations = get_int(j.at("max_iterations"), w + ".max_iterations");
-    if (o.max_iterations < 1 || o.max_iterations > 100000) fail(w, "max_iterations must be in [1, 100000]");
-  }
-  if (j.contains("max_attempts")) {
-    o.max_attempts = get_int(j.at("max_attempts"), w + ".max_attempts");
-    if (o.max_attempts < 1 || o.max_attempts > 1000) fail(w, "max_attempts must be in [1, 1000]");
-  }
-  if (j.contains("surrogate_factor")) {
-    o.surrogate_factor = get_number(j.at("surrogate_factor"), w + ".surrogate_factor");
-    if (!(o.surrogate_factor >= 1.0) || !std::isfinite(o.surrogate_factor))
-      fail(w, "surrogate_factor must be finite and >= 1");
-  }
-  if (j.contains("coincident_tolerance")) {
+  // types here; ranges by the library's own check (the same messages as SolveOptions::validate)
+  if (j.contains("tolerance")) o.tolerance = get_number(j.at("tolerance"), w + ".tolerance");
+  if (j.contains("max_iterations")) o.max_iterations = get_int(j.at("max_iterations"), w + ".max_iterations");
+  if (j.contains("max_attempts")) o.max_attempts = get_int(j.at("max_attempts"), w + ".max_attempts");
+  if (j.contains("surrogate_factor")) o.surrogate_factor = get_number(j.at("surrogate_factor"), w + ".surrogate_factor");
+  if (j.contains("coincident_tolerance"))
     o.coincident_tolerance = get_number(j.at("coincident_tolerance"), w + ".coincident_tolerance");
-    if (!(o.coincident_tolerance >= 0.0) || !std::isfinite(o.coincident_tolerance))
-      fail(w, "coincident_tolerance must be finite and >= 0");
-  }
   if (j.contains("continuation")) {
     if (!j.at("continuation").is_boolean()) fail(w, "continuation must be true or false");
     o.continuation = j.at("continuation").get<bool>();
   }
-  if (j.contains("last_resort_iterations")) {
+  if (j.contains("last_resort_iterations"))
     o.last_resort_iterations = get_int(j.at("last_resort_iterations"), w + ".last_resort_iterations");
-    if (o.last_resort_iterations < 0 || o.last_resort_iterations > 100000)
-      fail(w, "last_resort_iterations must be in [0, 100000]");
+  try {
+    o.validate();
+  } catch (const std::invalid_argument& e) {  // "SolveOptions: <field> must be ..."
+    const std::string msg = e.what();
+    const auto colon = msg.find(": ");
+    fail(w, colon == std::string::npos ? msg : msg.substr(colon + 2));
   }
   return o;
 }
