@@ -41,6 +41,44 @@ Pose random_pose(std::mt19937& rng, double radius) {
   return make_pose(random_rotation(rng), radius * U(rng) * random_unit(rng));
 }
 
+/// Vertices of the polygon {w : C w ≤ d} in counter-clockwise order, by intersecting every pair
+/// of edge lines and keeping the points inside (independent of the solver's rows).
+std::vector<Eigen::Vector2d> polygon_vertices(const PaddedPolygon& s) {
+  std::vector<Eigen::Vector2d> v;
+  for (int i = 0; i < s.num_edges; ++i)
+    for (int j = i + 1; j < s.num_edges; ++j) {
+      Eigen::Matrix2d M;
+      M << s.C(i, 0), s.C(i, 1), s.C(j, 0), s.C(j, 1);
+      if (std::abs(M.determinant()) < 1e-12) continue;
+      const Eigen::Vector2d p = M.inverse() * Eigen::Vector2d(s.d[i], s.d[j]);
+      bool inside = true;
+      for (int q = 0; q < s.num_edges && inside; ++q) inside = s.C.row(q).dot(p) <= s.d[q] + 1e-9;
+      bool dup = false;
+      for (const auto& e : v) dup = dup || (e - p).norm() < 1e-9;
+      if (inside && !dup) v.push_back(p);
+    }
+  std::sort(v.begin(), v.end(), [](const Eigen::Vector2d& a, const Eigen::Vector2d& b) {
+    return std::atan2(a.y(), a.x()) < std::atan2(b.y(), b.x());  // the origin is inside
+  });
+  return v;
+}
+
+/// The point of the α-scaled polygon closest to w (brute force over the edges).
+Eigen::Vector2d closest_in_scaled_polygon(const PaddedPolygon& s, double alpha, const Eigen::Vector2d& w) {
+  bool inside = true;
+  for (int q = 0; q < s.num_edges && inside; ++q) inside = s.C.row(q).dot(w) <= alpha * s.d[q];
+  if (inside) return w;
+  const std::vector<Eigen::Vector2d> v = polygon_vertices(s);
+  Eigen::Vector2d best = alpha * v[0];
+  for (size_t i = 0; i < v.size(); ++i) {
+    const Eigen::Vector2d a = alpha * v[i], b = alpha * v[(i + 1) % v.size()];
+    const double t = std::clamp((w - a).dot(b - a) / (b - a).squaredNorm(), 0.0, 1.0);
+    const Eigen::Vector2d c = a + t * (b - a);
+    if ((c - w).norm() < (best - w).norm()) best = c;
+  }
+  return best;
+}
+
 /// Checks that x lies in α-scaled shape i (a set-membership test written independently of the
 /// solver's rows: directly from the shape definitions in the shape frame).
 double membership_violation(const Primitive& p, const Pose& X_WS, const Vec3& x, double alpha) {
@@ -63,14 +101,8 @@ double membership_violation(const Primitive& p, const Pose& X_WS, const Vec3& x,
         } else if constexpr (std::is_same_v<T, Ellipsoid>) {
           return std::sqrt(y.dot(s.P * y)) - alpha;
         } else if constexpr (std::is_same_v<T, PaddedPolygon>) {
-          // the tests use rectangles only: clamp to the α-scaled rectangle
-          double hx = 0, hy = 0;
-          for (int i = 0; i < s.num_edges; ++i) {
-            if (s.C(i, 0) > 0.5) hx = s.d[i];
-            if (s.C(i, 1) > 0.5) hy = s.d[i];
-          }
-          const double wx = std::clamp(y.x(), -alpha * hx, alpha * hx), wy = std::clamp(y.y(), -alpha * hy, alpha * hy);
-          return (y - Vec3(wx, wy, 0.0)).norm() - alpha * s.R;
+          const Eigen::Vector2d w = closest_in_scaled_polygon(s, alpha, Eigen::Vector2d(y.x(), y.y()));
+          return (y - Vec3(w.x(), w.y(), 0.0)).norm() - alpha * s.R;
         } else {
           return y.norm() - alpha * s.R;
         }
@@ -174,6 +206,46 @@ TEST(DcolClosedForm, SphereEllipsoid) {
     }
     const double alpha = 2.0 / (lo + hi);
     EXPECT_NEAR(res.alpha, alpha, 1e-8 * std::max(1.0, alpha)) << "trial " << trial;
+  }
+}
+
+TEST(DcolClosedForm, AsymmetricPaddedPolygonAgainstSphere) {
+  // Polygons that are not symmetric about their origin (a triangle, a pentagon): the scaled
+  // shapes touch when dist(c, αP) = α(R + ρ), c the sphere centre in the polygon frame and αP the
+  // scaled polygon in the plane z = 0; the left side decreases and the right side increases with
+  // α, so bisect on α with the brute-force distance above.
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<double> U(0.5, 1.5);
+  Eigen::MatrixX2d Ct(3, 2), Cp(5, 2);
+  Ct << 0, -1, -1, 0, 1, 1;
+  Eigen::VectorXd dt(3), dp(5);
+  dt << 0.3, 0.3, 0.7;
+  for (int i = 0; i < 5; ++i) {
+    const double a = 2.0 * M_PI * i / 5.0 + 0.3 * i * i;
+    Cp.row(i) << std::cos(a), std::sin(a);
+    dp[i] = 0.4 + 0.15 * i;
+  }
+  for (int trial = 0; trial < 200; ++trial) {
+    const PaddedPolygon P = trial % 2 ? PaddedPolygon(Ct, U(rng) * dt, 0.1 * U(rng))
+                                      : PaddedPolygon(Cp, U(rng) * dp, 0.1 * U(rng));
+    const double rho = 0.2 * U(rng);
+    const Pose Xp = random_pose(rng, 2.0), Xs = random_pose(rng, 5.0);
+    const ContactResult res = trial % 4 < 2 ? solve_contact(P, Xp, dcol::Sphere(rho), Xs)
+                                            : solve_contact(dcol::Sphere(rho), Xs, P, Xp);
+    ASSERT_EQ(res.status, SolveStatus::converged) << "trial " << trial;
+    const Vec3 c = Xp.R.transpose() * (Xs.p - Xp.p);
+    auto gap = [&](double a) {
+      const Eigen::Vector2d w = closest_in_scaled_polygon(P, a, Eigen::Vector2d(c.x(), c.y()));
+      return (c - Vec3(w.x(), w.y(), 0.0)).norm() - a * (P.R + rho);
+    };
+    double lo = 0.0, hi = 1.0;
+    while (gap(hi) > 0.0) hi *= 2.0;
+    for (int it = 0; it < 200; ++it) {
+      const double mid = 0.5 * (lo + hi);
+      (gap(mid) > 0.0 ? lo : hi) = mid;
+    }
+    EXPECT_NEAR(res.alpha, hi, 1e-8 * std::max(1.0, hi)) << "trial " << trial;
+    EXPECT_LT(membership_violation(P, Xp, res.x_W, res.alpha), 1e-8) << "trial " << trial;
   }
 }
 

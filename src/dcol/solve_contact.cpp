@@ -93,7 +93,7 @@ void write_orthant(const Cone& p, const Mat3& Q, const RowWriter& w, int i0) {
 }
 void write_orthant(const Ellipsoid&, const Mat3&, const RowWriter&, int) {}
 void write_orthant(const PaddedPolygon& p, const Mat3&, const RowWriter& w, int i0) {
-  for (int i = 0; i < p.num_edges; ++i) w.row(i0 + i, Vec3::Zero(), p.d[i], p.C(i, 0), p.C(i, 1));  // αd − Cw (27)
+  for (int i = 0; i < p.num_edges; ++i) w.row(i0 + i, Vec3::Zero(), p.d[i], -p.C(i, 0), -p.C(i, 1));  // αd − Cw (27)
 }
 void write_orthant(const Sphere&, const Mat3&, const RowWriter&, int) {}
 
