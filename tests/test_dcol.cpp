@@ -477,6 +477,88 @@ TEST(DcolDirectNewton, SmoothPairsMatchTheInteriorPointRoute) {
   EXPECT_GE(direct, total * 8 / 10);
 }
 
+TEST(DcolRayCastStart, EveryPairMatchesTheInteriorPointRoute) {
+  // Pairs with a polytope, capsule, cylinder, cone or padded polygon start Newton's method from a
+  // ray cast on the shapes' support functions (SolveOptions::direct_newton); with it off the
+  // interior-point iterations and the polish reach the same KKT point. Same α, x*, derivatives;
+  // the benchmark primitives, random polytopes and an asymmetric padded pentagon, at random
+  // poses from deep penetration to far apart.
+  std::mt19937 rng(22);
+  SolveOptions via_ipm;
+  via_ipm.direct_newton = false;
+  std::vector<Primitive> shapes;
+  const char* const* names = benchmark_primitive_names();
+  for (int i = 0; i < kNumPrimitiveTypes; ++i) shapes.push_back(benchmark_primitive(names[i]));
+  shapes.push_back(random_polytope(rng, 7));
+  shapes.push_back(random_polytope(rng, 12));
+  Eigen::MatrixX2d C(5, 2);
+  Eigen::VectorXd d(5);
+  for (int i = 0; i < 5; ++i) {
+    const double a = 2.0 * M_PI * i / 5.0 + 0.3 * i * i;
+    C.row(i) << std::cos(a), std::sin(a);
+    d[i] = 0.4 + 0.15 * i;
+  }
+  shapes.push_back(PaddedPolygon(C, d, 0.15));
+  int direct = 0, total = 0;
+  for (size_t i = 0; i < shapes.size(); ++i)
+    for (size_t j = 0; j < shapes.size(); ++j)
+      for (int q = 0; q < 25; ++q) {
+        const Pose X1 = random_pose(rng, 2.0), X2 = random_pose(rng, 0.05 + 6.0 * (q % 7) / 6.0);
+        const ContactResult dr = solve_contact(shapes[i], X1, shapes[j], X2);
+        const ContactResult ir = solve_contact(shapes[i], X1, shapes[j], X2, via_ipm);
+        if (ir.status == dcol::SolveStatus::coincident_origins) continue;
+        ASSERT_TRUE(dr.ok() && ir.ok()) << i << "-" << j << " " << q;
+        ++total;
+        direct += dr.iterations == 0;
+        const std::string at = std::to_string(i) + "-" + std::to_string(j) + " pose " + std::to_string(q);
+        EXPECT_NEAR(dr.alpha, ir.alpha, 1e-9 * std::max(1.0, ir.alpha)) << at;
+        EXPECT_LT(membership_violation(shapes[i], X1 * primitive_offset(shapes[i]), dr.x_W, dr.alpha), 1e-8) << at;
+        EXPECT_LT(membership_violation(shapes[j], X2 * primitive_offset(shapes[j]), dr.x_W, dr.alpha), 1e-8) << at;
+        if (!dr.kkt.polished || !ir.kkt.polished) continue;  // x* not unique (e.g. face against face)
+        EXPECT_LE((dr.x_W - ir.x_W).norm(), 1e-7 * std::max(1.0, ir.x_W.norm())) << at;
+        const dcol::ContactDerivatives dd = dcol::contact_derivatives(dr), di = dcol::contact_derivatives(ir);
+        ASSERT_TRUE(dd.ok() && di.ok()) << at;
+        EXPECT_LE((dd.J_alpha_X2 - di.J_alpha_X2).norm(), 1e-6 * std::max(1.0, di.J_alpha_X2.norm())) << at;
+        EXPECT_LE((dd.J_x_W_X1 - di.J_x_W_X1).norm(), 1e-6 * std::max(1.0, di.J_x_W_X1.norm())) << at;
+      }
+  std::printf("ray-cast start: %d of %d solves without interior-point iterations\n", direct, total);
+  EXPECT_GE(direct, total * 9 / 10);
+}
+
+TEST(DcolSupport, SupportPointsAreInsideAndMaximal) {
+  // support(d) must lie in the primitive and reach at least as far along d as any point of it:
+  // checked against 4000 points sampled in each primitive (rejection sampling in the bounding
+  // ball with the membership test above) and against nearby points on the support's own side.
+  std::mt19937 rng(23);
+  std::vector<Primitive> shapes;
+  const char* const* names = benchmark_primitive_names();
+  for (int i = 0; i < kNumPrimitiveTypes; ++i) shapes.push_back(benchmark_primitive(names[i]));
+  shapes.push_back(random_polytope(rng, 9));
+  Eigen::MatrixX2d Ct(3, 2);
+  Ct << 0, -1, -1, 0, 1, 1;
+  shapes.push_back(PaddedPolygon(Ct, Eigen::Vector3d(0.3, 0.3, 0.7), 0.1));
+  shapes.push_back(Ellipsoid(Eigen::Matrix3d{{2.0, 0.3, 0.1}, {0.3, 1.0, -0.2}, {0.1, -0.2, 4.0}}));
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  for (const Primitive& p : shapes) {
+    const double R = outer_radius(p);
+    std::vector<Vec3> inside;
+    while (inside.size() < 4000) {
+      const Vec3 y(R * U(rng), R * U(rng), R * U(rng));
+      if (membership_violation(p, Pose::identity(), y, 1.0) <= 0.0) inside.push_back(y);
+    }
+    for (int q = 0; q < 300; ++q) {
+      const Vec3 dir = random_unit(rng) * (0.1 + 3.0 * (U(rng) + 1.0));
+      const Vec3 s = std::visit([&](const auto& v) { return v.support(dir); }, p);
+      EXPECT_LE(membership_violation(p, Pose::identity(), s, 1.0), 1e-12 * R) << primitive_type_name(primitive_type(p));
+      double best = -1e300;
+      for (const Vec3& y : inside) best = std::max(best, dir.dot(y));
+      EXPECT_GE(dir.dot(s), best - 1e-12 * R * dir.norm()) << primitive_type_name(primitive_type(p));
+    }
+    const Vec3 zero = std::visit([&](const auto& v) { return v.support(Vec3::Zero()); }, p);
+    EXPECT_EQ(zero, Vec3::Zero());
+  }
+}
+
 // ------------------------------------------------------------------------------ bad input
 
 TEST(DcolInput, ConstructorsRejectBadInput) {

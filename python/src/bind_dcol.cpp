@@ -373,8 +373,9 @@ Raises ValueError for an unknown type, a missing or unknown parameter, or invali
   def_checked(opts, "polish_start", &SolveOptions::polish_start,
               "Residuals and relative gap below which the polish is tried (> 0).", check_dcol_options);
   opts.def_readwrite("direct_newton", &SolveOptions::direct_newton,
-                     "Sphere/ellipsoid pairs: Newton on the exact KKT conditions from a geometric guess first (no "
-                     "interior-point iterations when it passes the certificate).");
+                     "Newton on the exact KKT conditions from a geometric guess first (sphere/ellipsoid pairs: "
+                     "a closed form; other pairs: a ray cast on the support functions); no interior-point "
+                     "iterations when it passes the certificate.");
   opts.def("__repr__", [](const SolveOptions& o) {
     std::ostringstream os;
     os << "dcol.SolveOptions(feasibility_tolerance=" << o.feasibility_tolerance << ", gap_tolerance=" << o.gap_tolerance

@@ -97,7 +97,12 @@ Polytope::Polytope(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& b_in, co
         bool inside = true;
         for (int q = 0; q < num_faces && inside; ++q)
           inside = A.row(q).dot(v) <= b[q] + 1e-9 * (1.0 + std::abs(b[q]));
-        if (inside) outer_radius = std::max(outer_radius, v.norm());
+        if (!inside) continue;
+        outer_radius = std::max(outer_radius, v.norm());
+        bool seen = false;  // more than three faces meet at a degenerate vertex
+        for (int q = 0; q < num_vertices && !seen; ++q)
+          seen = (V.row(q).transpose() - v).norm() <= 1e-9 * (1.0 + v.norm());
+        if (!seen && num_vertices < kMaxPolytopeVertices) V.row(num_vertices++) = v.transpose();
       }
 }
 
@@ -145,6 +150,8 @@ Ellipsoid::Ellipsoid(const Mat3& P_, const Pose& off) : P(P_), offset(off) {
   const Eigen::LLT<Mat3> llt(P_);
   if (llt.info() != Eigen::Success) throw std::invalid_argument("Ellipsoid: Cholesky factorization of P failed");
   U = llt.matrixU();
+  P_inverse = llt.solve(Mat3::Identity());
+  P_inverse = 0.5 * (P_inverse + P_inverse.transpose()).eval();
   inner_radius = 1.0 / std::sqrt(lmax);
   outer_radius = 1.0 / std::sqrt(lmin);
 }
@@ -178,9 +185,20 @@ PaddedPolygon::PaddedPolygon(const Eigen::MatrixX2d& C_in, const Eigen::VectorXd
       const Eigen::Vector2d v = M.inverse() * Eigen::Vector2d(d[i], d[j]);
       bool inside = true;
       for (int q = 0; q < num_edges && inside; ++q) inside = C.row(q).dot(v) <= d[q] + 1e-9 * (1.0 + std::abs(d[q]));
-      if (inside) outer = std::max(outer, v.norm());
+      if (!inside) continue;
+      outer = std::max(outer, v.norm());
+      bool seen = false;
+      for (int q = 0; q < num_vertices && !seen; ++q) seen = (V.row(q).transpose() - v).norm() <= 1e-9 * (1.0 + v.norm());
+      if (!seen && num_vertices < kMaxPolygonEdges) V.row(num_vertices++) = v.transpose();
     }
   }
+  // counter-clockwise order (the origin is strictly inside)
+  std::array<int, kMaxPolygonEdges> order{};
+  for (int i = 0; i < num_vertices; ++i) order[static_cast<size_t>(i)] = i;
+  std::sort(order.begin(), order.begin() + num_vertices,
+            [&](int a, int b) { return std::atan2(V(a, 1), V(a, 0)) < std::atan2(V(b, 1), V(b, 0)); });
+  const Eigen::Matrix<double, kMaxPolygonEdges, 2> unsorted = V;
+  for (int i = 0; i < num_vertices; ++i) V.row(i) = unsorted.row(order[static_cast<size_t>(i)]);
   inner_radius = R + inner;
   outer_radius = R + outer;
 }

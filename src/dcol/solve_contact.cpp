@@ -13,6 +13,8 @@
 #include "cone_ops.hpp"
 #include "diffcol/dcol/contact.hpp"
 
+#include "minkowski_ray_cast.hpp"
+
 namespace diffcol::dcol {
 
 const char* status_name(SolveStatus s) {
@@ -870,8 +872,176 @@ bool direct_newton(ConeKkt& k, const SolveOptions& opt, const Vec3& c1, const Ve
   return true;
 }
 
+/// Slack unknowns at a start point p̂ (scaled coordinates) and scale α: the capsule's γ clamped
+/// to the scaled segment, the padded polygon's w projected onto the scaled polygon (the optimal
+/// slacks for that p̂, α). Other primitives have none.
+template <class P>
+void start_slacks(const P& s, const Mat3& Q, const RowWriter& w, double inv, double alpha, double* x) {
+  if constexpr (std::is_same_v<P, Capsule>) {
+    const Vec3 y = Q.transpose() * (Vec3(x[0], x[1], x[2]) - w.r_hat);
+    const double half = 0.5 * alpha * s.L * inv;
+    x[w.slack0] = std::clamp(y.x(), -half, half);
+  } else if constexpr (std::is_same_v<P, PaddedPolygon>) {
+    const Vec3 y = Q.transpose() * (Vec3(x[0], x[1], x[2]) - w.r_hat);
+    const Eigen::Vector2d q(y.x(), y.y());
+    const double a = alpha * inv;
+    bool inside = true;
+    for (int i = 0; i < s.num_edges && inside; ++i) inside = s.C(i, 0) * q.x() + s.C(i, 1) * q.y() <= a * s.d[i];
+    Eigen::Vector2d best = q;
+    if (!inside) {
+      double bd = 1e300;
+      for (int i = 0; i < s.num_vertices; ++i) {
+        const int j = i + 1 == s.num_vertices ? 0 : i + 1;
+        const Eigen::Vector2d v0 = a * s.V.row(i).transpose(), e = a * s.V.row(j).transpose() - v0;
+        const double ee = e.squaredNorm();
+        const double t = ee > 0.0 ? std::clamp((q - v0).dot(e) / ee, 0.0, 1.0) : 0.0;
+        const Eigen::Vector2d c = v0 + t * e;
+        const double dd = (c - q).squaredNorm();
+        if (dd < bd) bd = dd, best = c;
+      }
+    }
+    x[w.slack0] = best.x();
+    x[w.slack0 + 1] = best.y();
+  }
+}
+
+/// The active set at a start point x0 (rows with slack ≤ tau; a cone on its boundary or, with
+/// ‖s‖ ≤ tau, at its apex) and its multipliers by least squares on the stationarity c + Gᵀz = 0.
+/// False when the set is not usable (more multipliers than unknowns, rank deficient, or a
+/// multiplier of the wrong sign).
+bool start_active_set(const ConeKkt& k, const double* x0, double tau, ActiveSet& A) {
+  const int n = k.n, l = orthant_count(k);
+  double B[kMaxConeVars][kMaxConeVars];  // columns: the active constraints' gradients Gᵀ(·)
+  int p = 0;
+  A.na = 0;
+  for (int i = 0; i < l; ++i) {
+    double gx = 0.0;
+    for (int j = 0; j < n; ++j) gx += k.G[i][j] * x0[j];
+    if (k.h[i] - gx > tau) continue;
+    if (p == n) return false;
+    A.act[A.na++] = i;
+    for (int j = 0; j < n; ++j) B[j][p] = k.G[i][j];
+    ++p;
+  }
+  for (int c = 0; c < 2; ++c) A.state[c] = A.yoff[c] = 0;
+  for (int c = 0; c < k.soc_count; ++c) {
+    const int s0 = k.soc_start[c], d = k.soc_dim[c];
+    double sv[4], sn = 0.0;
+    for (int r = 0; r < d; ++r) {
+      double gx = 0.0;
+      for (int j = 0; j < n; ++j) gx += k.G[s0 + r][j] * x0[j];
+      sv[r] = k.h[s0 + r] - gx;
+      if (r > 0) sn += sv[r] * sv[r];
+    }
+    sn = std::sqrt(sn);
+    if (sv[0] - sn > tau) continue;
+    A.yoff[c] = p;
+    if (sn > tau) {  // boundary: gradient G_kᵀ(1, −ū)
+      if (p == n) return false;
+      A.state[c] = 1;
+      for (int j = 0; j < n; ++j) {
+        double v = k.G[s0][j];
+        for (int r = 1; r < d; ++r) v -= sv[r] / sn * k.G[s0 + r][j];
+        B[j][p] = v;
+      }
+      ++p;
+    } else {  // apex: every row of the cone
+      if (p + d > n) return false;
+      A.state[c] = 2;
+      for (int r = 0; r < d; ++r, ++p)
+        for (int j = 0; j < n; ++j) B[j][p] = k.G[s0 + r][j];
+    }
+  }
+  if (p == 0) return false;
+  // BᵀB y = −Bᵀc, c = e_α (column 3), by Cholesky
+  double M[kMaxConeVars][kMaxConeVars], y[kMaxConeVars];
+  for (int a = 0; a < p; ++a) {
+    for (int b = 0; b <= a; ++b) {
+      double v = 0.0;
+      for (int j = 0; j < n; ++j) v += B[j][a] * B[j][b];
+      M[a][b] = v;
+    }
+    y[a] = -B[3][a];
+  }
+  for (int a = 0; a < p; ++a) {
+    for (int b = 0; b < a; ++b) {
+      double v = M[a][b];
+      for (int q = 0; q < b; ++q) v -= M[a][q] * M[b][q];
+      M[a][b] = v / M[b][b];
+    }
+    double v = M[a][a];
+    for (int q = 0; q < a; ++q) v -= M[a][q] * M[a][q];
+    if (!(v > 1e-20)) return false;
+    M[a][a] = std::sqrt(v);
+  }
+  for (int a = 0; a < p; ++a) {
+    for (int q = 0; q < a; ++q) y[a] -= M[a][q] * y[q];
+    y[a] /= M[a][a];
+  }
+  for (int a = p - 1; a >= 0; --a) {
+    for (int q = a + 1; q < p; ++q) y[a] -= M[q][a] * y[q];
+    y[a] /= M[a][a];
+  }
+  for (int a = 0; a < A.na; ++a)
+    if (y[a] < -1e-9) return false;
+  for (int c = 0; c < k.soc_count; ++c)
+    if (A.state[c] == 1 && y[A.yoff[c]] < -1e-9) return false;
+  for (int a = 0; a < p; ++a) A.y[a] = y[a];
+  A.p = p;
+  return true;
+}
+
+/// The geometric start for any pair (SolveOptions::direct_newton): a ray cast on the Minkowski
+/// difference of the two shapes (support functions, MPR) gives α and p̂ to within a tolerance, the
+/// slacks follow by projection, the active set and multipliers from the slacks at that point;
+/// then the polish's Newton method and certificate. False (nothing changed but k's scratch) when
+/// any step declines: the caller runs the interior-point method.
 template <class P1, class P2>
-IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2, ConeKkt& k,
+bool ray_cast_newton(const P1& s1, const Mat3& Q1, const RowWriter& w1, const P2& s2, const Mat3& Q2,
+                     const RowWriter& w2, double shift, ConeKkt& k, const SolveOptions& opt, IpmOutcome& out) {
+  const double inv = w1.inv_scale;
+  const Vec3 r12 = w2.r_hat - w1.r_hat;
+  const double D = r12.norm();
+  if (!(D > 0.0) || !std::isfinite(D)) return false;
+  const Vec3 u = r12 / D;
+  auto sa = [&](const Vec3& d) -> Vec3 { return inv * (Q1 * s1.support(Q1.transpose() * d)); };
+  auto sb = [&](const Vec3& d) -> Vec3 { return inv * (Q2 * s2.support(Q2.transpose() * d)); };
+  double hnorm = 0.0;
+  for (int i = 0; i < k.m; ++i) hnorm += k.h[i] * k.h[i];
+  hnorm = std::max(1.0, std::sqrt(hnorm));
+  // The ray cast stops 1e-6 (relative to the inner radii) from D's boundary and Newton's method
+  // finishes (measured on the ergodic sweep: tighter costs more portal refinements than it saves
+  // Newton steps, looser misreads more active sets); rows with slack ≤ 1e-5·α (same scale) are
+  // active. When that active set is rejected — near-degenerate contacts, where D is nearly flat
+  // along the portal and the hit point is far less accurate in the tangent directions than in α —
+  // the ray is cast once more to 1e-11 with the same threshold.
+  for (const double rel : {1e-6, 1e-11}) {
+    const double tol = rel * shift * inv;
+    const double tau = 1e-5 * shift * inv;
+    detail::MinkowskiRayHit hit;
+    if (!detail::minkowski_ray_cast(sa, sb, u, shift * inv, tol, 64, hit)) return false;
+    const double alpha = D / hit.t;
+    if (!(alpha > 0.0) || !std::isfinite(alpha)) return false;
+    double x0[kMaxConeVars] = {};
+    const Vec3 p0 = w1.r_hat + alpha * hit.a;
+    x0[0] = p0.x();
+    x0[1] = p0.y();
+    x0[2] = p0.z();
+    x0[3] = alpha;
+    start_slacks(s1, Q1, w1, inv, alpha, x0);
+    start_slacks(s2, Q2, w2, inv, alpha, x0);
+    ActiveSet A;
+    if (!start_active_set(k, x0, tau * alpha, A)) continue;
+    out = {SolveStatus::converged, 0, 0.0, 0.0, 0.0};
+    if (!polish_newton(k, opt, hnorm, out, A, x0)) continue;
+    k.factored = false;
+    return true;
+  }
+  return false;
+}
+
+template <class P1, class P2>
+IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2, double shift, ConeKkt& k,
                       const SolveOptions& opt) {
   constexpr int n1 = slack_count<P1>(), n2 = slack_count<P2>();
   constexpr int N = 4 + n1 + n2;
@@ -908,6 +1078,11 @@ IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2
     IpmOutcome direct;
     if (opt.direct_newton && opt.polish && !(opt.barrier_target > 0.0) && direct_newton(k, opt, w1.r_hat, w2.r_hat,
                       std::is_same_v<P1, Sphere> && std::is_same_v<P2, Sphere>, direct))
+      return direct;
+  } else {
+    IpmOutcome direct;
+    if (opt.direct_newton && opt.polish && !(opt.barrier_target > 0.0) &&
+        ray_cast_newton(s1, X1.R, w1, s2, X2.R, w2, shift, k, opt, direct))
       return direct;
   }
   return interior_point<N>(k, opt);
@@ -963,12 +1138,15 @@ void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& 
     out.x_W = out.p1_W = out.p2_W = r1;
     return;
   }
+  // D = (S1 − r1) ⊕ (−(S2 − r2)) contains the ball of radius inner1 + inner2: half of it is the
+  // ray cast's interior point distance
+  const double shift = 0.5 * (inner_radius(shape1) + inner_radius(shape2));
   ConeKkt& k = out.kkt;
   k.origin = r1;
   k.length_scale = std::max(R1, R2);
   const IpmOutcome res = std::visit(
-      [&](const auto& a, const auto& b) { return solve_pair(a, out.X_WS1, b, out.X_WS2, k, options); }, shape1,
-      shape2);
+      [&](const auto& a, const auto& b) { return solve_pair(a, out.X_WS1, b, out.X_WS2, shift, k, options); },
+      shape1, shape2);
   out.status = res.status;
   out.iterations = res.iterations;
   out.duality_measure = res.mu;

@@ -88,11 +88,15 @@ struct SolveOptions {
   /// are those of the exact solution. false: plain interior-point solution.
   bool polish = true;
   double polish_start = 1e-2;
-  /// Pairs of strictly convex primitives (sphere, ellipsoid; barrier_target = 0, polish on): the
-  /// optimal active set is known (both cones on their boundary), so the polish's Newton method
-  /// first runs from a geometric guess (the centre line) without interior-point iterations
-  /// (iterations = 0 in the result); if it does not pass the same optimality certificate the
-  /// interior-point method runs as usual. The result is the same exact KKT point either way.
+  /// Geometric start (barrier_target = 0, polish on): the polish's Newton method first runs from
+  /// a geometric guess, without interior-point iterations (iterations = 0 in the result).
+  /// Pairs of strictly convex primitives (sphere, ellipsoid): both cones are on their boundary at
+  /// the optimum and the guess is a closed form along the centre line. Every other pair: a ray
+  /// cast on the two shapes' support functions (Minkowski portal refinement) gives α and x to
+  /// ~1e-6, the slacks follow by projection, and the active set and multipliers are read off
+  /// that point (docs/dcol.md, "Geometric start"). If Newton's method does not pass the same
+  /// optimality certificate the interior-point method runs as usual. The result is the same
+  /// exact KKT point either way.
   bool direct_newton = true;
 
   /// @throws std::invalid_argument naming the first field out of range: the three tolerances,

@@ -27,6 +27,7 @@
 ///
 /// Units: lengths in any consistent unit; angles in radians.
 
+#include <cmath>
 #include <map>
 #include <string>
 #include <variant>
@@ -41,6 +42,13 @@ namespace diffcol::dcol {
 inline constexpr int kMaxPolytopeFaces = 32;
 /// Compile-time capacity: the most edges of a PaddedPolygon (rows of C).
 inline constexpr int kMaxPolygonEdges = 32;
+/// The most vertices a polytope with kMaxPolytopeFaces faces can have (2F − 4, Euler's formula).
+inline constexpr int kMaxPolytopeVertices = 2 * kMaxPolytopeFaces - 4;
+
+// Support points. Every primitive has `Vec3 support(const Vec3& d) const`: a point of the
+// primitive (α = 1, shape frame) that maximizes dᵀy over it. Ties (d along a face or an edge
+// normal) return one of the maximizers; d = 0 returns the shape origin. Closed forms, no
+// allocation: the solver's geometric start (docs/dcol.md, "Solver") calls them in its hot path.
 
 /// Convex polytope {y : A y ≤ b} in the shape frame, eq. (10).
 struct Polytope {
@@ -59,6 +67,22 @@ struct Polytope {
   Pose offset;                                                ///< X_BS
   double inner_radius = 0.0;  ///< min_i b_i/‖a_i‖: radius of the largest origin-centred inscribed ball
   double outer_radius = 0.0;  ///< largest vertex norm
+  /// The vertices (enumerated at construction, coincident ones merged): rows < num_vertices.
+  int num_vertices = 0;
+  Eigen::Matrix<double, kMaxPolytopeVertices, 3> V = Eigen::Matrix<double, kMaxPolytopeVertices, 3>::Zero();
+
+  /// The vertex maximizing dᵀy (the first one on ties).
+  Vec3 support(const Vec3& d) const {
+    int best = 0;
+    double bv = -1e300;
+    for (int i = 0; i < num_vertices; ++i) {  // branch-free arg max (conditional moves)
+      const double v = V(i, 0) * d.x() + V(i, 1) * d.y() + V(i, 2) * d.z();
+      const bool gt = v > bv;
+      bv = gt ? v : bv;
+      best = gt ? i : best;
+    }
+    return d.squaredNorm() > 0.0 ? Vec3(V(best, 0), V(best, 1), V(best, 2)) : Vec3::Zero();
+  }
 };
 
 /// Capsule: the points within R of the segment from −L/2·e_x to +L/2·e_x, eq. (12)–(13).
@@ -67,6 +91,15 @@ struct Capsule {
   Capsule(double R, double L, const Pose& offset = Pose::identity());
   double R = 0.0, L = 0.0;
   Pose offset;
+
+  /// sign(d_x)·L/2·e_x + R·d/‖d‖.
+  Vec3 support(const Vec3& d) const {
+    const double n = d.norm();
+    if (!(n > 0.0)) return Vec3::Zero();
+    Vec3 y = (R / n) * d;
+    y.x() += d.x() > 0.0 ? 0.5 * L : (d.x() < 0.0 ? -0.5 * L : 0.0);
+    return y;
+  }
 };
 
 /// Cylinder of radius R and length L along the shape x axis, centred at the origin, eq. (16)–(17).
@@ -75,6 +108,14 @@ struct Cylinder {
   Cylinder(double R, double L, const Pose& offset = Pose::identity());
   double R = 0.0, L = 0.0;
   Pose offset;
+
+  /// sign(d_x)·L/2·e_x + R·(0, d_y, d_z)/‖(d_y, d_z)‖ (the cap centre when d is along the axis).
+  Vec3 support(const Vec3& d) const {
+    const double n = std::sqrt(d.y() * d.y() + d.z() * d.z());
+    Vec3 y = n > 0.0 ? Vec3(0.0, R * d.y() / n, R * d.z() / n) : Vec3::Zero();
+    y.x() = d.x() > 0.0 ? 0.5 * L : (d.x() < 0.0 ? -0.5 * L : 0.0);
+    return y;
+  }
 };
 
 /// Cone of height H and half-angle β along +x: apex at −3H/4·e_x, base at +H/4·e_x, eq. (19)–(20).
@@ -84,6 +125,16 @@ struct Cone {
   double H = 0.0, beta = 0.0;
   double tan_beta = 0.0;  ///< tan β
   Pose offset;
+
+  /// The apex or the point of the base rim farthest along d, whichever reaches farther.
+  Vec3 support(const Vec3& d) const {
+    const double n = std::sqrt(d.y() * d.y() + d.z() * d.z());
+    if (!(n > 0.0) && d.x() == 0.0) return Vec3::Zero();
+    const double rb = H * tan_beta;  // base radius
+    const double base = 0.25 * H * d.x() + rb * n, apex = -0.75 * H * d.x();
+    if (apex >= base) return Vec3(-0.75 * H, 0.0, 0.0);
+    return n > 0.0 ? Vec3(0.25 * H, rb * d.y() / n, rb * d.z() / n) : Vec3(0.25 * H, 0.0, 0.0);
+  }
 };
 
 /// Ellipsoid {y : yᵀ P y ≤ 1}, eq. (23).
@@ -95,8 +146,16 @@ struct Ellipsoid {
   static Ellipsoid from_semi_axes(double a, double b, double c, const Pose& offset = Pose::identity());
   Mat3 P = Mat3::Identity();
   Mat3 U = Mat3::Identity();  ///< upper-triangular Cholesky factor, P = UᵀU
+  Mat3 P_inverse = Mat3::Identity();  ///< P⁻¹
   Pose offset;
   double inner_radius = 0.0, outer_radius = 0.0;  ///< 1/√λ_max(P), 1/√λ_min(P)
+
+  /// P⁻¹d/√(dᵀP⁻¹d).
+  Vec3 support(const Vec3& d) const {
+    const Vec3 q = P_inverse * d;
+    const double n = d.dot(q);
+    return n > 0.0 ? Vec3(q / std::sqrt(n)) : Vec3::Zero();
+  }
 };
 
 /// Padded polygon: points within R of the polygon {w ∈ R² : C w ≤ d} in the shape x–y plane, eq. (25)–(26).
@@ -115,6 +174,25 @@ struct PaddedPolygon {
   Pose offset;
   double inner_radius = 0.0;  ///< R + min_i d_i/‖c_i‖
   double outer_radius = 0.0;  ///< R + largest polygon vertex norm
+  /// The polygon's vertices, counter-clockwise (enumerated at construction, coincident ones
+  /// merged): rows < num_vertices.
+  int num_vertices = 0;
+  Eigen::Matrix<double, kMaxPolygonEdges, 2> V = Eigen::Matrix<double, kMaxPolygonEdges, 2>::Zero();
+
+  /// The polygon vertex maximizing (d_x, d_y)ᵀw (the first one on ties), plus R·d/‖d‖.
+  Vec3 support(const Vec3& d) const {
+    const double n = d.norm();
+    if (!(n > 0.0)) return Vec3::Zero();
+    int best = 0;
+    double bv = -1e300;
+    for (int i = 0; i < num_vertices; ++i) {
+      const double v = V(i, 0) * d.x() + V(i, 1) * d.y();
+      const bool gt = v > bv;
+      bv = gt ? v : bv;
+      best = gt ? i : best;
+    }
+    return Vec3(V(best, 0), V(best, 1), 0.0) + (R / n) * d;
+  }
 };
 
 /// Sphere of radius R centred at the shape origin.
@@ -123,6 +201,12 @@ struct Sphere {
   explicit Sphere(double R, const Pose& offset = Pose::identity());
   double R = 0.0;
   Pose offset;
+
+  /// R·d/‖d‖.
+  Vec3 support(const Vec3& d) const {
+    const double n = d.norm();
+    return n > 0.0 ? Vec3((R / n) * d) : Vec3::Zero();
+  }
 };
 
 /// Any DCOL primitive. The index order is the order of PrimitiveType.
