@@ -580,6 +580,13 @@ TEST(DcolInput, ConstructorsRejectBadInput) {
   Eigen::MatrixX3d A(5, 3);
   A << 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1;
   EXPECT_THROW(Polytope(A, Eigen::VectorXd::Ones(5)), std::invalid_argument);
+  // unbounded: every normal along ±x (rank 1, no extreme ray of the form a_i × a_j)
+  Eigen::MatrixX3d A1(4, 3);
+  A1 << 1, 0, 0, -1, 0, 0, 2, 0, 0, -3, 0, 0;
+  EXPECT_THROW(Polytope(A1, Eigen::VectorXd::Ones(4)), std::invalid_argument);
+  Eigen::MatrixX2d C1(3, 2);
+  C1 << 1, 0, -1, 0, 2, 0;
+  EXPECT_THROW(PaddedPolygon(C1, Eigen::VectorXd::Ones(3), 0.1), std::invalid_argument);
   // unbounded although the normals span R³: a pyramid open downwards
   Eigen::MatrixX3d B(4, 3);
   B << 1, 0, 1, -1, 0, 1, 0, 1, 1, 0, -1, 1;

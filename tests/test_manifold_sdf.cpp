@@ -322,6 +322,8 @@ TEST(ManifoldSdf, InvalidInputIsRejected) {
   N << 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0;  // a prism, unbounded along z
   o << 1, 1, 1, 1;
   EXPECT_THROW(ConvexPolyhedron::from_halfspaces(N, o, 0.0), std::invalid_argument);
+  N << 1, 0, 0, -1, 0, 0, 2, 0, 0, -3, 0, 0;  // every normal along ±x (rank 1)
+  EXPECT_THROW(ConvexPolyhedron::from_halfspaces(N, o, 0.0), std::invalid_argument);
   N << 1, 1, 1, -1, 0, 0, 0, -1, 0, 0, 0, -1;  // a tetrahedron
   EXPECT_NO_THROW(ConvexPolyhedron::from_halfspaces(N, o, 0.0));
   o << 1, 1, 1, -0.5;  // origin outside a half-space: rejected (covers empty sets)

@@ -1,6 +1,10 @@
 #include "diffcol/dcol/primitives.hpp"
 
-#include <Eigen/Dense>
+#include "../rows_span.hpp"
+
+#include <Eigen/Cholesky>
+#include <Eigen/Eigenvalues>
+#include <Eigen/LU>
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -44,8 +48,7 @@ void check_halfspaces(const Eigen::Matrix<double, Eigen::Dynamic, K>& A, const E
   }
   Eigen::Matrix<double, Eigen::Dynamic, K> An = A;
   for (int i = 0; i < m; ++i) An.row(i).normalize();
-  Eigen::JacobiSVD<Eigen::MatrixXd> svd(An);
-  if (svd.singularValues()(K - 1) < 1e-9 * svd.singularValues()(0))
+  if (!(diffcol::detail::rows_span_volume<K>(An) > 1e-9))
     throw std::invalid_argument(std::string(what) + ": unbounded (the normals do not span the space)");
   auto is_ray = [&](const Eigen::Matrix<double, K, 1>& d) {
     if (d.norm() < 1e-12) return false;

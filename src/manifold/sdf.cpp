@@ -1,10 +1,11 @@
 // Construction and validation of the SDF primitives (Contax seed, Sec. IV-B).
 #include "diffcol/manifold/sdf.hpp"
 
+#include "../rows_span.hpp"
+
 #include <cmath>
 #include <string>
 
-#include <Eigen/SVD>
 
 #include "diffcol/math/smooth.hpp"
 
@@ -74,8 +75,8 @@ void ConvexPolyhedron::validate_bounded() const {
   // Bounded ⇔ the recession cone {d : N d ≤ 0} is {0}. It is pointed iff rank N = 3, and a
   // nonzero pointed cone in R³ has an extreme ray ±(n_i × n_j).
   const int n = num_planes();
-  Eigen::JacobiSVD<Eigen::MatrixX3d> svd(normals_);
-  if (svd.singularValues()(2) < 1e-9) fail("ConvexPolyhedron: unbounded (normals do not span R^3)");
+  if (!(diffcol::detail::rows_span_volume<3>(normals_) > 1e-9))
+    fail("ConvexPolyhedron: unbounded (normals do not span R^3)");
   for (int i = 0; i < n; ++i)
     for (int j = i + 1; j < n; ++j) {
       const Eigen::Vector3d c = normals_.row(i).transpose().cross(normals_.row(j).transpose());
