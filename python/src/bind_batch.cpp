@@ -18,7 +18,7 @@
 
 namespace diffcol::python {
 
-namespace {
+namespace bind_batch_local {
 
 using idcol::ContactDerivatives;
 using idcol::ContactSolution;
@@ -234,9 +234,10 @@ BatchResult solve_batch(PyContactBatch& self, const py::object& X_W1, const py::
   return res;
 }
 
-}  // namespace
+}  // namespace bind_batch_local
 
 void bind_batch(py::module_& m) {
+  using namespace bind_batch_local;
   m.def("available_cores", &batch::available_cores, "Number of CPUs this process may run on (>= 1).");
 
   // ------------------------------------------------------------------ results

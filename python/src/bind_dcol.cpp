@@ -17,7 +17,7 @@
 
 namespace diffcol::python {
 
-namespace {
+namespace bind_dcol_local {
 
 using dcol::ContactDerivatives;
 using dcol::ContactResult;
@@ -141,9 +141,10 @@ std::string dcol_field_doc(const std::string& name, const std::string& shape) {
   return block_doc(name, shape, kFields, wrt, "; rows: components of the output, columns: the twist");
 }
 
-}  // namespace
+}  // namespace bind_dcol_local
 
 void bind_dcol(py::module_& parent) {
+  using namespace bind_dcol_local;
   py::module_ m = parent.def_submodule("dcol", R"(DCOL: exact convex primitives, minimum-scaling contact as a cone program.
 
 The DCOL formulation (seed: dcol-differentiable-collision-convex-primitives, Sec. II-III): the

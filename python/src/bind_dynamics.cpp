@@ -12,7 +12,7 @@
 
 namespace diffcol::python {
 
-namespace {
+namespace bind_dynamics_local {
 
 using namespace diffcol::ssdf;
 
@@ -66,9 +66,10 @@ the centre of mass, world-frame force. Tangent layout of Jacobians: state x = [d
 w_0; v_0; ...] (12 n), control u = [kinematic pose tangents; kinematic velocities; applied wrenches]
 (12 m + 6 n), z = [x; u]. See include/diffcol/ssdf/dynamics.hpp.)";
 
-}  // namespace
+}  // namespace bind_dynamics_local
 
 void bind_dynamics(py::module_& parent) {
+  using namespace bind_dynamics_local;
   py::module_ m = parent.attr("ssdf").cast<py::module_>();
 
   py::class_<BodyId>(m, "BodyId", "A body handle: BodyId.free(i) (free body i) or BodyId.driven(i) (kinematic body i).")

@@ -7,7 +7,7 @@
 
 namespace diffcol::python {
 
-namespace {
+namespace bind_gradient_check_local {
 
 // The callable's result as a flat vector (a float, a list or an array of any shape).
 Eigen::VectorXd as_vector(const py::object& r) {
@@ -32,9 +32,10 @@ Eigen::MatrixXd rows_of(Eigen::MatrixXd A) {
   return A;
 }
 
-}  // namespace
+}  // namespace bind_gradient_check_local
 
 void bind_gradient_check(py::module_& m) {
+  using namespace bind_gradient_check_local;
   py::enum_<PerturbationSide>(m, "PerturbationSide", "Which twist a finite-difference column perturbs.")
       .value("world", PerturbationSide::world, "X <- exp(h e_k^) X: columns = world twist (the X1 / X2 blocks)")
       .value("body", PerturbationSide::body, "X <- X exp(h e_k^): columns = body twist (the X12 blocks)");

@@ -15,12 +15,8 @@
 
 namespace diffcol::python {
 
-using idcol::ContactDerivatives;
-using idcol::ContactSolution;
-using idcol::SolveOptions;
-
 // SolveOptions checks: SolveOptions::validate (the same ranges as the CLI, apps/parse.cpp).
-void check_solve_options(const SolveOptions& o) { o.validate(); }
+void check_solve_options(const idcol::SolveOptions& o) { o.validate(); }
 
 std::string field_doc(const std::string& name, const std::string& shape) {
   static const std::pair<const char*, const char*> kFields[] = {
@@ -52,7 +48,11 @@ std::string field_doc(const std::string& name, const std::string& shape) {
   return block_doc(name, shape, kFields, wrt, "; rows: components of the output, columns: the twist");
 }
 
-namespace {
+namespace bind_idcol_local {
+
+using idcol::ContactDerivatives;
+using idcol::ContactSolution;
+using idcol::SolveOptions;
 
 void check_hertz(const idcol::HertzModel& h) {
   if (!(h.stiffness > 0.0) || !std::isfinite(h.stiffness))
@@ -70,9 +70,10 @@ std::string solution_repr(const ContactSolution& s) {
   return os.str();
 }
 
-}  // namespace
+}  // namespace bind_idcol_local
 
 void bind_idcol(py::module_& m) {
+  using namespace bind_idcol_local;
   // ------------------------------------------------------------------ options, status, result
   py::enum_<idcol::ContactStatus>(m, "ContactStatus", "How a contact solve ended.")
       .value("converged", idcol::ContactStatus::converged, "|f_c| < tolerance at a KKT point with lambda1, lambda2 > 0")

@@ -18,7 +18,7 @@
 
 namespace diffcol::python {
 
-namespace {
+namespace bind_manifold_local {
 
 using namespace diffcol::manifold;
 
@@ -202,9 +202,10 @@ ManifoldArrays run_manifold(const ContactObject& b1, const py::object& X1, const
   return to_arrays(mf);
 }
 
-}  // namespace
+}  // namespace bind_manifold_local
 
 void bind_manifold(py::module_& parent) {
+  using namespace bind_manifold_local;
   py::module_ m = parent.def_submodule("manifold", R"(Contax contact manifolds between meshes (C++ include/diffcol/manifold).
 
 SDF primitives (Superquadric eq. (1)-(3), ConvexPolyhedron (4)-(5), OrientedPointCloud (6)) and

@@ -27,7 +27,7 @@ Jacobians are named J_<output>_<input> (e.g. J_alpha_X2 = d alpha / d twist of b
   shape (6,), 3-vectors (3, 6), z = (x_B1, alpha, lambda1, lambda2) (6, 6).
 )";
 
-namespace {
+namespace bind_math_local {
 
 // "what: " or nothing (the library's messages already start with "pose:").
 std::string prefix(const std::string& what) { return what.empty() ? std::string() : what + ": "; }
@@ -63,7 +63,7 @@ Pose from_vector7(const double* v, const std::string& what) {
   }
 }
 
-}  // namespace
+}  // namespace bind_math_local
 
 void poses_from_buffer(const double* data, long count, int layout, const std::string& what, Pose* out) {
   for (long i = 0; i < count; ++i) {
@@ -77,7 +77,7 @@ void poses_from_buffer(const double* data, long count, int layout, const std::st
       }
     } else {
       const Eigen::Map<const Eigen::Matrix<double, 4, 4, Eigen::RowMajor>> T(row);
-      out[i] = from_matrix(T, what + " (pose " + std::to_string(i) + ")");
+      out[i] = bind_math_local::from_matrix(T, what + " (pose " + std::to_string(i) + ")");
     }
   }
 }
@@ -89,15 +89,15 @@ Pose pose_from_object(const py::handle& obj, const std::string& what) {
     a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(obj);
   } catch (const py::error_already_set&) {
   }
-  if (!a) throw std::invalid_argument(prefix(what) + "pose: expected a Pose, a 7-vector [x, y, z, qw, qx, qy, qz] or a 4x4 matrix");
-  if (a.ndim() == 1 && a.shape(0) == 7) return from_vector7(a.data(), what);
+  if (!a) throw std::invalid_argument(bind_math_local::prefix(what) + "pose: expected a Pose, a 7-vector [x, y, z, qw, qx, qy, qz] or a 4x4 matrix");
+  if (a.ndim() == 1 && a.shape(0) == 7) return bind_math_local::from_vector7(a.data(), what);
   if (a.ndim() == 2 && a.shape(0) == 4 && a.shape(1) == 4) {
     const Eigen::Map<const Eigen::Matrix<double, 4, 4, Eigen::RowMajor>> T(a.data());
-    return from_matrix(T, what);
+    return bind_math_local::from_matrix(T, what);
   }
   std::ostringstream shape;
   for (py::ssize_t k = 0; k < a.ndim(); ++k) shape << (k ? ", " : "") << a.shape(k);
-  throw std::invalid_argument(prefix(what) + "pose: expected a Pose, a 7-vector [x, y, z, qw, qx, qy, qz] or a 4x4 matrix, got an array of shape (" +
+  throw std::invalid_argument(bind_math_local::prefix(what) + "pose: expected a Pose, a 7-vector [x, y, z, qw, qx, qy, qz] or a 4x4 matrix, got an array of shape (" +
                               shape.str() + ")");
 }
 
@@ -122,6 +122,7 @@ Eigen::Matrix4d pose_to_matrix(const Pose& g) {
 }
 
 void bind_math(py::module_& m) {
+  using namespace bind_math_local;
   py::class_<Pose> pose(m, "Pose", R"(A rigid transform X_AB (frame B in frame A): p_A = R p_B + p.
 
 Construct with

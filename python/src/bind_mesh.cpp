@@ -11,7 +11,7 @@
 
 namespace diffcol::python {
 
-namespace {
+namespace bind_mesh_local {
 
 using mesh::TriangleMesh;
 
@@ -55,9 +55,10 @@ py::object map_points(const TriangleMesh& m, const py::handle& points, F&& f) {
   return out;
 }
 
-}  // namespace
+}  // namespace bind_mesh_local
 
 void bind_mesh(py::module_& parent) {
+  using namespace bind_mesh_local;
   py::module_ m = parent.def_submodule("mesh", R"(Closed triangle meshes (C++ include/diffcol/mesh/triangle_mesh.hpp).
 
 TriangleMesh (validated closed, consistently outward-oriented 2-manifold), load_mesh (OBJ / STL),

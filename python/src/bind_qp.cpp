@@ -14,7 +14,7 @@
 
 namespace diffcol::python {
 
-namespace {
+namespace bind_qp_local {
 
 using qp::Capsule;
 using qp::PaddedPolygon;
@@ -82,9 +82,10 @@ std::string result_repr(const ProximityResult& r) {
   return os.str();
 }
 
-}  // namespace
+}  // namespace bind_qp_local
 
 void bind_qp(py::module_& parent) {
+  using namespace bind_qp_local;
   py::module_ m = parent.def_submodule("qp", R"(DiffPills: capsule and padded-polygon proximity as differentiable QPs.
 
 Seed: diffpills-capsule-padded-polygon-qp, Sec. II-IV. The closest points of two cores

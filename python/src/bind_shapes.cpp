@@ -7,7 +7,7 @@
 
 namespace diffcol::python {
 
-namespace {
+namespace bind_shapes_local {
 
 // The members every primitive shares: φ with derivatives, radii, ray extent.
 template <class T>
@@ -33,9 +33,10 @@ void def_common(py::class_<T>& c) {
       .def("__repr__", [](const T& s) { return Shape(s).describe(); });
 }
 
-}  // namespace
+}  // namespace bind_shapes_local
 
 void bind_shapes(py::module_& m) {
+  using namespace bind_shapes_local;
   py::enum_<ShapeType>(m, "ShapeType", "The type of a primitive shape.")
       .value("sphere", ShapeType::sphere)
       .value("superellipsoid", ShapeType::superellipsoid)

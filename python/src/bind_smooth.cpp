@@ -10,7 +10,7 @@
 
 namespace diffcol::python {
 
-namespace {
+namespace bind_smooth_local {
 
 const char* const kTemperatureDoc =
     "\nTemperature t >= 0 in the units of the input; t = 0 is the hard (non-smoothed) operator.\n"
@@ -42,9 +42,10 @@ std::vector<double> matrix_from(const py::object& obj, py::ssize_t rows, py::ssi
   return std::vector<double>(a.data(), a.data() + a.size());
 }
 
-}  // namespace
+}  // namespace bind_smooth_local
 
 void bind_smooth(py::module_& parent) {
+  using namespace bind_smooth_local;
   py::module_ m = parent.def_submodule("smooth", R"(Smooth operators of the Contax seed, Sec. III (C++ include/diffcol/math/smooth.hpp).
 
 sigmoid (soft comparison), soft_sign, softplus, soft_clip, soft_greater, soft_within, logsumexp,

@@ -14,7 +14,7 @@
 
 namespace diffcol::python {
 
-namespace {
+namespace bind_ssdf_local {
 
 using namespace diffcol::ssdf;
 
@@ -39,9 +39,10 @@ void check_pose_finite(const Pose& X, const char* what) {
   if (!X.is_finite()) throw std::invalid_argument(std::string(what) + ": pose is not finite");
 }
 
-}  // namespace
+}  // namespace bind_ssdf_local
 
 void bind_ssdf(py::module_& parent) {
+  using namespace bind_ssdf_local;
   py::module_ m = parent.def_submodule("ssdf", R"(SSDF and the soft-minimum contact model (C++ include/diffcol/ssdf).
 
 AOPC sampling (make_aopc, AopcOptions, OrientedPointCloud), the soft signed distance (9)

@@ -20,7 +20,7 @@
 
 namespace diffcol::python {
 
-namespace {
+namespace bind_view_local {
 
 const char* const kViewDoc = R"doc(Writes the self-contained HTML viewer page of a contact (three.js inlined; opens offline).
 
@@ -193,9 +193,10 @@ view::ViewOptions mesh_view_options(const std::string& title, double frame_durat
 }
 #endif
 
-}  // namespace
+}  // namespace bind_view_local
 
 void bind_view(py::module_& m) {
+  using namespace bind_view_local;
 #ifdef DIFFCOL_PY_HAVE_VIEWER
   m.attr("has_viewer") = true;
   m.def(
