@@ -75,12 +75,6 @@ Json stats_json(const SolveStats& s) {
   return j;
 }
 
-std::string fixed(double v, int prec) {
-  std::ostringstream os;
-  os << std::fixed << std::setprecision(prec) << v;
-  return os.str();
-}
-
 }  // namespace
 
 void print_bench_usage(std::ostream& os) {

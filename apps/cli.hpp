@@ -65,6 +65,8 @@ std::vector<std::string> split(const std::string& s, const std::string& seps);
 void write_json(std::ostream& os, const Json& j, int indent = 2);
 /// A number as the writer prints it.
 std::string format_number(double v);
+/// v with prec digits after the decimal point ("%.*f"), for the benchmark tables.
+std::string fixed(double v, int prec);
 
 Json vec_json(const Vec3& v);
 Json pose_json(const Pose& X);

@@ -75,6 +75,12 @@ std::string format_number(double v) {
   return buf;
 }
 
+std::string fixed(double v, int prec) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.*f", prec, v);
+  return b;
+}
+
 void write_json(std::ostream& os, const Json& j, int indent) {
   write_rec(os, j, indent, 0);
   os << "\n";

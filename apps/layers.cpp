@@ -364,12 +364,6 @@ LayerQueryArgs scan_query(const std::vector<std::string>& args, const char* meth
   return q;
 }
 
-std::string fixed(double v, int prec) {
-  char b[64];
-  std::snprintf(b, sizeof b, "%.*f", prec, v);
-  return b;
-}
-
 }  // namespace
 
 // ============================================================== usage

@@ -19,7 +19,7 @@
 #include "diffcol/batch/contact_batch.hpp"
 #include "diffcol/idcol/ergodic.hpp"
 
-namespace {
+namespace batch_benchmarks {  // one namespace per file: the benchmarks are built as a unity build
 
 using diffcol::Pose;
 using diffcol::Shape;
@@ -97,4 +97,4 @@ BENCHMARK_CAPTURE(BM_BatchErgodic, cold, false)->Name("Batch/ergodic_cold")->App
 BENCHMARK_CAPTURE(BM_BatchErgodic, warm, true)->Name("Batch/ergodic_warm")->Apply(thread_counts);
 BENCHMARK(BM_BatchStep)->Name("Batch/step_warm")->Apply(thread_counts);
 
-}  // namespace
+}  // namespace batch_benchmarks

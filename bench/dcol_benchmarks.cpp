@@ -21,7 +21,7 @@
 #include "diffcol/dcol/derivatives.hpp"
 #include "diffcol/idcol/ergodic.hpp"
 
-namespace {
+namespace dcol_benchmarks {  // one namespace per file: the benchmarks are built as a unity build
 
 using diffcol::Pose;
 namespace dcol = diffcol::dcol;
@@ -107,4 +107,4 @@ const bool kRegistered = [] {
   return true;
 }();
 
-}  // namespace
+}  // namespace dcol_benchmarks

@@ -14,7 +14,7 @@
 #include "diffcol/idcol/derivatives.hpp"
 #include "diffcol/idcol/ergodic.hpp"
 
-namespace {
+namespace derivative_benchmarks {  // one namespace per file: the benchmarks are built as a unity build
 
 namespace idcol = diffcol::idcol;
 using diffcol::Pose;
@@ -74,4 +74,4 @@ const bool registered = [] {
   return true;
 }();
 
-}  // namespace
+}  // namespace derivative_benchmarks

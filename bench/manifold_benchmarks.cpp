@@ -27,7 +27,7 @@
 #include "diffcol/manifold/surface_mesh.hpp"
 #include "diffcol/manifold/witness.hpp"
 
-namespace {
+namespace manifold_benchmarks {  // one namespace per file: the benchmarks are built as a unity build
 
 namespace mf = diffcol::manifold;
 using P3 = mf::V3<double>;
@@ -122,7 +122,6 @@ void BM_BoxOnBox(benchmark::State& state, bool derivatives, bool select_edges) {
   state.counters["entries"] = static_cast<double>(m.entries.size());
 }
 
-}  // namespace
 
 BENCHMARK_CAPTURE(BM_BoxOnBox, value, false, false)->Name("Manifold/BoxOnBox/value")->Arg(1)->Arg(4);
 BENCHMARK_CAPTURE(BM_BoxOnBox, twist_jacobian, true, false)->Name("Manifold/BoxOnBox/twist_jacobian")->Arg(1)->Arg(4);
@@ -133,3 +132,5 @@ BENCHMARK_CAPTURE(BM_EdgeEdge, hard, false)->Name("Manifold/EdgeEdge/hard")->Ran
 BENCHMARK_CAPTURE(BM_VertexFace, smooth, true)->Name("Manifold/VertexFace/smooth")->RangeMultiplier(10)->Range(1, 1000000);
 BENCHMARK_CAPTURE(BM_VertexFace, hard, false)->Name("Manifold/VertexFace/hard")->RangeMultiplier(10)->Range(1, 1000000);
 BENCHMARK(BM_EdgeEdgeJacobian)->Name("Manifold/EdgeEdgeJacobian/smooth")->RangeMultiplier(100)->Range(1, 1000000);
+
+}  // namespace manifold_benchmarks

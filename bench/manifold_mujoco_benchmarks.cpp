@@ -45,7 +45,7 @@
 #include <mujoco/mujoco.h>
 #endif
 
-namespace {
+namespace manifold_mujoco_benchmarks {  // one namespace per file: the benchmarks are built as a unity build
 
 namespace mf = diffcol::manifold;
 using diffcol::Pose;
@@ -334,4 +334,4 @@ const int registered = [] {
   return 0;
 }();
 
-}  // namespace
+}  // namespace manifold_mujoco_benchmarks

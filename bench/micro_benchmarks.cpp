@@ -22,7 +22,7 @@
 #include "diffcol/idcol/contact.hpp"
 #include "diffcol/idcol/ergodic.hpp"
 
-namespace {
+namespace micro_benchmarks {  // one namespace per file: the benchmarks are built as a unity build
 
 using diffcol::Mat3;
 using diffcol::Pose;
@@ -106,7 +106,7 @@ void register_all(bool all_pairs) {
   }
 }
 
-}  // namespace
+}  // namespace micro_benchmarks
 
 int main(int argc, char** argv) {
   bool all_pairs = false;
@@ -119,7 +119,7 @@ int main(int argc, char** argv) {
     }
   }
   int n = static_cast<int>(args.size());
-  register_all(all_pairs);
+  micro_benchmarks::register_all(all_pairs);
   benchmark::Initialize(&n, args.data());
   if (benchmark::ReportUnrecognizedArguments(n, args.data())) return 1;
   benchmark::RunSpecifiedBenchmarks();

@@ -17,7 +17,7 @@
 #include "diffcol/qp/proximity.hpp"
 #include "diffcol/qp/proximity_derivatives.hpp"
 
-namespace {
+namespace qp_benchmarks {  // one namespace per file: the benchmarks are built as a unity build
 
 using diffcol::Pose;
 namespace qp = diffcol::qp;
@@ -108,4 +108,4 @@ BENCHMARK_CAPTURE(BM_QpProximity, cp, bench_capsule(), bench_polygon(), false, A
 BENCHMARK_CAPTURE(BM_QpProximity, cpd, bench_capsule(), bench_polygon(), true, AS)
     ->Name("QP/capsule-polygon/proximity+derivatives");
 
-}  // namespace
+}  // namespace qp_benchmarks

@@ -31,7 +31,7 @@
 #include "diffcol/ssdf/scm.hpp"
 #include "diffcol/ssdf/ssdf.hpp"
 
-namespace {
+namespace ssdf_benchmarks {  // one namespace per file: the benchmarks are built as a unity build
 
 namespace ssdf = diffcol::ssdf;
 namespace mesh = diffcol::mesh;
@@ -248,4 +248,4 @@ BENCHMARK_CAPTURE(BM_SsdfDynamics, rk4_hessian, ssdf::Integrator::rk4, DynWhat::
     ->ArgsProduct({{26, 500}, {1}})
     ->Unit(benchmark::kMillisecond);
 
-}  // namespace
+}  // namespace ssdf_benchmarks
