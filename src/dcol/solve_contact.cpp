@@ -877,6 +877,7 @@ bool direct_newton(ConeKkt& k, const SolveOptions& opt, const Vec3& c1, const Ve
 /// slacks for that p̂, α). Other primitives have none.
 template <class P>
 void start_slacks(const P& s, const Mat3& Q, const RowWriter& w, double inv, double alpha, double* x) {
+  (void)s, (void)Q, (void)w, (void)inv, (void)alpha, (void)x;
   if constexpr (std::is_same_v<P, Capsule>) {
     const Vec3 y = Q.transpose() * (Vec3(x[0], x[1], x[2]) - w.r_hat);
     const double half = 0.5 * alpha * s.L * inv;
@@ -996,16 +997,44 @@ bool start_active_set(const ConeKkt& k, const double* x0, double tau, ActiveSet&
 /// slacks follow by projection, the active set and multipliers from the slacks at that point;
 /// then the polish's Newton method and certificate. False (nothing changed but k's scratch) when
 /// any step declines: the caller runs the interior-point method.
-template <class P1, class P2>
-bool ray_cast_newton(const P1& s1, const Mat3& Q1, const RowWriter& w1, const P2& s2, const Mat3& Q2,
-                     const RowWriter& w2, double shift, ConeKkt& k, const SolveOptions& opt, IpmOutcome& out) {
+/// One primitive as the ray-cast start sees it, type-erased (one instantiation of the start for
+/// all pairs): its support function in scaled world coordinates and its slack projection.
+struct PlacedPrimitive {
+  const void* shape;
+  Vec3 (*support_fn)(const void*, const Vec3&);
+  void (*slacks_fn)(const void*, const Mat3&, const RowWriter&, double, double, double*);
+  Mat3 Q;
+  const RowWriter* w;
+
+  template <class P>
+  static PlacedPrimitive of(const P& s, const Mat3& Q, const RowWriter& w) {
+    return {&s, [](const void* p, const Vec3& d) { return static_cast<const P*>(p)->support(d); },
+            [](const void* p, const Mat3& q, const RowWriter& rw, double inv, double alpha, double* x) {
+              start_slacks(*static_cast<const P*>(p), q, rw, inv, alpha, x);
+            },
+            Q, &w};
+  }
+  /// Support point of the placed shape about its origin, scaled coordinates.
+  Vec3 support(const Vec3& d) const {
+    const Vec3 y = support_fn(shape, Q.transpose() * d);
+    const double inv = w->inv_scale;
+    return Vec3(inv * (Q(0, 0) * y.x() + Q(0, 1) * y.y() + Q(0, 2) * y.z()),
+                inv * (Q(1, 0) * y.x() + Q(1, 1) * y.y() + Q(1, 2) * y.z()),
+                inv * (Q(2, 0) * y.x() + Q(2, 1) * y.y() + Q(2, 2) * y.z()));
+  }
+};
+
+bool ray_cast_newton(const PlacedPrimitive& b1, const PlacedPrimitive& b2, double shift, ConeKkt& k,
+                     const SolveOptions& opt, IpmOutcome& out) {
+  const RowWriter& w1 = *b1.w;
+  const RowWriter& w2 = *b2.w;
   const double inv = w1.inv_scale;
   const Vec3 r12 = w2.r_hat - w1.r_hat;
   const double D = r12.norm();
   if (!(D > 0.0) || !std::isfinite(D)) return false;
   const Vec3 u = r12 / D;
-  auto sa = [&](const Vec3& d) -> Vec3 { return inv * (Q1 * s1.support(Q1.transpose() * d)); };
-  auto sb = [&](const Vec3& d) -> Vec3 { return inv * (Q2 * s2.support(Q2.transpose() * d)); };
+  auto sa = [&](const Vec3& d) -> Vec3 { return b1.support(d); };
+  auto sb = [&](const Vec3& d) -> Vec3 { return b2.support(d); };
   double hnorm = 0.0;
   for (int i = 0; i < k.m; ++i) hnorm += k.h[i] * k.h[i];
   hnorm = std::max(1.0, std::sqrt(hnorm));
@@ -1028,8 +1057,8 @@ bool ray_cast_newton(const P1& s1, const Mat3& Q1, const RowWriter& w1, const P2
     x0[1] = p0.y();
     x0[2] = p0.z();
     x0[3] = alpha;
-    start_slacks(s1, Q1, w1, inv, alpha, x0);
-    start_slacks(s2, Q2, w2, inv, alpha, x0);
+    b1.slacks_fn(b1.shape, b1.Q, w1, inv, alpha, x0);
+    b2.slacks_fn(b2.shape, b2.Q, w2, inv, alpha, x0);
     ActiveSet A;
     if (!start_active_set(k, x0, tau * alpha, A)) continue;
     out = {SolveStatus::converged, 0, 0.0, 0.0, 0.0};
@@ -1082,7 +1111,7 @@ IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2
   } else {
     IpmOutcome direct;
     if (opt.direct_newton && opt.polish && !(opt.barrier_target > 0.0) &&
-        ray_cast_newton(s1, X1.R, w1, s2, X2.R, w2, shift, k, opt, direct))
+        ray_cast_newton(PlacedPrimitive::of(s1, X1.R, w1), PlacedPrimitive::of(s2, X2.R, w2), shift, k, opt, direct))
       return direct;
   }
   return interior_point<N>(k, opt);
