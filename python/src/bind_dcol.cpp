@@ -105,13 +105,22 @@ std::string primitive_repr(const T& s) {
   return os.str();
 }
 
-// The offset member of every primitive: read-write, a PoseArg (validated) on assignment.
+// Members of every primitive: offset (read-write, a PoseArg validated on assignment), support, repr.
 template <class T>
 void def_offset(py::class_<T>& c) {
   c.def_property(
       "offset", [](const T& s) { return s.offset; }, [](T& s, const PoseArg& X) { s.offset = X.value; },
       "X_BS: the constant pose of the shape frame S in its body's frame B (a Pose; assign a Pose, a "
       "7-vector or a 4x4 matrix). The solver places the shape at X_WS = X_WB * offset.");
+  c.def(
+      "support",
+      [](const T& s, const Eigen::Vector3d& d) -> Eigen::Vector3d {
+        if (!d.allFinite()) throw py::value_error("support: d must be finite");
+        return s.support(d);
+      },
+      py::arg("d"),
+      "A point of the primitive (shape frame, scale 1) maximizing d . y; on ties one of the maximizers, "
+      "for d = 0 the shape origin. d: (3,), finite.");
   c.def("__repr__", &primitive_repr<T>, "Type and parameters.");
 }
 
@@ -196,7 +205,10 @@ Scaled set: A y <= alpha b. The rows are stored with unit normals (row i and b_i
           "b", [](const dcol::Polytope& s) { return Eigen::VectorXd(s.b.head(s.num_faces)); },
           "Offsets (m,) of the unit-normal rows.")
       .def_readonly("inner_radius", &dcol::Polytope::inner_radius, "min_i b_i: radius of the largest origin-centred inscribed ball.")
-      .def_readonly("outer_radius", &dcol::Polytope::outer_radius, "Largest vertex norm.");
+      .def_readonly("outer_radius", &dcol::Polytope::outer_radius, "Largest vertex norm.")
+      .def_property_readonly(
+          "vertices", [](const dcol::Polytope& s) { return Eigen::MatrixX3d(s.V.topRows(s.num_vertices)); },
+          "The vertices (k, 3), enumerated at construction (coincident ones merged).");
   def_offset(poly);
 
   py::class_<dcol::Capsule> cap(m, "Capsule", "Capsule: the points within R of the segment from -L/2 e_x to +L/2 e_x, eq. (12)-(15).");
@@ -259,6 +271,9 @@ apex at -3H/4 e_x, base (radius H tan beta) at +H/4 e_x: the origin is a quarter
       .def_property_readonly(
           "d", [](const dcol::PaddedPolygon& s) { return Eigen::VectorXd(s.d.head(s.num_edges)); }, "Offsets (m,).")
       .def_readonly("R", &dcol::PaddedPolygon::R, "Padding radius R.")
+      .def_property_readonly(
+          "vertices", [](const dcol::PaddedPolygon& s) { return Eigen::MatrixX2d(s.V.topRows(s.num_vertices)); },
+          "The polygon's vertices (k, 2), counter-clockwise, enumerated at construction.")
       .def_readonly("inner_radius", &dcol::PaddedPolygon::inner_radius, "R + min_i d_i.")
       .def_readonly("outer_radius", &dcol::PaddedPolygon::outer_radius, "R + largest polygon vertex norm.");
   def_offset(pp);

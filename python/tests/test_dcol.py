@@ -240,6 +240,31 @@ def test_primitives_expose_their_parameters():
     assert smooth.alpha != r.alpha  # the smoothed problem is biased by O(mu)
 
 
+def test_support_points_and_vertices():
+    # Independent references: a box's support point is the corner with the signs of d; a sphere's
+    # is R d/|d|; a capsule's adds the segment end; every vertex of the triangle is a support point.
+    box = dcol.Polytope.box(1.0, 0.5, 0.25)
+    assert box.vertices.shape == (8, 3)
+    assert np.allclose(np.sort(np.abs(box.vertices), axis=0)[-1], [1.0, 0.5, 0.25])
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        d = rng.normal(size=3)
+        assert np.allclose(box.support(d), np.sign(d) * [1.0, 0.5, 0.25])
+        assert np.allclose(dcol.Sphere(2.0).support(d), 2.0 * d / np.linalg.norm(d))
+        cap = dcol.Capsule(0.5, 2.0).support(d)
+        assert np.allclose(cap, [math.copysign(1.0, d[0]), 0, 0] + 0.5 * d / np.linalg.norm(d))
+    tri = dcol.PaddedPolygon(np.array([[0.0, -1.0], [-1.0, 0.0], [1.0, 1.0]]), np.array([0.3, 0.3, 0.7]), 0.1)
+    v = tri.vertices
+    assert v.shape == (3, 2)
+    assert np.all(np.diff(np.unwrap(np.arctan2(v[:, 1], v[:, 0]))) > 0)  # counter-clockwise
+    for k in range(3):
+        d = np.array([v[k, 0], v[k, 1], 0.0])  # the vertex direction picks that vertex
+        assert np.allclose(tri.support(d), [v[k, 0], v[k, 1], 0] + 0.1 * d / np.linalg.norm(d))
+    assert np.allclose(dcol.Cone(2.0, 0.5).support(np.zeros(3)), 0.0)
+    with pytest.raises(ValueError, match="finite"):
+        box.support([np.nan, 0.0, 1.0])
+
+
 def test_coincident_origins_and_derivative_status():
     r = dcol.solve_contact(dcol.Sphere(1.0), np.eye(4), dcol.Sphere(2.0), np.eye(4))
     assert r.status == dcol.SolveStatus.coincident_origins and r.alpha == 0.0
