@@ -312,6 +312,34 @@ TEST(DcolLp, PolytopePolytopeMatchesVertexEnumeration) {
   }
 }
 
+TEST(DcolLp, DegenerateVerticesArePolishedFromTheGeometricStart) {
+  // An octahedron: four faces meet at every vertex, so a vertex–face contact has five tight rows
+  // for four unknowns. The geometric start picks a basis among them (multipliers ≥ 0) and
+  // polishes; α must equal the LP reference, and nearly every solve needs no interior-point
+  // iteration (the interior-point route leaves most of these unpolished).
+  std::mt19937 rng(24);
+  Eigen::MatrixX3d A(8, 3);
+  for (int i = 0; i < 8; ++i) A.row(i) << (i & 1 ? 1 : -1), (i & 2 ? 1 : -1), (i & 4 ? 1 : -1);
+  const Polytope oct(A, Eigen::VectorXd::Ones(8));
+  ASSERT_EQ(oct.num_vertices, 6);
+  int direct = 0, polished = 0, total = 0;
+  for (int trial = 0; trial < 300; ++trial) {
+    const Pose X1 = random_pose(rng, 1.0), X2 = random_pose(rng, 3.0);
+    const ContactResult res = solve_contact(oct, X1, oct, X2);
+    ASSERT_EQ(res.status, SolveStatus::converged) << trial;
+    const double ref = polytope_lp_bruteforce(oct, X1, oct, X2);
+    EXPECT_NEAR(res.alpha, ref, 1e-9 * std::max(1.0, ref)) << trial;
+    EXPECT_LT(membership_violation(oct, X1, res.x_W, res.alpha), 1e-8) << trial;
+    EXPECT_LT(membership_violation(oct, X2, res.x_W, res.alpha), 1e-8) << trial;
+    ++total;
+    direct += res.iterations == 0;
+    polished += res.kkt.polished;
+  }
+  std::printf("octahedron pairs: %d of %d without interior-point iterations, %d polished\n", direct, total, polished);
+  EXPECT_GE(direct, total * 95 / 100);
+  EXPECT_GE(polished, total * 95 / 100);
+}
+
 // ------------------------------------------------------------------------------ vs iDCOL
 
 TEST(DcolIdcol, EllipsoidEllipsoidMatchesIdcol) {

@@ -906,56 +906,11 @@ void start_slacks(const P& s, const Mat3& Q, const RowWriter& w, double inv, dou
   }
 }
 
-/// The active set at a start point x0 (rows with slack ≤ tau; a cone on its boundary or, with
-/// ‖s‖ ≤ tau, at its apex) and its multipliers by least squares on the stationarity c + Gᵀz = 0.
-/// False when the set is not usable (more multipliers than unknowns, rank deficient, or a
-/// multiplier of the wrong sign).
-bool start_active_set(const ConeKkt& k, const double* x0, double tau, ActiveSet& A) {
-  const int n = k.n, l = orthant_count(k);
-  double B[kMaxConeVars][kMaxConeVars];  // columns: the active constraints' gradients Gᵀ(·)
-  int p = 0;
-  A.na = 0;
-  for (int i = 0; i < l; ++i) {
-    double gx = 0.0;
-    for (int j = 0; j < n; ++j) gx += k.G[i][j] * x0[j];
-    if (k.h[i] - gx > tau) continue;
-    if (p == n) return false;
-    A.act[A.na++] = i;
-    for (int j = 0; j < n; ++j) B[j][p] = k.G[i][j];
-    ++p;
-  }
-  for (int c = 0; c < 2; ++c) A.state[c] = A.yoff[c] = 0;
-  for (int c = 0; c < k.soc_count; ++c) {
-    const int s0 = k.soc_start[c], d = k.soc_dim[c];
-    double sv[4], sn = 0.0;
-    for (int r = 0; r < d; ++r) {
-      double gx = 0.0;
-      for (int j = 0; j < n; ++j) gx += k.G[s0 + r][j] * x0[j];
-      sv[r] = k.h[s0 + r] - gx;
-      if (r > 0) sn += sv[r] * sv[r];
-    }
-    sn = std::sqrt(sn);
-    if (sv[0] - sn > tau) continue;
-    A.yoff[c] = p;
-    if (sn > tau) {  // boundary: gradient G_kᵀ(1, −ū)
-      if (p == n) return false;
-      A.state[c] = 1;
-      for (int j = 0; j < n; ++j) {
-        double v = k.G[s0][j];
-        for (int r = 1; r < d; ++r) v -= sv[r] / sn * k.G[s0 + r][j];
-        B[j][p] = v;
-      }
-      ++p;
-    } else {  // apex: every row of the cone
-      if (p + d > n) return false;
-      A.state[c] = 2;
-      for (int r = 0; r < d; ++r, ++p)
-        for (int j = 0; j < n; ++j) B[j][p] = k.G[s0 + r][j];
-    }
-  }
-  if (p == 0) return false;
-  // BᵀB y = −Bᵀc, c = e_α (column 3), by Cholesky
-  double M[kMaxConeVars][kMaxConeVars], y[kMaxConeVars];
+/// Multipliers y (p of them) by least squares on the stationarity c + Σ_a y_a·col_a = 0,
+/// c = e_α (component 3): BᵀB y = −Bᵀc by Cholesky. False if B is (nearly) rank deficient: a
+/// column whose component outside the span of the previous ones is below 1e-5 of its norm.
+bool stationarity_multipliers(const double (&B)[kMaxConeVars][kMaxConeVars], int n, int p, double* y) {
+  double M[kMaxConeVars][kMaxConeVars];
   for (int a = 0; a < p; ++a) {
     for (int b = 0; b <= a; ++b) {
       double v = 0.0;
@@ -972,7 +927,7 @@ bool start_active_set(const ConeKkt& k, const double* x0, double tau, ActiveSet&
     }
     double v = M[a][a];
     for (int q = 0; q < a; ++q) v -= M[a][q] * M[a][q];
-    if (!(v > 1e-20)) return false;
+    if (!(v > 1e-10 * M[a][a])) return false;  // column a (nearly) in the span of the others
     M[a][a] = std::sqrt(v);
   }
   for (int a = 0; a < p; ++a) {
@@ -983,20 +938,90 @@ bool start_active_set(const ConeKkt& k, const double* x0, double tau, ActiveSet&
     for (int q = a + 1; q < p; ++q) y[a] -= M[q][a] * y[q];
     y[a] /= M[a][a];
   }
-  for (int a = 0; a < A.na; ++a)
-    if (y[a] < -1e-9) return false;
-  for (int c = 0; c < k.soc_count; ++c)
-    if (A.state[c] == 1 && y[A.yoff[c]] < -1e-9) return false;
-  for (int a = 0; a < p; ++a) A.y[a] = y[a];
-  A.p = p;
   return true;
 }
 
-/// The geometric start for any pair (SolveOptions::direct_newton): a ray cast on the Minkowski
-/// difference of the two shapes (support functions, MPR) gives α and p̂ to within a tolerance, the
-/// slacks follow by projection, the active set and multipliers from the slacks at that point;
-/// then the polish's Newton method and certificate. False (nothing changed but k's scratch) when
-/// any step declines: the caller runs the interior-point method.
+/// The active set at a start point x0 (rows with slack ≤ tau; a cone on its boundary or, with
+/// ‖s‖ ≤ tau, at its apex) and its multipliers by least squares on the stationarity c + Gᵀz = 0.
+/// More tight orthant rows than the unknowns allow (a degenerate vertex: four or more faces of a
+/// polytope meet there, e.g. an octahedron or a triangulated hull) → subsets of them, in
+/// lexicographic order, until one has multipliers of the right signs (a basis of the degenerate
+/// vertex; at most kMaxSubsets tried). False when no usable set is found (rank deficient, a
+/// multiplier of the wrong sign, more cone multipliers than unknowns).
+bool start_active_set(const ConeKkt& k, const double* x0, double tau, ActiveSet& A) {
+  constexpr int kMaxCandidates = 12, kMaxSubsets = 64;
+  const int n = k.n, l = orthant_count(k);
+  int cand[kMaxCandidates];
+  int nc = 0;
+  for (int i = 0; i < l; ++i) {
+    double gx = 0.0;
+    for (int j = 0; j < n; ++j) gx += k.G[i][j] * x0[j];
+    if (k.h[i] - gx > tau) continue;
+    if (nc == kMaxCandidates) return false;
+    cand[nc++] = i;
+  }
+  double C[kMaxConeVars][kMaxConeVars];  // cone columns: G_kᵀ(1, −ū) (boundary) or G_kᵀ e_r (apex)
+  int pc = 0;
+  for (int c = 0; c < 2; ++c) A.state[c] = A.yoff[c] = 0;
+  for (int c = 0; c < k.soc_count; ++c) {
+    const int s0 = k.soc_start[c], d = k.soc_dim[c];
+    double sv[4], sn = 0.0;
+    for (int r = 0; r < d; ++r) {
+      double gx = 0.0;
+      for (int j = 0; j < n; ++j) gx += k.G[s0 + r][j] * x0[j];
+      sv[r] = k.h[s0 + r] - gx;
+      if (r > 0) sn += sv[r] * sv[r];
+    }
+    sn = std::sqrt(sn);
+    if (sv[0] - sn > tau) continue;
+    A.yoff[c] = pc;  // offset among the cone multipliers; shifted by the orthant count below
+    if (sn > tau) {  // boundary
+      if (pc == n) return false;
+      A.state[c] = 1;
+      for (int j = 0; j < n; ++j) {
+        double v = k.G[s0][j];
+        for (int r = 1; r < d; ++r) v -= sv[r] / sn * k.G[s0 + r][j];
+        C[j][pc] = v;
+      }
+      ++pc;
+    } else {  // apex: every row of the cone
+      if (pc + d > n) return false;
+      A.state[c] = 2;
+      for (int r = 0; r < d; ++r, ++pc)
+        for (int j = 0; j < n; ++j) C[j][pc] = k.G[s0 + r][j];
+    }
+  }
+  const int r = std::min(nc, n - pc);  // orthant rows per subset
+  if (r + pc == 0) return false;
+  int pick[kMaxConeVars];
+  for (int a = 0; a < r; ++a) pick[a] = a;
+  for (int tried = 0; tried < kMaxSubsets; ++tried) {
+    double B[kMaxConeVars][kMaxConeVars], y[kMaxConeVars];
+    for (int a = 0; a < r; ++a)
+      for (int j = 0; j < n; ++j) B[j][a] = k.G[cand[pick[a]]][j];
+    for (int a = 0; a < pc; ++a)
+      for (int j = 0; j < n; ++j) B[j][r + a] = C[j][a];
+    bool ok = stationarity_multipliers(B, n, r + pc, y);
+    for (int a = 0; a < r && ok; ++a) ok = y[a] >= -1e-9;
+    for (int c = 0; c < k.soc_count && ok; ++c) ok = A.state[c] != 1 || y[r + A.yoff[c]] >= -1e-9;
+    if (ok) {
+      A.na = r;
+      for (int a = 0; a < r; ++a) A.act[a] = cand[pick[a]];
+      for (int c = 0; c < k.soc_count; ++c) A.yoff[c] += r;
+      for (int a = 0; a < r + pc; ++a) A.y[a] = y[a];
+      A.p = r + pc;
+      return true;
+    }
+    // next combination of r out of nc
+    int a = r - 1;
+    while (a >= 0 && pick[a] == nc - r + a) --a;
+    if (a < 0) return false;
+    ++pick[a];
+    for (int b2 = a + 1; b2 < r; ++b2) pick[b2] = pick[b2 - 1] + 1;
+  }
+  return false;
+}
+
 /// One primitive as the ray-cast start sees it, type-erased (one instantiation of the start for
 /// all pairs): its support function in scaled world coordinates and its slack projection.
 struct PlacedPrimitive {
@@ -1024,6 +1049,11 @@ struct PlacedPrimitive {
   }
 };
 
+/// The geometric start for any pair (SolveOptions::direct_newton): a ray cast on the Minkowski
+/// difference of the two shapes (support functions, MPR) gives α and p̂ to within a tolerance, the
+/// slacks follow by projection, the active set and multipliers from the slacks at that point;
+/// then the polish's Newton method and certificate. False (nothing changed but k's scratch) when
+/// any step declines: the caller runs the interior-point method.
 bool ray_cast_newton(const PlacedPrimitive& b1, const PlacedPrimitive& b2, double shift, ConeKkt& k,
                      const SolveOptions& opt, IpmOutcome& out) {
   const RowWriter& w1 = *b1.w;
