@@ -551,6 +551,38 @@ TEST(Contact, FlatDiscAgainstALargeSphereConverges) {
   std::printf("  %d of 80 solves needed more than max_iterations Newton steps\n", slow);
 }
 
+TEST(Contact, FlatDiscsConvergeWithoutTheLastResort) {
+  // Flat discs (aspect 100) against a sphere 3x larger than the disc, with no last-resort attempt:
+  // the ray-cast start (shapes with closed-form support points) must finish what the centre-line
+  // start leaves to a long crawl. The ellipsoid is checked against Perram–Wertheim; every solve
+  // must be a converged KKT point, and both orders must give the same α.
+  std::mt19937 rng(208);
+  std::uniform_real_distribution<double> logd(-2.0, 0.5);
+  diffcol::idcol::SolveOptions opt;
+  opt.last_resort_iterations = 0;
+  const Vec3 disc(30.0, 30.0, 0.3);
+  const Shape ball = Sphere(100.0);
+  const std::vector<std::pair<std::string, Shape>> discs = {
+      {"ellipsoid", Superellipsoid::ellipsoid(disc.x(), disc.y(), disc.z())},
+      {"se8", Superellipsoid(8, disc.x(), disc.y(), disc.z())},
+      {"sec2", SuperellipticCylinder(2, 30.0, 0.3)},
+      {"sec8", SuperellipticCylinder(8, 30.0, 0.3)}};
+  for (const auto& [name, d] : discs)
+    for (int k = 0; k < 25; ++k) {
+      const Pose X1 = random_pose(rng, 1.0);
+      const Pose X2 = make_pose(random_rotation(rng), X1.p + 100.0 * std::pow(10.0, logd(rng)) * random_unit(rng));
+      const std::string ctx = name + ", X_W1: " + describe_pose(X1) + ", X_W2: " + describe_pose(X2);
+      const ContactSolution a = solve_contact(ball, X1, d, X2, opt), b = solve_contact(d, X2, ball, X1, opt);
+      check_converged(a, ball, X1, d, X2, ctx);
+      check_converged(b, d, X2, ball, X1, ctx);
+      EXPECT_NEAR(a.alpha, b.alpha, 1e-8 * a.alpha) << ctx;
+      if (name == "ellipsoid") {
+        EXPECT_NEAR(a.alpha, perram_wertheim_alpha(Vec3(100, 100, 100), X1.R, disc, X2.R, X2.p - X1.p), 1e-8 * a.alpha)
+            << ctx;
+      }
+    }
+}
+
 TEST(Contact, SphereVersusEveryShapeMatchesGaugeReference) {
   std::mt19937 rng(204);
   std::uniform_real_distribution<double> D(0.15, 2.0);

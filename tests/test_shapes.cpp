@@ -526,6 +526,55 @@ TEST(ShapeRayExtent, MatchesTheExactShapes) {
   }
 }
 
+TEST(ShapeSupport, SupportPointsLieOnTheUnregularizedSurfaceAndAreMaximal) {
+  // support(d) of the sphere, superellipsoids and superelliptic cylinders: on the surface of the
+  // unregularized shape (gauge 1, written from the documented formulas) and at least as far
+  // along d as 4000 surface points sampled along random rays (exact ray extents).
+  std::mt19937 rng(109);
+  const Vec3 ax(0.5, 1.0, 1.5);
+  auto se_gauge = [&](int n, const Vec3& y) {
+    double s = 0.0;
+    for (int i = 0; i < 3; ++i) s += std::pow(std::abs(y[i] / ax[i]), 2.0 * n);
+    return std::pow(s, 0.5 / n);
+  };
+  auto sec_gauge = [](int n, double R, double h, const Vec3& y) {
+    const double s = std::pow(std::abs(y.x() / h), 2.0 * n) + std::pow(std::hypot(y.y(), y.z()) / R, 2.0 * n);
+    return std::pow(s, 0.5 / n);
+  };
+  struct Case {
+    std::string name;
+    std::function<Vec3(const Vec3&)> support;
+    std::function<double(const Vec3&)> gauge;
+  };
+  std::vector<Case> cases;
+  const Sphere sph(1.3);
+  cases.push_back({"sphere", [&](const Vec3& d) { return sph.support(d); }, [](const Vec3& y) { return y.norm() / 1.3; }});
+  for (int n : {1, 3, 8}) {
+    const Superellipsoid se(n, ax.x(), ax.y(), ax.z());
+    cases.push_back({"se" + std::to_string(n), [se](const Vec3& d) { return se.support(d); },
+                     [&, n](const Vec3& y) { return se_gauge(n, y); }});
+    const SuperellipticCylinder sc(n, 0.6, 1.7);
+    cases.push_back({"sec" + std::to_string(n), [sc](const Vec3& d) { return sc.support(d); },
+                     [&, n](const Vec3& y) { return sec_gauge(n, 0.6, 1.7, y); }});
+  }
+  for (const Case& c : cases) {
+    std::vector<Vec3> surface;
+    for (int k = 0; k < 4000; ++k) {
+      const Vec3 u = random_unit(rng);
+      surface.push_back(u / c.gauge(u));
+    }
+    for (int k = 0; k < 200; ++k) {
+      const Vec3 d = random_unit(rng) * std::pow(10.0, 4.0 * (k % 5) / 4.0 - 2.0);
+      const Vec3 y = c.support(d);
+      EXPECT_NEAR(c.gauge(y), 1.0, 1e-12) << c.name;
+      double best = -1e300;
+      for (const Vec3& p : surface) best = std::max(best, d.dot(p));
+      EXPECT_GE(d.dot(y), best - 1e-12 * d.norm()) << c.name;
+    }
+    EXPECT_EQ(c.support(Vec3::Zero()), Vec3::Zero()) << c.name;
+  }
+}
+
 // ------------------------------------------------------------------ polytopes
 
 TEST(SmoothPolytope, LiesInsideTheExactPolytopeAndWithinTheSmoothMaxSlack) {

@@ -13,7 +13,7 @@
 #include "cone_ops.hpp"
 #include "diffcol/dcol/contact.hpp"
 
-#include "minkowski_ray_cast.hpp"
+#include "../minkowski_ray_cast.hpp"
 
 namespace diffcol::dcol {
 
@@ -1077,8 +1077,8 @@ bool ray_cast_newton(const PlacedPrimitive& b1, const PlacedPrimitive& b2, doubl
   for (const double rel : {1e-6, 1e-11}) {
     const double tol = rel * shift * inv;
     const double tau = 1e-5 * shift * inv;
-    detail::MinkowskiRayHit hit;
-    if (!detail::minkowski_ray_cast(sa, sb, u, shift * inv, tol, 64, hit)) return false;
+    diffcol::detail::MinkowskiRayHit hit;
+    if (!diffcol::detail::minkowski_ray_cast(sa, sb, u, shift * inv, tol, 64, hit)) return false;
     const double alpha = D / hit.t;
     if (!(alpha > 0.0) || !std::isfinite(alpha)) return false;
     double x0[kMaxConeVars] = {};

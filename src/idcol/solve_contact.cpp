@@ -10,6 +10,7 @@
 #include "diffcol/idcol/contact.hpp"
 
 #include "kkt_pose_jacobian.hpp"
+#include "../minkowski_ray_cast.hpp"
 
 namespace diffcol::idcol {
 
@@ -397,6 +398,10 @@ bool predict_warm_start(const ContactSolution& prev, const Pose& X_12, Vec3& x, 
   return true;
 }
 
+template <class S> constexpr bool has_support_points() {
+  return std::is_same_v<S, Sphere> || std::is_same_v<S, Superellipsoid> || std::is_same_v<S, SuperellipticCylinder>;
+}
+
 template <class S1, class S2>
 void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pose& X_W2, const SolveOptions& opt,
                  const ContactSolution* warm, ContactSolution& out) {
@@ -477,6 +482,29 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
     }
     kkt.init_multipliers(z);
   };
+  // Shapes with closed-form support points (sphere, superellipsoid, superelliptic cylinder): a
+  // start from the exact touching point of the unregularized shapes, by a ray cast on their
+  // Minkowski difference (src/minkowski_ray_cast.hpp): α* = ‖r‖/t*, x* = α*·a. Tried after the
+  // first cold start fails (flat discs against much larger bodies, where the centre-line start
+  // leaves Newton's method a long crawl along the flat face).
+  const auto ray_cast_start = [&]() -> bool {
+    if constexpr (has_support_points<S1>() && has_support_points<S2>()) {
+      if (!(c > 0.0)) return false;
+      const Mat3& R = X_12.R;
+      const auto sa = [&](const Vec3& d) -> Vec3 { return a.support(d); };
+      const auto sb = [&](const Vec3& d) -> Vec3 { return R * b.support(R.transpose() * d); };
+      diffcol::detail::MinkowskiRayHit hit;
+      if (!diffcol::detail::minkowski_ray_cast(sa, sb, rhat, 0.5 * sum_in, 1e-9 * sum_in, 200, hit)) return false;
+      const double a0 = rn / hit.t;
+      if (!(a0 > 0.0) || !std::isfinite(a0) || !hit.a.allFinite()) return false;
+      z.x = (a0 / c) * hit.a;
+      z.s = std::clamp(std::log(a0 / c), P.s_lo, P.s_hi);
+      kkt.init_multipliers(z);
+      return true;
+    } else {
+      return false;
+    }
+  };
   const bool can_continue = opt.continuation && relax_stages(a, b) > 0;
   for (int k = 0; !ok && k < opt.max_attempts; ++k) {
     ++attempts;
@@ -486,6 +514,10 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
       ++attempts;
       cold_start(k);
       ok = continuation(kkt, opt, z, f, J, sd, st);
+    }
+    if (!ok && k == 0 && ray_cast_start()) {
+      ++attempts;
+      ok = newton(kkt, opt, z, f, J, sd, st);
     }
   }
   if (!ok && opt.last_resort_iterations > 0) {  // slow but convergent damped Newton (contact.hpp)

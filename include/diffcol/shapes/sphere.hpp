@@ -26,6 +26,11 @@ class Sphere {
 
   /// Distance from the origin to the surface along the unit direction u.
   double ray_extent(const Vec3&) const { return R_; }
+  /// The point of the sphere farthest along d: R·d/‖d‖ (the centre for d = 0).
+  Vec3 support(const Vec3& d) const {
+    const double n = d.norm();
+    return n > 0.0 ? Vec3((R_ / n) * d) : Vec3::Zero();
+  }
   /// Radius of the largest origin-centred sphere inside the shape (exact).
   double inner_radius() const { return R_; }
   /// Radius of the smallest origin-centred sphere containing the shape (exact).

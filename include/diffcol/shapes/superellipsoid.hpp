@@ -52,6 +52,10 @@ class Superellipsoid {
 
   /// Distance from the origin to the (unregularized) surface along the unit direction u.
   double ray_extent(const Vec3& u) const;
+  /// The point farthest along d of the unregularized surface (ε = 0; the regularized one lies
+  /// inside it, within ~ε·size): ȳ = the maximizer of (a∘d)ᵀȳ on the unit 2n-norm ball, by
+  /// Hölder's equality case. The origin for d = 0.
+  Vec3 support(const Vec3& d) const;
   /// Lower bound of the inscribed origin-centred sphere: min(a,b,c)·√(1 − 3ε) (exact for n = 1).
   double inner_radius() const { return inner_; }
   /// Circumscribed radius ‖(a,b,c)‖_q with q = 2n/(n−1) (exact for the unregularized surface,

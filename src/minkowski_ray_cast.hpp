@@ -1,10 +1,12 @@
 // Ray cast from the origin of a Minkowski difference D = A ⊕ (−B) to its boundary, by Minkowski
 // portal refinement (MPR, G. Snethen, "XenoCollide", Game Programming Gems 7, 2008) on the two
-// sets' support functions. Internal header of the DCOL geometric start (solve_contact.cpp).
+// sets' support functions.
 //
 // For two shapes scaled about their origins c1, c2, α* = ‖c2 − c1‖ / t* where t*·u (u the unit
 // vector from c1 to c2) is where the ray from the origin leaves D = (S1 − c1) ⊕ (−(S2 − c2)): at
 // that point t*u = a − b with a ∈ S1 − c1, b ∈ S2 − c2, and x* = c1 + α*·a (DCOL seed, problem (9)).
+// Used by the DCOL geometric start (src/dcol/solve_contact.cpp) and by an iDCOL cold start for
+// shapes with closed-form support points (src/idcol/solve_contact.cpp). Internal to src/.
 #pragma once
 
 #include <cmath>
@@ -12,7 +14,7 @@
 
 #include "diffcol/math/se3.hpp"
 
-namespace diffcol::dcol::detail {
+namespace diffcol::detail {
 
 struct MinkowskiRayHit {
   double t = 0.0;      ///< the ray t·u leaves D at t (within the tolerance)
@@ -115,4 +117,4 @@ bool minkowski_ray_cast(const SupportA& support_a, const SupportB& support_b, co
   return true;
 }
 
-}  // namespace diffcol::dcol::detail
+}  // namespace diffcol::detail
