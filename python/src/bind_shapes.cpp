@@ -33,6 +33,20 @@ void def_common(py::class_<T>& c) {
       .def("__repr__", [](const T& s) { return Shape(s).describe(); });
 }
 
+// support(d) of the shapes that have a closed form (sphere, superellipsoid, superelliptic cylinder).
+template <class T>
+void def_support(py::class_<T>& c) {
+  c.def(
+      "support",
+      [](const T& s, const Vec3& d) -> Vec3 {
+        if (!d.allFinite()) throw py::value_error("support: d must be finite");
+        return s.support(d);
+      },
+      py::arg("d"),
+      "The point of the unregularized shape (eps = 0) farthest along d (3,), body frame; the origin for "
+      "d = 0. (Smooth polytopes and truncated cones have no closed form and no support().)");
+}
+
 }  // namespace bind_shapes_local
 
 void bind_shapes(py::module_& m) {
@@ -48,6 +62,7 @@ void bind_shapes(py::module_& m) {
   sphere.def(py::init<double>(), py::arg("radius"), "Raises ValueError unless radius is finite and > 0.")
       .def_property_readonly("radius", &Sphere::radius, "R.");
   def_common(sphere);
+  def_support(sphere);
 
   py::class_<Superellipsoid> se(m, "Superellipsoid", R"(Superellipsoid, seed eq. (18):
 phi(y) = (sum_i ((y_i/a_i)^2 + eps)^n)^(1/(2n)) - 1, semi-axes a, b, c along the body x, y, z
@@ -61,6 +76,7 @@ axes, integer exponent n >= 1 (n = 1: ellipsoid, eps unused).)");
       .def_property_readonly("semi_axes", &Superellipsoid::semi_axes, "(a, b, c).")
       .def_property_readonly("epsilon", &Superellipsoid::epsilon, "Regularization eps of (A27).");
   def_common(se);
+  def_support(se);
 
   py::class_<SuperellipticCylinder> sec(m, "SuperellipticCylinder", R"(Superelliptic cylinder, seed eq. (19):
 axis = body x axis, radius R, half-height h, integer exponent n >= 1.)");
@@ -72,6 +88,7 @@ axis = body x axis, radius R, half-height h, integer exponent n >= 1.)");
       .def_property_readonly("half_height", &SuperellipticCylinder::half_height, "h.")
       .def_property_readonly("epsilon", &SuperellipticCylinder::epsilon, "Regularization eps of (A37).");
   def_common(sec);
+  def_support(sec);
 
   py::class_<SmoothPolytope> poly(m, "SmoothPolytope", R"(Smooth polytope, seed eq. (13)-(14):
 phi(y) = smax_beta((A y - b)/L) (LogSumExp). The exact polytope {A y <= b} must be bounded and

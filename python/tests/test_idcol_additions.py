@@ -81,3 +81,26 @@ def test_polish_threshold_option():
     never = diffcol.solve_contact(s1, np.eye(4), s2, X2, diffcol.SolveOptions(polish_threshold=float("inf")))
     assert always.ok() and never.ok()
     assert always.alpha == pytest.approx(never.alpha, rel=1e-9)
+
+
+def test_support_points_of_the_closed_form_shapes():
+    # Independent references: the sphere's R d/|d|; the ellipsoid's A^2 d / |A d| (A = diag(axes));
+    # for n = 8 (eps = 0) the point lies on the surface and its outward normal is along d.
+    rng = np.random.default_rng(9)
+    axes = np.array([0.5, 1.0, 1.5])
+    ell = diffcol.Superellipsoid(1, *axes)
+    se8 = diffcol.Superellipsoid(8, *axes, epsilon=0.0)
+    sec8 = diffcol.SuperellipticCylinder(8, 0.6, 1.7, epsilon=0.0)
+    for _ in range(50):
+        d = rng.normal(size=3)
+        assert np.allclose(diffcol.Sphere(2.0).support(d), 2.0 * d / np.linalg.norm(d))
+        assert np.allclose(ell.support(d), axes**2 * d / np.linalg.norm(axes * d))
+        for shape in (se8, sec8):
+            y = shape.support(d)
+            phi, g, _ = shape.eval(y)
+            assert abs(phi) < 1e-10
+            assert np.dot(g, d) / (np.linalg.norm(g) * np.linalg.norm(d)) > 1 - 1e-9
+    assert np.allclose(se8.support(np.zeros(3)), 0.0)
+    with pytest.raises(ValueError, match="finite"):
+        ell.support([np.inf, 0.0, 0.0])
+    assert not hasattr(diffcol.SmoothPolytope, "support")
