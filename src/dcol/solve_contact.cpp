@@ -876,8 +876,8 @@ bool direct_newton(ConeKkt& k, const SolveOptions& opt, const Vec3& c1, const Ve
 /// to the scaled segment, the padded polygon's w projected onto the scaled polygon (the optimal
 /// slacks for that p̂, α). Other primitives have none.
 template <class P>
-void start_slacks(const P& s, const Mat3& Q, const RowWriter& w, double inv, double alpha, double* x) {
-  (void)s, (void)Q, (void)w, (void)inv, (void)alpha, (void)x;
+void start_slacks([[maybe_unused]] const P& s, [[maybe_unused]] const Mat3& Q, [[maybe_unused]] const RowWriter& w,
+                  [[maybe_unused]] double inv, [[maybe_unused]] double alpha, [[maybe_unused]] double* x) {
   if constexpr (std::is_same_v<P, Capsule>) {
     const Vec3 y = Q.transpose() * (Vec3(x[0], x[1], x[2]) - w.r_hat);
     const double half = 0.5 * alpha * s.L * inv;
