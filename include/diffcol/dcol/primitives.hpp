@@ -48,7 +48,8 @@ inline constexpr int kMaxPolytopeVertices = 2 * kMaxPolytopeFaces - 4;
 // Support points. Every primitive has `Vec3 support(const Vec3& d) const`: a point of the
 // primitive (α = 1, shape frame) that maximizes dᵀy over it. Ties (d along a face or an edge
 // normal) return one of the maximizers; d = 0 returns the shape origin. Closed forms, no
-// allocation: the solver's geometric start (docs/dcol.md, "Solver") calls them in its hot path.
+// allocation: the solver's geometric start (docs/dcol.md, "Solver") calls them in its hot path,
+// so d is not checked: it must be finite (the Python binding raises ValueError otherwise).
 
 /// Convex polytope {y : A y ≤ b} in the shape frame, eq. (10).
 struct Polytope {

@@ -26,7 +26,7 @@ class Sphere {
 
   /// Distance from the origin to the surface along the unit direction u.
   double ray_extent(const Vec3&) const { return R_; }
-  /// The point of the sphere farthest along d: R·d/‖d‖ (the centre for d = 0).
+  /// The point of the sphere farthest along d: R·d/‖d‖ (the centre for d = 0; d finite, not checked).
   Vec3 support(const Vec3& d) const {
     const double n = d.norm();
     return n > 0.0 ? Vec3((R_ / n) * d) : Vec3::Zero();

@@ -54,7 +54,7 @@ class Superellipsoid {
   double ray_extent(const Vec3& u) const;
   /// The point farthest along d of the unregularized surface (ε = 0; the regularized one lies
   /// inside it, within ~ε·size): ȳ = the maximizer of (a∘d)ᵀȳ on the unit 2n-norm ball, by
-  /// Hölder's equality case. The origin for d = 0.
+  /// Hölder's equality case. The origin for d = 0. d must be finite (not checked).
   Vec3 support(const Vec3& d) const;
   /// Lower bound of the inscribed origin-centred sphere: min(a,b,c)·√(1 − 3ε) (exact for n = 1).
   double inner_radius() const { return inner_; }

@@ -56,7 +56,7 @@ class SuperellipticCylinder {
   double ray_extent(const Vec3& u) const;
   /// The point farthest along d of the unregularized surface (ε = 0): in the (axial, radial)
   /// plane the maximizer of (h·d₁, R·‖(d₂, d₃)‖)ᵀw on the unit 2n-norm ball (Hölder), then
-  /// rotated to the radial direction of d. The origin for d = 0.
+  /// rotated to the radial direction of d. The origin for d = 0. d must be finite (not checked).
   Vec3 support(const Vec3& d) const;
   /// min(R, h)·√(1 − 2ε): a true inner bound (exact for n = 1).
   double inner_radius() const { return inner_; }
