@@ -50,13 +50,14 @@ def test_last_resort_iterations_option():
         diffcol.SolveOptions(last_resort_iterations=-1)
     with pytest.raises(ValueError, match="last_resort_iterations"):
         o.last_resort_iterations = 100001
-    # a very flat disc (aspect ratio 2450) against a much larger sphere: converges only with the
-    # last-resort attempt here (found by python/examples/idcol_robustness_scan.py --aspect-max 3000)
-    disc = diffcol.Superellipsoid(1, 1.2085081551473211, 1.2085081551473211, 0.0004929468911702675)
-    ball = diffcol.Sphere(21.77365633760068)
-    X2 = diffcol.Pose.from_quaternion(np.array([-21.21099907046883, 11.021993536984796, 13.253887740031773]),
-                                      np.array([0.6953571262847726, -0.6880172011577297, -0.18514632649723514,
-                                                -0.09397678234886517]))
+    # a very flat disc (aspect ratio 7675) against a larger sphere: converges only with the
+    # last-resort attempt here (found with the generator of python/examples/idcol_robustness_scan.py
+    # at --aspect-max 30000)
+    disc = diffcol.Superellipsoid(1, 1.2029239417394895, 1.2029239417394895, 0.00015672736910903216)
+    ball = diffcol.Sphere(16.26406912456683)
+    X2 = diffcol.Pose.from_quaternion(np.array([0.5168191948041664, 1.2996197014743875, -0.06278645554851939]),
+                                      np.array([-0.0644457362245398, 0.40678260619345047, 0.38220909355414984,
+                                                0.8272187541306448]))
     with_it = diffcol.solve_contact(ball, np.eye(4), disc, X2)
     without = diffcol.solve_contact(ball, np.eye(4), disc, X2, diffcol.SolveOptions(last_resort_iterations=0))
     assert with_it.ok() and with_it.attempts == without.attempts + 1

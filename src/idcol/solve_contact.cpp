@@ -140,6 +140,15 @@ struct Kkt {
   }
 };
 
+// The regularized Newton direction (see newton()): used when the Newton step has |Δs| above
+// kLongStepS or leaves the other step limits; δ_x = kRegularizeX·‖W f‖/size², δ_s = kRegularizeS·‖W f‖
+// (W and size: newton()).
+// Chosen on the ergodic sweep (Jacobian evaluations per cold solve change by a few % for values 2x
+// larger or smaller; docs/idcol.md).
+constexpr double kLongStepS = 0.3;
+constexpr double kRegularizeX = 4.0;
+constexpr double kRegularizeS = 0.5;
+
 struct NewtonStats {
   int iterations = 0;
   int evaluations = 0;
@@ -152,7 +161,17 @@ DIFFCOL_FLATTEN bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Ite
   const Problem& P = kkt.P;
   ++st.evaluations;
   if (!kkt(z, f, J, sd)) return false;
-  double m = 0.5 * f.squaredNorm();
+  // merit m = ½‖W f‖², W = diag(1, 1, size, size, size, 1): (10c) in the units of the other rows,
+  // which makes the iteration invariant under scaling both shapes and r (the stopping test stays
+  // on the documented ‖f‖)
+  const double w2 = P.size * P.size;
+  const auto merit = [w2](const Vec6& r) {
+    return 0.5 * (r[0] * r[0] + r[1] * r[1] + r[5] * r[5] + w2 * r.segment<3>(2).squaredNorm());
+  };
+  double m = merit(f);
+  Vec6 W2;
+  W2 << 1.0, 1.0, w2, w2, w2, 1.0;
+  const auto Wf2 = [&W2](const Vec6& r) -> Vec6 { return W2.cwiseProduct(r); };
   Lu6 lu;
   int stalls = 0, tiny_steps = 0;
   Iterate zt;
@@ -160,7 +179,7 @@ DIFFCOL_FLATTEN bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Ite
   Mat6RowMajor Jt;
   ShapeData sdt;
   for (int k = 0; k < opt.max_iterations; ++k) {
-    if (std::sqrt(2.0 * m) < opt.tolerance) return z.l1 > 0.0 && z.l2 > 0.0;
+    if (f.norm() < opt.tolerance) return z.l1 > 0.0 && z.l2 > 0.0;
     ++st.iterations;
     // Newton direction, or a Levenberg-Marquardt step if J is (nearly) singular
     Vec6 d;
@@ -170,10 +189,39 @@ DIFFCOL_FLATTEN bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Ite
       newton_dir = std::isfinite(d.sum());
     }
     double slope = -2.0 * m;  // directional derivative of m along a Newton direction
+    const double xmax = P.size * std::exp(z.s);
+    // A long step (typical of cold starts on the flat faces of sharp shapes, where ∇²ₓₓL is nearly
+    // singular: steps of |Δs| ~ 10^5 were seen) is replaced by the step of J with δ_x·I added to
+    // its ∇²ₓₓL block and δ_s to its s–s entry, δ ∝ ‖f‖ (a proximal regularization that vanishes
+    // at the solution), if that is a descent direction of m. On the ergodic sweep this halves the
+    // rejected line-search trials of the sharp pairs and cuts se–se's restarts from 6% of poses to
+    // 0.5%.
+    const bool singular = !newton_dir;
+    const bool long_step = singular || std::abs(d[3]) > kLongStepS || d.head<3>().norm() > xmax ||
+                           z.l1 + d[4] < 0.1 * z.l1 || z.l2 + d[5] < 0.1 * z.l2;
+    if (long_step) {
+      const double fn = std::sqrt(2.0 * m);  // ‖W f‖: δ scales with the problem
+      const double dx = kRegularizeX * fn / w2;
+      Mat6RowMajor Jr = J;
+      Jr(2, 0) += dx;
+      Jr(3, 1) += dx;
+      Jr(4, 2) += dx;
+      Jr(5, 3) += kRegularizeS * fn;
+      Lu6 lur;
+      if (lur.factor(Jr) && lur.pivot_ratio() > 1e-14) {
+        const Vec6 dr = -lur.solve(f);
+        const double sr = (J.transpose() * Wf2(f)).dot(dr);
+        if (std::isfinite(dr.sum()) && sr < 0.0) {
+          d = dr;
+          slope = sr;
+          newton_dir = true;
+        }
+      }
+    }
     if (!newton_dir) {
-      const Vec6 grad_m = J.transpose() * f;  // ∇m
-      // Levenberg-Marquardt with μ = ‖f‖: converges where J is singular at or near the solution
-      Mat6 A = J.transpose() * J;
+      const Vec6 grad_m = J.transpose() * Wf2(f);  // ∇m
+      // Levenberg-Marquardt with μ = ‖W f‖: converges where J is singular at or near the solution
+      Mat6 A = J.transpose() * W2.asDiagonal() * J;
       A.diagonal().array() += std::sqrt(2.0 * m) + 1e-14 * A.diagonal().maxCoeff();
       d = -A.llt().solve(grad_m);
       if (!std::isfinite(d.sum())) return false;
@@ -182,7 +230,6 @@ DIFFCOL_FLATTEN bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Ite
     // step limits: |Δs| ≤ 1, ‖Δx‖ ≤ size·α, multipliers keep ≥ 10% of their value
     double t = 1.0;
     if (std::abs(d[3]) > 1.0) t = 1.0 / std::abs(d[3]);
-    const double xmax = P.size * std::exp(z.s);
     const double dxn = d.head<3>().norm();
     if (dxn * t > xmax) t = xmax / dxn;
     if (z.l1 + t * d[4] < 0.1 * z.l1) t = 0.9 * z.l1 / -d[4];
@@ -196,7 +243,7 @@ DIFFCOL_FLATTEN bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Ite
       zt.l2 = z.l2 + t * d[5];
       ++st.evaluations;
       if (kkt(zt, ft, Jt, sdt)) {
-        const double mt = 0.5 * ft.squaredNorm();
+        const double mt = merit(ft);
         if (mt <= m + 1e-4 * t * slope) {
           accepted = true;
           break;
@@ -207,8 +254,8 @@ DIFFCOL_FLATTEN bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Ite
     if (!accepted) return false;
     // a singular J with little progress is a non-zero local minimum of m: give up early; so is a
     // run of vanishing steps (a multiplier driven to 0 by the 10% rule, the line search with it)
-    const double m_new = 0.5 * ft.squaredNorm();
-    if (!newton_dir && m_new > 0.9 * m && ++stalls >= 3) return false;
+    const double m_new = merit(ft);
+    if (singular && m_new > 0.9 * m && ++stalls >= 3) return false;
     if (t < 1e-10 && ++tiny_steps >= 3) return false;
     z = zt;
     f = ft;
@@ -216,7 +263,7 @@ DIFFCOL_FLATTEN bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Ite
     sd = sdt;
     m = m_new;
   }
-  return std::sqrt(2.0 * m) < opt.tolerance && z.l1 > 0.0 && z.l2 > 0.0;
+  return f.norm() < opt.tolerance && z.l1 > 0.0 && z.l2 > 0.0;
 }
 
 // Continuation (Sec. IV-C): every sharp shape has smoother members of its family. Stages:
