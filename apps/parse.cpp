@@ -351,13 +351,14 @@ bool take_solver_option(const std::vector<std::string>& args, size_t& i, Json& o
   if (take_option(args, i, "--tolerance", v)) {
     options["tolerance"] = parse_double(v, "--tolerance");
   } else if (take_option(args, i, "--max-iterations", v)) {
-    options["max_iterations"] = parse_long(v, "--max-iterations", 1, 100000);
+    options["max_iterations"] = parse_long(v, "--max-iterations", 1, idcol::SolveOptions::kMaxIterationsLimit);
   } else if (take_option(args, i, "--max-attempts", v)) {
-    options["max_attempts"] = parse_long(v, "--max-attempts", 1, 1000);
+    options["max_attempts"] = parse_long(v, "--max-attempts", 1, idcol::SolveOptions::kMaxAttemptsLimit);
   } else if (take_option(args, i, "--surrogate-factor", v)) {
     options["surrogate_factor"] = parse_double(v, "--surrogate-factor");
   } else if (take_option(args, i, "--last-resort-iterations", v)) {
-    options["last_resort_iterations"] = parse_long(v, "--last-resort-iterations", 0, 100000);
+    options["last_resort_iterations"] = parse_long(v, "--last-resort-iterations", 0,
+                                                       idcol::SolveOptions::kLastResortIterationsLimit);
   } else if (args[i] == "--no-continuation") {
     options["continuation"] = false;
   } else {

@@ -619,13 +619,15 @@ ContactPair::SolveFn lookup(const Shape& s1, const Shape& s2) {
 
 const char* SolveOptions::invalid_field() const noexcept {
   if (!(tolerance > 0.0) || !std::isfinite(tolerance)) return "tolerance must be finite and > 0";
-  if (max_iterations < 1 || max_iterations > 100000) return "max_iterations must be in [1, 100000]";
-  if (max_attempts < 1 || max_attempts > 1000) return "max_attempts must be in [1, 1000]";
+  static_assert(kMaxIterationsLimit == 100000 && kMaxAttemptsLimit == 1000 && kLastResortIterationsLimit == 100000,
+                "the messages below quote the limits");
+  if (max_iterations < 1 || max_iterations > kMaxIterationsLimit) return "max_iterations must be in [1, 100000]";
+  if (max_attempts < 1 || max_attempts > kMaxAttemptsLimit) return "max_attempts must be in [1, 1000]";
   if (!(surrogate_factor >= 1.0) || !std::isfinite(surrogate_factor)) return "surrogate_factor must be finite and >= 1";
   if (!(coincident_tolerance >= 0.0) || !std::isfinite(coincident_tolerance))
     return "coincident_tolerance must be finite and >= 0";
   if (!(polish_threshold >= 0.0)) return "polish_threshold must be >= 0 (+inf: never polish)";
-  if (last_resort_iterations < 0 || last_resort_iterations > 100000) return "last_resort_iterations must be in [0, 100000]";
+  if (last_resort_iterations < 0 || last_resort_iterations > kLastResortIterationsLimit) return "last_resort_iterations must be in [0, 100000]";
   return nullptr;
 }
 

@@ -62,6 +62,11 @@ struct SolveOptions {
   /// steps (README, "Robustness envelope"). Costs nothing on solves that converge.
   int last_resort_iterations = 2000;
 
+  /// Upper limits that validate() enforces (the CLI checks its arguments against them too).
+  static constexpr int kMaxIterationsLimit = 100000;
+  static constexpr int kMaxAttemptsLimit = 1000;
+  static constexpr int kLastResortIterationsLimit = 100000;
+
   /// @throws std::invalid_argument naming the first field out of range: tolerance finite > 0,
   /// max_iterations in [1, 100000], max_attempts in [1, 1000], surrogate_factor finite ≥ 1,
   /// coincident_tolerance finite ≥ 0, polish_threshold ≥ 0 (+inf: never polish),
