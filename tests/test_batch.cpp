@@ -33,16 +33,7 @@ using diffcol::batch::ContactBatch;
 using diffcol::batch::ThreadPool;
 namespace idcol = diffcol::idcol;
 
-long steps_per_pair() {
-  const char* env = std::getenv("DIFFCOL_ERGODIC_POSES");
-  long n = 10000;
-  if (env != nullptr && *env != '\0') {
-    char* end = nullptr;
-    const long v = std::strtol(env, &end, 10);
-    if (end != env && *end == '\0' && v > 0) n = v;
-  }
-  return std::max(20L, n / 50);
-}
+long steps_per_pair() { return std::max(20L, diffcol::test::env_count("DIFFCOL_ERGODIC_POSES", 10000) / 50); }
 
 // ------------------------------------------------------------------ bitwise comparison
 

@@ -31,10 +31,7 @@ using diffcol::test::make_pose;
 using diffcol::test::random_rotation;
 using diffcol::test::random_unit;
 
-long ergodic_poses() {
-  const char* env = std::getenv("DIFFCOL_ERGODIC_POSES");
-  return env ? std::max(1L, std::atol(env)) : 10000L;
-}
+long ergodic_poses() { return diffcol::test::env_count("DIFFCOL_ERGODIC_POSES", 10000); }
 
 Pose random_pose(std::mt19937& rng, double radius) {
   std::uniform_real_distribution<double> U(0.2, 1.0);

@@ -30,10 +30,7 @@ using diffcol::test::make_pose;
 using diffcol::test::random_rotation;
 using diffcol::test::random_unit;
 
-int deriv_poses() {
-  const char* env = std::getenv("DIFFCOL_DCOL_DERIV_POSES");
-  return env ? std::max(1, std::atoi(env)) : 20;
-}
+int deriv_poses() { return static_cast<int>(diffcol::test::env_count("DIFFCOL_DCOL_DERIV_POSES", 20)); }
 
 /// Stacked outputs [α, x_W, p1_W, p2_W, distance] (11 rows) of a solve.
 Eigen::VectorXd outputs(const ContactResult& r) {

@@ -67,17 +67,7 @@ using diffcol::idcol::TwistConvention;
 constexpr double kRelTol = 1e-6;
 constexpr double kAbsTol = 1e-8;
 
-long deriv_pose_count() {
-  const char* env = std::getenv("DIFFCOL_DERIV_POSES");
-  if (env == nullptr || *env == '\0') return 100;
-  char* end = nullptr;
-  const long n = std::strtol(env, &end, 10);
-  if (end == env || *end != '\0' || n <= 0) {
-    std::fprintf(stderr, "DIFFCOL_DERIV_POSES='%s' is not a positive integer; using 100\n", env);
-    return 100;
-  }
-  return n;
-}
+long deriv_pose_count() { return diffcol::test::env_count("DIFFCOL_DERIV_POSES", 100); }
 
 // FD reference solves: residual below 1e-14 (reachable: the residual floor is ~1e-16), so that
 // the ill-conditioned directions of near-degenerate configurations are resolved too.

@@ -14,6 +14,7 @@
 
 #include "diffcol/idcol/contact.hpp"
 #include "diffcol/idcol/ergodic.hpp"
+#include "test_util.hpp"
 
 namespace {
 
@@ -31,17 +32,7 @@ using diffcol::idcol::ErgodicSweep;
 
 constexpr double kPi = 3.14159265358979323846;
 
-long ergodic_pose_count() {
-  const char* env = std::getenv("DIFFCOL_ERGODIC_POSES");
-  if (env == nullptr || *env == '\0') return 10000;
-  char* end = nullptr;
-  const long n = std::strtol(env, &end, 10);
-  if (end == env || *end != '\0' || n <= 0) {
-    std::fprintf(stderr, "DIFFCOL_ERGODIC_POSES='%s' is not a positive integer; using 10000\n", env);
-    return 10000;
-  }
-  return n;
-}
+long ergodic_pose_count() { return diffcol::test::env_count("DIFFCOL_ERGODIC_POSES", 10000); }
 
 // ------------------------------------------------------------------ benchmark shapes
 

@@ -33,12 +33,8 @@ void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 namespace diffcol::manifold {
 namespace {
 
+using test::env_count;
 using test::make_pose;
-
-int env_count(const char* name, int fallback) {
-  const char* s = std::getenv(name);
-  return s ? std::max(1, std::atoi(s)) : fallback;
-}
 
 // ------------------------------------------------------------------------------------------
 // Meshes
@@ -581,7 +577,7 @@ TEST(ManifoldDerivatives, MatchFiniteDifferences) {
   const ContactObject top = box_object(kTopHalf, 1), bottom = box_object(kBottomHalf, 1);
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
-  const int count = std::min(40, env_count("DIFFCOL_ERGODIC_POSES", 10000) / 250 + 4);
+  const int count = static_cast<int>(std::min(40L, env_count("DIFFCOL_ERGODIC_POSES", 10000) / 250 + 4));
   double worst[2] = {0.0, 0.0}, worst_abs[2] = {0.0, 0.0};
   for (int trial = 0; trial < count; ++trial) {
     const Pose X1 = make_pose(test::random_rotation(rng), Vec3(0.2 * U(rng), 0.2 * U(rng), 0.75 + 0.1 * U(rng)));
@@ -642,7 +638,7 @@ TEST(ManifoldProjection, WitnessPointsLandOnTheirSurfacesAndDerivativesHold) {
   const ContactObject top = box_object(kTopHalf, 1), bottom = box_object(kBottomHalf, 1);
   std::mt19937 rng(23);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
-  const int count = std::min(6, env_count("DIFFCOL_ERGODIC_POSES", 10000) / 1000 + 2);
+  const int count = static_cast<int>(std::min(6L, env_count("DIFFCOL_ERGODIC_POSES", 10000) / 1000 + 2));
   for (int trial = 0; trial < count; ++trial) {
     const Pose X1 = make_pose(test::random_rotation(rng), Vec3(0.2 * U(rng), 0.2 * U(rng), 0.75 + 0.1 * U(rng)));
     const Pose X2 = make_pose(test::random_rotation(rng), Vec3(0.1 * U(rng), 0.1 * U(rng), 0.1 * U(rng)));

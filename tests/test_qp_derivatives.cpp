@@ -42,12 +42,7 @@ using diffcol::test::make_pose;
 using diffcol::test::random_rotation;
 using diffcol::test::random_unit;
 
-long deriv_pose_count() {
-  const char* env = std::getenv("DIFFCOL_QP_DERIV_POSES");
-  if (env == nullptr || *env == '\0') return 150;
-  const long n = std::strtol(env, nullptr, 10);
-  return n > 0 ? n : 150;
-}
+long deriv_pose_count() { return diffcol::test::env_count("DIFFCOL_QP_DERIV_POSES", 150); }
 
 constexpr int kRows = 17;
 const std::vector<OutputBlock>& blocks() {

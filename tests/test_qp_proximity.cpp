@@ -43,12 +43,7 @@ using diffcol::test::random_unit;
 
 constexpr double kTol = 1e-9;
 
-long pose_count() {
-  const char* env = std::getenv("DIFFCOL_ERGODIC_POSES");
-  if (env == nullptr || *env == '\0') return 10000;
-  const long n = std::strtol(env, nullptr, 10);
-  return n > 0 ? n : 10000;
-}
+long pose_count() { return diffcol::test::env_count("DIFFCOL_ERGODIC_POSES", 10000); }
 
 // ============================================================ independent reference geometry
 

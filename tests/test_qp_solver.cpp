@@ -26,12 +26,7 @@ using diffcol::Vec3;
 using diffcol::test::kNaN;
 using diffcol::test::random_unit;
 
-long pose_count() {
-  const char* env = std::getenv("DIFFCOL_ERGODIC_POSES");
-  if (env == nullptr || *env == '\0') return 10000;
-  const long n = std::strtol(env, nullptr, 10);
-  return n > 0 ? n : 10000;
-}
+long pose_count() { return diffcol::test::env_count("DIFFCOL_ERGODIC_POSES", 10000); }
 
 // A random capsule–capsule QP (25)–(26) in the seed's form: F = [u1, −u2], g = b1 − b2.
 struct SegmentQp {

@@ -37,11 +37,6 @@ namespace mesh = diffcol::mesh;
 namespace ssdf = diffcol::ssdf;
 using namespace diffcol::test;
 
-int env_count(const char* name, int fallback) {
-  const char* s = std::getenv(name);
-  return s ? std::max(1, std::atoi(s)) : fallback;
-}
-
 Pose random_pose(std::mt19937& rng, double spread) {
   std::uniform_real_distribution<double> U(-spread, spread);
   return make_pose(random_rotation(rng), Vec3(U(rng), U(rng), U(rng)));
@@ -188,7 +183,7 @@ SignStats sign_test(const TriangleMesh& m, const OrientedPointCloud& c, double e
 }
 
 TEST(Ssdf, SignCorrectAwayFromTheSurface) {
-  const int count = env_count("DIFFCOL_SSDF_POINTS", 10000);
+  const int count = static_cast<int>(env_count("DIFFCOL_SSDF_POINTS", 10000));
   struct Case {
     const char* name;
     TriangleMesh mesh;
@@ -422,7 +417,7 @@ TEST(Separation, JacobianMatchesFiniteDifferences) {
   const OrientedPointCloud c1 = cloud_of(mesh::make_box(Vec3(0.1, 0.06, 0.08)), 120);
   const OrientedPointCloud c2 = cloud_of(mesh::make_t_shape(), 150);
   SsdfWorkspace ws;
-  for (int trial = 0; trial < env_count("DIFFCOL_SCM_TRIALS", 20); ++trial) {
+  for (long trial = 0; trial < env_count("DIFFCOL_SCM_TRIALS", 20); ++trial) {
     const Pose X1 = random_pose(rng, 0.02), X2 = random_pose(rng, 0.1);
     const ssdf::Separation s = ssdf::smooth_separation_distance(c1, X1, c2, X2, 2e-4, 5e-3, ws, true);
     GradientCheckOptions opt;
@@ -472,7 +467,7 @@ TEST(Separation, CollisionPointJacobiansMatchFiniteDifferences) {
   const OrientedPointCloud c2(t.points(), t.normals());  // every point its own vertex
   SsdfWorkspace ws;
   const int K = 4;
-  for (int trial = 0; trial < std::min(8, env_count("DIFFCOL_SCM_TRIALS", 8)); ++trial) {
+  for (long trial = 0; trial < std::min(8L, env_count("DIFFCOL_SCM_TRIALS", 8)); ++trial) {
     const Pose X1 = random_pose(rng, 0.02), X2 = random_pose(rng, 0.05);
     Vec3 pts[K];
     Eigen::Matrix<double, 3, 12> J[K];

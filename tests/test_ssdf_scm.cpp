@@ -42,10 +42,7 @@ namespace mesh = diffcol::mesh;
 namespace ssdf = diffcol::ssdf;
 using namespace diffcol::test;
 
-int trials() {
-  const char* s = std::getenv("DIFFCOL_SCM_TRIALS");
-  return s ? std::max(1, std::atoi(s)) : 12;
-}
+int trials() { return static_cast<int>(env_count("DIFFCOL_SCM_TRIALS", 12)); }
 
 OrientedPointCloud cloud_of(const mesh::TriangleMesh& m, int n) {
   ssdf::AopcOptions o;

@@ -1,5 +1,7 @@
 #pragma once
-// Helpers shared by the GoogleTest files: random directions, rotations and poses.
+// Helpers shared by the GoogleTest files: random directions, rotations and poses; test sizes.
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -14,6 +16,21 @@ namespace diffcol::test {
 
 inline const double kNaN = std::numeric_limits<double>::quiet_NaN();
 inline const double kInf = std::numeric_limits<double>::infinity();
+
+/// A test size from the environment variable `name` (e.g. DIFFCOL_ERGODIC_POSES, lowered by the
+/// sanitizer run of scripts/test.sh): `fallback` when it is unset or empty, and, with a warning on
+/// stderr, when it is not a positive integer.
+inline long env_count(const char* name, long fallback) {
+  const char* env = std::getenv(name);
+  if (env == nullptr || *env == '\0') return fallback;
+  char* end = nullptr;
+  const long n = std::strtol(env, &end, 10);
+  if (end == env || *end != '\0' || n <= 0) {
+    std::fprintf(stderr, "%s='%s' is not a positive integer; using %ld\n", name, env, fallback);
+    return fallback;
+  }
+  return n;
+}
 
 /// A uniformly distributed unit vector.
 inline Vec3 random_unit(std::mt19937& rng) {
