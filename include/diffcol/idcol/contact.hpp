@@ -57,9 +57,10 @@ struct SolveOptions {
   /// solutions (nearly parallel faces) for the derivatives. 0: always; +inf: never.
   double polish_threshold = 1e-9;
   /// When every attempt has failed: one more attempt from the first cold start with this many
-  /// Newton iterations (0: none). Flat, high-aspect shapes against much larger ones (an ellipsoid
-  /// 30 × 30 × 0.3 against a sphere of radius 100) converge, but in a hundred or more damped Newton
-  /// steps (README, "Robustness envelope"). Costs nothing on solves that converge.
+  /// Newton iterations (0: none). The cases that need it are flat discs of aspect ratio above a few
+  /// thousand against much larger shapes (README, "Robustness envelope"; an ellipsoid 30 × 30 × 0.3
+  /// against a sphere of radius 100 converges without it, in at most 27 iterations on 500 random
+  /// poses). Costs nothing on solves that converge.
   int last_resort_iterations = 2000;
 
   /// Upper limits that validate() enforces (the CLI checks its arguments against them too).
