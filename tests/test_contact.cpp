@@ -1005,6 +1005,80 @@ TEST(ContactPair, FirstOrderWarmStartSavesEvaluationsAndAgrees) {
     }
 }
 
+// z* in the predictor's coordinates (x, log α, λ1, λ2).
+Vec6 predictor_coordinates(const ContactSolution& s) {
+  Vec6 z;
+  z << s.x_B1, std::log(s.alpha), s.lambda1, s.lambda2;
+  return z;
+}
+
+TEST(ContactPair, WarmPredictionErrorIsTheSecondOrderTermOfTheMotion) {
+  // Along a steady motion (body 2 turning at a constant rate about a fixed axis while its origin
+  // moves on a straight line) with steps h, what a warm solve stores as its first-order
+  // prediction's miss (warm_prediction_error, predicted from step i−1) is ½ z̈(t_{i−1}) h² to
+  // leading order: checked against ½ (z_i − 2 z_{i−1} + z_{i−2}) from independent cold solves.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  int checked = 0;
+  for (const char* n1 : {"ellipsoid", "poly", "se"})
+    for (const char* n2 : {"ellipsoid", "tc", "sec"}) {
+      const Shape A = diffcol::idcol::benchmark_shape(n1), B = diffcol::idcol::benchmark_shape(n2);
+      for (int trial = 0; trial < 4; ++trial) {
+        const Vec3 w(U(rng), U(rng), U(rng)), u(U(rng), U(rng), U(rng));
+        const Mat3 R0 = diffcol::so3_exp(Vec3(U(rng), U(rng), U(rng)));
+        const Vec3 p0 = (2.5 + U(rng)) * Vec3(U(rng), U(rng), U(rng)).normalized();
+        const double h = 2e-3;
+        const auto at = [&](int i) { return make_pose(R0 * diffcol::so3_exp((i * h) * w), p0 + (i * h) * u); };
+        const auto cold = [&](int i) {
+          return predictor_coordinates(diffcol::idcol::solve_contact(A, Pose::identity(), B, at(i)));
+        };
+        ContactPair pair(A, B);
+        for (int i = 0; i < 8; ++i) {
+          const ContactSolution& s = pair.solve(Pose::identity(), at(i));
+          ASSERT_TRUE(s.ok()) << n1 << "-" << n2;
+          if (i < 2 || s.warm_pose_step.isZero()) continue;
+          const Vec6 reference = 0.5 * (cold(i) - 2.0 * cold(i - 1) + cold(i - 2));
+          EXPECT_LE((s.warm_prediction_error - reference).norm(), 0.05 * reference.norm() + 1e-11)
+              << n1 << "-" << n2 << " step " << i << ": stored " << s.warm_prediction_error.transpose()
+              << " reference " << reference.transpose();
+          ++checked;
+        }
+      }
+    }
+  EXPECT_GT(checked, 150);
+}
+
+TEST(ContactPair, SecondOrderWarmTermSavesIterationsAndAgrees) {
+  // The same warm chain with and without the second-order term (solve_from a copy of the previous
+  // solution whose warm_pose_step is zeroed gets only the first-order one): the same solutions,
+  // fewer Newton iterations along the ergodic sweep.
+  for (const char* n1 : {"ellipsoid", "poly", "se"})
+    for (const char* n2 : {"ellipsoid", "poly"}) {
+      const Shape A = diffcol::idcol::benchmark_shape(n1), B = diffcol::idcol::benchmark_shape(n2);
+      const auto sweep = diffcol::idcol::ErgodicSweep::for_pair(A, B);
+      ContactPair second(A, B), first(A, B);
+      ContactSolution prev_first;
+      long it_second = 0, it_first = 0;
+      const int n = 1500;
+      for (int i = 0; i < n; ++i) {
+        const Pose X2 = sweep.pose(i);
+        const ContactSolution& p = second.solve(Pose::identity(), X2);
+        ContactSolution guess = prev_first;
+        guess.warm_pose_step.setZero();
+        const ContactSolution& q = i == 0 ? first.solve_cold(Pose::identity(), X2)
+                                          : first.solve_from(Pose::identity(), X2, guess);
+        prev_first = q;
+        ASSERT_TRUE(p.ok() && q.ok()) << n1 << "-" << n2 << " pose " << i;
+        EXPECT_NEAR(p.alpha, q.alpha, 1e-9 * q.alpha) << n1 << "-" << n2 << " pose " << i;
+        if (i > 0) {
+          it_second += p.iterations;
+          it_first += q.iterations;
+        }
+      }
+      EXPECT_LT(it_second, it_first - n / 4) << n1 << "-" << n2 << ": " << it_second << " vs " << it_first;
+    }
+}
+
 TEST(ContactPair, InvalidOptionsAreRejected) {
   // validate() names the field and ContactPair's constructor throws; a stateless solve, or a
   // pair whose options() were changed afterwards, returns status invalid_input.

@@ -90,7 +90,7 @@ inline void lu_solve_neg(const Lu6& lu, const double (&B)[6][6], double (&X)[6][
       const double u = lu.lu[i][j];
       for (int c = 0; c < 6; ++c) X[i][c] -= u * X[j][c];
     }
-    const double inv = 1.0 / lu.lu[i][i];
+    const double inv = lu.inv_diag[i];
     for (int c = 0; c < 6; ++c) X[i][c] *= inv;
   }
 }

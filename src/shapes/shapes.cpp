@@ -59,7 +59,7 @@ const char* shape_type_name(ShapeType t) {
 }
 
 // ---------------------------------------------------------------- sphere
-Sphere::Sphere(double radius) : R_(radius) { require_positive(radius, "sphere", "radius"); }
+Sphere::Sphere(double radius) : R_(radius), inv_R_(1.0 / radius) { require_positive(radius, "sphere", "radius"); }
 
 // ---------------------------------------------------------------- superellipsoid
 Superellipsoid::Superellipsoid(int n, double a, double b, double c, double epsilon)

@@ -49,7 +49,9 @@ struct SolveOptions {
   /// Warm start from the previous solution moved to first order along the pose change: z + T_c·ξ
   /// (T_c = −J_c⁻¹G_c of the derivatives, from the previous solve's factorization; ξ the body
   /// twist from the previous X_12 to the new one). Falls back to the previous solution itself when
-  /// the step is large (‖ω‖ > 0.3 rad, |Δ log α| > 0.5) or leaves λ ≤ 0.
+  /// the step is large (‖ω‖ > 0.3 rad, |Δ log α| > 0.5) or leaves λ ≤ 0. Along a steady motion
+  /// (this pose step within 10% of a multiple c of the previous one, c ≤ 2) the second-order term
+  /// is added too, estimated as c² × the previous prediction's miss (warm_prediction_error).
   bool warm_predictor = true;
   bool continuation = true;         ///< ramp β or n from a smoother shape if direct attempts fail
   /// After convergence, one more Newton step is taken (reusing the final factorization to decide)
@@ -109,6 +111,12 @@ struct ContactSolution {
   /// columns x (3), s = log α, λ1, λ2. The derivative with respect to α is column 3 divided by α.
   Mat6 kkt_jacobian = Mat6::Zero();
   Lu6 kkt_lu;                    ///< LU factors of kkt_jacobian, for the implicit-function derivatives
+
+  /// Warm-start bookkeeping (SolveOptions::warm_predictor), read by the next warm start: the body
+  /// twist [ω; v] from the warm start's X_12 to this X_12, and z* minus its first-order prediction
+  /// in (x, log α, λ1, λ2). Both zero unless the solve converged from a first-order prediction.
+  Vec6 warm_pose_step = Vec6::Zero();
+  Vec6 warm_prediction_error = Vec6::Zero();
 
   bool ok() const {
     return status == ContactStatus::converged || status == ContactStatus::coincident_origins;

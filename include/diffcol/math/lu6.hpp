@@ -15,6 +15,7 @@ using Mat6RowMajor = Eigen::Matrix<double, 6, 6, Eigen::RowMajor>;
 struct Lu6 {
   double lu[6][6] = {};   ///< L (unit lower, below the diagonal) and U (upper), row-major, rows permuted
   int perm[6] = {0, 1, 2, 3, 4, 5};  ///< row i of P·A is row perm[i] of A
+  double inv_diag[6] = {};  ///< 1/U_ii (solves multiply instead of divide)
   double min_pivot = 0.0; ///< smallest |U_ii|
   double max_pivot = 0.0; ///< largest |U_ii|
 
@@ -38,7 +39,7 @@ struct Lu6 {
       for (int j = 0; j < i; ++j) x[i] -= lu[i][j] * x[j];
     for (int i = 5; i >= 0; --i) {
       for (int j = i + 1; j < 6; ++j) x[i] -= lu[i][j] * x[j];
-      x[i] /= lu[i][i];
+      x[i] *= inv_diag[i];
     }
     return Vec6(x[0], x[1], x[2], x[3], x[4], x[5]);
   }
@@ -55,6 +56,7 @@ struct Lu6 {
     max_pivot = 0.0;
     for (int i = 0; i < 6; ++i) {
       for (int j = i; j < 6; ++j) lu[i][j] *= d[j];
+      inv_diag[i] = 1.0 / lu[i][i];
       const double p = std::abs(lu[i][i]);
       min_pivot = p < min_pivot ? p : min_pivot;
       max_pivot = p > max_pivot ? p : max_pivot;
@@ -92,6 +94,7 @@ struct Lu6 {
     min_pivot = best < min_pivot ? best : min_pivot;
     max_pivot = best > max_pivot ? best : max_pivot;
     const double inv = 1.0 / lu[K][K];
+    inv_diag[K] = inv;
     for (int i = K + 1; i < 6; ++i) {
       const double l = lu[i][K] * inv;
       lu[i][K] = l;

@@ -17,10 +17,12 @@ class Sphere {
   double eval(const Vec3& y, Vec3& grad, Mat3& hess) const {
     const double n2 = y.squaredNorm();
     const double n = std::sqrt(n2 > 1e-300 ? n2 : 1e-300);
-    const double inv = 1.0 / (R_ * n);
+    const double inv_n = 1.0 / n;
+    const double inv = inv_n * inv_R_;  // 1/(R‖y‖)
+    const Vec3 u = y * inv_n;
     grad = y * inv;
-    hess = (Mat3::Identity() - (y / n) * (y / n).transpose()) * inv;
-    return n / R_ - 1.0;
+    hess = (Mat3::Identity() - u * u.transpose()) * inv;
+    return n * inv_R_ - 1.0;
   }
   double value(const Vec3& y) const { return y.norm() / R_ - 1.0; }
 
@@ -38,6 +40,7 @@ class Sphere {
 
  private:
   double R_;
+  double inv_R_;  // 1/R
 };
 
 }  // namespace diffcol
