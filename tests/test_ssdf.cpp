@@ -19,6 +19,7 @@
 #include "diffcol/ssdf/aopc.hpp"
 #include "diffcol/ssdf/ssdf.hpp"
 
+#include "ssdf_test_util.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -30,7 +31,6 @@ using diffcol::Pose;
 using diffcol::Vec3;
 using diffcol::Vec6;
 using diffcol::mesh::TriangleMesh;
-using diffcol::ssdf::AopcOptions;
 using diffcol::ssdf::OrientedPointCloud;
 using diffcol::ssdf::SsdfWorkspace;
 namespace mesh = diffcol::mesh;
@@ -42,18 +42,11 @@ Pose random_pose(std::mt19937& rng, double spread) {
   return make_pose(random_rotation(rng), Vec3(U(rng), U(rng), U(rng)));
 }
 
-OrientedPointCloud cloud_of(const TriangleMesh& m, int n, std::uint64_t seed = 1) {
-  AopcOptions o;
-  o.num_points = n;
-  o.seed = seed;
-  return ssdf::make_aopc(m, o);
-}
-
 // ----------------------------------------------------------------------------------------- AOPC
 
 TEST(Aopc, PointsOnSurfaceWithFaceNormals) {
   const TriangleMesh t = mesh::make_t_shape();
-  const OrientedPointCloud c = cloud_of(t, 400);
+  const OrientedPointCloud c = aopc_of(t, 400);
   ASSERT_EQ(c.size(), 400);
   for (int i = 0; i < c.size(); ++i) {
     Vec3 x;
@@ -68,8 +61,8 @@ TEST(Aopc, PointsOnSurfaceWithFaceNormals) {
     }
   }
   // Deterministic given the seed, different for another seed.
-  const OrientedPointCloud c2 = cloud_of(t, 400);
-  const OrientedPointCloud c3 = cloud_of(t, 400, 2);
+  const OrientedPointCloud c2 = aopc_of(t, 400);
+  const OrientedPointCloud c3 = aopc_of(t, 400, 2);
   EXPECT_EQ((c.points()[57] - c2.points()[57]).norm(), 0.0);
   EXPECT_GT((c.points()[57] - c3.points()[57]).norm(), 0.0);
 }
@@ -79,7 +72,7 @@ TEST(Aopc, SpreadImprovesWithResolution) {
   const double area = t.area();
   double prev = 1e9;
   for (int n : {100, 400, 1600}) {
-    const OrientedPointCloud c = cloud_of(t, n);
+    const OrientedPointCloud c = aopc_of(t, n);
     // Farthest-point sampling: spacing close to the hexagonal-packing value sqrt(2A/(√3 n)).
     const double ideal = std::sqrt(2.0 * area / (std::sqrt(3.0) * n));
     std::printf("  AOPC n=%5d  mean spacing %.5f m  (hexagonal packing %.5f m)\n", n, c.mean_spacing(), ideal);
@@ -88,7 +81,7 @@ TEST(Aopc, SpreadImprovesWithResolution) {
     EXPECT_LT(c.mean_spacing(), prev);
     prev = c.mean_spacing();
   }
-  EXPECT_THROW(cloud_of(t, 3), std::invalid_argument);
+  EXPECT_THROW(aopc_of(t, 3), std::invalid_argument);
 }
 
 TEST(Aopc, RejectsBadClouds) {
@@ -102,7 +95,7 @@ TEST(Aopc, RejectsBadClouds) {
 
 TEST(Aopc, WorldJacobiansMatchFiniteDifferences) {
   std::mt19937 rng(11);
-  const OrientedPointCloud c = cloud_of(mesh::make_box(Vec3(0.1, 0.2, 0.3)), 50);
+  const OrientedPointCloud c = aopc_of(mesh::make_box(Vec3(0.1, 0.2, 0.3)), 50);
   for (int trial = 0; trial < 20; ++trial) {
     const Pose X = random_pose(rng, 1.0);
     const int i = trial % c.size();
@@ -129,7 +122,7 @@ TEST(Aopc, WorldJacobiansMatchFiniteDifferences) {
 TEST(Ssdf, HardLimitIsNearestPlane) {
   // eps1 = 0 is eqs. (6)–(7): the signed plane distance of the nearest AOPC point (brute force).
   std::mt19937 rng(2);
-  const OrientedPointCloud c = cloud_of(mesh::make_icosphere(0.1, 2), 200);
+  const OrientedPointCloud c = aopc_of(mesh::make_icosphere(0.1, 2), 200);
   SsdfWorkspace ws;
   std::uniform_real_distribution<double> U(-0.2, 0.2);
   for (int k = 0; k < 500; ++k) {
@@ -148,7 +141,7 @@ TEST(Ssdf, HardLimitIsNearestPlane) {
 
 TEST(Ssdf, LargeTemperatureIsTheAverageOfThePlanes) {
   // eps1 → ∞: uniform weights, φ → mean of n_iᵀ(q − p_i) (independent closed form).
-  const OrientedPointCloud c = cloud_of(mesh::make_box(Vec3(0.2, 0.1, 0.3)), 100);
+  const OrientedPointCloud c = aopc_of(mesh::make_box(Vec3(0.2, 0.1, 0.3)), 100);
   SsdfWorkspace ws;
   const Vec3 q(0.03, -0.02, 0.05);
   double mean = 0.0;
@@ -193,7 +186,7 @@ TEST(Ssdf, SignCorrectAwayFromTheSurface) {
                         {"box", mesh::make_box(Vec3(0.1, 0.2, 0.05)), 1000},
                         {"icosphere", mesh::make_icosphere(0.1, 3), 1000}};
   for (const Case& cs : cases) {
-    const OrientedPointCloud c = cloud_of(cs.mesh, cs.points);
+    const OrientedPointCloud c = aopc_of(cs.mesh, cs.points);
     const double h = c.mean_spacing();
     const double eps1 = 0.1 * h * h, margin = h;
     const SignStats s = sign_test(cs.mesh, c, eps1, margin, count, 77);
@@ -216,7 +209,7 @@ struct IsoError {
 };
 
 IsoError iso_error(const TriangleMesh& m, const OrientedPointCloud& c, double eps1, double band) {
-  const OrientedPointCloud probe = cloud_of(m, 600, 1234);  // independent surface samples
+  const OrientedPointCloud probe = aopc_of(m, 600, 1234);  // independent surface samples
   SsdfWorkspace ws;
   IsoError e;
   for (int i = 0; i < probe.size(); ++i) {
@@ -246,7 +239,7 @@ TEST(Ssdf, IsosurfaceErrorShrinksWithTemperatureAndResolution) {
   for (double e : eps) std::printf("  %27.0e", e);
   std::printf("\n");
   for (int a = 0; a < 3; ++a) {
-    const OrientedPointCloud c = cloud_of(t, sizes[a]);
+    const OrientedPointCloud c = aopc_of(t, sizes[a]);
     std::printf("  %6d  ", sizes[a]);
     for (int b = 0; b < 4; ++b) {
       table[a][b] = iso_error(t, c, eps[b], band);
@@ -322,7 +315,7 @@ TEST(Ssdf, TwoDimensionalBoxAsInFig4) {
 
 TEST(Ssdf, GradientsMatchFiniteDifferences) {
   std::mt19937 rng(21);
-  const OrientedPointCloud c = cloud_of(mesh::make_t_shape(), 300);
+  const OrientedPointCloud c = aopc_of(mesh::make_t_shape(), 300);
   SsdfWorkspace ws;
   const double h = c.mean_spacing();
   for (double eps1 : {0.3 * h * h, 3.0 * h * h}) {
@@ -360,7 +353,7 @@ TEST(Ssdf, GradientsMatchFiniteDifferences) {
 TEST(Ssdf, AnisotropicKernelGradient) {
   // Eq. (10) with per-point anisotropic Gaussians; isotropic A_i = I reproduces eq. (9).
   std::mt19937 rng(8);
-  const OrientedPointCloud c = cloud_of(mesh::make_icosphere(0.1, 2), 150);
+  const OrientedPointCloud c = aopc_of(mesh::make_icosphere(0.1, 2), 150);
   std::vector<Mat3> A(static_cast<size_t>(c.size()));
   SsdfWorkspace ws;
   const double eps1 = 4e-4;
@@ -399,8 +392,8 @@ TEST(Separation, TwoSpheresMatchClosedForm) {
   // Sphere radii r1, r2 at centre distance D: separation D − r1 − r2 (Sec. III-B3); the smooth
   // estimate converges to it as the temperatures shrink and the resolution grows.
   const double r1 = 0.1, r2 = 0.05;
-  const OrientedPointCloud c1 = cloud_of(mesh::make_icosphere(r1, 4), 1500);
-  const OrientedPointCloud c2 = cloud_of(mesh::make_icosphere(r2, 4), 800);
+  const OrientedPointCloud c1 = aopc_of(mesh::make_icosphere(r1, 4), 1500);
+  const OrientedPointCloud c2 = aopc_of(mesh::make_icosphere(r2, 4), 800);
   SsdfWorkspace ws;
   std::mt19937 rng(12);
   for (double D : {0.2, 0.16, 0.15, 0.14, 0.12}) {
@@ -414,8 +407,8 @@ TEST(Separation, TwoSpheresMatchClosedForm) {
 
 TEST(Separation, JacobianMatchesFiniteDifferences) {
   std::mt19937 rng(31);
-  const OrientedPointCloud c1 = cloud_of(mesh::make_box(Vec3(0.1, 0.06, 0.08)), 120);
-  const OrientedPointCloud c2 = cloud_of(mesh::make_t_shape(), 150);
+  const OrientedPointCloud c1 = aopc_of(mesh::make_box(Vec3(0.1, 0.06, 0.08)), 120);
+  const OrientedPointCloud c2 = aopc_of(mesh::make_t_shape(), 150);
   SsdfWorkspace ws;
   for (long trial = 0; trial < env_count("DIFFCOL_SCM_TRIALS", 20); ++trial) {
     const Pose X1 = random_pose(rng, 0.02), X2 = random_pose(rng, 0.1);
@@ -438,7 +431,7 @@ TEST(Separation, CollisionPointsLieAtTheInterface) {
   // (eqs. (12)–(13), topk temperature 0) are vertices within the overlap slab.
   const Vec3 s1(0.2, 0.2, 0.1), s2(0.1, 0.1, 0.1);
   const TriangleMesh b1 = mesh::make_box(s1), b2 = mesh::make_box(s2);
-  const OrientedPointCloud c1 = cloud_of(b1, 600), c2 = cloud_of(b2, 300);
+  const OrientedPointCloud c1 = aopc_of(b1, 600), c2 = aopc_of(b2, 300);
   const Pose X1 = Pose::identity();
   const Pose X2 = make_pose(Mat3::Identity(), Vec3(0.03, -0.02, 0.5 * (s1.z() + s2.z()) - 0.005));
   SsdfWorkspace ws;
@@ -462,8 +455,8 @@ TEST(Separation, CollisionPointJacobiansMatchFiniteDifferences) {
   // Smooth top-K over the vertices of a box and a T shape (point clouds with their own points as
   // vertices for the T, so V is large) in near contact.
   std::mt19937 rng(41);
-  const OrientedPointCloud c1 = cloud_of(mesh::make_box(Vec3(0.1, 0.06, 0.08)), 100);
-  const OrientedPointCloud t = cloud_of(mesh::make_t_shape(), 120);
+  const OrientedPointCloud c1 = aopc_of(mesh::make_box(Vec3(0.1, 0.06, 0.08)), 100);
+  const OrientedPointCloud t = aopc_of(mesh::make_t_shape(), 120);
   const OrientedPointCloud c2(t.points(), t.normals());  // every point its own vertex
   SsdfWorkspace ws;
   const int K = 4;

@@ -28,6 +28,7 @@
 #include "diffcol/ssdf/dynamics.hpp"
 #include "diffcol/ssdf/scm.hpp"
 
+#include "ssdf_test_util.hpp"
 #include "test_util.hpp"
 // white-box: the ground vector kernel's switch (src/ssdf/vector_kernels.hpp)
 #include "../src/ssdf/vector_kernels.hpp"
@@ -53,13 +54,11 @@ using ssdf::Integrator;
 using ssdf::Scene;
 using ssdf::State;
 
-/// Random configurations per derivative test: DIFFCOL_SSDF_DYN_TRIALS, else 4 (1 when the
+/// Random configurations per derivative test: DIFFCOL_SSDF_DYN_TRIALS, else 3 (1 when the
 /// sanitizer CI run lowers DIFFCOL_ERGODIC_POSES below its default 10000).
 int trials() {
-  if (const char* s = std::getenv("DIFFCOL_SSDF_DYN_TRIALS")) return std::max(1, std::atoi(s));
-  if (const char* e = std::getenv("DIFFCOL_ERGODIC_POSES"))
-    if (std::atoi(e) < 10000) return 1;
-  return 3;
+  const long fallback = env_count("DIFFCOL_ERGODIC_POSES", 10000) < 10000 ? 1 : 3;
+  return static_cast<int>(env_count("DIFFCOL_SSDF_DYN_TRIALS", fallback));
 }
 
 /// max|A − N| / max|A| (normwise relative error).
@@ -68,20 +67,13 @@ double rel_error(const MatrixXd& A, const MatrixXd& N) {
 }
 
 std::shared_ptr<const ssdf::OrientedPointCloud> cloud_of(const mesh::TriangleMesh& m, int n) {
-  ssdf::AopcOptions o;
-  o.num_points = n;
-  return std::make_shared<const ssdf::OrientedPointCloud>(ssdf::make_aopc(m, o));
+  return std::make_shared<const ssdf::OrientedPointCloud>(aopc_of(m, n));
 }
 
 Mat3 box_inertia(double m, const Vec3& s) {
   return (m / 12.0) * Vec3(s.y() * s.y() + s.z() * s.z(), s.x() * s.x() + s.z() * s.z(),
                            s.x() * s.x() + s.y() * s.y())
                           .asDiagonal();
-}
-
-Vec3 uniform3(std::mt19937& rng, double a) {
-  std::uniform_real_distribution<double> U(-a, a);
-  return {U(rng), U(rng), U(rng)};
 }
 
 Mat3 rot(const Vec3& w) { return diffcol::so3_exp(w); }
@@ -183,7 +175,7 @@ void random_push_state(const PushScene& s, std::mt19937& rng, State& x, Control&
   u = Control::zeros(s.scene);
   x.pose[0].R = rot(Vec3(0.03 * U(rng), 0.03 * U(rng), 3.0 * U(rng)));
   x.pose[0].p = Vec3(0.1 * U(rng), 0.1 * U(rng), 0.5 * s.size.z() + 0.002 * U(rng));
-  x.velocity[0] << uniform3(rng, 0.5), uniform3(rng, 0.05);
+  x.velocity[0] << random_in_cube(rng, 0.5), random_in_cube(rng, 0.05);
   const auto& P = s.cloud->points();
   const auto& N = s.cloud->normals();
   size_t i;
@@ -191,10 +183,10 @@ void random_push_state(const PushScene& s, std::mt19937& rng, State& x, Control&
     i = std::uniform_int_distribution<size_t>(0, P.size() - 1)(rng);
   } while (std::abs(N[i].z()) > 0.5);  // a side point
   const Vec3 pw = x.pose[0] * P[i], nw = x.pose[0].R * N[i];
-  u.pose[0].R = rot(uniform3(rng, 1.0));
+  u.pose[0].R = rot(random_in_cube(rng, 1.0));
   u.pose[0].p = pw + (s.radius + 0.003 * U(rng)) * nw;
-  u.velocity[0] << uniform3(rng, 0.5), uniform3(rng, 0.05);
-  u.wrench[0] << uniform3(rng, 0.05), uniform3(rng, 1.0);
+  u.velocity[0] << random_in_cube(rng, 0.5), random_in_cube(rng, 0.05);
+  u.wrench[0] << random_in_cube(rng, 0.05), random_in_cube(rng, 1.0);
 }
 
 struct PairScene {
@@ -227,7 +219,7 @@ void random_pair_state(const PairScene& s, std::mt19937& rng, State& x, Control&
   x = State::zeros(s.scene);
   u = Control::zeros(s.scene);
   x.pose[0].R = random_rotation(rng);
-  x.pose[0].p = uniform3(rng, 0.1);
+  x.pose[0].p = random_in_cube(rng, 0.1);
   const Vec3 dir = random_unit(rng);
   // Sphere centre near the box surface along dir (slight penetration).
   double t = 0.0;
@@ -238,10 +230,10 @@ void random_pair_state(const PairScene& s, std::mt19937& rng, State& x, Control&
   }
   x.pose[1].R = random_rotation(rng);
   x.pose[1].p = x.pose[0] * ((t + s.r2 - 0.004 + 0.003 * U(rng)) * dir);
-  x.velocity[0] << uniform3(rng, 0.5), uniform3(rng, 0.05);
-  x.velocity[1] << uniform3(rng, 0.5), uniform3(rng, 0.05);
-  u.wrench[0] << uniform3(rng, 0.05), uniform3(rng, 0.5);
-  u.wrench[1] << uniform3(rng, 0.05), uniform3(rng, 0.5);
+  x.velocity[0] << random_in_cube(rng, 0.5), random_in_cube(rng, 0.05);
+  x.velocity[1] << random_in_cube(rng, 0.5), random_in_cube(rng, 0.05);
+  u.wrench[0] << random_in_cube(rng, 0.05), random_in_cube(rng, 0.5);
+  u.wrench[1] << random_in_cube(rng, 0.05), random_in_cube(rng, 0.5);
 }
 
 // ---- reference checks -----------------------------------------------------------------------------
@@ -327,7 +319,7 @@ TEST(SsdfDynamics, VectorKernelsMatchTemplatedPath) {
         Control u;
         random_push_state(s, rng, x, u);
         x.pose[0].R = rot(Vec3(0.3 * U(rng), 0.3 * U(rng), 3.0 * U(rng)));  // tilted: spread-out φ
-        x.velocity[0] << uniform3(rng, 3.0), uniform3(rng, 0.4);             // |v_n| / v_d up to ~5
+        x.velocity[0] << random_in_cube(rng, 3.0), random_in_cube(rng, 0.4);             // |v_n| / v_d up to ~5
         compare(s.scene, x, u, "push scene");
       }
       PairScene ps = make_pair_scene(points, 30);
@@ -591,9 +583,9 @@ TEST(SsdfDynamics, FreeFlightIsExact) {
       State x = State::zeros(sc);
       const Control u = Control::zeros(sc);
       x.pose[0].R = random_rotation(rng);
-      x.pose[0].p = uniform3(rng, 1.0);
-      const Vec3 w = spherical ? uniform3(rng, 3.0) : Vec3(0.0, 2.5, 0.0);
-      const Vec3 v = uniform3(rng, 1.0);
+      x.pose[0].p = random_in_cube(rng, 1.0);
+      const Vec3 w = spherical ? random_in_cube(rng, 3.0) : Vec3(0.0, 2.5, 0.0);
+      const Vec3 v = random_in_cube(rng, 1.0);
       x.velocity[0] << w, v;
       const State x0 = x;
       const double h = 0.01;

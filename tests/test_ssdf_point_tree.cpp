@@ -14,16 +14,16 @@
 #include "diffcol/ssdf/aopc.hpp"
 #include "diffcol/ssdf/point_tree.hpp"
 
+#include "ssdf_test_util.hpp"
+#include "test_util.hpp"
+
 namespace {
 
 using diffcol::Vec3;
 using diffcol::ssdf::OrientedPointCloud;
 using diffcol::ssdf::PointTree;
-
-Vec3 uniform3(std::mt19937& rng, double a) {
-  std::uniform_real_distribution<double> U(-a, a);
-  return {U(rng), U(rng), U(rng)};
-}
+using diffcol::test::aopc_of;
+using diffcol::test::random_in_cube;
 
 /// n random points: clustered blobs, a flat sheet and exact duplicates (degenerate splits).
 OrientedPointCloud random_cloud(std::mt19937& rng, int n) {
@@ -31,13 +31,13 @@ OrientedPointCloud random_cloud(std::mt19937& rng, int n) {
   for (int i = 0; i < n; ++i) {
     Vec3 x;
     switch (i % 4) {
-      case 0: x = Vec3(0.3, 0.0, 0.0) + uniform3(rng, 0.02); break;
-      case 1: x = uniform3(rng, 0.5); break;
-      case 2: x = Vec3(uniform3(rng, 0.4).x(), uniform3(rng, 0.4).y(), -0.1); break;  // sheet
+      case 0: x = Vec3(0.3, 0.0, 0.0) + random_in_cube(rng, 0.02); break;
+      case 1: x = random_in_cube(rng, 0.5); break;
+      case 2: x = Vec3(random_in_cube(rng, 0.4).x(), random_in_cube(rng, 0.4).y(), -0.1); break;  // sheet
       default: x = p.empty() ? Vec3::Zero() : p[p.size() / 2]; break;                   // duplicate
     }
     p.push_back(x);
-    nn.push_back(uniform3(rng, 1.0) + Vec3(0.0, 0.0, 2.0));
+    nn.push_back(random_in_cube(rng, 1.0) + Vec3(0.0, 0.0, 2.0));
   }
   return OrientedPointCloud(std::move(p), std::move(nn));
 }
@@ -68,8 +68,8 @@ TEST(PointTree, QueriesMatchBruteForce) {
       const OrientedPointCloud c = random_cloud(rng, n);
       const PointTree t(c, leaf);
       for (int trial = 0; trial < 40; ++trial) {
-        const Vec3 q = uniform3(rng, 0.8);
-        Vec3 u = uniform3(rng, 1.0);
+        const Vec3 q = random_in_cube(rng, 0.8);
+        Vec3 u = random_in_cube(rng, 1.0);
         if (trial % 5 == 0) u = Vec3::UnitZ();  // axis-aligned: ties across a whole sheet
         double d2 = std::numeric_limits<double>::infinity(), low = d2;
         for (const Vec3& p : c.points()) {
@@ -108,9 +108,7 @@ TEST(PointTree, QueriesMatchBruteForce) {
 TEST(PointTree, LocalQueriesVisitFewPoints) {
   // A 4000-point AOPC of the 25 × 20 cm T; a query 2 cm off the tip of the stem with the reach of
   // the pushing example (ε1 = 1e-5 m², G = −log 1e-12): only the points near the tip are visited.
-  diffcol::ssdf::AopcOptions o;
-  o.num_points = 4000;
-  const OrientedPointCloud c = diffcol::ssdf::make_aopc(diffcol::mesh::make_t_shape(), o);
+  const OrientedPointCloud c = aopc_of(diffcol::mesh::make_t_shape(), 4000);
   const PointTree t(c);
   double ymin = 1e9;
   for (const Vec3& p : c.points()) ymin = std::min(ymin, p.y());

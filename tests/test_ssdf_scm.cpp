@@ -20,6 +20,7 @@
 #include "diffcol/ssdf/aopc.hpp"
 #include "diffcol/ssdf/scm.hpp"
 
+#include "ssdf_test_util.hpp"
 #include "test_util.hpp"
 
 // malloc is interposed (glibc, non-sanitized builds) to check that warm queries allocate nothing.
@@ -43,12 +44,6 @@ namespace ssdf = diffcol::ssdf;
 using namespace diffcol::test;
 
 int trials() { return static_cast<int>(env_count("DIFFCOL_SCM_TRIALS", 12)); }
-
-OrientedPointCloud cloud_of(const mesh::TriangleMesh& m, int n) {
-  ssdf::AopcOptions o;
-  o.num_points = n;
-  return ssdf::make_aopc(m, o);
-}
 
 Vec6 random_twist(std::mt19937& rng, double w, double v) {
   std::uniform_real_distribution<double> U(-1.0, 1.0);
@@ -138,7 +133,7 @@ const Scene& scene() {
   static const Scene s = [] {
     const double r = 0.03;
     const Vec3 size(0.12, 0.1, 0.06);
-    return Scene{cloud_of(mesh::make_icosphere(r, 3), 80), cloud_of(mesh::make_box(size), 150), r, size};
+    return Scene{aopc_of(mesh::make_icosphere(r, 3), 80), aopc_of(mesh::make_box(size), 150), r, size};
   }();
   return s;
 }
@@ -328,11 +323,8 @@ TEST(PairContact, TwoSphereForceProfileIsSmooth) {
   // SCM force must be smooth: second differences of the force at steps h and h/2 agree
   // everywhere on the path (a kink or jump would make them differ by O(jump/h)), and the
   // analytic derivative dF/dy matches a central difference.
-  ssdf::AopcOptions o;
-  o.num_points = 200;
-  const OrientedPointCloud big = ssdf::make_aopc(mesh::make_icosphere(0.1, 3), o);
-  o.num_points = 80;
-  const OrientedPointCloud small = ssdf::make_aopc(mesh::make_icosphere(0.05, 3), o);
+  const OrientedPointCloud big = aopc_of(mesh::make_icosphere(0.1, 3), 200);
+  const OrientedPointCloud small = aopc_of(mesh::make_icosphere(0.05, 3), 80);
   ScmParameters p = test_parameters();
   p.eps1 = 1e-4;
   p.eps2 = 5e-3;

@@ -42,6 +42,12 @@ inline Vec3 random_unit(std::mt19937& rng) {
   return v.normalized();
 }
 
+/// A point uniformly distributed in the cube [−a, a]³.
+inline Vec3 random_in_cube(std::mt19937& rng, double a) {
+  std::uniform_real_distribution<double> U(-a, a);
+  return {U(rng), U(rng), U(rng)};
+}
+
 /// A uniformly distributed rotation.
 inline Mat3 random_rotation(std::mt19937& rng) {
   std::normal_distribution<double> N(0.0, 1.0);
