@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <vector>
 #include <bit>
 
 #include "diffcol/idcol/contact.hpp"
@@ -482,8 +483,32 @@ void second_order_correction(const ContactSolution& prev, const Pose& X_12, cons
   l2 += e[5];
 }
 
-template <class S> constexpr bool has_support_points() {
-  return std::is_same_v<S, Sphere> || std::is_same_v<S, Superellipsoid> || std::is_same_v<S, SuperellipticCylinder>;
+// Support points of the exact shape that each smooth shape approximates (and that contains it),
+// for the ray-cast start: the closed forms of the sphere, superellipsoid and superelliptic
+// cylinder at ε = 0; the vertices of the polytope {A y ≤ b}; the rims of the truncated cone.
+inline Vec3 exact_support(const Sphere& s, const Vec3& d) { return s.support(d); }
+inline Vec3 exact_support(const Superellipsoid& s, const Vec3& d) { return s.support(d); }
+inline Vec3 exact_support(const SuperellipticCylinder& s, const Vec3& d) { return s.support(d); }
+inline Vec3 exact_support(const SmoothPolytope& s, const Vec3& d) {
+  const std::vector<Vec3>& V = s.vertices();
+  size_t best = 0;
+  double bv = -std::numeric_limits<double>::infinity();
+  for (size_t i = 0; i < V.size(); ++i) {
+    const double v = V[i].dot(d);
+    if (v > bv) {
+      bv = v;
+      best = i;
+    }
+  }
+  return V[best];
+}
+inline Vec3 exact_support(const SmoothTruncatedCone& s, const Vec3& d) {
+  const double n = std::sqrt(d.y() * d.y() + d.z() * d.z());
+  const bool bottom =
+      -s.bottom_extent() * d.x() + s.bottom_radius() * n > s.top_extent() * d.x() + s.top_radius() * n;
+  const double x = bottom ? -s.bottom_extent() : s.top_extent();
+  const double R = bottom ? s.bottom_radius() : s.top_radius();
+  return n > 0.0 ? Vec3(x, R * d.y() / n, R * d.z() / n) : Vec3(x, 0.0, 0.0);
 }
 
 template <class S1, class S2>
@@ -521,6 +546,21 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
   ShapeData sd;
   bool ok = false;
   int attempts = 0;
+  // The best iterate of the failed attempts (by ‖f‖ of the problem itself: continuation stages
+  // end on relaxed shapes), returned if no attempt converges.
+  Iterate best_z;
+  double best_f = std::numeric_limits<double>::infinity();
+  const auto keep_best = [&]() {
+    if (ok) return;
+    Vec6 fb;
+    Mat6RowMajor Jb;
+    ShapeData sdb;
+    ++st.evaluations;
+    if (kkt(z, fb, Jb, sdb) && fb.norm() < best_f) {
+      best_f = fb.norm();
+      best_z = z;
+    }
+  };
   out.warm_started = false;
   bool from_prediction = false;
   Vec6 pose_step = Vec6::Zero(), first_order = Vec6::Zero();
@@ -544,11 +584,13 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
     };
     start(xw, aw, l1w, l2w);
     ok = newton(kkt, opt, z, f, J, sd, st);
+    keep_best();
     from_prediction = ok && predicted;
     if (!ok && predicted) {  // the plain previous solution, before any cold start
       ++attempts;
       start(warm->x_B1, warm->alpha, warm->lambda1, warm->lambda2);
       ok = newton(kkt, opt, z, f, J, sd, st);
+      keep_best();
     }
     out.warm_started = ok;
   }
@@ -572,41 +614,40 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
       z.x = std::exp(z.s) * rho1 * rhat;
     }
   };
-  // Shapes with closed-form support points (sphere, superellipsoid, superelliptic cylinder): a
-  // start from the exact touching point of the unregularized shapes, by a ray cast on their
-  // Minkowski difference (src/minkowski_ray_cast.hpp): α* = ‖r‖/t*, x* = α*·a. Tried after the
-  // first cold start fails (flat discs against much larger bodies, where the centre-line start
-  // leaves Newton's method a long crawl along the flat face).
+  // A start from the touching point of the exact shapes the smooth ones approximate
+  // (exact_support), by a ray cast on their Minkowski difference (src/minkowski_ray_cast.hpp):
+  // α* = ‖r‖/t*, x* = α*·a. Tried after the first cold start fails: flat discs and thin plates,
+  // where the centre-line start leaves Newton's method a long crawl along the flat face or
+  // multipliers (10c) cannot balance with (10d) (docs/idcol.md, "Starts").
   const auto ray_cast_start = [&]() -> bool {
-    if constexpr (has_support_points<S1>() && has_support_points<S2>()) {
-      if (!(c > 0.0)) return false;
-      const Mat3& R = X_12.R;
-      const auto sa = [&](const Vec3& d) -> Vec3 { return a.support(d); };
-      const auto sb = [&](const Vec3& d) -> Vec3 { return R * b.support(R.transpose() * d); };
-      diffcol::detail::MinkowskiRayHit hit;
-      if (!diffcol::detail::minkowski_ray_cast(sa, sb, rhat, 0.5 * sum_in, 1e-9 * sum_in, 200, hit)) return false;
-      const double a0 = rn / hit.t;
-      if (!(a0 > 0.0) || !std::isfinite(a0) || !hit.a.allFinite()) return false;
-      z.x = (a0 / c) * hit.a;
-      z.s = std::clamp(std::log(a0 / c), P.s_lo, P.s_hi);
-      return true;
-    } else {
-      return false;
-    }
+    if (!(c > 0.0)) return false;
+    const Mat3& R = X_12.R;
+    const auto sa = [&](const Vec3& d) -> Vec3 { return exact_support(a, d); };
+    const auto sb = [&](const Vec3& d) -> Vec3 { return R * exact_support(b, R.transpose() * d); };
+    diffcol::detail::MinkowskiRayHit hit;
+    if (!diffcol::detail::minkowski_ray_cast(sa, sb, rhat, 0.5 * sum_in, 1e-9 * sum_in, 200, hit)) return false;
+    const double a0 = rn / hit.t;
+    if (!(a0 > 0.0) || !std::isfinite(a0) || !hit.a.allFinite()) return false;
+    z.x = (a0 / c) * hit.a;
+    z.s = std::clamp(std::log(a0 / c), P.s_lo, P.s_hi);
+    return true;
   };
   const bool can_continue = opt.continuation && relax_stages(a, b) > 0;
   for (int k = 0; !ok && k < opt.max_attempts; ++k) {
     ++attempts;
     cold_start(k);
     ok = newton(kkt, opt, z, f, J, sd, st, true);
+    keep_best();
     if (!ok && can_continue) {
       ++attempts;
       cold_start(k);
       ok = continuation(kkt, opt, z, f, J, sd, st);
+      keep_best();
     }
     if (!ok && k == 0 && ray_cast_start()) {
       ++attempts;
       ok = newton(kkt, opt, z, f, J, sd, st, true);
+      keep_best();
     }
   }
   if (!ok && opt.last_resort_iterations > 0) {  // slow but convergent damped Newton (contact.hpp)
@@ -615,8 +656,12 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
     patient.max_iterations = opt.last_resort_iterations;
     cold_start(0);
     ok = newton(kkt, patient, z, f, J, sd, st, true);
+    keep_best();
   }
-  if (!ok) kkt(z, f, J, sd);
+  if (!ok) {
+    if (best_f < std::numeric_limits<double>::infinity()) z = best_z;
+    kkt(z, f, J, sd);
+  }
   Lu6 lu;
   lu.factor(J);
   if (ok) polish(kkt, opt, z, f, J, sd, lu, st);

@@ -39,9 +39,9 @@ struct SolveOptions {
   double tolerance = 1e-10;         ///< on ‖f_c‖₂ (the residual is invariant under the surrogate scaling)
   int max_iterations = 60;          ///< Newton iterations per attempt
   /// Cold-start attempts (different initial guesses, continuation). After the first one fails,
-  /// pairs of shapes with closed-form support points (sphere, superellipsoid, superelliptic
-  /// cylinder) also try the exact touching point of the unregularized shapes (a ray cast on their
-  /// Minkowski difference), counted in ContactSolution::attempts.
+  /// the solver also tries the touching point of the exact shapes that the smooth ones
+  /// approximate (a ray cast on their Minkowski difference; docs/idcol.md, "Starts"), counted in
+  /// ContactSolution::attempts.
   int max_attempts = 6;
   double surrogate_factor = 1.0;    ///< f_S ≥ 1 of eq. (21)
   double coincident_tolerance = 1e-12;  ///< relative: ‖r‖ ≤ tol·(r1_out + r2_out) counts as coincident
