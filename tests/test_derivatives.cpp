@@ -619,6 +619,37 @@ TEST(ContactDerivatives, UndefinedDerivativesSaySoAndAreNeverNaN) {
   EXPECT_STREQ(derivative_status_name(DerivativeStatus::singular_kkt), "singular_kkt");
 }
 
+TEST(ContactWrenches, FarOutBodyFrameGivesStatusNotOverflow) {
+  // The solve sees only X_12; the world wrenches and their Jacobians also use X_W1. Far enough
+  // out, the Jacobian of τ_W = p × f (terms p × (p × ·)) overflows: a status, never inf or NaN.
+  const Shape s1 = benchmark_shape("poly"), s2 = benchmark_shape("se");
+  std::mt19937 rng(4);
+  const Pose X_W1 = make_pose(random_rotation(rng), Vec3(0.3, 0.2, 0.1));
+  const Pose X_12 = make_pose(random_rotation(rng), Vec3(1.2, 0.4, 0.2));  // penetrating: f_n > 0
+  const ContactSolution sol = diffcol::idcol::solve_contact(s1, X_W1, s2, X_W1 * X_12);
+  ASSERT_EQ(sol.status, ContactStatus::converged);
+  ASSERT_LT(sol.gap, 0.0);
+  const ContactDerivatives d = contact_derivatives(s1, s2, X_W1, sol);
+  ASSERT_TRUE(d.ok());
+  for (const double far : {1e160, 1e200, 1e300}) {
+    const Pose X_far = make_pose(X_W1.R, Vec3(far, -far, far));
+    const ContactWrenches v = hertz_wrenches(sol, X_far, HertzModel{});  // τ_W = p × f is still finite
+    EXPECT_TRUE(v.status == DerivativeStatus::ok || v.status == DerivativeStatus::invalid_input) << far;
+    EXPECT_TRUE(wrench_values(v).allFinite()) << far;
+    const ContactWrenches w = hertz_wrenches(sol, d, X_far, HertzModel{});
+    EXPECT_NE(w.status, DerivativeStatus::ok) << far;
+    EXPECT_TRUE(wrench_values(w).allFinite()) << far;
+    EXPECT_TRUE(wrench_jacobian_world(w).allFinite()) << far;
+  }
+  Pose X_nan = X_W1;
+  X_nan.p.y() = kNaN;
+  EXPECT_EQ(hertz_wrenches(sol, d, X_nan, HertzModel{}).status, DerivativeStatus::invalid_input);
+  // 1e100 is still representable: ok and finite
+  const ContactWrenches w = hertz_wrenches(sol, d, make_pose(X_W1.R, Vec3(1e100, 0, 0)), HertzModel{});
+  EXPECT_EQ(w.status, DerivativeStatus::ok);
+  EXPECT_TRUE(wrench_jacobian_world(w).allFinite());
+}
+
 TEST(ContactDerivatives, SphereSphereClosedForm) {
   // α = ‖r‖/(R1 + R2): dα/dv (body twist) = r̂ᵀR/(R1+R2), dα/dω = 0; x = α R1 r̂... p1 = R1 r̂
   const Shape s1 = diffcol::Sphere(1.0), s2 = diffcol::Sphere(0.5);

@@ -146,6 +146,18 @@ TEST(ManifoldFigures, RejectsInvalidOptions) {
                std::invalid_argument);
   EXPECT_THROW(mf::make_limbed_figure(bad([](mf::FigureOptions& o) { o.target_vertices = 10; })),
                std::invalid_argument);
+  // Small targets inside the accepted range: a figure or a clear error (a decimated mesh that lost
+  // a piece was dereferenced after being dropped, a segfault, for 100, 110, 120 and 150).
+  for (const int target : {100, 110, 120, 150}) {
+    mf::FigureOptions o;
+    o.target_vertices = target;
+    try {
+      const mf::LimbedFigure f = mf::make_limbed_figure(o);
+      EXPECT_LE(f.mesh.num_vertices(), target + 20) << target;
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find("make_limbed_figure"), std::string::npos) << target;
+    }
+  }
   EXPECT_THROW(mf::make_limbed_figure(bad([](mf::FigureOptions& o) { o.piece_rings = 0; })), std::invalid_argument);
   EXPECT_THROW(mf::make_limbed_figure(bad([](mf::FigureOptions& o) { o.piece_segments = 64; })),
                std::invalid_argument);

@@ -182,6 +182,31 @@ TEST(TriangleMesh, ClosestPointOnTriangleMatchesSampling) {
   }
 }
 
+TEST(TriangleMesh, ClosestPointOnDegenerateTrianglesIsOnTheirEdges) {
+  // Coincident or collinear corners (zero area): the closest point of the three edges, finite;
+  // two equal corners used to give NaN. Reference: dense sampling of the edges.
+  std::mt19937 rng(4);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  for (int trial = 0; trial < 300; ++trial) {
+    const Vec3 a(U(rng), U(rng), U(rng)), e(U(rng), U(rng), U(rng));
+    Vec3 b, c;
+    switch (trial % 3) {
+      case 0: b = c = a + e; break;                  // two equal corners
+      case 1: b = a + e, c = a + 0.3 * U(rng) * e; break;  // collinear
+      default: b = c = a; break;                     // a point
+    }
+    const Vec3 p = 1.5 * Vec3(U(rng), U(rng), U(rng));
+    const Vec3 x = mesh::closest_point_on_triangle(p, a, b, c);
+    ASSERT_TRUE(x.allFinite()) << trial;
+    double best = 1e300;
+    const int n = 2000;
+    for (const auto& [u, v] : {std::pair{a, b}, std::pair{b, c}, std::pair{c, a}})
+      for (int i = 0; i <= n; ++i) best = std::min(best, (u + (double(i) / n) * (v - u) - p).norm());
+    EXPECT_LE((x - p).norm(), best + 1e-12) << trial;
+    EXPECT_GE((x - p).norm(), best - 1e-3 * (e.norm() + 1.0)) << trial;
+  }
+}
+
 TEST(TriangleMesh, ExactReferencesOnBoxAndT) {
   std::mt19937 rng(5);
   const Vec3 size(0.3, 0.5, 0.2), h = size / 2;

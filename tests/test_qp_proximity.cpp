@@ -560,6 +560,11 @@ TEST(QpShapes, ValidationThrowsClearErrors) {
   EXPECT_THROW(Capsule(kNaN, 0.1), std::invalid_argument);
   EXPECT_THROW(Capsule::from_end_points(Vec3(kInf, 0, 0), Vec3::Zero(), 0.1), std::invalid_argument);
   EXPECT_NO_THROW(Capsule(0.0, 0.0));
+  // sizes whose squares would overflow in the QPs (a 1e155 capsule used to report ok with φ = inf)
+  EXPECT_THROW(Capsule(1e155, 0.2), std::invalid_argument);
+  EXPECT_THROW(Capsule(1.0, 1e151), std::invalid_argument);
+  EXPECT_THROW(Capsule::from_end_points(Vec3(0, 2e150, 0), Vec3::Zero(), 0.1), std::invalid_argument);
+  EXPECT_NO_THROW(Capsule(kMaxShapeCoordinate, kMaxShapeCoordinate));
   Eigen::MatrixX2d C(3, 2);
   C << 1, 0, 0, 1, -1, -1;
   Eigen::VectorXd d(3);
@@ -576,6 +581,8 @@ TEST(QpShapes, ValidationThrowsClearErrors) {
   dz << 0, 0, 0;  // a single point: zero area
   EXPECT_THROW(PaddedPolygon(C, dz, 0.1), std::invalid_argument);
   EXPECT_THROW(PaddedPolygon(C, d, -0.1), std::invalid_argument);
+  EXPECT_THROW(PaddedPolygon(C, d, 1e151), std::invalid_argument);
+  EXPECT_THROW(PaddedPolygon(C, 1e155 * d, 0.1), std::invalid_argument);
   Eigen::MatrixX2d Cz = C;
   Cz.row(1).setZero();
   EXPECT_THROW(PaddedPolygon(Cz, d, 0.1), std::invalid_argument);

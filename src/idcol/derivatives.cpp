@@ -321,19 +321,24 @@ Eigen::Matrix<double, 1, 12> alpha_gradient_envelope_world(const ContactSolution
 
 namespace {
 
+// No usable values: zero wrenches with the given status; returns false.
+bool no_wrench_values(DerivativeStatus status, ContactWrenches& out) {
+  out.status = status;
+  out.in_contact = false;
+  out.penetration = out.f_n = 0.0;
+  out.F_c1_B1.setZero();
+  out.F_c2_B2.setZero();
+  out.F_c1_W.setZero();
+  out.F_c2_W.setZero();
+  return false;
+}
+
 // Values of (31)-(32) (Jacobian blocks untouched); returns false if the solution has no usable values.
 bool wrench_values(const ContactSolution& sol, const Pose& X_W1, const HertzModel& model, ContactWrenches& out) {
-  if (sol.status != ContactStatus::converged && sol.status != ContactStatus::coincident_origins) {
-    out.status = sol.status == ContactStatus::invalid_input ? DerivativeStatus::invalid_input
-                                                            : DerivativeStatus::not_converged;
-    out.in_contact = false;
-    out.penetration = out.f_n = 0.0;
-    out.F_c1_B1.setZero();
-    out.F_c2_B2.setZero();
-    out.F_c1_W.setZero();
-    out.F_c2_W.setZero();
-    return false;
-  }
+  if (sol.status != ContactStatus::converged && sol.status != ContactStatus::coincident_origins)
+    return no_wrench_values(sol.status == ContactStatus::invalid_input ? DerivativeStatus::invalid_input
+                                                                       : DerivativeStatus::not_converged,
+                            out);
   out.status = status_of(sol);
   const double delta = -sol.gap;
   out.penetration = delta;
@@ -348,6 +353,8 @@ bool wrench_values(const ContactSolution& sol, const Pose& X_W1, const HertzMode
   out.F_c2_B2.tail<3>() = -(R.transpose() * f);
   out.F_c1_W = wrench_to_parent(X_W1, out.F_c1_B1);
   out.F_c2_W = -out.F_c1_W;
+  // X_W1 not finite, or so far out that τ_W overflows
+  if (!X_W1.is_finite() || !out.F_c1_W.allFinite()) return no_wrench_values(DerivativeStatus::invalid_input, out);
   return true;
 }
 
@@ -440,7 +447,7 @@ ContactWrenches hertz_wrenches(const ContactSolution& sol, const Pose& X_W1, con
   out.J_Fc1_W_X1 = -out.J_Fc1_W_X2 - coadjoint_bar(out.F_c1_W);
   out.J_Fc2_W_X1 = -out.J_Fc1_W_X1;
   out.J_Fc2_W_X2 = -out.J_Fc1_W_X2;
-  if (!std::isfinite(W2.sum())) {
+  if (!std::isfinite(W2.sum()) || !out.J_Fc1_W_X1.allFinite() || !out.J_Fc1_W_X2.allFinite()) {
     zero_wrench_jacobians(out);
     out.status = DerivativeStatus::singular_kkt;
   }

@@ -343,7 +343,10 @@ LimbedFigure make_limbed_figure(const FigureOptions& options) {
   try {
     best = decimate(*fine, sdf, options.target_vertices, std::max(options.projection_steps, 1));
     for (const Superquadric& q : pieces)
-      if (!mesh::contains(*best, q.pose().p)) best.reset();
+      if (!mesh::contains(*best, q.pose().p)) {
+        best.reset();
+        break;
+      }
   } catch (const std::invalid_argument&) {
     best.reset();
   }

@@ -25,6 +25,8 @@ Capsule::Capsule(double length, double radius) {
               std::to_string(length));
   require(std::isfinite(radius) && radius >= 0.0,
           "qp::Capsule: radius must be finite and >= 0, got " + std::to_string(radius));
+  require(length <= kMaxShapeCoordinate && radius <= kMaxShapeCoordinate,
+          "qp::Capsule: length and radius must be at most 1e150 (kMaxShapeCoordinate)");
   a_B_ = Vec3(0.5 * length, 0.0, 0.0);
   b_B_ = Vec3(-0.5 * length, 0.0, 0.0);
   radius_ = radius;
@@ -34,6 +36,10 @@ Capsule Capsule::from_end_points(const Vec3& a_B, const Vec3& b_B, double radius
   require(a_B.allFinite() && b_B.allFinite(), "qp::Capsule::from_end_points: end points must be finite");
   require(std::isfinite(radius) && radius >= 0.0,
           "qp::Capsule::from_end_points: radius must be finite and >= 0, got " + std::to_string(radius));
+  require(a_B.cwiseAbs().maxCoeff() <= kMaxShapeCoordinate && b_B.cwiseAbs().maxCoeff() <= kMaxShapeCoordinate &&
+              radius <= kMaxShapeCoordinate,
+          "qp::Capsule::from_end_points: coordinates and radius must be at most 1e150 in magnitude "
+          "(kMaxShapeCoordinate)");
   Capsule c;
   c.a_B_ = a_B;
   c.b_B_ = b_B;
@@ -56,6 +62,7 @@ void PaddedPolygon::init(const Eigen::MatrixX2d& C, const Eigen::VectorXd& d, do
   require(C.allFinite() && d.allFinite(), "qp::PaddedPolygon: C and d must be finite");
   require(std::isfinite(radius) && radius >= 0.0,
           "qp::PaddedPolygon: radius must be finite and >= 0, got " + std::to_string(radius));
+  require(radius <= kMaxShapeCoordinate, "qp::PaddedPolygon: radius must be at most 1e150 (kMaxShapeCoordinate)");
   m_ = static_cast<int>(m);
   radius_ = radius;
   double dscale = 0.0;
@@ -64,6 +71,9 @@ void PaddedPolygon::init(const Eigen::MatrixX2d& C, const Eigen::VectorXd& d, do
     require(n > 0.0, "qp::PaddedPolygon: row " + std::to_string(i) + " of C is zero");
     C_[static_cast<std::size_t>(i)] = C.row(i).transpose() / n;
     d_[static_cast<std::size_t>(i)] = d(i) / n;
+    require(std::abs(d_[static_cast<std::size_t>(i)]) <= kMaxShapeCoordinate,
+            "qp::PaddedPolygon: offset d_i/|C_i| of row " + std::to_string(i) +
+                " is above 1e150 in magnitude (kMaxShapeCoordinate)");
     dscale = std::max(dscale, std::abs(d_[static_cast<std::size_t>(i)]));
   }
   // Bounded iff the unit normals positively span R²: every angular gap between consecutive

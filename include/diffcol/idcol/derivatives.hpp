@@ -174,11 +174,14 @@ struct ContactWrenches {
 };
 
 /// Wrench values only (all Jacobian blocks zero). status reflects the solution (ok when it is
-/// converged with r ≠ 0); values are set whenever the solution is converged.
+/// converged with r ≠ 0); values are set whenever the solution is converged. A non-finite X_W1,
+/// or one so far out that the world torque overflows (‖p‖ ≳ 1e150), gives invalid_input and zero
+/// values.
 ContactWrenches hertz_wrenches(const ContactSolution& sol, const Pose& X_W1, const HertzModel& model);
 /// Wrenches and their Jacobians; d must be contact_derivatives() of the same solution.
 /// When d.status != ok, the values are still set (if the solution converged) and the Jacobians
-/// are zero, with status = d.status.
+/// are zero, with status = d.status. World-frame Jacobian blocks that overflow (X_W1 far out)
+/// give zero Jacobians and status singular_kkt.
 void hertz_wrenches(const ContactSolution& sol, const ContactDerivatives& d, const Pose& X_W1,
                     const HertzModel& model, ContactWrenches& out);
 ContactWrenches hertz_wrenches(const ContactSolution& sol, const ContactDerivatives& d, const Pose& X_W1,

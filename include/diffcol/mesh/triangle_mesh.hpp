@@ -106,7 +106,8 @@ double winding_number(const TriangleMesh& mesh, const Vec3& p);
 /// Exact point-in-mesh test: winding_number(p) > 0.5. Points on the surface may go either way.
 bool contains(const TriangleMesh& mesh, const Vec3& p);
 
-/// The closest point of triangle (a, b, c) to p (exact, region-based).
+/// The closest point of triangle (a, b, c) to p (exact, region-based). A degenerate triangle
+/// (collinear or coincident corners) gives the closest point of its three edges.
 Vec3 closest_point_on_triangle(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c);
 
 /// Unsigned distance from p to the surface (brute force over all faces, exact).

@@ -24,18 +24,24 @@ using Vec2 = Eigen::Vector2d;
 /// A capsule: all points within `radius` of the core segment [b_B, a_B] (eq. (18)).
 /// A zero-length core (a_B = b_B) is allowed: the capsule is then a sphere. A zero radius is
 /// allowed: the capsule is then the bare segment.
+/// The largest magnitude a shape size or a body-frame coordinate may have (lengths, radii, end
+/// points, polygon offsets): beyond it the QPs' squared distances would overflow. The same bound
+/// as kMaxRelativeCoordinate on the distance between two bodies (proximity.hpp).
+inline constexpr double kMaxShapeCoordinate = 1e150;
+
 class Capsule {
  public:
   /// The seed's capsule (23)–(24): core along the body x axis, centred at the body origin,
   /// a_B = (+length/2, 0, 0), b_B = (−length/2, 0, 0).
   /// @param length full length L ≥ 0 of the core segment (NOT the half-length).
   /// @param radius padding radius R ≥ 0.
-  /// @throws std::invalid_argument if a value is negative or not finite.
+  /// @throws std::invalid_argument if a value is negative, not finite or above kMaxShapeCoordinate.
   Capsule(double length, double radius);
 
   /// A capsule with arbitrary end points given in the body frame. With the identity pose these
   /// are world end points, e.g. `proximity(Capsule::from_end_points(a_W, b_W, R), Pose::identity(), ...)`.
-  /// @throws std::invalid_argument if a value is not finite or the radius is negative.
+  /// @throws std::invalid_argument if a value is not finite or above kMaxShapeCoordinate in
+  /// magnitude, or the radius is negative.
   static Capsule from_end_points(const Vec3& a_B, const Vec3& b_B, double radius);
 
   const Vec3& a_B() const { return a_B_; }      ///< end point a (θ = 1), body frame
@@ -66,8 +72,9 @@ class PaddedPolygon {
   /// @param C m×2 constraint normals (3 ≤ m ≤ kMaxPolygonEdges), @param d m offsets,
   /// @param radius padding radius R ≥ 0.
   /// @throws std::invalid_argument on a size mismatch, m outside [3, kMaxPolygonEdges], a
-  /// non-finite entry, a zero row, a negative radius, an unbounded polygon (the normals do not
-  /// positively span the plane) or an empty / zero-area polygon.
+  /// non-finite entry, a zero row, a negative radius, a radius or offset (d_i/‖C_i‖) above
+  /// kMaxShapeCoordinate, an unbounded polygon (the normals do not positively span the plane) or
+  /// an empty / zero-area polygon.
   PaddedPolygon(const Eigen::MatrixX2d& C, const Eigen::VectorXd& d, double radius);
 
   /// From vertices (body x–y plane) in counter-clockwise order; they must form a strictly
