@@ -187,13 +187,15 @@ TEST(TriangleMesh, ClosestPointOnDegenerateTrianglesIsOnTheirEdges) {
   // two equal corners used to give NaN. Reference: dense sampling of the edges.
   std::mt19937 rng(4);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
-  for (int trial = 0; trial < 300; ++trial) {
+  for (int trial = 0; trial < 500; ++trial) {
     const Vec3 a(U(rng), U(rng), U(rng)), e(U(rng), U(rng), U(rng));
     Vec3 b, c;
-    switch (trial % 3) {
-      case 0: b = c = a + e; break;                  // two equal corners
-      case 1: b = a + e, c = a + 0.3 * U(rng) * e; break;  // collinear
-      default: b = c = a; break;                     // a point
+    switch (trial % 5) {
+      case 0: b = c = a + e; break;                        // two equal corners (b = c)
+      case 1: b = a, c = a + e; break;                     // a = b
+      case 2: b = a + e, c = a; break;                     // a = c
+      case 3: b = a + e, c = a + 0.3 * U(rng) * e; break;  // collinear
+      default: b = c = a; break;                           // a point
     }
     const Vec3 p = 1.5 * Vec3(U(rng), U(rng), U(rng));
     const Vec3 x = mesh::closest_point_on_triangle(p, a, b, c);

@@ -637,6 +637,19 @@ TEST(SmoothPolytope, BoxAndConvexHullEqualTheHalfSpacePolytope) {
   }
 }
 
+// Every point satisfies every half-space of H, and every half-space is tight at ≥ 3 points.
+void expect_supporting_half_spaces(const SmoothPolytope& H, const std::vector<Vec3>& pts) {
+  for (int i = 0; i < H.num_faces(); ++i) {
+    int tight = 0;
+    for (const Vec3& p : pts) {
+      const double c = H.normal(i).dot(p) - H.offset(i);
+      EXPECT_LE(c, 1e-9);
+      tight += std::abs(c) < 1e-9;
+    }
+    EXPECT_GE(tight, 3);
+  }
+}
+
 TEST(SmoothPolytope, ConvexHullOfRandomPointsContainsThemAndMatchesBruteForceFacets) {
   // Hull of the vertices of the benchmark polytope plus interior points: same exact polytope.
   std::mt19937 rng(111);
@@ -654,21 +667,95 @@ TEST(SmoothPolytope, ConvexHullOfRandomPointsContainsThemAndMatchesBruteForceFac
     pts.push_back(p / sw);
   }
   const SmoothPolytope H = SmoothPolytope::convex_hull(pts, 20.0);
-  // every point satisfies every hull half-space; every hull face is tight at ≥ 3 points
-  for (int i = 0; i < H.num_faces(); ++i) {
-    int tight = 0;
-    for (const Vec3& p : pts) {
-      const double c = H.normal(i).dot(p) - H.offset(i);
-      EXPECT_LE(c, 1e-9);
-      tight += std::abs(c) < 1e-9;
-    }
-    EXPECT_GE(tight, 3);
-  }
+  expect_supporting_half_spaces(H, pts);
   // same exact polytope: ray extents agree
   for (int k = 0; k < 500; ++k) {
     const Vec3 u = random_unit(rng);
     EXPECT_NEAR(H.ray_extent(u), P.ray_extent(u), 1e-12);
   }
+}
+
+TEST(SmoothPolytope, ConvexHullMatchesBruteForcePlanesAndScales) {
+  // The incremental hull against an independent O(n⁴) enumeration of supporting planes (every
+  // triple whose plane has all points on one side), on point sets with coplanar faces (a grid on
+  // a cube's surface), random points in a ball and on a sphere; then 3000 points on a sphere,
+  // and a 3000-point box: contains every point, every face tight at ≥ 3; a hull with more faces
+  // than SmoothPolytope::kMaxFaces is a clear error.
+  std::mt19937 rng(112);
+  std::normal_distribution<double> N(0.0, 1.0);
+  std::uniform_real_distribution<double> W(0.0, 1.0);
+  const auto brute_planes = [](const std::vector<Vec3>& P) {
+    std::vector<std::pair<Vec3, double>> out;
+    const int n = static_cast<int>(P.size());
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j)
+        for (int k = j + 1; k < n; ++k) {
+          Vec3 m = (P[j] - P[i]).cross(P[k] - P[i]);
+          if (m.norm() < 1e-9) continue;
+          m.normalize();
+          double d = m.dot(P[i]);
+          int above = 0, below = 0;
+          for (const Vec3& q : P) {
+            above += m.dot(q) - d > 1e-9;
+            below += m.dot(q) - d < -1e-9;
+          }
+          if (above && below) continue;
+          if (above) m = -m, d = -d;
+          bool dup = false;
+          for (const auto& [m2, d2] : out) dup = dup || ((m2 - m).norm() < 1e-7 && std::abs(d2 - d) < 1e-7);
+          if (!dup) out.push_back({m, d});
+        }
+    return out;
+  };
+  std::vector<std::vector<Vec3>> sets;
+  {  // 5×5 grid on each face of a cube: 98 points, 6 planes with many coplanar points
+    std::vector<Vec3> g;
+    for (int a = 0; a < 5; ++a)
+      for (int b = 0; b < 5; ++b)
+        for (int c = 0; c < 5; ++c)
+          if (a == 0 || a == 4 || b == 0 || b == 4 || c == 0 || c == 4) g.emplace_back(0.5 * a - 1, 0.5 * b - 1, 0.5 * c - 1);
+    sets.push_back(g);
+  }
+  for (int t = 0; t < 4; ++t) {
+    std::vector<Vec3> q;
+    for (int k = 0; k < 40; ++k) {
+      Vec3 v(N(rng), N(rng), N(rng));
+      v.normalize();
+      q.push_back((t % 2 ? 1.0 : std::cbrt(W(rng))) * v);
+    }
+    sets.push_back(q);
+  }
+  for (size_t s = 0; s < sets.size(); ++s) {
+    const SmoothPolytope H = SmoothPolytope::convex_hull(sets[s], 20.0);
+    const auto ref = brute_planes(sets[s]);
+    EXPECT_EQ(H.num_faces(), static_cast<int>(ref.size())) << s;
+    for (const auto& [m, d] : ref) {
+      bool found = false;
+      for (int i = 0; i < H.num_faces(); ++i)
+        found = found || ((H.normal(i) - m).norm() < 1e-7 && std::abs(H.offset(i) - d) < 1e-7);
+      EXPECT_TRUE(found) << "set " << s << ": plane " << m.transpose() << " / " << d << " missing";
+    }
+  }
+  // 3000 points: a 20×20 grid on each face of a box plus points inside (the brute force over point
+  // triples was O(n⁴), hours at this size)
+  std::vector<Vec3> big;
+  for (int f = 0; f < 6; ++f)
+    for (int a = 0; a < 20; ++a)
+      for (int b = 0; b < 20; ++b) {
+        const double u = -1.0 + 2.0 * a / 19.0, v = -1.0 + 2.0 * b / 19.0, w = (f % 2) ? 1.0 : -1.0;
+        // the box [−1, 1] × [−0.5, 0.5] × [−1, 1]
+        big.push_back(f < 2 ? Vec3(w, 0.5 * u, v) : (f < 4 ? Vec3(u, 0.5 * w, v) : Vec3(u, 0.5 * v, w)));
+      }
+  while (big.size() < 3000) big.emplace_back(0.9 * (2 * W(rng) - 1), 0.4 * (2 * W(rng) - 1), 0.9 * (2 * W(rng) - 1));
+  const SmoothPolytope H = SmoothPolytope::convex_hull(big, 20.0, 0.2);
+  EXPECT_EQ(H.num_faces(), 6);
+  expect_supporting_half_spaces(H, big);
+  std::vector<Vec3> sphere;
+  for (int k = 0; k < 3000; ++k) {
+    const Vec3 v(N(rng), N(rng), N(rng));
+    sphere.push_back(v.normalized());
+  }
+  EXPECT_THROW(SmoothPolytope::convex_hull(sphere, 20.0), std::invalid_argument);
 }
 
 // ------------------------------------------------------------------ invalid shapes

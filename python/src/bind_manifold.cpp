@@ -1,6 +1,7 @@
 // Python bindings of include/diffcol/manifold/{sdf,surface_mesh,manifold}.hpp as the submodule
 // diffcol.manifold: smooth SDF primitives and objects, iso-surface meshes, contact objects and the
 // Contax contact manifold with its pose derivatives (numpy arrays, names as in C++).
+#include <cmath>
 #include <array>
 #include <memory>
 #include <span>
@@ -186,6 +187,9 @@ std::vector<double> witness_ends(const py::object& obj, const std::string& what)
   const DoubleArray a = as_double_array(obj, what);
   const bool ok = (a.ndim() == 3 && a.shape(1) == 4 && a.shape(2) == 3) || (a.ndim() == 2 && a.shape(1) == 12);
   if (!ok) throw std::invalid_argument(what + ": expected (N, 4, 3) or (N, 12)");
+  // the C++ batch does not check (a hot loop) and a non-finite row gives unspecified values
+  for (py::ssize_t i = 0; i < a.size(); ++i)
+    if (!std::isfinite(a.data()[i])) throw std::invalid_argument(what + ": entries must be finite");
   return std::vector<double>(a.data(), a.data() + a.size());
 }
 

@@ -58,6 +58,14 @@ def test_result_fields_have_the_cpp_names():
 
 # ---------------------------------------------------------------- poses
 
+def test_lie_group_maps_reject_non_finite_input_and_overflow():
+    for f, x in ((diffcol.skew, [np.nan, 0, 0]), (diffcol.so3_exp, [0, np.inf, 0]),
+                 (diffcol.se3_exp, [0, 0, 0, np.nan, 0, 0]), (diffcol.se3_exp, [1e155, 0, 0, 0, 0, 0])):
+        with pytest.raises(ValueError):
+            f(np.array(x, dtype=float))
+    assert diffcol.se3_exp(np.r_[0.1, 0, 0, 1e100, 0, 0]).is_finite()
+
+
 def test_pose_constructions_agree():
     rng = np.random.default_rng(0)
     R = random_rotation(rng)

@@ -321,6 +321,11 @@ def test_witness_batches_match_brute_force():
         assert vf["distance"][q] >= dmin - 3e-2
     with pytest.raises(ValueError):
         manifold.edge_edge_witness_batch(np.zeros((3, 5)))
+    bad = ends.reshape(N, 12).copy()
+    bad[1, 4] = np.nan  # used to give a finite distance 0 for that row
+    for f in (manifold.edge_edge_witness_batch, manifold.vertex_face_witness_batch):
+        with pytest.raises(ValueError, match="finite"):
+            f(bad)
 
 
 def test_projection_puts_edge_edge_points_on_their_surfaces():

@@ -148,6 +148,19 @@ def test_smooth_invalid_input():
               lambda: smooth.soft_top_k_vjp([1.0, 2.0], 1, 0.1, np.ones((2, 2)), np.ones((1, 2)))):
         with pytest.raises(ValueError):
             f()
+    # NaN inputs (they used to come back as NaN); -inf stays allowed where the operator has a limit
+    nan = float("nan")
+    for f in (lambda: smooth.sigmoid(nan, 0.1), lambda: smooth.soft_sign(nan, 0.1),
+              lambda: smooth.softplus(nan, 0.1), lambda: smooth.soft_clip(nan, 0.0, 1.0, 0.1),
+              lambda: smooth.soft_clip_derivative(0.5, nan, 1.0, 0.1), lambda: smooth.soft_greater(1.0, nan, 0.1),
+              lambda: smooth.soft_within(nan, 0.0, 1.0, 0.1), lambda: smooth.logsumexp([nan, 1.0, 2.0], 0.1),
+              lambda: smooth.softmin([1.0, nan], 0.1), lambda: smooth.soft_argmax([nan, 1.0], 0.1),
+              lambda: smooth.soft_argmin([nan, 1.0], 0.1), lambda: smooth.soft_top_k([1.0, nan], 1, 0.1),
+              lambda: smooth.soft_top_k_jvp([1.0, 2.0], 1, 0.1, np.full((1, 2), nan), np.ones(2))):
+        with pytest.raises(ValueError, match="NaN"):
+            f()
+    value, w = smooth.logsumexp([-np.inf, 1.0, 2.0], 0.1)
+    assert np.isfinite(value) and w[0] == 0.0 and np.isclose(w.sum(), 1.0)
 
 
 def test_docstrings():

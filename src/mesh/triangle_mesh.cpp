@@ -364,6 +364,19 @@ bool contains(const TriangleMesh& mesh, const Vec3& p) { return winding_number(m
 Vec3 closest_point_on_triangle(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& c) {
   // Voronoi regions of the vertices, edges and face (barycentric tests).
   const Vec3 ab = b - a, ac = c - a, ap = p - a;
+  if (!(ab.cross(ac).squaredNorm() > 0.0)) {  // collinear or coincident corners: the closest point of the edges
+    const auto on_segment = [&p](const Vec3& u, const Vec3& v) -> Vec3 {
+      const Vec3 e = v - u;
+      const double ee = e.squaredNorm();
+      return ee > 0.0 ? Vec3(u + std::clamp(e.dot(p - u) / ee, 0.0, 1.0) * e) : u;
+    };
+    const Vec3 q[3] = {on_segment(a, b), on_segment(b, c), on_segment(c, a)};
+    int best = 0;
+    for (int i = 1; i < 3; ++i)
+      if ((q[i] - p).squaredNorm() < (q[best] - p).squaredNorm()) best = i;
+    return q[best];
+  }
+  // with a non-zero area, |ab|², |ac|² and |bc|² (the denominators below) are positive
   const double d1 = ab.dot(ap), d2 = ac.dot(ap);
   if (d1 <= 0.0 && d2 <= 0.0) return a;
   const Vec3 bp = p - b;
@@ -379,20 +392,7 @@ Vec3 closest_point_on_triangle(const Vec3& p, const Vec3& a, const Vec3& b, cons
   const double va = d3 * d6 - d5 * d4;
   if (va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0)
     return b + ((d4 - d3) / ((d4 - d3) + (d5 - d6))) * (c - b);
-  const double area2 = va + vb + vc;  // ‖ab × ac‖²
-  if (!(area2 > 0.0)) {  // collinear or coincident corners: the closest point of the three edges
-    const auto on_segment = [&p](const Vec3& u, const Vec3& v) -> Vec3 {
-      const Vec3 e = v - u;
-      const double ee = e.squaredNorm();
-      return ee > 0.0 ? Vec3(u + std::clamp(e.dot(p - u) / ee, 0.0, 1.0) * e) : u;
-    };
-    const Vec3 q[3] = {on_segment(a, b), on_segment(b, c), on_segment(c, a)};
-    int best = 0;
-    for (int i = 1; i < 3; ++i)
-      if ((q[i] - p).squaredNorm() < (q[best] - p).squaredNorm()) best = i;
-    return q[best];
-  }
-  const double denom = 1.0 / area2;
+  const double denom = 1.0 / (va + vb + vc);
   return a + ab * (vb * denom) + ac * (vc * denom);
 }
 

@@ -158,6 +158,13 @@ SmoothPolytope::SmoothPolytope(const Eigen::MatrixX3d& A, const Eigen::VectorXd&
     throw std::invalid_argument(os.str());
   }
   if (m < 4) throw std::invalid_argument("smooth_polytope: a bounded polytope needs at least 4 half-spaces");
+  if (m > kMaxFaces) {
+    std::ostringstream os;
+    os << "smooth_polytope: " << m << " half-spaces; at most " << kMaxFaces
+       << " (SmoothPolytope::kMaxFaces: every evaluation sums over all of them, and the construction"
+          " enumerates the vertices by brute force)";
+    throw std::invalid_argument(os.str());
+  }
   if (!A.allFinite() || !b.allFinite()) throw std::invalid_argument("smooth_polytope: A or b is not finite");
   for (int i = 0; i < m; ++i) {
     if (!(A.row(i).norm() > 0.0)) throw std::invalid_argument("smooth_polytope: A has a zero row");
@@ -237,6 +244,93 @@ SmoothPolytope SmoothPolytope::box(double hx, double hy, double hz, double beta,
   return SmoothPolytope(A, b, beta, length);
 }
 
+namespace {
+
+// Supporting planes (unit normal n, offset d: n·p ≤ d for every point, tight at ≥ 3) of the convex
+// hull of `points` by the incremental algorithm: a starting tetrahedron, then each point outside
+// the current hull replaces the faces it sees by a fan from the horizon to it. O(n·faces). Empty
+// if the points are (nearly, to tol) coplanar.
+void hull_planes(const std::vector<Vec3>& P, double tol, std::vector<Vec3>& normals, std::vector<double>& offsets) {
+  const int n = static_cast<int>(P.size());
+  // starting tetrahedron: far point, farthest from the line, farthest from the plane
+  int i1 = 0;
+  for (int i = 1; i < n; ++i)
+    if ((P[i] - P[0]).squaredNorm() > (P[i1] - P[0]).squaredNorm()) i1 = i;
+  const Vec3 e = (P[i1] - P[0]).normalized();
+  int i2 = -1;
+  double best = tol;
+  for (int i = 0; i < n; ++i) {
+    const Vec3 q = P[i] - P[0];
+    const double dl = (q - q.dot(e) * e).norm();
+    if (dl > best) best = dl, i2 = i;
+  }
+  if (i2 < 0 || i1 == 0) return;
+  const Vec3 pn = (P[i1] - P[0]).cross(P[i2] - P[0]).normalized();
+  int i3 = -1;
+  best = tol;
+  for (int i = 0; i < n; ++i) {
+    const double dp = std::abs(pn.dot(P[i] - P[0]));
+    if (dp > best) best = dp, i3 = i;
+  }
+  if (i3 < 0) return;
+  const Vec3 inside = 0.25 * (P[0] + P[i1] + P[i2] + P[i3]);
+  struct Face {
+    int a, b, c;
+    Vec3 n;
+    double d;
+    bool alive;
+  };
+  std::vector<Face> F;
+  const auto add = [&](int a, int b, int c) {
+    Vec3 nrm = (P[b] - P[a]).cross(P[c] - P[a]);
+    const double len = nrm.norm();
+    nrm /= len;
+    if (nrm.dot(inside - P[a]) > 0.0) {  // orient outwards
+      std::swap(b, c);
+      nrm = -nrm;
+    }
+    F.push_back({a, b, c, nrm, nrm.dot(P[a]), len > 0.0});
+  };
+  add(0, i1, i2);
+  add(0, i1, i3);
+  add(0, i2, i3);
+  add(i1, i2, i3);
+  std::vector<std::pair<int, int>> visible_edges, horizon;
+  for (int i = 0; i < n; ++i) {
+    if (i == 0 || i == i1 || i == i2 || i == i3) continue;
+    visible_edges.clear();
+    std::vector<size_t> visible;
+    for (size_t f = 0; f < F.size(); ++f)
+      if (F[f].alive && F[f].n.dot(P[i]) - F[f].d > tol) visible.push_back(f);
+    if (visible.empty()) continue;
+    for (size_t f : visible) {
+      const Face& t = F[f];
+      visible_edges.push_back({t.a, t.b});
+      visible_edges.push_back({t.b, t.c});
+      visible_edges.push_back({t.c, t.a});
+    }
+    std::sort(visible_edges.begin(), visible_edges.end());
+    horizon.clear();
+    for (const auto& [u, v] : visible_edges)  // an edge whose reverse is not in a visible face
+      if (!std::binary_search(visible_edges.begin(), visible_edges.end(), std::pair<int, int>{v, u}))
+        horizon.push_back({u, v});
+    for (size_t f : visible) F[f].alive = false;
+    for (const auto& [u, v] : horizon) add(u, v, i);
+  }
+  for (const Face& t : F) {
+    if (!t.alive) continue;
+    bool dup = false;
+    for (size_t f = 0; f < normals.size() && !dup; ++f)
+      dup = (normals[f] - t.n).norm() < 1e-9 && std::abs(offsets[f] - t.d) < tol;
+    if (!dup) {
+      normals.push_back(t.n);
+      offsets.push_back(t.d);
+    }
+  }
+}
+
+}  // namespace
+
 SmoothPolytope SmoothPolytope::convex_hull(const std::vector<Vec3>& points, double beta, double length) {
   const int n = static_cast<int>(points.size());
   if (n < 4) throw std::invalid_argument("smooth_polytope convex_hull: need at least 4 points");
@@ -248,34 +342,20 @@ SmoothPolytope SmoothPolytope::convex_hull(const std::vector<Vec3>& points, doub
   const double tol = 1e-9 * std::max(scale, 1e-300);
   std::vector<Vec3> normals;
   std::vector<double> offsets;
-  for (int i = 0; i < n; ++i)
-    for (int j = i + 1; j < n; ++j)
-      for (int k = j + 1; k < n; ++k) {
-        Vec3 nrm = (points[j] - points[i]).cross(points[k] - points[i]);
-        const double len = nrm.norm();
-        if (len <= tol * scale) continue;
-        nrm /= len;
-        double off = nrm.dot(points[i]);
-        int above = 0, below = 0;
-        for (int l = 0; l < n; ++l) {
-          const double d = nrm.dot(points[l]) - off;
-          above += d > tol;
-          below += d < -tol;
-        }
-        if (above > 0 && below > 0) continue;
-        if (above > 0) {
-          nrm = -nrm;
-          off = -off;
-        }
-        bool dup = false;
-        for (size_t f = 0; f < normals.size() && !dup; ++f)
-          dup = (normals[f] - nrm).norm() < 1e-9 && std::abs(offsets[f] - off) < tol;
-        if (!dup) {
-          normals.push_back(nrm);
-          offsets.push_back(off);
-        }
-      }
+  hull_planes(points, tol, normals, offsets);
   if (normals.size() < 4) throw std::invalid_argument("smooth_polytope convex_hull: points are coplanar");
+  if (normals.size() > static_cast<size_t>(kMaxFaces)) {
+    std::ostringstream os;
+    os << "smooth_polytope convex_hull: the hull has " << normals.size() << " faces; at most " << kMaxFaces
+       << " (SmoothPolytope::kMaxFaces): simplify the point set first";
+    throw std::invalid_argument(os.str());
+  }
+  // every point inside every plane (the incremental construction with a tolerance could in
+  // principle miss a point that lies in a face's plane just outside it)
+  for (size_t f = 0; f < normals.size(); ++f)
+    for (const Vec3& p : points)
+      if (normals[f].dot(p) - offsets[f] > 10.0 * tol)
+        throw std::runtime_error("smooth_polytope convex_hull: hull construction failed (near-degenerate points)");
   Eigen::MatrixX3d A(normals.size(), 3);
   Eigen::VectorXd b(normals.size());
   for (size_t f = 0; f < normals.size(); ++f) {

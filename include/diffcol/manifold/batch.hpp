@@ -151,7 +151,8 @@ struct VertexFaceBatchOutput {
 /// (x, y, z each, one common frame). pool = nullptr runs on the calling thread only.
 /// @throws std::invalid_argument on invalid options, ends.size() not a multiple of 12, or an
 /// output span that is neither empty nor of its documented length. Inputs are not checked for
-/// finiteness (a hot loop): NaN in, NaN out for that query only.
+/// finiteness (a hot loop): a query with a non-finite coordinate gets unspecified values (NaN, or
+/// a finite but meaningless distance), that query only. The Python binding rejects them.
 void edge_edge_witness_batch(std::span<const double> ends, const WitnessOptions& options,
                              const EdgeEdgeBatchOutput& out, batch::ThreadPool* pool = nullptr);
 

@@ -15,7 +15,11 @@ namespace diffcol {
 
 class SmoothPolytope {
  public:
-  /// @param A m×3 matrix of outward half-space normals (rows need not be unit).
+  /// The most half-spaces a smooth polytope may have: every evaluation sums over all of them, and
+  /// the construction enumerates the exact polytope's vertices by brute force (about 1 s at 256).
+  static constexpr int kMaxFaces = 256;
+
+  /// @param A m×3 matrix of outward half-space normals (rows need not be unit), 4 ≤ m ≤ kMaxFaces.
   /// @param b m offsets; every b_i > 0 (origin strictly inside).
   /// @param beta sharpness β > 0.  @param length characteristic length L > 0.
   /// @throws std::invalid_argument for m < 4, non-finite data, b_i ≤ 0, a zero row,
@@ -24,8 +28,11 @@ class SmoothPolytope {
 
   /// Axis-aligned box with half-extents hx, hy, hz about the origin.
   static SmoothPolytope box(double hx, double hy, double hz, double beta, double length = 1.0);
-  /// Convex hull of a point set (brute force over facets: meant for up to a few hundred points).
-  /// The origin must lie strictly inside the hull.
+  /// Convex hull of a point set (incremental construction, O(n·faces): thousands of points take
+  /// milliseconds; coplanar faces are merged into one half-space). The origin must lie strictly
+  /// inside the hull. @throws std::invalid_argument for fewer than 4 points, a non-finite point,
+  /// (nearly) coplanar points or a hull of more than kMaxFaces faces; std::runtime_error if the construction fails on near-degenerate
+  /// input (a point found outside the result).
   static SmoothPolytope convex_hull(const std::vector<Vec3>& points, double beta, double length = 1.0);
 
   int num_faces() const { return static_cast<int>(offsets_.size()); }
