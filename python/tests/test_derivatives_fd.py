@@ -147,3 +147,14 @@ def test_gradient_checker_accepts_python_callables():
 
     with pytest.raises(RuntimeError, match="from the callable"):
         diffcol.check_pose_gradient(broken, X2, d.J_gap_X12, opt1)
+
+
+def test_gradient_check_rejects_non_positive_or_non_finite_steps():
+    def f(B):
+        return np.array([np.sum(B.matrix())])
+    X = diffcol.Pose.identity()
+    for step in (0.0, -1e-3, np.nan, np.inf):  # used to return an all-NaN numeric Jacobian
+        opt = diffcol.GradientCheckOptions()
+        opt.step = step
+        with pytest.raises(ValueError, match="step"):
+            diffcol.check_pose_gradient(f, X, np.zeros((1, 6)), opt)

@@ -347,3 +347,10 @@ def test_projection_puts_edge_edge_points_on_their_surfaces():
     assert worst_before > 1e-3 and worst_after < 1e-6
     with pytest.raises(ValueError):
         manifold.compute_manifold(b1, T1, b2, T2, manifold.ManifoldOptions(projection_iterations=21))
+
+
+def test_point_cloud_bandwidth_that_would_overflow_is_rejected():
+    pts, nrm = [[0, 0, 1.0], [0, 0, -1.0], [1.0, 0, 0]], [[0, 0, 1.0], [0, 0, -1.0], [1.0, 0, 0]]
+    with pytest.raises(ValueError, match="bandwidth"):  # 1/sigma^2 overflowed: NaN values
+        manifold.OrientedPointCloud(pts, nrm, 1e-300)
+    assert np.isfinite(manifold.OrientedPointCloud(pts, nrm, 1e-100).evaluate([0, 0, 2.0]).value)

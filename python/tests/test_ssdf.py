@@ -372,3 +372,15 @@ def test_step_hessian_velocity_block():
     assert np.abs(A - N).max() / scale <= 1e-5, f"step Hessian: relative error {np.abs(A - N).max() / scale:.3g}"
     with pytest.raises(ValueError):
         ssdf.step_hessian(scene, x, u, h, ssdf.Integrator.euler, np.zeros(13))
+
+
+def test_parameters_that_would_underflow_and_non_finite_weights_are_rejected():
+    # v_s = 1e-300 used to be accepted and give a NaN force (v_s^2 underflows in eq. (19))
+    with pytest.raises(ValueError, match="stiction_velocity"):
+        ssdf.point_plane_force([0, 0, -0.01], [0, 0, 0], [0, 0, 0], [0, 0, 1],
+                               ssdf.ScmParameters(stiction_velocity=1e-300))
+    f = ssdf.point_plane_force([0, 0, -0.01], [0, 0, 0], [0, 0, 0], [0, 0, 1], ssdf.ScmParameters(stiction_velocity=1e-100))
+    assert np.all(np.isfinite(f.force))
+    scene, x, u = pressed_box()
+    with pytest.raises(ValueError, match="finite"):  # used to return a Hessian with NaN entries
+        ssdf.step_hessian(scene, x, u, 0.002, ssdf.Integrator.euler, np.full(12, np.nan))

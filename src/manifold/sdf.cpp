@@ -148,8 +148,8 @@ OrientedPointCloud::OrientedPointCloud(const Eigen::MatrixX3d& points, const Eig
     fail("OrientedPointCloud: " + std::to_string(points.rows()) + " points but " +
          std::to_string(normals.rows()) + " normals");
   if (!points.allFinite() || !normals.allFinite()) fail("OrientedPointCloud: non-finite point or normal");
-  if (!std::isfinite(bandwidth) || bandwidth <= 0.0)
-    fail("OrientedPointCloud: bandwidth must be finite and > 0, got " + std::to_string(bandwidth));
+  if (!std::isfinite(bandwidth) || bandwidth < 1e-150)  // 1/σ² must not overflow
+    fail("OrientedPointCloud: bandwidth must be finite and at least 1e-150, got " + std::to_string(bandwidth));
   validate_pose(X_OP, "OrientedPointCloud");
   for (int i = 0; i < normals_.rows(); ++i) {
     const double len = normals_.row(i).norm();

@@ -73,6 +73,9 @@ template <class Eval>
 Eigen::MatrixXd fd_columns(int ncols, const Eval& eval, const GradientCheckOptions& opt, Eigen::MatrixXd* error) {
   if (opt.column_steps.size() != 0 && opt.column_steps.size() != ncols)
     throw std::invalid_argument("gradient check: column_steps must have one entry per column");
+  if (!(std::isfinite(opt.step) && opt.step > 0.0) ||
+      !(opt.column_steps.allFinite() && (opt.column_steps.array() > 0.0).all()))
+    throw std::invalid_argument("gradient check: step and column_steps must be finite and > 0");
   Eigen::MatrixXd J, E;
   for (int k = 0; k < ncols; ++k) {
     const double h = opt.column_steps.size() == ncols ? opt.column_steps[k] : opt.step;

@@ -1138,6 +1138,7 @@ StepHessian step_hessian(const Scene& scene, const State& x, const Control& u, d
   const int nz = check_dim(scene, "step_hessian");
   const int nx = scene.state_dim();
   if (weights.size() != nx) throw std::invalid_argument("step_hessian: weights must have 12n entries");
+  if (!weights.allFinite()) throw std::invalid_argument("step_hessian: weights must be finite");
   StepHessian out;
   out.J_next_z.resize(nx, nz);
   out.H_z.resize(nz, nz);

@@ -19,6 +19,8 @@ void ScmParameters::validate() const {
   positive(stiffness, "stiffness");
   positive(dissipation_velocity, "dissipation_velocity");
   positive(stiction_velocity, "stiction_velocity");
+  if (stiction_velocity < 1e-150)  // v_s² enters eq. (19): it must not underflow
+    throw std::invalid_argument("ScmParameters: stiction_velocity must be at least 1e-150");
   if (!std::isfinite(friction) || friction < 0.0)
     throw std::invalid_argument("ScmParameters: friction must be >= 0 and finite");
   smooth::validate_temperature(eps1, "ScmParameters: eps1");

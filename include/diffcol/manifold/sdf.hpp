@@ -186,7 +186,8 @@ class ConvexPolyhedron {
 /// max-shifted softmax, so far queries stay finite).
 class OrientedPointCloud {
  public:
-  /// @param points N × 3, @param normals N × 3 (normalized here), @param bandwidth σ > 0.
+  /// @param points N × 3, @param normals N × 3 (normalized here), @param bandwidth σ ≥ 1e-150
+  /// (1/σ² must not overflow).
   /// @throws std::invalid_argument on N = 0, size mismatch, non-finite input, zero normals or
   /// σ ≤ 0.
   OrientedPointCloud(const Eigen::MatrixX3d& points, const Eigen::MatrixX3d& normals,

@@ -39,7 +39,7 @@ using Vec12 = Eigen::Matrix<double, 12, 1>;
 struct ScmParameters {
   double stiffness = 1e3;              ///< k of eq. (15), N/m
   double dissipation_velocity = 0.1;   ///< v_d of eqs. (16)–(17), m/s, > 0
-  double stiction_velocity = 0.01;     ///< v_s of eq. (19), m/s, > 0
+  double stiction_velocity = 0.01;     ///< v_s of eq. (19), m/s, ≥ 1e-150 (v_s² must not underflow)
   double friction = 0.5;               ///< μ of eq. (19), ≥ 0
   double eps1 = 1e-4;                  ///< SSDF temperature (9), (22), length²
   double eps2 = 1e-3;                  ///< separation-distribution temperature (23), length
