@@ -833,6 +833,20 @@ TEST(ContactDerivatives, GeneralizedCoordinatesWithMountedShapes) {
   b2.J = Eigen::MatrixXd::Zero(6, 3);
   EXPECT_THROW(diffcol::idcol::to_coordinates(Eigen::MatrixXd::Zero(1, 6), Eigen::MatrixXd::Zero(1, 6), b1, b2),
                std::invalid_argument);
+  // non-finite entries (passed through as NaN before)
+  b2.J = Eigen::MatrixXd::Zero(6, 2);
+  EXPECT_NO_THROW(diffcol::idcol::to_coordinates(Eigen::MatrixXd::Zero(1, 6), Eigen::MatrixXd::Zero(1, 6), b1, b2));
+  b2.J(3, 1) = kNaN;
+  EXPECT_THROW(diffcol::idcol::to_coordinates(Eigen::MatrixXd::Zero(1, 6), Eigen::MatrixXd::Zero(1, 6), b1, b2),
+               std::invalid_argument);
+  b2.J(3, 1) = 0.0;
+  Eigen::MatrixXd Jo = Eigen::MatrixXd::Zero(1, 6);
+  Jo(0, 2) = kInf;
+  EXPECT_THROW(diffcol::idcol::to_coordinates(Jo, Eigen::MatrixXd::Zero(1, 6), b1, b2), std::invalid_argument);
+  b1.convention = diffcol::TwistConvention::body;
+  b1.X_WB.p.x() = kNaN;
+  EXPECT_THROW(diffcol::idcol::to_coordinates(Eigen::MatrixXd::Zero(1, 6), Eigen::MatrixXd::Zero(1, 6), b1, b2),
+               std::invalid_argument);
 }
 
 TEST(ContactWrenches, HertzLawBranchesAndValues) {

@@ -1,4 +1,6 @@
 // Python bindings of include/diffcol/shapes/: the strictly convex implicit primitives and Shape.
+#include <cmath>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -9,23 +11,50 @@ namespace diffcol::python {
 
 namespace bind_shapes_local {
 
+// Points and directions must be finite; a result that overflows (|y| ~ 1e300) is an error too,
+// not a silent NaN.
+void require_finite_point(const Vec3& y, const char* what) {
+  if (!y.allFinite()) throw py::value_error(std::string(what) + " must be finite");
+}
+
+template <class T>
+std::tuple<double, Vec3, Mat3> checked_eval(const T& s, const Vec3& y) {
+  require_finite_point(y, "eval: y");
+  Vec3 g;
+  Mat3 H;
+  const double phi = s.eval(y, g, H);
+  if (!std::isfinite(phi) || !g.allFinite() || !H.allFinite())
+    throw py::value_error("eval: phi or its derivatives overflow at this y (too far from the shape)");
+  return std::make_tuple(phi, g, H);
+}
+
+template <class T>
+double checked_value(const T& s, const Vec3& y) {
+  require_finite_point(y, "value: y");
+  const double phi = s.value(y);
+  if (std::isnan(phi)) throw py::value_error("value: phi is not defined at this y (overflow)");
+  return phi;
+}
+
 // The members every primitive shares: φ with derivatives, radii, ray extent.
 template <class T>
 void def_common(py::class_<T>& c) {
   c.def(
-       "eval",
-       [](const T& s, const Vec3& y) {
-         Vec3 g;
-         Mat3 H;
-         const double phi = s.eval(y, g, H);
-         return std::make_tuple(phi, g, H);
-       },
+       "eval", [](const T& s, const Vec3& y) { return checked_eval(s, y); },
        py::arg("y"),
        "(phi, grad, hess) of the implicit function at the point y (3,) of the body frame: phi < 0 inside, "
        "0 on the surface, > 0 outside; grad (3,), hess (3, 3).")
-      .def("value", &T::value, py::arg("y"), "phi(y) at the point y (3,) of the body frame.")
-      .def("ray_extent", &T::ray_extent, py::arg("u"),
-           "Distance from the body origin to the surface along the unit direction u.")
+      .def(
+          "value", [](const T& s, const Vec3& y) { return checked_value(s, y); }, py::arg("y"),
+          "phi(y) at the point y (3,) of the body frame (may be +inf far outside; ValueError for a non-finite y).")
+      .def(
+          "ray_extent",
+          [](const T& s, const Vec3& u) {
+            require_finite_point(u, "ray_extent: u");
+            if (!(u.norm() > 0.0)) throw py::value_error("ray_extent: u must be non-zero");
+            return s.ray_extent(u);
+          },
+          py::arg("u"), "Distance from the body origin to the surface along the unit direction u.")
       .def_property_readonly("inner_radius", &T::inner_radius,
                              "Radius of an origin-centred sphere inside the shape (a lower bound).")
       .def_property_readonly("outer_radius", &T::outer_radius,
@@ -166,15 +195,10 @@ passed wherever a Shape is expected. The primitive itself is Shape.primitive.)")
       .def_property_readonly(
           "primitive", [](const Shape& s) { return s.variant(); }, "The primitive (a Sphere, Superellipsoid, ...).")
       .def(
-          "eval",
-          [](const Shape& s, const Vec3& y) {
-            Vec3 g;
-            Mat3 H;
-            const double phi = s.eval(y, g, H);
-            return std::make_tuple(phi, g, H);
-          },
-          py::arg("y"), "(phi, grad, hess) at the point y (3,) of the body frame.")
-      .def("value", &Shape::value, py::arg("y"), "phi(y).")
+          "eval", [](const Shape& s, const Vec3& y) { return checked_eval(s, y); }, py::arg("y"),
+          "(phi, grad, hess) at the point y (3,) of the body frame.")
+      .def(
+          "value", [](const Shape& s, const Vec3& y) { return checked_value(s, y); }, py::arg("y"), "phi(y).")
       .def_property_readonly("inner_radius", &Shape::inner_radius, "Inscribed origin-centred sphere radius (bound).")
       .def_property_readonly("outer_radius", &Shape::outer_radius, "Circumscribed origin-centred sphere radius (bound).")
       .def("describe", &Shape::describe, "One-line description, e.g. 'superellipsoid(n=8, a=0.5, b=1, c=1.5)'.")

@@ -103,6 +103,23 @@ def test_invalid_poses_raise_value_error(bad, match):
 
 # ---------------------------------------------------------------- shapes
 
+def test_shape_evaluation_rejects_non_finite_points_and_overflow():
+    shapes = [diffcol.Sphere(1.0), diffcol.Superellipsoid(2, 1.0, 0.8, 0.6), diffcol.SuperellipticCylinder(2, 1.0, 1.0),
+              diffcol.SmoothPolytope.box(1.0, 1.0, 1.0, 20.0), diffcol.SmoothTruncatedCone(20.0, 1.0, 0.5, 1.0, 1.0)]
+    for s in shapes + [diffcol.Shape(s) for s in shapes]:
+        for y in ([np.nan, 0, 0], [0, np.inf, 0]):  # used to return NaN
+            with pytest.raises(ValueError, match="finite"):
+                s.eval(y)
+            with pytest.raises(ValueError, match="finite"):
+                s.value(y)
+    with pytest.raises(ValueError, match="overflow"):  # a NaN gradient before
+        diffcol.Superellipsoid(2, 1.0, 0.8, 0.6).eval([1e300, 0, 0])
+    for s in shapes:
+        with pytest.raises(ValueError):
+            s.ray_extent([0.0, 0.0, 0.0])
+        assert s.ray_extent([1.0, 0.0, 0.0]) > 0
+
+
 def test_shapes_evaluate_against_closed_forms():
     s = diffcol.Sphere(2.0)
     y = np.array([0.3, -1.2, 0.5])

@@ -475,6 +475,9 @@ Eigen::MatrixXd to_coordinates(const Eigen::Ref<const Eigen::MatrixXd>& J_out_X1
     throw std::invalid_argument("to_coordinates: output Jacobians must be k×6 with the same k");
   if (body1.J.rows() != 6 || body2.J.rows() != 6 || body1.J.cols() != body2.J.cols())
     throw std::invalid_argument("to_coordinates: body Jacobians must be 6×n with the same n");
+  if (!J_out_X1.allFinite() || !J_out_X2.allFinite() || !body1.J.allFinite() || !body2.J.allFinite() ||
+      !body1.X_WB.is_finite() || !body2.X_WB.is_finite())
+    throw std::invalid_argument("to_coordinates: Jacobians and body poses must be finite");
   const Eigen::MatrixXd M1 = J_out_X1 * world_twist_map(body1.convention, body1.X_WB);
   const Eigen::MatrixXd M2 = J_out_X2 * world_twist_map(body2.convention, body2.X_WB);
   return M1 * body1.J + M2 * body2.J;

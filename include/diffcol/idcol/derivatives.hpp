@@ -211,7 +211,7 @@ Mat6 shape_body_twist_map(const Pose& X_BS);
 ///   to_coordinates(d.J_alpha_X1, d.J_alpha_X2, body1, body2)   // 1×n
 /// Both Jacobians must have the same number of columns n; body2.J may be 6×n with zero columns
 /// for coordinates that do not move body 2 (and likewise body 1).
-/// @throws std::invalid_argument on mismatched sizes.
+/// @throws std::invalid_argument on mismatched sizes or a non-finite entry or pose.
 Eigen::MatrixXd to_coordinates(const Eigen::Ref<const Eigen::MatrixXd>& J_out_X1,
                                const Eigen::Ref<const Eigen::MatrixXd>& J_out_X2, const BodyJacobian& body1,
                                const BodyJacobian& body2);
