@@ -297,6 +297,7 @@ def test_coincident_origins_and_derivative_status():
     (lambda: dcol.solve_contact(dcol.Sphere(1.0), [0, 0, float("nan"), 1, 0, 0, 0], dcol.Sphere(1.0), np.eye(4)), "finite"),
     (lambda: dcol.solve_contact(dcol.Sphere(1.0), np.ones(5), dcol.Sphere(1.0), np.eye(4)), "7-vector"),
     (lambda: dcol.world_twist_to_position_quaternion(np.ones((2, 5)), np.eye(4)), "6 columns"),
+    (lambda: dcol.world_twist_to_position_quaternion(np.full((2, 6), np.nan), np.eye(4)), "finite"),
 ])
 def test_invalid_input_raises_value_error(make, match):
     with pytest.raises(ValueError, match=match):

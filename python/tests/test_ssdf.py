@@ -384,3 +384,11 @@ def test_parameters_that_would_underflow_and_non_finite_weights_are_rejected():
     scene, x, u = pressed_box()
     with pytest.raises(ValueError, match="finite"):  # used to return a Hessian with NaN entries
         ssdf.step_hessian(scene, x, u, 0.002, ssdf.Integrator.euler, np.full(12, np.nan))
+
+
+def test_aopc_sizes_are_bounded():
+    box = mesh.make_box([0.1, 0.1, 0.1])
+    with pytest.raises(ValueError, match="num_points"):  # 10^7 used to run for hours
+        ssdf.make_aopc(box, ssdf.AopcOptions(num_points=10**7))
+    with pytest.raises(ValueError, match="candidates_per_point"):
+        ssdf.make_aopc(box, ssdf.AopcOptions(num_points=100, candidates_per_point=1000))

@@ -80,6 +80,12 @@ Vec3 OrientedPointCloud::world_normal(int i, const Pose& X_WB, Mat36* J) const {
 OrientedPointCloud make_aopc(const mesh::TriangleMesh& mesh, const AopcOptions& options) {
   if (options.num_points < 4) throw std::invalid_argument("make_aopc: num_points must be >= 4");
   if (options.candidates_per_point < 1) throw std::invalid_argument("make_aopc: candidates_per_point must be >= 1");
+  // farthest-point thinning costs num_points² · candidates_per_point: bounded so that a typo
+  // (10^7 points) is an error, not hours of work
+  if (options.num_points > kMaxAopcPoints)
+    throw std::invalid_argument("make_aopc: num_points must be <= " + std::to_string(kMaxAopcPoints) +
+                                " (kMaxAopcPoints)");
+  if (options.candidates_per_point > 64) throw std::invalid_argument("make_aopc: candidates_per_point must be <= 64");
   const auto& V = mesh.vertices();
   const auto& F = mesh.faces();
   // Area CDF over faces.

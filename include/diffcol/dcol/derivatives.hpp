@@ -91,6 +91,7 @@ struct PositionQuaternionJacobians {
 PositionQuaternionJacobians to_position_quaternion(const ContactResult& result, const ContactDerivatives& d);
 
 /// Maps a k×6 world-twist Jacobian of body B (pose X_WB) to the 7 columns (r, q) described above.
+/// @throws std::invalid_argument unless J_X has 6 columns and J_X and X_WB are finite.
 Eigen::Matrix<double, Eigen::Dynamic, 7> world_twist_to_position_quaternion(
     const Eigen::Ref<const Eigen::MatrixXd>& J_X, const Pose& X_WB);
 

@@ -35,10 +35,14 @@ namespace diffcol::ssdf {
 
 using Mat36 = Eigen::Matrix<double, 3, 6>;
 
+/// The most points make_aopc samples (its farthest-point thinning costs about num_points² ·
+/// candidates_per_point operations).
+inline constexpr int kMaxAopcPoints = 100000;
+
 /// Options of make_aopc.
 struct AopcOptions {
-  int num_points = 500;             ///< I, the number of AOPC points (the resolution parameter), ≥ 4
-  int candidates_per_point = 8;     ///< oversampling of the random candidates before thinning, ≥ 1
+  int num_points = 500;             ///< I, the number of AOPC points (the resolution parameter), 4 … kMaxAopcPoints
+  int candidates_per_point = 8;     ///< oversampling of the random candidates before thinning, 1 … 64
   std::uint64_t seed = 1;           ///< random seed (the result is deterministic given the options)
   double feature_angle = 0.5;       ///< dihedral angle (rad) above which an edge is sharp; ≥ π: none
 };
@@ -82,7 +86,7 @@ class OrientedPointCloud {
 };
 
 /// Samples an AOPC from a closed mesh (see the file comment).
-/// @throws std::invalid_argument on num_points < 4 or candidates_per_point < 1.
+/// @throws std::invalid_argument on num_points ∉ [4, kMaxAopcPoints] or candidates_per_point ∉ [1, 64].
 OrientedPointCloud make_aopc(const mesh::TriangleMesh& mesh, const AopcOptions& options = {});
 
 }  // namespace diffcol::ssdf
