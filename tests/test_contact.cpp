@@ -551,6 +551,17 @@ TEST(Contact, FlatDiscAgainstALargeSphereConverges) {
   std::printf("  %d of 80 solves needed more than max_iterations Newton steps\n", slow);
 }
 
+// Solves (s1, s2) and (s2, s1): both converged KKT points (check_converged) with the same α.
+// Returns the first.
+ContactSolution converged_in_both_orders(const Shape& s1, const Pose& X1, const Shape& s2, const Pose& X2,
+                                         const diffcol::idcol::SolveOptions& opt, const std::string& ctx) {
+  const ContactSolution a = solve_contact(s1, X1, s2, X2, opt), b = solve_contact(s2, X2, s1, X1, opt);
+  check_converged(a, s1, X1, s2, X2, ctx);
+  check_converged(b, s2, X2, s1, X1, ctx);
+  EXPECT_NEAR(a.alpha, b.alpha, 1e-8 * a.alpha) << ctx;
+  return a;
+}
+
 TEST(Contact, FlatDiscsConvergeWithoutTheLastResort) {
   // Flat discs (aspect 100) against a sphere 3x larger than the disc, with no last-resort attempt:
   // the ray-cast start (shapes with closed-form support points) must finish what the centre-line
@@ -572,10 +583,7 @@ TEST(Contact, FlatDiscsConvergeWithoutTheLastResort) {
       const Pose X1 = random_pose(rng, 1.0);
       const Pose X2 = make_pose(random_rotation(rng), X1.p + 100.0 * std::pow(10.0, logd(rng)) * random_unit(rng));
       const std::string ctx = name + ", X_W1: " + describe_pose(X1) + ", X_W2: " + describe_pose(X2);
-      const ContactSolution a = solve_contact(ball, X1, d, X2, opt), b = solve_contact(d, X2, ball, X1, opt);
-      check_converged(a, ball, X1, d, X2, ctx);
-      check_converged(b, d, X2, ball, X1, ctx);
-      EXPECT_NEAR(a.alpha, b.alpha, 1e-8 * a.alpha) << ctx;
+      const ContactSolution a = converged_in_both_orders(ball, X1, d, X2, opt, ctx);
       if (name == "ellipsoid") {
         EXPECT_NEAR(a.alpha, perram_wertheim_alpha(Vec3(100, 100, 100), X1.R, disc, X2.R, X2.p - X1.p), 1e-8 * a.alpha)
             << ctx;
@@ -610,10 +618,7 @@ TEST(Contact, ThinPlatesConvergeWithoutTheLastResort) {
       u.z() = (U(rng) < 0.8 ? 4.0 : 1.0) * u.z();
       const Pose X2 = make_pose(random_rotation(rng), X1.p + X1.R * (std::pow(10.0, logd(rng)) * u.normalized()));
       const std::string ctx = name + ", X_W1: " + describe_pose(X1) + ", X_W2: " + describe_pose(X2);
-      const ContactSolution a = solve_contact(plate, X1, o, X2, opt), b = solve_contact(o, X2, plate, X1, opt);
-      check_converged(a, plate, X1, o, X2, ctx);
-      check_converged(b, o, X2, plate, X1, ctx);
-      EXPECT_NEAR(a.alpha, b.alpha, 1e-8 * a.alpha) << ctx;
+      const ContactSolution a = converged_in_both_orders(plate, X1, o, X2, opt, ctx);
       if (name == "sphere") {
         const Reference ref = reference_alpha(plate, o, X1.inverse() * X2);
         EXPECT_NEAR(a.alpha, ref.alpha, 1e-6 * ref.alpha) << ctx;

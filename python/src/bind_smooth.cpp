@@ -83,7 +83,7 @@ operator takes a temperature t >= 0 in the units of its input; t = 0 is the hard
   m.def(
       "softplus",
       [](double x, double t, bool derivative) -> py::object {
-        checked<[](double, double) { return 0.0; }>(x, t);
+        reject_nan(&x, 1, "softplus: x");
         double dx = 0.0;
         const double v = smooth::softplus(x, t, &dx);
         if (derivative) return py::make_tuple(v, dx);
@@ -101,7 +101,8 @@ operator takes a temperature t >= 0 in the units of its input; t = 0 is the hard
   m.def(
       "soft_clip_derivative",
       [](double x, double lo, double hi, double t) {
-        checked<[](double, double, double, double) { return 0.0; }>(x, lo, hi, t);
+        const double args[] = {x, lo, hi};
+        reject_nan(args, 3, "soft_clip_derivative");
         double dlo = 0.0, dhi = 0.0;
         const double dx = smooth::soft_clip_derivative(x, lo, hi, t, &dlo, &dhi);
         return py::make_tuple(dx, dlo, dhi);
