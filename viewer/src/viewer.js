@@ -53,7 +53,8 @@ export function start(view) {
   if (!Array.isArray(frames) || frames.length === 0) throw new Error('scene: no frames');
 
   // renderer, camera, lights, orbit controls
-  const { host, renderer, world, camera, controls } = makeStage(scene);
+  const stage = makeStage(scene);
+  const { world } = stage;
 
   // bodies: solid shape + translucent copy scaled by α about the body origin
   const scale = scene.scale;
@@ -102,16 +103,9 @@ export function start(view) {
   showScaled.checked = !!scene.settings.show_scaled_shapes;
 
   const info = document.getElementById('diffcol-frame');
-  const slider = document.getElementById('diffcol-slider');
-  const timeLabel = document.getElementById('diffcol-time');
-  const playButton = document.getElementById('diffcol-play');
   const dt = scene.settings.frame_duration;
 
-  let current = 0;
-  function render() { renderer.render(world, camera); }
-
-  function setFrame(index) {
-    current = Math.min(Math.max(0, Math.round(index)), frames.length - 1);
+  function draw(current) {
     const f = frames[current];
     [f.pose1, f.pose2].forEach((pose, i) => {
       const q = pose.quaternion;  // [w, x, y, z]
@@ -140,6 +134,30 @@ export function start(view) {
       `p1_W    [${f.p1_W.map((v) => fmt(v, 4)).join(', ')}]\n` +
       `p2_W    [${f.p2_W.map((v) => fmt(v, 4)).join(', ')}]\n` +
       `normal  [${f.normal_W.map((v) => fmt(v, 4)).join(', ')}]`;
+  }
+
+  const player = runFrames(view, stage, frames, scene.settings, draw);
+  for (const el of [showScaled, showContact]) el.addEventListener('change', player.redraw);
+  return view;
+}
+
+// The frame loop shared by both page kinds. draw(i) updates the objects for frame i; this
+// function owns the rest: the timeline (slider, time label, play button), rendering on camera
+// moves and resizes, the first frame and autoplay, and the hooks that tests and scripts use
+// (view.frameCount, view.frame, view.setFrame, view.renderer, view.triangles, view.status).
+// Returns { redraw } for controls that change what a frame shows.
+function runFrames(view, stage, frames, settings, draw) {
+  const { host, renderer, world, camera, controls } = stage;
+  const slider = document.getElementById('diffcol-slider');
+  const timeLabel = document.getElementById('diffcol-time');
+  const playButton = document.getElementById('diffcol-play');
+  const dt = settings.frame_duration;
+  let current = 0;
+  const render = () => renderer.render(world, camera);
+
+  function setFrame(index) {
+    current = Math.min(Math.max(0, Math.round(index)), frames.length - 1);
+    draw(current);
     slider.value = String(current);
     timeLabel.textContent = `${current + 1}/${frames.length}  ${fmt(current * dt, 4)} s`;
     render();
@@ -169,8 +187,7 @@ export function start(view) {
     slider.addEventListener('input', () => { play(false); setFrame(Number(slider.value)); });
     playButton.addEventListener('click', () => play(!playing));
   }
-  showScaled.addEventListener('change', () => setFrame(current));
-  showContact.addEventListener('change', () => setFrame(current));
+
   controls.addEventListener('change', render);
   function resize() {
     const w = host.clientWidth || window.innerWidth, h = host.clientHeight || window.innerHeight;
@@ -180,12 +197,10 @@ export function start(view) {
     render();
   }
   window.addEventListener('resize', resize);
-
   resize();
   setFrame(0);
-  if (scene.settings.autoplay) play(true);
+  if (settings.autoplay) play(true);
 
-  // For tests and scripts: frame control and what was drawn.
   view.frameCount = frames.length;
   view.setFrame = (i) => { play(false); setFrame(i); return current; };
   view.renderer = renderer;
@@ -193,7 +208,7 @@ export function start(view) {
   if (view.status === 'loading') view.status = 'ok';
   const status = document.getElementById('diffcol-status');
   if (view.status === 'ok') status.textContent = '';
-  return view;
+  return { redraw: () => setFrame(current) };
 }
 
 // ------------------------------------------------------------------ mesh pages
@@ -245,7 +260,8 @@ function makeStage(scene) {
 function startMeshView(view, scene) {
   const frames = scene.frames;
   if (!Array.isArray(frames) || frames.length === 0) throw new Error('scene: no frames');
-  const { host, renderer, world, camera, controls, radius } = makeStage(scene);
+  const stage = makeStage(scene);
+  const { world, radius } = stage;
   const bodies = scene.bodies.map((body, i) => {
     const color = BODY_COLORS[i % BODY_COLORS.length];
     const solid = new THREE.Mesh(geometryOf(body.mesh), new THREE.MeshPhongMaterial({
@@ -301,17 +317,11 @@ function startMeshView(view, scene) {
   }
 
   const info = document.getElementById('diffcol-frame');
-  const slider = document.getElementById('diffcol-slider');
-  const timeLabel = document.getElementById('diffcol-time');
-  const playButton = document.getElementById('diffcol-play');
   const dt = scene.settings.frame_duration;
   const normalLength = scene.settings.normal_length;
   const color = new THREE.Color();
-  let current = 0;
-  const render = () => renderer.render(world, camera);
 
-  function setFrame(index) {
-    current = Math.min(Math.max(0, Math.round(index)), frames.length - 1);
+  function draw(current) {
     const f = frames[current];
     f.poses.forEach((pose, i) => {
       const q = pose.quaternion;  // [w, x, y, z]
@@ -354,59 +364,14 @@ function startMeshView(view, scene) {
       `frame ${current + 1}/${frames.length}   t = ${fmt(current * dt, 4)} s\n` +
       (mf ? `manifold: ${mf.count} entries, ${active} with activity > 0.5, ${shown} shown\n` +
             `min distance of those ${fmt(minDistance, 4)}` : `${bodies.length} bodies`);
-    slider.value = String(current);
-    timeLabel.textContent = `${current + 1}/${frames.length}  ${fmt(current * dt, 4)} s`;
-    render();
-    view.frame = current;
   }
 
-  let playing = false, startTime = 0, startFrame = 0;
-  function tick(now) {
-    if (!playing) return;
-    const index = startFrame + Math.floor((now - startTime) / (1000 * dt));
-    setFrame(index % frames.length);
-    requestAnimationFrame(tick);
-  }
-  function play(on) {
-    playing = on && frames.length > 1;
-    playButton.textContent = playing ? 'Pause' : 'Play';
-    if (playing) {
-      startTime = performance.now();
-      startFrame = current;
-      requestAnimationFrame(tick);
-    }
-  }
-  if (frames.length > 1) {
-    document.getElementById('diffcol-timeline').style.display = 'flex';
-    slider.max = String(frames.length - 1);
-    slider.addEventListener('input', () => { play(false); setFrame(Number(slider.value)); });
-    playButton.addEventListener('click', () => play(!playing));
-  }
-  if (hasManifold) {
-    for (const el of [showManifold, transparentBodies]) el.addEventListener('change', () => setFrame(current));
-    minActivity.addEventListener('input', () => setFrame(current));
-  }
-  controls.addEventListener('change', render);
-  function resize() {
-    const w = host.clientWidth || window.innerWidth, h = host.clientHeight || window.innerHeight;
-    renderer.setSize(w, h);
-    camera.aspect = w / Math.max(h, 1);
-    camera.updateProjectionMatrix();
-    render();
-  }
-  window.addEventListener('resize', resize);
-  resize();
-  setFrame(0);
-  if (scene.settings.autoplay) play(true);
-
-  view.frameCount = frames.length;
   view.kind = 'mesh';
-  view.setFrame = (i) => { play(false); setFrame(i); return current; };
-  view.renderer = renderer;
-  view.triangles = () => renderer.info.render.triangles;
   view.markersShown = () => markers.filter((m) => m.point.visible).length;
-  if (view.status === 'loading') view.status = 'ok';
-  const status = document.getElementById('diffcol-status');
-  if (view.status === 'ok') status.textContent = '';
+  const player = runFrames(view, stage, frames, scene.settings, draw);
+  if (hasManifold) {
+    for (const el of [showManifold, transparentBodies]) el.addEventListener('change', player.redraw);
+    minActivity.addEventListener('input', player.redraw);
+  }
   return view;
 }

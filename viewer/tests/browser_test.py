@@ -484,7 +484,7 @@ def main():
                 'throws': ('export function start(view) {',
                            "export function start(view) {\n  throw new Error('deliberately broken');",
                            'deliberately broken'),
-                'draws-nothing': ('function render() { renderer.render(world, camera); }', 'function render() {}',
+                'draws-nothing': ('const render = () => renderer.render(world, camera);', 'const render = () => {};',
                                   'the canvas is transparent'),
                 'hides-body-2': ('world.add(solid, scaled);', 'if (i === 0) world.add(solid, scaled);',
                                  'body 2 (orange) hardly visible'),
