@@ -1168,6 +1168,7 @@ TEST(ContactPair, InvalidOptionsAreRejected) {
   add("max_iterations", [](SolveOptions& o) { o.max_iterations = 0; });
   add("max_attempts", [](SolveOptions& o) { o.max_attempts = 0; });
   add("surrogate_factor", [](SolveOptions& o) { o.surrogate_factor = 0.5; });
+  add("surrogate_factor", [](SolveOptions& o) { o.surrogate_factor = 1e200; });  // gave NaN
   add("coincident_tolerance", [](SolveOptions& o) { o.coincident_tolerance = -1.0; });
   add("polish_threshold", [](SolveOptions& o) { o.polish_threshold = -1.0; });
   for (const auto& [o, field] : bad) {

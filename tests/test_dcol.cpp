@@ -598,6 +598,12 @@ TEST(DcolInput, ConstructorsRejectBadInput) {
   EXPECT_THROW(Cylinder(1.0, 0.0), std::invalid_argument);
   EXPECT_THROW(Cone(1.0, 0.0), std::invalid_argument);
   EXPECT_THROW(Cone(1.0, M_PI / 2), std::invalid_argument);
+  // sizes and vertices beyond kMaxLength (1e100): their radii were inf
+  EXPECT_THROW(Capsule(1.0, 2e100), std::invalid_argument);
+  EXPECT_THROW(dcol::Polytope::box(2e100, 0.5, 0.5), std::invalid_argument);
+  EXPECT_THROW(dcol::Polytope::box(9e99, 9e99, 0.5), std::invalid_argument);  // corner at 1.3e100
+  EXPECT_THROW(dcol::PaddedPolygon::rectangle(9e99, 9e99, 0.2), std::invalid_argument);
+  EXPECT_NO_THROW(dcol::Polytope::box(5e99, 0.5, 0.5));
   EXPECT_THROW(Ellipsoid(-Mat3::Identity()), std::invalid_argument);
   EXPECT_THROW(Ellipsoid::from_semi_axes(1.0, 0.0, 1.0), std::invalid_argument);
   Mat3 P = Mat3::Identity();

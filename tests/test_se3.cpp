@@ -307,6 +307,11 @@ TEST(Pose, FromQuaternionRejectsInvalidInput) {
   EXPECT_THROW(Pose::from_quaternion(Vec3(kNaN, 0, 0), 1, 0, 0, 0), std::invalid_argument);
   EXPECT_THROW(Pose::from_quaternion(Vec3(0, kInf, 0), 1, 0, 0, 0), std::invalid_argument);
   EXPECT_NO_THROW(Pose::from_quaternion(p, 1e-6, 0.0, 0.0, 0.0));
+  // positions beyond kMaxLength are rejected; a huge quaternion is normalized without overflow
+  EXPECT_THROW(Pose::from_quaternion(Vec3(0, 0, -1.01 * diffcol::kMaxLength), 1, 0, 0, 0), std::invalid_argument);
+  EXPECT_THROW(Pose::from_rotation(Mat3::Identity(), Vec3(2e100, 0, 0)), std::invalid_argument);
+  const Pose q = Pose::from_quaternion(p, 1e200, 1e200, 0.0, 0.0);  // 90° about x
+  EXPECT_LE((q.R - Eigen::AngleAxisd(M_PI / 2, Vec3::UnitX()).toRotationMatrix()).norm(), 1e-15);
 }
 
 TEST(Pose, FromRotationValidates) {

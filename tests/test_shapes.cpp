@@ -779,6 +779,17 @@ TEST(ShapeValidation, InvalidParametersThrow) {
     EXPECT_THROW(SmoothPolytope::box(bad, 1.0, 1.0, 20.0), std::invalid_argument) << bad;
     EXPECT_THROW(SmoothPolytope::box(1.0, 1.0, bad, 20.0), std::invalid_argument) << bad;
   }
+  // sizes beyond kMaxLength (1e100): larger shapes overflowed their radii or the solve (NaN)
+  const double huge = 1.01 * diffcol::kMaxLength;
+  EXPECT_THROW(Sphere{huge}, std::invalid_argument);
+  EXPECT_THROW(Superellipsoid(2, 1.0, huge, 1.0), std::invalid_argument);
+  EXPECT_THROW(SuperellipticCylinder(2, huge, 1.0), std::invalid_argument);
+  EXPECT_THROW(SmoothTruncatedCone(20.0, 1.0, 1.5, huge, 1.5), std::invalid_argument);
+  EXPECT_THROW(SmoothPolytope::box(huge, 1.0, 1.0, 20.0), std::invalid_argument);
+  EXPECT_THROW(SmoothPolytope::box(0.8 * diffcol::kMaxLength, 0.8 * diffcol::kMaxLength, 1.0, 20.0),
+               std::invalid_argument);  // each size below the limit, the corner beyond it
+  EXPECT_NO_THROW(Sphere{diffcol::kMaxLength});
+  EXPECT_NO_THROW(SmoothPolytope::box(0.5 * diffcol::kMaxLength, 1.0, 1.0, 20.0));
   // exponents n < 1
   for (int n : {0, -1, -8}) {
     EXPECT_THROW(Superellipsoid(n, 1.0, 1.0, 1.0), std::invalid_argument) << n;

@@ -761,6 +761,12 @@ TEST(SsdfDynamics, InvalidInputThrows) {
   b.inertia = Mat3::Identity();
   b.geometry = ssdf::Geometry::sphere(0.0);
   EXPECT_THROW(sc.add_free_body(b), std::invalid_argument);
+  b.geometry = ssdf::Geometry::sphere(1e200);
+  EXPECT_THROW(sc.add_free_body(b), std::invalid_argument);
+  b.geometry = ssdf::Geometry::sphere(0.1);
+  b.inertia = Mat3::Identity() * 1e200;
+  EXPECT_THROW(sc.add_free_body(b), std::invalid_argument);
+  b.inertia = Mat3::Identity();
   b.geometry = ssdf::Geometry::sphere(0.1);
   sc.add_free_body(b);
   sc.add_kinematic_body({ssdf::Geometry::sphere(0.05)});
@@ -770,9 +776,20 @@ TEST(SsdfDynamics, InvalidInputThrows) {
   State x = State::zeros(sc);
   Control u = Control::zeros(sc);
   EXPECT_THROW(ssdf::step_euler(sc, x, u, 0.0), std::invalid_argument);
+  EXPECT_THROW(ssdf::step_euler(sc, x, u, 2.0 * ssdf::kMaxStepSize), std::invalid_argument);
   x.velocity[0][2] = kNaN;
   EXPECT_THROW(ssdf::step_rk4(sc, x, u, 1e-3), std::invalid_argument);
+  // state entries beyond kMaxLength (1e100): such steps gave NaN
+  x.velocity[0][2] = 1e200;
+  EXPECT_THROW(ssdf::step_rk4(sc, x, u, 1e-3), std::invalid_argument);
   x.velocity[0][2] = 0.0;
+  x.pose[0].p.x() = -1e200;
+  EXPECT_THROW(ssdf::contact_forces(sc, x, u), std::invalid_argument);
+  x.pose[0].p.x() = 0.0;
+  u.velocity[0][0] = 1e300;
+  EXPECT_THROW(ssdf::forward_dynamics(sc, x, u), std::invalid_argument);
+  u.velocity[0][0] = 0.0;
+  EXPECT_NO_THROW(ssdf::step_euler(sc, x, u, 1e-3));
   State wrong = x;
   wrong.num_bodies = 2;
   EXPECT_THROW(ssdf::forward_dynamics(sc, wrong, u), std::invalid_argument);

@@ -31,11 +31,18 @@ inline void require_finite(const double* x, py::ssize_t n, const std::string& wh
     if (!std::isfinite(x[i])) throw std::invalid_argument(what + ": entries must be finite");
 }
 
+/// Points and other coordinates: finite and at most kMaxLength (1e100) in magnitude, so that no
+/// squared distance overflows.
+inline void require_coordinates(const double* x, py::ssize_t n, const std::string& what) {
+  for (py::ssize_t i = 0; i < n; ++i)
+    if (!(std::abs(x[i]) <= kMaxLength)) throw std::invalid_argument(what + ": entries must be finite and at most 1e100 in magnitude");
+}
+
 /// A 3-vector from an array-like of shape (3,).
 inline Vec3 vec3_from(const py::handle& obj, const std::string& what, bool finite = true) {
   const DoubleArray a = as_double_array(obj, what);
   if (a.ndim() != 1 || a.shape(0) != 3) throw std::invalid_argument(what + ": expected shape (3,)");
-  if (finite) require_finite(a.data(), 3, what);
+  if (finite) require_coordinates(a.data(), 3, what);
   return Vec3(a.data()[0], a.data()[1], a.data()[2]);
 }
 
@@ -56,12 +63,12 @@ inline std::vector<Vec3> points_from(const py::handle& obj, const std::string& w
   if (single) *single = false;
   if (allow_single && a.ndim() == 1 && a.shape(0) == 3) {
     if (single) *single = true;
-    if (finite) require_finite(a.data(), 3, what);
+    if (finite) require_coordinates(a.data(), 3, what);
     return {Vec3(a.data()[0], a.data()[1], a.data()[2])};
   }
   if (a.ndim() != 2 || a.shape(1) != 3)
     throw std::invalid_argument(what + (allow_single ? ": expected shape (3,) or (n, 3)" : ": expected shape (n, 3)"));
-  if (finite) require_finite(a.data(), a.size(), what);
+  if (finite) require_coordinates(a.data(), a.size(), what);
   std::vector<Vec3> out(static_cast<size_t>(a.shape(0)));
   for (size_t i = 0; i < out.size(); ++i) out[i] = Vec3(a.data()[3 * i], a.data()[3 * i + 1], a.data()[3 * i + 2]);
   return out;

@@ -114,7 +114,7 @@ void bind_idcol(py::module_& m) {
   def_checked(opts, "tolerance", &SolveOptions::tolerance, "Tolerance on |f_c|_2 (> 0).", check_solve_options);
   def_checked(opts, "max_iterations", &SolveOptions::max_iterations, "Newton iterations per attempt.", check_solve_options);
   def_checked(opts, "max_attempts", &SolveOptions::max_attempts, "Cold-start attempts.", check_solve_options);
-  def_checked(opts, "surrogate_factor", &SolveOptions::surrogate_factor, "f_S >= 1 of eq. (21).", check_solve_options);
+  def_checked(opts, "surrogate_factor", &SolveOptions::surrogate_factor, "f_S in [1, 1e6] of eq. (21).", check_solve_options);
   def_checked(opts, "coincident_tolerance", &SolveOptions::coincident_tolerance,
               "Relative: |r| <= tol (r1_out + r2_out) counts as coincident origins.", check_solve_options);
   def_checked(opts, "polish_threshold", &SolveOptions::polish_threshold,
@@ -387,10 +387,17 @@ Jacobians: J_fn_* (6,), J_Fc*_* (6, 6) with twist columns [w; v] (X12 / X1 / X2 
   py::class_<idcol::BodyJacobian>(m, "BodyJacobian", "The geometric Jacobian (6, n) of one rigid body, rows [w; v].")
       .def(py::init([](const Eigen::MatrixXd& J, idcol::TwistConvention c, const PoseArg& X) {
              if (J.rows() != 6) throw std::invalid_argument("BodyJacobian: J must have 6 rows");
+             if (!J.allFinite()) throw std::invalid_argument("BodyJacobian: J must be finite");
              return idcol::BodyJacobian{J, c, X.value};
            }),
            py::arg("J"), py::arg("convention") = idcol::TwistConvention::world, py::arg("X_WB") = Pose{})
-      .def_readwrite("J", &idcol::BodyJacobian::J, "The Jacobian (6, n), rows [w; v].")
+      .def_property(
+          "J", [](const idcol::BodyJacobian& b) { return b.J; },
+          [](idcol::BodyJacobian& b, const Eigen::MatrixXd& J) {
+            if (J.rows() != 6 || !J.allFinite()) throw std::invalid_argument("BodyJacobian.J: expected a finite (6, n) array");
+            b.J = J;
+          },
+          "The Jacobian (6, n), rows [w; v] (finite).")
       .def_readwrite("convention", &idcol::BodyJacobian::convention, "TwistConvention of J.")
       .def_readwrite("X_WB", &idcol::BodyJacobian::X_WB, "Pose of the frame B in which a body-convention J is expressed.");
   m.def(

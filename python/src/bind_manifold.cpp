@@ -23,6 +23,18 @@ namespace bind_manifold_local {
 
 using namespace diffcol::manifold;
 
+/// The normal regularization τ of a primitive's evaluate: finite and ≥ 0.
+double checked_tau(double tau) {
+  if (!(tau >= 0.0) || !std::isfinite(tau)) throw std::invalid_argument("tau must be finite and >= 0");
+  return tau;
+}
+
+/// An object with at least one added primitive (the SDF of an empty union is +inf in C++).
+const SdfObject& nonempty(const SdfObject& s) {
+  if (s.num_added() == 0) throw std::invalid_argument("SdfObject: no added primitive (add one first)");
+  return s;
+}
+
 /// The manifold as arrays (K entries, same order as the C++ ContactManifold::entries).
 struct ManifoldArrays {
   py::array_t<double> points, distances, normals, activities;
@@ -188,8 +200,7 @@ std::vector<double> witness_ends(const py::object& obj, const std::string& what)
   const bool ok = (a.ndim() == 3 && a.shape(1) == 4 && a.shape(2) == 3) || (a.ndim() == 2 && a.shape(1) == 12);
   if (!ok) throw std::invalid_argument(what + ": expected (N, 4, 3) or (N, 12)");
   // the C++ batch does not check (a hot loop) and a non-finite row gives unspecified values
-  for (py::ssize_t i = 0; i < a.size(); ++i)
-    if (!std::isfinite(a.data()[i])) throw std::invalid_argument(what + ": entries must be finite");
+  require_coordinates(a.data(), a.size(), what);
   return std::vector<double>(a.data(), a.data() + a.size());
 }
 
@@ -235,7 +246,7 @@ from grad f (footnote 2). ValueError on invalid sizes / exponents.)")
       .def_property_readonly("eps2", &Superquadric::eps2, "horizontal shape exponent")
       .def_property_readonly("pose", &Superquadric::pose, "X_OP: pose of the primitive in the object frame")
       .def(
-          "evaluate", [](const Superquadric& s, const py::object& x, double tau) { return s.evaluate(V3<double>::from(vec3_from(x, "x_O")), tau); },
+          "evaluate", [](const Superquadric& s, const py::object& x, double tau) { return s.evaluate(V3<double>::from(vec3_from(x, "x_O")), checked_tau(tau)); },
           py::arg("x_O"), py::arg("tau") = 0.0, "phi, grad phi and the normal at x_O (object frame) as an SdfPoint; tau regularizes the normal.")
       .def(
           "inside_outside", [](const Superquadric& s, const py::object& x) { return s.inside_outside(vec3_from(x, "x_O")); },
@@ -264,13 +275,14 @@ from grad f (footnote 2). ValueError on invalid sizes / exponents.)")
       .def_property_readonly("temperature", &ConvexPolyhedron::temperature, "t of eq. (5)")
       .def_property_readonly("pose", &ConvexPolyhedron::pose, "X_OP")
       .def(
-          "evaluate", [](const ConvexPolyhedron& s, const py::object& x, double tau) { return s.evaluate(V3<double>::from(vec3_from(x, "x_O")), tau); },
+          "evaluate", [](const ConvexPolyhedron& s, const py::object& x, double tau) { return s.evaluate(V3<double>::from(vec3_from(x, "x_O")), checked_tau(tau)); },
           py::arg("x_O"), py::arg("tau") = 0.0, "phi, grad phi and the normal at x_O (object frame) as an SdfPoint.");
 
   py::class_<OrientedPointCloud>(m, "OrientedPointCloud", R"(Oriented point cloud SDF primitive, eq. (6): phi(x) = sum B_i n_i^T (x - p_i) / sum B_i with
 Gaussian kernels B_i = exp(-|x - p_i|^2 / (2 sigma^2)). points, normals (N, 3) (normalized), bandwidth
 sigma > 0. ValueError on invalid input.)")
       .def(py::init([](const Eigen::MatrixX3d& points, const Eigen::MatrixX3d& normals, double bandwidth, const PoseArg& X_OP) {
+             require_coordinates(points.data(), points.size(), "points");
              return OrientedPointCloud(points, normals, bandwidth, X_OP.value);
            }),
            py::arg("points"), py::arg("normals"), py::arg("bandwidth"), py::arg("X_OP") = Pose::identity())
@@ -278,7 +290,7 @@ sigma > 0. ValueError on invalid input.)")
       .def_property_readonly("bandwidth", &OrientedPointCloud::bandwidth, "sigma")
       .def_property_readonly("pose", &OrientedPointCloud::pose, "X_OP")
       .def(
-          "evaluate", [](const OrientedPointCloud& s, const py::object& x, double tau) { return s.evaluate(V3<double>::from(vec3_from(x, "x_O")), tau); },
+          "evaluate", [](const OrientedPointCloud& s, const py::object& x, double tau) { return s.evaluate(V3<double>::from(vec3_from(x, "x_O")), checked_tau(tau)); },
           py::arg("x_O"), py::arg("tau") = 0.0, "phi, grad phi and the normal at x_O (object frame) as an SdfPoint.");
 
   py::class_<SdfObject>(m, "SdfObject", R"(An object's SDF: smooth union of added primitives minus subtracted ones (Sec. IV-B),
@@ -309,13 +321,14 @@ value / gradient / normal take x_O (3,) or (n, 3) in the object (body) frame.)")
       .def_property_readonly("blend_temperature", &SdfObject::blend_temperature, "t of the union / subtraction")
       .def_property_readonly("normal_regularization", &SdfObject::normal_regularization, "tau of the normal normalization")
       .def(
-          "evaluate", [](const SdfObject& s, const py::object& x) { return s.evaluate(V3<double>::from(vec3_from(x, "x_O"))); },
+          "evaluate", [](const SdfObject& s, const py::object& x) { return nonempty(s).evaluate(V3<double>::from(vec3_from(x, "x_O"))); },
           py::arg("x_O"), "phi, grad phi and the normal at x_O (3,) as an SdfPoint (object frame).")
       .def(
           "value",
           [](const SdfObject& s, const py::object& x) -> py::object {
             bool single = false;
             const std::vector<Vec3> p = points_from(x, "x_O", true, &single);
+            nonempty(s);
             if (single) return py::float_(s.value(p[0]));
             py::array_t<double> out(static_cast<py::ssize_t>(p.size()));
             for (size_t i = 0; i < p.size(); ++i) out.mutable_data()[i] = s.value(p[i]);
@@ -327,6 +340,7 @@ value / gradient / normal take x_O (3,) or (n, 3) in the object (body) frame.)")
           [](const SdfObject& s, const py::object& x) -> py::object {
             bool single = false;
             std::vector<Vec3> p = points_from(x, "x_O", true, &single);
+            nonempty(s);
             for (Vec3& q : p) q = s.gradient(q);
             if (single) return py::cast(p[0]);
             return points_to_array(p);
@@ -337,6 +351,7 @@ value / gradient / normal take x_O (3,) or (n, 3) in the object (body) frame.)")
           [](const SdfObject& s, const py::object& x) -> py::object {
             bool single = false;
             std::vector<Vec3> p = points_from(x, "x_O", true, &single);
+            nonempty(s);
             for (Vec3& q : p) q = s.normal(q);
             if (single) return py::cast(p[0]);
             return points_to_array(p);
@@ -374,7 +389,9 @@ value / gradient / normal take x_O (3,) or (n, 3) in the object (body) frame.)")
       "The zero level set of sdf as a closed, outward-oriented diffcol.mesh.TriangleMesh (object frame): marching\n"
       "tetrahedra (Freudenthal split) + Newton projection of the vertices (supplementary II-C).\n"
       "ValueError on invalid options, a grid boundary not outside the solid, or an invalid result.");
-  m.def("max_vertex_sdf", &max_vertex_sdf, py::arg("sdf"), py::arg("mesh"), "Largest |phi(v)| over the mesh vertices (object frame).");
+  m.def(
+      "max_vertex_sdf", [](const SdfObject& sdf, const mesh::TriangleMesh& mesh) { return max_vertex_sdf(nonempty(sdf), mesh); },
+      py::arg("sdf"), py::arg("mesh"), "Largest |phi(v)| over the mesh vertices (object frame). ValueError for an empty object.");
   m.def(
       "make_refined_box", [](const py::object& size, int n) { return make_refined_box(vec3_from(size, "size", false), n); },
       py::arg("size"), py::arg("n"), "A box mesh with edge lengths size, each face split into n x n squares: 6n^2 + 2 vertices\n"

@@ -168,8 +168,13 @@ Invalid input (non-finite, zero quaternion, not a rotation) raises ValueError.)"
           "__mul__", [](const Pose& a, const Pose& b) { return a * b; }, py::is_operator(),
           "Composition X_AC = X_AB * X_BC.")
       .def(
-          "__mul__", [](const Pose& a, const Vec3& x) { return Vec3(a * x); }, py::is_operator(),
-          "Transforms a point: R x + p.")
+          "__mul__",
+          [](const Pose& a, const Vec3& x) {
+            const Vec3 y = a * x;
+            if (!y.allFinite()) throw std::invalid_argument("Pose * x: x must be finite and the result must not overflow");
+            return y;
+          },
+          py::is_operator(), "Transforms a point: R x + p. ValueError for a non-finite x or result.")
       .def("__repr__",
            [](const Pose& g) {
              const Eigen::Matrix<double, 7, 1> v = pose_to_vector(g);
@@ -190,9 +195,17 @@ Invalid input (non-finite, zero quaternion, not a rotation) raises ValueError.)"
       "skew", [finite](const Vec3& v) { finite(v, "skew: v"); return skew(v); }, py::arg("v"),
       "The skew-symmetric matrix of v: skew(v) @ u = cross(v, u). ValueError for a non-finite v.");
   m.def(
-      "so3_exp", [finite](const Vec3& w) { finite(w, "so3_exp: w"); return so3_exp(w); }, py::arg("w"),
-      "Rodrigues' formula, exp: so(3) -> SO(3). ValueError for a non-finite w.");
-  m.def("so3_log", &so3_log, py::arg("R"), "Inverse of so3_exp, with |result| <= pi.");
+      "so3_exp",
+      [finite](const Vec3& w) {
+        finite(w, "so3_exp: w");
+        const Mat3 R = so3_exp(w);
+        if (!R.allFinite()) throw std::invalid_argument("so3_exp: the result overflows (|w| too large)");
+        return R;
+      },
+      py::arg("w"), "Rodrigues' formula, exp: so(3) -> SO(3). ValueError for a non-finite w or result.");
+  m.def(
+      "so3_log", [finite](const Mat3& R) { finite(R, "so3_log: R"); return so3_log(R); }, py::arg("R"),
+      "Inverse of so3_exp, with |result| <= pi. ValueError for a non-finite R.");
   m.def(
       "se3_exp",
       [finite](const Vec6& xi) {

@@ -121,7 +121,13 @@ sphere) and a zero radius (a bare segment) are allowed.)")
       .def_property_readonly("radius", &Capsule::radius, "Padding radius R.")
       .def("length", &Capsule::length, "Full core length |a - b|.")
       .def("half_length", &Capsule::half_length, "Half the core length.")
-      .def("core_point_B", &Capsule::core_point_B, py::arg("theta"), "The core point b_B + theta (a_B - b_B), body frame.")
+      .def(
+          "core_point_B",
+          [](const Capsule& c, double theta) {
+            if (!std::isfinite(theta)) throw std::invalid_argument("core_point_B: theta must be finite");
+            return c.core_point_B(theta);
+          },
+          py::arg("theta"), "The core point b_B + theta (a_B - b_B), body frame. ValueError for a non-finite theta.")
       .def("__repr__", [](const Capsule& c) {
         const Vec3 a = c.a_B(), b = c.b_B();
         return "qp.Capsule(a_B=[" + fmt(a.x()) + ", " + fmt(a.y()) + ", " + fmt(a.z()) + "], b_B=[" + fmt(b.x()) + ", " +

@@ -17,6 +17,13 @@ void require_finite_point(const Vec3& y, const char* what) {
   if (!y.allFinite()) throw py::value_error(std::string(what) + " must be finite");
 }
 
+// Query points: finite and at most kMaxLength (1e100) in magnitude (φ of a point farther out
+// overflows).
+void require_query_point(const Vec3& y, const char* what) {
+  if (!(y.cwiseAbs().maxCoeff() <= kMaxLength))
+    throw py::value_error(std::string(what) + " must be finite and at most 1e100 in magnitude");
+}
+
 template <class T>
 std::tuple<double, Vec3, Mat3> checked_eval(const T& s, const Vec3& y) {
   require_finite_point(y, "eval: y");
@@ -30,9 +37,9 @@ std::tuple<double, Vec3, Mat3> checked_eval(const T& s, const Vec3& y) {
 
 template <class T>
 double checked_value(const T& s, const Vec3& y) {
-  require_finite_point(y, "value: y");
+  require_query_point(y, "value: y");
   const double phi = s.value(y);
-  if (std::isnan(phi)) throw py::value_error("value: phi is not defined at this y (overflow)");
+  if (!std::isfinite(phi)) throw py::value_error("value: phi overflows at this y (too far from the shape)");
   return phi;
 }
 
@@ -46,7 +53,8 @@ void def_common(py::class_<T>& c) {
        "0 on the surface, > 0 outside; grad (3,), hess (3, 3).")
       .def(
           "value", [](const T& s, const Vec3& y) { return checked_value(s, y); }, py::arg("y"),
-          "phi(y) at the point y (3,) of the body frame (may be +inf far outside; ValueError for a non-finite y).")
+          "phi(y) at the point y (3,) of the body frame. ValueError for a y that is not finite, beyond 1e100, or "
+          "so far out that phi overflows (steep shapes: large n or beta).")
       .def(
           "ray_extent",
           [](const T& s, const Vec3& u) {

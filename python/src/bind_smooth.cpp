@@ -1,6 +1,7 @@
 // Python bindings of include/diffcol/math/smooth.hpp as the submodule diffcol.smooth: the smooth
 // operators of the Contax seed (Sec. III) with their derivatives and hard (t = 0) modes.
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -30,6 +31,26 @@ std::vector<double> values_from(const py::object& obj, const char* what) {
   std::vector<double> v = vector_from(obj, what);
   reject_nan(v.data(), v.size(), what);
   return v;
+}
+
+// The top-K family sorts and differences its inputs: every entry must be finite.
+void require_finite_entries(const std::vector<double>& v, const char* what) {
+  for (double e : v)
+    if (!std::isfinite(e)) throw std::invalid_argument(std::string(what) + ": entries must be finite");
+}
+
+// A soft permutation matrix: entries in [0, 1].
+void require_soft_permutation(const std::vector<double>& p) {
+  for (double e : p)
+    if (!(e >= 0.0 && e <= 1.0)) throw std::invalid_argument("P: entries must be in [0, 1] (P = soft_top_k(x, k, t)[0])");
+}
+
+template <class A>
+A finite_result(A out, const char* what) {
+  const double* d = out.data();
+  for (py::ssize_t i = 0; i < out.size(); ++i)
+    if (!std::isfinite(d[i])) throw std::invalid_argument(std::string(what) + ": the result overflows");
+  return out;
 }
 
 template <auto F, class... A>
@@ -74,7 +95,8 @@ sigmoid (soft comparison), soft_sign, softplus, soft_clip, soft_greater, soft_wi
 softmin, soft_argmax, soft_argmin and the SoftSort top-K (soft_top_k with its VJP / JVP). Every
 operator takes a temperature t >= 0 in the units of its input; t = 0 is the hard operator
 ("Ours-NS"). Overflow-free: |x|/t up to 1e300 gives finite results. NaN inputs raise ValueError;
-±inf is allowed where the operator has a limit (e.g. a masked -inf entry of logsumexp).)");
+±inf is allowed where the operator has a finite limit (e.g. a masked -inf entry of logsumexp,
+softplus(-inf) = 0); the top-K family needs finite entries.)");
 
   m.def("sigmoid", &checked<&smooth::sigmoid, double, double>, py::arg("x"), py::arg("t"),
         doc(with_t("Soft step sigma(x/t) = 1/(1+exp(-x/t)), the soft comparison [x > 0]; hard: step with 0.5 at 0.")));
@@ -84,6 +106,8 @@ operator takes a temperature t >= 0 in the units of its input; t = 0 is the hard
       "softplus",
       [](double x, double t, bool derivative) -> py::object {
         reject_nan(&x, 1, "softplus: x");
+        if (x == std::numeric_limits<double>::infinity())
+          throw std::invalid_argument("softplus: x = +inf (the result would be +inf)");
         double dx = 0.0;
         const double v = smooth::softplus(x, t, &dx);
         if (derivative) return py::make_tuple(v, dx);
@@ -129,6 +153,7 @@ operator takes a temperature t >= 0 in the units of its input; t = 0 is the hard
         const std::vector<double> v = values_from(x, "x");
         const int n = static_cast<int>(v.size());
         if (k < 1 || k > n) throw std::invalid_argument("soft_top_k: k must be in [1, n]");
+        require_finite_entries(v, "soft_top_k: x");
         py::array_t<double> P({static_cast<py::ssize_t>(k), static_cast<py::ssize_t>(n)});
         py::array_t<int> order(static_cast<py::ssize_t>(k));
         smooth::soft_top_k(v.data(), n, k, t, P.mutable_data(), order.mutable_data());
@@ -145,9 +170,12 @@ operator takes a temperature t >= 0 in the units of its input; t = 0 is the hard
         const int n = static_cast<int>(v.size());
         if (k < 1 || k > n) throw std::invalid_argument("soft_top_k_vjp: k must be in [1, n]");
         const std::vector<double> p = matrix_from(P, k, n, "P"), g = matrix_from(G, k, n, "G");
+        require_finite_entries(v, "soft_top_k_vjp: x");
+        require_soft_permutation(p);
+        require_finite_entries(g, "soft_top_k_vjp: G");
         py::array_t<double> out(static_cast<py::ssize_t>(n));
         smooth::soft_top_k_vjp(v.data(), n, k, t, p.data(), g.data(), out.mutable_data());
-        return out;
+        return finite_result(out, "soft_top_k_vjp");
       },
       py::arg("x"), py::arg("k"), py::arg("t"), py::arg("P"), py::arg("G"),
       doc(with_t("Vector-Jacobian product of soft_top_k: dL/dx (n,) from G = dL/dP (k, n); P = soft_top_k(x, k, t)[0].\n"
@@ -160,9 +188,12 @@ operator takes a temperature t >= 0 in the units of its input; t = 0 is the hard
         if (k < 1 || k > n) throw std::invalid_argument("soft_top_k_jvp: k must be in [1, n]");
         const std::vector<double> p = matrix_from(P, k, n, "P"), d = values_from(dx, "dx");
         if (static_cast<int>(d.size()) != n) throw std::invalid_argument("dx: expected shape (n,)");
+        require_finite_entries(v, "soft_top_k_jvp: x");
+        require_soft_permutation(p);
+        require_finite_entries(d, "soft_top_k_jvp: dx");
         py::array_t<double> out({static_cast<py::ssize_t>(k), static_cast<py::ssize_t>(n)});
         smooth::soft_top_k_jvp(v.data(), n, k, t, p.data(), d.data(), out.mutable_data());
-        return out;
+        return finite_result(out, "soft_top_k_jvp");
       },
       py::arg("x"), py::arg("k"), py::arg("t"), py::arg("P"), py::arg("dx"),
       doc(with_t("Jacobian-vector product of soft_top_k: dP (k, n) = (dP/dx) dx for a direction dx (n,). Hard: zero.")));

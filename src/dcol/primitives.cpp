@@ -21,8 +21,8 @@ void check_offset(const Pose& offset, const char* what) {
 }
 
 void check_positive(double v, const char* what, const char* name) {
-  if (!std::isfinite(v) || v <= 0.0)
-    throw std::invalid_argument(std::string(what) + ": " + name + " must be finite and > 0 (got " +
+  if (!std::isfinite(v) || v <= 0.0 || v > kMaxLength)
+    throw std::invalid_argument(std::string(what) + ": " + name + " must be finite, > 0 and at most 1e100 (kMaxLength) (got " +
                                 std::to_string(v) + ")");
 }
 
@@ -102,6 +102,8 @@ Polytope::Polytope(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& b_in, co
           inside = A.row(q).dot(v) <= b[q] + 1e-9 * (1.0 + std::abs(b[q]));
         if (!inside) continue;
         outer_radius = std::max(outer_radius, v.norm());
+        if (!(outer_radius <= kMaxLength))
+          throw std::invalid_argument("Polytope: a vertex lies beyond 1e100 (kMaxLength) from the origin");
         bool seen = false;  // more than three faces meet at a degenerate vertex
         for (int q = 0; q < num_vertices && !seen; ++q)
           seen = (V.row(q).transpose() - v).norm() <= 1e-9 * (1.0 + v.norm());
@@ -190,6 +192,8 @@ PaddedPolygon::PaddedPolygon(const Eigen::MatrixX2d& C_in, const Eigen::VectorXd
       for (int q = 0; q < num_edges && inside; ++q) inside = C.row(q).dot(v) <= d[q] + 1e-9 * (1.0 + std::abs(d[q]));
       if (!inside) continue;
       outer = std::max(outer, v.norm());
+      if (!(outer <= kMaxLength))
+        throw std::invalid_argument("PaddedPolygon: a vertex lies beyond 1e100 (kMaxLength) from the origin");
       bool seen = false;
       for (int q = 0; q < num_vertices && !seen; ++q) seen = (V.row(q).transpose() - v).norm() <= 1e-9 * (1.0 + v.norm());
       if (!seen && num_vertices < kMaxPolygonEdges) V.row(num_vertices++) = v.transpose();

@@ -718,7 +718,8 @@ const char* SolveOptions::invalid_field() const noexcept {
                 "the messages below quote the limits");
   if (max_iterations < 1 || max_iterations > kMaxIterationsLimit) return "max_iterations must be in [1, 100000]";
   if (max_attempts < 1 || max_attempts > kMaxAttemptsLimit) return "max_attempts must be in [1, 1000]";
-  if (!(surrogate_factor >= 1.0) || !std::isfinite(surrogate_factor)) return "surrogate_factor must be finite and >= 1";
+  if (!(surrogate_factor >= 1.0) || !(surrogate_factor <= kMaxSurrogateFactor))
+    return "surrogate_factor must be in [1, 1e6]";
   if (!(coincident_tolerance >= 0.0) || !std::isfinite(coincident_tolerance))
     return "coincident_tolerance must be finite and >= 0";
   if (!(polish_threshold >= 0.0)) return "polish_threshold must be >= 0 (+inf: never polish)";

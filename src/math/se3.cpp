@@ -1,5 +1,6 @@
 #include "diffcol/math/se3.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -7,8 +8,14 @@ namespace diffcol {
 
 Pose Pose::from_quaternion(const Vec3& position, double qw, double qx, double qy, double qz) {
   if (!position.allFinite()) throw std::invalid_argument("pose: position is not finite");
+  if (!(position.cwiseAbs().maxCoeff() <= kMaxLength))
+    throw std::invalid_argument("pose: position beyond 1e100 (kMaxLength)");
   if (!std::isfinite(qw) || !std::isfinite(qx) || !std::isfinite(qy) || !std::isfinite(qz))
     throw std::invalid_argument("pose: quaternion is not finite");
+  // huge components are scaled down first (their squares would overflow); others are used as
+  // given, so that ordinary quaternions give bit-identical rotations
+  const double s = std::max({std::abs(qw), std::abs(qx), std::abs(qy), std::abs(qz)});
+  if (s > 1e100) qw /= s, qx /= s, qy /= s, qz /= s;
   const double n = std::sqrt(qw * qw + qx * qx + qy * qy + qz * qz);
   if (!(n > 1e-12)) throw std::invalid_argument("pose: quaternion has zero norm");
   Pose g;
@@ -20,6 +27,8 @@ Pose Pose::from_quaternion(const Vec3& position, double qw, double qx, double qy
 Pose Pose::from_rotation(const Mat3& R, const Vec3& position) {
   if (!R.allFinite() || !position.allFinite())
     throw std::invalid_argument("pose: rotation or position is not finite");
+  if (!(position.cwiseAbs().maxCoeff() <= kMaxLength))
+    throw std::invalid_argument("pose: position beyond 1e100 (kMaxLength)");
   if ((R.transpose() * R - Mat3::Identity()).cwiseAbs().maxCoeff() > 1e-6 || R.determinant() < 0.0)
     throw std::invalid_argument("pose: matrix is not a rotation (R^T R != I or det R < 0)");
   Pose g;

@@ -11,9 +11,17 @@ namespace diffcol {
 namespace {
 
 void require_positive(double v, const char* shape, const char* what) {
-  if (!std::isfinite(v) || !(v > 0.0)) {
+  if (!std::isfinite(v) || !(v > 0.0) || v > kMaxLength) {
     std::ostringstream os;
-    os << shape << ": " << what << " must be finite and > 0 (got " << v << ")";
+    os << shape << ": " << what << " must be finite, > 0 and at most 1e100 (kMaxLength) (got " << v << ")";
+    throw std::invalid_argument(os.str());
+  }
+}
+
+void require_bounded_extent(double outer, const char* shape) {
+  if (!(outer <= kMaxLength)) {
+    std::ostringstream os;
+    os << shape << ": the shape reaches " << outer << " from its origin; at most 1e100 (kMaxLength)";
     throw std::invalid_argument(os.str());
   }
 }
@@ -221,6 +229,7 @@ SmoothPolytope::SmoothPolytope(const Eigen::MatrixX3d& A, const Eigen::VectorXd&
         outer2 = std::max(outer2, v.squaredNorm());
       }
   outer_ = std::sqrt(outer2);
+  require_bounded_extent(outer_, "smooth_polytope");
   // max c ≤ −log(m)/β implies φ ≤ 0
   const double slack = L_ * std::log(static_cast<double>(m)) / beta_;
   inner_ = 1e300;

@@ -38,6 +38,8 @@ OrientedPointCloud::OrientedPointCloud(std::vector<Vec3> points, std::vector<Vec
   for (size_t i = 0; i < points_.size(); ++i) {
     if (!points_[i].allFinite() || !normals_[i].allFinite())
       fail("point or normal " + std::to_string(i) + " is not finite");
+    if (!(points_[i].cwiseAbs().maxCoeff() <= kMaxLength))
+      fail("point " + std::to_string(i) + " is beyond 1e100 (kMaxLength)");
     const double len = normals_[i].norm();
     if (!(len > 1e-12)) fail("normal " + std::to_string(i) + " has zero length");
     normals_[i] /= len;

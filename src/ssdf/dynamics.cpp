@@ -814,11 +814,16 @@ template <class T> void wrench_outputs(int nf, const std::array<WrenchT<T>, kMax
 // ----------------------------------------------------------------------------------------------
 void validate_geometry(const Geometry& g, const char* what) {
   if (g.is_sphere()) {
-    if (!std::isfinite(g.radius) || !(g.radius > 0.0))
-      throw std::invalid_argument(std::string(what) + ": sphere radius must be positive and finite");
+    if (!std::isfinite(g.radius) || !(g.radius > 0.0) || g.radius > kMaxLength)
+      throw std::invalid_argument(std::string(what) + ": sphere radius must be positive, finite and at most 1e100");
   } else if (g.cloud->size() < 1) {
     throw std::invalid_argument(std::string(what) + ": empty point cloud");
   }
+}
+
+template <class V>
+bool bounded(const V& v) {
+  return v.cwiseAbs().maxCoeff() <= kMaxLength;
 }
 
 void check(const Scene& scene, const State& x, const Control& u, const char* what) {
@@ -830,16 +835,21 @@ void check(const Scene& scene, const State& x, const Control& u, const char* wha
     const size_t i = static_cast<size_t>(b);
     if (!x.pose[i].is_finite() || !x.velocity[i].allFinite() || !u.wrench[i].allFinite())
       throw std::invalid_argument(w + ": non-finite state or applied wrench");
+    if (!bounded(x.pose[i].p) || !bounded(x.velocity[i]) || !bounded(u.wrench[i]))
+      throw std::invalid_argument(w + ": a position, velocity or wrench entry beyond 1e100 (kMaxLength)");
   }
   for (int k = 0; k < scene.num_kinematic(); ++k) {
     const size_t i = static_cast<size_t>(k);
     if (!u.pose[i].is_finite() || !u.velocity[i].allFinite())
       throw std::invalid_argument(w + ": non-finite kinematic pose or velocity");
+    if (!bounded(u.pose[i].p) || !bounded(u.velocity[i]))
+      throw std::invalid_argument(w + ": a kinematic position or velocity entry beyond 1e100 (kMaxLength)");
   }
 }
 
 void check_h(double h, const char* what) {
-  if (!std::isfinite(h) || !(h > 0.0)) throw std::invalid_argument(std::string(what) + ": h must be positive");
+  if (!(h > 0.0) || !(h <= kMaxStepSize))
+    throw std::invalid_argument(std::string(what) + ": h must be in (0, 1000] s (kMaxStepSize)");
 }
 
 /// The culling tree of a body's AOPC (null for a sphere). Clouds of at most 32 points stay one
@@ -884,10 +894,10 @@ void Scene::set_gravity(const Vec3& g) {
 
 int Scene::add_free_body(const FreeBodySpec& spec) {
   if (num_free() >= kMaxFreeBodies) throw std::invalid_argument("Scene::add_free_body: capacity exceeded");
-  if (!std::isfinite(spec.mass) || !(spec.mass > 0.0))
-    throw std::invalid_argument("Scene::add_free_body: mass must be positive and finite");
-  if (!spec.inertia.allFinite() || (spec.inertia - spec.inertia.transpose()).norm() > 1e-9 * spec.inertia.norm())
-    throw std::invalid_argument("Scene::add_free_body: inertia must be finite and symmetric");
+  if (!std::isfinite(spec.mass) || !(spec.mass > 0.0) || spec.mass > 1e100)
+    throw std::invalid_argument("Scene::add_free_body: mass must be positive, finite and at most 1e100");
+  if (!spec.inertia.allFinite() || !(spec.inertia.cwiseAbs().maxCoeff() <= 1e100) || (spec.inertia - spec.inertia.transpose()).norm() > 1e-9 * spec.inertia.norm())
+    throw std::invalid_argument("Scene::add_free_body: inertia must be finite (entries at most 1e100) and symmetric");
   Eigen::LLT<Mat3> llt(spec.inertia);
   if (llt.info() != Eigen::Success || !(spec.inertia.diagonal().minCoeff() > 0.0))
     throw std::invalid_argument("Scene::add_free_body: inertia must be positive definite");

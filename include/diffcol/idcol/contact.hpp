@@ -43,7 +43,7 @@ struct SolveOptions {
   /// approximate (a ray cast on their Minkowski difference; docs/idcol.md, "Starts"), counted in
   /// ContactSolution::attempts.
   int max_attempts = 6;
-  double surrogate_factor = 1.0;    ///< f_S ≥ 1 of eq. (21)
+  double surrogate_factor = 1.0;    ///< f_S ∈ [1, 1e6] of eq. (21) (above ~1e10 solves stop converging)
   double coincident_tolerance = 1e-12;  ///< relative: ‖r‖ ≤ tol·(r1_out + r2_out) counts as coincident
   bool warm_start = true;           ///< ContactPair: start from the previous solution when there is one
   /// Warm start from the previous solution moved to first order along the pose change: z + T_c·ξ
@@ -69,9 +69,10 @@ struct SolveOptions {
   static constexpr int kMaxIterationsLimit = 100000;
   static constexpr int kMaxAttemptsLimit = 1000;
   static constexpr int kLastResortIterationsLimit = 100000;
+  static constexpr double kMaxSurrogateFactor = 1e6;
 
   /// @throws std::invalid_argument naming the first field out of range: tolerance finite > 0,
-  /// max_iterations in [1, 100000], max_attempts in [1, 1000], surrogate_factor finite ≥ 1,
+  /// max_iterations in [1, 100000], max_attempts in [1, 1000], surrogate_factor in [1, 1e6],
   /// coincident_tolerance finite ≥ 0, polish_threshold ≥ 0 (+inf: never polish),
   /// last_resort_iterations in [0, 100000].
   void validate() const;

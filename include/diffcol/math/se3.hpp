@@ -19,6 +19,12 @@ using Mat3 = Eigen::Matrix3d;
 using Vec6 = Eigen::Matrix<double, 6, 1>;
 using Mat6 = Eigen::Matrix<double, 6, 6>;
 
+/// The largest length diffcol accepts (shape sizes, polytope extents; in any unit): 1e100.
+/// Products of two lengths stay below 1e200, so squared distances and the like cannot overflow
+/// on accepted input. Constructors reject larger sizes; larger coordinates get a status or an
+/// error where a function documents it.
+inline constexpr double kMaxLength = 1e100;
+
 /// Which twist a velocity or a Jacobian column refers to (see the file comment).
 enum class TwistConvention : std::uint8_t {
   world = 0,  ///< world (spatial) twist η: X_WB ← exp(η^)·X_WB (e.g. a "space Jacobian")
@@ -35,12 +41,13 @@ struct Pose {
 
   /// Builds a pose from a position and a quaternion (w, x, y, z). The quaternion
   /// is normalized. @throws std::invalid_argument on a zero or non-finite quaternion
-  /// or a non-finite position.
+  /// or a non-finite position, or one beyond kMaxLength.
   static Pose from_quaternion(const Vec3& position, double qw, double qx, double qy,
                               double qz);
 
   /// Builds a pose from a rotation matrix and a position.
-  /// @throws std::invalid_argument if R is not a rotation (to 1e-6) or any entry is not finite.
+  /// @throws std::invalid_argument if R is not a rotation (to 1e-6), any entry is not finite or
+  /// the position is beyond kMaxLength.
   static Pose from_rotation(const Mat3& R, const Vec3& position);
 
   /// The unit quaternion of R, with w ≥ 0.

@@ -13,8 +13,9 @@
 /// do not check.
 ///
 /// Numerics: all operators are evaluated in overflow-free forms (max-shifted exponentials,
-/// log1p(exp(−|z|))), so |x|/t up to 1e300 (and beyond, including x/t = ±inf) gives finite,
-/// correct results. NaN inputs give NaN outputs (never a crash).
+/// log1p(exp(−|z|))), so |x|/t up to 1e300 (and beyond, including x/t = ±inf) gives correct
+/// results, finite except where the operator itself is infinite (softplus(+inf) = +inf, the
+/// logsumexp of an entry +inf). NaN inputs give NaN outputs (never a crash).
 ///
 /// Hard-mode conventions: step(0) = 0.5 (sigmoid), sign(0) = 0, the hard argmax / argmin / top-K
 /// are one-hot at the first maximal (minimal) index; derivatives of the hard operators are their

@@ -91,6 +91,10 @@ inline constexpr int kMaxFreeBodies = 4;        ///< capacity of free bodies per
 inline constexpr int kMaxKinematicBodies = 4;   ///< capacity of kinematic bodies per scene
 inline constexpr int kMaxContactPairs = 16;     ///< capacity of declared collision pairs
 inline constexpr int kMaxDerivativeDim = 36;    ///< largest dim(z) = dim(x) + dim(u) for derivatives
+/// The largest time step the step functions accept (s). State entries (positions, velocities,
+/// applied wrenches), masses, inertia entries and radii must be at most kMaxLength = 1e100 in
+/// magnitude; every function that takes a state checks this and throws std::invalid_argument.
+inline constexpr double kMaxStepSize = 1e3;
 
 inline constexpr int kMaxStateDim = 12 * kMaxFreeBodies;
 inline constexpr int kMaxControlDim = 12 * kMaxKinematicBodies + 6 * kMaxFreeBodies;

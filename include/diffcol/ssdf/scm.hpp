@@ -83,7 +83,8 @@ struct PointSsdfContact {
 
 /// Point a (body-A coordinates) of body A (X_WA, V_A) against cloud B (X_WB, V_B): eq. (22)
 /// Λ = Σ_i σ_eps1(−d(p))_i λ̄_i, returned as the wrenches on both bodies.
-/// @throws std::invalid_argument on invalid parameters or non-finite inputs.
+/// @throws std::invalid_argument on invalid parameters, non-finite inputs or positions / velocities
+/// beyond kMaxLength (1e100).
 PointSsdfContact point_ssdf_contact(const Vec3& a, const Pose& X_WA, const Vec6& V_A, const OrientedPointCloud& cloud_B,
                                     const Pose& X_WB, const Vec6& V_B, const ScmParameters& params, SsdfWorkspace& ws,
                                     bool with_jacobians = true);
@@ -100,7 +101,8 @@ struct PairContact {
 /// Total SCM contact between two bodies: Λ12 = Σ_f σ_eps2(−Φ12)_f Λ_f over all points of both
 /// clouds (eq. (23)). Cost O(I1·I2) (twice, with Jacobians), independent of the number of contacts.
 /// ws.field / ws.distribution hold Φ12 and its distribution afterwards.
-/// @throws std::invalid_argument on invalid parameters or non-finite inputs.
+/// @throws std::invalid_argument on invalid parameters, non-finite inputs or positions / velocities
+/// beyond kMaxLength (1e100).
 PairContact pair_contact(const OrientedPointCloud& cloud1, const Pose& X_W1, const Vec6& V1,
                          const OrientedPointCloud& cloud2, const Pose& X_W2, const Vec6& V2,
                          const ScmParameters& params, SsdfWorkspace& ws, bool with_jacobians = true);
