@@ -82,8 +82,9 @@ bool is_benchmark_name(const std::string& s) {
   return std::find(names.begin(), names.end(), s) != names.end();
 }
 
-// Brute-force hull / vertex enumeration is O(m^4): keep CLI input to what finishes in about a second.
-constexpr size_t kMaxPolytopeData = 256;
+// Input sizes the CLI accepts: the library's face limit, and hull inputs that take well under a second.
+constexpr size_t kMaxPolytopeRows = SmoothPolytope::kMaxFaces;
+constexpr size_t kMaxHullPoints = 100000;
 
 const char* kTypeList =
     "sphere, superellipsoid (se), ellipsoid, superelliptic_cylinder (sec), smooth_polytope (poly), "
@@ -191,9 +192,9 @@ Shape parse_shape(const Json& j, const std::string& where) {
   if (j.contains("hull")) {
     const Json& hj = j.at("hull");
     if (!hj.is_array()) fail(w, "\"hull\" must be an array of [x,y,z] points");
-    if (hj.size() > kMaxPolytopeData)
-      fail(w, "\"hull\" has " + std::to_string(hj.size()) + " points; at most " + std::to_string(kMaxPolytopeData) +
-                  " are accepted (the hull is computed by brute force)");
+    if (hj.size() > kMaxHullPoints)
+      fail(w, "\"hull\" has " + std::to_string(hj.size()) + " points; at most " + std::to_string(kMaxHullPoints) +
+                  " are accepted");
     std::vector<Vec3> pts;
     pts.reserve(hj.size());
     for (size_t i = 0; i < hj.size(); ++i) pts.push_back(get_vec3(hj[i], w + ".hull[" + std::to_string(i) + "]"));
@@ -202,9 +203,9 @@ Shape parse_shape(const Json& j, const std::string& where) {
   const Json& Aj = require(j, "A", w);
   const Json& bj = require(j, "b", w);
   if (!Aj.is_array() || Aj.empty()) fail(w, "\"A\" must be a non-empty array of [a1,a2,a3] rows");
-  if (Aj.size() > kMaxPolytopeData)
-    fail(w, "\"A\" has " + std::to_string(Aj.size()) + " rows; at most " + std::to_string(kMaxPolytopeData) +
-                " are accepted");
+  if (Aj.size() > kMaxPolytopeRows)
+    fail(w, "\"A\" has " + std::to_string(Aj.size()) + " rows; at most " + std::to_string(kMaxPolytopeRows) +
+                " are accepted (SmoothPolytope::kMaxFaces)");
   if (!bj.is_array() || bj.size() != Aj.size())
     fail(w, "\"b\" must be an array with one number per row of \"A\" (" + std::to_string(Aj.size()) + ")");
   Eigen::MatrixX3d A(Aj.size(), 3);

@@ -426,6 +426,39 @@ TEST(ShapeRadii, PolytopeOuterRadiusIsTheFarthestVertex) {
   std::vector<Case> cases;
   cases.push_back({poly_A(), poly_b(), 20.0, 1.0});
   cases.push_back({poly_A(), poly_b(), 15.0, 2.0});
+  {  // octahedron: four faces meet at every vertex (degenerate vertices), and a redundant face
+    Eigen::MatrixX3d A(9, 3);
+    A << 1, 1, 1, 1, 1, -1, 1, -1, 1, 1, -1, -1, -1, 1, 1, -1, 1, -1, -1, -1, 1, -1, -1, -1, 1, 0, 0;
+    Eigen::VectorXd b(9);
+    b << 1, 1, 1, 1, 1, 1, 1, 1, 3;  // the last one, x ≤ 3, touches nothing
+    cases.push_back({A, b, 30.0, 1.0});
+  }
+  {  // random polytopes, some faces redundant
+    std::mt19937 r(108);
+    std::uniform_real_distribution<double> U(0.5, 1.5);
+    // 6 to 39 faces (the brute-force route), then 70 and 110 (the polar hull, above 64 faces)
+    for (int t = 0; t < 14; ++t) {
+      const int m = t < 12 ? 6 + 3 * t : (t == 12 ? 70 : 110);
+      Eigen::MatrixX3d A(m, 3);
+      Eigen::VectorXd b(m);
+      for (int i = 0; i < m; ++i) {
+        A.row(i) = random_unit(r).transpose() * U(r);
+        b[i] = U(r) * (i % 5 == 4 ? 2.0 : 1.0);
+      }
+      // bounded iff no d ≠ 0 has A d ≤ 0; the extreme rays of that cone are ±(a_i × a_j)
+      bool bounded = Eigen::FullPivLU<Eigen::MatrixX3d>(A).rank() == 3;
+      for (int i = 0; i < m && bounded; ++i)
+        for (int j = i + 1; j < m && bounded; ++j) {
+          const Vec3 d = A.row(i).transpose().cross(A.row(j).transpose()).normalized();
+          bounded = (A * d).maxCoeff() > 1e-9 && (A * -d).maxCoeff() > 1e-9;
+        }
+      if (bounded) {
+        cases.push_back({A, b, 30.0, 1.0});
+      } else {
+        EXPECT_THROW(SmoothPolytope(A, b, 30.0), std::invalid_argument) << "unbounded case " << t;
+      }
+    }
+  }
   {
     Eigen::MatrixX3d A(6, 3);
     A << 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1;
@@ -444,6 +477,9 @@ TEST(ShapeRadii, PolytopeOuterRadiusIsTheFarthestVertex) {
     }
     cases.push_back({A, b, 30.0, 1.0});
   }
+  int polar = 0;  // cases above 64 faces (the polar-hull route); both random ones are bounded
+  for (const Case& c : cases) polar += c.A.rows() > 64;
+  EXPECT_EQ(polar, 2);
   std::mt19937 rng(107);
   for (const Case& c : cases) {
     const SmoothPolytope P(c.A, c.b, c.beta, c.L);

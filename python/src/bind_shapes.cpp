@@ -147,7 +147,7 @@ contain the origin strictly (b > 0); the smooth shape lies inside it.)");
             return SmoothPolytope::convex_hull(pts, beta, length);
           },
           py::arg("points"), py::arg("beta"), py::arg("length") = 1.0,
-          "Convex hull of points (n, 3) (any n; at most 256 hull faces); the origin must lie strictly inside.")
+          "Convex hull of points (n, 3) (any n; at most 4096 hull faces, C++ SmoothPolytope::kMaxFaces); the origin must lie strictly inside.")
       .def_property_readonly("num_faces", &SmoothPolytope::num_faces, "m.")
       .def_property_readonly("beta", &SmoothPolytope::beta, "beta.")
       .def_property_readonly("length", &SmoothPolytope::length, "L.")

@@ -18,6 +18,89 @@ void require_positive(double v, const char* shape, const char* what) {
   }
 }
 
+// The supporting planes of the convex hull of a point set (defined with the convex hull below).
+void hull_planes(const std::vector<Vec3>& P, double tol, std::vector<Vec3>& normals, std::vector<double>& offsets);
+
+// Up to this many half-spaces the polytope's vertices are enumerated by brute force: O(m³)
+// triples, each checked against all planes (O(m⁴), about 20 ms at 64), exact for any aspect
+// ratio. Larger polytopes use the polar hull (O(m·faces)).
+constexpr int kBruteForceFaces = 64;
+
+// Appends v unless a vertex within 1e-9 (relative) is already there.
+void add_vertex(std::vector<Vec3>& out, const Vec3& v) {
+  for (const Vec3& w : out)
+    if ((w - v).norm() <= 1e-9 * (1.0 + v.norm())) return;
+  out.push_back(v);
+}
+
+const char* const kUnbounded = "smooth_polytope: the polytope A y <= b is unbounded";
+
+// Bounded iff no direction d ≠ 0 has A d ≤ 0; the extreme rays of that cone lie on intersections
+// of two of its facets, so the candidates are ±(a_i × a_j). Then the vertices: triples of tight
+// planes that satisfy all others.
+std::vector<Vec3> brute_force_vertices(const Eigen::MatrixX3d& A, const Eigen::VectorXd& b) {
+  const int m = static_cast<int>(A.rows());
+  Eigen::FullPivLU<Eigen::MatrixX3d> lu(A);
+  bool bounded = lu.rank() == 3;
+  for (int i = 0; i < m && bounded; ++i)
+    for (int j = i + 1; j < m && bounded; ++j) {
+      Vec3 d = A.row(i).transpose().cross(A.row(j).transpose());
+      if (d.norm() < 1e-12 * A.row(i).norm() * A.row(j).norm()) continue;
+      d.normalize();
+      for (int sgn = -1; sgn <= 1; sgn += 2) {
+        const Eigen::VectorXd ad = A * (sgn * d);
+        double worst = -1e300;
+        for (int k = 0; k < m; ++k) worst = std::max(worst, ad[k] / A.row(k).norm());
+        if (worst <= 1e-12) bounded = false;
+      }
+    }
+  if (!bounded) throw std::invalid_argument(kUnbounded);
+  std::vector<Vec3> out;
+  for (int i = 0; i < m; ++i)
+    for (int j = i + 1; j < m; ++j)
+      for (int k = j + 1; k < m; ++k) {
+        Mat3 M;
+        M.row(0) = A.row(i);
+        M.row(1) = A.row(j);
+        M.row(2) = A.row(k);
+        if (std::abs(M.determinant()) < 1e-12 * M.row(0).norm() * M.row(1).norm() * M.row(2).norm())
+          continue;
+        const Vec3 v = M.partialPivLu().solve(Vec3(b[i], b[j], b[k]));
+        bool inside = true;
+        for (int l = 0; l < m && inside; ++l) inside = A.row(l).dot(v) <= b[l] + 1e-9 * (1.0 + std::abs(b[l]));
+        if (inside) add_vertex(out, v);
+      }
+  return out;
+}
+
+// The polar route: with d_i = a_i/b_i, each facet nᵀd ≤ c of conv{d_i} is a vertex v = n/c of
+// {A y ≤ b}, and the polytope is bounded iff the origin lies strictly inside conv{d_i} (every
+// c > 0). The hull's tolerance is relative to the largest d_i, so a polytope more elongated than
+// about 1e9 : 1 counts as unbounded here.
+std::vector<Vec3> polar_vertices(const Eigen::MatrixX3d& A, const Eigen::VectorXd& b) {
+  const int m = static_cast<int>(A.rows());
+  std::vector<Vec3> dual(static_cast<size_t>(m));
+  double scale = 0.0;
+  for (int i = 0; i < m; ++i) {
+    dual[static_cast<size_t>(i)] = A.row(i).transpose() / b[i];
+    scale = std::max(scale, dual[static_cast<size_t>(i)].norm());
+  }
+  const double tol = 1e-9 * scale;
+  std::vector<Vec3> normals;
+  std::vector<double> offsets;
+  hull_planes(dual, tol, normals, offsets);
+  bool bounded = normals.size() >= 4;
+  for (size_t f = 0; f < offsets.size() && bounded; ++f) bounded = offsets[f] > tol;
+  if (!bounded) throw std::invalid_argument(kUnbounded);
+  for (size_t f = 0; f < normals.size(); ++f)
+    for (const Vec3& d : dual)
+      if (normals[f].dot(d) - offsets[f] > 10.0 * tol)
+        throw std::runtime_error("smooth_polytope: vertex enumeration failed (near-degenerate half-spaces)");
+  std::vector<Vec3> out;
+  for (size_t f = 0; f < normals.size(); ++f) add_vertex(out, normals[f] / offsets[f]);
+  return out;
+}
+
 void require_bounded_extent(double outer, const char* shape) {
   if (!(outer <= kMaxLength)) {
     std::ostringstream os;
@@ -180,23 +263,9 @@ SmoothPolytope::SmoothPolytope(const Eigen::MatrixX3d& A, const Eigen::VectorXd&
       throw std::invalid_argument(
           "smooth_polytope: every b_i must be > 0 (the body origin must lie strictly inside A y <= b)");
   }
-  // Bounded iff no direction d ≠ 0 has A d ≤ 0. Extreme rays of that cone lie on
-  // intersections of two of its facets, so the candidates are ±(a_i × a_j).
-  Eigen::FullPivLU<Eigen::MatrixX3d> lu(A);
-  bool bounded = lu.rank() == 3;
-  for (int i = 0; i < m && bounded; ++i)
-    for (int j = i + 1; j < m && bounded; ++j) {
-      Vec3 d = A.row(i).transpose().cross(A.row(j).transpose());
-      if (d.norm() < 1e-12 * A.row(i).norm() * A.row(j).norm()) continue;
-      d.normalize();
-      for (int sgn = -1; sgn <= 1; sgn += 2) {
-        const Eigen::VectorXd ad = A * (sgn * d);
-        double worst = -1e300;
-        for (int k = 0; k < m; ++k) worst = std::max(worst, ad[k] / A.row(k).norm());
-        if (worst <= 1e-12) bounded = false;
-      }
-    }
-  if (!bounded) throw std::invalid_argument("smooth_polytope: the polytope A y <= b is unbounded");
+  // Boundedness and the vertices of the exact polytope: by brute force up to kBruteForceFaces
+  // half-spaces (exact for any aspect ratio), from the polar hull above (polar_vertices).
+  std::vector<Vec3> verts = m <= kBruteForceFaces ? brute_force_vertices(A, b) : polar_vertices(A, b);
 
   ax_.resize(m);
   ay_.resize(m);
@@ -208,26 +277,9 @@ SmoothPolytope::SmoothPolytope(const Eigen::MatrixX3d& A, const Eigen::VectorXd&
     az_[i] = A(i, 2) / L_;
     offsets_[i] = b[i] / L_;
   }
-  // vertices of the exact polytope: triples of tight planes that satisfy all others
   double outer2 = 0.0;
-  for (int i = 0; i < m; ++i)
-    for (int j = i + 1; j < m; ++j)
-      for (int k = j + 1; k < m; ++k) {
-        Mat3 M;
-        M.row(0) = A.row(i);
-        M.row(1) = A.row(j);
-        M.row(2) = A.row(k);
-        if (std::abs(M.determinant()) < 1e-12 * M.row(0).norm() * M.row(1).norm() * M.row(2).norm())
-          continue;
-        const Vec3 v = M.partialPivLu().solve(Vec3(b[i], b[j], b[k]));
-        bool inside = true;
-        for (int l = 0; l < m && inside; ++l) inside = A.row(l).dot(v) <= b[l] + 1e-9 * (1.0 + std::abs(b[l]));
-        if (!inside) continue;
-        bool dup = false;
-        for (const Vec3& w : vertices_) dup = dup || (w - v).norm() <= 1e-9 * (1.0 + v.norm());
-        if (!dup) vertices_.push_back(v);
-        outer2 = std::max(outer2, v.squaredNorm());
-      }
+  for (const Vec3& v : verts) outer2 = std::max(outer2, v.squaredNorm());
+  vertices_ = std::move(verts);
   outer_ = std::sqrt(outer2);
   require_bounded_extent(outer_, "smooth_polytope");
   // max c ≤ −log(m)/β implies φ ≤ 0

@@ -15,9 +15,12 @@ namespace diffcol {
 
 class SmoothPolytope {
  public:
-  /// The most half-spaces a smooth polytope may have: every evaluation sums over all of them, and
-  /// the construction enumerates the exact polytope's vertices by brute force (about 1 s at 256).
-  static constexpr int kMaxFaces = 256;
+  /// The most half-spaces a smooth polytope may have. Every evaluation sums over all of them
+  /// (about 10 ns per face), so a contact solve with a 4096-face hull takes of the order of
+  /// 100 µs. The construction finds the exact polytope's vertices by brute force up to 64 faces
+  /// and from the hull of the polar points a_i/b_i above (O(m·faces), milliseconds; there a
+  /// polytope more elongated than about 1e9 : 1 is rejected as unbounded).
+  static constexpr int kMaxFaces = 4096;
 
   /// @param A m×3 matrix of outward half-space normals (rows need not be unit), 4 ≤ m ≤ kMaxFaces.
   /// @param b m offsets; every b_i > 0 (origin strictly inside).
