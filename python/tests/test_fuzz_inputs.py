@@ -349,7 +349,8 @@ entry("Pose", lambda X: diffcol.Pose(X), X=P([1.0, 2.0, 3.0, 0.9, 0.1, 0.2, 0.3]
 entry("Pose.from_matrix", lambda T: diffcol.Pose.from_matrix(T), T=A(np.eye(4)))
 entry("Pose.from_rotation", lambda R, p: diffcol.Pose.from_rotation(R, p), R=A(np.eye(3)), p=A([1.0, 2.0, 3.0]))
 entry("Pose.from_quaternion", lambda p, q: diffcol.Pose.from_quaternion(p, q), p=A([1.0, 2.0, 3.0]), q=A([0.9, 0.1, 0.2, 0.3]))
-entry("Pose*Pose", lambda X, Y: diffcol.Pose(X) * diffcol.Pose(Y), X=P([1.0, 0, 0, 1, 0, 0, 0]), Y=P([1.0, 0, 0, 0.9, 0.1, 0.2, 0.3]))
+entry("Pose*Pose", lambda X, Y: diffcol.Pose(X) * diffcol.Pose(Y), X=P([1.0, 0, 0, 1, 0, 0, 0]),
+      Y=P([1.0, 0, 0, 0.9, 0.1, 0.2, 0.3]))
 entry("Pose*point", lambda X, y: diffcol.Pose(X) * y, X=P([1.0, 0, 0, 0.9, 0.1, 0.2, 0.3]), y=A([1.0, 2.0, 3.0]))
 entry("Pose.inverse", lambda X: diffcol.Pose(X).inverse(), X=P([1.0, 0, 0, 0.9, 0.1, 0.2, 0.3]))
 entry("skew", lambda v: diffcol.skew(v), v=A([1.0, 2.0, 3.0]))
@@ -459,7 +460,8 @@ entry("qp.proximity[Capsule size]",
       lambda L, r: _qp_all(qp.Capsule(L, r), IDENT, qp.Capsule(1.0, 0.2), [0.3, 0.2, 1.5, 0.9, 0.3, 0.1, 0.0]),
       L=F(2.0), r=F(0.5))
 entry("qp.proximity[rectangle size]",
-      lambda hx: _qp_all(qp.PaddedPolygon.rectangle(hx, 0.6, 0.2), IDENT, qp.Capsule(1.0, 0.2), [0.3, 0.2, 1.5, 0.9, 0.3, 0.1, 0.0]),
+      lambda hx: _qp_all(qp.PaddedPolygon.rectangle(hx, 0.6, 0.2), IDENT, qp.Capsule(1.0, 0.2),
+                         [0.3, 0.2, 1.5, 0.9, 0.3, 0.1, 0.0]),
       hx=F(1.0))
 entry("qp.twist_from_position_quaternion",
       lambda r, q: qp.twist_from_position_quaternion(r, q, qp.TwistConvention.world),
@@ -517,7 +519,8 @@ entry("manifold.ConvexPolyhedron.from_halfspaces",
 entry("manifold.ConvexPolyhedron.from_vertices",
       lambda V, t: manifold.ConvexPolyhedron.from_vertices(V, t).evaluate([0.7, 0.1, 0.2]), V=A(CUBE_V, scale=True), t=F(0.01))
 entry("manifold.ConvexPolyhedron.evaluate",
-      lambda x, tau: manifold.ConvexPolyhedron.from_vertices(CUBE_V, 0.01).evaluate(x, tau), x=A([0.7, 0.1, 0.2], scale=True), tau=F(0.0))
+      lambda x, tau: manifold.ConvexPolyhedron.from_vertices(CUBE_V, 0.01).evaluate(x, tau),
+      x=A([0.7, 0.1, 0.2], scale=True), tau=F(0.0))
 _PC_P = np.array([[0, 0, 1.0], [0, 0, -1.0], [1.0, 0, 0], [-1.0, 0, 0]])
 entry("manifold.OrientedPointCloud",
       lambda pts, nrm, bw, X: manifold.OrientedPointCloud(pts, nrm, bw, X).evaluate([0.0, 0.2, 2.0]),
