@@ -506,6 +506,8 @@ TEST(ManifoldSelection, InvalidInput) {
   Pose bad = Pose::identity();
   bad.p.x() = test::kNaN;
   EXPECT_THROW(compute_manifold(a, bad, b, Pose::identity(), ManifoldOptions{}, ws, m), std::invalid_argument);
+  bad.p.x() = 1e200;  // beyond kMaxLength: its SDF values overflowed (NaN activities)
+  EXPECT_THROW(compute_manifold(a, Pose::identity(), b, bad, ManifoldOptions{}, ws, m), std::invalid_argument);
   EXPECT_THROW(ContactObject(make_refined_box(Vec3::Ones(), 1), SdfObject()), std::invalid_argument);
 }
 

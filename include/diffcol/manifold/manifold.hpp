@@ -51,13 +51,13 @@ namespace diffcol::manifold {
 /// frame, and its pose X_WB.
 class ContactObject {
  public:
-  /// @throws std::invalid_argument if the SDF has no primitive or the pose is not finite.
+  /// @throws std::invalid_argument if the SDF has no primitive or the pose is not finite or beyond kMaxLength.
   ContactObject(mesh::TriangleMesh mesh, SdfObject sdf, const Pose& X_WB = Pose::identity());
 
   const mesh::TriangleMesh& mesh() const { return mesh_; }
   const SdfObject& sdf() const { return sdf_; }
   const Pose& pose() const { return pose_; }
-  /// @throws std::invalid_argument if X_WB is not finite.
+  /// @throws std::invalid_argument if X_WB is not finite or beyond kMaxLength (1e100).
   void set_pose(const Pose& X_WB);
   /// Largest |φ(v)| over the mesh vertices (body frame): the mesh–SDF discrepancy (supp. II-C).
   double surface_discrepancy() const { return discrepancy_; }
@@ -164,7 +164,7 @@ void compute_manifold(const ContactObject& body1, const ContactObject& body2, co
                       ManifoldWorkspace& workspace, ContactManifold& manifold);
 
 /// The manifold at poses X_W1, X_W2 (the objects' stored poses are ignored).
-/// @throws std::invalid_argument on invalid options or non-finite poses.
+/// @throws std::invalid_argument on invalid options, non-finite poses or translations beyond kMaxLength (1e100).
 void compute_manifold(const ContactObject& body1, const Pose& X_W1, const ContactObject& body2, const Pose& X_W2,
                       const ManifoldOptions& options, ManifoldWorkspace& workspace, ContactManifold& manifold);
 
