@@ -384,19 +384,19 @@ Jacobians: J_fn_* (6,), J_Fc*_* (6, 6) with twist columns [w; v] (X12 / X1 / X2 
   py::enum_<idcol::TwistConvention>(m, "TwistConvention", "How a 6 x n geometric Jacobian maps qdot to a twist.")
       .value("world", idcol::TwistConvention::world, "J qdot = world twist, X <- exp(eta^) X")
       .value("body", idcol::TwistConvention::body, "J qdot = body twist, X <- X exp(zeta^)");
+  // A body Jacobian J: 6 rows, finite entries.
+  const auto checked_body_jacobian = [](const Eigen::MatrixXd& J) -> const Eigen::MatrixXd& {
+    if (J.rows() != 6 || !J.allFinite()) throw std::invalid_argument("BodyJacobian: J must be a finite (6, n) array");
+    return J;
+  };
   py::class_<idcol::BodyJacobian>(m, "BodyJacobian", "The geometric Jacobian (6, n) of one rigid body, rows [w; v].")
-      .def(py::init([](const Eigen::MatrixXd& J, idcol::TwistConvention c, const PoseArg& X) {
-             if (J.rows() != 6) throw std::invalid_argument("BodyJacobian: J must have 6 rows");
-             if (!J.allFinite()) throw std::invalid_argument("BodyJacobian: J must be finite");
-             return idcol::BodyJacobian{J, c, X.value};
+      .def(py::init([checked_body_jacobian](const Eigen::MatrixXd& J, idcol::TwistConvention c, const PoseArg& X) {
+             return idcol::BodyJacobian{checked_body_jacobian(J), c, X.value};
            }),
            py::arg("J"), py::arg("convention") = idcol::TwistConvention::world, py::arg("X_WB") = Pose{})
       .def_property(
           "J", [](const idcol::BodyJacobian& b) { return b.J; },
-          [](idcol::BodyJacobian& b, const Eigen::MatrixXd& J) {
-            if (J.rows() != 6 || !J.allFinite()) throw std::invalid_argument("BodyJacobian.J: expected a finite (6, n) array");
-            b.J = J;
-          },
+          [checked_body_jacobian](idcol::BodyJacobian& b, const Eigen::MatrixXd& J) { b.J = checked_body_jacobian(J); },
           "The Jacobian (6, n), rows [w; v] (finite).")
       .def_readwrite("convention", &idcol::BodyJacobian::convention, "TwistConvention of J.")
       .def_readwrite("X_WB", &idcol::BodyJacobian::X_WB, "Pose of the frame B in which a body-convention J is expressed.");

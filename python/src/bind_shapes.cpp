@@ -4,6 +4,7 @@
 #include <tuple>
 #include <vector>
 
+#include "arrays.hpp"
 #include "bindings.hpp"
 #include "diffcol/shapes/shape.hpp"
 
@@ -15,13 +16,6 @@ namespace bind_shapes_local {
 // not a silent NaN.
 void require_finite_point(const Vec3& y, const char* what) {
   if (!y.allFinite()) throw py::value_error(std::string(what) + " must be finite");
-}
-
-// Query points: finite and at most kMaxLength (1e100) in magnitude (φ of a point farther out
-// overflows).
-void require_query_point(const Vec3& y, const char* what) {
-  if (!(y.cwiseAbs().maxCoeff() <= kMaxLength))
-    throw py::value_error(std::string(what) + " must be finite and at most 1e100 in magnitude");
 }
 
 template <class T>
@@ -37,7 +31,7 @@ std::tuple<double, Vec3, Mat3> checked_eval(const T& s, const Vec3& y) {
 
 template <class T>
 double checked_value(const T& s, const Vec3& y) {
-  require_query_point(y, "value: y");
+  require_coordinates(y.data(), 3, "value: y");  // φ of a point beyond 1e100 overflows
   const double phi = s.value(y);
   if (!std::isfinite(phi)) throw py::value_error("value: phi overflows at this y (too far from the shape)");
   return phi;

@@ -35,8 +35,7 @@ std::vector<double> values_from(const py::object& obj, const char* what) {
 
 // The top-K family sorts and differences its inputs: every entry must be finite.
 void require_finite_entries(const std::vector<double>& v, const char* what) {
-  for (double e : v)
-    if (!std::isfinite(e)) throw std::invalid_argument(std::string(what) + ": entries must be finite");
+  require_finite(v.data(), static_cast<py::ssize_t>(v.size()), what);
 }
 
 // A soft permutation matrix: entries in [0, 1].

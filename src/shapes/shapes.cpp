@@ -19,7 +19,8 @@ void require_positive(double v, const char* shape, const char* what) {
 }
 
 // The supporting planes of the convex hull of a point set (defined with the convex hull below).
-void hull_planes(const std::vector<Vec3>& P, double tol, std::vector<Vec3>& normals, std::vector<double>& offsets);
+void hull_planes(const std::vector<Vec3>& P, double tol, const char* what, std::vector<Vec3>& normals,
+                 std::vector<double>& offsets);
 
 // Up to this many half-spaces the polytope's vertices are enumerated by brute force: O(m³)
 // triples, each checked against all planes (O(m⁴), about 20 ms at 64), exact for any aspect
@@ -88,14 +89,10 @@ std::vector<Vec3> polar_vertices(const Eigen::MatrixX3d& A, const Eigen::VectorX
   const double tol = 1e-9 * scale;
   std::vector<Vec3> normals;
   std::vector<double> offsets;
-  hull_planes(dual, tol, normals, offsets);
+  hull_planes(dual, tol, "smooth_polytope: vertex enumeration", normals, offsets);
   bool bounded = normals.size() >= 4;
   for (size_t f = 0; f < offsets.size() && bounded; ++f) bounded = offsets[f] > tol;
   if (!bounded) throw std::invalid_argument(kUnbounded);
-  for (size_t f = 0; f < normals.size(); ++f)
-    for (const Vec3& d : dual)
-      if (normals[f].dot(d) - offsets[f] > 10.0 * tol)
-        throw std::runtime_error("smooth_polytope: vertex enumeration failed (near-degenerate half-spaces)");
   std::vector<Vec3> out;
   for (size_t f = 0; f < normals.size(); ++f) add_vertex(out, normals[f] / offsets[f]);
   return out;
@@ -252,8 +249,7 @@ SmoothPolytope::SmoothPolytope(const Eigen::MatrixX3d& A, const Eigen::VectorXd&
   if (m > kMaxFaces) {
     std::ostringstream os;
     os << "smooth_polytope: " << m << " half-spaces; at most " << kMaxFaces
-       << " (SmoothPolytope::kMaxFaces: every evaluation sums over all of them, and the construction"
-          " enumerates the vertices by brute force)";
+       << " (SmoothPolytope::kMaxFaces: every evaluation sums over all of them)";
     throw std::invalid_argument(os.str());
   }
   if (!A.allFinite() || !b.allFinite()) throw std::invalid_argument("smooth_polytope: A or b is not finite");
@@ -310,8 +306,11 @@ namespace {
 // Supporting planes (unit normal n, offset d: n·p ≤ d for every point, tight at ≥ 3) of the convex
 // hull of `points` by the incremental algorithm: a starting tetrahedron, then each point outside
 // the current hull replaces the faces it sees by a fan from the horizon to it. O(n·faces). Empty
-// if the points are (nearly, to tol) coplanar.
-void hull_planes(const std::vector<Vec3>& P, double tol, std::vector<Vec3>& normals, std::vector<double>& offsets) {
+// if the points are (nearly, to tol) coplanar. @throws std::runtime_error ("<what> failed ...") if
+// a point lies outside the result by more than 10 tol (the incremental construction with a
+// tolerance could in principle miss a point in a face's plane just outside it).
+void hull_planes(const std::vector<Vec3>& P, double tol, const char* what, std::vector<Vec3>& normals,
+                 std::vector<double>& offsets) {
   const int n = static_cast<int>(P.size());
   // starting tetrahedron: far point, farthest from the line, farthest from the plane
   int i1 = 0;
@@ -388,6 +387,10 @@ void hull_planes(const std::vector<Vec3>& P, double tol, std::vector<Vec3>& norm
       offsets.push_back(t.d);
     }
   }
+  for (size_t f = 0; f < normals.size(); ++f)
+    for (const Vec3& p : P)
+      if (normals[f].dot(p) - offsets[f] > 10.0 * tol)
+        throw std::runtime_error(std::string(what) + " failed (near-degenerate input)");
 }
 
 }  // namespace
@@ -403,7 +406,7 @@ SmoothPolytope SmoothPolytope::convex_hull(const std::vector<Vec3>& points, doub
   const double tol = 1e-9 * std::max(scale, 1e-300);
   std::vector<Vec3> normals;
   std::vector<double> offsets;
-  hull_planes(points, tol, normals, offsets);
+  hull_planes(points, tol, "smooth_polytope convex_hull: hull construction", normals, offsets);
   if (normals.size() < 4) throw std::invalid_argument("smooth_polytope convex_hull: points are coplanar");
   if (normals.size() > static_cast<size_t>(kMaxFaces)) {
     std::ostringstream os;
@@ -411,12 +414,6 @@ SmoothPolytope SmoothPolytope::convex_hull(const std::vector<Vec3>& points, doub
        << " (SmoothPolytope::kMaxFaces): simplify the point set first";
     throw std::invalid_argument(os.str());
   }
-  // every point inside every plane (the incremental construction with a tolerance could in
-  // principle miss a point that lies in a face's plane just outside it)
-  for (size_t f = 0; f < normals.size(); ++f)
-    for (const Vec3& p : points)
-      if (normals[f].dot(p) - offsets[f] > 10.0 * tol)
-        throw std::runtime_error("smooth_polytope convex_hull: hull construction failed (near-degenerate points)");
   Eigen::MatrixX3d A(normals.size(), 3);
   Eigen::VectorXd b(normals.size());
   for (size_t f = 0; f < normals.size(); ++f) {

@@ -25,8 +25,10 @@ class SmoothPolytope {
   /// @param A m×3 matrix of outward half-space normals (rows need not be unit), 4 ≤ m ≤ kMaxFaces.
   /// @param b m offsets; every b_i > 0 (origin strictly inside).
   /// @param beta sharpness β > 0.  @param length characteristic length L > 0.
-  /// @throws std::invalid_argument for m < 4, non-finite data, b_i ≤ 0, a zero row,
-  ///         an unbounded polytope, β ≤ 0, L ≤ 0, or an origin outside the smooth shape.
+  /// @throws std::invalid_argument for m < 4 or m > kMaxFaces, non-finite data, b_i ≤ 0, a zero
+  ///         row, an unbounded polytope, a vertex beyond kMaxLength, β ≤ 0, L ≤ 0, or an origin
+  ///         outside the smooth shape; std::runtime_error if the vertex enumeration (above 64
+  ///         faces) fails on near-degenerate half-spaces.
   SmoothPolytope(const Eigen::MatrixX3d& A, const Eigen::VectorXd& b, double beta, double length = 1.0);
 
   /// Axis-aligned box with half-extents hx, hy, hz about the origin.
