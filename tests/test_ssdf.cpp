@@ -137,6 +137,106 @@ TEST(Ssdf, HardLimitIsNearestPlane) {
   EXPECT_THROW(ssdf::soft_signed_distance(c, Vec3::Zero(), -1.0, ws), std::invalid_argument);
   EXPECT_THROW(ssdf::soft_signed_distance(c, Vec3::Zero(), kNaN, ws), std::invalid_argument);
   EXPECT_THROW(ssdf::soft_signed_distance(c, Vec3(kNaN, 0, 0), 1e-4, ws), std::invalid_argument);
+  // Coordinates beyond kMaxLength (1e100), in the body frame, the world frame or the pose.
+  EXPECT_THROW(ssdf::soft_signed_distance(c, Vec3(0, 2e100, 0), 1e-4, ws), std::invalid_argument);
+  EXPECT_THROW(ssdf::soft_signed_distance(c, Pose::identity(), Vec3(0, 0, -2e100), 1e-4, ws), std::invalid_argument);
+  EXPECT_THROW(ssdf::soft_signed_distance(c, make_pose(Mat3::Identity(), Vec3(2e100, 0, 0)), Vec3::Zero(), 1e-4, ws),
+               std::invalid_argument);
+  EXPECT_THROW(ssdf::smooth_separation_distance(c, make_pose(Mat3::Identity(), Vec3(2e100, 0, 0)), c,
+                                                Pose::identity(), 1e-4, 1e-3, ws),
+               std::invalid_argument);
+  // Within it, a world query whose body-frame image exceeds 1e100 is still answered.
+  const Pose far_pose = make_pose(Mat3::Identity(), Vec3(-9e99, 0, 0));
+  EXPECT_GT(ssdf::soft_signed_distance(c, far_pose, Vec3(9e99, 0, 0), 1e-4, ws).phi, 1e100);
+}
+
+/// The world SSDF query's gradients (w.r.t. the point, and w.r.t. the body twist of the cloud's
+/// pose) against central differences with the given step.
+void expect_ssdf_gradients(const OrientedPointCloud& c, const Pose& X, const Vec3& p_W, double eps1, double step,
+                           SsdfWorkspace& ws) {
+  const ssdf::SsdfQuery qy = ssdf::soft_signed_distance(c, X, p_W, eps1, ws);
+  auto phi_at = [&](const Pose& Y, const Vec3& p) {
+    Eigen::VectorXd v(1);
+    v(0) = ssdf::soft_signed_distance(c, Y, p, eps1, ws).phi;
+    return v;
+  };
+  GradientCheckOptions opt;
+  opt.step = step;
+  auto rp = diffcol::check_gradient([&](const Eigen::VectorXd& x) { return phi_at(X, Vec3(x)); },
+                                    Eigen::VectorXd(p_W), Eigen::MatrixXd(qy.J_phi_p.transpose()), opt);
+  EXPECT_TRUE(rp.passed()) << rp.report();
+  opt.side = PerturbationSide::body;
+  auto rx = diffcol::check_pose_gradient([&](const Pose& Y) { return phi_at(Y, p_W); }, X,
+                                         Eigen::MatrixXd(qy.J_phi_X), opt);
+  EXPECT_TRUE(rx.passed()) << rx.report();
+}
+
+// Far queries (aopc.hpp, kFarQueryRatio): beyond 16 radii the logits are shifted by ‖q − c‖².
+// Independent checks: for a ball's cloud (200 points, outward face normals) the points near the
+// direction u of the query carry normals within ~15° of u, so the plane distance at distance D
+// from the centre is at least 0.9·D − r; for any cloud it is positive and at most D + radius. Across the switch
+// the value and the gradient are continuous to rounding.
+TEST(Ssdf, FarQueriesKeepTheirSign) {
+  std::mt19937 rng(31);
+  const double r = 0.1;
+  const OrientedPointCloud ball = aopc_of(mesh::make_icosphere(r, 2), 200);
+  const OrientedPointCloud tee = aopc_of(mesh::make_t_shape(), 300);
+  SsdfWorkspace ws;
+  for (const OrientedPointCloud* c : {&ball, &tee}) {
+    const Vec3 center = c->bounds().center;
+    const double R = c->bounds().radius;
+    const double h = c->mean_spacing();
+    for (double ratio : {20.0, 1e3, 1e8, 1e15, 1e20, 1e40, 1e90}) {
+      for (int k = 0; k < 20; ++k) {
+        const Vec3 u = random_unit(rng);
+        const double D = ratio * R;
+        const Vec3 q = center + D * u;
+        for (double eps1 : {0.0, 0.3 * h * h, 3.0 * h * h}) {
+          Vec3 g;
+          const double phi = ssdf::soft_signed_distance(*c, q, eps1, ws, &g);
+          ASSERT_TRUE(std::isfinite(phi) && g.allFinite()) << ratio;
+          EXPECT_GT(phi, 0.0) << "ratio " << ratio << " eps1 " << eps1;
+          EXPECT_LE(phi, D + 1.01 * R) << "ratio " << ratio;
+          if (c == &ball) {
+            EXPECT_GE(phi, 0.9 * D - r) << "ratio " << ratio << " eps1 " << eps1;
+            EXPECT_GT(g.dot(u), 0.9) << "ratio " << ratio;  // the gradient points away
+          }
+        }
+      }
+    }
+    // Continuity across the switch at 16 radii: the two forms agree to rounding.
+    for (int k = 0; k < 20; ++k) {
+      const Vec3 u = random_unit(rng);
+      const double D = ssdf::kFarQueryRatio * R;
+      const Vec3 q_near = center + D * (1.0 - 1e-12) * u, q_far = center + D * (1.0 + 1e-12) * u;
+      ASSERT_FALSE(c->bounds().far(q_near));
+      ASSERT_TRUE(c->bounds().far(q_far));
+      for (double eps1 : {0.3 * h * h, 3.0 * h * h, 0.1 * R * R}) {
+        Vec3 gn, gf;
+        const double pn = ssdf::soft_signed_distance(*c, q_near, eps1, ws, &gn);
+        const double pf = ssdf::soft_signed_distance(*c, q_far, eps1, ws, &gf);
+        EXPECT_NEAR(pn, pf, 1e-9 * D) << "eps1 " << eps1;
+        EXPECT_LE((gn - gf).norm(), 1e-6 * std::max(1.0, gn.norm())) << "eps1 " << eps1;
+      }
+    }
+  }
+}
+
+// The far form's gradient against central differences (soft weights spread over many points at
+// 20 radii with a large temperature, so the shifted kernel gradient is exercised).
+TEST(Ssdf, FarGradientsMatchFiniteDifferences) {
+  std::mt19937 rng(32);
+  const OrientedPointCloud c = aopc_of(mesh::make_t_shape(), 300);
+  SsdfWorkspace ws;
+  const double R = c.bounds().radius;
+  for (double eps1 : {0.05 * R * R, 0.5 * R * R}) {
+    for (int trial = 0; trial < 20; ++trial) {
+      const Pose X = random_pose(rng, 0.5);
+      const Vec3 p_W = X * (c.bounds().center + 20.0 * R * random_unit(rng));
+      ASSERT_TRUE(c.bounds().far(X.R.transpose() * (p_W - X.p)));
+      expect_ssdf_gradients(c, X, p_W, eps1, 1e-4, ws);
+    }
+  }
 }
 
 TEST(Ssdf, LargeTemperatureIsTheAverageOfThePlanes) {
@@ -322,30 +422,7 @@ TEST(Ssdf, GradientsMatchFiniteDifferences) {
     for (int trial = 0; trial < 30; ++trial) {
       const Pose X = random_pose(rng, 0.5);
       const Vec3 p_W = X * (Vec3(0.15, 0.12, 0.05).cwiseProduct(Vec3::Random()));
-      const ssdf::SsdfQuery qy = ssdf::soft_signed_distance(c, X, p_W, eps1, ws);
-      // w.r.t. the point (plain vector check) ...
-      Eigen::MatrixXd Jp = qy.J_phi_p.transpose();
-      GradientCheckOptions opt;
-      opt.step = 1e-3;
-      auto rp = diffcol::check_gradient(
-          [&](const Eigen::VectorXd& x) {
-            Eigen::VectorXd v(1);
-            v(0) = ssdf::soft_signed_distance(c, X, Vec3(x), eps1, ws).phi;
-            return v;
-          },
-          Eigen::VectorXd(p_W), Jp, opt);
-      EXPECT_TRUE(rp.passed()) << rp.report();
-      // ... and w.r.t. the body twist of the cloud's pose.
-      opt.side = PerturbationSide::body;
-      Eigen::MatrixXd JX = qy.J_phi_X;
-      auto rx = diffcol::check_pose_gradient(
-          [&](const Pose& Y) {
-            Eigen::VectorXd v(1);
-            v(0) = ssdf::soft_signed_distance(c, Y, p_W, eps1, ws).phi;
-            return v;
-          },
-          X, JX, opt);
-      EXPECT_TRUE(rx.passed()) << rx.report();
+      expect_ssdf_gradients(c, X, p_W, eps1, 1e-3, ws);
     }
   }
 }

@@ -498,6 +498,51 @@ TEST(SsdfDynamics, PairForceDerivatives) {
       "pair/query-point");
 }
 
+// Far apart (aopc.hpp, kFarQueryRatio: shifted logits, every leaf, the scalar path): bodies 1e4
+// to 1e90 radii apart feel no force, with finite, zero derivatives; at 20 radii with temperatures
+// wide enough for a force, the dynamics' sums equal scm.hpp's pair contact and their
+// derivatives match central differences.
+TEST(SsdfDynamics, FarBodiesFeelNoForceAndMatchScm) {
+  PairScene s = make_pair_scene(12, 12);
+  std::mt19937 rng(23);
+  const double R = s.c1->bounds().radius;
+  for (double ratio : {1e4, 1e15, 1e20, 1e90}) {
+    State x;
+    Control u;
+    random_pair_state(s, rng, x, u);
+    x.pose[1].p = x.pose[0] * (ratio * R * random_unit(rng));
+    const ssdf::GenVec F = ssdf::contact_forces(s.scene, x, u);
+    EXPECT_EQ(F.norm(), 0.0) << "ratio " << ratio;
+    const ssdf::ContactForceJacobian J = ssdf::contact_force_jacobian(s.scene, x, u);
+    EXPECT_TRUE(J.J_forces_z.allFinite()) << "ratio " << ratio;
+    EXPECT_EQ(J.J_forces_z.norm(), 0.0) << "ratio " << ratio;
+  }
+  ssdf::ScmParameters wide = s.scene.parameters();
+  wide.eps1 = 0.2 * R * R;
+  wide.eps2 = 0.2 * R;
+  wide.eps3 = 10.0 * R;  // a softplus wide enough for a force at 20 radii
+  s.scene.set_parameters(wide);
+  auto far_state = [&](std::mt19937& g, State& x, Control& u) {
+    random_pair_state(s, g, x, u);
+    x.pose[1].p = x.pose[0] * (20.0 * R * random_unit(g));
+  };
+  ssdf::SsdfWorkspace ws;
+  for (int t = 0; t < 5; ++t) {
+    State x;
+    Control u;
+    far_state(rng, x, u);
+    const ssdf::GenVec F = ssdf::contact_forces(s.scene, x, u);
+    const ssdf::PairContact ref =
+        ssdf::pair_contact(*s.c1, x.pose[0], body_twist(x.pose[0], x.velocity[0]), *s.c2, x.pose[1],
+                           body_twist(x.pose[1], x.velocity[1]), wide, ws, false);
+    VectorXd Rf(12);
+    Rf << mixed_wrench(x.pose[0], ref.wrench_1), mixed_wrench(x.pose[1], ref.wrench_2);
+    EXPECT_GT(Rf.norm(), 0.0);
+    EXPECT_LE((F - Rf).norm(), 1e-9 * Rf.norm()) << "trial " << t;
+  }
+  check_force_derivatives(s.scene, far_state, std::min(2, trials()), "pair/far");
+}
+
 TEST(SsdfDynamics, WeightCutoffKeepsForcesAndDerivatives) {
   // A 600-point box: with weight_cutoff = 1e-12 the SSDF and ground sums visit only the points
   // within reach (point_tree.hpp); forces agree with the exact sums and with scm.hpp's reference

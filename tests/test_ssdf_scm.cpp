@@ -172,6 +172,36 @@ TEST(PointSsdf, PushesAPenetratingPointOut) {
   EXPECT_NEAR(fA.norm(), p.stiffness * 0.003, 0.3 * p.stiffness * 0.003);
 }
 
+/// point_ssdf_contact's pose and velocity Jacobians (wrenches and φ) against central differences.
+void expect_point_ssdf_jacobians(const Vec3& a, const Pose& X_A, const Vec6& V_A, const OrientedPointCloud& cloud,
+                                 const Pose& X_B, const Vec6& V_B, const ScmParameters& p, SsdfWorkspace& ws,
+                                 int trial) {
+  const auto c = ssdf::point_ssdf_contact(a, X_A, V_A, cloud, X_B, V_B, p, ws, true);
+  auto outputs = [&](const Pose& A, const Vec6& VA, const Pose& B, const Vec6& VB) {
+    const auto d = ssdf::point_ssdf_contact(a, A, VA, cloud, B, VB, p, ws, false);
+    Eigen::VectorXd v(13);
+    v << d.wrench_A, d.wrench_B, d.phi;
+    return v;
+  };
+  Eigen::MatrixXd JX(13, 12);
+  JX << c.J_wrench_X, c.J_phi_X;
+  GradientCheckOptions opt;
+  opt.side = PerturbationSide::body;
+  opt.step = 1e-3;
+  const auto rx = diffcol::check_pose_gradient(
+      [&](const Pose& A, const Pose& B) { return outputs(A, V_A, B, V_B); }, X_A, X_B, JX, opt);
+  EXPECT_TRUE(rx.passed()) << "trial " << trial << "\n" << rx.report();
+  if (trial == 0)
+    std::printf("  point-SSDF: max abs error poses %.1e (max |J| %.1e)\n", rx.max_abs_error(),
+                c.J_wrench_X.cwiseAbs().maxCoeff());
+  Eigen::VectorXd V(12);
+  V << V_A, V_B;
+  const auto rv = diffcol::check_gradient(
+      [&](const Eigen::VectorXd& y) { return Eigen::VectorXd(outputs(X_A, y.head<6>(), X_B, y.tail<6>()).head<12>()); },
+      V, Eigen::MatrixXd(c.J_wrench_V), opt);
+  EXPECT_TRUE(rv.passed()) << "trial " << trial << "\n" << rv.report();
+}
+
 TEST(PointSsdf, JacobiansMatchFiniteDifferences) {
   const Scene& s = scene();
   const ScmParameters p = test_parameters();
@@ -188,30 +218,49 @@ TEST(PointSsdf, JacobiansMatchFiniteDifferences) {
     const Mat3 RA = random_rotation(rng);
     const Pose X_A = make_pose(RA, target - RA * a);
     const Vec6 V_A = random_twist(rng, 0.5, 0.1), V_B = random_twist(rng, 0.5, 0.1);
-    const auto c = ssdf::point_ssdf_contact(a, X_A, V_A, s.box, X_B, V_B, p, ws, true);
-    auto outputs = [&](const Pose& A, const Vec6& VA, const Pose& B, const Vec6& VB) {
-      const auto d = ssdf::point_ssdf_contact(a, A, VA, s.box, B, VB, p, ws, false);
-      Eigen::VectorXd v(13);
-      v << d.wrench_A, d.wrench_B, d.phi;
-      return v;
-    };
-    Eigen::MatrixXd JX(13, 12);
-    JX << c.J_wrench_X, c.J_phi_X;
-    GradientCheckOptions opt;
-    opt.side = PerturbationSide::body;
-    opt.step = 1e-3;
-    const auto rx = diffcol::check_pose_gradient(
-        [&](const Pose& A, const Pose& B) { return outputs(A, V_A, B, V_B); }, X_A, X_B, JX, opt);
-    EXPECT_TRUE(rx.passed()) << "trial " << trial << "\n" << rx.report();
-    if (trial == 0)
-      std::printf("  point-SSDF: max abs error poses %.1e (max |J| %.1e)\n", rx.max_abs_error(),
-                  c.J_wrench_X.cwiseAbs().maxCoeff());
-    Eigen::VectorXd V(12);
-    V << V_A, V_B;
-    const auto rv = diffcol::check_gradient(
-        [&](const Eigen::VectorXd& y) { return Eigen::VectorXd(outputs(X_A, y.head<6>(), X_B, y.tail<6>()).head<12>()); },
-        V, Eigen::MatrixXd(c.J_wrench_V), opt);
-    EXPECT_TRUE(rv.passed()) << "trial " << trial << "\n" << rv.report();
+    expect_point_ssdf_jacobians(a, X_A, V_A, s.box, X_B, V_B, p, ws, trial);
+  }
+}
+
+// Far from the cloud (aopc.hpp, kFarQueryRatio; the logits are shifted by ‖q − c‖²): a point
+// 20 radii to 1e90 radii away is outside (0 < φ ≤ distance + radius) and feels no force, and so
+// do two clouds that far apart; at 20 radii with a large temperature (weights spread over many
+// points) the φ and wrench Jacobians match central differences.
+TEST(PointSsdf, FarPointsAreSeparated) {
+  const Scene& s = scene();
+  SsdfWorkspace ws;
+  std::mt19937 rng(12);
+  const ScmParameters p = test_parameters();
+  const double R = s.box.bounds().radius;
+  for (double ratio : {20.0, 1e4, 1e15, 1e20, 1e90}) {
+    for (int k = 0; k < 10; ++k) {
+      const Pose X_B = make_pose(random_rotation(rng), Vec3::Random() * 0.1);
+      const double D = ratio * R;
+      const Pose X_A = make_pose(random_rotation(rng), X_B * (s.box.bounds().center + D * random_unit(rng)));
+      const Vec6 V_A = random_twist(rng, 0.5, 0.1), V_B = random_twist(rng, 0.5, 0.1);
+      const auto c = ssdf::point_ssdf_contact(Vec3::Zero(), X_A, V_A, s.box, X_B, V_B, p, ws, true);
+      EXPECT_GT(c.phi, 0.0) << "ratio " << ratio;
+      EXPECT_LE(c.phi, D + 1.01 * R) << "ratio " << ratio;
+      EXPECT_EQ(c.wrench_A.norm() + c.wrench_B.norm(), 0.0) << "ratio " << ratio;
+      EXPECT_TRUE(c.J_phi_X.allFinite() && c.J_wrench_X.allFinite() && c.J_wrench_V.allFinite());
+      const auto pc = ssdf::pair_contact(s.sphere, X_A, V_A, s.box, X_B, V_B, p, ws, true);
+      EXPECT_GT(pc.separation, 0.0) << "ratio " << ratio;
+      EXPECT_EQ(pc.wrench_1.norm() + pc.wrench_2.norm(), 0.0) << "ratio " << ratio;
+      EXPECT_TRUE(pc.J_wrench_X.allFinite() && pc.J_wrench_V.allFinite());
+    }
+  }
+  ScmParameters wide = p;
+  wide.eps1 = 0.2 * R * R;
+  wide.eps3 = 0.5 * R;  // the softplus reaches: the force is small but not zero
+  for (int trial = 0; trial < 10; ++trial) {
+    const Pose X_B = make_pose(random_rotation(rng), Vec3::Random() * 0.1);
+    const Vec3 a = 0.02 * Vec3::Random();
+    const Mat3 RA = random_rotation(rng);
+    const Pose X_A = make_pose(RA, X_B * (s.box.bounds().center + 20.0 * R * random_unit(rng)) - RA * a);
+    ASSERT_TRUE(s.box.bounds().far(X_B.inverse() * (X_A * a)));
+    const Vec6 V_A = random_twist(rng, 0.5, 0.1), V_B = random_twist(rng, 0.5, 0.1);
+    EXPECT_GT(ssdf::point_ssdf_contact(a, X_A, V_A, s.box, X_B, V_B, wide, ws, false).wrench_A.norm(), 0.0);
+    expect_point_ssdf_jacobians(a, X_A, V_A, s.box, X_B, V_B, wide, ws, 1 + trial);
   }
 }
 

@@ -799,12 +799,12 @@ def test_bad_input_raises_or_is_finite(fn, kw, allowed):
     check_call(fn, kw, allowed)
 
 
-# ---------------------------------------------------------------- far apart: finite but wrong
+# ---------------------------------------------------------------- far apart: finite and right
 
-# Not a NaN / inf, but an undocumented wrong result for a huge (finite) coordinate: a point or a
-# body 1e20 / 1e200 away from a 1 m box is reported inside it / in contact with it (the hard SSDF
-# returns -0.5 from |x| of about 5e15 on along x). Each case is a predicate that holds when the
-# answer is right (or the call raises); strict xfail until fixed.
+# Not only finite but right for a huge (finite) coordinate: a point or a body 1e20 / 1e50 / 1e200
+# away from a 1 m box was once reported inside it / in contact with it (the hard SSDF
+# returned -0.5 from |x| of about 5e15 on along x, until the far form). Each case is a predicate
+# that holds when the answer is right (or the call raises).
 def _far(check):
     try:
         return check()
@@ -815,6 +815,10 @@ def _far(check):
 FAR_CASES = {
     "hard SSDF sign at x=1e20": lambda: ssdf.soft_signed_distance(cloud(), [1e20, 0.0, 0.0], 0.0)[0] > 0,
     "hard SSDF sign at x=1e200": lambda: ssdf.soft_signed_distance(cloud(), [1e200, 0.0, 0.0], 0.0)[0] > 0,
+    "soft SSDF sign at x=1e20": lambda: ssdf.soft_signed_distance(cloud(), [0.0, -1e20, 3e19], 1e-3)[0] > 0,
+    "hard SSDF sign at x=1e50": lambda: ssdf.soft_signed_distance(cloud(), [-1e50, 0.0, 0.0], 0.0)[0] > 0,
+    "separation sign at 1e50": lambda: ssdf.smooth_separation_distance(
+        cloud(), [0, 1e50, 0, 1, 0, 0, 0], cloud("ball"), [0, 0, 0.97, 1, 0, 0, 0], 1e-3, 1e-2).distance > 0,
     "soft SSDF sign at x=1e200": lambda: ssdf.soft_signed_distance(cloud(), [1e200, 0.0, 0.0], 1e-3)[0] > 0,
     "separation sign at 1e20": lambda: ssdf.smooth_separation_distance(
         cloud(), [1e20, 0, 0, 1, 0, 0, 0], cloud("ball"), [0, 0, 0.97, 1, 0, 0, 0], 1e-3, 1e-2).distance > 0,
@@ -824,13 +828,10 @@ FAR_CASES = {
         cloud(), [1e200, 0, 0, 1, 0, 0, 0], np.zeros(6), cloud("ball"), [0, 0, 0.97, 1, 0, 0, 0], np.zeros(6)).wrench_1),
 }
 # At 1e200 the query is rejected (coordinates beyond kMaxLength = 1e100). At 1e20 it is accepted and
-# the SSDF, computed from ‖x − p_i‖², cannot tell the cloud's points apart (docs/ssdf.md, "Range").
-FAR_XFAIL = {name: "a query 1e20 away is reported inside / in contact (finite, wrong)"
-             for name in FAR_CASES if name.endswith("1e20")}
+# answered by the shifted logits of docs/ssdf.md, "Far queries" (before those, the SSDF computed from
+# ‖x − p_i‖² could not tell the cloud's points apart and answered "inside").
 
 
-@pytest.mark.parametrize("check", [pytest.param(
-    f, id=n, marks=[pytest.mark.xfail(strict=True, raises=AssertionError, reason=FAR_XFAIL[n])] if n in FAR_XFAIL else [])
-    for n, f in FAR_CASES.items()])
+@pytest.mark.parametrize("check", [pytest.param(f, id=n) for n, f in FAR_CASES.items()])
 def test_far_queries_are_not_contacts(check):
     assert _far(check)

@@ -59,6 +59,20 @@ OrientedPointCloud::OrientedPointCloud(std::vector<Vec3> points, std::vector<Vec
     }
     mean_spacing_ = sum / static_cast<double>(points_.size());
   }
+  bounds_ = CloudBounds::of(points_);
+}
+
+CloudBounds CloudBounds::of(const std::vector<Vec3>& points) {
+  CloudBounds b;
+  if (points.empty()) return b;
+  Vec3 lo = points.front(), hi = points.front();
+  for (const Vec3& p : points) {
+    lo = lo.cwiseMin(p);
+    hi = hi.cwiseMax(p);
+  }
+  b.center = 0.5 * lo + 0.5 * hi;  // no overflow at kMaxLength
+  for (const Vec3& p : points) b.radius = std::max(b.radius, (p - b.center).norm());
+  return b;
 }
 
 Vec3 OrientedPointCloud::world_point(int i, const Pose& X_WB, Mat36* J) const {

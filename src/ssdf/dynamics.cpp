@@ -368,14 +368,18 @@ T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const PointTree& c
   om.g = cull_gap(prm);
   Accum<T, 7> acc;  // φ, Σλ (3), Σ c×λ (3)
   const Vec3 qv = values(q);
-  const double d2 = cloud.min_squared_distance(qv);
-  const double reach = d2 + om.g * prm.eps1 + 1e-12 * (1.0 + d2);  // logit gap G·ε1, with rounding slack
-  om.start_at(-d2);
+  // Far from the cloud: logits shifted by ‖q − c‖² (aopc.hpp, kFarQueryRatio), every leaf, the
+  // online maximum; the same softmax.
+  const bool far = cloud.bounds().far(qv);
+  const double d2 = far ? 0.0 : cloud.min_squared_distance(qv);
+  const double reach = far ? std::numeric_limits<double>::infinity()
+                           : d2 + om.g * prm.eps1 + 1e-12 * (1.0 + d2);  // logit gap G·ε1, with rounding slack
+  if (!far) om.start_at(-d2);
   bool summed = false;
   if constexpr (std::is_same_v<T, double>) {
     // Forward dynamics: the vector kernel (vector_kernels.hpp); the softmax shift is the exact
     // nearest distance, so no online rescaling is needed.
-    if (prm.eps1 > 0.0 && prm.eps3 > 0.0 && detail::vector_kernels_enabled()) {
+    if (!far && prm.eps1 > 0.0 && prm.eps3 > 0.0 && detail::vector_kernels_enabled()) {
       detail::SsdfKernelInput in;
       in.q = qv;
       in.s = values(s);
@@ -405,7 +409,9 @@ T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const PointTree& c
     const Vec3& c = cloud.point(i);
     const Vec3& nn = cloud.normal(i);
     const V<T> r = sub(q, c);
-    const T logit = -dot(r, r);  // −d_i, eq. (8)
+    const Vec3 pc = c - cloud.bounds().center;
+    const T logit = far ? T(2.0 * dot(pc, sub(q, cloud.bounds().center)) - pc.squaredNorm())
+                        : T(-dot(r, r));  // −d_i, eq. (8)
     double sc;
     if (!om.admit(val(logit), sc)) return;
     acc.scale(sc);

@@ -14,6 +14,7 @@ PointTree::PointTree(const OrientedPointCloud& cloud, int leaf_size) {
   index_.resize(static_cast<size_t>(n));
   std::iota(index_.begin(), index_.end(), 0);
   points_ = cloud.points();
+  bounds_ = cloud.bounds();
   nodes_.reserve(static_cast<size_t>(2 * n));
   nodes_.resize(1);
   build(0, 0, n, leaf_size);

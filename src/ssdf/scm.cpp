@@ -95,7 +95,16 @@ void point_ssdf_core(const Vec3& a, const Pose& X_WA, const Vec6& V_A, const Ori
   const auto& M = cloud.normals();
   double* x = ws.logits.data();
   double* w = ws.weights.data();
-  for (int i = 0; i < n; ++i) x[i] = -(q - C[static_cast<size_t>(i)]).squaredNorm();  // −d_i, eq. (8)
+  const bool far = cloud.bounds().far(q);
+  if (far) {  // the same softmax, shifted by ‖q − c‖² (aopc.hpp, kFarQueryRatio)
+    const Vec3 qc = q - cloud.bounds().center;
+    for (int i = 0; i < n; ++i) {
+      const Vec3 pc = C[static_cast<size_t>(i)] - cloud.bounds().center;
+      x[i] = (2.0 * qc - pc).dot(pc);
+    }
+  } else {
+    for (int i = 0; i < n; ++i) x[i] = -(q - C[static_cast<size_t>(i)]).squaredNorm();  // −d_i, eq. (8)
+  }
   smooth::kernel::logsumexp<double>(x, n, prm.eps1, w);                               // σ_eps1(−d), (22)
   double cutoff = 0.0;
   if (prm.weight_cutoff > 0.0) {
@@ -123,8 +132,11 @@ void point_ssdf_core(const Vec3& a, const Pose& X_WA, const Vec6& V_A, const Ori
     Y += wi * y;
     if (!jac) continue;
     wn += wi * m;
-    rbar += wi * r;
-    SR += (wi * si) * r;
+    // Σ w_i (s_i − φ) r_i and Σ w_i (y_i − Y) r_iᵀ below are unchanged by a shift of every r_i
+    // (Σ w_i (s_i − φ) = 0): far away, r_i − (q − center) avoids cancellation.
+    const Vec3 rj = far ? Vec3(cloud.bounds().center - c) : r;
+    rbar += wi * rj;
+    SR += (wi * si) * rj;
     const Mat3 Sc = skew(c);
     Mat63 EP, EU;
     EP << Sc * pp.J_force_p, pp.J_force_p;
@@ -134,7 +146,7 @@ void point_ssdf_core(const Vec3& a, const Pose& X_WA, const Vec6& V_A, const Ori
     // E_i U_i E_iᵀ with E_iᵀ = [−skew(c) | I] = −(∂u_i/∂V_B).
     YUE.leftCols<3>() -= wi * EU * Sc;
     YUE.rightCols<3>() += wi * EU;
-    YR += wi * y * r.transpose();
+    YR += wi * y * rj.transpose();
   }
   out.phi = phi;
   const Vec3 G = Y.tail<3>();

@@ -11,6 +11,14 @@ namespace {
 
 void check_pose(const Pose& X, const char* what) {
   if (!X.is_finite()) throw std::invalid_argument(std::string(what) + ": pose is not finite");
+  if (!(X.p.cwiseAbs().maxCoeff() <= kMaxLength))
+    throw std::invalid_argument(std::string(what) + ": pose translation beyond 1e100 (kMaxLength)");
+}
+
+void check_point(const Vec3& q, const char* what) {
+  if (!q.allFinite()) throw std::invalid_argument(std::string(what) + ": query point is not finite");
+  if (!(q.cwiseAbs().maxCoeff() <= kMaxLength))
+    throw std::invalid_argument(std::string(what) + ": query point beyond 1e100 (kMaxLength)");
 }
 
 /// Field entry f and, if J is not null, its pose Jacobian [ξ1 | ξ2]: the SSDF of `owner` (posed
@@ -43,17 +51,19 @@ double field_entry(const OrientedPointCloud& owner, const Pose& X_owner_other, c
 double soft_signed_distance(const OrientedPointCloud& cloud, const Vec3& q, double eps1, SsdfWorkspace& ws,
                             Vec3* grad) {
   smooth::validate_temperature(eps1, "soft_signed_distance: eps1");
-  if (!q.allFinite()) throw std::invalid_argument("soft_signed_distance: query point is not finite");
+  check_point(q, "soft_signed_distance");
   return kernel_signed_distance(cloud, q, GaussianKernel{eps1}, ws, grad);
 }
 
 SsdfQuery soft_signed_distance(const OrientedPointCloud& cloud, const Pose& X_WB, const Vec3& p_W, double eps1,
                                SsdfWorkspace& ws) {
   check_pose(X_WB, "soft_signed_distance");
+  check_point(p_W, "soft_signed_distance");
   const Vec3 q = X_WB.R.transpose() * (p_W - X_WB.p);
   SsdfQuery out;
   Vec3 g;
-  out.phi = soft_signed_distance(cloud, q, eps1, ws, &g);
+  smooth::validate_temperature(eps1, "soft_signed_distance: eps1");
+  out.phi = kernel_signed_distance(cloud, q, GaussianKernel{eps1}, ws, &g);
   out.J_phi_p = X_WB.R * g;
   out.J_phi_X.head<3>() = g.cross(q).transpose();  // q ← exp(−ξ)·q
   out.J_phi_X.tail<3>() = -g.transpose();

@@ -39,6 +39,25 @@ using Mat36 = Eigen::Matrix<double, 3, 6>;
 /// candidates_per_point operations).
 inline constexpr int kMaxAopcPoints = 100000;
 
+/// Far queries. The kernel logit of point p_i at a query q is −‖q − p_i‖² (eq. (8)); beyond about
+/// 1e15 × a cloud's size, q − p_i rounds to the same vector for every i and the SSDF loses its
+/// sign. The softmax is unchanged by adding ‖q − c‖² (one value for every i), so beyond
+/// kFarQueryRatio × radius of the center c the logit is computed as 2(q − c)ᵀ(p_i − c) − ‖p_i − c‖²,
+/// exact to rounding at any distance. Nearer, the plain form is kept (identical results).
+inline constexpr double kFarQueryRatio = 16.0;
+
+/// A bounding sphere of a cloud's points (center of their bounding box), and the far logits.
+struct CloudBounds {
+  Vec3 center = Vec3::Zero();
+  double radius = 0.0;  ///< max_i ‖p_i − center‖
+  /// Whether q (body frame) is beyond kFarQueryRatio × radius of the center (and not at it).
+  bool far(const Vec3& q) const {
+    const double d2 = (q - center).squaredNorm();
+    return d2 > 0.0 && d2 > (kFarQueryRatio * kFarQueryRatio) * (radius * radius);
+  }
+  static CloudBounds of(const std::vector<Vec3>& points);
+};
+
 /// Options of make_aopc.
 struct AopcOptions {
   int num_points = 500;             ///< I, the number of AOPC points (the resolution parameter), 4 … kMaxAopcPoints
@@ -73,6 +92,8 @@ class OrientedPointCloud {
   const std::vector<std::array<int, 3>>& point_vertices() const { return point_vertices_; }
   /// Mean distance from a point to its nearest neighbour (computed at construction, O(I²)).
   double mean_spacing() const { return mean_spacing_; }
+  /// Bounding sphere of the points (far queries, see kFarQueryRatio).
+  const CloudBounds& bounds() const { return bounds_; }
 
   /// World position of point i under X_WB; J (if not null) = ∂p_W/∂ξ (body twist) = [−R·skew(p) | R].
   Vec3 world_point(int i, const Pose& X_WB, Mat36* J = nullptr) const;
@@ -83,6 +104,7 @@ class OrientedPointCloud {
   std::vector<Vec3> points_, normals_, vertices_;
   std::vector<std::array<int, 3>> point_vertices_;
   double mean_spacing_ = 0.0;
+  CloudBounds bounds_;
 };
 
 /// Samples an AOPC from a closed mesh (see the file comment).

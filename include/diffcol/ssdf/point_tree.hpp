@@ -42,6 +42,9 @@ class PointTree {
   const double* normal_ys() const { return nys_.data(); }
   const double* normal_zs() const { return nzs_.data(); }
 
+  /// The cloud's bounding sphere (far queries, aopc.hpp's kFarQueryRatio).
+  const CloudBounds& bounds() const { return bounds_; }
+
   /// min_i ‖q − p_i‖².
   double min_squared_distance(const Vec3& q) const;
   /// min_i uᵀp_i.
@@ -97,6 +100,7 @@ class PointTree {
   std::vector<double> xs_, ys_, zs_, nxs_, nys_, nzs_;
   std::vector<int> index_;
   std::vector<Node> nodes_;
+  CloudBounds bounds_;
 };
 
 }  // namespace diffcol::ssdf

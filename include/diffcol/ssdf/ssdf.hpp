@@ -17,6 +17,7 @@
 /// Allocation: the per-query functions take an SsdfWorkspace whose buffers grow to the largest
 /// cloud seen and are then reused; after the first call with a given size nothing is allocated.
 
+#include <type_traits>
 #include <vector>
 
 #include <Eigen/Core>
@@ -90,7 +91,21 @@ double kernel_signed_distance(const OrientedPointCloud& cloud, const Vec3& q, co
   const auto& N = cloud.normals();
   double* x = ws.logits.data();
   double* w = ws.weights.data();
-  for (int i = 0; i < n; ++i) x[i] = kernel.logit(i, q - P[static_cast<size_t>(i)], nullptr);
+  // Gaussian kernel far from the cloud: the shifted logits of aopc.hpp's kFarQueryRatio.
+  bool far = false;
+  Vec3 qc = Vec3::Zero();
+  if constexpr (std::is_same_v<Kernel, GaussianKernel>) {
+    far = cloud.bounds().far(q);
+    qc = q - cloud.bounds().center;
+  }
+  if (far) {
+    for (int i = 0; i < n; ++i) {
+      const Vec3 pc = P[static_cast<size_t>(i)] - cloud.bounds().center;
+      x[i] = (2.0 * qc - pc).dot(pc);
+    }
+  } else {
+    for (int i = 0; i < n; ++i) x[i] = kernel.logit(i, q - P[static_cast<size_t>(i)], nullptr);
+  }
   const double t = kernel.temperature();
   smooth::kernel::logsumexp<double>(x, n, t, w);
   double phi = 0.0;
@@ -107,7 +122,10 @@ double kernel_signed_distance(const OrientedPointCloud& cloud, const Vec3& q, co
         if (w[i] == 0.0) continue;
         const Vec3 r = q - P[static_cast<size_t>(i)];
         Vec3 dx;
-        kernel.logit(i, r, &dx);
+        if (far)
+          dx = 2.0 * (P[static_cast<size_t>(i)] - cloud.bounds().center);  // −2r + 2(q − c)
+        else
+          kernel.logit(i, r, &dx);
         *grad += (w[i] * (N[static_cast<size_t>(i)].dot(r) - phi) / t) * dx;
       }
     }
@@ -117,7 +135,8 @@ double kernel_signed_distance(const OrientedPointCloud& cloud, const Vec3& q, co
 
 /// The SSDF of eq. (9) at a body-frame point q (Gaussian kernel, temperature eps1 in length²).
 /// @param grad if not null, receives ∇_q φ (body frame).
-/// @throws std::invalid_argument on an invalid eps1.
+/// @throws std::invalid_argument on an invalid eps1 or a query point that is not finite or is
+///         beyond kMaxLength (1e100).
 double soft_signed_distance(const OrientedPointCloud& cloud, const Vec3& q, double eps1, SsdfWorkspace& ws,
                             Vec3* grad = nullptr);
 
@@ -129,7 +148,8 @@ struct SsdfQuery {
 };
 
 /// SSDF (9) of the cloud posed at X_WB, at the world point p_W.
-/// @throws std::invalid_argument on an invalid eps1 or a non-finite pose / point.
+/// @throws std::invalid_argument on an invalid eps1, or a pose / point that is not finite or whose
+///         coordinates exceed kMaxLength (1e100).
 SsdfQuery soft_signed_distance(const OrientedPointCloud& cloud, const Pose& X_WB, const Vec3& p_W, double eps1,
                                SsdfWorkspace& ws);
 
@@ -144,7 +164,8 @@ struct Separation {
 
 /// Separation field Φ12 (in ws.field), separation distribution (in ws.distribution) and the
 /// smooth separation distance with its pose Jacobian (if with_jacobian).
-/// @throws std::invalid_argument on an invalid temperature or a non-finite pose.
+/// @throws std::invalid_argument on an invalid temperature, or a pose that is not finite or whose
+///         translation exceeds kMaxLength (1e100).
 Separation smooth_separation_distance(const OrientedPointCloud& cloud1, const Pose& X_W1,
                                       const OrientedPointCloud& cloud2, const Pose& X_W2, double eps1,
                                       double eps2, SsdfWorkspace& ws, bool with_jacobian = true);
