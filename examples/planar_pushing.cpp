@@ -10,7 +10,9 @@
 // Usage: example_planar_pushing [output_dir] [--full]
 //   default (~5 s of CPU time): 3 control sequences, the large AOPC with 1000 points;
 //   --full: 5 sequences, the seed's ~4000-point AOPC, a longer step-time sweep.
-// Writes planar_pushing_table.csv and planar_pushing_paths.csv (object paths at 2 ms RK4).
+// Writes planar_pushing_table.csv and planar_pushing_paths.csv (object paths at 2 ms RK4), and,
+// when diffcol's viewer is built, planar_pushing_rollouts.html: the 2 ms RK4 rollouts of every
+// sequence, back to back, animated (T under SCM, T under MuJoCo, finger, ground).
 //
 // Differences from the seed's setup (stated, not hidden): the control sequences are hand-made
 // waypoint paths (the seed optimized five with VP-STO in MJX); the baseline is MuJoCo 2.2.2 on
@@ -33,6 +35,9 @@
 #include "diffcol/mesh/triangle_mesh.hpp"
 #include "diffcol/ssdf/aopc.hpp"
 #include "diffcol/ssdf/dynamics.hpp"
+#ifdef DIFFCOL_HAVE_VIEWER
+#include "diffcol/view/view.hpp"
+#endif
 
 #ifdef DIFFCOL_HAVE_MUJOCO
 #include <mujoco/mujoco.h>
@@ -139,6 +144,8 @@ struct Rollout {
   int contact_episodes = 0;   ///< number of finger–object contact onsets
   bool diverged = false;      ///< the state became non-finite (the step threw); pose is the last finite one
   std::vector<PlanarPose> path;  ///< object pose every 10 ms (when recorded)
+  std::vector<Pose> poses;       ///< the same samples as full poses (for the viewer page)
+  std::vector<Vec3> fingers;     ///< finger centre at those samples
 };
 
 /// Counts contact onsets from a per-step contact flag.
@@ -248,7 +255,11 @@ Rollout scm_rollout(const ssdf::Scene& scene, const TGeometry& T, const Sequence
     // not timed (the timing pass below only steps)
     const Vec3 finger_B = x.pose[0].inverse() * p;
     contacts.update(diffcol::mesh::signed_distance(T.mesh, finger_B) < kFingerRadius + kContactGap);
-    if (record && k % std::max(1, static_cast<int>(std::lround(0.01 / h))) == 0) r.path.push_back(planar(x.pose[0]));
+    if (record && k % std::max(1, static_cast<int>(std::lround(0.01 / h))) == 0) {
+      r.path.push_back(planar(x.pose[0]));
+      r.poses.push_back(x.pose[0]);
+      r.fingers.push_back(p);
+    }
   }
   r.final_pose = planar(x.pose[0]);
   // timing pass: the same steps without the bookkeeping (up to where the first pass stopped)
@@ -332,6 +343,8 @@ Rollout mujoco_rollout(const mjModel* m, const Sequence& seq, bool record) {
     if (record && k % std::max(1, static_cast<int>(std::lround(0.01 / h))) == 0) {
       const double* q = d->qpos + 3;  // w, x, y, z
       r.path.push_back({d->qpos[0], d->qpos[1], 2 * std::atan2(q[3], q[0])});
+      r.poses.push_back(Pose::from_quaternion(Vec3(d->qpos[0], d->qpos[1], d->qpos[2]), q[0], q[1], q[2], q[3]));
+      r.fingers.push_back(p);
     }
   }
   const double* q = d->qpos + 3;
@@ -363,6 +376,45 @@ std::pair<double, double> mean_std(const std::vector<double>& v) {
 }
 
 }  // namespace
+
+#ifdef DIFFCOL_HAVE_VIEWER
+/// The animated page of the recorded rollouts (10 ms per frame, sequences back to back): the T
+/// under SCM, the finger, the ground, and the T under MuJoCo when it ran (same body frame: the
+/// mesh's, the COM). Overlapping Ts mean the two contact models agree.
+void write_rollout_page(const std::string& path, const TGeometry& T, const std::vector<Sequence>& sequences,
+                        const std::vector<Rollout>& scm, const std::vector<Rollout>& mj) {
+  namespace view = diffcol::view;
+  namespace mesh = diffcol::mesh;
+  const bool with_mujoco = mj.size() == scm.size();
+  view::MeshScene scene;
+  scene.meshes = {T.mesh, mesh::make_icosphere(kFingerRadius, 2), mesh::make_box(Vec3(0.8, 0.8, 0.01))};
+  scene.names = {"T (SCM)", "finger", "ground"};
+  if (with_mujoco) {  // drawn 0.5% smaller about the COM so that where the two Ts coincide they do not flicker
+    std::vector<Vec3> v = T.mesh.vertices();
+    for (Vec3& p : v) p *= 0.995;
+    scene.meshes.emplace_back(std::move(v), T.mesh.faces());
+    scene.names.push_back("T (MuJoCo, drawn 0.5% smaller)");
+  }
+  const Pose ground = Pose::from_quaternion(Vec3(0.0, 0.0, -0.005), 1.0, 0.0, 0.0, 0.0);
+  for (size_t i = 0; i < scm.size(); ++i)
+    for (size_t k = 0; k < scm[i].poses.size(); ++k) {
+      std::vector<Pose> frame = {scm[i].poses[k], Pose::from_quaternion(scm[i].fingers[k], 1.0, 0.0, 0.0, 0.0),
+                                 ground};
+      if (with_mujoco) frame.push_back(mj[i].poses[std::min(k, mj[i].poses.size() - 1)]);
+      scene.poses.push_back(std::move(frame));
+    }
+  view::ViewOptions opt;
+  opt.title = "planar pushing: " + std::to_string(sequences.size()) + " sequences, 2 ms RK4, SCM" +
+              (with_mujoco ? " and MuJoCo" : "");
+  opt.frame_duration = 0.01;  // real time
+  try {
+    view::write_mesh_html(path, scene, opt);
+    std::printf("wrote %s (%zu frames)\n", path.c_str(), scene.poses.size());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "viewer page not written: %s\n", e.what());
+  }
+}
+#endif
 
 int main(int argc, char** argv) {
   std::string dir = ".";
@@ -554,5 +606,8 @@ int main(int argc, char** argv) {
   }
   std::printf("\nnote: timings share a loaded 2-core machine with other jobs; compare within one run.\n");
   std::printf("wrote planar_pushing_table.csv and planar_pushing_paths.csv to %s\n", dir.c_str());
+#ifdef DIFFCOL_HAVE_VIEWER
+  write_rollout_page(dir + "/planar_pushing_rollouts.html", T, sequences, scm_paths, mj_paths);
+#endif
   return 0;
 }
