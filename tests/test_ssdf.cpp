@@ -427,6 +427,23 @@ TEST(Ssdf, GradientsMatchFiniteDifferences) {
   }
 }
 
+/// The kernel SSDF's gradient at q against central differences with the given step.
+void expect_kernel_gradient(const OrientedPointCloud& c, const ssdf::AnisotropicGaussianKernel& K, const Vec3& q,
+                            double step, SsdfWorkspace& ws) {
+  Vec3 g;
+  ssdf::kernel_signed_distance(c, q, K, ws, &g);
+  GradientCheckOptions opt;
+  opt.step = step;
+  auto r = diffcol::check_gradient(
+      [&](const Eigen::VectorXd& x) {
+        Eigen::VectorXd v(1);
+        v(0) = ssdf::kernel_signed_distance(c, Vec3(x), K, ws);
+        return v;
+      },
+      Eigen::VectorXd(q), Eigen::MatrixXd(g.transpose()), opt);
+  EXPECT_TRUE(r.passed()) << r.report();
+}
+
 TEST(Ssdf, AnisotropicKernelGradient) {
   // Eq. (10) with per-point anisotropic Gaussians; isotropic A_i = I reproduces eq. (9).
   std::mt19937 rng(8);
@@ -446,21 +463,52 @@ TEST(Ssdf, AnisotropicKernelGradient) {
   }
   const ssdf::AnisotropicGaussianKernel K{&A, eps1};
   for (int trial = 0; trial < 20; ++trial) {
-    const Vec3 q = 0.15 * Vec3::Random();
-    Vec3 g;
-    ssdf::kernel_signed_distance(c, q, K, ws, &g);
-    GradientCheckOptions opt;
-    opt.step = 1e-3;
-    auto r = diffcol::check_gradient(
-        [&](const Eigen::VectorXd& x) {
-          Eigen::VectorXd v(1);
-          v(0) = ssdf::kernel_signed_distance(c, Vec3(x), K, ws);
-          return v;
-        },
-        Eigen::VectorXd(q), Eigen::MatrixXd(g.transpose()), opt);
-    EXPECT_TRUE(r.passed()) << r.report();
+    expect_kernel_gradient(c, K, 0.15 * Vec3::Random(), 1e-3, ws);
   }
   (void)rng;
+}
+
+// Far queries with anisotropic kernels (shifted_logit): equal A_i = s·I answer like the
+// isotropic SSDF at eps1/s at any distance (positive, the same value, before the fix "inside" at
+// 1e20); random A_i are continuous across the switch at 16 radii and their far gradient matches
+// central differences.
+TEST(Ssdf, AnisotropicFarQueries) {
+  std::mt19937 rng(9);
+  const OrientedPointCloud c = aopc_of(mesh::make_icosphere(0.1, 2), 150);
+  SsdfWorkspace ws;
+  const double eps1 = 4e-4, s = 2.5, R = c.bounds().radius;
+  const std::vector<Mat3> S(static_cast<size_t>(c.size()), s * Mat3::Identity());
+  const ssdf::AnisotropicGaussianKernel scaled{&S, eps1};
+  for (double ratio : {20.0, 1e4, 1e15, 1e20, 1e90}) {
+    for (int k = 0; k < 10; ++k) {
+      const Vec3 q = c.bounds().center + ratio * R * random_unit(rng);
+      Vec3 ga, gi;
+      const double pa = ssdf::kernel_signed_distance(c, q, scaled, ws, &ga);
+      const double pi = ssdf::soft_signed_distance(c, q, eps1 / s, ws, &gi);
+      EXPECT_GT(pa, 0.0) << "ratio " << ratio;
+      EXPECT_NEAR(pa, pi, 1e-12 * std::abs(pi)) << "ratio " << ratio;
+      EXPECT_LE((ga - gi).norm(), 1e-9 * std::max(1.0, gi.norm())) << "ratio " << ratio;
+    }
+  }
+  std::vector<Mat3> A(static_cast<size_t>(c.size()));
+  for (Mat3& a : A) {
+    const Mat3 B = Mat3::Random();
+    a = B * B.transpose() + 0.3 * Mat3::Identity();
+  }
+  const double wide = 0.3 * R * R;  // weights spread over many points at 20 radii
+  const ssdf::AnisotropicGaussianKernel K{&A, wide};
+  for (int k = 0; k < 20; ++k) {
+    const Vec3 u = random_unit(rng);
+    const double D = ssdf::kFarQueryRatio * R;
+    const Vec3 q_near = c.bounds().center + D * (1.0 - 1e-12) * u, q_far = c.bounds().center + D * (1.0 + 1e-12) * u;
+    ASSERT_TRUE(c.bounds().far(q_far) && !c.bounds().far(q_near));
+    Vec3 gn, gf;
+    const double pn = ssdf::kernel_signed_distance(c, q_near, K, ws, &gn);
+    const double pf = ssdf::kernel_signed_distance(c, q_far, K, ws, &gf);
+    EXPECT_NEAR(pn, pf, 1e-9 * D);
+    EXPECT_LE((gn - gf).norm(), 1e-6 * std::max(1.0, gn.norm()));
+    expect_kernel_gradient(c, K, c.bounds().center + 20.0 * R * u, 1e-4, ws);
+  }
 }
 
 // ----------------------------------------------------------------------------------- separation

@@ -97,11 +97,7 @@ void point_ssdf_core(const Vec3& a, const Pose& X_WA, const Vec6& V_A, const Ori
   double* w = ws.weights.data();
   const bool far = cloud.bounds().far(q);
   if (far) {  // the same softmax, shifted by ‖q − c‖² (aopc.hpp, kFarQueryRatio)
-    const Vec3 qc = q - cloud.bounds().center;
-    for (int i = 0; i < n; ++i) {
-      const Vec3 pc = C[static_cast<size_t>(i)] - cloud.bounds().center;
-      x[i] = (2.0 * qc - pc).dot(pc);
-    }
+    cloud.bounds().far_logits(q, C, x);
   } else {
     for (int i = 0; i < n; ++i) x[i] = -(q - C[static_cast<size_t>(i)]).squaredNorm();  // −d_i, eq. (8)
   }

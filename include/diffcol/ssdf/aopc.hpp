@@ -43,7 +43,8 @@ inline constexpr int kMaxAopcPoints = 100000;
 /// 1e15 × a cloud's size, q − p_i rounds to the same vector for every i and the SSDF loses its
 /// sign. The softmax is unchanged by adding ‖q − c‖² (one value for every i), so beyond
 /// kFarQueryRatio × radius of the center c the logit is computed as 2(q − c)ᵀ(p_i − c) − ‖p_i − c‖²,
-/// exact to rounding at any distance. Nearer, the plain form is kept (identical results).
+/// exact to rounding at any distance (anisotropic kernels likewise, ssdf.hpp). Nearer, the plain
+/// form is kept (identical results).
 inline constexpr double kFarQueryRatio = 16.0;
 
 /// A bounding sphere of a cloud's points (center of their bounding box), and the far logits.
@@ -54,6 +55,13 @@ struct CloudBounds {
   bool far(const Vec3& q) const {
     const double d2 = (q - center).squaredNorm();
     return d2 > 0.0 && d2 > (kFarQueryRatio * kFarQueryRatio) * (radius * radius);
+  }
+  /// The far logit 2(q − c)ᵀ(p − c) − ‖p − c‖² = ‖q − c‖² − ‖q − p‖², from qc = q − c, pc = p − c.
+  static double far_logit(const Vec3& qc, const Vec3& pc) { return (2.0 * qc - pc).dot(pc); }
+  /// far_logit of every point at q.
+  void far_logits(const Vec3& q, const std::vector<Vec3>& points, double* x) const {
+    const Vec3 qc = q - center;
+    for (size_t i = 0; i < points.size(); ++i) x[i] = far_logit(qc, points[i] - center);
   }
   static CloudBounds of(const std::vector<Vec3>& points);
 };

@@ -54,13 +54,21 @@ struct SsdfWorkspace {
 
 /// Isotropic Gaussian kernel B_i(r) = exp(−‖r‖²/eps1): eq. (10) with it is eq. (9).
 /// A kernel for eq. (10) provides `logit(i, r, grad)` = x_i with B_i ∝ exp(x_i / temperature()),
-/// and (if grad is not null) ∂x_i/∂r; r = q − p_i in the body frame.
+/// and (if grad is not null) ∂x_i/∂r; r = q − p_i in the body frame. It may also provide
+/// `shifted_logit(i, qc, pc, grad)` = x_i + s(q), with s the same for every i, from qc = q − c and
+/// pc = p_i − c (c: the cloud's bounds().center), and its gradient in q: used for queries farther
+/// than aopc.hpp's kFarQueryRatio, where x_i itself rounds to the same value for every point.
 struct GaussianKernel {
   double eps1 = 0.0;  ///< temperature, length²
   double temperature() const { return eps1; }
   double logit(int /*i*/, const Vec3& r, Vec3* grad) const {
     if (grad) *grad = -2.0 * r;
     return -r.squaredNorm();
+  }
+  /// x_i + ‖q − c‖² = 2 qcᵀpc − ‖pc‖².
+  double shifted_logit(int /*i*/, const Vec3& qc, const Vec3& pc, Vec3* grad) const {
+    if (grad) *grad = 2.0 * pc;
+    return CloudBounds::far_logit(qc, pc);
   }
 };
 
@@ -75,6 +83,17 @@ struct AnisotropicGaussianKernel {
     const Vec3 Ar = Ai * r;
     if (grad) *grad = -(Ar + Ai.transpose() * r);
     return -r.dot(Ar);
+  }
+  /// x_i + qcᵀS_0 qc = −qcᵀ(S_i − S_0)qc + (2qc − pc)ᵀS_i pc with S_i = (A_i + A_iᵀ)/2: exact when
+  /// the A_i are equal, and their genuine O(‖qc‖²) differences otherwise.
+  double shifted_logit(int i, const Vec3& qc, const Vec3& pc, Vec3* grad) const {
+    const Mat3& Ai = (*A)[static_cast<size_t>(i)];
+    const Mat3& A0 = A->front();
+    const Mat3 D = 0.5 * ((Ai - A0) + (Ai - A0).transpose());
+    const Vec3 Spc = 0.5 * (Ai * pc + Ai.transpose() * pc);
+    const Vec3 Dqc = D * qc;
+    if (grad) *grad = 2.0 * (Spc - Dqc);
+    return -qc.dot(Dqc) + (2.0 * qc - pc).dot(Spc);
   }
 };
 
@@ -91,21 +110,17 @@ double kernel_signed_distance(const OrientedPointCloud& cloud, const Vec3& q, co
   const auto& N = cloud.normals();
   double* x = ws.logits.data();
   double* w = ws.weights.data();
-  // Gaussian kernel far from the cloud: the shifted logits of aopc.hpp's kFarQueryRatio.
-  bool far = false;
-  Vec3 qc = Vec3::Zero();
-  if constexpr (std::is_same_v<Kernel, GaussianKernel>) {
-    far = cloud.bounds().far(q);
-    qc = q - cloud.bounds().center;
-  }
-  if (far) {
-    for (int i = 0; i < n; ++i) {
-      const Vec3 pc = P[static_cast<size_t>(i)] - cloud.bounds().center;
-      x[i] = (2.0 * qc - pc).dot(pc);
-    }
-  } else {
-    for (int i = 0; i < n; ++i) x[i] = kernel.logit(i, q - P[static_cast<size_t>(i)], nullptr);
-  }
+  // Far from the cloud: the shifted logits (aopc.hpp's kFarQueryRatio), if the kernel has them.
+  constexpr bool kShifts = requires(const Kernel& k, Vec3* g) { k.shifted_logit(0, Vec3(), Vec3(), g); };
+  const Vec3& c = cloud.bounds().center;
+  const bool far = kShifts && cloud.bounds().far(q);
+  const auto logit = [&](int i, Vec3* g) -> double {
+    const Vec3& p = P[static_cast<size_t>(i)];
+    if constexpr (kShifts)
+      if (far) return kernel.shifted_logit(i, q - c, p - c, g);  // x_i + s(q), s the same for all i
+    return kernel.logit(i, q - p, g);
+  };
+  for (int i = 0; i < n; ++i) x[i] = logit(i, nullptr);
   const double t = kernel.temperature();
   smooth::kernel::logsumexp<double>(x, n, t, w);
   double phi = 0.0;
@@ -121,11 +136,8 @@ double kernel_signed_distance(const OrientedPointCloud& cloud, const Vec3& q, co
       for (int i = 0; i < n; ++i) {
         if (w[i] == 0.0) continue;
         const Vec3 r = q - P[static_cast<size_t>(i)];
-        Vec3 dx;
-        if (far)
-          dx = 2.0 * (P[static_cast<size_t>(i)] - cloud.bounds().center);  // −2r + 2(q − c)
-        else
-          kernel.logit(i, r, &dx);
+        Vec3 dx;  // far: ∇x_i + ∇s, the shift cancels (Σ w_i (s_i − φ) = 0)
+        logit(i, &dx);
         *grad += (w[i] * (N[static_cast<size_t>(i)].dot(r) - phi) / t) * dx;
       }
     }
