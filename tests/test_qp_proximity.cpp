@@ -472,8 +472,8 @@ TEST(QpProximity, InvalidPoseGivesStatusNotNaN) {
 }
 
 TEST(QpProximity, FarApartPosesGiveStatusNotOverflow) {
-  // Squared distances of bodies 1e300 apart overflow: rejected like a non-finite pose (as iDCOL
-  // and DCOL do beyond 1e150), while two bodies both far from the world origin are fine.
+  // Positions beyond kMaxLength (1e100) are rejected like a non-finite pose (Pose::invalid_reason,
+  // as in every layer), while two bodies both far from the world origin within it are fine.
   const Capsule c(1.0, 0.1);
   const PaddedPolygon p = PaddedPolygon::rectangle(1.0, 0.5, 0.1);
   Pose far;
@@ -483,9 +483,10 @@ TEST(QpProximity, FarApartPosesGiveStatusNotOverflow) {
     EXPECT_EQ(r.status, ProximityStatus::invalid_input);
     EXPECT_TRUE(std::isfinite(r.phi) && r.p1_W.allFinite() && r.closest2_W.allFinite() && r.normal_W.allFinite());
   }
-  Pose far2 = far;
+  Pose far1, far2;
+  far1.p.z() = far2.p.z() = 9e99;
   far2.p.x() = 3.0;
-  const ProximityResult both = proximity(c, far, c, far2);
+  const ProximityResult both = proximity(c, far1, c, far2);
   EXPECT_TRUE(both.ok());
   EXPECT_TRUE(std::isfinite(both.signed_distance));
   ProximityGradient g;

@@ -232,7 +232,9 @@ sphere) and a zero radius (a bare segment) are allowed.)")
              "parallel overlapping segments / edges / faces: witness Jacobians with the non-unique directions held fixed")
       .value("cores_touch", qp::ProximityDerivativeStatus::cores_touch,
              "|p1 - p2| ~ 0: J_signed_distance = J_normal = 0, J_closest_i = J_p_i")
-      .value("not_solved", qp::ProximityDerivativeStatus::not_solved, "the result was not ok: every block is zero");
+      .value("not_solved", qp::ProximityDerivativeStatus::not_solved, "the result was not ok: every block is zero")
+      .value("invalid_input", qp::ProximityDerivativeStatus::invalid_input,
+             "X_W1 or X_W2 is not a valid pose: every block is zero");
   m.def(
       "status_name", [](qp::ProximityStatus s) { return qp::status_name(s); }, py::arg("status"),
       "'ok', 'not_converged', 'solver_failure' or 'invalid_input'.");

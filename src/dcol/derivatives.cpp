@@ -305,8 +305,8 @@ ContactDerivatives contact_derivatives(const ContactResult& result) {
 Eigen::Matrix<double, Eigen::Dynamic, 7> world_twist_to_position_quaternion(
     const Eigen::Ref<const Eigen::MatrixXd>& J_X, const Pose& X_WB) {
   if (J_X.cols() != 6) throw std::invalid_argument("world_twist_to_position_quaternion: J_X must have 6 columns");
-  if (!J_X.allFinite() || !X_WB.is_finite())
-    throw std::invalid_argument("world_twist_to_position_quaternion: J_X and X_WB must be finite");
+  if (!J_X.allFinite() || !X_WB.is_valid())
+    throw std::invalid_argument("world_twist_to_position_quaternion: J_X must be finite and X_WB a valid pose");
   // Translation dr: η = (0, dr). Rotation q → q + dq with r fixed: body rotation
   // dθ = 2[−v, wI − v^]dq (unit q = (w, v)), world ω = R dθ, v_η = r × ω.
   const Eigen::Quaterniond q = X_WB.quaternion();

@@ -15,9 +15,8 @@ namespace diffcol::dcol {
 namespace {
 
 void check_offset(const Pose& offset, const char* what) {
-  if (!offset.is_finite()) throw std::invalid_argument(std::string(what) + ": offset pose is not finite");
-  if ((offset.R.transpose() * offset.R - Mat3::Identity()).norm() > 1e-6 || offset.R.determinant() < 0.0)
-    throw std::invalid_argument(std::string(what) + ": offset rotation is not a rotation matrix");
+  if (const char* why = offset.invalid_reason())
+    throw std::invalid_argument(std::string(what) + ": offset pose: " + why);
 }
 
 void check_positive(double v, const char* what, const char* name) {

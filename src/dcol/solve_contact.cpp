@@ -1181,8 +1181,8 @@ void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& 
   out.kkt.factored = false;
   out.kkt.polished = false;
   out.kkt.n = out.kkt.m = 0;
-  if (!X_WB1.is_finite() || !X_WB2.is_finite() || !options.is_valid()) {
-    out.X_WS1 = out.X_WS2 = Pose::identity();
+  if (!X_WB1.is_valid() || !X_WB2.is_valid() || !options.is_valid()) {
+    out.X_WB1 = out.X_WB2 = out.X_WS1 = out.X_WS2 = Pose::identity();  // every field finite
     return;
   }
   out.X_WS1 = X_WB1 * primitive_offset(shape1);

@@ -153,7 +153,7 @@ template <class Block>
 DIFFCOL_TARGET_CLONES
 void contact_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDerivatives& out) {
   DerivativeStatus st = status_of(sol);
-  if (st == DerivativeStatus::ok && !X_W1.is_finite()) st = DerivativeStatus::invalid_input;
+  if (st == DerivativeStatus::ok && !X_W1.is_valid()) st = DerivativeStatus::invalid_input;
   if (st == DerivativeStatus::ok && !(sol.kkt_lu.pivot_ratio() > 1e-15)) st = DerivativeStatus::singular_kkt;
   if (st != DerivativeStatus::ok) {
     out = ContactDerivatives{};
@@ -310,6 +310,7 @@ RowVec6 alpha_gradient_envelope(const ContactSolution& sol) {
 
 Eigen::Matrix<double, 1, 12> alpha_gradient_envelope_world(const ContactSolution& sol, const Pose& X_W1) {
   Eigen::Matrix<double, 1, 12> out = Eigen::Matrix<double, 1, 12>::Zero();
+  if (!X_W1.is_valid()) return out;
   const RowVec6 a = alpha_gradient_envelope(sol);
   const RowVec6 a2 = a * adjoint_inverse(X_W1 * sol.X_12);
   out.head<6>() = -a2;
@@ -353,8 +354,8 @@ bool wrench_values(const ContactSolution& sol, const Pose& X_W1, const HertzMode
   out.F_c2_B2.tail<3>() = -(R.transpose() * f);
   out.F_c1_W = wrench_to_parent(X_W1, out.F_c1_B1);
   out.F_c2_W = -out.F_c1_W;
-  // X_W1 not finite, or so far out that τ_W overflows
-  if (!X_W1.is_finite() || !out.F_c1_W.allFinite()) return no_wrench_values(DerivativeStatus::invalid_input, out);
+  // X_W1 not a valid pose (Pose::invalid_reason), or so far out that τ_W overflows
+  if (!X_W1.is_valid() || !out.F_c1_W.allFinite()) return no_wrench_values(DerivativeStatus::invalid_input, out);
   return true;
 }
 
@@ -466,7 +467,10 @@ Mat6 world_twist_map(TwistConvention convention, const Pose& X_WB) {
   return convention == TwistConvention::world ? Mat6(Mat6::Identity()) : adjoint(X_WB);
 }
 
-Mat6 shape_body_twist_map(const Pose& X_BS) { return adjoint_inverse(X_BS); }
+Mat6 shape_body_twist_map(const Pose& X_BS) {
+  if (!X_BS.is_finite()) throw std::invalid_argument("shape_body_twist_map: X_BS is not finite");
+  return adjoint_inverse(X_BS);
+}
 
 Eigen::MatrixXd to_coordinates(const Eigen::Ref<const Eigen::MatrixXd>& J_out_X1,
                                const Eigen::Ref<const Eigen::MatrixXd>& J_out_X2, const BodyJacobian& body1,
@@ -476,8 +480,8 @@ Eigen::MatrixXd to_coordinates(const Eigen::Ref<const Eigen::MatrixXd>& J_out_X1
   if (body1.J.rows() != 6 || body2.J.rows() != 6 || body1.J.cols() != body2.J.cols())
     throw std::invalid_argument("to_coordinates: body Jacobians must be 6×n with the same n");
   if (!J_out_X1.allFinite() || !J_out_X2.allFinite() || !body1.J.allFinite() || !body2.J.allFinite() ||
-      !body1.X_WB.is_finite() || !body2.X_WB.is_finite())
-    throw std::invalid_argument("to_coordinates: Jacobians and body poses must be finite");
+      !body1.X_WB.is_valid() || !body2.X_WB.is_valid())
+    throw std::invalid_argument("to_coordinates: Jacobians must be finite and body poses valid (Pose::invalid_reason)");
   const Eigen::MatrixXd M1 = J_out_X1 * world_twist_map(body1.convention, body1.X_WB);
   const Eigen::MatrixXd M2 = J_out_X2 * world_twist_map(body2.convention, body2.X_WB);
   return M1 * body1.J + M2 * body2.J;

@@ -516,7 +516,7 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
                  const ContactSolution* warm, ContactSolution& out) {
   const S1& a = get<S1>(sh1);
   const S2& b = get<S2>(sh2);
-  if (!X_W1.is_finite() || !X_W2.is_finite() || !opt.is_valid()) return fill_invalid(out);
+  if (!X_W1.is_valid() || !X_W2.is_valid() || !opt.is_valid()) return fill_invalid(out);
   const Pose X_12 = X_W1.inverse() * X_W2;
   if (!(X_12.p.cwiseAbs().maxCoeff() < kMaxCoordinate)) return fill_invalid(out);
   const double r1in = a.inner_radius(), r1out = a.outer_radius();

@@ -148,8 +148,8 @@ void ManifoldBatch::compute(std::span<const Pose> X_W1, std::span<const Pose> X_
   const std::size_t N = X_W1.size(), K = static_cast<std::size_t>(entries_[0]);
   const bool with_derivatives = check_output(fn, out, N * K);
   for (std::size_t q = 0; q < N; ++q)
-    if (!X_W1[q].R.allFinite() || !X_W1[q].p.allFinite() || !X_W2[q].R.allFinite() || !X_W2[q].p.allFinite())
-      fail(fn, "pose pair " + std::to_string(q) + " is not finite");
+    for (const Pose* X : {&X_W1[q], &X_W2[q]})
+      if (const char* why = X->invalid_reason()) fail(fn, "pose pair " + std::to_string(q) + ": " + why);
   if (N == 0) return;
   const int a = pairs_[0][0], b = pairs_[0][1];
   auto body = [&](long begin, long end) {
@@ -176,9 +176,9 @@ void ManifoldBatch::compute_scenes(std::span<const Pose> object_poses, const Man
   const std::size_t S = object_poses.size() / M, Ktot = static_cast<std::size_t>(offsets_.back());
   const bool with_derivatives = check_output(fn, out, S * Ktot);
   for (std::size_t i = 0; i < object_poses.size(); ++i)
-    if (!object_poses[i].R.allFinite() || !object_poses[i].p.allFinite())
-      fail(fn, "pose of object " + std::to_string(i % M) + " in configuration " + std::to_string(i / M) +
-                   " is not finite");
+    if (const char* why = object_poses[i].invalid_reason())
+      fail(fn, "pose of object " + std::to_string(i % M) + " in configuration " + std::to_string(i / M) + ": " +
+                   why);
   if (S == 0) return;
   auto body = [&](long begin, long end) {  // task t = s·P + p
     const int slot = acquire();

@@ -16,9 +16,7 @@ namespace {
 [[noreturn]] void fail(const std::string& msg) { throw std::invalid_argument("diffcol::manifold: " + msg); }
 
 void validate_pose(const Pose& X, const char* what) {
-  if (!X.is_finite()) fail(std::string(what) + ": pose has non-finite entries");
-  if ((X.R * X.R.transpose() - Eigen::Matrix3d::Identity()).norm() > 1e-6 || X.R.determinant() < 0.0)
-    fail(std::string(what) + ": pose rotation is not a rotation matrix");
+  if (const char* why = X.invalid_reason()) fail(std::string(what) + ": pose: " + why);
 }
 
 }  // namespace

@@ -11,8 +11,11 @@
 namespace diffcol {
 
 Pose perturb(const Pose& X, const Vec6& xi, PerturbationSide side) {
+  if (!X.is_finite()) throw std::invalid_argument("perturb: X is not finite");
   const Pose E = se3_exp(xi);
-  return side == PerturbationSide::world ? E * X : X * E;
+  const Pose Y = side == PerturbationSide::world ? E * X : X * E;
+  if (!Y.is_finite()) throw std::invalid_argument("perturb: the result overflows");
+  return Y;
 }
 
 namespace {

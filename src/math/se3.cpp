@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace diffcol {
 
@@ -24,21 +25,26 @@ Pose Pose::from_quaternion(const Vec3& position, double qw, double qx, double qy
   return g;
 }
 
+const char* Pose::invalid_reason() const noexcept {
+  if (!R.allFinite() || !p.allFinite()) return "rotation or position is not finite";
+  if (!(p.cwiseAbs().maxCoeff() <= kMaxLength)) return "position beyond 1e100 (kMaxLength)";
+  if (!((R.transpose() * R - Mat3::Identity()).cwiseAbs().maxCoeff() <= kRotationTolerance) ||
+      !(R.determinant() > 0.0))
+    return "matrix is not a rotation (R^T R != I or det R < 0)";
+  return nullptr;
+}
+
 Pose Pose::from_rotation(const Mat3& R, const Vec3& position) {
-  if (!R.allFinite() || !position.allFinite())
-    throw std::invalid_argument("pose: rotation or position is not finite");
-  if (!(position.cwiseAbs().maxCoeff() <= kMaxLength))
-    throw std::invalid_argument("pose: position beyond 1e100 (kMaxLength)");
-  if ((R.transpose() * R - Mat3::Identity()).cwiseAbs().maxCoeff() > 1e-6 || R.determinant() < 0.0)
-    throw std::invalid_argument("pose: matrix is not a rotation (R^T R != I or det R < 0)");
   Pose g;
   g.R = R;
   g.p = position;
+  if (const char* why = g.invalid_reason()) throw std::invalid_argument(std::string("pose: ") + why);
   return g;
 }
 
 Mat3 so3_exp(const Vec3& w) {
   const double th2 = w.squaredNorm();
+  if (!std::isfinite(th2)) throw std::invalid_argument("so3_exp: w is not finite or |w|^2 overflows");
   const Mat3 W = skew(w);
   double A, B;  // sin(th)/th, (1 - cos th)/th^2
   if (th2 < 1e-8) {
@@ -53,11 +59,13 @@ Mat3 so3_exp(const Vec3& w) {
 }
 
 Vec3 so3_log(const Mat3& R) {
+  if (!R.allFinite()) throw std::invalid_argument("so3_log: R is not finite");
   const Eigen::AngleAxisd aa(R);
   return aa.angle() * aa.axis();
 }
 
 Pose se3_exp(const Vec6& xi) {
+  if (!xi.allFinite()) throw std::invalid_argument("se3_exp: xi is not finite");
   const Vec3 w = xi.head<3>();
   const Vec3 v = xi.tail<3>();
   const double th2 = w.squaredNorm();
@@ -74,10 +82,12 @@ Pose se3_exp(const Vec6& xi) {
   Pose g;
   g.R = so3_exp(w);
   g.p = (Mat3::Identity() + B * W + C * W * W) * v;
+  if (!g.p.allFinite()) throw std::invalid_argument("se3_exp: the result overflows (|xi| too large)");
   return g;
 }
 
 Vec6 se3_log(const Pose& g) {
+  if (!g.is_finite()) throw std::invalid_argument("se3_log: pose is not finite");
   const Vec3 w = so3_log(g.R);
   const double th2 = w.squaredNorm();
   const Mat3 W = skew(w);
@@ -91,6 +101,7 @@ Vec6 se3_log(const Pose& g) {
   Vec6 xi;
   xi.head<3>() = w;
   xi.tail<3>() = (Mat3::Identity() - 0.5 * W + D * W * W) * g.p;
+  if (!xi.allFinite()) throw std::invalid_argument("se3_log: the result overflows (|p| too large)");
   return xi;
 }
 
@@ -99,6 +110,7 @@ Mat6 adjoint(const Pose& g) {
   A.topLeftCorner<3, 3>() = g.R;
   A.bottomRightCorner<3, 3>() = g.R;
   A.bottomLeftCorner<3, 3>() = skew(g.p) * g.R;
+  if (!A.allFinite()) throw std::invalid_argument("adjoint: pose is not finite or p x R overflows");
   return A;
 }
 

@@ -26,7 +26,7 @@ double core_radius(const Capsule& c) { return std::max(c.a_B().norm(), c.b_B().n
 double core_radius(const PaddedPolygon& p) { return p.core_radius(); }
 
 bool usable(const Pose& X_W1, const Pose& X_W2, const ProximityOptions& opt) {
-  return X_W1.is_finite() && X_W2.is_finite() && opt.is_valid() &&
+  return X_W1.is_valid() && X_W2.is_valid() && opt.is_valid() &&
          (X_W1.p - X_W2.p).cwiseAbs().maxCoeff() <= kMaxRelativeCoordinate;
 }
 

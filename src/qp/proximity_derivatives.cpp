@@ -12,6 +12,7 @@ const char* status_name(ProximityDerivativeStatus s) {
     case ProximityDerivativeStatus::non_unique_minimizer: return "non_unique_minimizer";
     case ProximityDerivativeStatus::cores_touch: return "cores_touch";
     case ProximityDerivativeStatus::not_solved: return "not_solved";
+    case ProximityDerivativeStatus::invalid_input: return "invalid_input";
   }
   return "unknown";
 }
@@ -39,10 +40,10 @@ void derivatives_core(const Pose& X1, const Pose& X2, const Eigen::Matrix<double
                       TwistConvention convention, ProximityDerivatives& out) {
   constexpr int N = K1 + K2;
   out.convention = convention;
-  if (!res.ok()) {
+  if (!res.ok() || !X1.is_valid() || !X2.is_valid()) {
     out = ProximityDerivatives{};
     out.convention = convention;
-    out.status = ProximityDerivativeStatus::not_solved;
+    out.status = res.ok() ? ProximityDerivativeStatus::invalid_input : ProximityDerivativeStatus::not_solved;
     return;
   }
   const Eigen::Matrix<double, 3, K1> A1 = X1.R * E1_B;
@@ -165,8 +166,8 @@ void proximity_derivatives(const PaddedPolygon& s1, const Pose& X_W1, const Caps
 void proximity_gradient(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
                         ProximityGradient& out, TwistConvention convention) {
   out.convention = convention;
-  // as proximity(): non-finite poses or bodies more than kMaxRelativeCoordinate apart
-  if (!X_W1.is_finite() || !X_W2.is_finite() ||
+  // as proximity(): invalid poses or bodies more than kMaxRelativeCoordinate apart
+  if (!X_W1.is_valid() || !X_W2.is_valid() ||
       !((X_W1.p - X_W2.p).cwiseAbs().maxCoeff() <= kMaxRelativeCoordinate)) {
     out.status = ProximityStatus::invalid_input;
     out.phi = out.signed_distance = 0.0;

@@ -76,6 +76,7 @@ CloudBounds CloudBounds::of(const std::vector<Vec3>& points) {
 }
 
 Vec3 OrientedPointCloud::world_point(int i, const Pose& X_WB, Mat36* J) const {
+  if (!X_WB.is_finite()) throw std::invalid_argument("OrientedPointCloud::world_point: pose is not finite");
   const Vec3& p = points_[static_cast<size_t>(i)];
   if (J) {
     J->leftCols<3>() = -X_WB.R * skew(p);
@@ -85,6 +86,7 @@ Vec3 OrientedPointCloud::world_point(int i, const Pose& X_WB, Mat36* J) const {
 }
 
 Vec3 OrientedPointCloud::world_normal(int i, const Pose& X_WB, Mat36* J) const {
+  if (!X_WB.is_finite()) throw std::invalid_argument("OrientedPointCloud::world_normal: pose is not finite");
   const Vec3& n = normals_[static_cast<size_t>(i)];
   if (J) {
     J->leftCols<3>() = -X_WB.R * skew(n);

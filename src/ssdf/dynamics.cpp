@@ -839,17 +839,18 @@ void check(const Scene& scene, const State& x, const Control& u, const char* wha
     throw std::invalid_argument(w + ": control size does not match the scene");
   for (int b = 0; b < scene.num_free(); ++b) {
     const size_t i = static_cast<size_t>(b);
-    if (!x.pose[i].is_finite() || !x.velocity[i].allFinite() || !u.wrench[i].allFinite())
+    if (const char* why = x.pose[i].invalid_reason()) throw std::invalid_argument(w + ": state pose: " + why);
+    if (!x.velocity[i].allFinite() || !u.wrench[i].allFinite())
       throw std::invalid_argument(w + ": non-finite state or applied wrench");
-    if (!bounded(x.pose[i].p) || !bounded(x.velocity[i]) || !bounded(u.wrench[i]))
-      throw std::invalid_argument(w + ": a position, velocity or wrench entry beyond 1e100 (kMaxLength)");
+    if (!bounded(x.velocity[i]) || !bounded(u.wrench[i]))
+      throw std::invalid_argument(w + ": a velocity or wrench entry beyond 1e100 (kMaxLength)");
   }
   for (int k = 0; k < scene.num_kinematic(); ++k) {
     const size_t i = static_cast<size_t>(k);
-    if (!u.pose[i].is_finite() || !u.velocity[i].allFinite())
-      throw std::invalid_argument(w + ": non-finite kinematic pose or velocity");
-    if (!bounded(u.pose[i].p) || !bounded(u.velocity[i]))
-      throw std::invalid_argument(w + ": a kinematic position or velocity entry beyond 1e100 (kMaxLength)");
+    if (const char* why = u.pose[i].invalid_reason()) throw std::invalid_argument(w + ": kinematic pose: " + why);
+    if (!u.velocity[i].allFinite()) throw std::invalid_argument(w + ": non-finite kinematic velocity");
+    if (!bounded(u.velocity[i]))
+      throw std::invalid_argument(w + ": a kinematic velocity entry beyond 1e100 (kMaxLength)");
   }
 }
 
@@ -1041,6 +1042,9 @@ StateVec state_difference(const State& x1, const State& x0) {
   StateVec d(12 * n);
   for (int b = 0; b < n; ++b) {
     const size_t i = static_cast<size_t>(b);
+    if (!x0.pose[i].is_finite() || !x1.pose[i].is_finite() || !x0.velocity[i].allFinite() ||
+        !x1.velocity[i].allFinite())
+      throw std::invalid_argument("state_difference: a pose or velocity is not finite");
     d.segment<3>(6 * b) = so3_log(x0.pose[i].R.transpose() * x1.pose[i].R);
     d.segment<3>(6 * b + 3) = x1.pose[i].p - x0.pose[i].p;
     d.segment<6>(6 * n + 6 * b) = x1.velocity[i] - x0.velocity[i];
@@ -1051,6 +1055,10 @@ StateVec state_difference(const State& x1, const State& x0) {
 State state_retract(const State& x, const StateVec& dx) {
   const int n = x.num_bodies;
   if (dx.size() != 12 * n) throw std::invalid_argument("state_retract: dx must have 12n entries");
+  if (!dx.allFinite()) throw std::invalid_argument("state_retract: dx is not finite");
+  for (int b = 0; b < n; ++b)
+    if (!x.pose[static_cast<size_t>(b)].is_finite() || !x.velocity[static_cast<size_t>(b)].allFinite())
+      throw std::invalid_argument("state_retract: a pose or velocity is not finite");
   State y = x;
   for (int b = 0; b < n; ++b) {
     const size_t i = static_cast<size_t>(b);

@@ -192,11 +192,12 @@ void point_ssdf_core(const Vec3& a, const Pose& X_WA, const Vec6& V_A, const Ori
 }
 
 void check_inputs(const Pose& X1, const Vec6& V1, const Pose& X2, const Vec6& V2, const char* what) {
-  if (!X1.is_finite() || !X2.is_finite() || !V1.allFinite() || !V2.allFinite())
-    throw std::invalid_argument(std::string(what) + ": non-finite pose or velocity");
+  for (const Pose* X : {&X1, &X2})
+    if (const char* why = X->invalid_reason()) throw std::invalid_argument(std::string(what) + ": pose: " + why);
+  if (!V1.allFinite() || !V2.allFinite()) throw std::invalid_argument(std::string(what) + ": non-finite velocity");
   const auto bounded = [](const auto& v) { return v.cwiseAbs().maxCoeff() <= kMaxLength; };
-  if (!bounded(X1.p) || !bounded(X2.p) || !bounded(V1) || !bounded(V2))
-    throw std::invalid_argument(std::string(what) + ": a position or velocity entry beyond 1e100 (kMaxLength)");
+  if (!bounded(V1) || !bounded(V2))
+    throw std::invalid_argument(std::string(what) + ": a velocity entry beyond 1e100 (kMaxLength)");
 }
 
 /// Swaps the body-1 and body-2 blocks of rows and columns.

@@ -10,9 +10,7 @@ namespace diffcol::ssdf {
 namespace {
 
 void check_pose(const Pose& X, const char* what) {
-  if (!X.is_finite()) throw std::invalid_argument(std::string(what) + ": pose is not finite");
-  if (!(X.p.cwiseAbs().maxCoeff() <= kMaxLength))
-    throw std::invalid_argument(std::string(what) + ": pose translation beyond 1e100 (kMaxLength)");
+  if (const char* why = X.invalid_reason()) throw std::invalid_argument(std::string(what) + ": pose: " + why);
 }
 
 void check_point(const Vec3& q, const char* what) {

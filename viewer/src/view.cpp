@@ -240,8 +240,9 @@ std::vector<ViewFrame> solve_frames(const Shape& shape1, const std::vector<Pose>
     ViewFrame& f = frames[i];
     f.X_W1 = X_W1[X_W1.size() == 1 ? 0 : i];
     f.X_W2 = X_W2[X_W2.size() == 1 ? 0 : i];
-    if (!f.X_W1.is_finite() || !f.X_W2.is_finite())
-      throw std::invalid_argument("view: frame " + std::to_string(i) + ": a pose is not finite");
+    for (const Pose* X : {&f.X_W1, &f.X_W2})
+      if (const char* why = X->invalid_reason())
+        throw std::invalid_argument("view: frame " + std::to_string(i) + ": pose: " + why);
     f.solution = pair.solve(f.X_W1, f.X_W2);
   }
   return frames;
@@ -426,7 +427,8 @@ void validate_mesh_scene(const MeshScene& scene, const ViewOptions& options) {
       throw std::invalid_argument("view: frame " + std::to_string(f) + " has " + std::to_string(scene.poses[f].size()) +
                                   " poses for " + std::to_string(nb) + " meshes");
     for (const Pose& X : scene.poses[f])
-      if (!X.is_finite()) throw std::invalid_argument("view: frame " + std::to_string(f) + ": a pose is not finite");
+      if (const char* why = X.invalid_reason())
+        throw std::invalid_argument("view: frame " + std::to_string(f) + ": pose: " + why);
   }
   if (!scene.manifolds.empty() && scene.manifolds.size() != scene.poses.size())
     throw std::invalid_argument("view: " + std::to_string(scene.manifolds.size()) + " manifolds for " +
@@ -565,8 +567,9 @@ MeshScene manifold_scene(const manifold::ContactObject& body1, const std::vector
   for (size_t i = 0; i < n; ++i) {
     const Pose& A = X_W1[X_W1.size() == 1 ? 0 : i];
     const Pose& B = X_W2[X_W2.size() == 1 ? 0 : i];
-    if (!A.is_finite() || !B.is_finite())
-      throw std::invalid_argument("view: frame " + std::to_string(i) + ": a pose is not finite");
+    for (const Pose* X : {&A, &B})
+      if (const char* why = X->invalid_reason())
+        throw std::invalid_argument("view: frame " + std::to_string(i) + ": pose: " + why);
     manifold::compute_manifold(body1, A, body2, B, manifold_options, ws, mf);
     scene.poses.push_back({A, B});
     scene.manifolds.push_back(manifold_markers(mf));

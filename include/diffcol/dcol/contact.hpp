@@ -54,8 +54,9 @@ enum class SolveStatus : std::uint8_t {
   max_iterations = 1,      ///< not converged within max_iterations; fields hold the last iterate
   numerical_error = 2,     ///< the normal matrix lost positive definiteness or an iterate was not finite;
                            ///< fields hold the last finite iterate
-  invalid_input = 3,       ///< a non-finite pose, shape origins more than 1e150 apart, or SolveOptions out of
-                           ///< range (SolveOptions::validate); numeric fields are zero
+  invalid_input = 3,       ///< a pose that is not valid (Pose::invalid_reason: not finite, R not a rotation,
+                           ///< or a position beyond 1e100), or SolveOptions out of range
+                           ///< (SolveOptions::validate); numeric fields are zero
   coincident_origins = 4,  ///< ‖r_2 − r_1‖ ≤ 1e-12·(outer radii): α* = 0, x* = p1 = p2 = r_1, distance = 0
 };
 const char* status_name(SolveStatus s);
@@ -170,7 +171,7 @@ struct ContactResult {
   double primal_residual = 0.0;   ///< ‖s + Gx − h‖/max(1, ‖h‖)
   double dual_residual = 0.0;     ///< ‖Gᵀz + c‖
   Pose X_WS1, X_WS2;              ///< world poses of the two shapes (body pose · offset) used by the solve
-  Pose X_WB1, X_WB2;              ///< the body poses passed in
+  Pose X_WB1, X_WB2;              ///< the body poses passed in (identity on invalid_input)
   ConeKkt kkt;                    ///< final iterate and factorization (for contact_derivatives)
 
   bool ok() const { return status == SolveStatus::converged; }

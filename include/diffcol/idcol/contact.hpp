@@ -29,8 +29,9 @@ enum class ContactStatus : std::uint8_t {
   coincident_origins = 1, ///< ‖r‖ ≤ coincident_tolerance: α = 0, x = 0, λ = 0; p1, p2, normal
                           ///< and gap are the finite limits as r → 0 along r (body-1 x axis if r = 0)
   not_converged = 2,      ///< no KKT point within the iteration budget; fields hold the best iterate
-  invalid_input = 3,      ///< a pose was not finite, the bodies are more than 1e150 apart, or the
-                          ///< SolveOptions are out of range (SolveOptions::validate); numeric fields are zero
+  invalid_input = 3,      ///< a pose is not valid (Pose::invalid_reason: not finite, R not a rotation,
+                          ///< or a position beyond 1e100), or the SolveOptions are out of range
+                          ///< (SolveOptions::validate); numeric fields are zero
 };
 const char* status_name(ContactStatus s);
 

@@ -132,7 +132,8 @@ ContactDerivatives contact_derivatives(const ContactPair& pair, const Pose& X_W1
 /// KKT Jacobian (row (10b) is φ2_x = R∇φ2/α): no linear solve, no shape evaluation.
 /// Zero when the solution is not a converged KKT point with r ≠ 0 (see sol.status).
 RowVec6 alpha_gradient_envelope(const ContactSolution& sol);
-/// The same with respect to the world twists of body 1 and body 2 ([η1 | η2], 12 columns).
+/// The same with respect to the world twists of body 1 and body 2 ([η1 | η2], 12 columns); zero
+/// also when X_W1 is not a valid pose (Pose::invalid_reason).
 Eigen::Matrix<double, 1, 12> alpha_gradient_envelope_world(const ContactSolution& sol, const Pose& X_W1);
 
 // ============================================================================ penalty contact
@@ -202,8 +203,10 @@ struct BodyJacobian {
 
 /// The 6×6 map M with η_shape = M·(twist of the body in `convention`): identity for world twists,
 /// Ad_{X_WB} for body twists (X_WB: the body's pose; a mounted shape's offset does not enter).
+/// @throws std::invalid_argument for body twists and a non-finite X_WB (diffcol::adjoint).
 Mat6 world_twist_map(TwistConvention convention, const Pose& X_WB);
 /// The body twist of a shape mounted at X_BS from the body twist of its body: Ad_{X_BS⁻¹}.
+/// @throws std::invalid_argument on a non-finite X_BS.
 Mat6 shape_body_twist_map(const Pose& X_BS);
 
 /// Chain rule to q: J_out_q = J_out_X1·M1·J1 + J_out_X2·M2·J2 (M_i = world_twist_map), for any

@@ -112,7 +112,8 @@ using PoseFunction = std::function<Eigen::VectorXd(const Pose&)>;
 using PosePairFunction = std::function<Eigen::VectorXd(const Pose&, const Pose&)>;
 using VectorFunction = std::function<Eigen::VectorXd(const Eigen::VectorXd&)>;
 
-/// The perturbed pose for side and twist ξ.
+/// The perturbed pose for side and twist ξ. @throws std::invalid_argument on a non-finite X or ξ,
+/// or a result that overflows.
 Pose perturb(const Pose& X, const Vec6& xi, PerturbationSide side);
 
 /// Finite-difference Jacobians (rows = outputs): 6 columns, 12 columns ([pose 1 | pose 2]), n columns.

@@ -50,7 +50,7 @@ struct Pose {
   /// the position is beyond kMaxLength.
   static Pose from_rotation(const Mat3& R, const Vec3& position);
 
-  /// The unit quaternion of R, with w ≥ 0.
+  /// The unit quaternion of R, with w ≥ 0 (R must be finite: not checked, NaN otherwise).
   Eigen::Quaterniond quaternion() const {
     Eigen::Quaterniond q = Eigen::Quaterniond(R).normalized();
     if (q.w() < 0.0) q.coeffs() = -q.coeffs();
@@ -74,6 +74,15 @@ struct Pose {
 
   /// True when every entry is finite.
   bool is_finite() const { return R.allFinite() && p.allFinite(); }
+
+  /// Tolerance of the rotation test of invalid_reason: max |RᵀR − I| (entrywise).
+  static constexpr double kRotationTolerance = 1e-6;
+  /// Why this is not a valid pose, or nullptr if it is: an entry not finite, R not a rotation
+  /// (max |RᵀR − I| > kRotationTolerance or det R < 0), or a translation entry beyond kMaxLength.
+  /// diffcol's entry points check every pose they are given with it (a C++ caller may fill the
+  /// aggregate with anything; from_quaternion and from_rotation only build valid poses).
+  const char* invalid_reason() const noexcept;
+  bool is_valid() const noexcept { return invalid_reason() == nullptr; }
 };
 
 /// The skew-symmetric matrix of v: skew(v)·u = v × u.
@@ -82,6 +91,9 @@ inline Mat3 skew(const Vec3& v) {
   S << 0.0, -v.z(), v.y(), v.z(), 0.0, -v.x(), -v.y(), v.x(), 0.0;
   return S;
 }
+
+// The maps below throw std::invalid_argument on a non-finite input and on a result that would
+// overflow (e.g. ‖ω‖ beyond ~1e154, whose square is not finite), instead of returning NaN.
 
 /// Rodrigues' formula, exp: so(3) → SO(3).
 Mat3 so3_exp(const Vec3& w);

@@ -46,7 +46,8 @@
 namespace diffcol::qp {
 
 /// Bodies farther apart than this in a world coordinate are invalid input (their squared distance
-/// would overflow), as in the iDCOL and DCOL layers.
+/// would overflow). Valid poses (Pose::invalid_reason: positions within kMaxLength = 1e100) are
+/// always closer.
 inline constexpr double kMaxRelativeCoordinate = 1e150;
 
 /// How a proximity query ended.
@@ -54,7 +55,7 @@ enum class ProximityStatus : std::uint8_t {
   ok = 0,             ///< solved (active set, or interior point converged)
   not_converged = 1,  ///< interior point hit its iteration limit: fields from the last iterate (finite)
   solver_failure = 2, ///< interior-point numerical failure: fields from the last finite iterate
-  invalid_input = 3,  ///< a pose was not finite, the bodies are more than 1e150 apart in a coordinate, or ProximityOptions out of range (validate()): numeric fields are zero
+  invalid_input = 3,  ///< a pose is not valid (Pose::invalid_reason: not finite, R not a rotation, or a position beyond 1e100), or ProximityOptions out of range (validate()): numeric fields are zero
 };
 /// "ok", "not_converged", "solver_failure", "invalid_input".
 const char* status_name(ProximityStatus s);
@@ -112,8 +113,8 @@ struct ProximityResult {
 };
 
 /// Capsule–capsule, QP (25)–(26). No allocation.
-/// Rotations are assumed orthonormal (not checked in the hot path); a non-finite pose, or poses
-/// more than 1e150 apart in a coordinate, give status invalid_input.
+/// A pose that is not valid (Pose::invalid_reason: not finite, R not a rotation to 1e-6, or a
+/// position beyond 1e100) gives status invalid_input.
 void proximity(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
                const ProximityOptions& options, ProximityResult& out);
 /// Polygon–polygon, QP (31)–(32). No allocation.

@@ -57,8 +57,9 @@ enum class ProximityDerivativeStatus : std::uint8_t {
   non_unique_minimizer = 1,
   cores_touch = 2,
   not_solved = 3,
+  invalid_input = 4,  ///< X_W1 or X_W2 is not a valid pose (Pose::invalid_reason): every block zero
 };
-/// "ok", "non_unique_minimizer", "cores_touch", "not_solved".
+/// "ok", "non_unique_minimizer", "cores_touch", "not_solved", "invalid_input".
 const char* status_name(ProximityDerivativeStatus s);
 
 /// Derivatives of one ProximityResult (every block always set; zero when not_solved).

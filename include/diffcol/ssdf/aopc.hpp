@@ -104,6 +104,7 @@ class OrientedPointCloud {
   const CloudBounds& bounds() const { return bounds_; }
 
   /// World position of point i under X_WB; J (if not null) = ∂p_W/∂ξ (body twist) = [−R·skew(p) | R].
+  /// @throws std::invalid_argument on a non-finite X_WB (as world_normal).
   Vec3 world_point(int i, const Pose& X_WB, Mat36* J = nullptr) const;
   /// World normal of point i under X_WB; J (if not null) = ∂n_W/∂ξ = [−R·skew(n) | 0].
   Vec3 world_normal(int i, const Pose& X_WB, Mat36* J = nullptr) const;

@@ -247,8 +247,10 @@ enum class Integrator { euler, rk4 };
 State step(const Scene& scene, const State& x, const Control& u, double h, Integrator integrator);
 
 /// The tangent difference x1 ⊖ x0 (layout of x, see the file comment).
+/// @throws std::invalid_argument on different sizes or a non-finite pose or velocity.
 StateVec state_difference(const State& x1, const State& x0);
 /// x ⊕ dx (inverse of state_difference).
+/// @throws std::invalid_argument on a wrong size of dx or a non-finite entry.
 State state_retract(const State& x, const StateVec& dx);
 
 /// Contact forces and their Jacobian w.r.t. z = [x; u].
