@@ -94,14 +94,7 @@ blocks: list of OutputBlock (assign a whole list; appending to the returned copy
       .def("__bool__", &GradientCheckResult::passed, "passed().");
 
   m.def(
-      "perturb",
-      [](const Pose& X, const Vec6& xi, PerturbationSide side) {
-        if (!xi.allFinite() || !X.is_finite()) throw std::invalid_argument("perturb: X and xi must be finite");
-        const Pose Y = perturb(X, xi, side);
-        if (!Y.is_finite()) throw std::invalid_argument("perturb: the result overflows (|xi| too large)");
-        return Y;
-      },
-      py::arg("X"), py::arg("xi"), py::arg("side"),
+      "perturb", &perturb, py::arg("X"), py::arg("xi"), py::arg("side"),
       "The perturbed pose: exp(xi^) X (world) or X exp(xi^) (body), xi = [w; v]. ValueError for a "
       "non-finite input or result.");
 

@@ -187,34 +187,19 @@ Invalid input (non-finite, zero quaternion, not a rotation) raises ValueError.)"
   py::implicitly_convertible<py::list, Pose>();
   py::implicitly_convertible<py::tuple, Pose>();
 
-  // NaN/inf in, or an overflowing result out: ValueError, not a silent NaN
+  // NaN/inf in, or an overflowing result out: ValueError, not a silent NaN (the SE(3) maps check
+  // in C++, math/se3.hpp; skew does not)
   const auto finite = [](const auto& v, const char* what) {
     if (!v.allFinite()) throw std::invalid_argument(std::string(what) + ": entries must be finite");
   };
   m.def(
       "skew", [finite](const Vec3& v) { finite(v, "skew: v"); return skew(v); }, py::arg("v"),
       "The skew-symmetric matrix of v: skew(v) @ u = cross(v, u). ValueError for a non-finite v.");
-  m.def(
-      "so3_exp",
-      [finite](const Vec3& w) {
-        finite(w, "so3_exp: w");
-        const Mat3 R = so3_exp(w);
-        if (!R.allFinite()) throw std::invalid_argument("so3_exp: the result overflows (|w| too large)");
-        return R;
-      },
-      py::arg("w"), "Rodrigues' formula, exp: so(3) -> SO(3). ValueError for a non-finite w or result.");
-  m.def(
-      "so3_log", [finite](const Mat3& R) { finite(R, "so3_log: R"); return so3_log(R); }, py::arg("R"),
-      "Inverse of so3_exp, with |result| <= pi. ValueError for a non-finite R.");
-  m.def(
-      "se3_exp",
-      [finite](const Vec6& xi) {
-        finite(xi, "se3_exp: xi");
-        const Pose g = se3_exp(xi);
-        if (!g.is_finite()) throw std::invalid_argument("se3_exp: the result overflows (|xi| too large)");
-        return g;
-      },
-      py::arg("xi"), "exp: se(3) -> SE(3) for a twist xi = [w; v] (6,). ValueError for a non-finite xi or result.");
+  m.def("so3_exp", &so3_exp, py::arg("w"),
+        "Rodrigues' formula, exp: so(3) -> SO(3). ValueError for a non-finite w or result.");
+  m.def("so3_log", &so3_log, py::arg("R"), "Inverse of so3_exp, with |result| <= pi. ValueError for a non-finite R.");
+  m.def("se3_exp", &se3_exp, py::arg("xi"),
+        "exp: se(3) -> SE(3) for a twist xi = [w; v] (6,). ValueError for a non-finite xi or result.");
   m.def("se3_log", &se3_log, py::arg("g"), "Inverse of se3_exp: the twist [w; v] (6,).");
   m.def("adjoint", &adjoint, py::arg("g"),
         "The 6x6 adjoint Ad_g for twists ordered [w; v]: a body twist xi of g is the world twist Ad_g xi.");

@@ -409,9 +409,11 @@ T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const PointTree& c
     const Vec3& c = cloud.point(i);
     const Vec3& nn = cloud.normal(i);
     const V<T> r = sub(q, c);
-    const Vec3 pc = c - cloud.bounds().center;
-    const T logit = far ? T(2.0 * dot(pc, sub(q, cloud.bounds().center)) - pc.squaredNorm())
-                        : T(-dot(r, r));  // −d_i, eq. (8)
+    const auto far_logit = [&] {  // CloudBounds::far_logit in T
+      const Vec3 pc = c - cloud.bounds().center;
+      return T(2.0 * dot(pc, sub(q, cloud.bounds().center)) - pc.squaredNorm());
+    };
+    const T logit = far ? far_logit() : T(-dot(r, r));  // −d_i, eq. (8)
     double sc;
     if (!om.admit(val(logit), sc)) return;
     acc.scale(sc);
