@@ -68,7 +68,7 @@ enum class DerivativeStatus : std::uint8_t {
   ok = 0,
   coincident_origins = 1,  ///< ‖r‖ ≈ 0: α* is not differentiable there (α* ∝ ‖r‖ along rays)
   not_converged = 2,       ///< the solve did not reach a KKT point
-  invalid_input = 3,       ///< the solve had a non-finite pose
+  invalid_input = 3,       ///< the solve had an invalid pose, or X_W1 is not valid (Pose::invalid_reason)
   singular_kkt = 4,        ///< J_c is singular (or a derivative came out non-finite)
 };
 const char* derivative_status_name(DerivativeStatus s);
