@@ -1151,6 +1151,32 @@ TEST(ContactPair, SecondOrderWarmTermSavesIterationsAndAgrees) {
     }
 }
 
+TEST(ContactPair, SmoothMaxPairsStartFromTheRayCast) {
+  // Two smooth-max shapes start from the ray cast of their exact shapes (docs/idcol.md, "Starts"):
+  // on the ergodic sweep that start converges at the first attempt and halves the Jacobian
+  // evaluations of the centre-line start (poly–poly 10.8 → 5.6 per cold solve on 10^5 poses).
+  // The bound 7 fails if the centre-line start comes first again; the α agree with warm solves.
+  for (const char* n1 : {"poly", "tc"})
+    for (const char* n2 : {"poly", "tc"}) {
+      const Shape A = diffcol::idcol::benchmark_shape(n1), B = diffcol::idcol::benchmark_shape(n2);
+      const auto sweep = diffcol::idcol::ErgodicSweep::for_pair(A, B);
+      ContactPair cold(A, B), warm(A, B);
+      const int n = 2000;
+      long evaluations = 0, first_attempt = 0;
+      for (int i = 0; i < n; ++i) {
+        const Pose X2 = sweep.pose(5 * i);
+        const ContactSolution& c = cold.solve_cold(Pose::identity(), X2);
+        const ContactSolution& w = warm.solve(Pose::identity(), X2);
+        ASSERT_TRUE(c.ok() && w.ok()) << n1 << "-" << n2 << " pose " << i;
+        EXPECT_NEAR(c.alpha, w.alpha, 1e-9 * w.alpha) << n1 << "-" << n2 << " pose " << i;
+        evaluations += c.jacobian_evaluations;
+        first_attempt += c.attempts == 1;
+      }
+      EXPECT_LT(double(evaluations) / n, 7.0) << n1 << "-" << n2;
+      EXPECT_GT(first_attempt, n - n / 100) << n1 << "-" << n2;
+    }
+}
+
 TEST(ContactPair, InvalidOptionsAreRejected) {
   // validate() names the field and ContactPair's constructor throws; a stateless solve, or a
   // pair whose options() were changed afterwards, returns status invalid_input.
