@@ -379,16 +379,16 @@ void fill_solution(const ShapeData& sd, const Pose& X_W1, const Pose& X_12, cons
   out.normal_W = X_W1.R * out.normal_B1;
   // J in original variables: columns x and λ divided by c (at c = 0 the surrogate J is kept);
   // its factors are those of J_S with the same columns of U scaled
-  Mat6RowMajor J = JS;
   out.kkt_lu = luS;
   if (c > 0.0) {
-    J.leftCols<3>() /= c;
-    J.rightCols<2>() /= c;
     const double ic = 1.0 / c;
     const double d[6] = {ic, ic, ic, 1.0, ic, ic};
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 6; ++j) out.kkt_jacobian(i, j) = JS(i, j) * d[j];
     out.kkt_lu.scale_columns(d);
+  } else {
+    out.kkt_jacobian = JS;
   }
-  out.kkt_jacobian = J;
 }
 
 // One more Newton step at a converged point when it would still move z by more than
