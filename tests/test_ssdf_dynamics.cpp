@@ -289,7 +289,9 @@ void expect_point_finger_matches_scm(const PushScene& s, const ssdf::ScmParamete
 // libmvec exp/log1p); they must agree with the templated code (the one that is differentiated) on
 // every branch: penetrating and separated points, approach / separation / fast separation
 // (d = 0), clouds whose size is not a multiple of four, exact and culled sums (both paths cut
-// relative to the true maximum weight), finger (point–SSDF) and SSDF–SSDF contact.
+// relative to the true maximum weight), finger (point–SSDF) and SSDF–SSDF contact; the ground
+// kernel's shared exponential (ε2 = ε3, |φ_min|/ε2 ≤ 300) and its two-exponential path (ε2 ≠ ε3,
+// or the body far above or deep below the ground).
 TEST(SsdfDynamics, VectorKernelsMatchTemplatedPath) {
   if (!ssdf::detail::vector_kernels_available()) GTEST_SKIP() << "no AVX2/FMA on this machine";
   std::mt19937 rng(11);
@@ -321,6 +323,22 @@ TEST(SsdfDynamics, VectorKernelsMatchTemplatedPath) {
         x.pose[0].R = rot(Vec3(0.3 * U(rng), 0.3 * U(rng), 3.0 * U(rng)));  // tilted: spread-out φ
         x.velocity[0] << random_in_cube(rng, 3.0), random_in_cube(rng, 0.4);             // |v_n| / v_d up to ~5
         compare(s.scene, x, u, "push scene");
+        // the same state lifted 0.5 m or sunk 0.4 m (|φ_min|/ε2 > 300: two exponentials)
+        State lifted = x;
+        lifted.pose[0].p.z() += (t % 2 == 0) ? 0.5 : -0.4;
+        compare(s.scene, lifted, u, "push scene, lifted or sunk");
+      }
+      // ε2 ≠ ε3: two exponentials per point
+      ssdf::ScmParameters prm = s.scene.parameters();
+      prm.eps2 = 2.5 * prm.eps3;
+      s.scene.set_parameters(prm);
+      for (int t = 0; t < 10; ++t) {
+        State x;
+        Control u;
+        random_push_state(s, rng, x, u);
+        x.pose[0].R = rot(Vec3(0.3 * U(rng), 0.3 * U(rng), 3.0 * U(rng)));
+        x.velocity[0] << random_in_cube(rng, 3.0), random_in_cube(rng, 0.4);
+        compare(s.scene, x, u, "push scene, eps2 != eps3");
       }
       PairScene ps = make_pair_scene(points, 30);
       set_cutoff(ps.scene, cutoff);

@@ -516,6 +516,8 @@ WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<
       in.phi_min = low + c0;
       in.phi_cut = om.g * prm.eps2;
       in.inv_eps2 = 1.0 / prm.eps2;
+      if (prm.eps2 == prm.eps3 && std::abs(in.phi_min) * in.inv_eps2 <= detail::kSharedExpLogit)
+        in.shared_exp_scale = std::exp(in.phi_min * in.inv_eps2);
       in.law = point_plane_law(prm);
       detail::KernelSums sums;
       for_each_run([&](const auto& leaf) { tree->for_each_leaf_below(u, reach, leaf); }, [&](int begin, int end) {

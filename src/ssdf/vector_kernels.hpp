@@ -1,9 +1,10 @@
 #pragma once
-// The SCM's per-point sums in plain doubles, four points at a time with AVX2/FMA and glibc's
-// vector exp/log1p (libmvec), for the forward dynamics: the ground contact (point–plane forces
-// (14)–(20) weighted by the soft minimum of the plane distances) and the point–SSDF contact
-// (21)–(22). The templated code in dynamics.cpp stays the reference (and does every derivative
-// order); these kernels compute the same sums with a different rounding. Internal to src/ssdf.
+// The SCM's per-point sums in plain doubles, four points at a time with AVX2/FMA, glibc's vector
+// exp (libmvec) and a log1p for arguments in [0, 1], for the forward dynamics: the ground contact
+// (point–plane forces (14)–(20) weighted by the soft minimum of the plane distances) and the
+// point–SSDF contact (21)–(22). The templated code in dynamics.cpp stays the reference (and does
+// every derivative order); these kernels compute the same sums with a different rounding.
+// Internal to src/ssdf.
 #include "diffcol/math/se3.hpp"
 
 namespace diffcol::ssdf::detail {
@@ -25,8 +26,15 @@ struct GroundKernelInput {
   double phi_min = 0.0;  ///< min_f φ_f (the softmax shift; exact, so no rescaling)
   double phi_cut = 0.0;  ///< points with φ_f − φ_min ≥ phi_cut get zero weight (point_tree.hpp)
   double inv_eps2 = 0.0;    ///< 1/ε2 (> 0)
+  /// exp(φ_min/ε2) when ε2 = ε3 (the default) and |φ_min|/ε2 ≤ kSharedExpLogit, else 0. Then one
+  /// exp per point serves both the weight W = exp(−φ/ε2)·exp(φ_min/ε2) and the softplus's
+  /// exp(−|φ|/ε3) (its reciprocal where φ < 0), and neither leaves double's range for the points
+  /// the cutoff keeps.
+  double shared_exp_scale = 0.0;
   PointPlaneLaw law;
 };
+/// See GroundKernelInput::shared_exp_scale.
+constexpr double kSharedExpLogit = 300.0;
 
 /// The sums both kernels accumulate: Σ W (moment arm × λ), Σ W λ, Σ W and (point–SSDF only) Σ W φ.
 /// Ground: arm R a_f, world frame; point–SSDF: arm c_i, the AOPC's body frame.
