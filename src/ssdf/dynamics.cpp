@@ -507,11 +507,10 @@ WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<
     // softmax shift is the exact minimum Φ, so no online rescaling is needed.
     if (prm.eps2 > 0.0 && prm.eps3 > 0.0 && detail::vector_kernels_enabled()) {
       detail::GroundKernelInput in;
-      in.R = values(B.R);
-      in.p = values(B.p);
-      in.omega = in.R * values(B.w);
-      in.v = values(B.v);
-      in.n = n;
+      const Mat3 R = values(B.R);
+      in.n_body = u;
+      in.omega_body = values(B.w);
+      in.v_body = R.transpose() * values(B.v);
       in.c0 = c0;
       in.phi_min = low + c0;
       in.phi_cut = om.g * prm.eps2;
@@ -524,10 +523,10 @@ WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<
         detail::ground_kernel_accumulate(tree->xs(), tree->ys(), tree->zs(), begin, end, in, sums);
       });
       const double inv = 1.0 / sums.weight;
-      const Vec3 tq = in.R.transpose() * Vec3(sums.moment[0], sums.moment[1], sums.moment[2]);  // body frame
+      const Vec3 f = R * Vec3(sums.force[0], sums.force[1], sums.force[2]);  // world frame
       for (int k = 0; k < 3; ++k) {
-        out.tau[k] = tq[k] * inv;
-        out.f[k] = sums.force[k] * inv;
+        out.tau[k] = sums.moment[k] * inv;  // body frame
+        out.f[k] = f[k] * inv;
       }
       return out;
     }

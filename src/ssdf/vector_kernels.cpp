@@ -120,22 +120,12 @@ inline void point_plane4(__m256d phi, __m256d l, __m256d ux, __m256d uy, __m256d
   lz = _mm256_fmsub_pd(ln, nz, _mm256_mul_pd(s, vtz));
 }
 
-/// a += (W·term) on the kept lanes only (a dropped lane's term is not multiplied by W = 0: it may
-/// be NaN or infinite).
-inline void add_kept(__m256d& a, __m256d Wk, __m256d keep, __m256d term) {
-  a = _mm256_add_pd(a, _mm256_and_pd(_mm256_mul_pd(Wk, term), keep));
-}
-
 /// The ground terms of four points (lanes where `lanes` is all ones; the others add nothing).
 inline void four_points(__m256d ax, __m256d ay, __m256d az, __m256d lanes, const GroundKernelInput& in, Acc& acc) {
-  const Mat3& R = in.R;
-  // r = R a (world offset of the point from the body origin)
-  const __m256d rx = _mm256_fmadd_pd(bc(R(0, 0)), ax, _mm256_fmadd_pd(bc(R(0, 1)), ay, _mm256_mul_pd(bc(R(0, 2)), az)));
-  const __m256d ry = _mm256_fmadd_pd(bc(R(1, 0)), ax, _mm256_fmadd_pd(bc(R(1, 1)), ay, _mm256_mul_pd(bc(R(1, 2)), az)));
-  const __m256d rz = _mm256_fmadd_pd(bc(R(2, 0)), ax, _mm256_fmadd_pd(bc(R(2, 1)), ay, _mm256_mul_pd(bc(R(2, 2)), az)));
-  const __m256d nx = bc(in.n.x()), ny = bc(in.n.y()), nz = bc(in.n.z());
-  // φ = nᵀr + c0, eq. (14); softmax weight W = exp(−(φ − φ_min)/ε2), culled beyond phi_cut
-  const __m256d phi = _mm256_fmadd_pd(nx, rx, _mm256_fmadd_pd(ny, ry, _mm256_fmadd_pd(nz, rz, bc(in.c0))));
+  // everything in the body frame: the points a need no rotation
+  const __m256d nx = bc(in.n_body.x()), ny = bc(in.n_body.y()), nz = bc(in.n_body.z());
+  // φ = nᵀa + c0, eq. (14); softmax weight W = exp(−(φ − φ_min)/ε2), culled beyond phi_cut
+  const __m256d phi = _mm256_fmadd_pd(nx, ax, _mm256_fmadd_pd(ny, ay, _mm256_fmadd_pd(nz, az, bc(in.c0))));
   const __m256d dphi = _mm256_sub_pd(phi, bc(in.phi_min));
   const __m256d keep = _mm256_and_pd(lanes, _mm256_cmp_pd(dphi, bc(in.phi_cut), _CMP_LT_OQ));
   __m256d Wk, l;  // l = log(1 + exp(−|φ|/ε3))
@@ -147,19 +137,23 @@ inline void four_points(__m256d ax, __m256d ay, __m256d az, __m256d lanes, const
     Wk = _mm256_and_pd(_ZGVdN4v_exp(_mm256_mul_pd(dphi, bc(-in.inv_eps2))), keep);
     l = log1p_unit(softplus_exp(phi, in.law));
   }
-  // point velocity ω × r + v
-  const __m256d ox = bc(in.omega.x()), oy = bc(in.omega.y()), oz = bc(in.omega.z());
-  const __m256d ux = _mm256_add_pd(_mm256_fmsub_pd(oy, rz, _mm256_mul_pd(oz, ry)), bc(in.v.x()));
-  const __m256d uy = _mm256_add_pd(_mm256_fmsub_pd(oz, rx, _mm256_mul_pd(ox, rz)), bc(in.v.y()));
-  const __m256d uz = _mm256_add_pd(_mm256_fmsub_pd(ox, ry, _mm256_mul_pd(oy, rx)), bc(in.v.z()));
+  // point velocity w × a + Rᵀv
+  const __m256d ox = bc(in.omega_body.x()), oy = bc(in.omega_body.y()), oz = bc(in.omega_body.z());
+  const __m256d ux = _mm256_add_pd(_mm256_fmsub_pd(oy, az, _mm256_mul_pd(oz, ay)), bc(in.v_body.x()));
+  const __m256d uy = _mm256_add_pd(_mm256_fmsub_pd(oz, ax, _mm256_mul_pd(ox, az)), bc(in.v_body.y()));
+  const __m256d uz = _mm256_add_pd(_mm256_fmsub_pd(ox, ay, _mm256_mul_pd(oy, ax)), bc(in.v_body.z()));
   __m256d lx, ly, lz;
   point_plane4(phi, l, ux, uy, uz, nx, ny, nz, in.law, lx, ly, lz);
-  add_kept(acc.tx, Wk, keep, _mm256_fmsub_pd(ry, lz, _mm256_mul_pd(rz, ly)));  // r × λ
-  add_kept(acc.ty, Wk, keep, _mm256_fmsub_pd(rz, lx, _mm256_mul_pd(rx, lz)));
-  add_kept(acc.tz, Wk, keep, _mm256_fmsub_pd(rx, ly, _mm256_mul_pd(ry, lx)));
-  add_kept(acc.fx, Wk, keep, lx);
-  add_kept(acc.fy, Wk, keep, ly);
-  add_kept(acc.fz, Wk, keep, lz);
+  // W λ on the kept lanes (a dropped lane's λ may be NaN or infinite: masked, not multiplied by 0)
+  lx = _mm256_mul_pd(Wk, _mm256_and_pd(lx, keep));
+  ly = _mm256_mul_pd(Wk, _mm256_and_pd(ly, keep));
+  lz = _mm256_mul_pd(Wk, _mm256_and_pd(lz, keep));
+  acc.tx = _mm256_add_pd(acc.tx, _mm256_fmsub_pd(ay, lz, _mm256_mul_pd(az, ly)));  // a × Wλ
+  acc.ty = _mm256_add_pd(acc.ty, _mm256_fmsub_pd(az, lx, _mm256_mul_pd(ax, lz)));
+  acc.tz = _mm256_add_pd(acc.tz, _mm256_fmsub_pd(ax, ly, _mm256_mul_pd(ay, lx)));
+  acc.fx = _mm256_add_pd(acc.fx, lx);
+  acc.fy = _mm256_add_pd(acc.fy, ly);
+  acc.fz = _mm256_add_pd(acc.fz, lz);
   acc.w = _mm256_add_pd(acc.w, Wk);
 }
 
@@ -187,13 +181,17 @@ inline void four_ssdf_points(__m256d cx, __m256d cy, __m256d cz, __m256d nx, __m
   }
   __m256d lx, ly, lz;
   point_plane4(phi, log1p_unit(softplus_exp(phi, in.law)), ux, uy, uz, nx, ny, nz, in.law, lx, ly, lz);
-  add_kept(acc.phi, Wk, keep, phi);
-  add_kept(acc.fx, Wk, keep, lx);
-  add_kept(acc.fy, Wk, keep, ly);
-  add_kept(acc.fz, Wk, keep, lz);
-  add_kept(acc.tx, Wk, keep, _mm256_fmsub_pd(cy, lz, _mm256_mul_pd(cz, ly)));  // c × λ
-  add_kept(acc.ty, Wk, keep, _mm256_fmsub_pd(cz, lx, _mm256_mul_pd(cx, lz)));
-  add_kept(acc.tz, Wk, keep, _mm256_fmsub_pd(cx, ly, _mm256_mul_pd(cy, lx)));
+  // W φ and W λ on the kept lanes (a dropped lane's terms may be NaN or infinite: masked)
+  lx = _mm256_mul_pd(Wk, _mm256_and_pd(lx, keep));
+  ly = _mm256_mul_pd(Wk, _mm256_and_pd(ly, keep));
+  lz = _mm256_mul_pd(Wk, _mm256_and_pd(lz, keep));
+  acc.phi = _mm256_add_pd(acc.phi, _mm256_mul_pd(Wk, _mm256_and_pd(phi, keep)));
+  acc.fx = _mm256_add_pd(acc.fx, lx);
+  acc.fy = _mm256_add_pd(acc.fy, ly);
+  acc.fz = _mm256_add_pd(acc.fz, lz);
+  acc.tx = _mm256_add_pd(acc.tx, _mm256_fmsub_pd(cy, lz, _mm256_mul_pd(cz, ly)));  // c × Wλ
+  acc.ty = _mm256_add_pd(acc.ty, _mm256_fmsub_pd(cz, lx, _mm256_mul_pd(cx, lz)));
+  acc.tz = _mm256_add_pd(acc.tz, _mm256_fmsub_pd(cx, ly, _mm256_mul_pd(cy, lx)));
   acc.w = _mm256_add_pd(acc.w, Wk);
 }
 

@@ -15,14 +15,12 @@ struct PointPlaneLaw {
   double stiffness = 0.0, inv_dissipation_velocity = 0.0, stiction_velocity_sq = 0.0, friction = 0.0;
 };
 
-/// Everything the per-point ground term needs, in world coordinates.
+/// Everything the per-point ground term needs, in the body frame (the frame of the points a_f).
 struct GroundKernelInput {
-  Mat3 R;             ///< body rotation
-  Vec3 p;             ///< body position (the points are a_f in the body frame)
-  Vec3 omega;         ///< world angular velocity R·w
-  Vec3 v;             ///< world linear velocity
-  Vec3 n;             ///< unit ground normal
-  double c0 = 0.0;    ///< nᵀ(p − ground point): φ_f = nᵀR a_f + c0
+  Vec3 n_body;        ///< unit ground normal Rᵀn
+  Vec3 omega_body;    ///< body angular velocity w
+  Vec3 v_body;        ///< Rᵀv, v the world velocity of the body origin
+  double c0 = 0.0;    ///< nᵀ(p − ground point): φ_f = n_bodyᵀa_f + c0
   double phi_min = 0.0;  ///< min_f φ_f (the softmax shift; exact, so no rescaling)
   double phi_cut = 0.0;  ///< points with φ_f − φ_min ≥ phi_cut get zero weight (point_tree.hpp)
   double inv_eps2 = 0.0;    ///< 1/ε2 (> 0)
@@ -37,7 +35,7 @@ struct GroundKernelInput {
 constexpr double kSharedExpLogit = 300.0;
 
 /// The sums both kernels accumulate: Σ W (moment arm × λ), Σ W λ, Σ W and (point–SSDF only) Σ W φ.
-/// Ground: arm R a_f, world frame; point–SSDF: arm c_i, the AOPC's body frame.
+/// Ground: arm a_f, λ in the body frame; point–SSDF: arm c_i, the AOPC's body frame.
 struct KernelSums {
   double moment[3] = {0, 0, 0};
   double force[3] = {0, 0, 0};
