@@ -511,9 +511,47 @@ inline Vec3 exact_support(const SmoothTruncatedCone& s, const Vec3& d) {
   return n > 0.0 ? Vec3(x, R * d.y() / n, R * d.z() / n) : Vec3(x, 0.0, 0.0);
 }
 
-// Shapes smoothed by a log-sum-exp of planes (sharpness β): their exact shapes have flat faces.
+// Flat proxies for the first ray cast: a convex shape with flat faces or straight rims that
+// contains the smooth shape and is close to it, with a cheap support function. The exact shapes of
+// the smooth-max shapes (polytope, truncated cone); for a superellipsoid of exponent n ≥
+// kFlatProxyExponent its bounding box, for a superelliptic cylinder its circular cylinder (within
+// 1 − 3^(−1/(2n)) and 1 − 2^(−1/(2n)) of the size at the corners: 7% and 4% at n = 8). Curved
+// shapes (sphere, ellipsoid, low exponents) have none: there the ray cast converges only linearly
+// and costs more than it saves (measured; docs/idcol.md, "Starts").
+constexpr int kFlatProxyExponent = 4;
+inline bool has_flat_proxy(const Sphere&) { return false; }
+inline bool has_flat_proxy(const SmoothPolytope&) { return true; }
+inline bool has_flat_proxy(const SmoothTruncatedCone&) { return true; }
+inline bool has_flat_proxy(const Superellipsoid& s) { return s.exponent() >= kFlatProxyExponent; }
+inline bool has_flat_proxy(const SuperellipticCylinder& s) { return s.exponent() >= kFlatProxyExponent; }
 template <class S>
-constexpr bool kSmoothMax = std::is_same_v<S, SmoothPolytope> || std::is_same_v<S, SmoothTruncatedCone>;
+struct FlatProxy {  // polytope, truncated cone: their exact shapes
+  const S& s;
+  Vec3 support(const Vec3& d) const { return exact_support(s, d); }
+};
+template <>
+struct FlatProxy<Superellipsoid> {  // the bounding box
+  Vec3 h;
+  explicit FlatProxy(const Superellipsoid& s) : h(s.semi_axes()) {}
+  Vec3 support(const Vec3& d) const {
+    return Vec3(d.x() < 0.0 ? -h.x() : h.x(), d.y() < 0.0 ? -h.y() : h.y(), d.z() < 0.0 ? -h.z() : h.z());
+  }
+};
+template <>
+struct FlatProxy<SuperellipticCylinder> {  // the circular cylinder (axis x)
+  double h, R;
+  explicit FlatProxy(const SuperellipticCylinder& s) : h(s.half_height()), R(s.radius()) {}
+  Vec3 support(const Vec3& d) const {
+    const double n = std::sqrt(d.y() * d.y() + d.z() * d.z());
+    const double x = d.x() < 0.0 ? -h : h;
+    return n > 0.0 ? Vec3(x, R * d.y() / n, R * d.z() / n) : Vec3(x, 0.0, 0.0);
+  }
+};
+template <>
+struct FlatProxy<Sphere> {  // never used (has_flat_proxy is false)
+  const Sphere& s;
+  Vec3 support(const Vec3& d) const { return s.support(d); }
+};
 // Relative accuracy of the ray-cast start when it comes first (a start, refined by Newton).
 constexpr double kRayCastStartTolerance = 1e-2;
 
@@ -626,11 +664,9 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
   // discs and thin plates, where the centre-line start leaves Newton's method a long crawl along
   // the flat face or multipliers (10c) cannot balance with (10d) (docs/idcol.md, "Starts"). For
   // two smooth-max shapes it is also the first start (to 1%, below).
-  const auto ray_cast_start = [&](double rel_tolerance) -> bool {
+  const Mat3& R12 = X_12.R;
+  const auto ray_cast_start = [&](double rel_tolerance, const auto& sa, const auto& sb) -> bool {
     if (!(c > 0.0)) return false;
-    const Mat3& R = X_12.R;
-    const auto sa = [&](const Vec3& d) -> Vec3 { return exact_support(a, d); };
-    const auto sb = [&](const Vec3& d) -> Vec3 { return R * exact_support(b, R.transpose() * d); };
     diffcol::detail::MinkowskiRayHit hit;
     if (!diffcol::detail::minkowski_ray_cast(sa, sb, rhat, 0.5 * sum_in, rel_tolerance * sum_in, 200, hit)) return false;
     const double a0 = rn / hit.t;
@@ -639,15 +675,21 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
     z.s = std::clamp(std::log(a0 / c), P.s_lo, P.s_hi);
     return true;
   };
+  const auto exact_a = [&](const Vec3& d) -> Vec3 { return exact_support(a, d); };
+  const auto exact_b = [&](const Vec3& d) -> Vec3 { return R12 * exact_support(b, R12.transpose() * d); };
   const bool can_continue = opt.continuation && relax_stages(a, b) > 0;
-  // Two smooth-max shapes (polytope, truncated cone): the ray cast first. Their exact shapes have
-  // flat faces and straight rims, where the ray cast ends after a few portals, and its start (to
-  // 1% of the size) leaves Newton fewer iterations than the centre line does: on the ergodic sweep
-  // the Jacobian evaluations of poly–poly, poly–tc, tc–poly and tc–tc fall from 9.3–10.8 to
-  // 5.0–5.6 per cold solve (docs/idcol.md, "Starts").
-  // Curved exact shapes converge only linearly in the ray cast, which then costs more than it saves.
-  constexpr bool ray_cast_first = kSmoothMax<S1> && kSmoothMax<S2>;
-  if (!ok && ray_cast_first && ray_cast_start(kRayCastStartTolerance)) {
+  // Two shapes with flat proxies (FlatProxy): the ray cast on the proxies first. Flat faces and
+  // straight rims end the ray cast after a few portals, and its start (to 1% of the size) leaves
+  // Newton fewer iterations than the centre line does: on the ergodic sweep the Jacobian
+  // evaluations per cold solve of poly–poly, poly–tc, tc–poly and tc–tc fall from 9.3–10.8 to
+  // 5.0–5.6 (docs/idcol.md, "Starts").
+  constexpr bool sphere_pair = std::is_same_v<S1, Sphere> || std::is_same_v<S2, Sphere>;
+  bool ray_cast_first = false;
+  if constexpr (!sphere_pair) ray_cast_first = has_flat_proxy(a) && has_flat_proxy(b);
+  if (!ok && ray_cast_first &&
+      ray_cast_start(
+          kRayCastStartTolerance, [pa = FlatProxy<S1>(a)](const Vec3& d) -> Vec3 { return pa.support(d); },
+          [pb = FlatProxy<S2>(b), &R12](const Vec3& d) -> Vec3 { return R12 * pb.support(R12.transpose() * d); })) {
     ++attempts;
     ok = newton(kkt, opt, z, f, J, sd, st, true);
     keep_best();
@@ -663,7 +705,7 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
       ok = continuation(kkt, opt, z, f, J, sd, st);
       keep_best();
     }
-    if (!ok && k == 0 && ray_cast_start(1e-9)) {
+    if (!ok && k == 0 && ray_cast_start(1e-9, exact_a, exact_b)) {
       ++attempts;
       ok = newton(kkt, opt, z, f, J, sd, st, true);
       keep_best();
