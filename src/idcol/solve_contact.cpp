@@ -528,6 +528,46 @@ template <class S>
 struct FlatProxy {  // polytope, truncated cone: their exact shapes
   const S& s;
   Vec3 support(const Vec3& d) const { return exact_support(s, d); }
+  static constexpr bool kHasClosest = false;
+  Vec3 closest(const Vec3& p) const { return p; }
+  double outer() const { return 0.0; }
+};
+template <>
+struct FlatProxy<SmoothTruncatedCone> {  // the exact frustum, axis x, from −a (radius Rb) to b (radius Rt)
+  const SmoothTruncatedCone& s;
+  double a, b, Rb, Rt;
+  explicit FlatProxy(const SmoothTruncatedCone& c)
+      : s(c), a(c.bottom_extent()), b(c.top_extent()), Rb(c.bottom_radius()), Rt(c.top_radius()) {}
+  Vec3 support(const Vec3& d) const { return exact_support(s, d); }
+  static constexpr bool kHasClosest = true;
+  // the closest point of the trapezoid (−a, 0), (−a, Rb), (b, Rt), (b, 0) in the (axial, radial)
+  // half-plane, turned back about the axis
+  Vec3 closest(const Vec3& p) const {
+    const double v = std::sqrt(p.y() * p.y() + p.z() * p.z());
+    const double u = p.x();
+    const double side = Rb + (Rt - Rb) * (u + a) / (a + b);
+    if (u >= -a && u <= b && v <= side) return p;
+    const auto on_segment = [&](double u0, double v0, double u1, double v1, double& cu, double& cv) {
+      const double du = u1 - u0, dv = v1 - v0;
+      const double t = std::clamp(((u - u0) * du + (v - v0) * dv) / (du * du + dv * dv), 0.0, 1.0);
+      cu = u0 + t * du;
+      cv = v0 + t * dv;
+      return (u - cu) * (u - cu) + (v - cv) * (v - cv);
+    };
+    double bu, bv, cu, cv;
+    double best = on_segment(-a, 0.0, -a, Rb, bu, bv);
+    if (const double d = on_segment(-a, Rb, b, Rt, cu, cv); d < best) {
+      best = d;
+      bu = cu;
+      bv = cv;
+    }
+    if (const double d = on_segment(b, Rt, b, 0.0, cu, cv); d < best) {
+      bu = cu;
+      bv = cv;
+    }
+    return v > 0.0 ? Vec3(bu, bv * p.y() / v, bv * p.z() / v) : Vec3(bu, 0.0, 0.0);
+  }
+  double outer() const { return std::sqrt(std::max(a * a + Rb * Rb, b * b + Rt * Rt)); }
 };
 template <>
 struct FlatProxy<Superellipsoid> {  // the bounding box
@@ -536,6 +576,9 @@ struct FlatProxy<Superellipsoid> {  // the bounding box
   Vec3 support(const Vec3& d) const {
     return Vec3(d.x() < 0.0 ? -h.x() : h.x(), d.y() < 0.0 ? -h.y() : h.y(), d.z() < 0.0 ? -h.z() : h.z());
   }
+  static constexpr bool kHasClosest = true;
+  Vec3 closest(const Vec3& p) const { return p.cwiseMax(-h).cwiseMin(h); }
+  double outer() const { return h.norm(); }
 };
 template <>
 struct FlatProxy<SuperellipticCylinder> {  // the circular cylinder (axis x)
@@ -546,12 +589,146 @@ struct FlatProxy<SuperellipticCylinder> {  // the circular cylinder (axis x)
     const double x = d.x() < 0.0 ? -h : h;
     return n > 0.0 ? Vec3(x, R * d.y() / n, R * d.z() / n) : Vec3(x, 0.0, 0.0);
   }
+  static constexpr bool kHasClosest = true;
+  Vec3 closest(const Vec3& p) const {
+    const double n = std::sqrt(p.y() * p.y() + p.z() * p.z());
+    const double k = n > R ? R / n : 1.0;
+    return Vec3(std::clamp(p.x(), -h, h), k * p.y(), k * p.z());
+  }
+  double outer() const { return std::sqrt(h * h + R * R); }
 };
 template <>
 struct FlatProxy<Sphere> {  // never used (has_flat_proxy is false)
   const Sphere& s;
   Vec3 support(const Vec3& d) const { return s.support(d); }
+  static constexpr bool kHasClosest = false;
+  Vec3 closest(const Vec3& p) const { return p; }
+  double outer() const { return 0.0; }
 };
+
+// A sphere (radius Rs, centre c in the frame of a shape with a flat proxy K that has a closed-form
+// closest point) scaled about its centre touches the shape scaled about its origin by α = 1/t*,
+// where t* solves dist(t·c, K) = Rs: dist(t·c, K) is convex in t and 0 at t = 0, so Newton's method
+// from an upper bound converges monotonically. Returns α and the touching point α·q* in the
+// shape's frame (q* the closest point of K to t*·c).
+template <class P>
+bool sphere_proxy_touch(const P& K, double Rs, const Vec3& c, double& alpha, Vec3& x) {
+  const double cn = c.norm();
+  if (!(cn > 0.0) || !std::isfinite(cn)) return false;
+  double t = (K.outer() + Rs) / cn;  // dist(t·c, K) ≥ Rs here
+  for (int it = 0; it < 30; ++it) {
+    const Vec3 p = t * c;
+    const Vec3 q = K.closest(p);
+    const Vec3 e = p - q;
+    const double d = e.norm();
+    if (!(d > 0.0)) return false;
+    const double slope = e.dot(c) / d;  // d/dt dist(t·c, K) > 0 beyond t*
+    if (!(slope > 0.0)) return false;
+    const double step = (d - Rs) / slope;
+    t -= step;
+    if (std::abs(step) <= 1e-12 * t) break;
+  }
+  const Vec3 q = K.closest(t * c);
+  if (!(t > 0.0) || !std::isfinite(t) || !q.allFinite()) return false;
+  alpha = 1.0 / t;
+  x = alpha * q;
+  return true;
+}
+// Two ellipsoids (spheres, superellipsoids of exponent 1) have a near-exact start: scaled about
+// their centres by α they touch where α² = max over λ ∈ [0, 1] of
+//   g(λ) = λ(1 − λ) rᵀ S(λ)⁻¹ r,  S(λ) = λA + (1 − λ)B,
+// A = R1 diag(a1²) R1ᵀ and B = R2 diag(a2²) R2ᵀ the inverse shape matrices (the Perram–Wertheim
+// contact function; g is concave), at x = λ A S⁻¹ r from body 1's centre. A safeguarded Newton
+// iteration on g'(λ) = 0 (3×3 solves) finds λ*; the smooth shapes' ε moves the solution by
+// O(ε), which the KKT Newton method then removes.
+inline bool ellipsoid_axes(const Sphere& s, Vec3& ax) {
+  ax.setConstant(s.radius());
+  return true;
+}
+inline bool ellipsoid_axes(const Superellipsoid& s, Vec3& ax) {
+  if (s.exponent() != 1) return false;
+  ax = s.semi_axes();
+  return true;
+}
+template <class S>
+bool ellipsoid_axes(const S&, Vec3&) { return false; }
+
+// The inverse of a symmetric positive definite 3×3 matrix by its adjugate. False if not finite.
+inline bool spd_inverse3(const Mat3& S, Mat3& inv) {
+  const double c00 = S(1, 1) * S(2, 2) - S(1, 2) * S(1, 2), c01 = S(0, 2) * S(1, 2) - S(0, 1) * S(2, 2),
+               c02 = S(0, 1) * S(1, 2) - S(0, 2) * S(1, 1), c11 = S(0, 0) * S(2, 2) - S(0, 2) * S(0, 2),
+               c12 = S(0, 1) * S(0, 2) - S(0, 0) * S(1, 2), c22 = S(0, 0) * S(1, 1) - S(0, 1) * S(0, 1);
+  const double det = S(0, 0) * c00 + S(0, 1) * c01 + S(0, 2) * c02;
+  if (!(det > 0.0) || !std::isfinite(det)) return false;
+  const double id = 1.0 / det;
+  inv << c00 * id, c01 * id, c02 * id, c01 * id, c11 * id, c12 * id, c02 * id, c12 * id, c22 * id;
+  return true;
+}
+
+// α and x (body 1's frame) of two touching ellipsoids with semi-axes a1 (body 1, at the origin)
+// and a2 (body 2 at r with rotation R). False if the iteration does not settle.
+inline bool ellipsoid_touch(const Vec3& a1, const Vec3& a2, const Mat3& R, const Vec3& r, double& alpha, Vec3& x) {
+  const Vec3 A = a1.cwiseProduct(a1);  // A = diag(a1²) in body 1's frame
+  const Mat3 B = R * a2.cwiseProduct(a2).asDiagonal() * R.transpose();
+  Mat3 D = -B;
+  D.diagonal() += A;
+  // initial λ: exact for two spheres (λ* = R2/(R1 + R2)), with the radii along r
+  const double rr = r.squaredNorm();
+  if (!(rr > 0.0) || !std::isfinite(rr)) return false;
+  const double rho1 = 1.0 / r.cwiseQuotient(a1).norm();
+  const double rho2 = 1.0 / (R.transpose() * r).cwiseQuotient(a2).norm();  // ray extents per unit ‖r‖
+  double lam = rho2 / (rho1 + rho2), lo = 0.0, hi = 1.0;
+  Mat3 Si;
+  const auto inverse_at = [&](double l) {
+    Mat3 S = (1.0 - l) * B;
+    S.diagonal() += l * A;
+    return spd_inverse3(S, Si);
+  };
+  for (int it = 0; it < 30; ++it) {
+    if (!inverse_at(lam)) return false;
+    const Vec3 w = Si * r;
+    const Vec3 Dw = D * w;
+    const double h = r.dot(w), h1 = -w.dot(Dw), h2 = 2.0 * Dw.dot(Si * Dw);
+    const double g1 = (1.0 - 2.0 * lam) * h + lam * (1.0 - lam) * h1;  // g'(λ)
+    const double g2 = -2.0 * h + 2.0 * (1.0 - 2.0 * lam) * h1 + lam * (1.0 - lam) * h2;  // g''(λ)
+    double next = (g2 < 0.0) ? lam - g1 / g2 : lo - 1.0;  // Newton on g' = 0 (g is concave)
+    if (std::abs(next - lam) < 1e-12) {
+      lam = next;
+      break;
+    }
+    if (g1 > 0.0) lo = lam; else hi = lam;
+    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);  // else bisect the bracket
+    lam = next;
+  }
+  if (!inverse_at(lam)) return false;
+  const Vec3 w = Si * r;
+  const double g = lam * (1.0 - lam) * r.dot(w);
+  if (!(g > 0.0) || !std::isfinite(g)) return false;
+  alpha = std::sqrt(g);
+  x = lam * A.cwiseProduct(w);
+  return x.allFinite();
+}
+
+// The touching-point starts (docs/idcol.md, "Starts"): two ellipsoids (ellipsoid_touch), or a
+// sphere and a shape whose flat proxy has a closed-form closest point (sphere_proxy_touch). α and
+// x in body 1's frame (body 2 at X_12), or false where the pair has none or it fails.
+template <class S1, class S2>
+bool touching_start(const S1& a, const S2& b, const Pose& X_12, double& alpha, Vec3& x) {
+  Vec3 a1, a2;
+  if (ellipsoid_axes(a, a1) && ellipsoid_axes(b, a2)) return ellipsoid_touch(a1, a2, X_12.R, X_12.p, alpha, x);
+  if constexpr (std::is_same_v<S1, Sphere> && FlatProxy<S2>::kHasClosest) {
+    Vec3 q;  // the touching point in body 2's frame
+    if (!has_flat_proxy(b) ||
+        !sphere_proxy_touch(FlatProxy<S2>(b), a.radius(), Vec3(-(X_12.R.transpose() * X_12.p)), alpha, q))
+      return false;
+    x = X_12.p + X_12.R * q;
+    return true;
+  } else if constexpr (std::is_same_v<S2, Sphere> && FlatProxy<S1>::kHasClosest) {
+    return has_flat_proxy(a) && sphere_proxy_touch(FlatProxy<S1>(a), b.radius(), X_12.p, alpha, x);
+  }
+  return false;
+}
+
 // Relative accuracy of the ray-cast start when it comes first (a start, refined by Newton).
 constexpr double kRayCastStartTolerance = 1e-2;
 
@@ -678,11 +855,24 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
   const auto exact_a = [&](const Vec3& d) -> Vec3 { return exact_support(a, d); };
   const auto exact_b = [&](const Vec3& d) -> Vec3 { return R12 * exact_support(b, R12.transpose() * d); };
   const bool can_continue = opt.continuation && relax_stages(a, b) > 0;
+  // Two ellipsoids, or a sphere and a shape whose flat proxy has a closed-form closest point: the
+  // touching point first (touching_start).
+  {
+    double a0;
+    Vec3 x0;
+    if (!exact_cold && !ok && c > 0.0 && touching_start(a, b, X_12, a0, x0)) {
+      z.x = x0 / c;
+      z.s = std::clamp(std::log(a0 / c), P.s_lo, P.s_hi);
+      ++attempts;
+      ok = newton(kkt, opt, z, f, J, sd, st, true);
+      keep_best();
+    }
+  }
   // Two shapes with flat proxies (FlatProxy): the ray cast on the proxies first. Flat faces and
   // straight rims end the ray cast after a few portals, and its start (to 1% of the size) leaves
   // Newton fewer iterations than the centre line does: on the ergodic sweep the Jacobian
   // evaluations per cold solve of poly–poly, poly–tc, tc–poly and tc–tc fall from 9.3–10.8 to
-  // 5.0–5.6 (docs/idcol.md, "Starts").
+  // 5.0–5.6, those of the se/sec pairs from 7.3–12.5 to 4.7–6.4 (docs/idcol.md, "Starts").
   constexpr bool sphere_pair = std::is_same_v<S1, Sphere> || std::is_same_v<S2, Sphere>;
   bool ray_cast_first = false;
   if constexpr (!sphere_pair) ray_cast_first = has_flat_proxy(a) && has_flat_proxy(b);
