@@ -138,7 +138,9 @@ class ContactPair {
   ContactPair(Shape shape1, Shape shape2, SolveOptions options = {});
 
   /// Solves at the given world poses. If options().warm_start and the previous solve of this pair
-  /// succeeded, starts from it (falling back to a cold start if that fails).
+  /// succeeded, starts from it (falling back to a cold start if that fails). Pairs whose cold start
+  /// is exact or nearly so (two spheres; two ellipsoids, i.e. spheres and superellipsoids of
+  /// exponent 1) always start cold: it is cheaper than the warm prediction (docs/idcol.md).
   const ContactSolution& solve(const Pose& X_W1, const Pose& X_W2);
   /// Solves from a cold start whatever the state; the result becomes the next warm start.
   const ContactSolution& solve_cold(const Pose& X_W1, const Pose& X_W2);
