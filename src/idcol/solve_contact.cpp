@@ -525,7 +525,7 @@ inline bool has_flat_proxy(const SmoothTruncatedCone&) { return true; }
 inline bool has_flat_proxy(const Superellipsoid& s) { return s.exponent() >= kFlatProxyExponent; }
 inline bool has_flat_proxy(const SuperellipticCylinder& s) { return s.exponent() >= kFlatProxyExponent; }
 template <class S>
-struct FlatProxy {  // polytope, truncated cone: their exact shapes
+struct FlatProxy {  // polytope: its exact shape (a sphere has none: has_flat_proxy is false)
   const S& s;
   Vec3 support(const Vec3& d) const { return exact_support(s, d); }
   static constexpr bool kHasClosest = false;
@@ -597,14 +597,6 @@ struct FlatProxy<SuperellipticCylinder> {  // the circular cylinder (axis x)
   }
   double outer() const { return std::sqrt(h * h + R * R); }
 };
-template <>
-struct FlatProxy<Sphere> {  // never used (has_flat_proxy is false)
-  const Sphere& s;
-  Vec3 support(const Vec3& d) const { return s.support(d); }
-  static constexpr bool kHasClosest = false;
-  Vec3 closest(const Vec3& p) const { return p; }
-  double outer() const { return 0.0; }
-};
 
 // A sphere (radius Rs, centre c in the frame of a shape with a flat proxy K that has a closed-form
 // closest point) scaled about its centre touches the shape scaled about its origin by α = 1/t*,
@@ -634,6 +626,7 @@ bool sphere_proxy_touch(const P& K, double Rs, const Vec3& c, double& alpha, Vec
   x = alpha * q;
   return true;
 }
+
 // Two ellipsoids (spheres, superellipsoids of exponent 1) have a near-exact start: scaled about
 // their centres by α they touch where α² = max over λ ∈ [0, 1] of
 //   g(λ) = λ(1 − λ) rᵀ S(λ)⁻¹ r,  S(λ) = λA + (1 − λ)B,
