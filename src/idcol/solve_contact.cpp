@@ -836,8 +836,8 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
   // (exact_support), by a ray cast on their Minkowski difference (src/minkowski_ray_cast.hpp):
   // α* = ‖r‖/t*, x* = α*·a. Tried after the first cold start fails (to 1e-9 of the size): flat
   // discs and thin plates, where the centre-line start leaves Newton's method a long crawl along
-  // the flat face or multipliers (10c) cannot balance with (10d) (docs/idcol.md, "Starts"). For
-  // two smooth-max shapes it is also the first start (to 1%, below).
+  // the flat face or multipliers (10c) cannot balance with (10d) (docs/idcol.md, "Starts"). On the
+  // flat proxies of two shapes that have them it is also the first start (to 1%, below).
   const Mat3& R12 = X_12.R;
   const auto ray_cast_start = [&](double rel_tolerance, const auto& sa, const auto& sb) -> bool {
     if (!(c > 0.0)) return false;
@@ -870,9 +870,7 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
   // Newton fewer iterations than the centre line does: on the ergodic sweep the Jacobian
   // evaluations per cold solve of poly–poly, poly–tc, tc–poly and tc–tc fall from 9.3–10.8 to
   // 5.0–5.6, those of the se/sec pairs from 7.3–12.5 to 4.7–6.4 (docs/idcol.md, "Starts").
-  constexpr bool sphere_pair = std::is_same_v<S1, Sphere> || std::is_same_v<S2, Sphere>;
-  bool ray_cast_first = false;
-  if constexpr (!sphere_pair) ray_cast_first = has_flat_proxy(a) && has_flat_proxy(b);
+  const bool ray_cast_first = has_flat_proxy(a) && has_flat_proxy(b);
   if (!ok && ray_cast_first &&
       ray_cast_start(
           kRayCastStartTolerance, [pa = FlatProxy<S1>(a)](const Vec3& d) -> Vec3 { return pa.support(d); },
