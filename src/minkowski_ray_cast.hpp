@@ -6,12 +6,13 @@
 // vector from c1 to c2) is where the ray from the origin leaves D = (S1 − c1) ⊕ (−(S2 − c2)): at
 // that point t*u = a − b with a ∈ S1 − c1, b ∈ S2 − c2, and x* = c1 + α*·a (DCOL seed, problem (9)).
 // Used by the DCOL geometric start (src/dcol/solve_contact.cpp) and by an iDCOL cold start for
-// shapes with closed-form support points (src/idcol/solve_contact.cpp). Internal to src/.
+// shapes with closed-form support points (src/idcol/solver_core.hpp). Internal to src/ (and cuda/).
 #pragma once
 
 #include <cmath>
 #include <utility>
 
+#include "diffcol/math/hd.hpp"
 #include "diffcol/math/se3.hpp"
 
 namespace diffcol::detail {
@@ -29,7 +30,7 @@ struct MinkowskiRayHit {
 /// within `tol` of the portal plane. Returns false on degenerate geometry (flat portal, parallel
 /// ray) or after max_iterations refinements without reaching tol.
 template <class SupportA, class SupportB>
-bool minkowski_ray_cast(const SupportA& support_a, const SupportB& support_b, const Vec3& u, double shift,
+DIFFCOL_HD bool minkowski_ray_cast(const SupportA& support_a, const SupportB& support_b, const Vec3& u, double shift,
                         double tol, int max_iterations, MinkowskiRayHit& hit) {
   // Points are kept relative to v0 = −shift·u, the interior point of MPR; the ray from v0 through
   // the origin is the ray t·u of D (shifted by shift·u).
@@ -59,7 +60,9 @@ bool minkowski_ray_cast(const SupportA& support_a, const SupportB& support_b, co
   support(n.normalized(), p2);
   n = (p1.v - v0).cross(p2.v - v0);
   if (n.dot(v0) > 0.0) {
-    std::swap(p1, p2);
+    const Vertex tmp = p1;  // swap (std::swap does not run on the GPU)
+    p1 = p2;
+    p2 = tmp;
     n = -n;
   }
   for (int it = 0;; ++it) {

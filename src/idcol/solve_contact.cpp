@@ -1,4 +1,6 @@
-// iDCOL contact solve: surrogate scaling (21)-(22), cold start, safeguarded Newton (Algorithm 1).
+// iDCOL contact solve: the host side (pose validation, warm starts, continuation, the result and
+// the dispatch table) around the solver core of solver_core.hpp (surrogate scaling (21)-(22),
+// cold starts, safeguarded Newton of Algorithm 1), which the optional CUDA solver shares.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -11,7 +13,7 @@
 #include "diffcol/idcol/contact.hpp"
 
 #include "kkt_pose_jacobian.hpp"
-#include "../minkowski_ray_cast.hpp"
+#include "solver_core.hpp"
 
 namespace diffcol::idcol {
 
@@ -26,259 +28,6 @@ const char* status_name(ContactStatus s) {
 }
 
 namespace {
-
-// Inline the whole Newton loop (shape evaluations, KKT assembly, LU) into one function per pair.
-// Not under sanitizers, where it makes compilation very slow.
-#if defined(__SANITIZE_ADDRESS__)
-#define DIFFCOL_FLATTEN
-#else
-#define DIFFCOL_FLATTEN [[gnu::flatten]]
-#endif
-
-// Positions beyond this magnitude are rejected (their squares would overflow).
-constexpr double kMaxCoordinate = 1e150;
-
-// Unknowns of the (surrogate) KKT system.
-struct Iterate {
-  Vec3 x = Vec3::Zero();
-  double s = 0.0, l1 = 0.0, l2 = 0.0;
-};
-
-// ∇φ, ∇²φ of both shapes at the iterate's y1 = x/α, y2 = Rᵀ(x − r)/α (kept for the normal and
-// the derivatives; y is invariant under the surrogate scaling).
-struct ShapeData {
-  Vec3 g1 = Vec3::UnitX(), g2 = Vec3::UnitX();
-  Mat3 H1 = Mat3::Zero(), H2 = Mat3::Zero();
-};
-
-// Problem data in the surrogate frame: body 2 at (R, r_S) in body 1.
-struct Problem {
-  Mat3 R;
-  Vec3 r;
-  double s_lo, s_hi;   // trust region on s from the bounds (22)
-  double size;         // r1_out + r2_out, a length scale for step limits
-};
-
-// Residual (10) and Jacobian (11) (α column times α) at z.
-template <class S1, class S2>
-struct Kkt {
-  const S1& a;
-  const S2& b;
-  const Problem& P;
-
-  // Returns false if the evaluation is not finite. sd: the shape data at z.
-  bool operator()(const Iterate& z, Vec6& f, Mat6RowMajor& J, ShapeData& sd) const {
-    return evaluate<false>(z, f, J, sd);
-  }
-
-  // The same at (x, s) of z, with the multipliers first set to those that best satisfy (10c)-(10d)
-  // there (set_multipliers; one evaluation of each shape serves both): a cold start.
-  bool start(Iterate& z, Vec6& f, Mat6RowMajor& J, ShapeData& sd) const { return evaluate<true>(z, f, J, sd); }
-
- private:
-  template <bool kSetMultipliers>
-  bool evaluate(std::conditional_t<kSetMultipliers, Iterate&, const Iterate&> z, Vec6& f, Mat6RowMajor& J,
-                ShapeData& sd) const {
-    const double alpha = std::exp(z.s);
-    const double ia = 1.0 / alpha;
-    const Vec3 y1 = ia * z.x;
-    const Vec3 y2 = ia * (P.R.transpose() * (z.x - P.r));
-    const double phi1 = a.eval(y1, sd.g1, sd.H1);
-    const double phi2 = b.eval(y2, sd.g2, sd.H2);
-    if constexpr (kSetMultipliers) set_multipliers(z, alpha, ia, y1, y2, sd.g1, sd.g2);
-    return assemble(z, alpha, ia, y1, y2, phi1, phi2, sd, f, J);
-  }
-
-  // (10) and (11) at z from the shape values and data at y1 = x/α, y2 = Rᵀ(x − r)/α.
-  bool assemble(const Iterate& z, double alpha, double ia, const Vec3& y1, const Vec3& y2, double phi1,
-                double phi2, const ShapeData& sd, Vec6& f, Mat6RowMajor& J) const {
-    const Vec3& g1 = sd.g1;
-    const Vec3& g2 = sd.g2;
-    const Mat3& H1 = sd.H1;
-    const Mat3& H2 = sd.H2;
-    // (7a)-(7e) for both bodies, in body 1's frame
-    const Vec3 G2 = P.R * g2;
-    const Vec3 p1x = ia * g1, p2x = ia * G2;
-    const double yg1 = y1.dot(g1), yg2 = y2.dot(g2);
-    const double p1a = -ia * yg1, p2a = -ia * yg2;
-    const Vec3 Hy1 = H1 * y1, Hy2 = H2 * y2;
-    const double ia2 = ia * ia;
-    const Vec3 p1xa = -ia2 * (g1 + Hy1);
-    const Vec3 p2xa = -ia2 * (P.R * (g2 + Hy2));
-    const double p1aa = ia2 * (2.0 * yg1 + y1.dot(Hy1));
-    const double p2aa = ia2 * (2.0 * yg2 + y2.dot(Hy2));
-    const Mat3 Lxx = (z.l1 * ia2) * H1 + (z.l2 * ia2) * (P.R * H2 * P.R.transpose());
-    const Vec3 Lxa = z.l1 * p1xa + z.l2 * p2xa;
-
-    f[0] = phi1;                                  // (10a)
-    f[1] = phi2;                                  // (10b)
-    f.segment<3>(2) = z.l1 * p1x + z.l2 * p2x;    // (10c)
-    f[5] = 1.0 + z.l1 * p1a + z.l2 * p2a;         // (10d)
-
-    J.row(0) << p1x.transpose(), alpha * p1a, 0.0, 0.0;
-    J.row(1) << p2x.transpose(), alpha * p2a, 0.0, 0.0;
-    J.block<3, 3>(2, 0) = Lxx;
-    J.block<3, 1>(2, 3) = alpha * Lxa;
-    J.block<3, 1>(2, 4) = p1x;
-    J.block<3, 1>(2, 5) = p2x;
-    J.block<1, 3>(5, 0) = Lxa.transpose();
-    J(5, 3) = alpha * (z.l1 * p1aa + z.l2 * p2aa);
-    J(5, 4) = p1a;
-    J(5, 5) = p2a;
-    return std::isfinite(f.sum());
-  }
-
-  // Multipliers that best satisfy (10c)-(10d) given the shape gradients g1, g2 at y1, y2: (10d)
-  // exactly, (10c) in least squares; both 1/(−∂φ1/∂α − ∂φ2/∂α) where that is not positive.
-  void set_multipliers(Iterate& z, double alpha, double ia, const Vec3& y1, const Vec3& y2, const Vec3& g1,
-                       const Vec3& g2) const {
-    const Vec3 u = ia * g1, v = ia * (P.R * g2);
-    const double p = -ia * y1.dot(g1), q = -ia * y2.dot(g2);
-    const double pq = p * p + q * q;
-    double l1 = -1.0, l2 = -1.0;
-    if (pq > 0.0 && std::isfinite(pq)) {
-      const Vec3 c = (-p / pq) * u + (-q / pq) * v;
-      const Vec3 e = q * u - p * v;
-      const double ee = e.squaredNorm();
-      const double t = ee > 0.0 ? -c.dot(e) / ee : 0.0;
-      l1 = -p / pq + t * q;
-      l2 = -q / pq - t * p;
-    }
-    if (!(l1 > 0.0) || !(l2 > 0.0) || !std::isfinite(l1) || !std::isfinite(l2)) {
-      const double sum = -(p + q);
-      l1 = l2 = (sum > 0.0 && std::isfinite(sum)) ? 1.0 / sum : 0.5 * alpha;
-    }
-    z.l1 = l1;
-    z.l2 = l2;
-  }
-};
-
-// The regularized Newton direction (see newton()): used when the Newton step has |Δs| above
-// kLongStepS or leaves the other step limits; δ_x = kRegularizeX·‖W f‖/size², δ_s = kRegularizeS·‖W f‖
-// (W and size: newton()).
-// Chosen on the ergodic sweep (Jacobian evaluations per cold solve change by a few % for values 2x
-// larger or smaller; docs/idcol.md).
-constexpr double kLongStepS = 0.3;
-constexpr double kRegularizeX = 4.0;
-constexpr double kRegularizeS = 0.5;
-
-struct NewtonStats {
-  int iterations = 0;
-  int evaluations = 0;
-};
-
-// Safeguarded Newton method (Algorithm 1) from z. On success z, f, J hold the solution.
-// fresh: z's multipliers are set from its (x, s) first (Kkt::start; a cold start).
-template <class S1, class S2>
-DIFFCOL_FLATTEN bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f, Mat6RowMajor& J,
-                            ShapeData& sd, NewtonStats& st, bool fresh = false) {
-  const Problem& P = kkt.P;
-  ++st.evaluations;
-  if (!(fresh ? kkt.start(z, f, J, sd) : kkt(z, f, J, sd))) return false;
-  // merit m = ½‖W f‖², W = diag(1, 1, size, size, size, 1): (10c) in the units of the other rows,
-  // which makes the iteration invariant under scaling both shapes and r (the stopping test stays
-  // on the documented ‖f‖)
-  const double w2 = P.size * P.size;
-  const auto merit = [w2](const Vec6& r) {
-    return 0.5 * (r[0] * r[0] + r[1] * r[1] + r[5] * r[5] + w2 * r.segment<3>(2).squaredNorm());
-  };
-  double m = merit(f);
-  Vec6 W2;
-  W2 << 1.0, 1.0, w2, w2, w2, 1.0;
-  const auto Wf2 = [&W2](const Vec6& r) -> Vec6 { return W2.cwiseProduct(r); };
-  Lu6 lu;
-  int stalls = 0, tiny_steps = 0;
-  Iterate zt;
-  Vec6 ft;
-  Mat6RowMajor Jt;
-  ShapeData sdt;
-  for (int k = 0; k < opt.max_iterations; ++k) {
-    if (f.norm() < opt.tolerance) return z.l1 > 0.0 && z.l2 > 0.0;
-    ++st.iterations;
-    // Newton direction, or a Levenberg-Marquardt step if J is (nearly) singular
-    Vec6 d = Vec6::Zero();
-    bool newton_dir = lu.factor(J) && lu.pivot_ratio() > 1e-14;
-    if (newton_dir) {
-      d = -lu.solve(f);
-      newton_dir = std::isfinite(d.sum());
-    }
-    double slope = -2.0 * m;  // directional derivative of m along a Newton direction
-    const double xmax = P.size * std::exp(z.s);
-    // A long step (typical of cold starts on the flat faces of sharp shapes, where ∇²ₓₓL is nearly
-    // singular: steps of |Δs| ~ 10^5 were seen) is replaced by the step of J with δ_x·I added to
-    // its ∇²ₓₓL block and δ_s to its s–s entry, δ ∝ ‖f‖ (a proximal regularization that vanishes
-    // at the solution), if that is a descent direction of m. On the ergodic sweep this halves the
-    // rejected line-search trials of the sharp pairs and cuts se–se's restarts from 6% of poses to
-    // 0.5%.
-    const bool singular = !newton_dir;
-    const bool long_step = singular || std::abs(d[3]) > kLongStepS || d.head<3>().norm() > xmax ||
-                           z.l1 + d[4] < 0.1 * z.l1 || z.l2 + d[5] < 0.1 * z.l2;
-    if (long_step) {
-      const double fn = std::sqrt(2.0 * m);  // ‖W f‖: δ scales with the problem
-      const double dx = kRegularizeX * fn / w2;
-      Mat6RowMajor Jr = J;
-      Jr(2, 0) += dx;
-      Jr(3, 1) += dx;
-      Jr(4, 2) += dx;
-      Jr(5, 3) += kRegularizeS * fn;
-      Lu6 lur;
-      if (lur.factor(Jr) && lur.pivot_ratio() > 1e-14) {
-        const Vec6 dr = -lur.solve(f);
-        const double sr = (J.transpose() * Wf2(f)).dot(dr);
-        if (std::isfinite(dr.sum()) && sr < 0.0) {
-          d = dr;
-          slope = sr;
-          newton_dir = true;
-        }
-      }
-    }
-    if (!newton_dir) {
-      const Vec6 grad_m = J.transpose() * Wf2(f);  // ∇m
-      // Levenberg-Marquardt with μ = ‖W f‖: converges where J is singular at or near the solution
-      Mat6 A = J.transpose() * W2.asDiagonal() * J;
-      A.diagonal().array() += std::sqrt(2.0 * m) + 1e-14 * A.diagonal().maxCoeff();
-      d = -A.llt().solve(grad_m);
-      if (!std::isfinite(d.sum())) return false;
-      slope = std::min(grad_m.dot(d), -1e-300);
-    }
-    // step limits: |Δs| ≤ 1, ‖Δx‖ ≤ size·α, multipliers keep ≥ 10% of their value
-    double t = 1.0;
-    if (std::abs(d[3]) > 1.0) t = 1.0 / std::abs(d[3]);
-    const double dxn = d.head<3>().norm();
-    if (dxn * t > xmax) t = xmax / dxn;
-    if (z.l1 + t * d[4] < 0.1 * z.l1) t = 0.9 * z.l1 / -d[4];
-    if (z.l2 + t * d[5] < 0.1 * z.l2) t = 0.9 * z.l2 / -d[5];
-    // backtracking Armijo line search on m = ½‖f‖²
-    bool accepted = false;
-    for (int ls = 0; ls < 40; ++ls) {
-      zt.x = z.x + t * d.head<3>();
-      zt.s = std::clamp(z.s + t * d[3], P.s_lo, P.s_hi);
-      zt.l1 = z.l1 + t * d[4];
-      zt.l2 = z.l2 + t * d[5];
-      ++st.evaluations;
-      if (kkt(zt, ft, Jt, sdt)) {
-        const double mt = merit(ft);
-        if (mt <= m + 1e-4 * t * slope) {
-          accepted = true;
-          break;
-        }
-      }
-      t *= 0.5;
-    }
-    if (!accepted) return false;
-    // a singular J with little progress is a non-zero local minimum of m: give up early; so is a
-    // run of vanishing steps (a multiplier driven to 0 by the 10% rule, the line search with it)
-    const double m_new = merit(ft);
-    if (singular && m_new > 0.9 * m && ++stalls >= 3) return false;
-    if (t < 1e-10 && ++tiny_steps >= 3) return false;
-    z = zt;
-    f = ft;
-    J = Jt;
-    sd = sdt;
-    m = m_new;
-  }
-  return f.norm() < opt.tolerance && z.l1 > 0.0 && z.l2 > 0.0;
-}
 
 // Continuation (Sec. IV-C): every sharp shape has smoother members of its family. Stages:
 // exponent n = 1, 2, 4, ... for the power-law shapes, β = 20, 80, 320, ... for the smooth-max
@@ -391,40 +140,6 @@ void fill_solution(const ShapeData& sd, const Pose& X_W1, const Pose& X_12, cons
   }
 }
 
-// One more Newton step at a converged point when it would still move z by more than
-// opt.polish_threshold (relative): where J_c is ill-conditioned (nearly parallel faces) a residual
-// below the tolerance can leave z, and the derivatives built from J_c at z, less accurate than the
-// residual suggests. Accepted if the residual stays below max(‖f‖, tolerance). lu: factors of J
-// at z on entry, of J at the returned z on exit.
-template <class S1, class S2>
-void polish(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f, Mat6RowMajor& J, ShapeData& sd, Lu6& lu, NewtonStats& st) {
-  const Vec6 d = -lu.solve(f);
-  if (!std::isfinite(d.sum())) return;
-  const double xs = kkt.P.size * std::exp(z.s);
-  const double move = std::max({d.head<3>().cwiseAbs().maxCoeff() / xs, std::abs(d[3]), std::abs(d[4]) / z.l1,
-                                std::abs(d[5]) / z.l2});
-  if (!(move > opt.polish_threshold)) return;
-  Iterate zt;
-  zt.x = z.x + d.head<3>();
-  zt.s = std::clamp(z.s + d[3], kkt.P.s_lo, kkt.P.s_hi);
-  zt.l1 = z.l1 + d[4];
-  zt.l2 = z.l2 + d[5];
-  if (!(zt.l1 > 0.0 && zt.l2 > 0.0)) return;
-  Vec6 ft;
-  Mat6RowMajor Jt;
-  ShapeData sdt;
-  ++st.evaluations;
-  if (!kkt(zt, ft, Jt, sdt) || !(ft.norm() <= std::max(f.norm(), opt.tolerance))) return;
-  Lu6 lut;
-  if (!lut.factor(Jt)) return;
-  ++st.iterations;
-  z = zt;
-  f = ft;
-  J = Jt;
-  sd = sdt;
-  lu = lut;
-}
-
 // First-order warm start (SolveOptions::warm_predictor): z ← z + T_c·ξ with T_c = −J_c⁻¹G_c at the
 // previous solution and ξ ≈ [vee(ΔR − ΔRᵀ)/2; R_prevᵀΔr] its body twist to X_12 (first order is
 // what the predictor needs; it is returned in xi). Returns false (x, α, λ unchanged) if the step is
@@ -483,248 +198,6 @@ void second_order_correction(const ContactSolution& prev, const Pose& X_12, cons
   l2 += e[5];
 }
 
-// Support points of the exact shape that each smooth shape approximates (and that contains it),
-// for the ray-cast start: the closed forms of the sphere, superellipsoid and superelliptic
-// cylinder at ε = 0; the vertices of the polytope {A y ≤ b}; the rims of the truncated cone.
-inline Vec3 exact_support(const Sphere& s, const Vec3& d) { return s.support(d); }
-inline Vec3 exact_support(const Superellipsoid& s, const Vec3& d) { return s.support(d); }
-inline Vec3 exact_support(const SuperellipticCylinder& s, const Vec3& d) { return s.support(d); }
-inline Vec3 exact_support(const SmoothPolytope& s, const Vec3& d) {
-  const std::vector<Vec3>& V = s.vertices();
-  size_t best = 0;
-  double bv = -std::numeric_limits<double>::infinity();
-  for (size_t i = 0; i < V.size(); ++i) {
-    const double v = V[i].dot(d);
-    if (v > bv) {
-      bv = v;
-      best = i;
-    }
-  }
-  return V[best];
-}
-inline Vec3 exact_support(const SmoothTruncatedCone& s, const Vec3& d) {
-  const double n = std::sqrt(d.y() * d.y() + d.z() * d.z());
-  const bool bottom =
-      -s.bottom_extent() * d.x() + s.bottom_radius() * n > s.top_extent() * d.x() + s.top_radius() * n;
-  const double x = bottom ? -s.bottom_extent() : s.top_extent();
-  const double R = bottom ? s.bottom_radius() : s.top_radius();
-  return n > 0.0 ? Vec3(x, R * d.y() / n, R * d.z() / n) : Vec3(x, 0.0, 0.0);
-}
-
-// Flat proxies for the first ray cast: a convex shape with flat faces or straight rims that
-// contains the smooth shape and is close to it, with a cheap support function. The exact shapes of
-// the smooth-max shapes (polytope, truncated cone); for a superellipsoid of exponent n ≥
-// kFlatProxyExponent its bounding box, for a superelliptic cylinder its circular cylinder (within
-// 1 − 3^(−1/(2n)) and 1 − 2^(−1/(2n)) of the size at the corners: 7% and 4% at n = 8). Curved
-// shapes (sphere, ellipsoid, low exponents) have none: there the ray cast converges only linearly
-// and costs more than it saves (measured; docs/idcol.md, "Starts").
-constexpr int kFlatProxyExponent = 4;
-inline bool has_flat_proxy(const Sphere&) { return false; }
-inline bool has_flat_proxy(const SmoothPolytope&) { return true; }
-inline bool has_flat_proxy(const SmoothTruncatedCone&) { return true; }
-inline bool has_flat_proxy(const Superellipsoid& s) { return s.exponent() >= kFlatProxyExponent; }
-inline bool has_flat_proxy(const SuperellipticCylinder& s) { return s.exponent() >= kFlatProxyExponent; }
-template <class S>
-struct FlatProxy {  // polytope: its exact shape (a sphere has none: has_flat_proxy is false)
-  const S& s;
-  Vec3 support(const Vec3& d) const { return exact_support(s, d); }
-  static constexpr bool kHasClosest = false;
-  Vec3 closest(const Vec3& p) const { return p; }
-  double outer() const { return 0.0; }
-};
-template <>
-struct FlatProxy<SmoothTruncatedCone> {  // the exact frustum, axis x, from −a (radius Rb) to b (radius Rt)
-  const SmoothTruncatedCone& s;
-  double a, b, Rb, Rt;
-  explicit FlatProxy(const SmoothTruncatedCone& c)
-      : s(c), a(c.bottom_extent()), b(c.top_extent()), Rb(c.bottom_radius()), Rt(c.top_radius()) {}
-  Vec3 support(const Vec3& d) const { return exact_support(s, d); }
-  static constexpr bool kHasClosest = true;
-  // the closest point of the trapezoid (−a, 0), (−a, Rb), (b, Rt), (b, 0) in the (axial, radial)
-  // half-plane, turned back about the axis
-  Vec3 closest(const Vec3& p) const {
-    const double v = std::sqrt(p.y() * p.y() + p.z() * p.z());
-    const double u = p.x();
-    const double side = Rb + (Rt - Rb) * (u + a) / (a + b);
-    if (u >= -a && u <= b && v <= side) return p;
-    const auto on_segment = [&](double u0, double v0, double u1, double v1, double& cu, double& cv) {
-      const double du = u1 - u0, dv = v1 - v0;
-      const double t = std::clamp(((u - u0) * du + (v - v0) * dv) / (du * du + dv * dv), 0.0, 1.0);
-      cu = u0 + t * du;
-      cv = v0 + t * dv;
-      return (u - cu) * (u - cu) + (v - cv) * (v - cv);
-    };
-    double bu, bv, cu, cv;
-    double best = on_segment(-a, 0.0, -a, Rb, bu, bv);
-    if (const double d = on_segment(-a, Rb, b, Rt, cu, cv); d < best) {
-      best = d;
-      bu = cu;
-      bv = cv;
-    }
-    if (const double d = on_segment(b, Rt, b, 0.0, cu, cv); d < best) {
-      bu = cu;
-      bv = cv;
-    }
-    return v > 0.0 ? Vec3(bu, bv * p.y() / v, bv * p.z() / v) : Vec3(bu, 0.0, 0.0);
-  }
-  double outer() const { return std::sqrt(std::max(a * a + Rb * Rb, b * b + Rt * Rt)); }
-};
-template <>
-struct FlatProxy<Superellipsoid> {  // the bounding box
-  Vec3 h;
-  explicit FlatProxy(const Superellipsoid& s) : h(s.semi_axes()) {}
-  Vec3 support(const Vec3& d) const {
-    return Vec3(d.x() < 0.0 ? -h.x() : h.x(), d.y() < 0.0 ? -h.y() : h.y(), d.z() < 0.0 ? -h.z() : h.z());
-  }
-  static constexpr bool kHasClosest = true;
-  Vec3 closest(const Vec3& p) const { return p.cwiseMax(-h).cwiseMin(h); }
-  double outer() const { return h.norm(); }
-};
-template <>
-struct FlatProxy<SuperellipticCylinder> {  // the circular cylinder (axis x)
-  double h, R;
-  explicit FlatProxy(const SuperellipticCylinder& s) : h(s.half_height()), R(s.radius()) {}
-  Vec3 support(const Vec3& d) const {
-    const double n = std::sqrt(d.y() * d.y() + d.z() * d.z());
-    const double x = d.x() < 0.0 ? -h : h;
-    return n > 0.0 ? Vec3(x, R * d.y() / n, R * d.z() / n) : Vec3(x, 0.0, 0.0);
-  }
-  static constexpr bool kHasClosest = true;
-  Vec3 closest(const Vec3& p) const {
-    const double n = std::sqrt(p.y() * p.y() + p.z() * p.z());
-    const double k = n > R ? R / n : 1.0;
-    return Vec3(std::clamp(p.x(), -h, h), k * p.y(), k * p.z());
-  }
-  double outer() const { return std::sqrt(h * h + R * R); }
-};
-
-// A sphere (radius Rs, centre c in the frame of a shape with a flat proxy K that has a closed-form
-// closest point) scaled about its centre touches the shape scaled about its origin by α = 1/t*,
-// where t* solves dist(t·c, K) = Rs: dist(t·c, K) is convex in t and 0 at t = 0, so Newton's method
-// from an upper bound converges monotonically. Returns α and the touching point α·q* in the
-// shape's frame (q* the closest point of K to t*·c).
-template <class P>
-bool sphere_proxy_touch(const P& K, double Rs, const Vec3& c, double& alpha, Vec3& x) {
-  const double cn = c.norm();
-  if (!(cn > 0.0) || !std::isfinite(cn)) return false;
-  double t = (K.outer() + Rs) / cn;  // dist(t·c, K) ≥ Rs here
-  for (int it = 0; it < 30; ++it) {
-    const Vec3 p = t * c;
-    const Vec3 q = K.closest(p);
-    const Vec3 e = p - q;
-    const double d = e.norm();
-    if (!(d > 0.0)) return false;
-    const double slope = e.dot(c) / d;  // d/dt dist(t·c, K) > 0 beyond t*
-    if (!(slope > 0.0)) return false;
-    const double step = (d - Rs) / slope;
-    t -= step;
-    if (std::abs(step) <= 1e-12 * t) break;
-  }
-  const Vec3 q = K.closest(t * c);
-  if (!(t > 0.0) || !std::isfinite(t) || !q.allFinite()) return false;
-  alpha = 1.0 / t;
-  x = alpha * q;
-  return true;
-}
-
-// Two ellipsoids (spheres, superellipsoids of exponent 1) have a near-exact start: scaled about
-// their centres by α they touch where α² = max over λ ∈ [0, 1] of
-//   g(λ) = λ(1 − λ) rᵀ S(λ)⁻¹ r,  S(λ) = λA + (1 − λ)B,
-// A = R1 diag(a1²) R1ᵀ and B = R2 diag(a2²) R2ᵀ the inverse shape matrices (the Perram–Wertheim
-// contact function; g is concave), at x = λ A S⁻¹ r from body 1's centre. A safeguarded Newton
-// iteration on g'(λ) = 0 (3×3 solves) finds λ*; the smooth shapes' ε moves the solution by
-// O(ε), which the KKT Newton method then removes.
-inline bool ellipsoid_axes(const Sphere& s, Vec3& ax) {
-  ax.setConstant(s.radius());
-  return true;
-}
-inline bool ellipsoid_axes(const Superellipsoid& s, Vec3& ax) {
-  if (s.exponent() != 1) return false;
-  ax = s.semi_axes();
-  return true;
-}
-template <class S>
-bool ellipsoid_axes(const S&, Vec3&) { return false; }
-
-// The inverse of a symmetric positive definite 3×3 matrix by its adjugate. False if not finite.
-inline bool spd_inverse3(const Mat3& S, Mat3& inv) {
-  const double c00 = S(1, 1) * S(2, 2) - S(1, 2) * S(1, 2), c01 = S(0, 2) * S(1, 2) - S(0, 1) * S(2, 2),
-               c02 = S(0, 1) * S(1, 2) - S(0, 2) * S(1, 1), c11 = S(0, 0) * S(2, 2) - S(0, 2) * S(0, 2),
-               c12 = S(0, 1) * S(0, 2) - S(0, 0) * S(1, 2), c22 = S(0, 0) * S(1, 1) - S(0, 1) * S(0, 1);
-  const double det = S(0, 0) * c00 + S(0, 1) * c01 + S(0, 2) * c02;
-  if (!(det > 0.0) || !std::isfinite(det)) return false;
-  const double id = 1.0 / det;
-  inv << c00 * id, c01 * id, c02 * id, c01 * id, c11 * id, c12 * id, c02 * id, c12 * id, c22 * id;
-  return true;
-}
-
-// α and x (body 1's frame) of two touching ellipsoids with semi-axes a1 (body 1, at the origin)
-// and a2 (body 2 at r with rotation R). False if the iteration does not settle.
-inline bool ellipsoid_touch(const Vec3& a1, const Vec3& a2, const Mat3& R, const Vec3& r, double& alpha, Vec3& x) {
-  const Vec3 A = a1.cwiseProduct(a1);  // A = diag(a1²) in body 1's frame
-  const Mat3 B = R * a2.cwiseProduct(a2).asDiagonal() * R.transpose();
-  Mat3 D = -B;
-  D.diagonal() += A;
-  // initial λ: exact for two spheres (λ* = R2/(R1 + R2)), with the radii along r
-  const double rr = r.squaredNorm();
-  if (!(rr > 0.0) || !std::isfinite(rr)) return false;
-  const double rho1 = 1.0 / r.cwiseQuotient(a1).norm();
-  const double rho2 = 1.0 / (R.transpose() * r).cwiseQuotient(a2).norm();  // ray extents per unit ‖r‖
-  double lam = rho2 / (rho1 + rho2), lo = 0.0, hi = 1.0;
-  Mat3 Si;
-  const auto inverse_at = [&](double l) {
-    Mat3 S = (1.0 - l) * B;
-    S.diagonal() += l * A;
-    return spd_inverse3(S, Si);
-  };
-  for (int it = 0; it < 30; ++it) {
-    if (!inverse_at(lam)) return false;
-    const Vec3 w = Si * r;
-    const Vec3 Dw = D * w;
-    const double h = r.dot(w), h1 = -w.dot(Dw), h2 = 2.0 * Dw.dot(Si * Dw);
-    const double g1 = (1.0 - 2.0 * lam) * h + lam * (1.0 - lam) * h1;  // g'(λ)
-    const double g2 = -2.0 * h + 2.0 * (1.0 - 2.0 * lam) * h1 + lam * (1.0 - lam) * h2;  // g''(λ)
-    double next = (g2 < 0.0) ? lam - g1 / g2 : lo - 1.0;  // Newton on g' = 0 (g is concave)
-    if (std::abs(next - lam) < 1e-12) {
-      lam = next;
-      break;
-    }
-    if (g1 > 0.0) lo = lam; else hi = lam;
-    if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);  // else bisect the bracket
-    lam = next;
-  }
-  if (!inverse_at(lam)) return false;
-  const Vec3 w = Si * r;
-  const double g = lam * (1.0 - lam) * r.dot(w);
-  if (!(g > 0.0) || !std::isfinite(g)) return false;
-  alpha = std::sqrt(g);
-  x = lam * A.cwiseProduct(w);
-  return x.allFinite();
-}
-
-// The touching-point starts (docs/idcol.md, "Starts"): two ellipsoids (ellipsoid_touch), or a
-// sphere and a shape whose flat proxy has a closed-form closest point (sphere_proxy_touch). α and
-// x in body 1's frame (body 2 at X_12), or false where the pair has none or it fails.
-template <class S1, class S2>
-bool touching_start(const S1& a, const S2& b, const Pose& X_12, double& alpha, Vec3& x) {
-  Vec3 a1, a2;
-  if (ellipsoid_axes(a, a1) && ellipsoid_axes(b, a2)) return ellipsoid_touch(a1, a2, X_12.R, X_12.p, alpha, x);
-  if constexpr (std::is_same_v<S1, Sphere> && FlatProxy<S2>::kHasClosest) {
-    Vec3 q;  // the touching point in body 2's frame
-    if (!has_flat_proxy(b) ||
-        !sphere_proxy_touch(FlatProxy<S2>(b), a.radius(), Vec3(-(X_12.R.transpose() * X_12.p)), alpha, q))
-      return false;
-    x = X_12.p + X_12.R * q;
-    return true;
-  } else if constexpr (std::is_same_v<S2, Sphere> && FlatProxy<S1>::kHasClosest) {
-    return has_flat_proxy(a) && sphere_proxy_touch(FlatProxy<S1>(a), b.radius(), X_12.p, alpha, x);
-  }
-  return false;
-}
-
-// Relative accuracy of the ray-cast start when it comes first (a start, refined by Newton).
-constexpr double kRayCastStartTolerance = 1e-2;
-
 template <class S1, class S2>
 void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pose& X_W2, const SolveOptions& opt,
                  const ContactSolution* warm, ContactSolution& out) {
@@ -733,24 +206,10 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
   if (!X_W1.is_valid() || !X_W2.is_valid() || !opt.is_valid()) return fill_invalid(out);
   const Pose X_12 = X_W1.inverse() * X_W2;
   if (!(X_12.p.cwiseAbs().maxCoeff() < kMaxCoordinate)) return fill_invalid(out);
-  const double r1in = a.inner_radius(), r1out = a.outer_radius();
-  const double r2in = b.inner_radius(), r2out = b.outer_radius();
-  const double sum_out = r1out + r2out, sum_in = r1in + r2in;
-
-  // surrogate (21): r_S = f_S (r1_out + r2_out) r̂, and c = α_min / f_S maps back
-  const double rn = X_12.p.norm();
-  const bool coincident = !(rn > opt.coincident_tolerance * sum_out);
-  const Vec3 rhat = (rn > 0.0) ? Vec3(X_12.p / rn) : Vec3::UnitX();
-  const double fS = std::max(1.0, opt.surrogate_factor);
-  const double dS = fS * sum_out;
-  const double c = coincident ? 0.0 : rn / dS;
-  Problem P;
-  P.R = X_12.R;
-  P.r = dS * rhat;
-  P.size = sum_out;
-  // bounds (22), widened slightly so exact bounds (sphere–sphere) stay feasible
-  P.s_lo = std::log(fS) - 1e-9;
-  P.s_hi = std::log(fS * sum_out / sum_in) + 1e-9;
+  const Surrogate sg = make_surrogate(a, b, X_12.R, X_12.p, opt);
+  const Problem& P = sg.P;
+  const double c = sg.c;
+  const bool coincident = sg.coincident;
   const Kkt<S1, S2> kkt{a, b, P};
 
   NewtonStats st;
@@ -760,21 +219,7 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
   ShapeData sd;
   bool ok = false;
   int attempts = 0;
-  // The best iterate of the failed attempts (by ‖f‖ of the problem itself: continuation stages
-  // end on relaxed shapes), returned if no attempt converges.
-  Iterate best_z;
-  double best_f = std::numeric_limits<double>::infinity();
-  const auto keep_best = [&]() {
-    if (ok) return;
-    Vec6 fb;
-    Mat6RowMajor Jb;
-    ShapeData sdb;
-    ++st.evaluations;
-    if (kkt(z, fb, Jb, sdb) && fb.norm() < best_f) {
-      best_f = fb.norm();
-      best_z = z;
-    }
-  };
+  BestIterate best;
   out.warm_started = false;
   bool from_prediction = false;
   Vec6 pose_step = Vec6::Zero(), first_order = Vec6::Zero();
@@ -802,110 +247,25 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
     };
     start(xw, aw, l1w, l2w);
     ok = newton(kkt, opt, z, f, J, sd, st);
-    keep_best();
+    best.keep(kkt, ok, z, st);
     from_prediction = ok && predicted;
     if (!ok && predicted) {  // the plain previous solution, before any cold start
       ++attempts;
       start(warm->x_B1, warm->alpha, warm->lambda1, warm->lambda2);
       ok = newton(kkt, opt, z, f, J, sd, st);
-      keep_best();
+      best.keep(kkt, ok, z, st);
     }
     out.warm_started = ok;
   }
-  // cold starts: spheres fitted along r̂ (ray extents), then the seed's (23), then spread scalings;
-  // continuation in the exponent after the first failure
-  double rho1 = 0.0, rho2 = 0.0;
   if (!ok) {
-    rho1 = a.ray_extent(rhat);
-    rho2 = b.ray_extent(-(P.R.transpose() * rhat));
-  }
-  const auto cold_start = [&](int k) {
-    if (k == 0) {
-      z.s = std::clamp(std::log(dS / (rho1 + rho2)), P.s_lo, P.s_hi);
-      z.x = P.r * (rho1 / (rho1 + rho2));
-    } else if (k == 1) {
-      z.s = 0.5 * (P.s_lo + P.s_hi);  // (23)
-      z.x = r1out * rhat;
-    } else {
-      const double frac = (k - 1) / double(opt.max_attempts);
-      z.s = P.s_lo + ((k % 2) ? frac : 1.0 - frac) * (P.s_hi - P.s_lo);
-      z.x = std::exp(z.s) * rho1 * rhat;
-    }
-  };
-  // A start from the touching point of the exact shapes the smooth ones approximate
-  // (exact_support), by a ray cast on their Minkowski difference (src/minkowski_ray_cast.hpp):
-  // α* = ‖r‖/t*, x* = α*·a. Tried after the first cold start fails (to 1e-9 of the size): flat
-  // discs and thin plates, where the centre-line start leaves Newton's method a long crawl along
-  // the flat face or multipliers (10c) cannot balance with (10d) (docs/idcol.md, "Starts"). On the
-  // flat proxies of two shapes that have them it is also the first start (to 1%, below).
-  const Mat3& R12 = X_12.R;
-  const auto ray_cast_start = [&](double rel_tolerance, const auto& sa, const auto& sb) -> bool {
-    if (!(c > 0.0)) return false;
-    diffcol::detail::MinkowskiRayHit hit;
-    if (!diffcol::detail::minkowski_ray_cast(sa, sb, rhat, 0.5 * sum_in, rel_tolerance * sum_in, 200, hit)) return false;
-    const double a0 = rn / hit.t;
-    if (!(a0 > 0.0) || !std::isfinite(a0) || !hit.a.allFinite()) return false;
-    z.x = (a0 / c) * hit.a;
-    z.s = std::clamp(std::log(a0 / c), P.s_lo, P.s_hi);
-    return true;
-  };
-  const auto exact_a = [&](const Vec3& d) -> Vec3 { return exact_support(a, d); };
-  const auto exact_b = [&](const Vec3& d) -> Vec3 { return R12 * exact_support(b, R12.transpose() * d); };
-  const bool can_continue = opt.continuation && relax_stages(a, b) > 0;
-  // Two ellipsoids, or a sphere and a shape whose flat proxy has a closed-form closest point: the
-  // touching point first (touching_start).
-  {
-    double a0;
-    Vec3 x0;
-    if (!exact_cold && !ok && c > 0.0 && touching_start(a, b, X_12, a0, x0)) {
-      z.x = x0 / c;
-      z.s = std::clamp(std::log(a0 / c), P.s_lo, P.s_hi);
-      ++attempts;
-      ok = newton(kkt, opt, z, f, J, sd, st, true);
-      keep_best();
-    }
-  }
-  // Two shapes with flat proxies (FlatProxy): the ray cast on the proxies first. Flat faces and
-  // straight rims end the ray cast after a few portals, and its start (to 1% of the size) leaves
-  // Newton fewer iterations than the centre line does: on the ergodic sweep the Jacobian
-  // evaluations per cold solve of poly–poly, poly–tc, tc–poly and tc–tc fall from 9.3–10.8 to
-  // 5.0–5.6, those of the se/sec pairs from 7.3–12.5 to 4.7–6.4 (docs/idcol.md, "Starts").
-  const bool ray_cast_first = has_flat_proxy(a) && has_flat_proxy(b);
-  if (!ok && ray_cast_first &&
-      ray_cast_start(
-          kRayCastStartTolerance, [pa = FlatProxy<S1>(a)](const Vec3& d) -> Vec3 { return pa.support(d); },
-          [pb = FlatProxy<S2>(b), &R12](const Vec3& d) -> Vec3 { return R12 * pb.support(R12.transpose() * d); })) {
-    ++attempts;
-    ok = newton(kkt, opt, z, f, J, sd, st, true);
-    keep_best();
-  }
-  for (int k = 0; !ok && k < opt.max_attempts; ++k) {
-    ++attempts;
-    cold_start(k);
-    ok = newton(kkt, opt, z, f, J, sd, st, true);
-    keep_best();
-    if (!ok && can_continue) {
-      ++attempts;
-      cold_start(k);
-      ok = continuation(kkt, opt, z, f, J, sd, st);
-      keep_best();
-    }
-    if (!ok && k == 0 && ray_cast_start(1e-9, exact_a, exact_b)) {
-      ++attempts;
-      ok = newton(kkt, opt, z, f, J, sd, st, true);
-      keep_best();
-    }
-  }
-  if (!ok && opt.last_resort_iterations > 0) {  // slow but convergent damped Newton (contact.hpp)
-    ++attempts;
-    SolveOptions patient = opt;
-    patient.max_iterations = opt.last_resort_iterations;
-    cold_start(0);
-    ok = newton(kkt, patient, z, f, J, sd, st, true);
-    keep_best();
+    const bool can_continue = opt.continuation && relax_stages(a, b) > 0;
+    const auto cont = [&](Iterate& zc, Vec6& fc, Mat6RowMajor& Jc, ShapeData& sdc, NewtonStats& stc) {
+      return continuation(kkt, opt, zc, fc, Jc, sdc, stc);
+    };
+    ok = solve_from_cold_starts(kkt, sg, opt, can_continue, cont, z, f, J, sd, st, attempts, best);
   }
   if (!ok) {
-    if (best_f < std::numeric_limits<double>::infinity()) z = best_z;
+    if (best.f < std::numeric_limits<double>::infinity()) z = best.z;
     kkt(z, f, J, sd);
   }
   Lu6 lu;

@@ -169,37 +169,6 @@ double Superellipsoid::value(const Vec3& y) const {
   return eval(y, g, H);
 }
 
-double Superellipsoid::ray_extent(const Vec3& u) const {
-  double s = 0.0;
-  for (int i = 0; i < 3; ++i) s += detail::ipow(std::abs(u[i] * inv_axes_[i]), 2 * n_);
-  return 1.0 / detail::root_2n(std::max(s, detail::kTinyS), n_, sqrt_count_);
-}
-
-namespace {
-// The maximizer w of eᵀw on the unit p-norm ball, p = 2n: w_i = sign(e_i)|e_i|^(q−1)/‖e‖_q^(q−1),
-// 1/p + 1/q = 1 (Hölder's equality case); w = 0 for e = 0.
-template <int K>
-Eigen::Matrix<double, K, 1> unit_ball_support(const Eigen::Matrix<double, K, 1>& e, int n) {
-  const double emax = e.cwiseAbs().maxCoeff();
-  if (!(emax > 0.0)) return Eigen::Matrix<double, K, 1>::Zero();
-  const double q1 = 1.0 / (2.0 * n - 1.0);  // q − 1
-  Eigen::Matrix<double, K, 1> w;
-  double norm_q = 0.0;  // Σ |e_i/emax|^q (scaled against overflow)
-  for (int i = 0; i < K; ++i) {
-    const double t = std::abs(e[i]) / emax;
-    const double tq1 = n == 1 ? t : std::pow(t, q1);
-    w[i] = std::copysign(tq1, e[i]);
-    norm_q += tq1 * t;
-  }
-  return w / std::pow(norm_q, 0.5 / n);  // ‖e‖_q^(q−1) / emax^(q−1) = (Σ t_i^q)^(1/(2n))
-}
-}  // namespace
-
-Vec3 Superellipsoid::support(const Vec3& d) const {
-  const Vec3 e = d.cwiseQuotient(inv_axes_);  // a∘d
-  return unit_ball_support<3>(e, n_).cwiseQuotient(inv_axes_);
-}
-
 // ---------------------------------------------------------------- superelliptic cylinder
 SuperellipticCylinder::SuperellipticCylinder(int n, double radius, double half_height, double epsilon)
     : n_(n), eps_(n > 1 ? epsilon : 0.0), sqrt_count_(detail::sqrt_count_for(n)) {
@@ -217,20 +186,6 @@ double SuperellipticCylinder::value(const Vec3& y) const {
   Vec3 g;
   Mat3 H;
   return eval(y, g, H);
-}
-
-double SuperellipticCylinder::ray_extent(const Vec3& u) const {
-  const double a = std::abs(u.x()) * invh_;
-  const double r = std::sqrt(u.y() * u.y() + u.z() * u.z()) * invR_;
-  const double s = detail::ipow(a, 2 * n_) + detail::ipow(r, 2 * n_);
-  return 1.0 / detail::root_2n(std::max(s, detail::kTinyS), n_, sqrt_count_);
-}
-
-Vec3 SuperellipticCylinder::support(const Vec3& d) const {
-  const double dr = std::sqrt(d.y() * d.y() + d.z() * d.z());
-  const Eigen::Vector2d w = unit_ball_support<2>(Eigen::Vector2d(d.x() / invh_, dr / invR_), n_);
-  const double rho = w.y() / invR_;
-  return dr > 0.0 ? Vec3(w.x() / invh_, rho * d.y() / dr, rho * d.z() / dr) : Vec3(w.x() / invh_, 0.0, 0.0);
 }
 
 // ---------------------------------------------------------------- smooth polytope

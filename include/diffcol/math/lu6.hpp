@@ -6,6 +6,7 @@
 #include <cmath>
 #include <utility>
 
+#include "diffcol/math/hd.hpp"
 #include "diffcol/math/se3.hpp"
 
 namespace diffcol {
@@ -20,8 +21,8 @@ struct Lu6 {
   double max_pivot = 0.0; ///< largest |U_ii|
 
   /// Factors A. @return false if a pivot is zero or not a number.
-  bool factor(const Mat6& A) { return factor(Mat6RowMajor(A)); }
-  bool factor(const Mat6RowMajor& A) {
+  DIFFCOL_HD bool factor(const Mat6& A) { return factor(Mat6RowMajor(A)); }
+  DIFFCOL_HD bool factor(const Mat6RowMajor& A) {
     for (int i = 0; i < 6; ++i) {
       perm[i] = i;
       for (int j = 0; j < 6; ++j) lu[i][j] = A(i, j);
@@ -32,7 +33,7 @@ struct Lu6 {
   }
 
   /// Solves A·x = b.
-  Vec6 solve(const Vec6& b) const {
+  DIFFCOL_HD Vec6 solve(const Vec6& b) const {
     double x[6];
     for (int i = 0; i < 6; ++i) x[i] = b[perm[i]];
     for (int i = 1; i < 6; ++i)
@@ -45,13 +46,13 @@ struct Lu6 {
   }
   /// Solves A·X = B for a 6×N right-hand side.
   template <int N>
-  Eigen::Matrix<double, 6, N> solve(const Eigen::Matrix<double, 6, N>& B) const {
+  DIFFCOL_HD Eigen::Matrix<double, 6, N> solve(const Eigen::Matrix<double, 6, N>& B) const {
     Eigen::Matrix<double, 6, N> X;
     for (int c = 0; c < N; ++c) X.col(c) = solve(Vec6(B.col(c)));
     return X;
   }
   /// Turns the factors of A into those of A·diag(d) (same row permutation: P·A·D = L·(U·D)).
-  void scale_columns(const double (&d)[6]) {
+  DIFFCOL_HD void scale_columns(const double (&d)[6]) {
     min_pivot = 1e300;
     max_pivot = 0.0;
     for (int i = 0; i < 6; ++i) {
@@ -64,16 +65,16 @@ struct Lu6 {
   }
 
   /// Pivot ratio min|U_ii| / max|U_ii|: a cheap conditioning indicator.
-  double pivot_ratio() const { return max_pivot > 0.0 ? min_pivot / max_pivot : 0.0; }
+  DIFFCOL_HD double pivot_ratio() const { return max_pivot > 0.0 ? min_pivot / max_pivot : 0.0; }
 
  private:
   template <int... K>
-  bool eliminate(std::integer_sequence<int, K...>) {
+  DIFFCOL_HD bool eliminate(std::integer_sequence<int, K...>) {
     return (step<K>() && ...);
   }
   // Elimination step K with partial pivoting.
   template <int K>
-  bool step() {
+  DIFFCOL_HD bool step() {
     int p = K;
     double best = std::abs(lu[K][K]);
     for (int i = K + 1; i < 6; ++i) {

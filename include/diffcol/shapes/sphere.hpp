@@ -2,6 +2,7 @@
 /// @file sphere.hpp
 /// Sphere of radius R centred at the body origin: φ(y) = ‖y‖/R − 1.
 
+#include "diffcol/math/hd.hpp"
 #include "diffcol/math/se3.hpp"
 
 namespace diffcol {
@@ -11,10 +12,10 @@ class Sphere {
   /// @throws std::invalid_argument unless radius is finite and > 0.
   explicit Sphere(double radius);
 
-  double radius() const { return R_; }
+  DIFFCOL_HD double radius() const { return R_; }
 
   /// φ(y), ∇φ(y) and ∇²φ(y) in one pass. Finite at y = 0 (returns φ = −1, ∇φ = 0, ∇²φ = I/(R·tiny)).
-  double eval(const Vec3& y, Vec3& grad, Mat3& hess) const {
+  DIFFCOL_HD double eval(const Vec3& y, Vec3& grad, Mat3& hess) const {
     const double n2 = y.squaredNorm();
     const double n = std::sqrt(n2 > 1e-300 ? n2 : 1e-300);
     const double inv_n = 1.0 / n;
@@ -27,16 +28,16 @@ class Sphere {
   double value(const Vec3& y) const { return y.norm() / R_ - 1.0; }
 
   /// Distance from the origin to the surface along the unit direction u.
-  double ray_extent(const Vec3&) const { return R_; }
+  DIFFCOL_HD double ray_extent(const Vec3&) const { return R_; }
   /// The point of the sphere farthest along d: R·d/‖d‖ (the centre for d = 0; d finite, not checked).
-  Vec3 support(const Vec3& d) const {
+  DIFFCOL_HD Vec3 support(const Vec3& d) const {
     const double n = d.norm();
     return n > 0.0 ? Vec3((R_ / n) * d) : Vec3::Zero();
   }
   /// Radius of the largest origin-centred sphere inside the shape (exact).
-  double inner_radius() const { return R_; }
+  DIFFCOL_HD double inner_radius() const { return R_; }
   /// Radius of the smallest origin-centred sphere containing the shape (exact).
-  double outer_radius() const { return R_; }
+  DIFFCOL_HD double outer_radius() const { return R_; }
 
  private:
   double R_;

@@ -5,6 +5,7 @@
 /// Semi-axes a, b, c along the body x, y, z axes; integer exponent n ≥ 1.
 /// n = 1 is the ellipsoid (no regularization: ε is used only for n > 1, eq. (A27)).
 
+#include "diffcol/math/hd.hpp"
 #include "diffcol/math/se3.hpp"
 #include "diffcol/shapes/detail.hpp"
 
@@ -20,12 +21,12 @@ class Superellipsoid {
   /// The ellipsoid with semi-axes a, b, c (n = 1).
   static Superellipsoid ellipsoid(double a, double b, double c) { return Superellipsoid(1, a, b, c); }
 
-  int exponent() const { return n_; }
-  Vec3 semi_axes() const { return Vec3(1.0 / inv_axes_.x(), 1.0 / inv_axes_.y(), 1.0 / inv_axes_.z()); }
-  double epsilon() const { return eps_; }
+  DIFFCOL_HD int exponent() const { return n_; }
+  DIFFCOL_HD Vec3 semi_axes() const { return Vec3(1.0 / inv_axes_.x(), 1.0 / inv_axes_.y(), 1.0 / inv_axes_.z()); }
+  DIFFCOL_HD double epsilon() const { return eps_; }
 
   /// φ, ∇φ, ∇²φ in one pass (eq. (A25)–(A26)).
-  double eval(const Vec3& y, Vec3& grad, Mat3& hess) const {
+  DIFFCOL_HD double eval(const Vec3& y, Vec3& grad, Mat3& hess) const {
     // S = Σ u_i^n with u_i = ȳ_i² + ε; dS/dy_i = 2n u_i^(n-1) ȳ_i / a_i   (A20)
     Vec3 dS, d2S;
     double S = 0.0;
@@ -51,16 +52,23 @@ class Superellipsoid {
   double value(const Vec3& y) const;
 
   /// Distance from the origin to the (unregularized) surface along the unit direction u.
-  double ray_extent(const Vec3& u) const;
+  DIFFCOL_HD double ray_extent(const Vec3& u) const {
+    double s = 0.0;
+    for (int i = 0; i < 3; ++i) s += detail::ipow(std::abs(u[i] * inv_axes_[i]), 2 * n_);
+    return 1.0 / detail::root_2n(s < detail::kTinyS ? detail::kTinyS : s, n_, sqrt_count_);
+  }
   /// The point farthest along d of the unregularized surface (ε = 0; the regularized one lies
   /// inside it, within ~ε·size): ȳ = the maximizer of (a∘d)ᵀȳ on the unit 2n-norm ball, by
   /// Hölder's equality case. The origin for d = 0. d must be finite (not checked).
-  Vec3 support(const Vec3& d) const;
+  DIFFCOL_HD Vec3 support(const Vec3& d) const {
+    const Vec3 e = d.cwiseQuotient(inv_axes_);  // a∘d
+    return detail::unit_ball_support<3>(e, n_).cwiseQuotient(inv_axes_);
+  }
   /// Lower bound of the inscribed origin-centred sphere: min(a,b,c)·√(1 − 3ε) (exact for n = 1).
-  double inner_radius() const { return inner_; }
+  DIFFCOL_HD double inner_radius() const { return inner_; }
   /// Circumscribed radius ‖(a,b,c)‖_q with q = 2n/(n−1) (exact for the unregularized surface,
   /// a true bound for the regularized one; max(a,b,c) for n = 1).
-  double outer_radius() const { return outer_; }
+  DIFFCOL_HD double outer_radius() const { return outer_; }
 
  private:
   int n_;

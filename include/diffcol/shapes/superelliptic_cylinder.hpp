@@ -5,6 +5,7 @@
 /// The axis is the body x axis; radius R, half-height h, integer exponent n ≥ 1.
 /// ε (eq. (A37)) is used only for n > 1.
 
+#include "diffcol/math/hd.hpp"
 #include "diffcol/math/se3.hpp"
 #include "diffcol/shapes/detail.hpp"
 
@@ -17,12 +18,12 @@ class SuperellipticCylinder {
   /// @throws std::invalid_argument unless n ≥ 1, R, h > 0 and finite, 0 ≤ ε < 0.1.
   SuperellipticCylinder(int n, double radius, double half_height, double epsilon = kDefaultEpsilon);
 
-  int exponent() const { return n_; }
-  double radius() const { return 1.0 / invR_; }
-  double half_height() const { return 1.0 / invh_; }
-  double epsilon() const { return eps_; }
+  DIFFCOL_HD int exponent() const { return n_; }
+  DIFFCOL_HD double radius() const { return 1.0 / invR_; }
+  DIFFCOL_HD double half_height() const { return 1.0 / invh_; }
+  DIFFCOL_HD double epsilon() const { return eps_; }
 
-  double eval(const Vec3& y, Vec3& grad, Mat3& hess) const {
+  DIFFCOL_HD double eval(const Vec3& y, Vec3& grad, Mat3& hess) const {
     // axial term u1 = (y1/h)^2 + ε, radial term ur = (y2^2+y3^2)/R^2 + ε
     const double yb = y.x() * invh_;
     const double u1 = yb * yb + eps_;
@@ -53,15 +54,25 @@ class SuperellipticCylinder {
   }
   double value(const Vec3& y) const;
 
-  double ray_extent(const Vec3& u) const;
+  DIFFCOL_HD double ray_extent(const Vec3& u) const {
+    const double a = std::abs(u.x()) * invh_;
+    const double r = std::sqrt(u.y() * u.y() + u.z() * u.z()) * invR_;
+    const double s = detail::ipow(a, 2 * n_) + detail::ipow(r, 2 * n_);
+    return 1.0 / detail::root_2n(s < detail::kTinyS ? detail::kTinyS : s, n_, sqrt_count_);
+  }
   /// The point farthest along d of the unregularized surface (ε = 0): in the (axial, radial)
   /// plane the maximizer of (h·d₁, R·‖(d₂, d₃)‖)ᵀw on the unit 2n-norm ball (Hölder), then
   /// rotated to the radial direction of d. The origin for d = 0. d must be finite (not checked).
-  Vec3 support(const Vec3& d) const;
+  DIFFCOL_HD Vec3 support(const Vec3& d) const {
+    const double dr = std::sqrt(d.y() * d.y() + d.z() * d.z());
+    const Eigen::Vector2d w = detail::unit_ball_support<2>(Eigen::Vector2d(d.x() / invh_, dr / invR_), n_);
+    const double rho = w.y() / invR_;
+    return dr > 0.0 ? Vec3(w.x() / invh_, rho * d.y() / dr, rho * d.z() / dr) : Vec3(w.x() / invh_, 0.0, 0.0);
+  }
   /// min(R, h)·√(1 − 2ε): a true inner bound (exact for n = 1).
-  double inner_radius() const { return inner_; }
+  DIFFCOL_HD double inner_radius() const { return inner_; }
   /// ‖(R, h)‖_q with q = 2n/(n−1): exact for the unregularized surface.
-  double outer_radius() const { return outer_; }
+  DIFFCOL_HD double outer_radius() const { return outer_; }
 
  private:
   int n_;

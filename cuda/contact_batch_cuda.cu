@@ -1,0 +1,289 @@
+// GPU batch solver (cuda/include/diffcol/batch/contact_batch_cuda.hpp): one thread per pose
+// pair, running the solver core that the CPU uses (src/idcol/solver_core.hpp).
+#include "diffcol/batch/contact_batch_cuda.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include <cuda_runtime.h>
+
+#include "diffcol/batch/thread_pool.hpp"
+
+#include "../src/idcol/solver_core.hpp"
+
+namespace diffcol::batch::cuda {
+namespace {
+
+using namespace diffcol::idcol;
+
+void check(cudaError_t e, const char* what) {
+  if (e != cudaSuccess) throw std::runtime_error(std::string("diffcol cuda: ") + what + ": " + cudaGetErrorString(e));
+}
+
+// The relative pose X_12 = X_W1⁻¹X_W2 (row-major R), or valid = 0.
+struct RelativePose {
+  double R[9];
+  double p[3];
+  int valid;
+};
+
+struct KernelResult {
+  double alpha, gap, x[3], normal[3], l1, l2, residual;
+  int status, evaluations;
+};
+
+template <class S1, class S2>
+__global__ void solve_kernel(S1 a, S2 b, const RelativePose* poses, int n, SolveOptions opt, KernelResult* out) {
+  const int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const RelativePose& q = poses[i];
+  KernelResult r{};
+  if (!q.valid) {
+    r.status = static_cast<int>(ContactStatus::invalid_input);
+    out[i] = r;
+    return;
+  }
+  Mat3 R;
+  R << q.R[0], q.R[1], q.R[2], q.R[3], q.R[4], q.R[5], q.R[6], q.R[7], q.R[8];
+  const Vec3 p(q.p[0], q.p[1], q.p[2]);
+  const Surrogate sg = make_surrogate(a, b, R, p, opt);
+  const Kkt<S1, S2> kkt{a, b, sg.P};
+  NewtonStats st;
+  Iterate z;
+  Vec6 f;
+  Mat6RowMajor J;
+  ShapeData sd;
+  int attempts = 0;
+  BestIterate best;
+  const auto no_continuation = [](Iterate&, Vec6&, Mat6RowMajor&, ShapeData&, NewtonStats&) { return false; };
+  const bool ok = solve_from_cold_starts(kkt, sg, opt, false, no_continuation, z, f, J, sd, st, attempts, best);
+  if (ok) {
+    Lu6 lu;
+    lu.factor(J);
+    polish(kkt, opt, z, f, J, sd, lu, st);
+  }
+  // original variables, as fill_solution (solve_contact.cpp)
+  const double c = sg.c, alpha_s = exp(z.s), rs = sg.P.r.norm();
+  r.alpha = c * alpha_s;
+  r.gap = c * rs - rs / alpha_s;
+  const Vec3 nrm = sd.g1.normalized();
+  for (int k = 0; k < 3; ++k) {
+    r.x[k] = c * z.x[k];
+    r.normal[k] = nrm[k];
+  }
+  r.l1 = c * z.l1;
+  r.l2 = c * z.l2;
+  r.residual = f.norm();
+  r.evaluations = st.evaluations;
+  r.status = static_cast<int>(!ok ? ContactStatus::not_converged
+                                  : (sg.coincident ? ContactStatus::coincident_origins : ContactStatus::converged));
+  out[i] = r;
+}
+
+struct Events {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  Events() {
+    check(cudaEventCreate(&start), "cudaEventCreate");
+    check(cudaEventCreate(&stop), "cudaEventCreate");
+  }
+  ~Events() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+};
+
+// The shape types compiled for the GPU.
+template <class S>
+constexpr bool kOnGpu =
+    std::is_same_v<S, Sphere> || std::is_same_v<S, Superellipsoid> || std::is_same_v<S, SuperellipticCylinder>;
+
+template <class S1, class S2>
+float launch(const S1& a, const S2& b, const RelativePose* poses, int n, const SolveOptions& opt, KernelResult* out) {
+  Events ev;
+  constexpr int kBlock = 128;
+  check(cudaEventRecord(ev.start), "cudaEventRecord");
+  solve_kernel<S1, S2><<<(n + kBlock - 1) / kBlock, kBlock>>>(a, b, poses, n, opt, out);
+  check(cudaGetLastError(), "kernel launch");
+  check(cudaEventRecord(ev.stop), "cudaEventRecord");
+  check(cudaEventSynchronize(ev.stop), "kernel");
+  float ms = 0.0f;
+  check(cudaEventElapsedTime(&ms, ev.start, ev.stop), "cudaEventElapsedTime");
+  return ms;
+}
+
+template <class T>
+void free_device(T*& p) {
+  if (p != nullptr) cudaFree(p);
+  p = nullptr;
+}
+template <class T>
+void free_host(T*& p) {
+  if (p != nullptr) cudaFreeHost(p);
+  p = nullptr;
+}
+
+void copy_solution(const ContactSolution& s, CudaContactSolution& o) {
+  o.status = s.status;
+  o.alpha = s.alpha;
+  o.gap = s.gap;
+  o.x_B1 = s.x_B1;
+  o.normal_B1 = s.normal_B1;
+  o.lambda1 = s.lambda1;
+  o.lambda2 = s.lambda2;
+  o.residual_norm = s.residual_norm;
+  o.jacobian_evaluations = s.jacobian_evaluations;
+  o.solved_on_gpu = false;
+}
+
+}  // namespace
+
+bool cuda_available() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess && n > 0;
+}
+
+struct CudaContactBatch::Impl {
+  Shape s1, s2;
+  SolveOptions options;  // as given: the CPU fallback's
+  SolveOptions gpu;      // the GPU's: direct attempts only
+  ThreadPool pool;
+  size_t capacity = 0;
+  RelativePose* host_poses = nullptr;  // pinned
+  KernelResult* host_results = nullptr;
+  RelativePose* device_poses = nullptr;
+  KernelResult* device_results = nullptr;
+  std::vector<CudaContactSolution> out;
+  size_t size = 0;
+  CudaBatchStats stats;
+
+  Impl(Shape a, Shape b, const SolveOptions& opt, int threads)
+      : s1(std::move(a)), s2(std::move(b)), options(opt), gpu(opt), pool(threads) {
+    // continuation builds its relaxed shapes with validating constructors (host code), and a long
+    // last-resort loop would hold its whole warp: both stay on the CPU fallback
+    gpu.continuation = false;
+    gpu.last_resort_iterations = 0;
+  }
+  ~Impl() { release(); }
+  void release() {
+    free_host(host_poses);
+    free_host(host_results);
+    free_device(device_poses);
+    free_device(device_results);
+    capacity = 0;
+  }
+  void reserve(size_t n) {
+    if (n <= capacity) return;
+    release();
+    const size_t cap = std::max(n, size_t(1024));
+    check(cudaMallocHost(&host_poses, cap * sizeof(RelativePose)), "cudaMallocHost");
+    check(cudaMallocHost(&host_results, cap * sizeof(KernelResult)), "cudaMallocHost");
+    check(cudaMalloc(&device_poses, cap * sizeof(RelativePose)), "cudaMalloc");
+    check(cudaMalloc(&device_results, cap * sizeof(KernelResult)), "cudaMalloc");
+    capacity = cap;
+  }
+};
+
+CudaContactBatch::CudaContactBatch(Shape shape1, Shape shape2, SolveOptions options, int num_threads) {
+  options.validate();
+  const bool supported = std::visit(
+      [](const auto& a, const auto& b) {
+        return kOnGpu<std::decay_t<decltype(a)>> && kOnGpu<std::decay_t<decltype(b)>>;
+      },
+      shape1.variant(), shape2.variant());
+  if (!supported)
+    throw std::invalid_argument(std::string("diffcol cuda: the GPU batch solver runs sphere, superellipsoid and "
+                                            "superelliptic_cylinder shapes, not ") +
+                                shape_type_name(shape1.type()) + " / " + shape_type_name(shape2.type()));
+  impl_ = std::make_unique<Impl>(std::move(shape1), std::move(shape2), options, num_threads);
+}
+
+CudaContactBatch::~CudaContactBatch() = default;
+
+std::span<const CudaContactSolution> CudaContactBatch::solutions() const { return {impl_->out.data(), impl_->size}; }
+const CudaBatchStats& CudaContactBatch::stats() const { return impl_->stats; }
+
+const CudaBatchStats& CudaContactBatch::solve(std::span<const Pose> X_W1, std::span<const Pose> X_W2) {
+  Impl& m = *impl_;
+  const size_t n = X_W2.size();
+  if (X_W1.size() != n && X_W1.size() != 1)
+    throw std::invalid_argument("diffcol cuda: X_W1 must hold one pose or as many as X_W2 (" + std::to_string(n) +
+                                "), not " + std::to_string(X_W1.size()));
+  if (n > (size_t(1) << 30)) throw std::invalid_argument("diffcol cuda: at most 2^30 pose pairs per call");
+  const auto t0 = std::chrono::steady_clock::now();
+  m.stats = CudaBatchStats{};
+  m.size = 0;
+  if (n == 0) return m.stats;
+  m.reserve(n);
+  if (m.out.size() < n) m.out.resize(n);
+  constexpr long kGrain = 4096;
+  // pack the relative poses X_12 = X_W1⁻¹X_W2 (all host threads)
+  auto pack = [&](long begin, long end) {
+    for (long i = begin; i < end; ++i) {
+      const Pose& X1 = X_W1.size() == 1 ? X_W1[0] : X_W1[i];
+      RelativePose& q = m.host_poses[i];
+      q.valid = X1.is_valid() && X_W2[i].is_valid();
+      if (!q.valid) continue;
+      const Pose X_12 = X1.inverse() * X_W2[i];
+      q.valid = X_12.p.cwiseAbs().maxCoeff() < kMaxCoordinate;
+      for (int r = 0; r < 3; ++r) {
+        for (int c = 0; c < 3; ++c) q.R[3 * r + c] = X_12.R(r, c);
+        q.p[r] = X_12.p[r];
+      }
+    }
+  };
+  m.pool.parallel_for(static_cast<long>(n), kGrain, pack);
+  check(cudaMemcpy(m.device_poses, m.host_poses, n * sizeof(RelativePose), cudaMemcpyHostToDevice), "cudaMemcpy");
+  std::visit(
+      [&](const auto& a, const auto& b) {
+        if constexpr (kOnGpu<std::decay_t<decltype(a)>> && kOnGpu<std::decay_t<decltype(b)>>)
+          m.stats.kernel_ms = launch(a, b, m.device_poses, static_cast<int>(n), m.gpu, m.device_results);
+      },
+      m.s1.variant(), m.s2.variant());
+  check(cudaMemcpy(m.host_results, m.device_results, n * sizeof(KernelResult), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  // unpack, and solve on the CPU where the GPU did not converge (all host threads)
+  std::atomic<long> fallbacks{0};
+  auto unpack = [&](long begin, long end) {
+    for (long i = begin; i < end; ++i) {
+      const KernelResult& r = m.host_results[i];
+      CudaContactSolution& o = m.out[i];
+      const auto status = static_cast<ContactStatus>(r.status);
+      if (status == ContactStatus::invalid_input) {
+        o = CudaContactSolution{};
+      } else if (status == ContactStatus::not_converged) {
+        fallbacks.fetch_add(1, std::memory_order_relaxed);
+        copy_solution(solve_contact(m.s1, X_W1.size() == 1 ? X_W1[0] : X_W1[i], m.s2, X_W2[i], m.options), o);
+      } else {
+        o.status = status;
+        o.alpha = r.alpha;
+        o.gap = r.gap;
+        o.x_B1 = Vec3(r.x[0], r.x[1], r.x[2]);
+        o.normal_B1 = Vec3(r.normal[0], r.normal[1], r.normal[2]);
+        o.lambda1 = r.l1;
+        o.lambda2 = r.l2;
+        o.residual_norm = r.residual;
+        o.jacobian_evaluations = r.evaluations;
+        o.solved_on_gpu = true;
+      }
+    }
+  };
+  m.pool.parallel_for(static_cast<long>(n), kGrain, unpack);
+  m.size = n;
+  m.stats.cpu_fallbacks = fallbacks.load();
+  m.stats.total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  return m.stats;
+}
+
+CudaBatchStats solve_contacts(const Shape& shape1, const Shape& shape2, std::span<const Pose> X_W1,
+                              std::span<const Pose> X_W2, std::vector<CudaContactSolution>& out,
+                              const SolveOptions& options) {
+  CudaContactBatch batch(shape1, shape2, options);
+  const CudaBatchStats stats = batch.solve(X_W1, X_W2);
+  const std::span<const CudaContactSolution> s = batch.solutions();
+  out.assign(s.begin(), s.end());
+  return stats;
+}
+
+}  // namespace diffcol::batch::cuda

@@ -1,0 +1,123 @@
+// The GPU batch solver against the CPU solver (idcol::solve_contact) on the same pose pairs:
+// ergodic-sweep and random poses for every ordered pair of the shape types the GPU runs, invalid
+// poses, unsupported shapes and mismatched sizes. Skipped where no CUDA device is present.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <stdexcept>
+#include <vector>
+
+#include "diffcol/batch/contact_batch_cuda.hpp"
+#include "diffcol/idcol/ergodic.hpp"
+
+namespace {
+
+using namespace diffcol;
+using namespace diffcol::idcol;
+namespace bc = diffcol::batch::cuda;
+
+#define SKIP_WITHOUT_DEVICE() \
+  if (!bc::cuda_available()) GTEST_SKIP() << "no CUDA device"
+
+std::vector<Shape> gpu_shapes() {
+  return {benchmark_shape("sphere"), benchmark_shape("ellipsoid"), benchmark_shape("se"), benchmark_shape("sec"),
+          Superellipsoid(2, 0.3, 0.9, 0.6), SuperellipticCylinder(4, 0.4, 1.2)};
+}
+
+Pose random_pose(std::mt19937& rng, double spread) {
+  std::normal_distribution<double> g(0.0, 1.0);
+  const Vec3 p(spread * g(rng), spread * g(rng), spread * g(rng));
+  return Pose::from_quaternion(p, g(rng), g(rng), g(rng), g(rng));
+}
+
+TEST(ContactBatchCuda, MatchesTheCpuSolverOnEveryPair) {
+  SKIP_WITHOUT_DEVICE();
+  std::mt19937 rng(7);
+  long fallbacks = 0, total = 0;
+  for (const Shape& s1 : gpu_shapes())
+    for (const Shape& s2 : gpu_shapes()) {
+      const ErgodicSweep sweep = ErgodicSweep::for_pair(s1, s2);
+      std::vector<Pose> X1, X2;
+      for (int i = 0; i < 3000; ++i) {  // the sweep, body 1 at the identity, then random pairs
+        X1.push_back(Pose::identity());
+        X2.push_back(sweep.pose(37 * i));
+      }
+      for (int i = 0; i < 1000; ++i) {
+        X1.push_back(random_pose(rng, 1.0));
+        X2.push_back(random_pose(rng, 1.5));
+      }
+      std::vector<bc::CudaContactSolution> gpu;
+      const bc::CudaBatchStats st = bc::solve_contacts(s1, s2, X1, X2, gpu);
+      ASSERT_EQ(gpu.size(), X2.size());
+      fallbacks += st.cpu_fallbacks;
+      total += static_cast<long>(X2.size());
+      for (size_t i = 0; i < X2.size(); ++i) {
+        const ContactSolution c = solve_contact(s1, X1[i], s2, X2[i]);
+        const bc::CudaContactSolution& g = gpu[i];
+        SCOPED_TRACE(::testing::Message() << shape_type_name(s1.type()) << "-" << shape_type_name(s2.type())
+                                          << " pose " << i);
+        ASSERT_EQ(g.status, c.status);
+        ASSERT_TRUE(c.ok());
+        EXPECT_LT(g.residual_norm, 1e-10);
+        // both meet ‖f‖ < 1e-10; α and x then agree to the conditioning of the KKT system
+        EXPECT_NEAR(g.alpha, c.alpha, 1e-8 * c.alpha);
+        EXPECT_NEAR(g.gap, c.gap, 1e-8 * (1.0 + std::abs(c.gap)));
+        EXPECT_LT((g.normal_B1 - c.normal_B1).norm(), 1e-6);
+        EXPECT_LT((g.x_B1 - c.x_B1).norm(), 1e-6 * (1.0 + c.x_B1.norm()));
+        EXPECT_GT(g.lambda1, 0.0);
+        EXPECT_GT(g.lambda2, 0.0);
+      }
+    }
+  RecordProperty("cpu_fallbacks", static_cast<int>(fallbacks));
+  EXPECT_LT(fallbacks, total / 1000);  // the GPU solves almost everything itself
+}
+
+TEST(ContactBatchCuda, InvalidPosesGetInvalidInput) {
+  SKIP_WITHOUT_DEVICE();
+  const Shape s = benchmark_shape("ellipsoid");
+  Pose bad = Pose::identity();
+  bad.p.x() = std::nan("");
+  Pose skew = Pose::identity();
+  skew.R(0, 1) = 0.5;  // not a rotation
+  const std::vector<Pose> X1 = {Pose::identity()};
+  const std::vector<Pose> X2 = {bad, skew, Pose::from_quaternion(Vec3(3, 0, 0), 1, 0, 0, 0)};
+  std::vector<bc::CudaContactSolution> out;
+  bc::solve_contacts(s, s, X1, X2, out);
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_EQ(out[0].status, ContactStatus::invalid_input);
+  EXPECT_EQ(out[1].status, ContactStatus::invalid_input);
+  EXPECT_EQ(out[2].status, ContactStatus::converged);
+  EXPECT_TRUE(std::isfinite(out[0].alpha));
+}
+
+TEST(ContactBatchCuda, CoincidentOriginsMatchTheCpuSolver) {
+  SKIP_WITHOUT_DEVICE();
+  const Shape a = benchmark_shape("se"), b = benchmark_shape("sec");
+  const std::vector<Pose> X1 = {Pose::identity()};
+  const std::vector<Pose> X2 = {Pose::from_quaternion(Vec3::Zero(), 0.9, 0.1, 0.3, 0.2)};
+  std::vector<bc::CudaContactSolution> out;
+  bc::solve_contacts(a, b, X1, X2, out);
+  const ContactSolution c = solve_contact(a, X1[0], b, X2[0]);
+  EXPECT_EQ(out[0].status, c.status);
+  EXPECT_EQ(out[0].status, ContactStatus::coincident_origins);
+  EXPECT_NEAR(out[0].gap, c.gap, 1e-8);
+}
+
+TEST(ContactBatchCuda, RejectsUnsupportedShapesAndSizes) {
+  const Shape s = benchmark_shape("sphere"), poly = benchmark_shape("poly");
+  const std::vector<Pose> one = {Pose::identity()}, two = {Pose::identity(), Pose::identity()},
+                          three(3, Pose::identity());
+  std::vector<bc::CudaContactSolution> out;
+  EXPECT_THROW(bc::solve_contacts(s, poly, one, one, out), std::invalid_argument);
+  EXPECT_THROW(bc::solve_contacts(poly, s, one, one, out), std::invalid_argument);
+  EXPECT_THROW(bc::solve_contacts(s, s, two, three, out), std::invalid_argument);
+  SolveOptions bad;
+  bad.tolerance = -1.0;
+  EXPECT_THROW(bc::solve_contacts(s, s, one, one, out, bad), std::invalid_argument);
+  // an empty batch needs no device
+  bc::solve_contacts(s, s, one, {}, out);
+  EXPECT_TRUE(out.empty());
+}
+
+}  // namespace
