@@ -22,7 +22,7 @@ using namespace diffcol::idcol;
 
 int main(int argc, char** argv) {
   const long n = argc > 1 ? std::atol(argv[1]) : 1000000;
-  std::vector<std::string> names = {"sphere", "ellipsoid", "se", "sec"};
+  std::vector<std::string> names = benchmark_shape_names();
   if (argc > 2) {
     names.clear();
     std::stringstream ss(argv[2]);

@@ -14,6 +14,40 @@
 
 #include "../src/idcol/solver_core.hpp"
 
+namespace diffcol {
+
+// A smooth polytope whose face data and vertices live in device memory (owned by the
+// CudaContactBatch that made it): the interface of SmoothPolytope that the solver core reads, on
+// the same evaluation (detail::smooth_planes_eval). exact_support and has_flat_proxy are found by
+// argument-dependent lookup where the solver core's templates are instantiated.
+struct DevicePolytope {
+  const double *ax, *ay, *az, *b;
+  const Vec3* vertices;
+  int m, num_vertices;
+  double beta, inner, outer;
+  DIFFCOL_HD double eval(const Vec3& y, Vec3& grad, Mat3& hess) const {
+    return detail::smooth_planes_eval(ax, ay, az, b, m, y, grad, hess, beta);
+  }
+  DIFFCOL_HD double ray_extent(const Vec3& u) const { return detail::planes_ray_extent(ax, ay, az, b, m, u); }
+  DIFFCOL_HD double inner_radius() const { return inner; }
+  DIFFCOL_HD double outer_radius() const { return outer; }
+};
+DIFFCOL_HD inline Vec3 exact_support(const DevicePolytope& s, const Vec3& d) {  // as for SmoothPolytope
+  int best = 0;
+  double bv = -1e300;
+  for (int i = 0; i < s.num_vertices; ++i) {
+    const double v = s.vertices[i].dot(d);
+    if (v > bv) {
+      bv = v;
+      best = i;
+    }
+  }
+  return s.vertices[best];
+}
+DIFFCOL_HD inline bool has_flat_proxy(const DevicePolytope&) { return true; }
+
+}  // namespace diffcol
+
 namespace diffcol::batch::cuda {
 namespace {
 
@@ -95,10 +129,35 @@ struct Events {
   }
 };
 
-// The shape types compiled for the GPU.
-template <class S>
-constexpr bool kOnGpu =
-    std::is_same_v<S, Sphere> || std::is_same_v<S, Superellipsoid> || std::is_same_v<S, SuperellipticCylinder>;
+// A polytope's data copied to the device, released with it.
+struct DevicePolytopeStorage {
+  double* faces = nullptr;  // ax, ay, az, b: 4m doubles
+  Vec3* vertices = nullptr;
+  DevicePolytope view{};
+  explicit DevicePolytopeStorage(const SmoothPolytope& p) {
+    const SmoothPolytope::FaceData f = p.face_data();
+    const std::vector<Vec3>& V = p.vertices();
+    std::vector<double> host(4 * size_t(f.m));
+    for (int i = 0; i < f.m; ++i) {
+      host[i] = f.ax[i];
+      host[f.m + i] = f.ay[i];
+      host[2 * f.m + i] = f.az[i];
+      host[3 * f.m + i] = f.b[i];
+    }
+    check(cudaMalloc(&faces, host.size() * sizeof(double)), "cudaMalloc");
+    check(cudaMalloc(&vertices, V.size() * sizeof(Vec3)), "cudaMalloc");
+    check(cudaMemcpy(faces, host.data(), host.size() * sizeof(double), cudaMemcpyHostToDevice), "cudaMemcpy");
+    check(cudaMemcpy(vertices, V.data(), V.size() * sizeof(Vec3), cudaMemcpyHostToDevice), "cudaMemcpy");
+    view = {faces, faces + f.m, faces + 2 * f.m, faces + 3 * f.m, vertices, f.m, static_cast<int>(V.size()),
+            p.beta(), p.inner_radius(), p.outer_radius()};
+  }
+  ~DevicePolytopeStorage() {
+    cudaFree(faces);
+    cudaFree(vertices);
+  }
+  DevicePolytopeStorage(const DevicePolytopeStorage&) = delete;
+  DevicePolytopeStorage& operator=(const DevicePolytopeStorage&) = delete;
+};
 
 template <class S1, class S2>
 float launch(const S1& a, const S2& b, const RelativePose* poses, int n, const SolveOptions& opt, KernelResult* out) {
@@ -158,6 +217,18 @@ struct CudaContactBatch::Impl {
   std::vector<CudaContactSolution> out;
   size_t size = 0;
   CudaBatchStats stats;
+  std::unique_ptr<DevicePolytopeStorage> poly[2];  // device copies of polytope shapes (made on first use)
+
+  // The shape as the kernel takes it: itself, or a polytope's device copy.
+  template <class S>
+  auto on_device(const S& s, int which) {
+    if constexpr (std::is_same_v<S, SmoothPolytope>) {
+      if (!poly[which]) poly[which] = std::make_unique<DevicePolytopeStorage>(s);
+      return poly[which]->view;
+    } else {
+      return s;
+    }
+  }
 
   Impl(Shape a, Shape b, const SolveOptions& opt, int threads)
       : s1(std::move(a)), s2(std::move(b)), options(opt), gpu(opt), pool(threads) {
@@ -188,15 +259,6 @@ struct CudaContactBatch::Impl {
 
 CudaContactBatch::CudaContactBatch(Shape shape1, Shape shape2, SolveOptions options, int num_threads) {
   options.validate();
-  const bool supported = std::visit(
-      [](const auto& a, const auto& b) {
-        return kOnGpu<std::decay_t<decltype(a)>> && kOnGpu<std::decay_t<decltype(b)>>;
-      },
-      shape1.variant(), shape2.variant());
-  if (!supported)
-    throw std::invalid_argument(std::string("diffcol cuda: the GPU batch solver runs sphere, superellipsoid and "
-                                            "superelliptic_cylinder shapes, not ") +
-                                shape_type_name(shape1.type()) + " / " + shape_type_name(shape2.type()));
   impl_ = std::make_unique<Impl>(std::move(shape1), std::move(shape2), options, num_threads);
 }
 
@@ -238,8 +300,8 @@ const CudaBatchStats& CudaContactBatch::solve(std::span<const Pose> X_W1, std::s
   check(cudaMemcpy(m.device_poses, m.host_poses, n * sizeof(RelativePose), cudaMemcpyHostToDevice), "cudaMemcpy");
   std::visit(
       [&](const auto& a, const auto& b) {
-        if constexpr (kOnGpu<std::decay_t<decltype(a)>> && kOnGpu<std::decay_t<decltype(b)>>)
-          m.stats.kernel_ms = launch(a, b, m.device_poses, static_cast<int>(n), m.gpu, m.device_results);
+        m.stats.kernel_ms =
+            launch(m.on_device(a, 0), m.on_device(b, 1), m.device_poses, static_cast<int>(n), m.gpu, m.device_results);
       },
       m.s1.variant(), m.s2.variant());
   check(cudaMemcpy(m.host_results, m.device_results, n * sizeof(KernelResult), cudaMemcpyDeviceToHost), "cudaMemcpy");

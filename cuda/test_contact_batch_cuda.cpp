@@ -1,6 +1,6 @@
 // The GPU batch solver against the CPU solver (idcol::solve_contact) on the same pose pairs:
 // ergodic-sweep and random poses for every ordered pair of the shape types the GPU runs, invalid
-// poses, unsupported shapes and mismatched sizes. Skipped where no CUDA device is present.
+// poses, coincident origins, mismatched sizes; a batch object reused across calls of different sizes. Skipped where no CUDA device is present.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,8 +21,9 @@ namespace bc = diffcol::batch::cuda;
   if (!bc::cuda_available()) GTEST_SKIP() << "no CUDA device"
 
 std::vector<Shape> gpu_shapes() {
-  return {benchmark_shape("sphere"), benchmark_shape("ellipsoid"), benchmark_shape("se"), benchmark_shape("sec"),
-          Superellipsoid(2, 0.3, 0.9, 0.6), SuperellipticCylinder(4, 0.4, 1.2)};
+  return {benchmark_shape("sphere"), benchmark_shape("ellipsoid"), benchmark_shape("poly"), benchmark_shape("tc"),
+          benchmark_shape("se"),     benchmark_shape("sec"),       Superellipsoid(2, 0.3, 0.9, 0.6),
+          SuperellipticCylinder(4, 0.4, 1.2), SmoothPolytope::box(0.2, 0.6, 0.4, 40.0)};
 }
 
 Pose random_pose(std::mt19937& rng, double spread) {
@@ -34,7 +35,7 @@ Pose random_pose(std::mt19937& rng, double spread) {
 TEST(ContactBatchCuda, MatchesTheCpuSolverOnEveryPair) {
   SKIP_WITHOUT_DEVICE();
   std::mt19937 rng(7);
-  long fallbacks = 0, total = 0;
+  long fallbacks = 0, total = 0, ill_conditioned = 0;
   for (const Shape& s1 : gpu_shapes())
     for (const Shape& s2 : gpu_shapes()) {
       const ErgodicSweep sweep = ErgodicSweep::for_pair(s1, s2);
@@ -60,17 +61,24 @@ TEST(ContactBatchCuda, MatchesTheCpuSolverOnEveryPair) {
         ASSERT_EQ(g.status, c.status);
         ASSERT_TRUE(c.ok());
         EXPECT_LT(g.residual_norm, 1e-10);
-        // both meet ‖f‖ < 1e-10; α and x then agree to the conditioning of the KKT system
+        // both meet ‖f‖ < 1e-10 (GPU and CPU round differently: FMA contraction, libm); α, the gap and
+        // the normal then agree closely, x* to the conditioning of the KKT system: where it is nearly
+        // singular (parallel faces, e.g. the sweep's axis-aligned first pose: pivot ratio ~5e-10)
+        // x* slides along the faces and is not compared
         EXPECT_NEAR(g.alpha, c.alpha, 1e-8 * c.alpha);
         EXPECT_NEAR(g.gap, c.gap, 1e-8 * (1.0 + std::abs(c.gap)));
         EXPECT_LT((g.normal_B1 - c.normal_B1).norm(), 1e-6);
-        EXPECT_LT((g.x_B1 - c.x_B1).norm(), 1e-6 * (1.0 + c.x_B1.norm()));
+        if (c.kkt_lu.pivot_ratio() > 1e-6)
+          EXPECT_LT((g.x_B1 - c.x_B1).norm(), 1e-6 * (1.0 + c.x_B1.norm()));
+        else
+          ++ill_conditioned;
         EXPECT_GT(g.lambda1, 0.0);
         EXPECT_GT(g.lambda2, 0.0);
       }
     }
   RecordProperty("cpu_fallbacks", static_cast<int>(fallbacks));
   EXPECT_LT(fallbacks, total / 1000);  // the GPU solves almost everything itself
+  EXPECT_LT(ill_conditioned, total / 1000);
 }
 
 TEST(ContactBatchCuda, InvalidPosesGetInvalidInput) {
@@ -104,13 +112,11 @@ TEST(ContactBatchCuda, CoincidentOriginsMatchTheCpuSolver) {
   EXPECT_NEAR(out[0].gap, c.gap, 1e-8);
 }
 
-TEST(ContactBatchCuda, RejectsUnsupportedShapesAndSizes) {
-  const Shape s = benchmark_shape("sphere"), poly = benchmark_shape("poly");
+TEST(ContactBatchCuda, RejectsMismatchedSizesAndBadOptions) {
+  const Shape s = benchmark_shape("sphere");
   const std::vector<Pose> one = {Pose::identity()}, two = {Pose::identity(), Pose::identity()},
                           three(3, Pose::identity());
   std::vector<bc::CudaContactSolution> out;
-  EXPECT_THROW(bc::solve_contacts(s, poly, one, one, out), std::invalid_argument);
-  EXPECT_THROW(bc::solve_contacts(poly, s, one, one, out), std::invalid_argument);
   EXPECT_THROW(bc::solve_contacts(s, s, two, three, out), std::invalid_argument);
   SolveOptions bad;
   bad.tolerance = -1.0;
@@ -118,6 +124,25 @@ TEST(ContactBatchCuda, RejectsUnsupportedShapesAndSizes) {
   // an empty batch needs no device
   bc::solve_contacts(s, s, one, {}, out);
   EXPECT_TRUE(out.empty());
+}
+
+TEST(ContactBatchCuda, ReusedBatchGrowsAndShrinks) {
+  SKIP_WITHOUT_DEVICE();
+  const Shape a = benchmark_shape("poly"), b = benchmark_shape("tc");
+  const ErgodicSweep sweep = ErgodicSweep::for_pair(a, b);
+  bc::CudaContactBatch batch(a, b);
+  const Pose I = Pose::identity();
+  for (const int n : {10, 5000, 3, 2000}) {
+    std::vector<Pose> X2;
+    for (int i = 0; i < n; ++i) X2.push_back(sweep.pose(101 * i + n));
+    batch.solve({&I, 1}, X2);
+    ASSERT_EQ(batch.solutions().size(), size_t(n));
+    for (int i = 0; i < n; i += 7) {
+      const ContactSolution c = solve_contact(a, I, b, X2[i]);
+      EXPECT_EQ(batch.solutions()[i].status, c.status);
+      EXPECT_NEAR(batch.solutions()[i].alpha, c.alpha, 1e-8 * c.alpha);
+    }
+  }
 }
 
 }  // namespace

@@ -361,7 +361,7 @@ inline Vec3 exact_support(const SmoothPolytope& s, const Vec3& d) {
   }
   return V[best];
 }
-inline Vec3 exact_support(const SmoothTruncatedCone& s, const Vec3& d) {
+DIFFCOL_HD inline Vec3 exact_support(const SmoothTruncatedCone& s, const Vec3& d) {
   const double n = std::sqrt(d.y() * d.y() + d.z() * d.z());
   const bool bottom =
       -s.bottom_extent() * d.x() + s.bottom_radius() * n > s.top_extent() * d.x() + s.top_radius() * n;
@@ -379,8 +379,8 @@ inline Vec3 exact_support(const SmoothTruncatedCone& s, const Vec3& d) {
 // and costs more than it saves (measured; docs/idcol.md, "Starts").
 constexpr int kFlatProxyExponent = 4;
 DIFFCOL_HD inline bool has_flat_proxy(const Sphere&) { return false; }
-inline bool has_flat_proxy(const SmoothPolytope&) { return true; }
-inline bool has_flat_proxy(const SmoothTruncatedCone&) { return true; }
+DIFFCOL_HD inline bool has_flat_proxy(const SmoothPolytope&) { return true; }
+DIFFCOL_HD inline bool has_flat_proxy(const SmoothTruncatedCone&) { return true; }
 DIFFCOL_HD inline bool has_flat_proxy(const Superellipsoid& s) { return s.exponent() >= kFlatProxyExponent; }
 DIFFCOL_HD inline bool has_flat_proxy(const SuperellipticCylinder& s) { return s.exponent() >= kFlatProxyExponent; }
 template <class S>
@@ -395,13 +395,13 @@ template <>
 struct FlatProxy<SmoothTruncatedCone> {  // the exact frustum, axis x, from −a (radius Rb) to b (radius Rt)
   const SmoothTruncatedCone& s;
   double a, b, Rb, Rt;
-  explicit FlatProxy(const SmoothTruncatedCone& c)
+  DIFFCOL_HD explicit FlatProxy(const SmoothTruncatedCone& c)
       : s(c), a(c.bottom_extent()), b(c.top_extent()), Rb(c.bottom_radius()), Rt(c.top_radius()) {}
-  Vec3 support(const Vec3& d) const { return exact_support(s, d); }
+  DIFFCOL_HD Vec3 support(const Vec3& d) const { return exact_support(s, d); }
   static constexpr bool kHasClosest = true;
   // the closest point of the trapezoid (−a, 0), (−a, Rb), (b, Rt), (b, 0) in the (axial, radial)
   // half-plane, turned back about the axis
-  Vec3 closest(const Vec3& p) const {
+  DIFFCOL_HD Vec3 closest(const Vec3& p) const {
     const double v = std::sqrt(p.y() * p.y() + p.z() * p.z());
     const double u = p.x();
     const double side = Rb + (Rt - Rb) * (u + a) / (a + b);
@@ -426,7 +426,7 @@ struct FlatProxy<SmoothTruncatedCone> {  // the exact frustum, axis x, from −a
     }
     return v > 0.0 ? Vec3(bu, bv * p.y() / v, bv * p.z() / v) : Vec3(bu, 0.0, 0.0);
   }
-  double outer() const { return std::sqrt(std::max(a * a + Rb * Rb, b * b + Rt * Rt)); }
+  DIFFCOL_HD double outer() const { return std::sqrt(std::max(a * a + Rb * Rb, b * b + Rt * Rt)); }
 };
 template <>
 struct FlatProxy<Superellipsoid> {  // the bounding box

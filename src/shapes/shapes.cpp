@@ -384,15 +384,6 @@ double SmoothPolytope::value(const Vec3& y) const {
   return eval(y, g, H);
 }
 
-double SmoothPolytope::ray_extent(const Vec3& u) const {
-  double t = 1e300;
-  for (size_t i = 0; i < offsets_.size(); ++i) {
-    const double au = ax_[i] * u.x() + ay_[i] * u.y() + az_[i] * u.z();
-    if (au > 0.0) t = std::min(t, offsets_[i] / au);
-  }
-  return t;
-}
-
 // ---------------------------------------------------------------- smooth truncated cone
 SmoothTruncatedCone::SmoothTruncatedCone(double beta, double bottom_radius, double top_radius, double a,
                                          double b)
@@ -425,16 +416,6 @@ double SmoothTruncatedCone::value(const Vec3& y) const {
   Vec3 g;
   Mat3 H;
   return eval(y, g, H);
-}
-
-double SmoothTruncatedCone::ray_extent(const Vec3& u) const {
-  double t = 1e300;
-  if (u.x() > 0.0) t = b_ / u.x();
-  if (u.x() < 0.0) t = a_ / -u.x();
-  const double rho = std::sqrt(u.y() * u.y() + u.z() * u.z());
-  const double den = rho - kappa_ * u.x();
-  if (den > 0.0) t = std::min(t, R0_ / den);
-  return t;
 }
 
 // ---------------------------------------------------------------- Shape

@@ -5,13 +5,78 @@
 /// The exact polytope {A y ≤ b} must be bounded and contain the origin strictly (b > 0).
 /// The smooth shape lies inside the exact polytope and converges to it as β → ∞.
 
+#include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include <Eigen/Core>
 
+#include "diffcol/math/hd.hpp"
 #include "diffcol/math/se3.hpp"
 
 namespace diffcol {
+
+namespace detail {
+
+/// φ, ∇φ, ∇²φ of the smooth polytope (A1)–(A6) at sharpness β, from its face data a_i/L by
+/// component (ax, ay, az) and b_i/L (b), m faces: SmoothPolytope::eval_at_beta, and the GPU's copy
+/// of a polytope (cuda/).
+DIFFCOL_HD inline double smooth_planes_eval(const double* ax, const double* ay, const double* az, const double* b,
+                                            int m, const Vec3& y, Vec3& grad, Mat3& hess, double beta) {
+  // c_i = (a_iᵀy − b_i)/L (A5), kept on the stack for up to kStack faces
+  constexpr int kStack = 64;
+  double cbuf[kStack];
+  double cmax = -1e300;
+  for (int i = 0; i < m; ++i) {
+    const double c = ax[i] * y.x() + ay[i] * y.y() + az[i] * y.z() - b[i];
+    if (i < kStack) cbuf[i] = c;
+    cmax = c > cmax ? c : cmax;
+  }
+  // (A1)-(A4); faces with β(c_i − max c) < −40 weigh < 5e-18 and are skipped
+  const double cut = cmax - 40.0 / beta;
+  double sw = 0.0, gx = 0.0, gy = 0.0, gz = 0.0;
+  double mxx = 0.0, mxy = 0.0, mxz = 0.0, myy = 0.0, myz = 0.0, mzz = 0.0;
+  for (int i = 0; i < m; ++i) {
+    const double c = i < kStack ? cbuf[i] : ax[i] * y.x() + ay[i] * y.y() + az[i] * y.z() - b[i];
+    if (c < cut) continue;
+    const double w = std::exp(beta * (c - cmax));
+    const double wx = w * ax[i], wy = w * ay[i], wz = w * az[i];
+    sw += w;
+    gx += wx;
+    gy += wy;
+    gz += wz;
+    mxx += wx * ax[i];
+    mxy += wx * ay[i];
+    mxz += wx * az[i];
+    myy += wy * ay[i];
+    myz += wy * az[i];
+    mzz += wz * az[i];
+  }
+  const double inv = 1.0 / sw;
+  grad = Vec3(gx, gy, gz) * inv;
+  const double k = beta * inv;
+  hess(0, 0) = k * mxx - beta * grad.x() * grad.x();
+  hess(1, 1) = k * myy - beta * grad.y() * grad.y();
+  hess(2, 2) = k * mzz - beta * grad.z() * grad.z();
+  hess(0, 1) = hess(1, 0) = k * mxy - beta * grad.x() * grad.y();
+  hess(0, 2) = hess(2, 0) = k * mxz - beta * grad.x() * grad.z();
+  hess(1, 2) = hess(2, 1) = k * myz - beta * grad.y() * grad.z();
+  return cmax + std::log(sw) / beta;
+}
+
+/// Distance from the origin to the exact polytope's boundary along the unit direction u (face data
+/// as smooth_planes_eval).
+DIFFCOL_HD inline double planes_ray_extent(const double* ax, const double* ay, const double* az, const double* b,
+                                           int m, const Vec3& u) {
+  double t = 1e300;
+  for (int i = 0; i < m; ++i) {
+    const double au = ax[i] * u.x() + ay[i] * u.y() + az[i] * u.z();
+    if (au > 0.0) t = std::min(t, b[i] / au);
+  }
+  return t;
+}
+
+}  // namespace detail
 
 class SmoothPolytope {
  public:
@@ -46,61 +111,28 @@ class SmoothPolytope {
   /// Row i of A (as given) and b_i.
   Vec3 normal(int i) const { return Vec3(ax_[i], ay_[i], az_[i]) * L_; }
   double offset(int i) const { return offsets_[i] * L_; }
+  /// The face data as the evaluation reads it: a_i/L by component and b_i/L, m faces (for copies
+  /// of the shape, e.g. on a GPU: detail::smooth_planes_eval).
+  struct FaceData {
+    const double *ax, *ay, *az, *b;
+    int m;
+  };
+  FaceData face_data() const { return {ax_.data(), ay_.data(), az_.data(), offsets_.data(), num_faces()}; }
   /// Vertices of the exact polytope {A y ≤ b}.
   const std::vector<Vec3>& vertices() const { return vertices_; }
 
   double eval(const Vec3& y, Vec3& grad, Mat3& hess) const { return eval_at_beta(y, grad, hess, beta_); }
   /// The same shape family at another sharpness β (used by the solver's continuation).
   double eval_at_beta(const Vec3& y, Vec3& grad, Mat3& hess, double beta) const {
-    const int m = num_faces();
-    const double* ax = ax_.data();
-    const double* ay = ay_.data();
-    const double* az = az_.data();
-    const double* b = offsets_.data();
-    // c_i = (a_iᵀy − b_i)/L (A5), kept on the stack for up to kStack faces
-    constexpr int kStack = 64;
-    double cbuf[kStack];
-    double cmax = -1e300;
-    for (int i = 0; i < m; ++i) {
-      const double c = ax[i] * y.x() + ay[i] * y.y() + az[i] * y.z() - b[i];
-      if (i < kStack) cbuf[i] = c;
-      cmax = c > cmax ? c : cmax;
-    }
-    // (A1)-(A4); faces with β(c_i − max c) < −40 weigh < 5e-18 and are skipped
-    const double cut = cmax - 40.0 / beta;
-    double sw = 0.0, gx = 0.0, gy = 0.0, gz = 0.0;
-    double mxx = 0.0, mxy = 0.0, mxz = 0.0, myy = 0.0, myz = 0.0, mzz = 0.0;
-    for (int i = 0; i < m; ++i) {
-      const double c = i < kStack ? cbuf[i] : ax[i] * y.x() + ay[i] * y.y() + az[i] * y.z() - b[i];
-      if (c < cut) continue;
-      const double w = std::exp(beta * (c - cmax));
-      const double wx = w * ax[i], wy = w * ay[i], wz = w * az[i];
-      sw += w;
-      gx += wx;
-      gy += wy;
-      gz += wz;
-      mxx += wx * ax[i];
-      mxy += wx * ay[i];
-      mxz += wx * az[i];
-      myy += wy * ay[i];
-      myz += wy * az[i];
-      mzz += wz * az[i];
-    }
-    const double inv = 1.0 / sw;
-    grad = Vec3(gx, gy, gz) * inv;
-    const double k = beta * inv;
-    hess(0, 0) = k * mxx - beta * grad.x() * grad.x();
-    hess(1, 1) = k * myy - beta * grad.y() * grad.y();
-    hess(2, 2) = k * mzz - beta * grad.z() * grad.z();
-    hess(0, 1) = hess(1, 0) = k * mxy - beta * grad.x() * grad.y();
-    hess(0, 2) = hess(2, 0) = k * mxz - beta * grad.x() * grad.z();
-    hess(1, 2) = hess(2, 1) = k * myz - beta * grad.y() * grad.z();
-    return cmax + std::log(sw) / beta;
+    return detail::smooth_planes_eval(ax_.data(), ay_.data(), az_.data(), offsets_.data(), num_faces(), y, grad, hess,
+                                      beta);
   }
   double value(const Vec3& y) const;
 
   /// Distance from the origin to the exact polytope's boundary along the unit direction u.
-  double ray_extent(const Vec3& u) const;
+  double ray_extent(const Vec3& u) const {
+    return detail::planes_ray_extent(ax_.data(), ay_.data(), az_.data(), offsets_.data(), num_faces(), u);
+  }
   /// min_i (b_i − L log(m)/β)/‖a_i‖: a true inner bound of the smooth shape.
   double inner_radius() const { return inner_; }
   /// Largest vertex norm of the exact polytope: a true outer bound of the smooth shape.

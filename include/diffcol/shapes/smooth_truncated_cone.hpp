@@ -9,6 +9,7 @@
 /// shape, past a cap), it is continued by R_floor·exp((R − R_floor)/R_floor), which keeps
 /// φ finite and C¹ everywhere; on and near the surface the seed's formula holds exactly.
 
+#include "diffcol/math/hd.hpp"
 #include "diffcol/math/se3.hpp"
 
 namespace diffcol {
@@ -18,15 +19,15 @@ class SmoothTruncatedCone {
   /// @throws std::invalid_argument unless β, R_b, R_t, a, b are finite and > 0.
   SmoothTruncatedCone(double beta, double bottom_radius, double top_radius, double a, double b);
 
-  double beta() const { return beta_; }
-  double bottom_radius() const { return Rb_; }
-  double top_radius() const { return Rt_; }
-  double bottom_extent() const { return a_; }
-  double top_extent() const { return b_; }
+  DIFFCOL_HD double beta() const { return beta_; }
+  DIFFCOL_HD double bottom_radius() const { return Rb_; }
+  DIFFCOL_HD double top_radius() const { return Rt_; }
+  DIFFCOL_HD double bottom_extent() const { return a_; }
+  DIFFCOL_HD double top_extent() const { return b_; }
 
-  double eval(const Vec3& y, Vec3& grad, Mat3& hess) const { return eval_at_beta(y, grad, hess, beta_); }
+  DIFFCOL_HD double eval(const Vec3& y, Vec3& grad, Mat3& hess) const { return eval_at_beta(y, grad, hess, beta_); }
   /// The same shape family at another sharpness β (used by the solver's continuation).
-  double eval_at_beta(const Vec3& y, Vec3& grad, Mat3& hess, double beta) const {
+  DIFFCOL_HD double eval_at_beta(const Vec3& y, Vec3& grad, Mat3& hess, double beta) const {
     // lateral term (A8), (A13)-(A16)
     double R = R0_ + kappa_ * y.x();
     double dR = kappa_, d2R = 0.0;
@@ -67,11 +68,19 @@ class SmoothTruncatedCone {
   double value(const Vec3& y) const;
 
   /// Distance from the origin to the exact truncated cone's boundary along the unit direction u.
-  double ray_extent(const Vec3& u) const;
+  DIFFCOL_HD double ray_extent(const Vec3& u) const {
+    double t = 1e300;
+    if (u.x() > 0.0) t = b_ / u.x();
+    if (u.x() < 0.0) t = a_ / -u.x();
+    const double rho = std::sqrt(u.y() * u.y() + u.z() * u.z());
+    const double den = rho - kappa_ * u.x();
+    if (den > 0.0) t = std::min(t, R0_ / den);
+    return t;
+  }
   /// A true inner bound of the smooth shape (from max c ≤ −log(3)/β, which implies φ ≤ 0).
-  double inner_radius() const { return inner_; }
+  DIFFCOL_HD double inner_radius() const { return inner_; }
   /// Largest corner distance of the exact truncated cone: a true outer bound.
-  double outer_radius() const { return outer_; }
+  DIFFCOL_HD double outer_radius() const { return outer_; }
 
  private:
   double beta_, Rb_, Rt_, a_, b_;

@@ -9,7 +9,7 @@
 /// src/idcol/solver_core.hpp, compiled for both. The GPU runs the direct attempts only (no
 /// continuation, no last-resort attempt); a pose it does not converge on is solved again on the
 /// CPU (idcol::solve_contact), so every returned solution carries the CPU solver's guarantees.
-/// Shapes: sphere, superellipsoid (ellipsoid), superelliptic cylinder.
+/// Every shape type runs on the GPU (a smooth polytope from a device copy of its faces and vertices).
 
 #include <memory>
 #include <span>
@@ -50,7 +50,7 @@ class CudaContactBatch {
  public:
   /// @param num_threads host threads that pack poses, unpack solutions and run CPU fallbacks
   ///        (0: every core).
-  /// @throws std::invalid_argument for a shape type the GPU does not run or invalid options.
+  /// @throws std::invalid_argument for invalid options.
   CudaContactBatch(Shape shape1, Shape shape2, idcol::SolveOptions options = {}, int num_threads = 0);
   ~CudaContactBatch();
   CudaContactBatch(const CudaContactBatch&) = delete;
@@ -71,8 +71,7 @@ class CudaContactBatch {
 
 /// One call of a CudaContactBatch made for it (buffers and threads set up and released each
 /// time); out is resized to X_W2.size().
-/// @throws std::invalid_argument for a shape type the GPU does not run, sizes that do not match,
-///         or invalid options; std::runtime_error if CUDA fails (no device, out of memory).
+/// @throws std::invalid_argument for sizes that do not match or invalid options; std::runtime_error if CUDA fails (no device, out of memory).
 CudaBatchStats solve_contacts(const Shape& shape1, const Shape& shape2, std::span<const Pose> X_W1,
                               std::span<const Pose> X_W2, std::vector<CudaContactSolution>& out,
                               const idcol::SolveOptions& options = {});
