@@ -34,7 +34,7 @@ int main(int argc, char** argv) {
   }
   const unsigned threads = std::max(1u, std::thread::hardware_concurrency());
   std::printf("poses per pair: %ld; CPU threads for the all-cores column: %u\n", n, threads);
-  std::printf("%-20s %10s %10s %9s %10s %10s %8s %8s %11s %8s\n", "pair", "gpu_ns", "call_ns", "gpu_conv%",
+  std::printf("%-20s %10s %10s %10s %9s %10s %10s %8s %8s %11s %8s\n", "pair", "gpu_ns", "call_ns", "grad_ns", "gpu_conv%",
               "cpu1_ns", "cpuN_ns", "gpu_ev", "cpu_ev", "max_rel_da", "status!=");
   // warm-up: the CUDA context and the kernel's first launch
   {
@@ -53,6 +53,11 @@ int main(int argc, char** argv) {
       cb.solve({&I, 1}, poses);  // the first call allocates the buffers; the second is timed
       const batch::cuda::CudaBatchStats bs = cb.solve({&I, 1}, poses);
       const std::span<const batch::cuda::CudaContactSolution> gpu = cb.solutions();
+      batch::cuda::CudaBatchOptions with_gradients;
+      with_gradients.gradients = true;
+      batch::cuda::CudaContactBatch cg(s1, s2, with_gradients);
+      cg.solve({&I, 1}, poses);
+      const double grad_call = 1e6 * cg.solve({&I, 1}, poses).total_ms / n;
       // CPU, one core
       std::vector<double> alpha(n);
       std::vector<int> status(n), evals(n);
@@ -95,8 +100,8 @@ int main(int argc, char** argv) {
         gev += gpu[i].jacobian_evaluations;
         cev += evals[i];
       }
-      std::printf("%-20s %10.2f %10.2f %9.4f %10.1f %10.1f %8.2f %8.2f %11.2e %8ld\n", (n1 + "-" + n2).c_str(),
-                  1e6 * bs.kernel_ms / n, 1e6 * bs.total_ms / n, 100.0 * on_gpu / n, cpu1, cpun, gev / n, cev / n,
+      std::printf("%-20s %10.2f %10.2f %10.2f %9.4f %10.1f %10.1f %8.2f %8.2f %11.2e %8ld\n", (n1 + "-" + n2).c_str(),
+                  1e6 * bs.kernel_ms / n, 1e6 * bs.total_ms / n, grad_call, 100.0 * on_gpu / n, cpu1, cpun, gev / n, cev / n,
                   worst, mismatch);
       if (worst > 1e-8) {  // the pose and both solutions
         const long i = worst_i;
@@ -116,9 +121,9 @@ int main(int argc, char** argv) {
   std::printf(
       "gpu_ns: kernel time per pose (CUDA events); call_ns: one CudaContactBatch::solve call per pose,\n"
       "buffers allocated by an earlier call (packing, copies, kernel, unpacking, CPU fallback; %u host\n"
-      "threads); gpu_conv%%: poses converged on the GPU; cpu1/cpuN: ContactPair::solve_cold on one core /\n"
-      "all cores; *_ev: Jacobian evaluations per solve; max_rel_da: largest |alpha_gpu - alpha_cpu| /\n"
-      "alpha_cpu; status!=: poses whose status differs.\n",
+      "threads); grad_ns: the same with CudaBatchOptions::gradients; gpu_conv%%: poses converged on the\n"
+      "GPU; cpu1/cpuN: ContactPair::solve_cold on one core / all cores; *_ev: Jacobian evaluations per\n"
+      "solve; max_rel_da: largest |alpha_gpu - alpha_cpu| / alpha_cpu; status!=: poses whose status differs.\n",
       threads);
   return 0;
 }

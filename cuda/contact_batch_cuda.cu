@@ -69,8 +69,32 @@ struct KernelResult {
   int status, evaluations;
 };
 
+// dα*/dξ and d d_D/dξ for the body twist ξ = [ω; v] of X_12.
+struct KernelGradient {
+  double alpha[6], gap[6];
+};
+
+// The envelope-theorem gradient of α* (idcol::alpha_gradient_envelope): dα*/dξ =
+// λ2·∇φ2(y2)ᵀ[ỹ2, −I/α]; and of the gap d_D = (1 − 1/α)‖r‖ (30): ‖r‖/α²·dα*/dξ + (1 − 1/α)·[0, r̂ᵀR]
+// (X_12·exp(ξ) moves r by R v).
+DIFFCOL_HD inline void envelope_gradients(double alpha, double lambda2, const Vec3& g2, const Vec3& y2, const Mat3& R,
+                                          const Vec3& r, double* ga, double* gd) {
+  const Vec3 w = lambda2 * g2.cross(y2);
+  const Vec3 v = (-lambda2 / alpha) * g2;
+  const double rn = r.norm();
+  const Vec3 rR = R.transpose() * (r / rn);  // r̂ᵀR as a column
+  const double k = rn / (alpha * alpha), m = 1.0 - 1.0 / alpha;
+  for (int i = 0; i < 3; ++i) {
+    ga[i] = w[i];
+    ga[3 + i] = v[i];
+    gd[i] = k * w[i];
+    gd[3 + i] = k * v[i] + m * rR[i];
+  }
+}
+
 template <class S1, class S2>
-__global__ void solve_kernel(S1 a, S2 b, const RelativePose* poses, int n, SolveOptions opt, KernelResult* out) {
+__global__ void solve_kernel(S1 a, S2 b, const RelativePose* poses, int n, SolveOptions opt, KernelResult* out,
+                             KernelGradient* grad) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= n) return;
   const RelativePose& q = poses[i];
@@ -115,6 +139,12 @@ __global__ void solve_kernel(S1 a, S2 b, const RelativePose* poses, int n, Solve
   r.status = static_cast<int>(!ok ? ContactStatus::not_converged
                                   : (sg.coincident ? ContactStatus::coincident_origins : ContactStatus::converged));
   out[i] = r;
+  KernelGradient gr{};
+  if (ok && !sg.coincident) {
+    const Vec3 y2 = (R.transpose() * (z.x - sg.P.r)) / alpha_s;  // invariant under the surrogate scaling
+    envelope_gradients(r.alpha, r.l2, sd.g2, y2, R, p, gr.alpha, gr.gap);
+  }
+  grad[i] = gr;
 }
 
 struct Events {
@@ -160,11 +190,12 @@ struct DevicePolytopeStorage {
 };
 
 template <class S1, class S2>
-float launch(const S1& a, const S2& b, const RelativePose* poses, int n, const SolveOptions& opt, KernelResult* out) {
+float launch(const S1& a, const S2& b, const RelativePose* poses, int n, const SolveOptions& opt, KernelResult* out,
+             KernelGradient* grad) {
   Events ev;
   constexpr int kBlock = 128;
   check(cudaEventRecord(ev.start), "cudaEventRecord");
-  solve_kernel<S1, S2><<<(n + kBlock - 1) / kBlock, kBlock>>>(a, b, poses, n, opt, out);
+  solve_kernel<S1, S2><<<(n + kBlock - 1) / kBlock, kBlock>>>(a, b, poses, n, opt, out, grad);
   check(cudaGetLastError(), "kernel launch");
   check(cudaEventRecord(ev.stop), "cudaEventRecord");
   check(cudaEventSynchronize(ev.stop), "kernel");
@@ -197,6 +228,29 @@ void copy_solution(const ContactSolution& s, CudaContactSolution& o) {
   o.solved_on_gpu = false;
 }
 
+// The gradients of one solution: with respect to the body twist of X_12 from the GPU, mapped to the
+// world twists of the bodies: η2 moves X_12 by the body twist Ad(X_W2⁻¹)η2, η1 by its negative.
+void set_gradients(const KernelGradient& g, ContactStatus status, const Pose& X_W2, CudaContactSolution& o) {
+  if (status != ContactStatus::converged) {
+    o.J_alpha_X12.setZero();
+    o.J_gap_X12.setZero();
+    o.J_alpha_X1.setZero();
+    o.J_gap_X1.setZero();
+    o.J_alpha_X2.setZero();
+    o.J_gap_X2.setZero();
+    return;
+  }
+  for (int k = 0; k < 6; ++k) {
+    o.J_alpha_X12[k] = g.alpha[k];
+    o.J_gap_X12[k] = g.gap[k];
+  }
+  const Mat6 A = adjoint(X_W2.inverse());
+  o.J_alpha_X2 = o.J_alpha_X12 * A;
+  o.J_gap_X2 = o.J_gap_X12 * A;
+  o.J_alpha_X1 = -o.J_alpha_X2;
+  o.J_gap_X1 = -o.J_gap_X2;
+}
+
 }  // namespace
 
 bool cuda_available() {
@@ -208,12 +262,15 @@ struct CudaContactBatch::Impl {
   Shape s1, s2;
   SolveOptions options;  // as given: the CPU fallback's
   SolveOptions gpu;      // the GPU's: direct attempts only
+  bool gradients;
   ThreadPool pool;
   size_t capacity = 0;
   RelativePose* host_poses = nullptr;  // pinned
   KernelResult* host_results = nullptr;
+  KernelGradient* host_gradients = nullptr;
   RelativePose* device_poses = nullptr;
   KernelResult* device_results = nullptr;
+  KernelGradient* device_gradients = nullptr;
   std::vector<CudaContactSolution> out;
   size_t size = 0;
   CudaBatchStats stats;
@@ -230,8 +287,9 @@ struct CudaContactBatch::Impl {
     }
   }
 
-  Impl(Shape a, Shape b, const SolveOptions& opt, int threads)
-      : s1(std::move(a)), s2(std::move(b)), options(opt), gpu(opt), pool(threads) {
+  Impl(Shape a, Shape b, const CudaBatchOptions& opt)
+      : s1(std::move(a)), s2(std::move(b)), options(opt.solve), gpu(opt.solve), gradients(opt.gradients),
+        pool(opt.num_threads) {
     // continuation builds its relaxed shapes with validating constructors (host code), and a long
     // last-resort loop would hold its whole warp: both stay on the CPU fallback
     gpu.continuation = false;
@@ -241,8 +299,10 @@ struct CudaContactBatch::Impl {
   void release() {
     free_host(host_poses);
     free_host(host_results);
+    free_host(host_gradients);
     free_device(device_poses);
     free_device(device_results);
+    free_device(device_gradients);
     capacity = 0;
   }
   void reserve(size_t n) {
@@ -253,13 +313,16 @@ struct CudaContactBatch::Impl {
     check(cudaMallocHost(&host_results, cap * sizeof(KernelResult)), "cudaMallocHost");
     check(cudaMalloc(&device_poses, cap * sizeof(RelativePose)), "cudaMalloc");
     check(cudaMalloc(&device_results, cap * sizeof(KernelResult)), "cudaMalloc");
+    check(cudaMalloc(&device_gradients, cap * sizeof(KernelGradient)), "cudaMalloc");
+    if (gradients) check(cudaMallocHost(&host_gradients, cap * sizeof(KernelGradient)), "cudaMallocHost");
     capacity = cap;
   }
 };
 
-CudaContactBatch::CudaContactBatch(Shape shape1, Shape shape2, SolveOptions options, int num_threads) {
-  options.validate();
-  impl_ = std::make_unique<Impl>(std::move(shape1), std::move(shape2), options, num_threads);
+CudaContactBatch::CudaContactBatch(Shape shape1, Shape shape2, CudaBatchOptions options) {
+  options.solve.validate();
+  if (options.num_threads < 0) throw std::invalid_argument("diffcol cuda: num_threads must be >= 0");
+  impl_ = std::make_unique<Impl>(std::move(shape1), std::move(shape2), options);
 }
 
 CudaContactBatch::~CudaContactBatch() = default;
@@ -301,10 +364,14 @@ const CudaBatchStats& CudaContactBatch::solve(std::span<const Pose> X_W1, std::s
   std::visit(
       [&](const auto& a, const auto& b) {
         m.stats.kernel_ms =
-            launch(m.on_device(a, 0), m.on_device(b, 1), m.device_poses, static_cast<int>(n), m.gpu, m.device_results);
+            launch(m.on_device(a, 0), m.on_device(b, 1), m.device_poses, static_cast<int>(n), m.gpu, m.device_results,
+                   m.device_gradients);
       },
       m.s1.variant(), m.s2.variant());
   check(cudaMemcpy(m.host_results, m.device_results, n * sizeof(KernelResult), cudaMemcpyDeviceToHost), "cudaMemcpy");
+  if (m.gradients)
+    check(cudaMemcpy(m.host_gradients, m.device_gradients, n * sizeof(KernelGradient), cudaMemcpyDeviceToHost),
+          "cudaMemcpy");
   // unpack, and solve on the CPU where the GPU did not converge (all host threads)
   std::atomic<long> fallbacks{0};
   auto unpack = [&](long begin, long end) {
@@ -316,7 +383,15 @@ const CudaBatchStats& CudaContactBatch::solve(std::span<const Pose> X_W1, std::s
         o = CudaContactSolution{};
       } else if (status == ContactStatus::not_converged) {
         fallbacks.fetch_add(1, std::memory_order_relaxed);
-        copy_solution(solve_contact(m.s1, X_W1.size() == 1 ? X_W1[0] : X_W1[i], m.s2, X_W2[i], m.options), o);
+        const ContactSolution c = solve_contact(m.s1, X_W1.size() == 1 ? X_W1[0] : X_W1[i], m.s2, X_W2[i], m.options);
+        copy_solution(c, o);
+        if (m.gradients) {
+          KernelGradient g{};
+          if (c.status == ContactStatus::converged)
+            envelope_gradients(c.alpha, c.lambda2, c.grad2, c.X_12.R.transpose() * (c.x_B1 - c.X_12.p) / c.alpha,
+                               c.X_12.R, c.X_12.p, g.alpha, g.gap);
+          set_gradients(g, c.status, X_W2[i], o);
+        }
       } else {
         o.status = status;
         o.alpha = r.alpha;
@@ -328,6 +403,7 @@ const CudaBatchStats& CudaContactBatch::solve(std::span<const Pose> X_W1, std::s
         o.residual_norm = r.residual;
         o.jacobian_evaluations = r.evaluations;
         o.solved_on_gpu = true;
+        if (m.gradients) set_gradients(m.host_gradients[i], status, X_W2[i], o);
       }
     }
   };
@@ -340,7 +416,7 @@ const CudaBatchStats& CudaContactBatch::solve(std::span<const Pose> X_W1, std::s
 
 CudaBatchStats solve_contacts(const Shape& shape1, const Shape& shape2, std::span<const Pose> X_W1,
                               std::span<const Pose> X_W2, std::vector<CudaContactSolution>& out,
-                              const SolveOptions& options) {
+                              const CudaBatchOptions& options) {
   CudaContactBatch batch(shape1, shape2, options);
   const CudaBatchStats stats = batch.solve(X_W1, X_W2);
   const std::span<const CudaContactSolution> s = batch.solutions();

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "diffcol/batch/contact_batch_cuda.hpp"
+#include "diffcol/idcol/derivatives.hpp"
 #include "diffcol/idcol/ergodic.hpp"
 
 namespace {
@@ -49,7 +50,9 @@ TEST(ContactBatchCuda, MatchesTheCpuSolverOnEveryPair) {
         X2.push_back(random_pose(rng, 1.5));
       }
       std::vector<bc::CudaContactSolution> gpu;
-      const bc::CudaBatchStats st = bc::solve_contacts(s1, s2, X1, X2, gpu);
+      bc::CudaBatchOptions options;
+      options.gradients = true;
+      const bc::CudaBatchStats st = bc::solve_contacts(s1, s2, X1, X2, gpu, options);
       ASSERT_EQ(gpu.size(), X2.size());
       fallbacks += st.cpu_fallbacks;
       total += static_cast<long>(X2.size());
@@ -64,14 +67,29 @@ TEST(ContactBatchCuda, MatchesTheCpuSolverOnEveryPair) {
         // both meet ‖f‖ < 1e-10 (GPU and CPU round differently: FMA contraction, libm); α, the gap and
         // the normal then agree closely, x* to the conditioning of the KKT system: where it is nearly
         // singular (parallel faces, e.g. the sweep's axis-aligned first pose: pivot ratio ~5e-10)
-        // x* slides along the faces and is not compared
+        // x* slides along the faces, and it and the gradients are not compared
         EXPECT_NEAR(g.alpha, c.alpha, 1e-8 * c.alpha);
         EXPECT_NEAR(g.gap, c.gap, 1e-8 * (1.0 + std::abs(c.gap)));
         EXPECT_LT((g.normal_B1 - c.normal_B1).norm(), 1e-6);
-        if (c.kkt_lu.pivot_ratio() > 1e-6)
+        if (c.kkt_lu.pivot_ratio() > 1e-6) {
+          const ContactDerivatives d = contact_derivatives(X1[i], c);
+          ASSERT_TRUE(d.ok());
           EXPECT_LT((g.x_B1 - c.x_B1).norm(), 1e-6 * (1.0 + c.x_B1.norm()));
-        else
+          // gradients (envelope theorem on the GPU) against the CPU's implicit-function-theorem
+          // ones; at parallel faces they depend on where x* sits on the faces, as x* does
+          const auto close = [](const RowVec6& a, const RowVec6& b) {
+            return (a - b).norm() <= 1e-6 * (1.0 + b.norm());
+          };
+          EXPECT_TRUE(close(g.J_alpha_X12, d.J_alpha_X12)) << g.J_alpha_X12 << " vs " << d.J_alpha_X12;
+          EXPECT_TRUE(close(g.J_gap_X12, d.J_gap_X12)) << g.J_gap_X12 << " vs " << d.J_gap_X12;
+          EXPECT_TRUE(close(g.J_alpha_X1, d.J_alpha_X1)) << g.J_alpha_X1 << " vs " << d.J_alpha_X1;
+          EXPECT_TRUE(close(g.J_alpha_X2, d.J_alpha_X2)) << g.J_alpha_X2 << " vs " << d.J_alpha_X2;
+          EXPECT_TRUE(close(g.J_gap_X1, d.J_gap_X1)) << g.J_gap_X1 << " vs " << d.J_gap_X1;
+          EXPECT_TRUE(close(g.J_gap_X2, d.J_gap_X2)) << g.J_gap_X2 << " vs " << d.J_gap_X2;
+        } else {
           ++ill_conditioned;
+        }
+        EXPECT_TRUE(g.J_alpha_X1.allFinite() && g.J_gap_X2.allFinite());
         EXPECT_GT(g.lambda1, 0.0);
         EXPECT_GT(g.lambda2, 0.0);
       }
@@ -105,11 +123,14 @@ TEST(ContactBatchCuda, CoincidentOriginsMatchTheCpuSolver) {
   const std::vector<Pose> X1 = {Pose::identity()};
   const std::vector<Pose> X2 = {Pose::from_quaternion(Vec3::Zero(), 0.9, 0.1, 0.3, 0.2)};
   std::vector<bc::CudaContactSolution> out;
-  bc::solve_contacts(a, b, X1, X2, out);
+  bc::CudaBatchOptions options;
+  options.gradients = true;
+  bc::solve_contacts(a, b, X1, X2, out, options);
   const ContactSolution c = solve_contact(a, X1[0], b, X2[0]);
   EXPECT_EQ(out[0].status, c.status);
   EXPECT_EQ(out[0].status, ContactStatus::coincident_origins);
   EXPECT_NEAR(out[0].gap, c.gap, 1e-8);
+  EXPECT_EQ(out[0].J_alpha_X1.norm(), 0.0);  // not differentiable there: zero, never NaN
 }
 
 TEST(ContactBatchCuda, RejectsMismatchedSizesAndBadOptions) {
@@ -118,8 +139,11 @@ TEST(ContactBatchCuda, RejectsMismatchedSizesAndBadOptions) {
                           three(3, Pose::identity());
   std::vector<bc::CudaContactSolution> out;
   EXPECT_THROW(bc::solve_contacts(s, s, two, three, out), std::invalid_argument);
-  SolveOptions bad;
-  bad.tolerance = -1.0;
+  bc::CudaBatchOptions bad;
+  bad.solve.tolerance = -1.0;
+  EXPECT_THROW(bc::solve_contacts(s, s, one, one, out, bad), std::invalid_argument);
+  bad = {};
+  bad.num_threads = -1;
   EXPECT_THROW(bc::solve_contacts(s, s, one, one, out, bad), std::invalid_argument);
   // an empty batch needs no device
   bc::solve_contacts(s, s, one, {}, out);

@@ -10,12 +10,15 @@
 /// continuation, no last-resort attempt); a pose it does not converge on is solved again on the
 /// CPU (idcol::solve_contact), so every returned solution carries the CPU solver's guarantees.
 /// Every shape type runs on the GPU (a smooth polytope from a device copy of its faces and vertices).
+/// With CudaBatchOptions::gradients the solutions also carry the gradients of α and the gap with
+/// respect to the poses, by the envelope theorem (idcol::alpha_gradient_envelope: no linear solve).
 
 #include <memory>
 #include <span>
 #include <vector>
 
 #include "diffcol/idcol/contact.hpp"
+#include "diffcol/idcol/derivatives.hpp"
 
 namespace diffcol::batch::cuda {
 
@@ -31,6 +34,19 @@ struct CudaContactSolution {
   double residual_norm = 0.0;      ///< ‖f_c‖ at the returned point
   int jacobian_evaluations = 0;
   bool solved_on_gpu = false;      ///< false: the GPU did not converge and the CPU solved this pair
+  /// With CudaBatchOptions::gradients: dα*/d and d d_D/d the body twist of X_12 and the world twists
+  /// of body 1 and body 2 (the conventions and names of idcol::ContactDerivatives); zero without
+  /// them, and where α* is not differentiable (status other than converged).
+  idcol::RowVec6 J_alpha_X12 = idcol::RowVec6::Zero(), J_gap_X12 = idcol::RowVec6::Zero();
+  idcol::RowVec6 J_alpha_X1 = idcol::RowVec6::Zero(), J_gap_X1 = idcol::RowVec6::Zero();
+  idcol::RowVec6 J_alpha_X2 = idcol::RowVec6::Zero(), J_gap_X2 = idcol::RowVec6::Zero();
+};
+
+/// Settings of a CudaContactBatch.
+struct CudaBatchOptions {
+  idcol::SolveOptions solve;  ///< the solver's settings (GPU and CPU fallback)
+  int num_threads = 0;        ///< host threads that pack, unpack and run fallbacks (0: every core)
+  bool gradients = false;     ///< also return J_alpha_* and J_gap_* (48 more bytes per pose from the GPU)
 };
 
 /// Timings of one solve call.
@@ -48,10 +64,8 @@ bool cuda_available();
 /// calls again and again (sampling-based planning, learning) should hold.
 class CudaContactBatch {
  public:
-  /// @param num_threads host threads that pack poses, unpack solutions and run CPU fallbacks
-  ///        (0: every core).
   /// @throws std::invalid_argument for invalid options.
-  CudaContactBatch(Shape shape1, Shape shape2, idcol::SolveOptions options = {}, int num_threads = 0);
+  CudaContactBatch(Shape shape1, Shape shape2, CudaBatchOptions options = {});
   ~CudaContactBatch();
   CudaContactBatch(const CudaContactBatch&) = delete;
   CudaContactBatch& operator=(const CudaContactBatch&) = delete;
@@ -74,6 +88,6 @@ class CudaContactBatch {
 /// @throws std::invalid_argument for sizes that do not match or invalid options; std::runtime_error if CUDA fails (no device, out of memory).
 CudaBatchStats solve_contacts(const Shape& shape1, const Shape& shape2, std::span<const Pose> X_W1,
                               std::span<const Pose> X_W2, std::vector<CudaContactSolution>& out,
-                              const idcol::SolveOptions& options = {});
+                              const CudaBatchOptions& options = {});
 
 }  // namespace diffcol::batch::cuda
