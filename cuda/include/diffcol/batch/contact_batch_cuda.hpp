@@ -34,9 +34,10 @@ struct CudaContactSolution {
   double residual_norm = 0.0;      ///< ‖f_c‖ at the returned point
   int jacobian_evaluations = 0;
   bool solved_on_gpu = false;      ///< false: the GPU did not converge and the CPU solved this pair
-  /// With CudaBatchOptions::gradients: dα*/d and d d_D/d the body twist of X_12 and the world twists
-  /// of body 1 and body 2 (the conventions and names of idcol::ContactDerivatives); zero without
-  /// them, and where α* is not differentiable (status other than converged).
+  /// With CudaBatchOptions::gradients: the derivatives of α* and of the gap d_D with respect to the
+  /// body twist of X_12 and to the world twists of body 1 and body 2 (the conventions and names of
+  /// idcol::ContactDerivatives); zero without them, and where α* is not differentiable (status
+  /// other than converged).
   idcol::RowVec6 J_alpha_X12 = idcol::RowVec6::Zero(), J_gap_X12 = idcol::RowVec6::Zero();
   idcol::RowVec6 J_alpha_X1 = idcol::RowVec6::Zero(), J_gap_X1 = idcol::RowVec6::Zero();
   idcol::RowVec6 J_alpha_X2 = idcol::RowVec6::Zero(), J_gap_X2 = idcol::RowVec6::Zero();
