@@ -479,7 +479,7 @@ int cmd_query_dcol(const std::vector<std::string>& args) {
 // ============================================================== bench
 
 void print_bench_qp_usage(std::ostream& os) {
-  os << R"(usage: diffcol bench --method qp [--poses N] [--json] [--progress]
+  os << R"(usage: diffcol bench --method qp [--poses N | --quick] [--json] [--progress]
 
 Times DiffPills proximity (qp::proximity) and, separately, its derivatives
 (qp::proximity_derivatives, world twists, on stored results of the same poses) for the pairs
@@ -489,13 +489,14 @@ body 2 at the ergodic sweep idcol::ErgodicSweep with rmin = 0.1 min(padding radi
 rmax = 2 max(bounding radii).
 
   --poses N    poses per pair (default 100000)
+  --quick      10000 poses per pair (unless --poses is given)
   --json       machine-readable JSON on stdout instead of the table
   --progress   per-pair progress on stderr (default: when stderr is a terminal)
 )";
 }
 
 void print_bench_dcol_usage(std::ostream& os) {
-  os << R"(usage: diffcol bench --method dcol [--shapes LIST] [--poses N] [--json] [--progress]
+  os << R"(usage: diffcol bench --method dcol [--shapes LIST] [--poses N | --quick] [--json] [--progress]
 
 Times DCOL (dcol::solve_contact, cold start) and dcol::contact_derivatives for every ordered
 pair of the DCOL benchmark primitives. Body 1 at the identity, body 2 at the ergodic sweep
@@ -504,6 +505,7 @@ idcol::ErgodicSweep with rmin = 0.1 min(inner radii), rmax = 2 max(outer radii).
   --shapes LIST  comma-separated subset of polytope,capsule,cylinder,cone,ellipsoid,
                  padded_polygon,sphere (default: all seven, 49 ordered pairs)
   --poses N      poses per pair (default 10000)
+  --quick        1000 poses per pair (unless --poses is given)
   --json         machine-readable JSON on stdout instead of the table
   --progress     per-pair progress on stderr (default: when stderr is a terminal)
 )";
@@ -521,6 +523,7 @@ struct LayerPairResult {
 
 struct LayerBenchArgs {
   long poses = -1;
+  bool quick = false;  // a tenth of the default number of poses (unless --poses is given)
   bool json = false, progress = false;
   std::vector<std::string> shapes;
   bool help = false;
@@ -539,6 +542,8 @@ LayerBenchArgs scan_bench(const std::vector<std::string>& args, const char* meth
       return b;
     } else if (take_option(args, i, "--poses", v)) {
       b.poses = parse_long(v, "--poses", 1, 100000000);
+    } else if (a == "--quick") {
+      b.quick = true;
     } else if (a == "--json") {
       b.json = true;
     } else if (a == "--progress") {
@@ -746,7 +751,7 @@ LayerPairResult bench_dcol_pair(const std::string& n1, const std::string& n2, si
 int cmd_bench_qp(const std::vector<std::string>& args) {
   const LayerBenchArgs a = scan_bench(args, "qp", print_bench_qp_usage);
   if (a.help) return kExitOk;
-  const size_t n = static_cast<size_t>(a.poses > 0 ? a.poses : 100000);
+  const size_t n = static_cast<size_t>(a.poses > 0 ? a.poses : a.quick ? 10000 : 100000);
   const double clock_ns = clock_overhead_ns();
   std::vector<Pose> poses(n);
   std::vector<double> ns(n);
@@ -786,7 +791,7 @@ int cmd_bench_dcol(const std::vector<std::string>& args) {
     const char* const* names = dcol::benchmark_primitive_names();
     for (int k = 0; k < dcol::kNumPrimitiveTypes; ++k) a.shapes.emplace_back(names[k]);
   }
-  const size_t n = static_cast<size_t>(a.poses > 0 ? a.poses : 10000);
+  const size_t n = static_cast<size_t>(a.poses > 0 ? a.poses : a.quick ? 1000 : 10000);
   const double clock_ns = clock_overhead_ns();
   std::vector<Pose> poses(n);
   std::vector<double> ns(n);
