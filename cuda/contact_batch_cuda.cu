@@ -12,6 +12,7 @@
 
 #include "diffcol/batch/thread_pool.hpp"
 
+#include "../src/idcol/envelope_gradient.hpp"
 #include "../src/idcol/solver_core.hpp"
 
 namespace diffcol {
@@ -33,16 +34,7 @@ struct DevicePolytope {
   DIFFCOL_HD double outer_radius() const { return outer; }
 };
 DIFFCOL_HD inline Vec3 exact_support(const DevicePolytope& s, const Vec3& d) {  // as for SmoothPolytope
-  int best = 0;
-  double bv = -1e300;
-  for (int i = 0; i < s.num_vertices; ++i) {
-    const double v = s.vertices[i].dot(d);
-    if (v > bv) {
-      bv = v;
-      best = i;
-    }
-  }
-  return s.vertices[best];
+  return idcol::vertex_support(s.vertices, s.num_vertices, d);
 }
 DIFFCOL_HD inline bool has_flat_proxy(const DevicePolytope&) { return true; }
 
@@ -74,21 +66,18 @@ struct KernelGradient {
   double alpha[6], gap[6];
 };
 
-// The envelope-theorem gradient of α* (idcol::alpha_gradient_envelope): dα*/dξ =
-// λ2·∇φ2(y2)ᵀ[ỹ2, −I/α]; and of the gap d_D = (1 − 1/α)‖r‖ (30): ‖r‖/α²·dα*/dξ + (1 − 1/α)·[0, r̂ᵀR]
-// (X_12·exp(ξ) moves r by R v).
+// dα*/dξ by the envelope theorem (detail::alpha_gradient_envelope, as idcol::alpha_gradient_envelope)
+// and of the gap d_D = (1 − 1/α)‖r‖ (30): ‖r‖/α²·dα*/dξ + (1 − 1/α)·[0, r̂ᵀR] (X_12·exp(ξ) moves r
+// by R v).
 DIFFCOL_HD inline void envelope_gradients(double alpha, double lambda2, const Vec3& g2, const Vec3& y2, const Mat3& R,
                                           const Vec3& r, double* ga, double* gd) {
-  const Vec3 w = lambda2 * g2.cross(y2);
-  const Vec3 v = (-lambda2 / alpha) * g2;
+  diffcol::idcol::detail::alpha_gradient_envelope(alpha, lambda2, g2, y2, ga);
   const double rn = r.norm();
   const Vec3 rR = R.transpose() * (r / rn);  // r̂ᵀR as a column
   const double k = rn / (alpha * alpha), m = 1.0 - 1.0 / alpha;
   for (int i = 0; i < 3; ++i) {
-    ga[i] = w[i];
-    ga[3 + i] = v[i];
-    gd[i] = k * w[i];
-    gd[3 + i] = k * v[i] + m * rR[i];
+    gd[i] = k * ga[i];
+    gd[3 + i] = k * ga[3 + i] + m * rR[i];
   }
 }
 
@@ -344,10 +333,11 @@ const CudaBatchStats& CudaContactBatch::solve(std::span<const Pose> X_W1, std::s
   m.reserve(n);
   if (m.out.size() < n) m.out.resize(n);
   constexpr long kGrain = 4096;
+  const auto X1_at = [&](long i) -> const Pose& { return X_W1.size() == 1 ? X_W1[0] : X_W1[i]; };
   // pack the relative poses X_12 = X_W1⁻¹X_W2 (all host threads)
   auto pack = [&](long begin, long end) {
     for (long i = begin; i < end; ++i) {
-      const Pose& X1 = X_W1.size() == 1 ? X_W1[0] : X_W1[i];
+      const Pose& X1 = X1_at(i);
       RelativePose& q = m.host_poses[i];
       q.valid = X1.is_valid() && X_W2[i].is_valid();
       if (!q.valid) continue;
@@ -383,7 +373,7 @@ const CudaBatchStats& CudaContactBatch::solve(std::span<const Pose> X_W1, std::s
         o = CudaContactSolution{};
       } else if (status == ContactStatus::not_converged) {
         fallbacks.fetch_add(1, std::memory_order_relaxed);
-        const ContactSolution c = solve_contact(m.s1, X_W1.size() == 1 ? X_W1[0] : X_W1[i], m.s2, X_W2[i], m.options);
+        const ContactSolution c = solve_contact(m.s1, X1_at(i), m.s2, X_W2[i], m.options);
         copy_solution(c, o);
         if (m.gradients) {
           KernelGradient g{};

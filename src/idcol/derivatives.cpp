@@ -2,6 +2,7 @@
 // the Hertz contact wrenches (Sec. VII-B, (31)–(32), (B40)–(B44)). Conventions: derivatives.hpp.
 #include "diffcol/idcol/derivatives.hpp"
 
+#include "envelope_gradient.hpp"
 #include "kkt_pose_jacobian.hpp"
 #include "../target_clones.hpp"
 
@@ -302,8 +303,7 @@ RowVec6 alpha_gradient_envelope(const ContactSolution& sol) {
   const Vec3 g2 = alpha * (R.transpose() * sol.kkt_jacobian.block<1, 3>(1, 0).transpose());
   const Vec3 y2 = ia * (R.transpose() * (sol.x_B1 - sol.X_12.p));
   RowVec6 out;
-  out.head<3>() = sol.lambda2 * cross(g2, y2).transpose();
-  out.tail<3>() = (-sol.lambda2 * ia) * g2.transpose();
+  detail::alpha_gradient_envelope(alpha, sol.lambda2, g2, y2, out.data());
   if (!std::isfinite(out.sum())) return RowVec6::Zero();
   return out;
 }

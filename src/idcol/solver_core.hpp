@@ -348,11 +348,11 @@ DIFFCOL_HD void polish(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate&
 DIFFCOL_HD inline Vec3 exact_support(const Sphere& s, const Vec3& d) { return s.support(d); }
 DIFFCOL_HD inline Vec3 exact_support(const Superellipsoid& s, const Vec3& d) { return s.support(d); }
 DIFFCOL_HD inline Vec3 exact_support(const SuperellipticCylinder& s, const Vec3& d) { return s.support(d); }
-inline Vec3 exact_support(const SmoothPolytope& s, const Vec3& d) {
-  const std::vector<Vec3>& V = s.vertices();
-  size_t best = 0;
+// The vertex of V[0..n) farthest along d (V[0] if none beats −∞, e.g. d not finite).
+DIFFCOL_HD inline Vec3 vertex_support(const Vec3* V, int n, const Vec3& d) {
+  int best = 0;
   double bv = -std::numeric_limits<double>::infinity();
-  for (size_t i = 0; i < V.size(); ++i) {
+  for (int i = 0; i < n; ++i) {
     const double v = V[i].dot(d);
     if (v > bv) {
       bv = v;
@@ -360,6 +360,9 @@ inline Vec3 exact_support(const SmoothPolytope& s, const Vec3& d) {
     }
   }
   return V[best];
+}
+inline Vec3 exact_support(const SmoothPolytope& s, const Vec3& d) {
+  return vertex_support(s.vertices().data(), static_cast<int>(s.vertices().size()), d);
 }
 DIFFCOL_HD inline Vec3 exact_support(const SmoothTruncatedCone& s, const Vec3& d) {
   const double n = std::sqrt(d.y() * d.y() + d.z() * d.z());
