@@ -57,7 +57,7 @@ DIFFCOL_HD bool minkowski_ray_cast(const SupportA& support_a, const SupportB& su
     hit.normal = u;
     return hit.t > 0.0 && std::isfinite(hit.t);
   }
-  support(n.normalized(), p2);
+  support(n, p2);  // support points do not depend on |d|: no normalization on the critical path
   n = (p1.v - v0).cross(p2.v - v0);
   if (n.dot(v0) > 0.0) {
     const Vertex tmp = p1;  // swap (std::swap does not run on the GPU)
@@ -66,9 +66,8 @@ DIFFCOL_HD bool minkowski_ray_cast(const SupportA& support_a, const SupportB& su
     n = -n;
   }
   for (int it = 0;; ++it) {
-    const double nn = n.norm();
-    if (!(nn > 1e-14 * scale * scale) || it > max_iterations) return false;
-    support(n / nn, p3);
+    if (!(n.squaredNorm() > 1e-28 * (scale * scale) * (scale * scale)) || it > max_iterations) return false;
+    support(n, p3);
     if (p1.v.cross(p3.v).dot(v0) < 0.0) {
       p2 = p3;
       n = (p1.v - v0).cross(p2.v - v0);
@@ -83,16 +82,17 @@ DIFFCOL_HD bool minkowski_ray_cast(const SupportA& support_a, const SupportB& su
   }
 
   // --- refinement: replace one portal vertex by the support point along the portal normal
+  double nn = 1.0;
   for (;;) {
     n = (p2.v - p1.v).cross(p3.v - p1.v);
-    const double nn = n.norm();
-    if (!(nn > 1e-14 * scale * scale)) return false;
-    n /= nn;
+    const double nn2 = n.squaredNorm();
+    if (!(nn2 > 1e-28 * (scale * scale) * (scale * scale))) return false;
     if (n.dot(p1.v - v0) < 0.0) n = -n;
-    support(n, p4);
+    support(n, p4);            // unnormalized n: |n| is computed beside the support call
+    nn = std::sqrt(nn2);
     const double d4 = p4.v.dot(n);
     const double reach = d4 - std::max(p1.v.dot(n), std::max(p2.v.dot(n), p3.v.dot(n)));
-    if (reach <= tol) break;
+    if (reach <= tol * nn) break;
     if (++hit.iterations > max_iterations) return false;
     const Vec3 c = p4.v.cross(v0);
     if (p1.v.dot(c) > 0.0) {
@@ -116,7 +116,7 @@ DIFFCOL_HD bool minkowski_ray_cast(const SupportA& support_a, const SupportB& su
   const double l1 = b1 * hit.t, l2 = b2 * hit.t, l3 = b3 * hit.t;
   hit.a = l1 * p1.a + l2 * p2.a + l3 * p3.a;
   hit.b = l1 * p1.b + l2 * p2.b + l3 * p3.b;
-  hit.normal = n;
+  hit.normal = n / nn;
   return true;
 }
 

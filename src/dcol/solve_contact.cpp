@@ -354,10 +354,12 @@ struct ActiveSet {
   double y[detail::kMaxKktDim];   // multipliers: orthant rows, then ν (boundary) or z_k (apex)
 };
 
+template <int N>
 bool polish_newton(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome& out, ActiveSet& A,
                    const double* x_start);
 
 /// Reads the active set off the interior-point iterate (k.s, k.z) and polishes from k.x.
+template <int N>
 bool polish(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome& out) {
   const int n = k.n, l = orthant_count(k);
   ActiveSet A;
@@ -398,16 +400,18 @@ bool polish(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome& out) 
     A.state[c] = state[c];
     A.yoff[c] = yoff[c];
   }
-  return polish_newton(k, opt, hnorm, out, A, k.x);
+  return polish_newton<N>(k, opt, hnorm, out, A, k.x);
 }
 
 /// Newton's method on the exact KKT conditions for the active set A from x_start (scaled
 /// coordinates) and A.y, then the optimality certificate; on success the solution, the active set
 /// and the LU factors are stored in k (see polish above).
+template <int N>
 bool polish_newton(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome& out, ActiveSet& A,
                    const double* x_start) {
   constexpr int kAlpha = 3;
-  const int n = k.n, m = k.m, l = orthant_count(k);
+  constexpr int n = N;  // k.n: a template parameter so the loops over the unknowns unroll
+  const int m = k.m, l = orthant_count(k);
   const int* act = A.act;
   double* y = A.y;
   const int na = A.na, p = A.p;
@@ -672,7 +676,7 @@ IpmOutcome interior_point(ConeKkt& k, const SolveOptions& opt) {
         (ipm_done || (pres <= opt.polish_start && dres <= opt.polish_start &&
                       gap <= polish_gap * std::max(std::abs(k.x[kAlpha]), 1e-6)))) {
       IpmOutcome o{SolveStatus::converged, it, mu, pres, dres};
-      if (polish(k, opt, hnorm, o)) {
+      if (polish<N>(k, opt, hnorm, o)) {
         k.factored = false;
         return o;
       }
@@ -867,7 +871,7 @@ bool direct_newton(ConeKkt& k, const SolveOptions& opt, const Vec3& c1, const Ve
   A.y[0] = nu[0];
   A.y[1] = nu[1];
   out = {SolveStatus::converged, 0, 0.0, 0.0, 0.0};
-  if (!polish_newton(k, opt, hnorm, out, A, x0)) return false;
+  if (!polish_newton<4>(k, opt, hnorm, out, A, x0)) return false;
   k.factored = false;
   return true;
 }
@@ -1022,31 +1026,23 @@ bool start_active_set(const ConeKkt& k, const double* x0, double tau, ActiveSet&
   return false;
 }
 
-/// One primitive as the ray-cast start sees it, type-erased (one instantiation of the start for
-/// all pairs): its support function in scaled world coordinates and its slack projection.
+/// One primitive as the ray-cast start sees it: its support function in scaled world
+/// coordinates and its slack projection (a template, so the supports inline into the ray cast).
+template <class P>
 struct PlacedPrimitive {
-  const void* shape;
-  Vec3 (*support_fn)(const void*, const Vec3&);
-  void (*slacks_fn)(const void*, const Mat3&, const RowWriter&, double, double, double*);
-  Mat3 Q;
-  const RowWriter* w;
+  const P& shape;
+  const Mat3& Q;
+  const RowWriter& w;
 
-  template <class P>
-  static PlacedPrimitive of(const P& s, const Mat3& Q, const RowWriter& w) {
-    return {&s, [](const void* p, const Vec3& d) { return static_cast<const P*>(p)->support(d); },
-            [](const void* p, const Mat3& q, const RowWriter& rw, double inv, double alpha, double* x) {
-              start_slacks(*static_cast<const P*>(p), q, rw, inv, alpha, x);
-            },
-            Q, &w};
-  }
   /// Support point of the placed shape about its origin, scaled coordinates.
   Vec3 support(const Vec3& d) const {
-    const Vec3 y = support_fn(shape, Q.transpose() * d);
-    const double inv = w->inv_scale;
+    const Vec3 y = shape.support(Q.transpose() * d);
+    const double inv = w.inv_scale;
     return Vec3(inv * (Q(0, 0) * y.x() + Q(0, 1) * y.y() + Q(0, 2) * y.z()),
                 inv * (Q(1, 0) * y.x() + Q(1, 1) * y.y() + Q(1, 2) * y.z()),
                 inv * (Q(2, 0) * y.x() + Q(2, 1) * y.y() + Q(2, 2) * y.z()));
   }
+  void slacks(double inv, double alpha, double* x) const { start_slacks(shape, Q, w, inv, alpha, x); }
 };
 
 /// The geometric start for any pair (SolveOptions::direct_newton): a ray cast on the Minkowski
@@ -1054,10 +1050,11 @@ struct PlacedPrimitive {
 /// slacks follow by projection, the active set and multipliers from the slacks at that point;
 /// then the polish's Newton method and certificate. False (nothing changed but k's scratch) when
 /// any step declines: the caller runs the interior-point method.
-bool ray_cast_newton(const PlacedPrimitive& b1, const PlacedPrimitive& b2, double shift, ConeKkt& k,
+template <class P1, class P2>
+bool ray_cast_newton(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2, double shift, ConeKkt& k,
                      const SolveOptions& opt, IpmOutcome& out) {
-  const RowWriter& w1 = *b1.w;
-  const RowWriter& w2 = *b2.w;
+  const RowWriter& w1 = b1.w;
+  const RowWriter& w2 = b2.w;
   const double inv = w1.inv_scale;
   const Vec3 r12 = w2.r_hat - w1.r_hat;
   const double D = r12.norm();
@@ -1087,12 +1084,12 @@ bool ray_cast_newton(const PlacedPrimitive& b1, const PlacedPrimitive& b2, doubl
     x0[1] = p0.y();
     x0[2] = p0.z();
     x0[3] = alpha;
-    b1.slacks_fn(b1.shape, b1.Q, w1, inv, alpha, x0);
-    b2.slacks_fn(b2.shape, b2.Q, w2, inv, alpha, x0);
+    b1.slacks(inv, alpha, x0);
+    b2.slacks(inv, alpha, x0);
     ActiveSet A;
     if (!start_active_set(k, x0, tau * alpha, A)) continue;
     out = {SolveStatus::converged, 0, 0.0, 0.0, 0.0};
-    if (!polish_newton(k, opt, hnorm, out, A, x0)) continue;
+    if (!polish_newton<4 + slack_count<P1>() + slack_count<P2>()>(k, opt, hnorm, out, A, x0)) continue;
     k.factored = false;
     return true;
   }
@@ -1141,7 +1138,7 @@ IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2
   } else {
     IpmOutcome direct;
     if (opt.direct_newton && opt.polish && !(opt.barrier_target > 0.0) &&
-        ray_cast_newton(PlacedPrimitive::of(s1, X1.R, w1), PlacedPrimitive::of(s2, X2.R, w2), shift, k, opt, direct))
+        ray_cast_newton(PlacedPrimitive<P1>{s1, X1.R, w1}, PlacedPrimitive<P2>{s2, X2.R, w2}, shift, k, opt, direct))
       return direct;
   }
   return interior_point<N>(k, opt);
