@@ -165,55 +165,88 @@ inline double max_step(const ConeKkt& k, const double* u, const double* inv_u, c
 /// Capacity of the reduced KKT system of the Newton polish (unknowns + active constraints).
 inline constexpr int kMaxKktDim = 2 * kMaxConeVars;
 
-/// LU factorization with partial pivoting of the leading q×q block of A in place (unit lower
+/// LU factorization with partial pivoting of the leading Q×Q block of A in place (unit lower
 /// factor below the diagonal, the reciprocals of U's diagonal on the diagonal), row permutation
-/// in perm. False when a pivot is not above
-/// rel_pivot·max|A| (singular to working precision) or an entry is not finite.
-inline bool lu_factor(double (&A)[kMaxKktDim][kMaxKktDim], int (&perm)[kMaxKktDim], int q, double rel_pivot) {
+/// in perm. False when a pivot is not above rel_pivot·max|A| (singular to working precision) or
+/// an entry is not finite. Q is a compile-time size (lu_factor dispatches) so the loops unroll.
+template <int Q>
+inline bool lu_factor_fixed(double (&A)[kMaxKktDim][kMaxKktDim], int (&perm)[kMaxKktDim], double rel_pivot) {
   double amax = 0.0;
-  for (int i = 0; i < q; ++i)
-    for (int j = 0; j < q; ++j) amax = std::max(amax, std::abs(A[i][j]));
+  for (int i = 0; i < Q; ++i)
+    for (int j = 0; j < Q; ++j) amax = std::max(amax, std::abs(A[i][j]));
   if (!(amax > 0.0) || !std::isfinite(amax)) return false;
-  for (int i = 0; i < q; ++i) perm[i] = i;
-  for (int c = 0; c < q; ++c) {
+  for (int i = 0; i < Q; ++i) perm[i] = i;
+  for (int c = 0; c < Q; ++c) {
     int piv = c;
     double best = std::abs(A[c][c]);
-    for (int r = c + 1; r < q; ++r)
-      if (std::abs(A[r][c]) > best) {
-        best = std::abs(A[r][c]);
+    for (int r = c + 1; r < Q; ++r) {
+      const double v = std::abs(A[r][c]);
+      if (v > best) {
+        best = v;
         piv = r;
       }
+    }
     if (!(best > rel_pivot * amax)) return false;
     if (piv != c) {
-      for (int j = 0; j < q; ++j) std::swap(A[c][j], A[piv][j]);
-      std::swap(perm[c], perm[piv]);
+      for (int j = 0; j < Q; ++j) {
+        const double t = A[c][j];
+        A[c][j] = A[piv][j];
+        A[piv][j] = t;
+      }
+      const int t = perm[c];
+      perm[c] = perm[piv];
+      perm[piv] = t;
     }
     const double inv = 1.0 / A[c][c];
-    for (int r = c + 1; r < q; ++r) {
+    for (int r = c + 1; r < Q; ++r) {
       const double f = A[r][c] * inv;
       A[r][c] = f;
-      if (f != 0.0)
-        for (int j = c + 1; j < q; ++j) A[r][j] -= f * A[c][j];
+      for (int j = c + 1; j < Q; ++j) A[r][j] -= f * A[c][j];
     }
     A[c][c] = inv;
   }
   return true;
 }
 
-/// Solves A x = b with the factors of lu_factor; b is overwritten by x.
-inline void lu_solve(const double (&A)[kMaxKktDim][kMaxKktDim], const int (&perm)[kMaxKktDim], int q, double* b) {
-  double y[kMaxKktDim];
-  for (int i = 0; i < q; ++i) {
-    double v = b[perm[i]];
-    for (int j = 0; j < i; ++j) v -= A[i][j] * y[j];
-    y[i] = v;
+/// Solves A x = b with the factors of lu_factor_fixed<Q>; b is overwritten by x. Column-oriented
+/// substitutions: the updates of one step are independent of each other.
+template <int Q>
+inline void lu_solve_fixed(const double (&A)[kMaxKktDim][kMaxKktDim], const int (&perm)[kMaxKktDim], double* b) {
+  double y[Q];
+  for (int i = 0; i < Q; ++i) y[i] = b[perm[i]];
+  for (int j = 0; j < Q; ++j)
+    for (int i = j + 1; i < Q; ++i) y[i] -= A[i][j] * y[j];
+  for (int j = Q - 1; j >= 0; --j) {
+    y[j] *= A[j][j];  // reciprocal pivot
+    for (int i = 0; i < j; ++i) y[i] -= A[i][j] * y[j];
   }
-  for (int i = q - 1; i >= 0; --i) {
-    double v = y[i];
-    for (int j = i + 1; j < q; ++j) v -= A[i][j] * y[j];
-    y[i] = v * A[i][i];  // reciprocal pivot
-  }
-  for (int i = 0; i < q; ++i) b[i] = y[i];
+  for (int i = 0; i < Q; ++i) b[i] = y[i];
 }
+
+#define DIFFCOL_LU_SIZES(X) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16)
+static_assert(kMaxKktDim == 16, "DIFFCOL_LU_SIZES lists 1..kMaxKktDim");
+
+/// lu_factor_fixed for a run-time size q (false unless 1 ≤ q ≤ kMaxKktDim).
+inline bool lu_factor(double (&A)[kMaxKktDim][kMaxKktDim], int (&perm)[kMaxKktDim], int q, double rel_pivot) {
+  switch (q) {
+#define DIFFCOL_LU_CASE(Q) \
+  case Q: return lu_factor_fixed<Q>(A, perm, rel_pivot);
+    DIFFCOL_LU_SIZES(DIFFCOL_LU_CASE)
+#undef DIFFCOL_LU_CASE
+    default: return false;
+  }
+}
+
+/// lu_solve_fixed for the run-time size q of lu_factor.
+inline void lu_solve(const double (&A)[kMaxKktDim][kMaxKktDim], const int (&perm)[kMaxKktDim], int q, double* b) {
+  switch (q) {
+#define DIFFCOL_LU_CASE(Q) \
+  case Q: lu_solve_fixed<Q>(A, perm, b); return;
+    DIFFCOL_LU_SIZES(DIFFCOL_LU_CASE)
+#undef DIFFCOL_LU_CASE
+    default: return;
+  }
+}
+#undef DIFFCOL_LU_SIZES
 
 }  // namespace diffcol::dcol::detail
