@@ -171,10 +171,17 @@ inline constexpr int kMaxKktDim = 2 * kMaxConeVars;
 /// an entry is not finite. Q is a compile-time size (lu_factor dispatches) so the loops unroll.
 template <int Q>
 inline bool lu_factor_fixed(double (&A)[kMaxKktDim][kMaxKktDim], int (&perm)[kMaxKktDim], double rel_pivot) {
+  double cmax[Q];  // per-column maxima: Q independent chains instead of one of length Q²
+  for (int j = 0; j < Q; ++j) cmax[j] = std::abs(A[0][j]);
+  for (int i = 1; i < Q; ++i)
+    for (int j = 0; j < Q; ++j) cmax[j] = std::max(cmax[j], std::abs(A[i][j]));
   double amax = 0.0;
-  for (int i = 0; i < Q; ++i)
-    for (int j = 0; j < Q; ++j) amax = std::max(amax, std::abs(A[i][j]));
-  if (!(amax > 0.0) || !std::isfinite(amax)) return false;
+  bool finite = true;
+  for (int j = 0; j < Q; ++j) {
+    amax = std::max(amax, cmax[j]);
+    finite = finite && std::isfinite(cmax[j]);  // max drops NaN: test every column
+  }
+  if (!(amax > 0.0) || !finite) return false;
   for (int i = 0; i < Q; ++i) perm[i] = i;
   for (int c = 0; c < Q; ++c) {
     int piv = c;

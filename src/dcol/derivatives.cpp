@@ -179,14 +179,17 @@ DIFFCOL_TARGET_CLONES void polished_dx(const ContactResult& res, double (&dx)[2]
     double u[4] = {0, 0, 0, 0};
     for (int r = 1; r < d; ++r) u[r] = sv[r] / nb;
     const double f = k.soc_nu[cone] / nb;
+    double T[4][6] = {};  // −ν(I − ūūᵀ)/‖s̄‖ ∂s̄/∂θ, rows r = 1..d−1
     for (int c = 0; c < 6; ++c) {
       double uds = 0.0;
       for (int r = 1; r < d; ++r) uds += u[r] * ds[r][c];
       dF[o][col0 + c] = -(ds[0][c] - uds);  // ∂(‖s̄‖ − s₀)/∂θ
-      for (int r = 1; r < d; ++r) {
-        const double t = -f * (ds[r][c] - u[r] * uds);  // −ν(I − ūūᵀ)/‖s̄‖ ∂s̄/∂θ
-        for (int j = 0; j < N; ++j) dF[j][col0 + c] += k.G[s0 + r][j] * t;
-      }
+      for (int r = 1; r < d; ++r) T[r][c] = -f * (ds[r][c] - u[r] * uds);
+    }
+    for (int j = 0; j < N; ++j) {  // dF[j] += Σ_r G[s0 + r][j]·T[r]: contiguous in the 6 columns
+      double g[4] = {0.0, 0.0, 0.0, 0.0};
+      for (int r = 1; r < d; ++r) g[r] = k.G[s0 + r][j];
+      for (int c = 0; c < 6; ++c) dF[j][col0 + c] += g[1] * T[1][c] + g[2] * T[2][c] + g[3] * T[3][c];
     }
   }
   // ∂(Gᵀz)_p/∂ω = −skew(Σ z g)
