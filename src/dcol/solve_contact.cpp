@@ -1045,6 +1045,38 @@ struct PlacedPrimitive {
   void slacks(double inv, double alpha, double* x) const { start_slacks(shape, Q, w, inv, alpha, x); }
 };
 
+/// A polytope's vertices are placed once (rotated and scaled into the ray cast's coordinates), so
+/// each support call is the arg max alone.
+template <>
+struct PlacedPrimitive<Polytope> {
+  const Polytope& shape;
+  const Mat3& Q;
+  const RowWriter& w;
+  double V[kMaxPolytopeVertices][3];
+
+  PlacedPrimitive(const Polytope& s, const Mat3& Q_, const RowWriter& w_) : shape(s), Q(Q_), w(w_) {
+    const Mat3 M = w.inv_scale * Q;
+    for (int i = 0; i < s.num_vertices; ++i) {
+      const Vec3 v = M * Vec3(s.V(i, 0), s.V(i, 1), s.V(i, 2));
+      V[i][0] = v.x();
+      V[i][1] = v.y();
+      V[i][2] = v.z();
+    }
+  }
+  Vec3 support(const Vec3& d) const {
+    int best = 0;
+    double bv = -1e300;
+    for (int i = 0; i < shape.num_vertices; ++i) {  // branch-free arg max, as Polytope::support
+      const double v = V[i][0] * d.x() + V[i][1] * d.y() + V[i][2] * d.z();
+      const bool gt = v > bv;
+      bv = gt ? v : bv;
+      best = gt ? i : best;
+    }
+    return d.squaredNorm() > 0.0 ? Vec3(V[best][0], V[best][1], V[best][2]) : Vec3::Zero();
+  }
+  void slacks(double inv, double alpha, double* x) const { start_slacks(shape, Q, w, inv, alpha, x); }
+};
+
 /// The geometric start for any pair (SolveOptions::direct_newton): a ray cast on the Minkowski
 /// difference of the two shapes (support functions, MPR) gives α and p̂ to within a tolerance, the
 /// slacks follow by projection, the active set and multipliers from the slacks at that point;
