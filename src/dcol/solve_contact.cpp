@@ -1077,6 +1077,87 @@ struct PlacedPrimitive<Polytope> {
   void slacks(double inv, double alpha, double* x) const { start_slacks(shape, Q, w, inv, alpha, x); }
 };
 
+/// Ball-like primitives in ray-cast coordinates: R·d/‖d‖ does not depend on the frame, so the
+/// sphere, the capsule's and the padded polygon's round parts need no rotation per call; the
+/// capsule's segment end is picked by the sign of d along its placed axis, the ellipsoid uses
+/// its placed matrix Q P⁻¹ Qᵀ (same supports as the shape-frame ones, up to rounding).
+template <>
+struct PlacedPrimitive<Sphere> {
+  const Sphere& shape;
+  const Mat3& Q;
+  const RowWriter& w;
+  double R;
+  PlacedPrimitive(const Sphere& s, const Mat3& Q_, const RowWriter& w_) : shape(s), Q(Q_), w(w_), R(w_.inv_scale * s.R) {}
+  Vec3 support(const Vec3& d) const {
+    const double n = d.norm();
+    return n > 0.0 ? Vec3((R / n) * d) : Vec3::Zero();
+  }
+  void slacks(double, double, double*) const {}
+};
+
+template <>
+struct PlacedPrimitive<Capsule> {
+  const Capsule& shape;
+  const Mat3& Q;
+  const RowWriter& w;
+  double R;
+  Vec3 axis, half;  // placed unit axis, and half the segment along it (scaled)
+  PlacedPrimitive(const Capsule& s, const Mat3& Q_, const RowWriter& w_)
+      : shape(s), Q(Q_), w(w_), R(w_.inv_scale * s.R), axis(Q_.col(0)), half((0.5 * s.L * w_.inv_scale) * Q_.col(0)) {}
+  Vec3 support(const Vec3& d) const {
+    const double n = d.norm();
+    if (!(n > 0.0)) return Vec3::Zero();
+    const double t = axis.dot(d);
+    return (R / n) * d + (t > 0.0 ? half : (t < 0.0 ? Vec3(-half) : Vec3::Zero()));
+  }
+  void slacks(double inv, double alpha, double* x) const { start_slacks(shape, Q, w, inv, alpha, x); }
+};
+
+template <>
+struct PlacedPrimitive<Ellipsoid> {
+  const Ellipsoid& shape;
+  const Mat3& Q;
+  const RowWriter& w;
+  Mat3 W;  // Q P⁻¹ Qᵀ
+  PlacedPrimitive(const Ellipsoid& s, const Mat3& Q_, const RowWriter& w_)
+      : shape(s), Q(Q_), w(w_), W(Q_ * s.P_inverse * Q_.transpose()) {}
+  Vec3 support(const Vec3& d) const {
+    const Vec3 q = W * d;
+    const double n = d.dot(q);
+    return n > 0.0 ? Vec3((w.inv_scale / std::sqrt(n)) * q) : Vec3::Zero();
+  }
+  void slacks(double, double, double*) const {}
+};
+
+template <>
+struct PlacedPrimitive<PaddedPolygon> {
+  const PaddedPolygon& shape;
+  const Mat3& Q;
+  const RowWriter& w;
+  double R;
+  double V[kMaxPolygonEdges][3];  // placed polygon vertices
+  PlacedPrimitive(const PaddedPolygon& s, const Mat3& Q_, const RowWriter& w_)
+      : shape(s), Q(Q_), w(w_), R(w_.inv_scale * s.R) {
+    const double inv = w.inv_scale;
+    for (int i = 0; i < s.num_vertices; ++i)
+      for (int r = 0; r < 3; ++r) V[i][r] = inv * (Q(r, 0) * s.V(i, 0) + Q(r, 1) * s.V(i, 1));
+  }
+  Vec3 support(const Vec3& d) const {
+    const double n = d.norm();
+    if (!(n > 0.0)) return Vec3::Zero();
+    int best = 0;
+    double bv = -1e300;
+    for (int i = 0; i < shape.num_vertices; ++i) {
+      const double v = V[i][0] * d.x() + V[i][1] * d.y() + V[i][2] * d.z();
+      const bool gt = v > bv;
+      bv = gt ? v : bv;
+      best = gt ? i : best;
+    }
+    return Vec3(V[best][0], V[best][1], V[best][2]) + (R / n) * d;
+  }
+  void slacks(double inv, double alpha, double* x) const { start_slacks(shape, Q, w, inv, alpha, x); }
+};
+
 /// The geometric start for any pair (SolveOptions::direct_newton): a ray cast on the Minkowski
 /// difference of the two shapes (support functions, MPR) gives α and p̂ to within a tolerance, the
 /// slacks follow by projection, the active set and multipliers from the slacks at that point;
