@@ -1045,6 +1045,19 @@ struct PlacedPrimitive {
   void slacks(double inv, double alpha, double* x) const { start_slacks(shape, Q, w, inv, alpha, x); }
 };
 
+/// The first of the n placed vertices maximizing vᵀd (branch-free, as Polytope::support).
+int placed_vertex_argmax(const double (*V)[3], int n, const Vec3& d) {
+  int best = 0;
+  double bv = -1e300;
+  for (int i = 0; i < n; ++i) {
+    const double v = V[i][0] * d.x() + V[i][1] * d.y() + V[i][2] * d.z();
+    const bool gt = v > bv;
+    bv = gt ? v : bv;
+    best = gt ? i : best;
+  }
+  return best;
+}
+
 /// A polytope's vertices are placed once (rotated and scaled into the ray cast's coordinates), so
 /// each support call is the arg max alone.
 template <>
@@ -1064,14 +1077,7 @@ struct PlacedPrimitive<Polytope> {
     }
   }
   Vec3 support(const Vec3& d) const {
-    int best = 0;
-    double bv = -1e300;
-    for (int i = 0; i < shape.num_vertices; ++i) {  // branch-free arg max, as Polytope::support
-      const double v = V[i][0] * d.x() + V[i][1] * d.y() + V[i][2] * d.z();
-      const bool gt = v > bv;
-      bv = gt ? v : bv;
-      best = gt ? i : best;
-    }
+    const int best = placed_vertex_argmax(V, shape.num_vertices, d);
     return d.squaredNorm() > 0.0 ? Vec3(V[best][0], V[best][1], V[best][2]) : Vec3::Zero();
   }
   void slacks(double inv, double alpha, double* x) const { start_slacks(shape, Q, w, inv, alpha, x); }
@@ -1145,14 +1151,7 @@ struct PlacedPrimitive<PaddedPolygon> {
   Vec3 support(const Vec3& d) const {
     const double n = d.norm();
     if (!(n > 0.0)) return Vec3::Zero();
-    int best = 0;
-    double bv = -1e300;
-    for (int i = 0; i < shape.num_vertices; ++i) {
-      const double v = V[i][0] * d.x() + V[i][1] * d.y() + V[i][2] * d.z();
-      const bool gt = v > bv;
-      bv = gt ? v : bv;
-      best = gt ? i : best;
-    }
+    const int best = placed_vertex_argmax(V, shape.num_vertices, d);
     return Vec3(V[best][0], V[best][1], V[best][2]) + (R / n) * d;
   }
   void slacks(double inv, double alpha, double* x) const { start_slacks(shape, Q, w, inv, alpha, x); }
