@@ -123,15 +123,20 @@ DIFFCOL_TARGET_CLONES void polished_dx(const ContactResult& res, double (&dx)[2]
   const double inv_ell = 1.0 / k.length_scale;
   const Vec3 p = res.x_W;
   // rows 0–3 of K⁻¹ (= columns, K symmetric): the four solves interleaved, K = P⁻¹LU, both
-  // substitutions column by column (independent updates, no long dependency chains)
+  // substitutions column by column (independent updates, no long dependency chains), unrolled
+  // in full: with Q fixed every bound is a constant (measured 10-26% faster per pair)
   double Y[Q][4];
   for (int i = 0; i < Q; ++i)
     for (int r = 0; r < 4; ++r) Y[i][r] = k.kkt_perm[i] == r ? 1.0 : 0.0;
+#pragma GCC unroll 16
   for (int j = 0; j < Q; ++j)
+#pragma GCC unroll 16
     for (int i = j + 1; i < Q; ++i)
       for (int r = 0; r < 4; ++r) Y[i][r] -= k.kkt_lu[i][j] * Y[j][r];
+#pragma GCC unroll 16
   for (int j = Q - 1; j >= 0; --j) {
     for (int r = 0; r < 4; ++r) Y[j][r] *= k.kkt_lu[j][j];  // reciprocal pivot
+#pragma GCC unroll 16
     for (int i = 0; i < j; ++i)
       for (int r = 0; r < 4; ++r) Y[i][r] -= k.kkt_lu[i][j] * Y[j][r];
   }
