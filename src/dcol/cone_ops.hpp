@@ -164,6 +164,8 @@ inline double max_step(const ConeKkt& k, const double* u, const double* inv_u, c
 
 /// Capacity of the reduced KKT system of the Newton polish (unknowns + active constraints).
 inline constexpr int kMaxKktDim = 2 * kMaxConeVars;
+/// Largest size whose LU factorization and solve are unrolled in full.
+inline constexpr int kLuUnroll = 10;
 
 /// LU factorization with partial pivoting of the leading Q×Q block of A in place (unit lower
 /// factor below the diagonal, the reciprocals of U's diagonal on the diagonal), row permutation
@@ -183,7 +185,7 @@ inline bool lu_factor_fixed(double (&A)[kMaxKktDim][kMaxKktDim], int (&perm)[kMa
   }
   if (!(amax > 0.0) || !finite) return false;
   for (int i = 0; i < Q; ++i) perm[i] = i;
-  for (int c = 0; c < Q; ++c) {
+  auto eliminate = [&](int c) -> bool {  // column c: pivot search, row swap, elimination
     int piv = c;
     double best = std::abs(A[c][c]);
     for (int r = c + 1; r < Q; ++r) {
@@ -211,6 +213,17 @@ inline bool lu_factor_fixed(double (&A)[kMaxKktDim][kMaxKktDim], int (&perm)[kMa
       for (int j = c + 1; j < Q; ++j) A[r][j] -= f * A[c][j];
     }
     A[c][c] = inv;
+    return true;
+  };
+  // Unrolled in full up to kLuUnroll (every inner bound becomes a constant: 2-12% faster solves,
+  // measured); larger systems (padded polygon pairs, q = 12-14) measured slower unrolled.
+  if constexpr (Q <= kLuUnroll) {
+#pragma GCC unroll 16
+    for (int c = 0; c < Q; ++c)
+      if (!eliminate(c)) return false;
+  } else {
+    for (int c = 0; c < Q; ++c)
+      if (!eliminate(c)) return false;
   }
   return true;
 }
@@ -221,11 +234,21 @@ template <int Q>
 inline void lu_solve_fixed(const double (&A)[kMaxKktDim][kMaxKktDim], const int (&perm)[kMaxKktDim], double* b) {
   double y[Q];
   for (int i = 0; i < Q; ++i) y[i] = b[perm[i]];
-  for (int j = 0; j < Q; ++j)
+  auto forward = [&](int j) {
     for (int i = j + 1; i < Q; ++i) y[i] -= A[i][j] * y[j];
-  for (int j = Q - 1; j >= 0; --j) {
+  };
+  auto backward = [&](int j) {
     y[j] *= A[j][j];  // reciprocal pivot
     for (int i = 0; i < j; ++i) y[i] -= A[i][j] * y[j];
+  };
+  if constexpr (Q <= kLuUnroll) {
+#pragma GCC unroll 16
+    for (int j = 0; j < Q; ++j) forward(j);
+#pragma GCC unroll 16
+    for (int j = Q - 1; j >= 0; --j) backward(j);
+  } else {
+    for (int j = 0; j < Q; ++j) forward(j);
+    for (int j = Q - 1; j >= 0; --j) backward(j);
   }
   for (int i = 0; i < Q; ++i) b[i] = y[i];
 }
