@@ -444,27 +444,30 @@ bool polish_newton(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome
     for (int c = 0; c < k.soc_count; ++c) {
       if (state[c] == 0) continue;
       const int s0 = k.soc_start[c], d = k.soc_dim[c];
-      double sv[4];
-      for (int r = 0; r < d; ++r) {
+      // the cone's rows padded to 4 with zero rows (d = 3 or 4), so every loop below has
+      // constant bounds and unrolls; a zero row adds nothing to ‖s̄‖, ūᵀḠ or the curvature
+      double Gc[4][n], sv[4];
+      for (int r = 0; r < 4; ++r) {
+        const bool row = r < d;
         double gx = 0.0;
-        for (int j = 0; j < n; ++j) gx += k.G[s0 + r][j] * x[j];
-        sv[r] = k.h[s0 + r] - gx;
+        for (int j = 0; j < n; ++j) {
+          Gc[r][j] = row ? k.G[s0 + r][j] : 0.0;
+          gx += Gc[r][j] * x[j];
+        }
+        sv[r] = row ? k.h[s0 + r] - gx : 0.0;
       }
       const int o = n + yoff[c];
       if (state[c] == 1) {  // boundary: ‖s̄‖ − s₀ = 0, multiplier ν
-        double nb = 0.0;
-        for (int r = 1; r < d; ++r) nb += sv[r] * sv[r];
-        nb = std::sqrt(nb);
+        const double nb = std::sqrt(sv[1] * sv[1] + sv[2] * sv[2] + sv[3] * sv[3]);
         if (!(nb > 0.0)) return false;
         double u[4];
-        for (int r = 1; r < d; ++r) u[r] = sv[r] / nb;
+        for (int r = 1; r < 4; ++r) u[r] = sv[r] / nb;
         const double nu = y[yoff[c]];
         double ug[kMaxConeVars];  // ūᵀḠ (per column)
         for (int j = 0; j < n; ++j) {
-          double v = 0.0;
-          for (int r = 1; r < d; ++r) v += u[r] * k.G[s0 + r][j];
+          const double v = u[1] * Gc[1][j] + u[2] * Gc[2][j] + u[3] * Gc[3][j];
           ug[j] = v;
-          const double dj = k.G[s0][j] - v;  // G_kᵀ(1, −ū)
+          const double dj = Gc[0][j] - v;  // G_kᵀ(1, −ū)
           F[j] += nu * dj;
           K[j][o] = K[o][j] = dj;
         }
@@ -472,8 +475,7 @@ bool polish_newton(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome
         const double f = nu / nb;
         for (int a = 0; a < n; ++a)
           for (int b = 0; b <= a; ++b) {
-            double t = 0.0;
-            for (int r = 1; r < d; ++r) t += k.G[s0 + r][a] * k.G[s0 + r][b];
+            const double t = Gc[1][a] * Gc[1][b] + Gc[2][a] * Gc[2][b] + Gc[3][a] * Gc[3][b];
             const double v = f * (t - ug[a] * ug[b]);
             K[a][b] += v;
             if (b != a) K[b][a] += v;
