@@ -81,12 +81,16 @@ enum : int { kA = 0, kL1 = 1, kL2 = 2, kGap = 3, kX = 4, kP1 = 7, kP2 = 10, kN =
 inline void lu_solve_neg(const Lu6& lu, const double (&B)[6][6], double (&X)[6][6]) {
   for (int i = 0; i < 6; ++i)
     for (int c = 0; c < 6; ++c) X[i][c] = -B[lu.perm[i]][c];
+#pragma GCC unroll 6
   for (int i = 1; i < 6; ++i)
+#pragma GCC unroll 6
     for (int j = 0; j < i; ++j) {
       const double l = lu.lu[i][j];
       for (int c = 0; c < 6; ++c) X[i][c] -= l * X[j][c];
     }
+#pragma GCC unroll 6
   for (int i = 5; i >= 0; --i) {
+#pragma GCC unroll 6
     for (int j = i + 1; j < 6; ++j) {
       const double u = lu.lu[i][j];
       for (int c = 0; c < 6; ++c) X[i][c] -= u * X[j][c];
