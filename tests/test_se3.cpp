@@ -356,6 +356,39 @@ TEST(Pose, IsFiniteDetectsNaNAndInf) {
   EXPECT_FALSE(g.is_finite());
 }
 
+// is_valid against a reference written from the documented rule (Eigen's RᵀR, determinant,
+// finiteness), for every entry set to NaN / ±Inf / huge, and for perturbations around the
+// rotation tolerance.
+TEST(Pose, IsValidMatchesTheDocumentedRule) {
+  const auto reference = [](const Pose& g) {
+    if (!g.R.allFinite() || !g.p.allFinite()) return false;
+    if (!(g.p.cwiseAbs().maxCoeff() <= diffcol::kMaxLength)) return false;
+    return (g.R.transpose() * g.R - Mat3::Identity()).cwiseAbs().maxCoeff() <= Pose::kRotationTolerance &&
+           g.R.determinant() > 0.0;
+  };
+  std::mt19937 rng(35);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  int valid = 0, invalid = 0;
+  for (int rep = 0; rep < 2000; ++rep) {
+    Pose g = random_pose(rng);
+    const int kind = rep % 6;
+    const int e = (rep / 6) % 12;
+    const double bad[] = {kNaN, kInf, -kInf, 1e300};
+    double& entry = e < 9 ? g.R(e / 3, e % 3) : g.p(e - 9);
+    if (kind == 0) entry = bad[(rep / 72) % 4];
+    if (kind == 1) g.R += (4e-6 * u(rng)) * Mat3::Random();  // straddles the 1e-6 tolerance
+    if (kind == 2) g.R.col(e % 3) *= -1.0;                   // reflection
+    if (kind == 3) g.p *= std::pow(10.0, 95.0 + 10.0 * std::abs(u(rng)));
+    if (kind == 4) g.R *= 1.0 + 2e-6 * u(rng);
+    const bool want = reference(g);
+    (want ? valid : invalid)++;
+    EXPECT_EQ(g.is_valid(), want) << "rep " << rep << "\nR =\n" << g.R << "\np = " << g.p.transpose();
+    EXPECT_EQ(g.invalid_reason() == nullptr, want) << "rep " << rep;
+  }
+  EXPECT_GT(valid, 300);
+  EXPECT_GT(invalid, 300);
+}
+
 // ------------------------------------------------------------------ Lu6
 
 TEST(Lu6, SolvesRandomSystemsAndDetectsSingularity) {

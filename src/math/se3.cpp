@@ -25,13 +25,33 @@ Pose Pose::from_quaternion(const Vec3& position, double qw, double qx, double qy
   return g;
 }
 
+namespace {
+
+// The test of invalid_reason in one branch-light pass: a NaN or an infinity anywhere fails one
+// of the comparisons (RᵀR's entries, |p_i| <= kMaxLength), so no separate finiteness test.
+bool pose_entries_valid(const Mat3& R, const Vec3& p) {
+  const double tol = Pose::kRotationTolerance;
+  const auto dot = [&](int i, int j) { return R(0, i) * R(0, j) + R(1, i) * R(1, j) + R(2, i) * R(2, j); };
+  const double e0 = std::abs(dot(0, 0) - 1.0), e1 = std::abs(dot(1, 1) - 1.0), e2 = std::abs(dot(2, 2) - 1.0);
+  const double e3 = std::abs(dot(0, 1)), e4 = std::abs(dot(0, 2)), e5 = std::abs(dot(1, 2));
+  const double det = R(0, 0) * (R(1, 1) * R(2, 2) - R(2, 1) * R(1, 2)) -
+                     R(1, 0) * (R(0, 1) * R(2, 2) - R(2, 1) * R(0, 2)) +
+                     R(2, 0) * (R(0, 1) * R(1, 2) - R(1, 1) * R(0, 2));
+  const double L = kMaxLength;
+  return (e0 <= tol) & (e1 <= tol) & (e2 <= tol) & (e3 <= tol) & (e4 <= tol) & (e5 <= tol) & (det > 0.0) &
+         (std::abs(p.x()) <= L) & (std::abs(p.y()) <= L) & (std::abs(p.z()) <= L);
+}
+
+}  // namespace
+
 const char* Pose::invalid_reason() const noexcept {
+  if (pose_entries_valid(R, p)) return nullptr;
   if (!R.allFinite() || !p.allFinite()) return "rotation or position is not finite";
   if (!(p.cwiseAbs().maxCoeff() <= kMaxLength)) return "position beyond 1e100 (kMaxLength)";
   if (!((R.transpose() * R - Mat3::Identity()).cwiseAbs().maxCoeff() <= kRotationTolerance) ||
       !(R.determinant() > 0.0))
     return "matrix is not a rotation (R^T R != I or det R < 0)";
-  return nullptr;
+  return "matrix is not a rotation (R^T R != I or det R < 0)";  // at the tolerance, up to rounding
 }
 
 Pose Pose::from_rotation(const Mat3& R, const Vec3& position) {
