@@ -111,6 +111,63 @@ TEST(DcolDerivatives, EveryOrderedPairMatchesFiniteDifferences) {
   std::printf("%d configurations checked (all outputs), worst error / tolerance %.3g\n", checked, worst_all);
 }
 
+TEST(DcolDerivatives, SlackEliminationMatchesTheUnpolishedSolveAndFiniteDifferences) {
+  // The padded-polygon pairs polish with slacks eliminated (ConeKkt::elim_*) when K is large: at
+  // such solutions α agrees with the interior-point method run to its own tolerance without the
+  // polish (an independent solve), the stored dimensions are consistent, and every derivative
+  // matches finite differences. Fails if no pose exercises the elimination.
+  // the benchmark's rectangle (axis-aligned edges: one slack per active edge) and a pentagon
+  // (oblique edges: an active edge ties w_1 to w_2)
+  Eigen::MatrixX2d C(5, 2);
+  Eigen::VectorXd dd(5);
+  for (int i = 0; i < 5; ++i) {
+    const double t = 2.0 * M_PI * (i + 0.3) / 5.0;
+    C.row(i) << std::cos(t), std::sin(t);
+    dd[i] = 0.8;
+  }
+  const Primitive pentagon = PaddedPolygon(C, dd, 0.15);
+  const Primitive rect = benchmark_primitive("padded_polygon");
+  const Primitive capsule = benchmark_primitive("capsule"), cone = benchmark_primitive("cone");
+  const std::pair<const Primitive*, const Primitive*> pairs[] = {
+      {&rect, &rect}, {&rect, &capsule}, {&capsule, &rect}, {&cone, &rect}, {&pentagon, &pentagon}, {&pentagon, &capsule},
+      {&rect, &pentagon}};
+  const char* names[] = {"rect-rect", "rect-capsule", "capsule-rect", "cone-rect", "pentagon-pentagon",
+                         "pentagon-capsule", "rect-pentagon"};
+  std::mt19937 rng(23);
+  int eliminated = 0, vertex = 0, edge = 0;
+  SolveOptions ipm;
+  ipm.polish = false;
+  ipm.direct_newton = false;
+  for (int ip = 0; ip < 7; ++ip) {
+    const Primitive &a = *pairs[ip].first, &b = *pairs[ip].second;
+    for (int q = 0; q < 25; ++q) {
+      Pose X1, X2;
+      random_config(rng, a, b, X1, X2);
+      const ContactResult res = solve_contact(a, X1, b, X2);
+      ASSERT_EQ(res.status, SolveStatus::converged);
+      ASSERT_TRUE(res.kkt.polished);
+      const ConeKkt& k = res.kkt;
+      if (k.elim_count == 0) continue;
+      ++eliminated;
+      for (int e = 0; e < k.elim_count; ++e) (k.elim_src[e][1] >= 0 ? edge : vertex) += 1;
+      EXPECT_EQ(k.kkt_dim, k.kkt_full_dim - 2 * k.elim_count);
+      const ContactResult ref = solve_contact(a, X1, b, X2, ipm);
+      ASSERT_EQ(ref.status, SolveStatus::converged);
+      EXPECT_NEAR(res.alpha, ref.alpha, 1e-6 * ref.alpha) << names[ip] << " pose " << q;
+      const ContactDerivatives d = contact_derivatives(res);
+      ASSERT_EQ(d.status, DerivativeStatus::ok);
+      auto f = [&](const Pose& A, const Pose& B) { return outputs(solve_contact(a, A, b, B)); };
+      const GradientCheckResult chk = check_pose_gradient(f, X1, X2, analytic_world(d), check_options());
+      EXPECT_TRUE(chk.passed()) << names[ip] << " pose " << q << "\n" << chk.report();
+    }
+  }
+  std::printf("%d of 175 solutions with eliminated slacks: %d slacks at polygon vertices, %d on edges\n",
+              eliminated, vertex, edge);
+  EXPECT_GE(eliminated, 20);
+  EXPECT_GE(vertex, 5);
+  EXPECT_GE(edge, 5);
+}
+
 TEST(DcolDerivatives, EllipsoidDerivativesMatchIdcol) {
   // An independent analytic reference: iDCOL's derivatives (same world-twist convention) for two
   // ellipsoids (superellipsoids with n = 1), whose x* iDCOL solves by Newton to 1e-10.

@@ -415,7 +415,7 @@ x (n,), s (m,), z (m,) are the primal variables, slacks and multipliers in those
       .def_readonly("polished", &dcol::ConeKkt::polished,
                     "The exact KKT conditions hold on the identified active set (verified).")
       .def_readonly("active_count", &dcol::ConeKkt::active_count, "Active orthant rows of the polished solution.")
-      .def_readonly("kkt_dim", &dcol::ConeKkt::kkt_dim, "Dimension of the reduced KKT matrix of the polish.")
+      .def_readonly("kkt_dim", &dcol::ConeKkt::kkt_dim, "Dimension of the factored KKT matrix of the polish (after slack elimination).")
       .def_property_readonly(
           "x", [](const dcol::ConeKkt& k) { return Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(k.x, k.n)); },
           "Primal variables (n,) (scaled coordinates).")

@@ -108,24 +108,11 @@ void normal_equation_dx(const ContactResult& res, double (&dx)[2][6][kMaxConeVar
 
 }
 
-/// dx̂/dη (x̂ = (p̂, α), scaled coordinates) of a polished solution by the IFT on the reduced
-/// exact KKT system F(x, y; θ) = 0 of the Newton polish (solve_contact.cpp), reusing its LU
-/// factors: dx̂ = −(K⁻¹)_{0:4,:} ∂F/∂θ. K is symmetric, so the four needed rows of K⁻¹ are four
-/// solves. Per row of body b, ∂s/∂η_b|x = [(p × g)ᵀ, gᵀ]/ℓ (g = the row's p-coefficients); the
-/// stationarity rows get ∂(Gᵀz)/∂ω = −skew(Σ z_i g_i) and, for a boundary cone, the curvature
-/// term −ν Ḡᵀ(I − ūūᵀ)/‖s̄‖ ∂s̄/∂θ. Q = the dimension of K (n unknowns + active constraints),
-/// is a template parameter so that the solves and the product have fixed trip counts.
+/// Rows 0–3 of K⁻¹ (= columns, K symmetric) from kkt_lu (Q×Q): the four solves interleaved,
+/// K = P⁻¹LU, both substitutions column by column (independent updates, no long dependency
+/// chains), unrolled in full: with Q fixed every bound is a constant (measured 10-26% faster).
 template <int Q>
-DIFFCOL_TARGET_CLONES void polished_dx(const ContactResult& res, double (&dx)[2][6][kMaxConeVars]) {
-  static_assert(Q >= 4 && Q <= detail::kMaxKktDim);
-  const ConeKkt& k = res.kkt;
-  const int N = k.n;
-  const double inv_ell = 1.0 / k.length_scale;
-  const Vec3 p = res.x_W;
-  // rows 0–3 of K⁻¹ (= columns, K symmetric): the four solves interleaved, K = P⁻¹LU, both
-  // substitutions column by column (independent updates, no long dependency chains), unrolled
-  // in full: with Q fixed every bound is a constant (measured 10-26% faster per pair)
-  double Y[Q][4];
+[[gnu::always_inline]] inline void inverse_rows(const ConeKkt& k, double (*Y)[4]) {
   for (int i = 0; i < Q; ++i)
     for (int r = 0; r < 4; ++r) Y[i][r] = k.kkt_perm[i] == r ? 1.0 : 0.0;
 #pragma GCC unroll 16
@@ -139,6 +126,66 @@ DIFFCOL_TARGET_CLONES void polished_dx(const ContactResult& res, double (&dx)[2]
 #pragma GCC unroll 16
     for (int i = 0; i < j; ++i)
       for (int r = 0; r < 4; ++r) Y[i][r] -= k.kkt_lu[i][j] * Y[j][r];
+  }
+}
+
+/// inverse_rows for the run-time dimension q of a reduced K (4 ≤ q ≤ kMaxKktDim − 2), in one
+/// AVX2/FMA clone like its callers.
+DIFFCOL_TARGET_CLONES void reduced_inverse_rows(const ConeKkt& k, int q, double (*Y)[4]) {
+  switch (q) {
+#define DIFFCOL_INVERSE_ROWS_CASE(Q)                                    \
+  case Q: {                                                             \
+    double L[Q][4]; /* a local: the unrolled updates stay in registers */ \
+    inverse_rows<Q>(k, L);                                              \
+    for (int i = 0; i < Q; ++i)                                         \
+      for (int r = 0; r < 4; ++r) Y[i][r] = L[i][r];                    \
+    return;                                                             \
+  }
+    DIFFCOL_INVERSE_ROWS_CASE(4) DIFFCOL_INVERSE_ROWS_CASE(5) DIFFCOL_INVERSE_ROWS_CASE(6)
+    DIFFCOL_INVERSE_ROWS_CASE(7) DIFFCOL_INVERSE_ROWS_CASE(8) DIFFCOL_INVERSE_ROWS_CASE(9)
+    DIFFCOL_INVERSE_ROWS_CASE(10) DIFFCOL_INVERSE_ROWS_CASE(11) DIFFCOL_INVERSE_ROWS_CASE(12)
+    DIFFCOL_INVERSE_ROWS_CASE(13) DIFFCOL_INVERSE_ROWS_CASE(14)
+#undef DIFFCOL_INVERSE_ROWS_CASE
+    default: return;
+  }
+}
+static_assert(detail::kMaxKktDim - 2 == 14, "reduced_inverse_rows lists 4..kMaxKktDim - 2");
+
+/// dx̂/dη (x̂ = (p̂, α), scaled coordinates) of a polished solution by the IFT on the reduced
+/// exact KKT system F(x, y; θ) = 0 of the Newton polish (solve_contact.cpp), reusing its LU
+/// factors: dx̂ = −(K⁻¹)_{0:4,:} ∂F/∂θ. K is symmetric, so the four needed rows of K⁻¹ are four
+/// solves. Per row of body b, ∂s/∂η_b|x = [(p × g)ᵀ, gᵀ]/ℓ (g = the row's p-coefficients); the
+/// stationarity rows get ∂(Gᵀz)/∂ω = −skew(Σ z_i g_i) and, for a boundary cone, the curvature
+/// term −ν Ḡᵀ(I − ūūᵀ)/‖s̄‖ ∂s̄/∂θ. Q = the dimension of K (n unknowns + active constraints),
+/// is a template parameter so that the solves and the product have fixed trip counts.
+/// With eliminated slacks (ConeKkt::elim_*) kkt_lu factors Tᵀ K T: its rows of the inverse give
+/// those of K⁻¹ on the kept unknowns and, through T, on the eliminated slacks; the eliminated rows'
+/// own multipliers get 0, which is exact here because ∂F/∂θ vanishes on those rows (no
+/// p-coefficients).
+template <int Q>
+DIFFCOL_TARGET_CLONES void polished_dx(const ContactResult& res, double (&dx)[2][6][kMaxConeVars]) {
+  static_assert(Q >= 4 && Q <= detail::kMaxKktDim);
+  const ConeKkt& k = res.kkt;
+  const int N = k.n;
+  const double inv_ell = 1.0 / k.length_scale;
+  const Vec3 p = res.x_W;
+  double Y[Q][4];
+  if (k.elim_count == 0) {
+    inverse_rows<Q>(k, Y);
+  } else {
+    double Yr[detail::kMaxKktDim][4];
+    reduced_inverse_rows(k, k.kkt_dim, Yr);
+    bool dropped[Q] = {};
+    for (int e = 0; e < k.elim_count; ++e) dropped[k.elim_col[e]] = dropped[N + k.elim_slot[e]] = true;
+    int c = 0;
+    for (int i = 0; i < Q; ++i) {
+      for (int r = 0; r < 4; ++r) Y[i][r] = dropped[i] ? 0.0 : Yr[c][r];
+      c += dropped[i] ? 0 : 1;
+    }
+    for (int e = 0; e < k.elim_count; ++e)
+      for (int t = 0; t < 2; ++t)
+        if (k.elim_src[e][t] >= 0)
+          for (int r = 0; r < 4; ++r) Y[k.elim_col[e]][r] += k.elim_coef[e][t] * Y[k.elim_src[e][t]][r];
   }
   // ∂F/∂θ, 12 columns: [ω; v] of body 1, then of body 2
   double dF[Q][12] = {};
@@ -237,9 +284,11 @@ DIFFCOL_TARGET_CLONES void contact_derivatives(const ContactResult& res, Contact
   const ConeKkt& k = res.kkt;
   double dx[2][6][kMaxConeVars];  // [body][twist column][unknown]
   if (k.polished) {
-    if (k.n < 4 || k.n > kMaxConeVars || k.kkt_dim < k.n || k.kkt_dim > std::min(2 * k.n, detail::kMaxKktDim))
+    const int qf = k.kkt_full_dim;
+    if (k.n < 4 || k.n > kMaxConeVars || qf < k.n || qf > std::min(2 * k.n, detail::kMaxKktDim) ||
+        k.elim_count < 0 || k.elim_count > 4 || k.kkt_dim != qf - 2 * k.elim_count || k.kkt_dim < 4)
       return fail(DerivativeStatus::singular_kkt);
-    polished_dx(res, k.kkt_dim, dx);
+    polished_dx(res, qf, dx);
   } else if (!k.factored) {
     return fail(DerivativeStatus::singular_kkt);
   } else {

@@ -420,9 +420,86 @@ bool polish_newton(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome
   const int q = n + p;
   // Without boundary cones the active constraints are linear and K is constant: one step is exact.
   const bool linear = state[0] != 1 && state[1] != 1;
+  double (&K)[detail::kMaxKktDim][detail::kMaxKktDim] = k.kkt_lu;
+  // Slack elimination (ConeKkt::elim_*): a primitive's active own-slack rows (no p-coefficients,
+  // h = 0) fix slacks as linear functions of α and the other slack: x = T x̃, and each Newton
+  // step solves Tᵀ K T (dimension q − 2·eliminated) instead of K.
+  int ne = 0, ecol[4], eslot[4], esrc[4][2];
+  double ecoef[4][2];
+  int gstart[2] = {0, 0}, gsize[2] = {0, 0};  // eliminations of each body: [gstart, gstart + gsize)
+  // only where K is too large for the fully unrolled LU: below that the transformation costs
+  // more than the smaller factorization saves (measured on the capsule pairs)
+  if (q > detail::kLuUnroll) {
+    const int l1 = k.orthant_rows[0];
+    for (int body = 0; body < 2; ++body) {
+      int rows[kMaxConeVars], nr = 0, cols[2], nsc = 0;
+      bool usable = true;
+      for (int a = 0; a < na; ++a) {
+        const int i = act[a];
+        if ((i < l1) != (body == 0)) continue;
+        const double* g = k.G[i];
+        if (g[0] != 0.0 || g[1] != 0.0 || g[2] != 0.0 || k.h[i] != 0.0) continue;
+        if (nr == kMaxConeVars) usable = false;
+        else rows[nr++] = a;
+        for (int j = 4; j < n; ++j) {
+          if (g[j] == 0.0) continue;
+          bool seen = false;
+          for (int t = 0; t < nsc; ++t) seen = seen || cols[t] == j;
+          if (seen) continue;
+          if (nsc == 2) usable = false;
+          else cols[nsc++] = j;
+        }
+      }
+      gstart[body] = ne;
+      if (!usable || nr == 0 || nsc == 0 || nr > nsc) continue;
+      if (nr == 1) {  // one column, the one with the largest coefficient, from α and the other
+        const double* g = k.G[act[rows[0]]];
+        const int e = nsc == 2 && std::abs(g[cols[1]]) > std::abs(g[cols[0]]) ? 1 : 0;
+        const int c = cols[e];
+        ecol[ne] = c;
+        eslot[ne] = rows[0];
+        esrc[ne][0] = kAlpha;
+        ecoef[ne][0] = -g[kAlpha] / g[c];
+        esrc[ne][1] = nsc == 2 ? cols[1 - e] : -1;
+        ecoef[ne][1] = nsc == 2 ? -g[cols[1 - e]] / g[c] : 0.0;
+        ++ne;
+      } else {  // two rows fix both columns: B w = −g_α α
+        const double *g0 = k.G[act[rows[0]]], *g1 = k.G[act[rows[1]]];
+        const double b00 = g0[cols[0]], b01 = g0[cols[1]], b10 = g1[cols[0]], b11 = g1[cols[1]];
+        const double det = b00 * b11 - b01 * b10;
+        if (!(std::abs(det) > 1e-8 * (std::abs(b00 * b11) + std::abs(b01 * b10)))) continue;
+        const double v0 = -(b11 * g0[kAlpha] - b01 * g1[kAlpha]) / det;
+        const double v1 = -(b00 * g1[kAlpha] - b10 * g0[kAlpha]) / det;
+        for (int t = 0; t < 2; ++t) {
+          ecol[ne] = cols[t];
+          eslot[ne] = rows[t];
+          esrc[ne][0] = kAlpha;
+          ecoef[ne][0] = t == 0 ? v0 : v1;
+          esrc[ne][1] = -1;
+          ecoef[ne][1] = 0.0;
+          ++ne;
+        }
+      }
+      gsize[body] = ne - gstart[body];
+    }
+  }
+  const int qr = q - 2 * ne;
+  int keep[detail::kMaxKktDim], red[detail::kMaxKktDim];  // reduced → full, full → reduced (−1: dropped)
+  {
+    for (int i = 0; i < q; ++i) red[i] = 0;
+    for (int e = 0; e < ne; ++e) red[ecol[e]] = red[n + eslot[e]] = -1;
+    int c = 0;
+    for (int i = 0; i < q; ++i)
+      if (red[i] == 0) {
+        keep[c] = i;
+        red[i] = c++;
+      }
+  }
   double x[kMaxConeVars];
   for (int j = 0; j < n; ++j) x[j] = x_start[j];
-  double (&K)[detail::kMaxKktDim][detail::kMaxKktDim] = k.kkt_lu;
+  for (int e = 0; e < ne; ++e)  // the start on the eliminated rows
+    x[ecol[e]] = ecoef[e][0] * x[esrc[e][0]] + (esrc[e][1] >= 0 ? ecoef[e][1] * x[esrc[e][1]] : 0.0);
+  double Kr[detail::kMaxKktDim][detail::kMaxKktDim];  // Tᵀ K T and its LU factors
   bool converged = false;
   for (int it = 0; it < 8 && !converged; ++it) {
     double F[detail::kMaxKktDim];
@@ -490,9 +567,65 @@ bool polish_newton(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome
         }
       }
     }
-    if (!detail::lu_factor(K, k.kkt_perm, q, 1e-11)) return false;
-    for (int i = 0; i < q; ++i) F[i] = -F[i];
-    detail::lu_solve(K, k.kkt_perm, q, F);
+    if (ne == 0) {
+      if (!detail::lu_factor(K, k.kkt_perm, q, 1e-11)) return false;
+      for (int i = 0; i < q; ++i) F[i] = -F[i];
+      detail::lu_solve(K, k.kkt_perm, q, F);
+    } else {
+      // Kr = Tᵀ K T, right side −Tᵀ F; K itself stays for the eliminated rows below
+      double KT[detail::kMaxKktDim][detail::kMaxKktDim], Fr[detail::kMaxKktDim];
+      for (int i = 0; i < q; ++i)
+        for (int jr = 0; jr < qr; ++jr) KT[i][jr] = K[i][keep[jr]];
+      for (int e = 0; e < ne; ++e)
+        for (int t = 0; t < 2; ++t) {
+          if (esrc[e][t] < 0) continue;
+          const int jr = red[esrc[e][t]];
+          const double c = ecoef[e][t];
+          for (int i = 0; i < q; ++i) KT[i][jr] += c * K[i][ecol[e]];
+        }
+      for (int ir = 0; ir < qr; ++ir) {
+        for (int jr = 0; jr < qr; ++jr) Kr[ir][jr] = KT[keep[ir]][jr];
+        Fr[ir] = F[keep[ir]];
+      }
+      for (int e = 0; e < ne; ++e)
+        for (int t = 0; t < 2; ++t) {
+          if (esrc[e][t] < 0) continue;
+          const int ir = red[esrc[e][t]];
+          const double c = ecoef[e][t];
+          for (int jr = 0; jr < qr; ++jr) Kr[ir][jr] += c * KT[ecol[e]][jr];
+          Fr[ir] += c * F[ecol[e]];
+        }
+      if (!detail::lu_factor(Kr, k.kkt_perm, qr, 1e-11)) return false;
+      for (int i = 0; i < qr; ++i) Fr[i] = -Fr[i];
+      detail::lu_solve(Kr, k.kkt_perm, qr, Fr);
+      // the full step: kept entries, eliminated slacks by T, then the eliminated rows'
+      // multipliers from their slacks' stationarity rows (F + K Δ = 0 there)
+      double D[detail::kMaxKktDim];
+      for (int i = 0; i < q; ++i) D[i] = red[i] >= 0 ? Fr[red[i]] : 0.0;
+      for (int e = 0; e < ne; ++e)
+        D[ecol[e]] = ecoef[e][0] * D[esrc[e][0]] + (esrc[e][1] >= 0 ? ecoef[e][1] * D[esrc[e][1]] : 0.0);
+      for (int body = 0; body < 2; ++body) {
+        const int e0 = gstart[body], ng = gsize[body];
+        if (ng == 0) continue;
+        double rhs[2];
+        for (int t = 0; t < ng; ++t) {
+          const int c = ecol[e0 + t];
+          double v = -F[c];
+          for (int j = 0; j < q; ++j) v -= K[c][j] * D[j];  // D is 0 on the unknown multipliers
+          rhs[t] = v;
+        }
+        if (ng == 1) {
+          D[n + eslot[e0]] = rhs[0] / K[ecol[e0]][n + eslot[e0]];
+        } else {  // [K[c_t][n + slot_u]] (2×2) times the two multiplier steps = rhs
+          const double a00 = K[ecol[e0]][n + eslot[e0]], a01 = K[ecol[e0]][n + eslot[e0 + 1]];
+          const double a10 = K[ecol[e0 + 1]][n + eslot[e0]], a11 = K[ecol[e0 + 1]][n + eslot[e0 + 1]];
+          const double det = a00 * a11 - a01 * a10;
+          D[n + eslot[e0]] = (a11 * rhs[0] - a01 * rhs[1]) / det;
+          D[n + eslot[e0 + 1]] = (a00 * rhs[1] - a10 * rhs[0]) / det;
+        }
+      }
+      for (int i = 0; i < q; ++i) F[i] = D[i];
+    }
     double step = 0.0;
     for (int j = 0; j < n; ++j) {
       x[j] += F[j];
@@ -565,7 +698,20 @@ bool polish_newton(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome
     k.soc_state[c] = c < k.soc_count ? state[c] : 0;
     k.soc_nu[c] = (c < k.soc_count && state[c] == 1) ? y[yoff[c]] : 0.0;
   }
-  k.kkt_dim = q;
+  k.kkt_dim = qr;
+  k.kkt_full_dim = q;
+  k.elim_count = ne;
+  for (int e = 0; e < ne; ++e) {
+    k.elim_col[e] = ecol[e];
+    k.elim_slot[e] = eslot[e];
+    for (int t = 0; t < 2; ++t) {
+      k.elim_src[e][t] = esrc[e][t];
+      k.elim_coef[e][t] = ecoef[e][t];
+    }
+  }
+  if (ne > 0)
+    for (int i = 0; i < qr; ++i)
+      for (int j = 0; j < qr; ++j) k.kkt_lu[i][j] = Kr[i][j];
   k.polished = true;
   out.mu = std::abs(gap) / (l + k.soc_count);
   out.pres = pres;

@@ -152,10 +152,23 @@ struct ConeKkt {
   double soc_nu[2] = {0, 0};
   /// Reduced KKT matrix [[M, Aᵀ], [A, 0]] (M the cones' curvature, A the active constraint
   /// gradients), dimension n + p ≤ 2·kMaxConeVars, LU with partial pivoting (row-major, the
-  /// unit lower factor below the diagonal, row permutation in kkt_perm).
+  /// unit lower factor below the diagonal, row permutation in kkt_perm). With eliminated slacks
+  /// (below) kkt_lu factors Tᵀ K T and kkt_dim = n + p − 2·elim_count.
   int kkt_dim = 0;
   double kkt_lu[2 * kMaxConeVars][2 * kMaxConeVars] = {};
   int kkt_perm[2 * kMaxConeVars] = {};
+  /// Slack elimination (docs/dcol.md "Solver"): an active row of a primitive's own slack
+  /// constraints (the capsule's segment ends, the padded polygon's edges: no p-coefficients, h = 0)
+  /// fixes one slack as a linear function of α and the primitive's other slack, so the polish
+  /// solves for the remaining unknowns and kkt_lu factors the smaller matrix Tᵀ K T. Slack
+  /// elim_col[e] = Σ_j elim_coef[e][j]·x[elim_src[e][j]] (j < 2, src = −1 unused), its row is
+  /// active_rows[elim_slot[e]]. kkt_full_dim = n + p is the dimension of K before it.
+  int elim_count = 0;
+  int elim_col[4] = {};
+  int elim_slot[4] = {};
+  int elim_src[4][2] = {};
+  double elim_coef[4][2] = {};
+  int kkt_full_dim = 0;
 };
 
 /// Result of one DCOL query. Every field is always set.
