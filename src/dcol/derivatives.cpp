@@ -288,6 +288,12 @@ DIFFCOL_TARGET_CLONES void contact_derivatives(const ContactResult& res, Contact
     if (k.n < 4 || k.n > kMaxConeVars || qf < k.n || qf > std::min(2 * k.n, detail::kMaxKktDim) ||
         k.elim_count < 0 || k.elim_count > 4 || k.kkt_dim != qf - 2 * k.elim_count || k.kkt_dim < 4)
       return fail(DerivativeStatus::singular_kkt);
+    for (int e = 0; e < k.elim_count; ++e) {  // T must map kept unknowns (p, α: never eliminated)
+      bool ok = k.elim_col[e] >= 4 && k.elim_col[e] < k.n && k.elim_slot[e] >= 0 &&
+                k.elim_slot[e] < k.active_count && k.n + k.elim_slot[e] < qf;
+      for (int t = 0; t < 2; ++t) ok = ok && k.elim_src[e][t] >= -1 && k.elim_src[e][t] < k.n;
+      if (!ok) return fail(DerivativeStatus::singular_kkt);
+    }
     polished_dx(res, qf, dx);
   } else if (!k.factored) {
     return fail(DerivativeStatus::singular_kkt);

@@ -484,8 +484,13 @@ bool polish_newton(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome
     }
   }
   const int qr = q - 2 * ne;
+  // x_e = Σ_t coef·x_src on the eliminated slacks (T applied to v's kept entries)
+  const auto apply_elimination = [&](double* v) {
+    for (int e = 0; e < ne; ++e)
+      v[ecol[e]] = ecoef[e][0] * v[esrc[e][0]] + (esrc[e][1] >= 0 ? ecoef[e][1] * v[esrc[e][1]] : 0.0);
+  };
   int keep[detail::kMaxKktDim], red[detail::kMaxKktDim];  // reduced → full, full → reduced (−1: dropped)
-  {
+  if (ne > 0) {
     for (int i = 0; i < q; ++i) red[i] = 0;
     for (int e = 0; e < ne; ++e) red[ecol[e]] = red[n + eslot[e]] = -1;
     int c = 0;
@@ -497,8 +502,7 @@ bool polish_newton(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome
   }
   double x[kMaxConeVars];
   for (int j = 0; j < n; ++j) x[j] = x_start[j];
-  for (int e = 0; e < ne; ++e)  // the start on the eliminated rows
-    x[ecol[e]] = ecoef[e][0] * x[esrc[e][0]] + (esrc[e][1] >= 0 ? ecoef[e][1] * x[esrc[e][1]] : 0.0);
+  apply_elimination(x);  // the start on the eliminated rows
   double Kr[detail::kMaxKktDim][detail::kMaxKktDim];  // Tᵀ K T and its LU factors
   bool converged = false;
   for (int it = 0; it < 8 && !converged; ++it) {
@@ -602,8 +606,7 @@ bool polish_newton(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome
       // multipliers from their slacks' stationarity rows (F + K Δ = 0 there)
       double D[detail::kMaxKktDim];
       for (int i = 0; i < q; ++i) D[i] = red[i] >= 0 ? Fr[red[i]] : 0.0;
-      for (int e = 0; e < ne; ++e)
-        D[ecol[e]] = ecoef[e][0] * D[esrc[e][0]] + (esrc[e][1] >= 0 ? ecoef[e][1] * D[esrc[e][1]] : 0.0);
+      apply_elimination(D);
       for (int body = 0; body < 2; ++body) {
         const int e0 = gstart[body], ng = gsize[body];
         if (ng == 0) continue;
@@ -616,7 +619,7 @@ bool polish_newton(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome
         }
         if (ng == 1) {
           D[n + eslot[e0]] = rhs[0] / K[ecol[e0]][n + eslot[e0]];
-        } else {  // [K[c_t][n + slot_u]] (2×2) times the two multiplier steps = rhs
+        } else {  // [K[c_t][n + slot_u]] (2×2, Bᵀ of the setup, det checked there) · steps = rhs
           const double a00 = K[ecol[e0]][n + eslot[e0]], a01 = K[ecol[e0]][n + eslot[e0 + 1]];
           const double a10 = K[ecol[e0 + 1]][n + eslot[e0]], a11 = K[ecol[e0 + 1]][n + eslot[e0 + 1]];
           const double det = a00 * a11 - a01 * a10;
