@@ -25,7 +25,7 @@ const char* derivative_status_name(DerivativeStatus s) {
 namespace {
 
 /// Solves L Lᵀ x = b (n×n, n ≤ kMaxConeVars) in place.
-void factor_solve(const ConeKkt& k, double* b) {
+[[gnu::always_inline]] inline void factor_solve(const ConeKkt& k, double* b) {
   const int n = k.n;
   for (int i = 0; i < n; ++i) {
     double v = b[i];
@@ -39,8 +39,9 @@ void factor_solve(const ConeKkt& k, double* b) {
   }
 }
 
-/// dr/dη of a point r rigidly attached to the moving body: [−r^, I].
-Mat36 point_twist_jacobian(const Vec3& r) {
+/// dr/dη of a point r rigidly attached to the moving body: [−r^, I]. Inlined into the AVX2 clone
+/// of its caller (see target_clones.hpp).
+[[gnu::always_inline]] inline Mat36 point_twist_jacobian(const Vec3& r) {
   Mat36 J;
   J.leftCols<3>() = -skew(r);
   J.rightCols<3>().setIdentity();
@@ -51,7 +52,7 @@ Mat36 point_twist_jacobian(const Vec3& r) {
 /// the solution was not polished, e.g. a face–face contact): the derivative of the central point
 /// at the final μ, reusing the Cholesky factor of H = Gᵀ W⁻² G:
 ///   H dx = Gᵀ W⁻² ∂s/∂θ − ∂(Gᵀz)/∂θ.
-void normal_equation_dx(const ContactResult& res, double (&dx)[2][6][kMaxConeVars]) {
+DIFFCOL_TARGET_CLONES void normal_equation_dx(const ContactResult& res, double (&dx)[2][6][kMaxConeVars]) {
   const ConeKkt& k = res.kkt;
   const int n = k.n;
   const double inv_ell = 1.0 / k.length_scale;
@@ -259,8 +260,9 @@ DIFFCOL_TARGET_CLONES void polished_dx(const ContactResult& res, double (&dx)[2]
 }
 
 /// polished_dx<Q> for the runtime dimension q of K, 4 ≤ q ≤ kMaxKktDim (checked by the caller).
+/// Inlined into its (cloned) caller, see target_clones.hpp.
 template <int Q = 4>
-void polished_dx(const ContactResult& res, int q, double (&dx)[2][6][kMaxConeVars]) {
+[[gnu::always_inline]] inline void polished_dx(const ContactResult& res, int q, double (&dx)[2][6][kMaxConeVars]) {
   if constexpr (Q <= detail::kMaxKktDim) {
     if (q == Q) return polished_dx<Q>(res, dx);
     return polished_dx<Q + 1>(res, q, dx);

@@ -2,14 +2,15 @@
 // respect to the body twist ξ = [ω; v] of X_12 (X_12 ← X_12·exp(ξ^)), from (25a)–(25c) for body 2.
 // Rows (10a), (10b), (10c) ×3, (10d); z = (x, s = log α, λ1, λ2) in original variables.
 // Shared by the derivatives (T_c = −J_c⁻¹ G_c, derivatives.cpp) and the first-order warm start
-// of the solver (solve_contact.cpp). Internal header.
+// of the solver (solve_contact.cpp). Internal header. Always inlined: the derivatives call it from
+// their AVX2 clone (see src/target_clones.hpp).
 #pragma once
 
 #include "diffcol/idcol/contact.hpp"
 
 namespace diffcol::idcol::detail {
 
-inline void kkt_pose_jacobian(const ContactSolution& sol, double (&G)[6][6]) {
+[[gnu::always_inline]] inline void kkt_pose_jacobian(const ContactSolution& sol, double (&G)[6][6]) {
   const Mat3& R = sol.X_12.R;
   const Vec3& r = sol.X_12.p;
   const double ia = 1.0 / sol.alpha;
