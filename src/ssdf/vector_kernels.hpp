@@ -1,6 +1,7 @@
 #pragma once
-// The SCM's per-point sums in plain doubles, four points at a time with AVX2/FMA, glibc's vector
-// exp (libmvec) and a log1p for arguments in [0, 1], for the forward dynamics: the ground contact
+// The SCM's per-point sums in plain doubles, four points at a time with AVX2/FMA or eight with
+// AVX-512 (picked at run time), glibc's vector exp (libmvec) and a log1p for arguments in [0, 1],
+// for the forward dynamics: the ground contact
 // (point–plane forces (14)–(20) weighted by the soft minimum of the plane distances) and the
 // point–SSDF contact (21)–(22). The templated code in dynamics.cpp stays the reference (and does
 // every derivative order); these kernels compute the same sums with a different rounding.
@@ -49,6 +50,14 @@ bool vector_kernels_available();
 /// compare both paths) or by the environment variable DIFFCOL_NO_VECTOR_KERNELS=1.
 bool vector_kernels_enabled();
 void set_vector_kernels_enabled(bool on);
+/// Points per vector of the widest kernel this CPU runs: 8 (AVX-512F/DQ), 4 (AVX2/FMA) or 0.
+int vector_kernel_widest();
+/// The kernel width in use: vector_kernel_widest(), or 4 when the environment variable
+/// DIFFCOL_VECTOR_KERNEL_WIDTH=4 or set_vector_kernel_width(4) asks for the AVX2 kernels (tests
+/// run both; the two round differently).
+int vector_kernel_width();
+/// 4: the AVX2 kernels (where available); anything else: the widest.
+void set_vector_kernel_width(int width);
 
 /// Adds the terms of the points xs/ys/zs[begin, end) (body frame, structure of arrays) to `sums`.
 /// Call only when vector_kernels_available().

@@ -1,0 +1,203 @@
+// The SCM vector kernels (vector_kernels.hpp), written once over a SIMD wrapper `Simd` (the lane
+// type V, the lane-mask type M and the operations below). vector_kernels.cpp includes this file
+// once per instruction set, each time inside that set's target region and its own namespace, after
+// defining Simd there; so this file includes nothing and has no include guard.
+//
+// Simd provides: kWidth; set1, add, sub, mul, quotient(a, b) = a/b, over_sqrt(a, h) = a/√h, max (x86 semantics: the second operand
+// where either is NaN), fmadd(a, b, c) = ab + c, fmsub = ab − c, fnmadd = c − ab, abs, negate,
+// gt / lt / le (ordered, quiet) -> M, mand(M, M), keep(v, m) (v where m, else +0), one_if(m),
+// select(m, a, b) (a where m, else b), select_mask (the same for masks), sign_lanes(v) -> M (the
+// lanes whose sign bit is set; only for select / select_mask), exp, hsum, all(),
+// tail(r) (the first r lanes), load, load_masked.
+
+using V = Simd::V;
+using M = Simd::M;
+
+inline V bc(double x) { return Simd::set1(x); }
+
+struct Acc {
+  V tx, ty, tz, fx, fy, fz, w, phi;
+  void clear() { tx = ty = tz = fx = fy = fz = w = phi = bc(0.0); }
+  void add_to(KernelSums& s) const {
+    s.moment[0] += Simd::hsum(tx);
+    s.moment[1] += Simd::hsum(ty);
+    s.moment[2] += Simd::hsum(tz);
+    s.force[0] += Simd::hsum(fx);
+    s.force[1] += Simd::hsum(fy);
+    s.force[2] += Simd::hsum(fz);
+    s.weight += Simd::hsum(w);
+    s.phi += Simd::hsum(phi);
+  }
+};
+
+/// log(1 + e) for e ∈ [0, 1] (the softplus's e = exp(−|φ|/ε3)), to about 3 ulp, where no range
+/// reduction is needed: with k = [e > √2 − 1], log(1 + e) = k·ln 2 + 2 atanh(s), s = (e − k)/(2 + e + k),
+/// |s| ≤ 3 − 2√2 ≈ 0.1716, and 2 atanh(s) = 2s Σ_{j≤10} s^(2j)/(2j + 1) (the next term is below 2⁻⁵⁴
+/// relative). This takes s and k (0 or 1); log1p_unit(e) below forms them from e.
+inline V log1p_from_ratio(V s, V k) {
+  const V t = Simd::mul(s, s);
+  V q = bc(1.0 / 21.0);
+  q = Simd::fmadd(q, t, bc(1.0 / 19.0));
+  q = Simd::fmadd(q, t, bc(1.0 / 17.0));
+  q = Simd::fmadd(q, t, bc(1.0 / 15.0));
+  q = Simd::fmadd(q, t, bc(1.0 / 13.0));
+  q = Simd::fmadd(q, t, bc(1.0 / 11.0));
+  q = Simd::fmadd(q, t, bc(1.0 / 9.0));
+  q = Simd::fmadd(q, t, bc(1.0 / 7.0));
+  q = Simd::fmadd(q, t, bc(1.0 / 5.0));
+  q = Simd::fmadd(q, t, bc(1.0 / 3.0));
+  // 2s + 2s·t·q, then + k ln 2 (ln 2 in two parts)
+  const V s2 = Simd::add(s, s);
+  const V a = Simd::fmadd(Simd::mul(s2, t), q, s2);
+  return Simd::fmadd(k, bc(0.6931471805599453), Simd::fmadd(k, bc(2.3190468138462996e-17), a));
+}
+
+/// log(1 + e), e ∈ [0, 1] (log1p_from_ratio). Measured in the ground kernel: faster than libmvec's
+/// log1p, which takes any argument. Non-finite e gives NaN (only in lanes the callers mask out).
+inline V log1p_unit(V e) {
+  const V k = Simd::one_if(Simd::gt(e, bc(0.41421356237309503)));
+  return log1p_from_ratio(Simd::quotient(Simd::sub(e, k), Simd::add(Simd::add(bc(2.0), e), k)), k);
+}
+
+/// log(1 + e) with e = E where φ's sign bit is clear and e = 1/E where it is set (E > 0), without
+/// forming 1/E: there s = (1 − kE)/((2 + k)E + 1) and k = [E < √2 + 1].
+inline V log1p_unit_or_inverse(V E, V phi) {
+  const M neg = Simd::sign_lanes(phi);
+  const V one = bc(1.0);
+  const V k = Simd::one_if(
+      Simd::select_mask(neg, Simd::lt(E, bc(2.4142135623730949)), Simd::gt(E, bc(0.41421356237309503))));
+  const V num = Simd::select(neg, Simd::fnmadd(k, E, one), Simd::sub(E, k));
+  const V den = Simd::select(neg, Simd::fmadd(Simd::add(bc(2.0), k), E, one), Simd::add(Simd::add(bc(2.0), E), k));
+  return log1p_from_ratio(Simd::quotient(num, den), k);
+}
+
+/// e = exp(−|φ|/ε3).
+inline V softplus_exp(V phi, const PointPlaneLaw& law) { return Simd::exp(Simd::mul(Simd::abs(phi), bc(-1.0 / law.eps3))); }
+
+/// λ = point_plane(φ, u, n) of eqs. (15)–(20), given l = log(1 + exp(−|φ|/ε3)).
+inline void point_plane(V phi, V l, V ux, V uy, V uz, V nx, V ny, V nz, const PointPlaneLaw& law, V& lx, V& ly,
+                        V& lz) {
+  // c = k softplus(−φ, ε3) = k (max(−φ, 0) + ε3 l), eq. (15)
+  const V sp = Simd::fmadd(bc(law.eps3), l, Simd::max(Simd::negate(phi), bc(0.0)));
+  // dissipation d(x), x = v_n/v_d, eqs. (16)–(17): 1 − x (x ≤ 0), (x − 2)²/4 (x ≤ 2), 0 beyond
+  const V vn = Simd::fmadd(nx, ux, Simd::fmadd(ny, uy, Simd::mul(nz, uz)));
+  const V x = Simd::mul(vn, bc(law.inv_dissipation_velocity));
+  const V xm2 = Simd::sub(x, bc(2.0));
+  V d = Simd::mul(bc(0.25), Simd::mul(xm2, xm2));
+  d = Simd::select(Simd::le(x, bc(0.0)), Simd::sub(bc(1.0), x), d);
+  d = Simd::keep(d, Simd::le(x, bc(2.0)));
+  const V ln = Simd::mul(Simd::mul(bc(law.stiffness), sp), d);  // (18)
+  // friction with stiction, (19)–(20): λ = λ_n n − μ λ_n v_t / √(v_s² + ‖v_t‖²)
+  const V vtx = Simd::fnmadd(vn, nx, ux), vty = Simd::fnmadd(vn, ny, uy), vtz = Simd::fnmadd(vn, nz, uz);
+  const V h2 = Simd::fmadd(vtx, vtx, Simd::fmadd(vty, vty, Simd::fmadd(vtz, vtz, bc(law.stiction_velocity_sq))));
+  const V s = Simd::over_sqrt(Simd::mul(bc(law.friction), ln), h2);
+  lx = Simd::fmsub(ln, nx, Simd::mul(s, vtx));
+  ly = Simd::fmsub(ln, ny, Simd::mul(s, vty));
+  lz = Simd::fmsub(ln, nz, Simd::mul(s, vtz));
+}
+
+/// The ground terms of one vector of points (lanes in `lanes`; the others add nothing).
+inline void ground_points(V ax, V ay, V az, M lanes, const GroundKernelInput& in, Acc& acc) {
+  // everything in the body frame: the points a need no rotation
+  const V nx = bc(in.n_body.x()), ny = bc(in.n_body.y()), nz = bc(in.n_body.z());
+  // φ = nᵀa + c0, eq. (14); softmax weight W = exp(−(φ − φ_min)/ε2), culled beyond phi_cut
+  const V phi = Simd::fmadd(nx, ax, Simd::fmadd(ny, ay, Simd::fmadd(nz, az, bc(in.c0))));
+  const V dphi = Simd::sub(phi, bc(in.phi_min));
+  const M keep = Simd::mand(lanes, Simd::lt(dphi, bc(in.phi_cut)));
+  V Wk, l;  // l = log(1 + exp(−|φ|/ε3))
+  if (in.shared_exp_scale > 0.0) {  // ε2 = ε3: E = exp(−φ/ε), W = E·exp(φ_min/ε), exp(−|φ|/ε) = E or 1/E
+    const V E = Simd::exp(Simd::mul(phi, bc(-in.inv_eps2)));
+    Wk = Simd::keep(Simd::mul(E, bc(in.shared_exp_scale)), keep);
+    l = log1p_unit_or_inverse(E, phi);  // 1/E where φ's sign bit is set
+  } else {
+    Wk = Simd::keep(Simd::exp(Simd::mul(dphi, bc(-in.inv_eps2))), keep);
+    l = log1p_unit(softplus_exp(phi, in.law));
+  }
+  // point velocity w × a + Rᵀv
+  const V ox = bc(in.omega_body.x()), oy = bc(in.omega_body.y()), oz = bc(in.omega_body.z());
+  const V ux = Simd::add(Simd::fmsub(oy, az, Simd::mul(oz, ay)), bc(in.v_body.x()));
+  const V uy = Simd::add(Simd::fmsub(oz, ax, Simd::mul(ox, az)), bc(in.v_body.y()));
+  const V uz = Simd::add(Simd::fmsub(ox, ay, Simd::mul(oy, ax)), bc(in.v_body.z()));
+  V lx, ly, lz;
+  point_plane(phi, l, ux, uy, uz, nx, ny, nz, in.law, lx, ly, lz);
+  // W λ on the kept lanes (a dropped lane's λ may be NaN or infinite: masked, not multiplied by 0)
+  lx = Simd::mul(Wk, Simd::keep(lx, keep));
+  ly = Simd::mul(Wk, Simd::keep(ly, keep));
+  lz = Simd::mul(Wk, Simd::keep(lz, keep));
+  acc.tx = Simd::add(acc.tx, Simd::fmsub(ay, lz, Simd::mul(az, ly)));  // a × Wλ
+  acc.ty = Simd::add(acc.ty, Simd::fmsub(az, lx, Simd::mul(ax, lz)));
+  acc.tz = Simd::add(acc.tz, Simd::fmsub(ax, ly, Simd::mul(ay, lx)));
+  acc.fx = Simd::add(acc.fx, lx);
+  acc.fy = Simd::add(acc.fy, ly);
+  acc.fz = Simd::add(acc.fz, lz);
+  acc.w = Simd::add(acc.w, Wk);
+}
+
+/// The point–SSDF terms of one vector of AOPC points (moment arm c).
+inline void ssdf_points(V cx, V cy, V cz, V nx, V ny, V nz, M lanes, const SsdfKernelInput& in, Acc& acc) {
+  const V rx = Simd::sub(bc(in.q.x()), cx), ry = Simd::sub(bc(in.q.y()), cy), rz = Simd::sub(bc(in.q.z()), cz);
+  const V d2 = Simd::fmadd(rx, rx, Simd::fmadd(ry, ry, Simd::mul(rz, rz)));
+  const V dd = Simd::sub(d2, bc(in.d2_min));
+  const M keep = Simd::mand(lanes, Simd::lt(dd, bc(in.d2_cut)));
+  const V Wk = Simd::keep(Simd::exp(Simd::mul(dd, bc(-in.inv_eps1))), keep);  // eqs. (8)–(9)
+  const V phi = Simd::sub(Simd::fmadd(nx, rx, Simd::fmadd(ny, ry, Simd::mul(nz, rz))), bc(in.offset));
+  V ux, uy, uz;  // relative velocity (21)
+  if (in.at_query_point) {
+    ux = bc(in.u_query.x());
+    uy = bc(in.u_query.y());
+    uz = bc(in.u_query.z());
+  } else {
+    const V ox = bc(in.omega.x()), oy = bc(in.omega.y()), oz = bc(in.omega.z());
+    ux = Simd::sub(bc(in.s.x()), Simd::fmsub(oy, cz, Simd::mul(oz, cy)));
+    uy = Simd::sub(bc(in.s.y()), Simd::fmsub(oz, cx, Simd::mul(ox, cz)));
+    uz = Simd::sub(bc(in.s.z()), Simd::fmsub(ox, cy, Simd::mul(oy, cx)));
+  }
+  V lx, ly, lz;
+  point_plane(phi, log1p_unit(softplus_exp(phi, in.law)), ux, uy, uz, nx, ny, nz, in.law, lx, ly, lz);
+  // W φ and W λ on the kept lanes (a dropped lane's terms may be NaN or infinite: masked)
+  lx = Simd::mul(Wk, Simd::keep(lx, keep));
+  ly = Simd::mul(Wk, Simd::keep(ly, keep));
+  lz = Simd::mul(Wk, Simd::keep(lz, keep));
+  acc.phi = Simd::add(acc.phi, Simd::mul(Wk, Simd::keep(phi, keep)));
+  acc.fx = Simd::add(acc.fx, lx);
+  acc.fy = Simd::add(acc.fy, ly);
+  acc.fz = Simd::add(acc.fz, lz);
+  acc.tx = Simd::add(acc.tx, Simd::fmsub(cy, lz, Simd::mul(cz, ly)));  // c × Wλ
+  acc.ty = Simd::add(acc.ty, Simd::fmsub(cz, lx, Simd::mul(cx, lz)));
+  acc.tz = Simd::add(acc.tz, Simd::fmsub(cx, ly, Simd::mul(cy, lx)));
+  acc.w = Simd::add(acc.w, Wk);
+}
+
+[[gnu::noinline]] void ssdf_accumulate(const double* const (&c)[3], const double* const (&nrm)[3], int begin, int end,
+                                       const SsdfKernelInput& in, KernelSums& sums) {
+  constexpr int W = Simd::kWidth;
+  Acc acc;
+  acc.clear();
+  int i = begin;
+  for (; i + W <= end; i += W)
+    ssdf_points(Simd::load(c[0] + i), Simd::load(c[1] + i), Simd::load(c[2] + i), Simd::load(nrm[0] + i),
+                Simd::load(nrm[1] + i), Simd::load(nrm[2] + i), Simd::all(), in, acc);
+  if (i < end) {
+    const M m = Simd::tail(end - i);
+    ssdf_points(Simd::load_masked(c[0] + i, m), Simd::load_masked(c[1] + i, m), Simd::load_masked(c[2] + i, m),
+                Simd::load_masked(nrm[0] + i, m), Simd::load_masked(nrm[1] + i, m), Simd::load_masked(nrm[2] + i, m),
+                m, in, acc);
+  }
+  acc.add_to(sums);
+}
+
+[[gnu::noinline]] void ground_accumulate(const double* xs, const double* ys, const double* zs, int begin, int end,
+                                         const GroundKernelInput& in, KernelSums& sums) {
+  constexpr int W = Simd::kWidth;
+  Acc acc;
+  acc.clear();
+  int i = begin;
+  for (; i + W <= end; i += W)
+    ground_points(Simd::load(xs + i), Simd::load(ys + i), Simd::load(zs + i), Simd::all(), in, acc);
+  if (i < end) {
+    const M m = Simd::tail(end - i);
+    ground_points(Simd::load_masked(xs + i, m), Simd::load_masked(ys + i, m), Simd::load_masked(zs + i, m), m, in,
+                  acc);
+  }
+  acc.add_to(sums);
+}
