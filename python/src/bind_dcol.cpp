@@ -416,6 +416,10 @@ x (n,), s (m,), z (m,) are the primal variables, slacks and multipliers in those
                     "The exact KKT conditions hold on the identified active set (verified).")
       .def_readonly("active_count", &dcol::ConeKkt::active_count, "Active orthant rows of the polished solution.")
       .def_readonly("kkt_dim", &dcol::ConeKkt::kkt_dim, "Dimension of the factored KKT matrix of the polish (after slack elimination).")
+      .def_readonly("kkt_full_dim", &dcol::ConeKkt::kkt_full_dim,
+                    "Dimension n + p of the polish's KKT matrix before slack elimination (kkt_dim + 2 elim_count).")
+      .def_readonly("elim_count", &dcol::ConeKkt::elim_count,
+                    "Slacks eliminated from the polish's KKT matrix (padded polygon and capsule rows; 0-4).")
       .def_property_readonly(
           "x", [](const dcol::ConeKkt& k) { return Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(k.x, k.n)); },
           "Primal variables (n,) (scaled coordinates).")

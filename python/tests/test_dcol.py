@@ -200,6 +200,31 @@ def test_sphere_sphere_closed_form():
         assert np.allclose(r.p1_W, p1[:3] + R1 * n, atol=1e-8) and np.allclose(r.p2_W, p2[:3] - R2 * n, atol=1e-8)
 
 
+def test_kkt_summary_counts_the_eliminated_slacks():
+    """ConeKkt.kkt_full_dim = n + the active orthant rows + the rows of the active cones; kkt_dim =
+    kkt_full_dim - 2 elim_count, each eliminated slack takes one active orthant row; slacks are
+    eliminated only where K has more than 10 rows (docs/dcol.md, "Solver")."""
+    rng = np.random.default_rng(3)
+    seen = {"padded_polygon": 0, "polytope": 0}
+    for other in ["padded_polygon", "polytope"]:
+        a, b = dcol.benchmark_primitive("padded_polygon"), dcol.benchmark_primitive(other)
+        for _ in range(60):
+            u = rng.normal(size=3)
+            u *= rng.uniform(0.3, 1.5) * (dcol.outer_radius(a) + dcol.outer_radius(b)) / np.linalg.norm(u)
+            r = dcol.solve_contact(a, random_pose7(rng), b, diffcol.Pose(np.concatenate([u, rng.normal(size=4)])))
+            assert r.ok()
+            k = r.kkt
+            if not k.polished:
+                continue
+            assert k.kkt_full_dim >= k.n + k.active_count
+            assert k.kkt_dim == k.kkt_full_dim - 2 * k.elim_count
+            assert 0 <= k.elim_count <= min(4, k.active_count)
+            if k.elim_count:
+                assert k.kkt_full_dim > 10
+            seen[other] += k.elim_count
+    assert seen["padded_polygon"] > 0 and seen["polytope"] > 0
+
+
 def test_offset_equals_composed_body_pose():
     off = diffcol.Pose([0.3, -0.1, 0.2, 0.8, 0.2, -0.4, 0.1])
     X1 = diffcol.Pose([0.1, 0.2, 0.3, 1.0, 0.0, 0.0, 0.0])

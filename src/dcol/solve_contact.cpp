@@ -629,14 +629,14 @@ bool polish_newton(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome
       }
       for (int i = 0; i < q; ++i) F[i] = D[i];
     }
-    double step = 0.0;
+    double step = 0.0;  // max |F|; a NaN entry makes it NaN (std::max would drop it)
     for (int j = 0; j < n; ++j) {
       x[j] += F[j];
-      step = std::max(step, std::abs(F[j]));
+      if (!(std::abs(F[j]) <= step)) step = std::abs(F[j]);
     }
     for (int i = 0; i < p; ++i) {
       y[i] += F[n + i];
-      step = std::max(step, std::abs(F[n + i]));
+      if (!(std::abs(F[n + i]) <= step)) step = std::abs(F[n + i]);
     }
     if (!std::isfinite(step)) return false;
     converged = linear || step <= 1e-9;
