@@ -1,7 +1,9 @@
 """The module's API: documentation, poses, shapes, options and invalid input (ValueError)."""
 import inspect
+import json
 import math
 import pickle
+import subprocess
 
 import numpy as np
 import pytest
@@ -249,3 +251,20 @@ def test_wrench_values_balance():
     # penetration 0.2: f_n = 10 * 0.2^1.5, pushing body 1 towards -x
     assert w.in_contact and w.f_n == pytest.approx(10 * 0.2**1.5, rel=1e-12)
     assert np.allclose(w.F_c1_W[3:], [-w.f_n, 0, 0]) and np.allclose(w.F_c1_W + w.F_c2_W, 0)
+
+
+def test_bench_repeat_option(cli_exe):
+    """diffcol bench --repeat R (all three methods): the JSON says R, every pair is there once with
+    finite positive means, and R outside [1, 100] is a usage error."""
+    runs = [(["bench", "--shapes", "sphere,ellipsoid", "--poses", "300"], 4, "cold"),
+            (["bench", "--method", "dcol", "--shapes", "sphere,polytope", "--poses", "300"], 4, "evaluate"),
+            (["bench", "--method", "qp", "--poses", "300"], 3, "evaluate")]
+    for args, n_pairs, column in runs:
+        out = subprocess.run([cli_exe, *args, "--repeat", "2", "--json"], capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        d = json.loads(out.stdout)
+        assert d["repeat"] == 2 and len(d["pairs"]) == n_pairs
+        for p in d["pairs"]:
+            assert 0 < p[column]["mean_us"] < 1e6 and 0 < p["derivatives"]["mean_us"] < 1e6
+        bad = subprocess.run([cli_exe, *args, "--repeat", "0"], capture_output=True, text=True)
+        assert bad.returncode != 0 and "--repeat" in bad.stderr
