@@ -237,6 +237,37 @@ TEST(ManifoldSdf, ExtremeExponentsStayFiniteAndSigned) {
     }
 }
 
+// The superquadric gradient forms A^(q−1)|u_x|^(p2−1) from the shares of A (divisions), and in
+// the log domain where the smaller share underflows (sharp ε2, one coordinate much smaller than
+// the other): both branches against finite differences of the value, which uses neither.
+TEST(ManifoldSdf, SuperquadricGradientMatchesFiniteDifferencesAtSharpExponents) {
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<double> U(-1.0, 1.0), L(-4.0, -1.0);
+  int small_share = 0;
+  for (double e1 : {0.05, 0.3, 1.0, 1.9})
+    for (double e2 : {0.02, 0.1, 1.0, 1.9}) {
+      const Superquadric sq(Eigen::Vector3d(0.5, 0.4, 0.3), e1, e2);
+      const SdfObject s = single(sq);
+      double worst = 0.0;
+      for (int trial = 0; trial < 200; ++trial) {
+        Eigen::Vector3d x(U(rng), U(rng), U(rng));
+        if (trial % 2 == 0) {  // |y/b| / |x/a| = 10^(−1..−4): (ratio)^(2/ε2) underflows for sharp ε2
+          const double ratio = std::pow(10.0, L(rng));
+          x.y() = std::copysign(0.4 * ratio * std::abs(x.x()) / 0.5, x.y());
+          if (trial % 4 == 0) std::swap(x.x(), x.y());
+          small_share += std::pow(ratio, 2.0 / e2) < 1e-280;
+        }
+        if (std::min(std::abs(x.x()), std::abs(x.y())) < 1e-3 || std::abs(x.z()) < 1e-3) continue;
+        const Eigen::Vector3d g = s.gradient(x);
+        ASSERT_TRUE(g.allFinite());
+        const Eigen::Vector3d gfd = fd_gradient(s, x, 1e-4 * std::min(std::abs(x.x()), std::abs(x.y())));  // stencil off the planes
+        worst = std::max(worst, (g - gfd).norm() / std::max(1.0, g.norm()));
+      }
+      EXPECT_LT(worst, 1e-6) << "eps1 " << e1 << ", eps2 " << e2;
+    }
+  EXPECT_GT(small_share, 50);  // the log-domain branch was exercised
+}
+
 TEST(ManifoldSdf, UnionAndSubtractionHardLimits) {
   const Superquadric a(Eigen::Vector3d::Constant(0.5), 1.0, 1.0, test::make_pose(Mat3::Identity(), Vec3(-0.3, 0, 0)));
   const Superquadric b(Eigen::Vector3d::Constant(0.4), 1.0, 1.0, test::make_pose(Mat3::Identity(), Vec3(0.4, 0, 0)));

@@ -97,13 +97,6 @@ V3<T> regularized_unit(const V3<T>& g, double tau) {
   return (T(1.0) / sqrt(n2)) * g;
 }
 
-/// sign(u)·|u|^k (k > 0), 0 at u = 0.
-template <class T>
-T signed_pow(const T& u, double k) {
-  const T p = abs_pow(u, k);
-  return value_of(u) < 0.0 ? T(-p) : p;
-}
-
 }  // namespace detail
 
 /// A superquadric with semi-axes (a, b, c) and shape exponents ε1 (vertical), ε2 (horizontal),
@@ -308,30 +301,48 @@ SdfPoint<T> Superquadric::evaluate(const V3<T>& x_O, double tau, bool value_only
   const bool x0 = value_of(u.x) == 0.0, y0 = value_of(u.y) == 0.0;
   const T ax = value_of(u.x) < 0.0 ? T(-u.x) : u.x;
   const T ay = value_of(u.y) < 0.0 ? T(-u.y) : u.y;
-  T Aq(0.0), tx(0.0), ty(0.0);  // A^q and A^(q−1)·sgn(u)|u|^(p2−1) for x, y
+  // A^q, and the shares w_x = |u_x|^p2/A, w_y = |u_y|^p2/A of A (for the gradient below)
+  T Aq(0.0), lx(0.0), ly(0.0), logA(0.0), e(0.0);
+  const bool x_leads = !x0 && (y0 || value_of(ax) >= value_of(ay));  // e = (smaller/larger)^p2 ∈ [0, 1]
   if (!(x0 && y0)) {
-    const T lx = x0 ? T(0.0) : T(log(ax)), ly = y0 ? T(0.0) : T(log(ay));
-    T logA;
+    lx = x0 ? T(0.0) : T(log(ax));
+    ly = y0 ? T(0.0) : T(log(ay));
     if (x0) logA = p2 * ly;
     else if (y0) logA = p2 * lx;
-    else if (value_of(lx) >= value_of(ly)) logA = p2 * lx + log1p(exp(p2 * (ly - lx)));
-    else logA = p2 * ly + log1p(exp(p2 * (lx - ly)));
+    else {
+      e = exp(x_leads ? T(p2 * (ly - lx)) : T(p2 * (lx - ly)));
+      logA = p2 * (x_leads ? lx : ly) + log1p(e);
+    }
     Aq = exp(q * logA);
-    if (!x0) tx = exp((q - 1.0) * logA + (p2 - 1.0) * lx);
-    if (!y0) ty = exp((q - 1.0) * logA + (p2 - 1.0) * ly);
-    if (value_of(u.x) < 0.0) tx = -tx;
-    if (value_of(u.y) < 0.0) ty = -ty;
   }
-  const T g = Aq + abs_pow(u.z, p1);        // f(u) ≥ 1, eq. (2)
-  const T h = s * pos_pow(g, 0.5 * eps1_);  // h = f(x̃)^(ε1/2), homogeneous of degree 1
+  const T zp = abs_pow(u.z, p1);
+  const T g = Aq + zp;                 // f(u) ≥ 1, eq. (2)
+  const T gh = pos_pow(g, 0.5 * eps1_);
+  const T h = s * gh;                  // h = f(x̃)^(ε1/2), homogeneous of degree 1
   const T r = sqrt(squared_norm(x));
   const T one_minus = 1.0 - T(1.0) / h;
   out.value = r * one_minus;
   if (value_only) return out;
-  // ∇_x̃ h = g^(ε1/2 − 1)·[A^(q−1) sgn|u_x|^(p2−1), A^(q−1) sgn|u_y|^(p2−1), sgn|u_z|^(p1−1)].
-  const T gpow = pos_pow(g, 0.5 * eps1_ - 1.0);
-  V3<T> grad_h(gpow * tx / semi_axes_.x(), gpow * ty / semi_axes_.y(),
-               gpow * detail::signed_pow(u.z, p1 - 1.0) / semi_axes_.z());
+  // ∇_x̃ h = g^(ε1/2 − 1)·[A^(q−1) sgn|u_x|^(p2−1), A^(q−1) sgn|u_y|^(p2−1), sgn|u_z|^(p1−1)]
+  // with A^(q−1)|u_x|^(p2−1) = A^q·w_x/|u_x| (w_x = 1/(1 + e) or e/(1 + e)), g^(ε1/2 − 1) = gh/g
+  // and sgn|u_z|^(p1−1) = |u_z|^p1/u_z: divisions instead of exp / pow. Where the smaller share
+  // underflows toward the subnormals its term is formed in the log domain instead.
+  T tx(0.0), ty(0.0);
+  if (!(x0 && y0)) {
+    const T big = 1.0 / (1.0 + e);  // the larger share
+    auto share = [&](const T& a, const T& l, bool leads) -> T {
+      if (leads) return Aq * big / a;
+      if (value_of(e) > 1e-280) return Aq * (e * big) / a;
+      return exp((q - 1.0) * logA + (p2 - 1.0) * l);
+    };
+    if (!x0) tx = share(ax, lx, x_leads);
+    if (!y0) ty = share(ay, ly, !x_leads);
+    if (value_of(u.x) < 0.0) tx = -tx;
+    if (value_of(u.y) < 0.0) ty = -ty;
+  }
+  const T gpow = gh / g;
+  const T tz = value_of(u.z) == 0.0 ? T(0.0) : T(zp / u.z);
+  V3<T> grad_h(gpow * tx / semi_axes_.x(), gpow * ty / semi_axes_.y(), gpow * tz / semi_axes_.z());
   // ∇φ = (x/‖x‖)(1 − 1/h) + ‖x‖ ∇h / h².
   const V3<T> grad = (one_minus / r) * x + (r / (h * h)) * grad_h;
   out.gradient = identity_pose_ ? grad : rotate(X_OP_.R, grad);
