@@ -305,8 +305,9 @@ SdfPoint<T> Superquadric::evaluate(const V3<T>& x_O, double tau, bool value_only
   T Aq(0.0), lx(0.0), ly(0.0), logA(0.0), e(0.0);
   const bool x_leads = !x0 && (y0 || value_of(ax) >= value_of(ay));  // e = (smaller/larger)^p2 ∈ [0, 1]
   if (!(x0 && y0)) {
-    lx = x0 ? T(0.0) : T(log(ax));
-    ly = y0 ? T(0.0) : T(log(ay));
+    // |u_k| = 1 for the largest coordinate k: its logarithm is 0 (one call fewer)
+    lx = x0 || k == 0 ? T(0.0) : T(log(ax));
+    ly = y0 || k == 1 ? T(0.0) : T(log(ay));
     if (x0) logA = p2 * ly;
     else if (y0) logA = p2 * lx;
     else {
@@ -315,7 +316,7 @@ SdfPoint<T> Superquadric::evaluate(const V3<T>& x_O, double tau, bool value_only
     }
     Aq = exp(q * logA);
   }
-  const T zp = abs_pow(u.z, p1);
+  const T zp = k == 2 ? T(1.0) : abs_pow(u.z, p1);  // |u_z|^p1, 1 where z is the largest
   const T g = Aq + zp;                 // f(u) ≥ 1, eq. (2)
   const T gh = pos_pow(g, 0.5 * eps1_);
   const T h = s * gh;                  // h = f(x̃)^(ε1/2), homogeneous of degree 1
