@@ -27,32 +27,32 @@ OFFSET = re.compile(r"\+0x[0-9a-f]+$")
 def scan(lines):
     """Yields (member, defined names, [(caller, target)]) per object file."""
     member, defined, calls = None, set(), []
-    func, pending = None, None
+    func, pending = None, None  # pending: (caller, target) of the last call, until its relocation line
     for line in lines:
+        m = RELOC.match(line)
+        if m and pending is not None:  # the call's real target
+            calls.append((pending[0], m.group(1)))
+            pending = None
+            continue
+        if pending is not None:  # no relocation: resolved within its section
+            calls.append(pending)
+            pending = None
         m = MEMBER.match(line)
         if m:
             if member is not None:
                 yield member, defined, calls
-            member, defined, calls, func, pending = m.group(1), set(), [], None, None
+            member, defined, calls, func = m.group(1), set(), [], None
             continue
         m = FUNC.match(line)
         if m:
-            func, pending = m.group(1), None
+            func = m.group(1)
             defined.add(func)
             continue
-        m = RELOC.match(line)
-        if m and pending is not None:
-            calls.append((pending, m.group(1)))
-            pending = None
-            continue
-        if pending is not None:  # a call without a relocation: resolved within its section
-            calls.append(pending_call)
-            pending = None
         m = CALL.match(line)
         if m and func is not None and CLONE in func:
-            pending = func
-            target = m.group(1) or ""
-            pending_call = (func, OFFSET.sub("", target))
+            pending = (func, OFFSET.sub("", m.group(1) or ""))
+    if pending is not None:
+        calls.append(pending)
     if member is not None:
         yield member, defined, calls
 
