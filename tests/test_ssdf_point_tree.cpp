@@ -16,6 +16,8 @@
 
 #include "ssdf_test_util.hpp"
 #include "test_util.hpp"
+// white-box: the flat leaf scans of the ground contact (src/ssdf/vector_kernels.hpp)
+#include "../src/ssdf/vector_kernels.hpp"
 
 namespace {
 
@@ -103,6 +105,91 @@ TEST(PointTree, QueriesMatchBruteForce) {
       }
     }
   }
+}
+
+// The leaves in tree order: consecutive ranges covering the cloud, at most leaf_size points each,
+// boxes that hold their points; the leaves the descent visits are exactly those whose box's
+// least projection is within the bound (what the flat scan of the ground contact selects).
+TEST(PointTree, LeavesAreConsecutiveAndBoundTheirPoints) {
+  std::mt19937 rng(4);
+  for (int n : {1, 7, 8, 9, 64, 1000}) {
+    for (int leaf : {1, 4, 8, 32}) {
+      const OrientedPointCloud c = random_cloud(rng, n);
+      const PointTree t(c, leaf);
+      const int L = t.num_leaves();
+      ASSERT_GE(L, 1);
+      EXPECT_EQ(t.leaf_start(0), 0);
+      EXPECT_EQ(t.leaf_start(L), n);
+      for (int j = 0; j < L; ++j) {
+        const int b = t.leaf_start(j), e = t.leaf_start(j + 1);
+        EXPECT_GT(e, b) << "leaf " << j;
+        EXPECT_LE(e - b, leaf) << "leaf " << j;
+        for (int k = b; k < e; ++k)
+          for (int a = 0; a < 3; ++a) {
+            EXPECT_LE(t.leaf_lo(a)[j], t.point(k)[a]);
+            EXPECT_GE(t.leaf_hi(a)[j], t.point(k)[a]);
+          }
+      }
+      const Vec3 u = random_in_cube(rng, 1.0);
+      const double bound = t.min_projection(u) + 0.1;
+      std::vector<int> expected;
+      for (int j = 0; j < L; ++j) {
+        double least = 0.0;
+        for (int a = 0; a < 3; ++a) least += std::min(u[a] * t.leaf_lo(a)[j], u[a] * t.leaf_hi(a)[j]);
+        if (least <= bound) expected.push_back(t.leaf_start(j));
+      }
+      std::vector<int> got;
+      t.for_each_leaf_below(u, bound, [&](int b, int) { got.push_back(b); });
+      EXPECT_EQ(got, expected) << "n " << n << " leaf " << leaf;
+    }
+  }
+}
+
+// The flat scans (box_min_projections, min_projection) at every kernel width against plain loops,
+// for counts that are not multiples of the vector width.
+TEST(PointTree, FlatScanKernelsMatchPlainLoops) {
+  namespace detail = diffcol::ssdf::detail;
+  if (!detail::vector_kernels_available()) GTEST_SKIP() << "no AVX2/FMA on this machine";
+  std::vector<int> widths = {4};
+  if (detail::vector_kernel_widest() == 8) widths.push_back(8);
+  std::mt19937 rng(5);
+  for (int w : widths) {
+    detail::set_vector_kernel_width(w);
+    ASSERT_EQ(detail::vector_kernel_width(), w);
+    for (int n : {1, 3, 8, 13, 64, 1000}) {
+      for (int leaf : {1, 8}) {
+        const OrientedPointCloud c = random_cloud(rng, n);
+        const PointTree t(c, leaf);
+        const int L = t.num_leaves();
+        const Vec3 u = random_in_cube(rng, 1.0);
+        const double* lo[3] = {t.leaf_lo(0), t.leaf_lo(1), t.leaf_lo(2)};
+        const double* hi[3] = {t.leaf_hi(0), t.leaf_hi(1), t.leaf_hi(2)};
+        std::vector<double> lower(static_cast<size_t>(L) + 1, -7.0);  // one guard entry past the end
+        const double upper = detail::box_min_projections(lo, hi, L, u, lower.data());
+        double upper_ref = std::numeric_limits<double>::infinity();
+        for (int j = 0; j < L; ++j) {
+          double least = 0.0, largest = 0.0;
+          for (int a = 0; a < 3; ++a) {
+            least += std::min(u[a] * lo[a][j], u[a] * hi[a][j]);
+            largest += std::max(u[a] * lo[a][j], u[a] * hi[a][j]);
+          }
+          EXPECT_NEAR(lower[static_cast<size_t>(j)], least, 1e-15) << "width " << w << " n " << n;
+          upper_ref = std::min(upper_ref, largest);
+        }
+        EXPECT_EQ(lower[static_cast<size_t>(L)], -7.0) << "the scan wrote past its count";
+        EXPECT_NEAR(upper, upper_ref, 1e-15);
+        EXPECT_GE(upper, t.min_projection(u) - 1e-15);  // an upper bound of the lowest point
+        for (int b : {0, n / 3}) {
+          double ref = std::numeric_limits<double>::infinity();
+          for (int k = b; k < n; ++k) ref = std::min(ref, u.dot(t.point(k)));
+          EXPECT_NEAR(detail::min_projection(t.xs(), t.ys(), t.zs(), b, n, u), ref, 1e-15)
+              << "width " << w << " n " << n << " from " << b;
+        }
+        EXPECT_EQ(detail::min_projection(t.xs(), t.ys(), t.zs(), n, n, u), std::numeric_limits<double>::infinity());
+      }
+    }
+  }
+  detail::set_vector_kernel_width(0);
 }
 
 TEST(PointTree, LocalQueriesVisitFewPoints) {

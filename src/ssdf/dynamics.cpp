@@ -271,6 +271,22 @@ void for_each_run(const Visit& visit, const F& f) {
   if (run_end > run_begin) f(run_begin, run_end);
 }
 
+/// Leaves of a PointTree scanned flat (ground contact's vector path) when there are at most this
+/// many (a stack array of their lower bounds); larger trees use the tree's descent.
+constexpr int kMaxFlatLeaves = 2048;
+
+/// Calls f(jb, je) for every maximal run [jb, je) of consecutive leaves with lower[j] ≤ bound.
+template <class F>
+void for_each_leaf_run(const double* lower, int count, double bound, const F& f) {
+  int j = 0;
+  while (j < count) {
+    while (j < count && !(lower[j] <= bound)) ++j;
+    const int jb = j;
+    while (j < count && lower[j] <= bound) ++j;
+    if (j > jb) f(jb, j);
+  }
+}
+
 /// The force law's constants for the vector kernels (vector_kernels.hpp).
 detail::PointPlaneLaw point_plane_law(const ScmParameters& prm) {
   detail::PointPlaneLaw law;
@@ -492,20 +508,28 @@ WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<
     out.f = point_plane(phi, B.v, n, prm);
     return out;
   }
-  OnlineMax om;
-  om.t = prm.eps2;
-  om.g = cull_gap(prm);
   Accum<T, 6> acc;  // Σ a×Rᵀλ (body), Σ λ (world)
   // Φ_f = uᵀa_f + const with u = Rᵀn: only leaves within G·ε2 of the lowest point are summed
   const Vec3 u = values(B.R).transpose() * n;
-  const double low = tree->min_projection(u);
-  const double reach = low + om.g * prm.eps2 + 1e-12 * (1.0 + std::abs(low));
   const double c0 = n.dot(values(B.p) - ground.point);  // Φ_f = uᵀa_f + c0
-  om.start_at(-(low + c0));
   if constexpr (std::is_same_v<T, double>) {
-    // Forward dynamics: the vector kernel (vector_kernels.hpp), four points at a time. The
-    // softmax shift is the exact minimum Φ, so no online rescaling is needed.
-    if (prm.eps2 > 0.0 && prm.eps3 > 0.0 && detail::vector_kernels_enabled()) {
+    // Forward dynamics: the vector kernels (vector_kernels.hpp), four or eight points at a time.
+    // The leaves are found by flat vector scans of their boxes (cheaper than the tree's
+    // branching descent): the lowest point among the leaves that can hold it, then the runs of
+    // leaves within reach. The softmax shift is the exact minimum Φ, so no online rescaling.
+    if (prm.eps2 > 0.0 && prm.eps3 > 0.0 && detail::vector_kernels_enabled() &&
+        tree->num_leaves() <= kMaxFlatLeaves) {
+      const int L = tree->num_leaves();
+      double lower[kMaxFlatLeaves];
+      const double* lo[3] = {tree->leaf_lo(0), tree->leaf_lo(1), tree->leaf_lo(2)};
+      const double* hi[3] = {tree->leaf_hi(0), tree->leaf_hi(1), tree->leaf_hi(2)};
+      const double upper = detail::box_min_projections(lo, hi, L, u, lower);
+      double low = std::numeric_limits<double>::infinity();
+      for_each_leaf_run(lower, L, upper, [&](int jb, int je) {
+        low = std::min(low, detail::min_projection(tree->xs(), tree->ys(), tree->zs(), tree->leaf_start(jb),
+                                                   tree->leaf_start(je), u));
+      });
+      const double reach = low + cull_gap(prm) * prm.eps2 + 1e-12 * (1.0 + std::abs(low));
       detail::GroundKernelInput in;
       const Mat3 R = values(B.R);
       in.n_body = u;
@@ -513,14 +537,15 @@ WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<
       in.v_body = R.transpose() * values(B.v);
       in.c0 = c0;
       in.phi_min = low + c0;
-      in.phi_cut = om.g * prm.eps2;
+      in.phi_cut = cull_gap(prm) * prm.eps2;
       in.inv_eps2 = 1.0 / prm.eps2;
       if (prm.eps2 == prm.eps3 && std::abs(in.phi_min) * in.inv_eps2 <= detail::kSharedExpLogit)
         in.shared_exp_scale = std::exp(in.phi_min * in.inv_eps2);
       in.law = point_plane_law(prm);
       detail::KernelSums sums;
-      for_each_run([&](const auto& leaf) { tree->for_each_leaf_below(u, reach, leaf); }, [&](int begin, int end) {
-        detail::ground_kernel_accumulate(tree->xs(), tree->ys(), tree->zs(), begin, end, in, sums);
+      for_each_leaf_run(lower, L, reach, [&](int jb, int je) {
+        detail::ground_kernel_accumulate(tree->xs(), tree->ys(), tree->zs(), tree->leaf_start(jb),
+                                         tree->leaf_start(je), in, sums);
       });
       const double inv = 1.0 / sums.weight;
       const Vec3 f = R * Vec3(sums.force[0], sums.force[1], sums.force[2]);  // world frame
@@ -531,6 +556,12 @@ WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<
       return out;
     }
   }
+  OnlineMax om;
+  om.t = prm.eps2;
+  om.g = cull_gap(prm);
+  const double low = tree->min_projection(u);
+  const double reach = low + om.g * prm.eps2 + 1e-12 * (1.0 + std::abs(low));
+  om.start_at(-(low + c0));
   auto term = [&](int f) {
     const Vec3& a = tree->point(f);
     const V<T> ra = mul(B.R, a);

@@ -39,6 +39,25 @@ PointTree::PointTree(const OrientedPointCloud& cloud, int leaf_size) {
     nys_[k] = normals_[k].y();
     nzs_[k] = normals_[k].z();
   }
+  // the leaves in tree order (depth first, left child first: their ranges are consecutive)
+  leaf_start_.clear();
+  std::array<int, kMaxDepth> stack;
+  int top = 1;
+  stack[0] = 0;
+  while (top > 0) {
+    const Node& nd = nodes_[static_cast<size_t>(stack[static_cast<size_t>(--top)])];
+    if (nd.left >= 0) {
+      stack[static_cast<size_t>(top++)] = nd.left + 1;
+      stack[static_cast<size_t>(top++)] = nd.left;
+      continue;
+    }
+    leaf_start_.push_back(nd.begin);
+    for (size_t a = 0; a < 3; ++a) {
+      leaf_lo_[a].push_back(nd.lo[static_cast<Eigen::Index>(a)]);
+      leaf_hi_[a].push_back(nd.hi[static_cast<Eigen::Index>(a)]);
+    }
+  }
+  leaf_start_.push_back(n);
 }
 
 // Fills node `id` for index_[begin, end) (points_ still in cloud order) and builds its subtree.

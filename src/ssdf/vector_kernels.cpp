@@ -41,6 +41,7 @@ struct Simd {
   static V quotient(V a, V b) { return _mm256_div_pd(a, b); }
   static V over_sqrt(V a, V h) { return _mm256_div_pd(a, _mm256_sqrt_pd(h)); }
   static V max(V a, V b) { return _mm256_max_pd(a, b); }
+  static V min(V a, V b) { return _mm256_min_pd(a, b); }
   static V fmadd(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
   static V fmsub(V a, V b, V c) { return _mm256_fmsub_pd(a, b, c); }
   static V fnmadd(V a, V b, V c) { return _mm256_fnmadd_pd(a, b, c); }
@@ -67,6 +68,12 @@ struct Simd {
   }
   static V load(const double* p) { return _mm256_loadu_pd(p); }
   static V load_masked(const double* p, M m) { return _mm256_maskload_pd(p, _mm256_castpd_si256(m)); }
+  static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
+  static void store_masked(double* p, M m, V v) { _mm256_maskstore_pd(p, _mm256_castpd_si256(m), v); }
+  static double hmin(V v) {
+    const __m128d s = _mm_min_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+    return _mm_cvtsd_f64(_mm_min_sd(s, _mm_unpackhi_pd(s, s)));
+  }
 };
 #include "vector_kernels_impl.hpp"
 }  // namespace
@@ -92,6 +99,7 @@ struct Simd {
   static V quotient(V a, V b) { return _mm512_div_pd(a, b); }
   static V over_sqrt(V a, V h) { return _mm512_div_pd(a, _mm512_sqrt_pd(h)); }
   static V max(V a, V b) { return _mm512_max_pd(a, b); }
+  static V min(V a, V b) { return _mm512_min_pd(a, b); }
   static V fmadd(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
   static V fmsub(V a, V b, V c) { return _mm512_fmsub_pd(a, b, c); }
   static V fnmadd(V a, V b, V c) { return _mm512_fnmadd_pd(a, b, c); }
@@ -112,6 +120,9 @@ struct Simd {
   static M tail(int r) { return static_cast<M>((1u << r) - 1u); }
   static V load(const double* p) { return _mm512_loadu_pd(p); }
   static V load_masked(const double* p, M m) { return _mm512_maskz_loadu_pd(m, p); }
+  static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
+  static void store_masked(double* p, M m, V v) { _mm512_mask_storeu_pd(p, m, v); }
+  static double hmin(V v) { return _mm512_reduce_min_pd(v); }
 };
 #include "vector_kernels_impl.hpp"
 }  // namespace
@@ -165,9 +176,24 @@ void ssdf_kernel_accumulate(const double* const (&c)[3], const double* const (&n
     avx2::ssdf_accumulate(c, nrm, begin, end, in, sums);
 }
 
+double box_min_projections(const double* const (&lo)[3], const double* const (&hi)[3], int count, const Vec3& u,
+                           double* lower) {
+  return vector_kernel_width() == 8 ? avx512::box_bounds(lo, hi, count, u, lower)
+                                    : avx2::box_bounds(lo, hi, count, u, lower);
+}
+
+double min_projection(const double* xs, const double* ys, const double* zs, int begin, int end, const Vec3& u) {
+  return vector_kernel_width() == 8 ? avx512::min_projection(xs, ys, zs, begin, end, u)
+                                    : avx2::min_projection(xs, ys, zs, begin, end, u);
+}
+
 #else
 
 bool vector_kernels_available() { return false; }
+double box_min_projections(const double* const (&)[3], const double* const (&)[3], int, const Vec3&, double*) {
+  return 0.0;
+}
+double min_projection(const double*, const double*, const double*, int, int, const Vec3&) { return 0.0; }
 int vector_kernel_widest() { return 0; }
 int vector_kernel_width() { return 0; }
 void set_vector_kernel_width(int) {}

@@ -64,6 +64,15 @@ void set_vector_kernel_width(int width);
 void ground_kernel_accumulate(const double* xs, const double* ys, const double* zs, int begin, int end,
                               const GroundKernelInput& in, KernelSums& sums);
 
+/// Flat scan of `count` boxes (lo[a][j] ≤ p_a ≤ hi[a][j]): lower[j] = min over box j of uᵀp.
+/// Returns min_j (max over box j of uᵀp), an upper bound of min uᵀp over points in the boxes.
+/// Call only when vector_kernels_available().
+double box_min_projections(const double* const (&lo)[3], const double* const (&hi)[3], int count, const Vec3& u,
+                           double* lower);
+/// min uᵀp over the points [begin, end) (structure of arrays; +inf when empty). Call only when
+/// vector_kernels_available().
+double min_projection(const double* xs, const double* ys, const double* zs, int begin, int end, const Vec3& u);
+
 /// The point–SSDF term of a query point q against an AOPC (frame of the AOPC's body B):
 /// r_i = q − c_i, W_i = exp(−(‖r_i‖² − d²_min)/ε1) (culled beyond d2_cut), φ_i = n_iᵀr_i − offset,
 /// relative velocity u_i = s − ω × c_i (or u_query for every point), λ_i the point–plane force.

@@ -8,20 +8,36 @@
 // gt / lt / le (ordered, quiet) -> M, mand(M, M), keep(v, m) (v where m, else +0), one_if(m),
 // select(m, a, b) (a where m, else b), select_mask (the same for masks), sign_lanes(v) -> M (the
 // lanes whose sign bit is set; only for select / select_mask), exp, hsum, all(),
-// tail(r) (the first r lanes), load, load_masked.
+// tail(r) (the first r lanes), load, load_masked, store, store_masked, min (x86 semantics, as max),
+// hmin.
 
 using V = Simd::V;
 using M = Simd::M;
 
 inline V bc(double x) { return Simd::set1(x); }
 
+/// Per-lane partial sums. The moment Σ a × Wλ is kept as the six products Σ a_i (Wλ)_j, i ≠ j
+/// (one FMA each per point instead of a cross product and an add per component), and formed
+/// once at the end.
 struct Acc {
-  V tx, ty, tz, fx, fy, fz, w, phi;
-  void clear() { tx = ty = tz = fx = fy = fz = w = phi = bc(0.0); }
+  V xy, xz, yx, yz, zx, zy, fx, fy, fz, w, phi;
+  void clear() { xy = xz = yx = yz = zx = zy = fx = fy = fz = w = phi = bc(0.0); }
+  /// Adds a × λ (λ = Wλ of the lanes) and λ itself.
+  void add_moment_and_force(V ax, V ay, V az, V lx, V ly, V lz) {
+    xy = Simd::fmadd(ax, ly, xy);
+    xz = Simd::fmadd(ax, lz, xz);
+    yx = Simd::fmadd(ay, lx, yx);
+    yz = Simd::fmadd(ay, lz, yz);
+    zx = Simd::fmadd(az, lx, zx);
+    zy = Simd::fmadd(az, ly, zy);
+    fx = Simd::add(fx, lx);
+    fy = Simd::add(fy, ly);
+    fz = Simd::add(fz, lz);
+  }
   void add_to(KernelSums& s) const {
-    s.moment[0] += Simd::hsum(tx);
-    s.moment[1] += Simd::hsum(ty);
-    s.moment[2] += Simd::hsum(tz);
+    s.moment[0] += Simd::hsum(Simd::sub(yz, zy));
+    s.moment[1] += Simd::hsum(Simd::sub(zx, xz));
+    s.moment[2] += Simd::hsum(Simd::sub(xy, yx));
     s.force[0] += Simd::hsum(fx);
     s.force[1] += Simd::hsum(fy);
     s.force[2] += Simd::hsum(fz);
@@ -74,9 +90,11 @@ inline V log1p_unit_or_inverse(V E, V phi) {
 /// e = exp(−|φ|/ε3).
 inline V softplus_exp(V phi, const PointPlaneLaw& law) { return Simd::exp(Simd::mul(Simd::abs(phi), bc(-1.0 / law.eps3))); }
 
-/// λ = point_plane(φ, u, n) of eqs. (15)–(20), given l = log(1 + exp(−|φ|/ε3)).
-inline void point_plane(V phi, V l, V ux, V uy, V uz, V nx, V ny, V nz, const PointPlaneLaw& law, V& lx, V& ly,
-                        V& lz) {
+/// W·λ with λ = point_plane(φ, u, n) of eqs. (15)–(20), given l = log(1 + exp(−|φ|/ε3)), on the
+/// lanes in `keep` (zero elsewhere: a dropped lane's λ may be NaN or infinite, so it is masked,
+/// not multiplied by W = 0).
+inline void weighted_point_plane(V W, M keep, V phi, V l, V ux, V uy, V uz, V nx, V ny, V nz, const PointPlaneLaw& law,
+                                 V& lx, V& ly, V& lz) {
   // c = k softplus(−φ, ε3) = k (max(−φ, 0) + ε3 l), eq. (15)
   const V sp = Simd::fmadd(bc(law.eps3), l, Simd::max(Simd::negate(phi), bc(0.0)));
   // dissipation d(x), x = v_n/v_d, eqs. (16)–(17): 1 − x (x ≤ 0), (x − 2)²/4 (x ≤ 2), 0 beyond
@@ -86,14 +104,15 @@ inline void point_plane(V phi, V l, V ux, V uy, V uz, V nx, V ny, V nz, const Po
   V d = Simd::mul(bc(0.25), Simd::mul(xm2, xm2));
   d = Simd::select(Simd::le(x, bc(0.0)), Simd::sub(bc(1.0), x), d);
   d = Simd::keep(d, Simd::le(x, bc(2.0)));
-  const V ln = Simd::mul(Simd::mul(bc(law.stiffness), sp), d);  // (18)
+  // W λ_n, eq. (18), on the kept lanes
+  const V wln = Simd::keep(Simd::mul(Simd::mul(W, bc(law.stiffness)), Simd::mul(sp, d)), keep);
   // friction with stiction, (19)–(20): λ = λ_n n − μ λ_n v_t / √(v_s² + ‖v_t‖²)
   const V vtx = Simd::fnmadd(vn, nx, ux), vty = Simd::fnmadd(vn, ny, uy), vtz = Simd::fnmadd(vn, nz, uz);
   const V h2 = Simd::fmadd(vtx, vtx, Simd::fmadd(vty, vty, Simd::fmadd(vtz, vtz, bc(law.stiction_velocity_sq))));
-  const V s = Simd::over_sqrt(Simd::mul(bc(law.friction), ln), h2);
-  lx = Simd::fmsub(ln, nx, Simd::mul(s, vtx));
-  ly = Simd::fmsub(ln, ny, Simd::mul(s, vty));
-  lz = Simd::fmsub(ln, nz, Simd::mul(s, vtz));
+  const V s = Simd::over_sqrt(Simd::mul(bc(law.friction), wln), h2);
+  lx = Simd::fnmadd(s, vtx, Simd::mul(wln, nx));
+  ly = Simd::fnmadd(s, vty, Simd::mul(wln, ny));
+  lz = Simd::fnmadd(s, vtz, Simd::mul(wln, nz));
 }
 
 /// The ground terms of one vector of points (lanes in `lanes`; the others add nothing).
@@ -115,21 +134,12 @@ inline void ground_points(V ax, V ay, V az, M lanes, const GroundKernelInput& in
   }
   // point velocity w × a + Rᵀv
   const V ox = bc(in.omega_body.x()), oy = bc(in.omega_body.y()), oz = bc(in.omega_body.z());
-  const V ux = Simd::add(Simd::fmsub(oy, az, Simd::mul(oz, ay)), bc(in.v_body.x()));
-  const V uy = Simd::add(Simd::fmsub(oz, ax, Simd::mul(ox, az)), bc(in.v_body.y()));
-  const V uz = Simd::add(Simd::fmsub(ox, ay, Simd::mul(oy, ax)), bc(in.v_body.z()));
+  const V ux = Simd::fmadd(oy, az, Simd::fnmadd(oz, ay, bc(in.v_body.x())));
+  const V uy = Simd::fmadd(oz, ax, Simd::fnmadd(ox, az, bc(in.v_body.y())));
+  const V uz = Simd::fmadd(ox, ay, Simd::fnmadd(oy, ax, bc(in.v_body.z())));
   V lx, ly, lz;
-  point_plane(phi, l, ux, uy, uz, nx, ny, nz, in.law, lx, ly, lz);
-  // W λ on the kept lanes (a dropped lane's λ may be NaN or infinite: masked, not multiplied by 0)
-  lx = Simd::mul(Wk, Simd::keep(lx, keep));
-  ly = Simd::mul(Wk, Simd::keep(ly, keep));
-  lz = Simd::mul(Wk, Simd::keep(lz, keep));
-  acc.tx = Simd::add(acc.tx, Simd::fmsub(ay, lz, Simd::mul(az, ly)));  // a × Wλ
-  acc.ty = Simd::add(acc.ty, Simd::fmsub(az, lx, Simd::mul(ax, lz)));
-  acc.tz = Simd::add(acc.tz, Simd::fmsub(ax, ly, Simd::mul(ay, lx)));
-  acc.fx = Simd::add(acc.fx, lx);
-  acc.fy = Simd::add(acc.fy, ly);
-  acc.fz = Simd::add(acc.fz, lz);
+  weighted_point_plane(Wk, keep, phi, l, ux, uy, uz, nx, ny, nz, in.law, lx, ly, lz);
+  acc.add_moment_and_force(ax, ay, az, lx, ly, lz);  // Σ a × Wλ, Σ Wλ
   acc.w = Simd::add(acc.w, Wk);
 }
 
@@ -148,23 +158,16 @@ inline void ssdf_points(V cx, V cy, V cz, V nx, V ny, V nz, M lanes, const SsdfK
     uz = bc(in.u_query.z());
   } else {
     const V ox = bc(in.omega.x()), oy = bc(in.omega.y()), oz = bc(in.omega.z());
-    ux = Simd::sub(bc(in.s.x()), Simd::fmsub(oy, cz, Simd::mul(oz, cy)));
-    uy = Simd::sub(bc(in.s.y()), Simd::fmsub(oz, cx, Simd::mul(ox, cz)));
-    uz = Simd::sub(bc(in.s.z()), Simd::fmsub(ox, cy, Simd::mul(oy, cx)));
+    ux = Simd::fmadd(oz, cy, Simd::fnmadd(oy, cz, bc(in.s.x())));
+    uy = Simd::fmadd(ox, cz, Simd::fnmadd(oz, cx, bc(in.s.y())));
+    uz = Simd::fmadd(oy, cx, Simd::fnmadd(ox, cy, bc(in.s.z())));
   }
   V lx, ly, lz;
-  point_plane(phi, log1p_unit(softplus_exp(phi, in.law)), ux, uy, uz, nx, ny, nz, in.law, lx, ly, lz);
-  // W φ and W λ on the kept lanes (a dropped lane's terms may be NaN or infinite: masked)
-  lx = Simd::mul(Wk, Simd::keep(lx, keep));
-  ly = Simd::mul(Wk, Simd::keep(ly, keep));
-  lz = Simd::mul(Wk, Simd::keep(lz, keep));
+  weighted_point_plane(Wk, keep, phi, log1p_unit(softplus_exp(phi, in.law)), ux, uy, uz, nx, ny, nz, in.law, lx, ly,
+                       lz);
+  // W φ on the kept lanes (a dropped lane's φ may be infinite: masked)
   acc.phi = Simd::add(acc.phi, Simd::mul(Wk, Simd::keep(phi, keep)));
-  acc.fx = Simd::add(acc.fx, lx);
-  acc.fy = Simd::add(acc.fy, ly);
-  acc.fz = Simd::add(acc.fz, lz);
-  acc.tx = Simd::add(acc.tx, Simd::fmsub(cy, lz, Simd::mul(cz, ly)));  // c × Wλ
-  acc.ty = Simd::add(acc.ty, Simd::fmsub(cz, lx, Simd::mul(cx, lz)));
-  acc.tz = Simd::add(acc.tz, Simd::fmsub(cx, ly, Simd::mul(cy, lx)));
+  acc.add_moment_and_force(cx, cy, cz, lx, ly, lz);  // Σ c × Wλ, Σ Wλ
   acc.w = Simd::add(acc.w, Wk);
 }
 
@@ -200,4 +203,58 @@ inline void ssdf_points(V cx, V cy, V cz, V nx, V ny, V nz, M lanes, const SsdfK
                   acc);
   }
   acc.add_to(sums);
+}
+
+/// uᵀp over a box (lo, hi): its least value Σ_a min(u_a lo_a, u_a hi_a) and its largest.
+inline void box_projection(V ux, V uy, V uz, V lx, V ly, V lz, V hx, V hy, V hz, V& least, V& largest) {
+  const V ax = Simd::mul(ux, lx), bx = Simd::mul(ux, hx);
+  const V ay = Simd::mul(uy, ly), by = Simd::mul(uy, hy);
+  const V az = Simd::mul(uz, lz), bz = Simd::mul(uz, hz);
+  least = Simd::add(Simd::add(Simd::min(ax, bx), Simd::min(ay, by)), Simd::min(az, bz));
+  largest = Simd::add(Simd::add(Simd::max(ax, bx), Simd::max(ay, by)), Simd::max(az, bz));
+}
+
+[[gnu::noinline]] double box_bounds(const double* const (&lo)[3], const double* const (&hi)[3], int count,
+                                    const Vec3& u, double* lower) {
+  constexpr int W = Simd::kWidth;
+  const V ux = bc(u.x()), uy = bc(u.y()), uz = bc(u.z());
+  const V inf = bc(__builtin_inf());
+  V upper = inf;
+  int j = 0;
+  for (; j + W <= count; j += W) {
+    V least, largest;
+    box_projection(ux, uy, uz, Simd::load(lo[0] + j), Simd::load(lo[1] + j), Simd::load(lo[2] + j),
+                   Simd::load(hi[0] + j), Simd::load(hi[1] + j), Simd::load(hi[2] + j), least, largest);
+    Simd::store(lower + j, least);
+    upper = Simd::min(upper, largest);
+  }
+  if (j < count) {
+    const M m = Simd::tail(count - j);
+    V least, largest;
+    box_projection(ux, uy, uz, Simd::load_masked(lo[0] + j, m), Simd::load_masked(lo[1] + j, m),
+                   Simd::load_masked(lo[2] + j, m), Simd::load_masked(hi[0] + j, m), Simd::load_masked(hi[1] + j, m),
+                   Simd::load_masked(hi[2] + j, m), least, largest);
+    Simd::store_masked(lower + j, m, least);
+    upper = Simd::min(upper, Simd::select(m, largest, inf));
+  }
+  return Simd::hmin(upper);
+}
+
+[[gnu::noinline]] double min_projection(const double* xs, const double* ys, const double* zs, int begin, int end,
+                                        const Vec3& u) {
+  constexpr int W = Simd::kWidth;
+  const V ux = bc(u.x()), uy = bc(u.y()), uz = bc(u.z());
+  const V inf = bc(__builtin_inf());
+  V best = inf;
+  int i = begin;
+  for (; i + W <= end; i += W)
+    best = Simd::min(best, Simd::fmadd(ux, Simd::load(xs + i), Simd::fmadd(uy, Simd::load(ys + i),
+                                                                           Simd::mul(uz, Simd::load(zs + i)))));
+  if (i < end) {
+    const M m = Simd::tail(end - i);
+    const V v = Simd::fmadd(ux, Simd::load_masked(xs + i, m),
+                            Simd::fmadd(uy, Simd::load_masked(ys + i, m), Simd::mul(uz, Simd::load_masked(zs + i, m))));
+    best = Simd::min(best, Simd::select(m, v, inf));
+  }
+  return Simd::hmin(best);
 }

@@ -42,6 +42,14 @@ class PointTree {
   const double* normal_ys() const { return nys_.data(); }
   const double* normal_zs() const { return nzs_.data(); }
 
+  /// The leaves in tree order, for flat vector scans: leaf j holds the points
+  /// [leaf_start(j), leaf_start(j + 1)) (consecutive ranges covering [0, size())), and its box is
+  /// leaf_lo(a)[j] ≤ p_a ≤ leaf_hi(a)[j] for axis a = 0, 1, 2.
+  int num_leaves() const { return static_cast<int>(leaf_start_.size()) - 1; }
+  int leaf_start(int j) const { return leaf_start_[static_cast<size_t>(j)]; }
+  const double* leaf_lo(int axis) const { return leaf_lo_[static_cast<size_t>(axis)].data(); }
+  const double* leaf_hi(int axis) const { return leaf_hi_[static_cast<size_t>(axis)].data(); }
+
   /// The cloud's bounding sphere (far queries, aopc.hpp's kFarQueryRatio).
   const CloudBounds& bounds() const { return bounds_; }
 
@@ -100,6 +108,8 @@ class PointTree {
   std::vector<double> xs_, ys_, zs_, nxs_, nys_, nzs_;
   std::vector<int> index_;
   std::vector<Node> nodes_;
+  std::vector<int> leaf_start_;                   // num_leaves() + 1 entries
+  std::array<std::vector<double>, 3> leaf_lo_, leaf_hi_;
   CloudBounds bounds_;
 };
 
