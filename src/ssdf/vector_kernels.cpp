@@ -4,6 +4,7 @@
 #include "vector_kernels.hpp"
 
 #include <atomic>
+#include <cmath>
 #include <cstdlib>
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(DIFFCOL_NO_LIBMVEC)
@@ -82,8 +83,6 @@ struct Simd {
 
 #pragma GCC push_options
 #pragma GCC target("avx512f,avx512dq,fma")
-// libmvec's AVX-512 exp (≤ 4 ulp).
-extern "C" __m512d _ZGVeN8v_exp(__m512d);
 
 namespace avx512 {
 namespace {
@@ -114,7 +113,36 @@ struct Simd {
   static V select(M m, V a, V b) { return _mm512_mask_blend_pd(m, b, a); }
   static M select_mask(M m, M a, M b) { return static_cast<M>((m & a) | (~m & b)); }
   static M sign_lanes(V v) { return _mm512_movepi64_mask(_mm512_castpd_si512(v)); }
-  static V exp(V a) { return _ZGVeN8v_exp(a); }
+  /// exp(x) inline: a call (libmvec's vector exp) clobbers every vector register, and the
+  /// kernels' two dozen live vectors were spilled and reloaded around it (measured: ~60 moves per
+  /// vector of points). x = (16e + j) ln2/16 + r, |r| ≤ ln2/32: 2^(j/16) from a 16-entry table in
+  /// two registers (vpermt2pd), exp(r) by its Taylor polynomial of degree 7 (the next term is below
+  /// 2⁻⁵⁹ relative), 2^e by vscalefpd (gradual underflow, overflow to +∞). ≤ 2 ulp above the
+  /// subnormal range; NaN stays NaN.
+  static V exp(V x) {
+    x = _mm512_min_pd(_mm512_set1_pd(2000.0), _mm512_max_pd(_mm512_set1_pd(-2000.0), x));  // NaN stays NaN
+    // t = 1.5·2⁵² + n, n = round(16x/ln2): n's low bits are t's, and n = t − 1.5·2⁵² exactly
+    const V shifter = _mm512_set1_pd(6755399441055744.0);
+    const V t = _mm512_fmadd_pd(x, _mm512_set1_pd(23.083120654223414), shifter);
+    const V n = _mm512_sub_pd(t, shifter);
+    V r = _mm512_fnmadd_pd(n, _mm512_set1_pd(0.04332169877307024), x);  // ln2/16 in two parts (32 bits, exact ·n)
+    r = _mm512_fnmadd_pd(n, _mm512_set1_pd(1.1926343307941173e-11), r);
+    const V lo = _mm512_setr_pd(1.0, 1.0442737824274138, 1.0905077326652577, 1.1387886347566916, 1.189207115002721,
+                                1.241857812073484, 1.2968395546510096, 1.3542555469368927);
+    const V hi = _mm512_setr_pd(1.4142135623730951, 1.4768261459394993, 1.5422108254079407, 1.6104903319492543,
+                                1.681792830507429, 1.7562521603732995, 1.8340080864093424, 1.9152065613971474);
+    const V table = _mm512_permutex2var_pd(lo, _mm512_castpd_si512(t), hi);  // 2^(j/16), j = n mod 16
+    const V e = _mm512_roundscale_pd(_mm512_mul_pd(n, _mm512_set1_pd(0.0625)), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    V p = _mm512_set1_pd(1.0 / 5040.0);
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 720.0));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 120.0));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 24.0));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 6.0));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(0.5));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0));
+    return _mm512_scalef_pd(_mm512_mul_pd(table, p), e);
+  }
   static double hsum(V v) { return _mm512_reduce_add_pd(v); }
   static M all() { return static_cast<M>(0xff); }
   static M tail(int r) { return static_cast<M>((1u << r) - 1u); }
@@ -176,6 +204,11 @@ void ssdf_kernel_accumulate(const double* const (&c)[3], const double* const (&n
     avx2::ssdf_accumulate(c, nrm, begin, end, in, sums);
 }
 
+void vector_exp(const double* x, double* y, int n) {
+  const int i = vector_kernel_width() == 8 ? avx512::exp_array(x, y, n) : avx2::exp_array(x, y, n);
+  for (int k = i; k < n; ++k) y[k] = std::exp(x[k]);  // the tail, in scalar code
+}
+
 double box_min_projections(const double* const (&lo)[3], const double* const (&hi)[3], int count, const Vec3& u,
                            double* lower) {
   return vector_kernel_width() == 8 ? avx512::box_bounds(lo, hi, count, u, lower)
@@ -194,6 +227,9 @@ double box_min_projections(const double* const (&)[3], const double* const (&)[3
   return 0.0;
 }
 double min_projection(const double*, const double*, const double*, int, int, const Vec3&) { return 0.0; }
+void vector_exp(const double* x, double* y, int n) {
+  for (int i = 0; i < n; ++i) y[i] = std::exp(x[i]);
+}
 int vector_kernel_widest() { return 0; }
 int vector_kernel_width() { return 0; }
 void set_vector_kernel_width(int) {}

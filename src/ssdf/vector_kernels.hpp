@@ -73,6 +73,10 @@ double box_min_projections(const double* const (&lo)[3], const double* const (&h
 /// vector_kernels_available().
 double min_projection(const double* xs, const double* ys, const double* zs, int begin, int end, const Vec3& u);
 
+/// y[i] = exp(x[i]) by the exp of the kernels in use (for tests): AVX-512, inline (≤ 2 ulp above
+/// the subnormal range); AVX2, libmvec's (≤ 4 ulp); the last n mod width entries, std::exp.
+void vector_exp(const double* x, double* y, int n);
+
 /// The point–SSDF term of a query point q against an AOPC (frame of the AOPC's body B):
 /// r_i = q − c_i, W_i = exp(−(‖r_i‖² − d²_min)/ε1) (culled beyond d2_cut), φ_i = n_iᵀr_i − offset,
 /// relative velocity u_i = s − ω × c_i (or u_query for every point), λ_i the point–plane force.

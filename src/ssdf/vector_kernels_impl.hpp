@@ -258,3 +258,10 @@ inline void box_projection(V ux, V uy, V uz, V lx, V ly, V lz, V hx, V hy, V hz,
   }
   return Simd::hmin(best);
 }
+
+/// y = exp(x) for the whole vectors of x[0, n) (vector_exp); returns how many entries it did.
+[[gnu::noinline]] int exp_array(const double* x, double* y, int n) {
+  int i = 0;
+  for (; i + Simd::kWidth <= n; i += Simd::kWidth) Simd::store(y + i, Simd::exp(Simd::load(x + i)));
+  return i;
+}
