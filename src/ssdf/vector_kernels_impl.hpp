@@ -109,7 +109,7 @@ inline void weighted_point_plane(V W, M keep, V phi, V l, V ux, V uy, V uz, V nx
   // friction with stiction, (19)–(20): λ = λ_n n − μ λ_n v_t / √(v_s² + ‖v_t‖²)
   const V vtx = Simd::fnmadd(vn, nx, ux), vty = Simd::fnmadd(vn, ny, uy), vtz = Simd::fnmadd(vn, nz, uz);
   const V h2 = Simd::fmadd(vtx, vtx, Simd::fmadd(vty, vty, Simd::fmadd(vtz, vtz, bc(law.stiction_velocity_sq))));
-  const V s = Simd::over_sqrt(Simd::mul(bc(law.friction), wln), h2);
+  const V s = Simd::mul(wln, Simd::over_sqrt(bc(law.friction), h2));  // μ/√h² apart from the chain through λ_n
   lx = Simd::fnmadd(s, vtx, Simd::mul(wln, nx));
   ly = Simd::fnmadd(s, vty, Simd::mul(wln, ny));
   lz = Simd::fnmadd(s, vtz, Simd::mul(wln, nz));
