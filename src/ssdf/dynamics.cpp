@@ -542,11 +542,14 @@ WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<
       if (prm.eps2 == prm.eps3 && std::abs(in.phi_min) * in.inv_eps2 <= detail::kSharedExpLogit)
         in.shared_exp_scale = std::exp(in.phi_min * in.inv_eps2);
       in.law = point_plane_law(prm);
-      detail::KernelSums sums;
+      int runs[kMaxFlatLeaves][2], run_count = 0;
       for_each_leaf_run(lower, L, reach, [&](int jb, int je) {
-        detail::ground_kernel_accumulate(tree->xs(), tree->ys(), tree->zs(), tree->leaf_start(jb),
-                                         tree->leaf_start(je), in, sums);
+        runs[run_count][0] = tree->leaf_start(jb);
+        runs[run_count][1] = tree->leaf_start(je);
+        ++run_count;
       });
+      detail::KernelSums sums;
+      detail::ground_kernel_accumulate(tree->xs(), tree->ys(), tree->zs(), runs, run_count, in, sums);
       const double inv = 1.0 / sums.weight;
       const Vec3 f = R * Vec3(sums.force[0], sums.force[1], sums.force[2]);  // world frame
       for (int k = 0; k < 3; ++k) {

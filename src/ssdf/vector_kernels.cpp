@@ -79,6 +79,9 @@ struct Simd {
   static V load_masked(const double* p, M m) { return _mm256_maskload_pd(p, _mm256_castpd_si256(m)); }
   static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
   static void store_masked(double* p, M m, V v) { _mm256_maskstore_pd(p, _mm256_castpd_si256(m), v); }
+  static constexpr bool kCompress = false;  // no compress instruction: the kernels skip the packing pass
+  static V compress(M, V v) { return v; }
+  static int count(M) { return 0; }
   static double hmin(V v) {
     const __m128d s = _mm_min_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
     return _mm_cvtsd_f64(_mm_min_sd(s, _mm_unpackhi_pd(s, s)));
@@ -156,6 +159,10 @@ struct Simd {
   static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
   static void store_masked(double* p, M m, V v) { _mm512_mask_storeu_pd(p, m, v); }
   static double hmin(V v) { return _mm512_reduce_min_pd(v); }
+  static constexpr bool kCompress = true;
+  /// The lanes of m moved to the front (vcompresspd, register form: the memory form is slow).
+  static V compress(M m, V v) { return _mm512_maskz_compress_pd(m, v); }
+  static int count(M m) { return __builtin_popcount(static_cast<unsigned>(m)); }
 };
 #include "vector_kernels_impl.hpp"
 }  // namespace
@@ -193,12 +200,12 @@ void set_vector_kernel_width(int width) {
   width_switch().store(width == 4 && vector_kernels_available() ? 4 : vector_kernel_widest(), std::memory_order_relaxed);
 }
 
-void ground_kernel_accumulate(const double* xs, const double* ys, const double* zs, int begin, int end,
-                              const GroundKernelInput& in, KernelSums& sums) {
+void ground_kernel_accumulate(const double* xs, const double* ys, const double* zs, const int (*runs)[2],
+                              int run_count, const GroundKernelInput& in, KernelSums& sums) {
   if (vector_kernel_width() == 8)
-    avx512::ground_accumulate(xs, ys, zs, begin, end, in, sums);
+    avx512::ground_accumulate(xs, ys, zs, runs, run_count, in, sums);
   else
-    avx2::ground_accumulate(xs, ys, zs, begin, end, in, sums);
+    avx2::ground_accumulate(xs, ys, zs, runs, run_count, in, sums);
 }
 
 void ssdf_kernel_accumulate(const double* const (&c)[3], const double* const (&nrm)[3], int begin, int end,
@@ -238,8 +245,8 @@ void vector_exp(const double* x, double* y, int n) {
 int vector_kernel_widest() { return 0; }
 int vector_kernel_width() { return 0; }
 void set_vector_kernel_width(int) {}
-void ground_kernel_accumulate(const double*, const double*, const double*, int, int, const GroundKernelInput&,
-                              KernelSums&) {}
+void ground_kernel_accumulate(const double*, const double*, const double*, const int (*)[2], int,
+                              const GroundKernelInput&, KernelSums&) {}
 void ssdf_kernel_accumulate(const double* const (&)[3], const double* const (&)[3], int, int, const SsdfKernelInput&,
                             KernelSums&) {}
 

@@ -59,10 +59,10 @@ int vector_kernel_width();
 /// 4: the AVX2 kernels (where available); anything else: the widest.
 void set_vector_kernel_width(int width);
 
-/// Adds the terms of the points xs/ys/zs[begin, end) (body frame, structure of arrays) to `sums`.
-/// Call only when vector_kernels_available().
-void ground_kernel_accumulate(const double* xs, const double* ys, const double* zs, int begin, int end,
-                              const GroundKernelInput& in, KernelSums& sums);
+/// Adds the terms of the points xs/ys/zs[runs[r][0], runs[r][1]) for r < run_count (body frame,
+/// structure of arrays) to `sums`. Call only when vector_kernels_available().
+void ground_kernel_accumulate(const double* xs, const double* ys, const double* zs, const int (*runs)[2],
+                              int run_count, const GroundKernelInput& in, KernelSums& sums);
 
 /// Flat scan of `count` boxes (lo[a][j] ≤ p_a ≤ hi[a][j]): lower[j] = min over box j of uᵀp.
 /// Returns min_j (max over box j of uᵀp), an upper bound of min uᵀp over points in the boxes.
