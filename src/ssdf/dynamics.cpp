@@ -497,11 +497,100 @@ void pair_ssdf(const PointTree& c1, const BodyT<T>& B1, const PointTree& c2, con
     for (int k = 0; k < 3; ++k) (*parts[j])[k] = acc.a[static_cast<size_t>(3 * j + k)] * inv;
 }
 
+// ----------------------------------------------------------------------------------------------
+// Local jets: a term that depends on one body only (the ground contact) is differentiated with
+// respect to that body's 12 local coordinates — δθ (R = R0·exp(skew δθ)), p, ω, v — and the result
+// is mapped to the dim(z) directions once, by the chain rule through the body's own jets, instead
+// of carrying kMaxDerivativeDim partials through every point.
+// ----------------------------------------------------------------------------------------------
+template <int N>
+using LocalJet = Jet<double, N>;
+/// ∂(local coordinates)/∂z, rows: the local directions.
+template <int N>
+using LocalTangent = std::array<std::array<double, kMaxDerivativeDim>, N>;
+
+/// The body (R0, p, ω, v) as jets in its local coordinates, directions k0 … k0 + 11:
+/// ∂R/∂δθ_k = R0·skew(e_k).
+template <int N>
+BodyT<LocalJet<N>> local_body(const Mat3& R0, const Vec3& p, const Vec3& w, const Vec3& v, int k0) {
+  BodyT<LocalJet<N>> L;
+  const auto dir = [&](int k) { return static_cast<size_t>(k0 + k); };
+  for (int j = 0; j < 3; ++j) {
+    for (int i = 0; i < 3; ++i) L.R.m[i][j] = LocalJet<N>(R0(i, j));
+    for (int k = 0; k < 3; ++k) {
+      const Vec3 col = R0 * Vec3::Unit(k).cross(Vec3::Unit(j));  // column j of R0·skew(e_k)
+      for (int i = 0; i < 3; ++i) L.R.m[i][j].d[dir(k)] = col[i];
+    }
+  }
+  for (int i = 0; i < 3; ++i) {
+    L.p[i] = LocalJet<N>(p[i]);
+    L.p[i].d[dir(3 + i)] = 1.0;
+    L.w[i] = LocalJet<N>(w[i]);
+    L.w[i].d[dir(6 + i)] = 1.0;
+    L.v[i] = LocalJet<N>(v[i]);
+    L.v[i].d[dir(9 + i)] = 1.0;
+  }
+  return L;
+}
+template <int N>
+BodyT<LocalJet<N>> local_body(const BodyT<JacT>& B, int k0) {
+  return local_body<N>(values(B.R), values(B.p), values(B.w), values(B.v), k0);
+}
+
+/// Rows k0 … k0 + 11 of ∂(local coordinates)/∂z for a body given in JacT: the rotation part is
+/// vee(R0ᵀ ∂R/∂z_k) (R0 its rotation's value), skew up to rounding since R(z) stays a rotation
+/// to first order.
+template <int N>
+void local_tangent(const BodyT<JacT>& B, int k0, LocalTangent<N>& D) {
+  const Mat3 R0 = values(B.R);
+  const auto row = [&](int m) -> std::array<double, kMaxDerivativeDim>& { return D[static_cast<size_t>(k0 + m)]; };
+  for (size_t k = 0; k < static_cast<size_t>(kMaxDerivativeDim); ++k) {
+    Mat3 dR;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) dR(i, j) = B.R.m[i][j].d[k];
+    const Mat3 S = R0.transpose() * dR;
+    row(0)[k] = 0.5 * (S(2, 1) - S(1, 2));
+    row(1)[k] = 0.5 * (S(0, 2) - S(2, 0));
+    row(2)[k] = 0.5 * (S(1, 0) - S(0, 1));
+    for (int i = 0; i < 3; ++i) {
+      row(3 + i)[k] = B.p[i].d[k];
+      row(6 + i)[k] = B.w[i].d[k];
+      row(9 + i)[k] = B.v[i].d[k];
+    }
+  }
+}
+
+/// The JacT value of a local result: partials Σ_m ∂r/∂local_m · ∂local_m/∂z_k.
+template <int N>
+JacT lift(const LocalJet<N>& r, const LocalTangent<N>& D) {
+  JacT out(r.v);
+  for (size_t m = 0; m < static_cast<size_t>(N); ++m) {
+    const double c = r.d[m];
+    if (c == 0.0) continue;
+    for (size_t k = 0; k < static_cast<size_t>(kMaxDerivativeDim); ++k) out.d[k] += c * D[m][k];
+  }
+  return out;
+}
+template <int N>
+WrenchT<JacT> lift(const WrenchT<LocalJet<N>>& w, const LocalTangent<N>& D) {
+  WrenchT<JacT> out;
+  for (int i = 0; i < 3; ++i) {
+    out.tau[i] = lift<N>(w.tau[i], D);
+    out.f[i] = lift<N>(w.f[i], D);
+  }
+  return out;
+}
+
 /// Ground contact of a free body (file comment of dynamics.hpp).
 template <class T>
 WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<T>& B, const GroundPlane& ground,
                           const ScmParameters& prm) {
   WrenchT<T> out;
+  if constexpr (std::is_same_v<T, JacT>) {  // first derivatives: local jets (above)
+    LocalTangent<12> D;
+    local_tangent<12>(B, 0, D);
+    return lift<12>(ground_contact(g, tree, local_body<12>(B, 0), ground, prm), D);
+  }
   const Vec3& n = ground.normal;
   if (g.is_sphere()) {
     const T phi = dot(n, sub(B.p, ground.point)) - g.radius;
@@ -619,20 +708,30 @@ void contact_forces_t(const Scene& scene, const SystemT<T>& sys, std::array<Wren
     o.tau += w.tau;
     o.f += w.f;
   };
-  WrenchT<T> wa, wb;
+  // One pair's wrenches in the body types BA, BB (T, or local jets of the two bodies).
+  const auto pair_wrenches = [&](BodyId a, BodyId b, const auto& A, const auto& B, auto& wa, auto& wb) {
+    if (geom(a).is_sphere())  // a: the sphere (the point)
+      point_ssdf(Vec3::Zero().eval(), geom(a).radius, A, *scene.point_tree(b), B, prm, at_query, wa, wb);
+    else
+      pair_ssdf(*scene.point_tree(a), A, *scene.point_tree(b), B, prm, at_query, wa, wb);
+  };
   for (const auto& pr : scene.contact_pairs()) {
     BodyId a = pr[0], b = pr[1];
-    const Geometry& ga = geom(a);
-    const Geometry& gb = geom(b);
-    if (ga.is_sphere() || gb.is_sphere()) {
-      if (!ga.is_sphere()) std::swap(a, b);  // a: the sphere (the point)
-      const Geometry& gs = geom(a);
-      point_ssdf(Vec3::Zero().eval(), gs.radius, body(a), *scene.point_tree(b), body(b), prm, at_query, wa, wb);
+    if (!geom(a).is_sphere() && geom(b).is_sphere()) std::swap(a, b);
+    if constexpr (std::is_same_v<T, JacT>) {  // first derivatives: local jets of the two bodies
+      LocalTangent<24> D;
+      local_tangent<24>(body(a), 0, D);
+      local_tangent<24>(body(b), 12, D);
+      WrenchT<LocalJet<24>> la, lb;
+      pair_wrenches(a, b, local_body<24>(body(a), 0), local_body<24>(body(b), 12), la, lb);
+      accumulate(a, lift<24>(la, D));
+      accumulate(b, lift<24>(lb, D));
     } else {
-      pair_ssdf(*scene.point_tree(a), body(a), *scene.point_tree(b), body(b), prm, at_query, wa, wb);
+      WrenchT<T> wa, wb;
+      pair_wrenches(a, b, body(a), body(b), wa, wb);
+      accumulate(a, wa);
+      accumulate(b, wb);
     }
-    accumulate(a, wa);
-    accumulate(b, wb);
   }
   if (scene.has_ground()) {
     for (int i = 0; i < sys.nf; ++i) {

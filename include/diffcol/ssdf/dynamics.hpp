@@ -69,10 +69,12 @@
 /// the point sums are streamed with an online softmax). Derivative functions allocate nothing
 /// either, except step_hessian_tensor.
 ///
-/// Derivatives: Jacobians by one forward-mode pass with kMaxDerivativeDim directions; Hessians
-/// by dim(z) forward-over-forward passes (each gives one row of the Hessian of every output).
-/// Their cost is ~kMaxDerivativeDim (Jacobian) and ~2·dim(z)·kMaxDerivativeDim (Hessian) times
-/// a plain evaluation. The SCM forces are C² except where v_n/v_d ∈ {0, 2} (scm.hpp).
+/// Derivatives: Jacobians by one forward-mode pass with kMaxDerivativeDim directions, in which the
+/// per-point sums are differentiated in local coordinates (δθ, p, ω, v of the bodies they depend
+/// on: 12 for the ground term, 24 for a pair) and mapped to the dim(z) directions once per term
+/// by the chain rule; Hessians by dim(z) forward-over-forward passes (each gives one row of the
+/// Hessian of every output). Their cost is ~12–24 (Jacobian) and ~2·dim(z)·kMaxDerivativeDim
+/// (Hessian) times a plain evaluation. The SCM forces are C² except where v_n/v_d ∈ {0, 2} (scm.hpp).
 
 #include <array>
 #include <memory>
