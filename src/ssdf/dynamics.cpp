@@ -581,6 +581,96 @@ WrenchT<JacT> lift(const WrenchT<LocalJet<N>>& w, const LocalTangent<N>& D) {
   return out;
 }
 
+// Second order (one Hessian pass, inner direction z_j): the local coordinates l(z) are seeded with
+// their first derivative along z_j as the inner partial, and
+//   ∂²f/∂z_k∂z_j = Σ_m F_m ∂²l_m/∂z_k∂z_j + Σ_m (Σ_n F_mn ∂l_n/∂z_j) ∂l_m/∂z_k,
+// F the term as a function of l. With Q(z) = R0ᵀR(z) = exp(skew θ(z)), θ(z0) = 0:
+// ∂²Q/∂z_k∂z_j = skew θ_kj + a symmetric matrix, so θ_kj = vee of the skew part of R0ᵀ∂²R/∂z_k∂z_j.
+template <int N>
+using LocalHes = Jet<J1, N>;
+
+/// vee of the skew part of A.
+Vec3 vee_skew(const Mat3& A) {
+  return {0.5 * (A(2, 1) - A(1, 2)), 0.5 * (A(0, 2) - A(2, 0)), 0.5 * (A(1, 0) - A(0, 1))};
+}
+
+/// Rows k0 … k0 + 11 of ∂l/∂z (D) and ∂²l/∂z∂z_j (D2) for a body given in HesT, and the local
+/// body: l as LocalHes jets (outer: the local directions; inner: ∂l/∂z_j), R = R0·exp(skew δθ).
+template <int N>
+BodyT<LocalHes<N>> local_body_hessian(const BodyT<HesT>& B, int k0, LocalTangent<N>& D, LocalTangent<N>& D2) {
+  Mat3 R0, Rj;  // value, and ∂R/∂z_j
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) {
+      R0(i, j) = B.R.m[i][j].v.v;
+      Rj(i, j) = B.R.m[i][j].v.d[0];
+    }
+  const auto row = [&](LocalTangent<N>& T, int m) -> std::array<double, kMaxDerivativeDim>& {
+    return T[static_cast<size_t>(k0 + m)];
+  };
+  for (size_t k = 0; k < static_cast<size_t>(kMaxDerivativeDim); ++k) {
+    Mat3 dR, d2R;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 3; ++j) {
+        dR(i, j) = B.R.m[i][j].d[k].v;
+        d2R(i, j) = B.R.m[i][j].d[k].d[0];
+      }
+    const Vec3 t1 = vee_skew(R0.transpose() * dR), t2 = vee_skew(R0.transpose() * d2R);
+    for (int i = 0; i < 3; ++i) {
+      row(D, i)[k] = t1[i];
+      row(D2, i)[k] = t2[i];
+      row(D, 3 + i)[k] = B.p[i].d[k].v;
+      row(D2, 3 + i)[k] = B.p[i].d[k].d[0];
+      row(D, 6 + i)[k] = B.w[i].d[k].v;
+      row(D2, 6 + i)[k] = B.w[i].d[k].d[0];
+      row(D, 9 + i)[k] = B.v[i].d[k].v;
+      row(D2, 9 + i)[k] = B.v[i].d[k].d[0];
+    }
+  }
+  const auto seed = [&](double value, double inner, int m) {
+    LocalHes<N> x;
+    x.v = J1(value);
+    x.v.d[0] = inner;
+    x.d[static_cast<size_t>(k0 + m)] = J1(1.0);
+    return x;
+  };
+  const Vec3 thj = vee_skew(R0.transpose() * Rj);
+  V<LocalHes<N>> th;
+  for (int i = 0; i < 3; ++i) th[i] = seed(0.0, thj[i], i);
+  BodyT<LocalHes<N>> L;
+  L.R = mul(R0, so3_exp_t(th));
+  for (int i = 0; i < 3; ++i) {
+    L.p[i] = seed(B.p[i].v.v, B.p[i].v.d[0], 3 + i);
+    L.w[i] = seed(B.w[i].v.v, B.w[i].v.d[0], 6 + i);
+    L.v[i] = seed(B.v[i].v.v, B.v[i].v.d[0], 9 + i);
+  }
+  return L;
+}
+
+/// The HesT value of a local result (second-order chain rule above).
+template <int N>
+HesT lift_hessian(const LocalHes<N>& r, const LocalTangent<N>& D, const LocalTangent<N>& D2) {
+  HesT out;
+  out.v = r.v;
+  for (size_t m = 0; m < static_cast<size_t>(N); ++m) {
+    const double f1 = r.d[m].v, f2 = r.d[m].d[0];
+    if (f1 == 0.0 && f2 == 0.0) continue;
+    for (size_t k = 0; k < static_cast<size_t>(kMaxDerivativeDim); ++k) {
+      out.d[k].v += f1 * D[m][k];
+      out.d[k].d[0] += f1 * D2[m][k] + f2 * D[m][k];
+    }
+  }
+  return out;
+}
+template <int N>
+WrenchT<HesT> lift_hessian(const WrenchT<LocalHes<N>>& w, const LocalTangent<N>& D, const LocalTangent<N>& D2) {
+  WrenchT<HesT> out;
+  for (int i = 0; i < 3; ++i) {
+    out.tau[i] = lift_hessian<N>(w.tau[i], D, D2);
+    out.f[i] = lift_hessian<N>(w.f[i], D, D2);
+  }
+  return out;
+}
+
 /// Ground contact of a free body (file comment of dynamics.hpp).
 template <class T>
 WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<T>& B, const GroundPlane& ground,
@@ -590,6 +680,11 @@ WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<
     LocalTangent<12> D;
     local_tangent<12>(B, 0, D);
     return lift<12>(ground_contact(g, tree, local_body<12>(B, 0), ground, prm), D);
+  }
+  if constexpr (std::is_same_v<T, HesT>) {  // second derivatives: local jets of jets (above)
+    LocalTangent<12> D, D2;
+    const BodyT<LocalHes<12>> L = local_body_hessian<12>(B, 0, D, D2);
+    return lift_hessian<12>(ground_contact(g, tree, L, ground, prm), D, D2);
   }
   const Vec3& n = ground.normal;
   if (g.is_sphere()) {
@@ -726,6 +821,14 @@ void contact_forces_t(const Scene& scene, const SystemT<T>& sys, std::array<Wren
       pair_wrenches(a, b, local_body<24>(body(a), 0), local_body<24>(body(b), 12), la, lb);
       accumulate(a, lift<24>(la, D));
       accumulate(b, lift<24>(lb, D));
+    } else if constexpr (std::is_same_v<T, HesT>) {  // second derivatives: local jets of jets
+      LocalTangent<24> D, D2;
+      const BodyT<LocalHes<24>> A = local_body_hessian<24>(body(a), 0, D, D2);
+      const BodyT<LocalHes<24>> B = local_body_hessian<24>(body(b), 12, D, D2);
+      WrenchT<LocalHes<24>> la, lb;
+      pair_wrenches(a, b, A, B, la, lb);
+      accumulate(a, lift_hessian<24>(la, D, D2));
+      accumulate(b, lift_hessian<24>(lb, D, D2));
     } else {
       WrenchT<T> wa, wb;
       pair_wrenches(a, b, body(a), body(b), wa, wb);
