@@ -708,11 +708,15 @@ WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<
       const double* lo[3] = {tree->leaf_lo(0), tree->leaf_lo(1), tree->leaf_lo(2)};
       const double* hi[3] = {tree->leaf_hi(0), tree->leaf_hi(1), tree->leaf_hi(2)};
       const double upper = detail::box_min_projections(lo, hi, L, u, lower);
-      double low = std::numeric_limits<double>::infinity();
-      for_each_leaf_run(lower, L, upper, [&](int jb, int je) {
-        low = std::min(low, detail::min_projection(tree->xs(), tree->ys(), tree->zs(), tree->leaf_start(jb),
-                                                   tree->leaf_start(je), u));
-      });
+      // the lowest point: only leaves whose box reaches below the lowest point found so far (a
+      // body resting on a face has hundreds of leaves at the same height: one is read). low is
+      // then exact, or equals `upper` where that bound is attained (equal up to the rounding of
+      // the box bounds)
+      double low = upper;
+      for (int j = 0; j < L; ++j)
+        if (lower[j] < low)
+          low = std::min(low, detail::min_projection(tree->xs(), tree->ys(), tree->zs(), tree->leaf_start(j),
+                                                     tree->leaf_start(j + 1), u));
       const double reach = low + cull_gap(prm) * prm.eps2 + 1e-12 * (1.0 + std::abs(low));
       detail::GroundKernelInput in;
       const Mat3 R = values(B.R);
