@@ -12,6 +12,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
+#include <vector>
 #include <random>
 
 #include "diffcol/math/gradient_check.hpp"
@@ -21,6 +23,8 @@
 
 #include "ssdf_test_util.hpp"
 #include "test_util.hpp"
+// white-box: the accelerated farthest-point thinning and nearest-neighbour search
+#include "../src/ssdf/farthest_points.hpp"
 
 namespace {
 
@@ -82,6 +86,87 @@ TEST(Aopc, SpreadImprovesWithResolution) {
     prev = c.mean_spacing();
   }
   EXPECT_THROW(aopc_of(t, 3), std::invalid_argument);
+}
+
+// Candidates for the thinning tests: random points, exact duplicates and a lattice (ties in
+// distance), in a box and on a plane.
+std::vector<Vec3> thinning_candidates(std::mt19937& rng, bool flat) {
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  std::vector<Vec3> c;
+  for (int i = 0; i < 1200; ++i) c.emplace_back(U(rng), U(rng), flat ? 0.0 : 0.3 * U(rng));
+  for (int i = 0; i < 200; ++i) c.push_back(c[static_cast<size_t>(i * 5)]);  // duplicates
+  for (int i = 0; i < 10; ++i)
+    for (int j = 0; j < 10; ++j) c.emplace_back(0.2 * i - 0.9, 0.2 * j - 0.9, 0.0);  // lattice
+  std::shuffle(c.begin(), c.end(), rng);
+  return c;
+}
+
+// The accelerated farthest-point thinning (grid + tournament tree) against the plain O(n·m)
+// loop it replaces: the same picks, in order, for any grid spacing, with and without initial
+// distances (sharp-edge mirrors; ties included), and past the point where every candidate has
+// been picked.
+TEST(Aopc, FarthestPointsMatchTheQuadraticLoop) {
+  std::mt19937 rng(8);
+  for (bool flat : {false, true}) {
+    const std::vector<Vec3> cand = thinning_candidates(rng, flat);
+    const size_t m = cand.size();
+    for (int init = 0; init < 3; ++init) {
+      std::vector<double> dist(m, std::numeric_limits<double>::infinity());
+      std::uniform_int_distribution<int> level(0, 4);
+      if (init == 1)
+        for (auto& d : dist) d = 0.01 * level(rng);  // many ties
+      if (init == 2)
+        for (size_t c = 0; c < m; c += 3) dist[c] = 0.05 * level(rng);  // some finite, some infinite
+      for (size_t n : {size_t{1}, size_t{50}, size_t{400}, m + 5}) {
+        // reference: the plain loop (first candidate of largest dist, then update every dist)
+        std::vector<size_t> ref;
+        std::vector<double> d = dist;
+        for (size_t k = 0; k < n; ++k) {
+          size_t pick = 0;
+          double far = -1.0;
+          for (size_t c = 0; c < m; ++c)
+            if (d[c] > far) {
+              far = d[c];
+              pick = c;
+            }
+          ref.push_back(pick);
+          for (size_t c = 0; c < m; ++c) d[c] = std::min(d[c], (cand[c] - cand[pick]).squaredNorm());
+        }
+        for (double cell : {0.003, 0.1, 5.0}) {
+          const std::vector<size_t> got = diffcol::ssdf::detail::farthest_points(cand, dist, n, cell);
+          EXPECT_EQ(got, ref) << "flat " << flat << " init " << init << " n " << n << " cell " << cell;
+        }
+      }
+    }
+  }
+}
+
+// The grid nearest-neighbour distances against brute force: random, duplicated, planar and
+// collinear clouds, one and two points.
+TEST(Aopc, NearestNeighbourDistancesMatchBruteForce) {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  std::vector<std::vector<Vec3>> clouds;
+  clouds.push_back(thinning_candidates(rng, false));
+  clouds.push_back(thinning_candidates(rng, true));
+  std::vector<Vec3> line, clustered;
+  for (int i = 0; i < 300; ++i) line.emplace_back(U(rng), 2.0 * U(rng), -U(rng));
+  for (auto& p : line) p = Vec3(p.x(), p.x(), p.x());  // collinear
+  for (int i = 0; i < 300; ++i) clustered.push_back(i < 290 ? Vec3(1e-3 * U(rng), 1e-3 * U(rng), 0.0) : Vec3(50.0 * U(rng), 0.0, 0.0));
+  clouds.push_back(line);
+  clouds.push_back(clustered);
+  clouds.push_back({Vec3(1, 2, 3)});
+  clouds.push_back({Vec3(1, 2, 3), Vec3(1, 2, 3.5)});
+  for (const auto& pts : clouds) {
+    const std::vector<double> got = diffcol::ssdf::detail::nearest_neighbour_distances(pts);
+    ASSERT_EQ(got.size(), pts.size());
+    for (size_t i = 0; i < pts.size(); ++i) {
+      double best = std::numeric_limits<double>::infinity();
+      for (size_t j = 0; j < pts.size(); ++j)
+        if (j != i) best = std::min(best, (pts[i] - pts[j]).squaredNorm());
+      EXPECT_EQ(got[i], std::sqrt(best)) << "cloud of " << pts.size() << ", point " << i;
+    }
+  }
 }
 
 TEST(Aopc, RejectsBadClouds) {

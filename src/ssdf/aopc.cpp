@@ -1,6 +1,8 @@
 // AOPC construction (SSDF seed Sec. III-B1): area-weighted candidates + farthest-point thinning.
 #include "diffcol/ssdf/aopc.hpp"
 
+#include "farthest_points.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -14,6 +16,117 @@ namespace diffcol::ssdf {
 namespace {
 
 [[noreturn]] void fail(const std::string& msg) { throw std::invalid_argument("OrientedPointCloud: " + msg); }
+
+/// The candidate with the largest value (the first one, by index, on ties), kept under updates:
+/// a tournament tree whose leaves hold the candidates in a given order (spatial, so that one
+/// pick's updates share their ancestors); changed leaves are marked and their ancestors
+/// recomputed level by level, each once.
+class ArgMax {
+ public:
+  ArgMax(const std::vector<double>& value, const std::vector<int>& order) : v_(value) {
+    while (size_ < v_.size()) size_ *= 2;
+    node_.assign(2 * size_, -1);
+    stamp_.assign(size_, 0);
+    leaf_of_.resize(v_.size());
+    for (size_t t = 0; t < order.size(); ++t) {
+      node_[size_ + t] = order[t];
+      leaf_of_[static_cast<size_t>(order[t])] = size_ + t;
+    }
+    for (size_t i = size_ - 1; i >= 1; --i) node_[i] = better(node_[2 * i], node_[2 * i + 1]);
+  }
+  int top() const { return node_[1]; }
+  /// Marks candidate c, whose value changed.
+  void mark(size_t c) { dirty_.push_back(leaf_of_[c]); }
+  /// Recomputes the ancestors of the marked leaves.
+  void refresh() {
+    while (!dirty_.empty() && dirty_.front() > 1) {
+      ++round_;
+      next_.clear();
+      for (size_t x : dirty_) {
+        const size_t parent = x / 2;
+        if (stamp_[parent] == round_) continue;
+        stamp_[parent] = round_;
+        next_.push_back(parent);
+      }
+      for (size_t i : next_) node_[i] = better(node_[2 * i], node_[2 * i + 1]);
+      dirty_.swap(next_);
+    }
+    dirty_.clear();
+  }
+
+ private:
+  int better(int a, int b) const {
+    if (a < 0) return b;
+    if (b < 0) return a;
+    const double va = v_[static_cast<size_t>(a)], vb = v_[static_cast<size_t>(b)];
+    return (vb > va || (vb == va && b < a)) ? b : a;
+  }
+  const std::vector<double>& v_;
+  size_t size_ = 1;
+  std::vector<int> node_;
+  std::vector<size_t> leaf_of_, dirty_, next_;
+  std::vector<unsigned> stamp_;
+  unsigned round_ = 0;
+};
+
+/// Points bucketed in a uniform grid (cells of side about h over their bounding box), for the
+/// points within a radius of a query.
+class CandidateGrid {
+ public:
+  CandidateGrid(const std::vector<Vec3>& pts, double h) {
+    lo_ = hi_ = pts.front();
+    for (const Vec3& p : pts) {
+      lo_ = lo_.cwiseMin(p);
+      hi_ = hi_.cwiseMax(p);
+    }
+    h_ = h > 0.0 ? h : 1.0;
+    // at most ~4 cells per point (a tiny h would make the grid, not the points, the cost)
+    const double limit = 4.0 * static_cast<double>(pts.size()) + 64.0;
+    for (;;) {
+      double cells = 1.0;
+      for (int a = 0; a < 3; ++a) cells *= std::floor((hi_[a] - lo_[a]) / h_) + 1.0;
+      if (cells <= limit) break;
+      h_ *= 1.25;
+    }
+    for (int a = 0; a < 3; ++a) n_[a] = static_cast<int>((hi_[a] - lo_[a]) / h_) + 1;
+    std::vector<int> count(static_cast<size_t>(n_[0]) * n_[1] * n_[2] + 1, 0);
+    std::vector<size_t> cell(pts.size());
+    for (size_t c = 0; c < pts.size(); ++c) ++count[(cell[c] = cell_of(pts[c])) + 1];
+    for (size_t i = 1; i < count.size(); ++i) count[i] += count[i - 1];
+    start_ = count;
+    index_.resize(pts.size());
+    for (size_t c = 0; c < pts.size(); ++c) index_[static_cast<size_t>(count[cell[c]]++)] = static_cast<int>(c);
+  }
+  /// The points' indices ordered by cell.
+  const std::vector<int>& order() const { return index_; }
+  /// Calls f(c) for every point within distance r of x (and possibly a few more).
+  template <class F>
+  void for_each_near(const Vec3& x, double r, const F& f) const {
+    int a0[3], a1[3];
+    for (int a = 0; a < 3; ++a) {
+      const double l = (x[a] - r - lo_[a]) / h_, u = (x[a] + r - lo_[a]) / h_;
+      a0[a] = l <= 0.0 ? 0 : static_cast<int>(std::min(l, static_cast<double>(n_[a] - 1)));
+      a1[a] = !(u < n_[a] - 1) ? n_[a] - 1 : (u < 0.0 ? 0 : static_cast<int>(u));
+    }
+    for (int i = a0[0]; i <= a1[0]; ++i)
+      for (int j = a0[1]; j <= a1[1]; ++j)
+        for (int k = a0[2]; k <= a1[2]; ++k) {
+          const size_t cell = (static_cast<size_t>(i) * n_[1] + j) * n_[2] + k;
+          for (int t = start_[cell]; t < start_[cell + 1]; ++t) f(static_cast<size_t>(index_[static_cast<size_t>(t)]));
+        }
+  }
+
+ private:
+  size_t cell_of(const Vec3& p) const {
+    int q[3];
+    for (int a = 0; a < 3; ++a) q[a] = std::clamp(static_cast<int>((p[a] - lo_[a]) / h_), 0, n_[a] - 1);
+    return (static_cast<size_t>(q[0]) * n_[1] + q[1]) * n_[2] + q[2];
+  }
+  Vec3 lo_, hi_;
+  double h_ = 1.0;
+  int n_[3] = {1, 1, 1};
+  std::vector<int> start_, index_;
+};
 
 }  // namespace
 
@@ -48,15 +161,10 @@ OrientedPointCloud::OrientedPointCloud(std::vector<Vec3> points, std::vector<Vec
   }
   for (size_t v = 0; v < vertices_.size(); ++v)
     if (!vertices_[v].allFinite()) fail("vertex " + std::to_string(v) + " is not finite");
-  // Mean nearest-neighbour spacing (brute force).
+  // Mean nearest-neighbour spacing.
   if (points_.size() > 1) {
     double sum = 0.0;
-    for (size_t i = 0; i < points_.size(); ++i) {
-      double best = std::numeric_limits<double>::infinity();
-      for (size_t j = 0; j < points_.size(); ++j)
-        if (j != i) best = std::min(best, (points_[i] - points_[j]).squaredNorm());
-      sum += std::sqrt(best);
-    }
+    for (double d : detail::nearest_neighbour_distances(points_)) sum += d;
     mean_spacing_ = sum / static_cast<double>(points_.size());
   }
   bounds_ = CloudBounds::of(points_);
@@ -98,8 +206,7 @@ Vec3 OrientedPointCloud::world_normal(int i, const Pose& X_WB, Mat36* J) const {
 OrientedPointCloud make_aopc(const mesh::TriangleMesh& mesh, const AopcOptions& options) {
   if (options.num_points < 4) throw std::invalid_argument("make_aopc: num_points must be >= 4");
   if (options.candidates_per_point < 1) throw std::invalid_argument("make_aopc: candidates_per_point must be >= 1");
-  // farthest-point thinning costs num_points² · candidates_per_point: bounded so that a typo
-  // (10^7 points) is an error, not hours of work
+  // bounded so that a typo (10^7 points) is an error, not minutes of work and gigabytes
   if (options.num_points > kMaxAopcPoints)
     throw std::invalid_argument("make_aopc: num_points must be <= " + std::to_string(kMaxAopcPoints) +
                                 " (kMaxAopcPoints)");
@@ -146,44 +253,81 @@ OrientedPointCloud make_aopc(const mesh::TriangleMesh& mesh, const AopcOptions& 
   // Farthest-point thinning; sharp edges act as mirrors (squared distance (2e)²).
   const size_t n = std::min(m, static_cast<size_t>(options.num_points));
   std::vector<double> dist(m, std::numeric_limits<double>::infinity());
-  size_t pick = 0;
-  if (!sharp.empty()) {
-    double far = -1.0;
-    for (size_t c = 0; c < m; ++c) {
-      for (const auto& e : sharp) {
-        const Vec3 d = e[1] - e[0];
-        const double s = std::clamp((cand[c] - e[0]).dot(d) / d.squaredNorm(), 0.0, 1.0);
-        dist[c] = std::min(dist[c], 4.0 * (cand[c] - e[0] - s * d).squaredNorm());
-      }
-      if (dist[c] > far) {
-        far = dist[c];
-        pick = c;
-      }
+  for (size_t c = 0; c < m; ++c)
+    for (const auto& e : sharp) {
+      const Vec3 d = e[1] - e[0];
+      const double s = std::clamp((cand[c] - e[0]).dot(d) / d.squaredNorm(), 0.0, 1.0);
+      dist[c] = std::min(dist[c], 4.0 * (cand[c] - e[0] - s * d).squaredNorm());
     }
-  }
   std::vector<Vec3> pts, nrm;
   std::vector<std::array<int, 3>> pv;
   pts.reserve(n);
   nrm.reserve(n);
   pv.reserve(n);
-  for (size_t k = 0; k < n; ++k) {
+  const double spacing = std::sqrt(total / static_cast<double>(std::max<size_t>(n, 1)));
+  for (size_t pick : detail::farthest_points(cand, std::move(dist), n, 2.0 * spacing)) {
     const int f = cand_face[pick];
     pts.push_back(cand[pick]);
     nrm.push_back(mesh.face_normal(f));
     pv.push_back({F[static_cast<size_t>(f)][0], F[static_cast<size_t>(f)][1], F[static_cast<size_t>(f)][2]});
-    const Vec3 x = cand[pick];
-    size_t next = 0;
-    double far = -1.0;
-    for (size_t c = 0; c < m; ++c) {
-      dist[c] = std::min(dist[c], (cand[c] - x).squaredNorm());
-      if (dist[c] > far) {
-        far = dist[c];
-        next = c;
-      }
-    }
-    pick = next;
   }
   return OrientedPointCloud(std::move(pts), std::move(nrm), V, std::move(pv));
 }
+
+namespace detail {
+
+std::vector<size_t> farthest_points(const std::vector<Vec3>& candidates, std::vector<double> dist, size_t n,
+                                    double cell) {
+  std::vector<size_t> picks;
+  if (candidates.empty() || n == 0) return picks;
+  picks.reserve(n);
+  // Each pick lowers dist only within √(max dist) of it (every dist is at most the max), so only
+  // those candidates are visited (grid) and the arg max is kept in a tournament tree.
+  const CandidateGrid grid(candidates, cell);
+  ArgMax best(dist, grid.order());
+  for (size_t k = 0; k < n; ++k) {
+    const size_t pick = static_cast<size_t>(best.top());
+    picks.push_back(pick);
+    const Vec3 x = candidates[pick];
+    const double reach = std::sqrt(dist[pick]) * (1.0 + 1e-9) + 1e-300;  // dist[pick] = max dist
+    grid.for_each_near(x, reach, [&](size_t c) {
+      const double d = (candidates[c] - x).squaredNorm();
+      if (d < dist[c]) {
+        dist[c] = d;
+        best.mark(c);
+      }
+    });
+    best.refresh();
+  }
+  return picks;
+}
+
+std::vector<double> nearest_neighbour_distances(const std::vector<Vec3>& points) {
+  std::vector<double> out(points.size(), std::numeric_limits<double>::infinity());
+  if (points.size() < 2) return out;
+  // each point's nearest other point from a grid, searched in growing radii until the nearest
+  // found lies within the radius (the same minimum as brute force, exactly)
+  Vec3 lo = points.front(), hi = lo;
+  for (const Vec3& p : points) {
+    lo = lo.cwiseMin(p);
+    hi = hi.cwiseMax(p);
+  }
+  const double diag = (hi - lo).norm();
+  const double h = diag / std::cbrt(static_cast<double>(points.size()));
+  const CandidateGrid grid(points, h);
+  for (size_t i = 0; i < points.size(); ++i) {
+    double best = std::numeric_limits<double>::infinity();
+    for (double r = h > 0.0 ? h : 1.0;; r *= 2.0) {
+      grid.for_each_near(points[i], r, [&](size_t j) {
+        if (j != i) best = std::min(best, (points[i] - points[j]).squaredNorm());
+      });
+      if (best <= r * r || !(r <= 4.0 * diag)) break;  // beyond the cloud: every point was seen
+    }
+    out[i] = std::sqrt(best);
+  }
+  return out;
+}
+
+}  // namespace detail
 
 }  // namespace diffcol::ssdf
