@@ -285,6 +285,39 @@ void expect_point_finger_matches_scm(const PushScene& s, const ssdf::ScmParamete
   EXPECT_LE((ssdf::contact_forces(tiny, x, u) - ref).norm(), 1e-8 * std::max(1.0, ref.norm()));
 }
 
+// A cloud with more leaves than one block of the ground contact's flat scan (1024 leaves of ≤ 8
+// points): the blocked scan, at each kernel width, against the templated path.
+TEST(SsdfDynamics, VectorKernelsMatchTemplatedPathOnLargeClouds) {
+  if (!ssdf::detail::vector_kernels_available()) GTEST_SKIP() << "no AVX2/FMA on this machine";
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  std::vector<int> widths = {4};
+  if (ssdf::detail::vector_kernel_widest() == 8) widths.push_back(8);
+  PushScene s = make_push_scene(12000);
+  ASSERT_GT(s.scene.point_tree(BodyId::free(0))->num_leaves(), 1024);
+  for (double cutoff : {0.0, 1e-12}) {
+    ssdf::ScmParameters prm = s.scene.parameters();
+    prm.weight_cutoff = cutoff;
+    s.scene.set_parameters(prm);
+    for (int t = 0; t < 4; ++t) {
+      State x;
+      Control u;
+      random_push_state(s, rng, x, u);
+      x.pose[0].R = rot(Vec3(0.3 * U(rng), 0.3 * U(rng), 3.0 * U(rng)));
+      if (t == 3) x.pose[0].R = Mat3::Identity();  // resting on a face: ties across a sheet of leaves
+      ssdf::detail::set_vector_kernels_enabled(false);
+      const ssdf::GenVec ref = ssdf::contact_forces(s.scene, x, u);
+      ssdf::detail::set_vector_kernels_enabled(true);
+      for (int w : widths) {
+        ssdf::detail::set_vector_kernel_width(w);
+        const ssdf::GenVec got = ssdf::contact_forces(s.scene, x, u);
+        EXPECT_LE((got - ref).norm(), 1e-12 * std::max(1e-12, ref.norm())) << "width " << w << " cutoff " << cutoff;
+      }
+      ssdf::detail::set_vector_kernel_width(0);
+    }
+  }
+}
+
 // The forward dynamics evaluate the ground sum and the point–SSDF sums with vector kernels (AVX2 or
 // AVX-512, libmvec exp, our log1p); each width must agree with the templated code (the one that is differentiated) on
 // every branch: penetrating and separated points, approach / separation / fast separation

@@ -271,9 +271,9 @@ void for_each_run(const Visit& visit, const F& f) {
   if (run_end > run_begin) f(run_begin, run_end);
 }
 
-/// Leaves of a PointTree scanned flat (ground contact's vector path) when there are at most this
-/// many (a stack array of their lower bounds); larger trees use the tree's descent.
-constexpr int kMaxFlatLeaves = 2048;
+/// Leaves of a PointTree scanned flat (ground contact's vector path) per block (stack arrays of
+/// their lower bounds and runs); larger trees take several blocks.
+constexpr int kFlatBlock = 1024;
 
 /// Calls f(jb, je) for every maximal run [jb, je) of consecutive leaves with lower[j] ≤ bound.
 template <class F>
@@ -701,22 +701,29 @@ WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<
     // The leaves are found by flat vector scans of their boxes (cheaper than the tree's
     // branching descent): the lowest point among the leaves that can hold it, then the runs of
     // leaves within reach. The softmax shift is the exact minimum Φ, so no online rescaling.
-    if (prm.eps2 > 0.0 && prm.eps3 > 0.0 && detail::vector_kernels_enabled() &&
-        tree->num_leaves() <= kMaxFlatLeaves) {
+    if (prm.eps2 > 0.0 && prm.eps3 > 0.0 && detail::vector_kernels_enabled()) {
+      // The leaves in blocks of kFlatBlock (stack arrays of their lower bounds and runs).
       const int L = tree->num_leaves();
-      double lower[kMaxFlatLeaves];
-      const double* lo[3] = {tree->leaf_lo(0), tree->leaf_lo(1), tree->leaf_lo(2)};
-      const double* hi[3] = {tree->leaf_hi(0), tree->leaf_hi(1), tree->leaf_hi(2)};
-      const double upper = detail::box_min_projections(lo, hi, L, u, lower);
-      // the lowest point: only leaves whose box reaches below the lowest point found so far (a
-      // body resting on a face has hundreds of leaves at the same height: one is read). low is
-      // then exact, or equals `upper` where that bound is attained (equal up to the rounding of
-      // the box bounds)
-      double low = upper;
-      for (int j = 0; j < L; ++j)
-        if (lower[j] < low)
-          low = std::min(low, detail::min_projection(tree->xs(), tree->ys(), tree->zs(), tree->leaf_start(j),
-                                                     tree->leaf_start(j + 1), u));
+      double lower[kFlatBlock];
+      int runs[kFlatBlock][2];
+      const auto block_bounds = [&](int j0, int count) {  // lower[0, count) for leaves j0 …; returns their upper
+        const double* lo[3] = {tree->leaf_lo(0) + j0, tree->leaf_lo(1) + j0, tree->leaf_lo(2) + j0};
+        const double* hi[3] = {tree->leaf_hi(0) + j0, tree->leaf_hi(1) + j0, tree->leaf_hi(2) + j0};
+        return detail::box_min_projections(lo, hi, count, u, lower);
+      };
+      // The lowest point: only leaves whose box reaches below the lowest point or box top found
+      // so far (a body resting on a face has hundreds of leaves at the same height: one is read).
+      // low is then exact, or equals a box's top where that bound is attained (equal up to the
+      // rounding of the box bounds).
+      double low = std::numeric_limits<double>::infinity();
+      for (int j0 = 0; j0 < L; j0 += kFlatBlock) {
+        const int count = std::min(kFlatBlock, L - j0);
+        low = std::min(low, block_bounds(j0, count));
+        for (int j = 0; j < count; ++j)
+          if (lower[j] < low)
+            low = std::min(low, detail::min_projection(tree->xs(), tree->ys(), tree->zs(), tree->leaf_start(j0 + j),
+                                                       tree->leaf_start(j0 + j + 1), u));
+      }
       const double reach = low + cull_gap(prm) * prm.eps2 + 1e-12 * (1.0 + std::abs(low));
       detail::GroundKernelInput in;
       const Mat3 R = values(B.R);
@@ -730,14 +737,20 @@ WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<
       if (prm.eps2 == prm.eps3 && std::abs(in.phi_min) * in.inv_eps2 <= detail::kSharedExpLogit)
         in.shared_exp_scale = std::exp(in.phi_min * in.inv_eps2);
       in.law = point_plane_law(prm);
-      int runs[kMaxFlatLeaves][2], run_count = 0;
-      for_each_leaf_run(lower, L, reach, [&](int jb, int je) {
-        runs[run_count][0] = tree->leaf_start(jb);
-        runs[run_count][1] = tree->leaf_start(je);
-        ++run_count;
-      });
+      // The runs of leaves within reach, block by block (one block: its bounds are still there).
       detail::KernelSums sums;
-      detail::ground_kernel_accumulate(tree->xs(), tree->ys(), tree->zs(), runs, run_count, in, sums);
+      for (int j0 = 0; j0 < L; j0 += kFlatBlock) {
+        const int count = std::min(kFlatBlock, L - j0);
+        if (L > kFlatBlock) block_bounds(j0, count);
+        int run_count = 0;
+        for_each_leaf_run(lower, count, reach, [&](int jb, int je) {
+          runs[run_count][0] = tree->leaf_start(j0 + jb);
+          runs[run_count][1] = tree->leaf_start(j0 + je);
+          ++run_count;
+        });
+        if (run_count > 0)
+          detail::ground_kernel_accumulate(tree->xs(), tree->ys(), tree->zs(), runs, run_count, in, sums);
+      }
       const double inv = 1.0 / sums.weight;
       const Vec3 f = R * Vec3(sums.force[0], sums.force[1], sums.force[2]);  // world frame
       for (int k = 0; k < 3; ++k) {
