@@ -79,9 +79,20 @@ struct Simd {
   static V load_masked(const double* p, M m) { return _mm256_maskload_pd(p, _mm256_castpd_si256(m)); }
   static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
   static void store_masked(double* p, M m, V v) { _mm256_maskstore_pd(p, _mm256_castpd_si256(m), v); }
-  static constexpr bool kCompress = false;  // no compress instruction: the kernels skip the packing pass
-  static V compress(M, V v) { return v; }
-  static int count(M) { return 0; }
+  static constexpr bool kCompress = true;
+  /// The lanes of m moved to the front (no compress instruction in AVX2: a permutation of the
+  /// 32-bit halves from a 16-entry table indexed by the lane mask).
+  static V compress(M m, V v) {
+    static constexpr int kPerm[16][8] = {
+        {0, 1, 2, 3, 4, 5, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7}, {2, 3, 0, 1, 4, 5, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7},
+        {4, 5, 0, 1, 2, 3, 6, 7}, {0, 1, 4, 5, 2, 3, 6, 7}, {2, 3, 4, 5, 0, 1, 6, 7}, {0, 1, 2, 3, 4, 5, 6, 7},
+        {6, 7, 0, 1, 2, 3, 4, 5}, {0, 1, 6, 7, 2, 3, 4, 5}, {2, 3, 6, 7, 0, 1, 4, 5}, {0, 1, 2, 3, 6, 7, 4, 5},
+        {4, 5, 6, 7, 0, 1, 2, 3}, {0, 1, 4, 5, 6, 7, 2, 3}, {2, 3, 4, 5, 6, 7, 0, 1}, {0, 1, 2, 3, 4, 5, 6, 7}};
+    const int bits = _mm256_movemask_pd(m);
+    const __m256i idx = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kPerm[bits]));
+    return _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(v), idx));
+  }
+  static int count(M m) { return __builtin_popcount(static_cast<unsigned>(_mm256_movemask_pd(m))); }
   static double hmin(V v) {
     const __m128d s = _mm_min_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
     return _mm_cvtsd_f64(_mm_min_sd(s, _mm_unpackhi_pd(s, s)));
