@@ -700,7 +700,7 @@ WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<
     // Forward dynamics: the vector kernels (vector_kernels.hpp), four or eight points at a time.
     // The leaves are found by flat vector scans of their boxes (cheaper than the tree's
     // branching descent): the lowest point among the leaves that can hold it, then the runs of
-    // leaves within reach. The softmax shift is the exact minimum Φ, so no online rescaling.
+    // leaves within reach. The softmax shift is the minimum Φ (below), so no online rescaling.
     if (prm.eps2 > 0.0 && prm.eps3 > 0.0 && detail::vector_kernels_enabled()) {
       // The leaves in blocks of kFlatBlock (stack arrays of their lower bounds and runs).
       const int L = tree->num_leaves();
