@@ -537,6 +537,11 @@ BodyT<LocalJet<N>> local_body(const BodyT<JacT>& B, int k0) {
   return local_body<N>(values(B.R), values(B.p), values(B.w), values(B.v), k0);
 }
 
+/// vee of the skew part of A.
+Vec3 vee_skew(const Mat3& A) {
+  return {0.5 * (A(2, 1) - A(1, 2)), 0.5 * (A(0, 2) - A(2, 0)), 0.5 * (A(1, 0) - A(0, 1))};
+}
+
 /// Rows k0 … k0 + 11 of ∂(local coordinates)/∂z for a body given in JacT: the rotation part is
 /// vee(R0ᵀ ∂R/∂z_k) (R0 its rotation's value), skew up to rounding since R(z) stays a rotation
 /// to first order.
@@ -548,11 +553,9 @@ void local_tangent(const BodyT<JacT>& B, int k0, LocalTangent<N>& D) {
     Mat3 dR;
     for (int i = 0; i < 3; ++i)
       for (int j = 0; j < 3; ++j) dR(i, j) = B.R.m[i][j].d[k];
-    const Mat3 S = R0.transpose() * dR;
-    row(0)[k] = 0.5 * (S(2, 1) - S(1, 2));
-    row(1)[k] = 0.5 * (S(0, 2) - S(2, 0));
-    row(2)[k] = 0.5 * (S(1, 0) - S(0, 1));
+    const Vec3 t = vee_skew(R0.transpose() * dR);
     for (int i = 0; i < 3; ++i) {
+      row(i)[k] = t[i];
       row(3 + i)[k] = B.p[i].d[k];
       row(6 + i)[k] = B.w[i].d[k];
       row(9 + i)[k] = B.v[i].d[k];
@@ -588,11 +591,6 @@ WrenchT<JacT> lift(const WrenchT<LocalJet<N>>& w, const LocalTangent<N>& D) {
 // ∂²Q/∂z_k∂z_j = skew θ_kj + a symmetric matrix, so θ_kj = vee of the skew part of R0ᵀ∂²R/∂z_k∂z_j.
 template <int N>
 using LocalHes = Jet<J1, N>;
-
-/// vee of the skew part of A.
-Vec3 vee_skew(const Mat3& A) {
-  return {0.5 * (A(2, 1) - A(1, 2)), 0.5 * (A(0, 2) - A(2, 0)), 0.5 * (A(1, 0) - A(0, 1))};
-}
 
 /// Rows k0 … k0 + 11 of ∂l/∂z (D) and ∂²l/∂z∂z_j (D2) for a body given in HesT, and the local
 /// body: l as LocalHes jets (outer: the local directions; inner: ∂l/∂z_j), R = R0·exp(skew δθ).
