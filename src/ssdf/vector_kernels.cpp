@@ -79,7 +79,6 @@ struct Simd {
   static V load_masked(const double* p, M m) { return _mm256_maskload_pd(p, _mm256_castpd_si256(m)); }
   static void store(double* p, V v) { _mm256_storeu_pd(p, v); }
   static void store_masked(double* p, M m, V v) { _mm256_maskstore_pd(p, _mm256_castpd_si256(m), v); }
-  static constexpr bool kCompress = true;
   /// The lanes of m moved to the front (no compress instruction in AVX2: a permutation of the
   /// 32-bit halves from a 16-entry table indexed by the lane mask).
   static V compress(M m, V v) {
@@ -170,7 +169,6 @@ struct Simd {
   static void store(double* p, V v) { _mm512_storeu_pd(p, v); }
   static void store_masked(double* p, M m, V v) { _mm512_mask_storeu_pd(p, m, v); }
   static double hmin(V v) { return _mm512_reduce_min_pd(v); }
-  static constexpr bool kCompress = true;
   /// The lanes of m moved to the front (vcompresspd, register form: the memory form is slow).
   static V compress(M m, V v) { return _mm512_maskz_compress_pd(m, v); }
   static int count(M m) { return __builtin_popcount(static_cast<unsigned>(m)); }

@@ -9,7 +9,7 @@
 // select(m, a, b) (a where m, else b), select_mask (the same for masks), sign_lanes(v) -> M (the
 // lanes whose sign bit is set; only for select / select_mask), exp, hsum, all(),
 // tail(r) (the first r lanes), load, load_masked, store, store_masked, min (x86 semantics, as max),
-// hmin.
+// hmin, compress(m, v) (the lanes of m moved to the front) and count(m) (the lanes in m).
 
 using V = Simd::V;
 using M = Simd::M;
@@ -195,64 +195,51 @@ inline void ssdf_points(V cx, V cy, V cz, V nx, V ny, V nz, M lanes, const SsdfK
   constexpr int W = Simd::kWidth;
   Acc acc;
   acc.clear();
-  if constexpr (Simd::kCompress) {
-    // Two passes per chunk: the points within the cut (φ − φ_min < phi_cut, the same test as
-    // ground_points) are packed into full vectors, so the costly terms run only on them and
-    // without the partial vector at the end of every run.
-    constexpr int kChunk = 256;
-    alignas(64) double bx[kChunk + W], by[kChunk + W], bz[kChunk + W];
-    const V nx = bc(in.n_body.x()), ny = bc(in.n_body.y()), nz = bc(in.n_body.z());
-    int nb = 0;
-    auto flush = [&](bool last) {
-      int i = 0;
-      for (; i + W <= nb; i += W) ground_points(Simd::load(bx + i), Simd::load(by + i), Simd::load(bz + i), Simd::all(), in, acc);
-      if (last) {
-        if (i < nb) {
-          const M m = Simd::tail(nb - i);
-          ground_points(Simd::load_masked(bx + i, m), Simd::load_masked(by + i, m), Simd::load_masked(bz + i, m), m,
-                        in, acc);
-        }
-        return;
+  // Two passes per chunk: the points within the cut (φ − φ_min < phi_cut, the same test as
+  // ground_points) are packed into full vectors, so the costly terms run only on them and
+  // without the partial vector at the end of every run.
+  constexpr int kChunk = 256;
+  alignas(64) double bx[kChunk + W], by[kChunk + W], bz[kChunk + W];
+  const V nx = bc(in.n_body.x()), ny = bc(in.n_body.y()), nz = bc(in.n_body.z());
+  int nb = 0;
+  auto flush = [&](bool last) {
+    int i = 0;
+    for (; i + W <= nb; i += W)
+      ground_points(Simd::load(bx + i), Simd::load(by + i), Simd::load(bz + i), Simd::all(), in, acc);
+    if (last) {
+      if (i < nb) {
+        const M m = Simd::tail(nb - i);
+        ground_points(Simd::load_masked(bx + i, m), Simd::load_masked(by + i, m), Simd::load_masked(bz + i, m), m,
+                      in, acc);
       }
-      for (int k = i; k < nb; ++k) {  // fewer than W left: to the front
-        bx[k - i] = bx[k];
-        by[k - i] = by[k];
-        bz[k - i] = bz[k];
-      }
-      nb -= i;
-    };
-    auto pack = [&](V ax, V ay, V az, M lanes) {
-      const V phi = Simd::fmadd(nx, ax, Simd::fmadd(ny, ay, Simd::fmadd(nz, az, bc(in.c0))));
-      const M keep = Simd::mand(lanes, Simd::lt(Simd::sub(phi, bc(in.phi_min)), bc(in.phi_cut)));
-      Simd::store(bx + nb, Simd::compress(keep, ax));
-      Simd::store(by + nb, Simd::compress(keep, ay));
-      Simd::store(bz + nb, Simd::compress(keep, az));
-      nb += Simd::count(keep);
-      if (nb > kChunk - W) flush(false);
-    };
-    for (int r = 0; r < run_count; ++r) {
-      const int begin = runs[r][0], end = runs[r][1];
-      int i = begin;
-      for (; i + W <= end; i += W) pack(Simd::load(xs + i), Simd::load(ys + i), Simd::load(zs + i), Simd::all());
-      if (i < end) {
-        const M m = Simd::tail(end - i);
-        pack(Simd::load_masked(xs + i, m), Simd::load_masked(ys + i, m), Simd::load_masked(zs + i, m), m);
-      }
+      return;
     }
-    flush(true);
-  } else {
-    for (int r = 0; r < run_count; ++r) {
-      const int begin = runs[r][0], end = runs[r][1];
-      int i = begin;
-      for (; i + W <= end; i += W)
-        ground_points(Simd::load(xs + i), Simd::load(ys + i), Simd::load(zs + i), Simd::all(), in, acc);
-      if (i < end) {
-        const M m = Simd::tail(end - i);
-        ground_points(Simd::load_masked(xs + i, m), Simd::load_masked(ys + i, m), Simd::load_masked(zs + i, m), m, in,
-                      acc);
-      }
+    for (int k = i; k < nb; ++k) {  // fewer than W left: to the front
+      bx[k - i] = bx[k];
+      by[k - i] = by[k];
+      bz[k - i] = bz[k];
+    }
+    nb -= i;
+  };
+  auto pack = [&](V ax, V ay, V az, M lanes) {
+    const V phi = Simd::fmadd(nx, ax, Simd::fmadd(ny, ay, Simd::fmadd(nz, az, bc(in.c0))));
+    const M keep = Simd::mand(lanes, Simd::lt(Simd::sub(phi, bc(in.phi_min)), bc(in.phi_cut)));
+    Simd::store(bx + nb, Simd::compress(keep, ax));
+    Simd::store(by + nb, Simd::compress(keep, ay));
+    Simd::store(bz + nb, Simd::compress(keep, az));
+    nb += Simd::count(keep);
+    if (nb > kChunk - W) flush(false);
+  };
+  for (int r = 0; r < run_count; ++r) {
+    const int begin = runs[r][0], end = runs[r][1];
+    int i = begin;
+    for (; i + W <= end; i += W) pack(Simd::load(xs + i), Simd::load(ys + i), Simd::load(zs + i), Simd::all());
+    if (i < end) {
+      const M m = Simd::tail(end - i);
+      pack(Simd::load_masked(xs + i, m), Simd::load_masked(ys + i, m), Simd::load_masked(zs + i, m), m);
     }
   }
+  flush(true);
   acc.add_to(sums);
 }
 
