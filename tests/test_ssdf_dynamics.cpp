@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "diffcol/math/gradient_check.hpp"
@@ -285,14 +286,39 @@ void expect_point_finger_matches_scm(const PushScene& s, const ssdf::ScmParamete
   EXPECT_LE((ssdf::contact_forces(tiny, x, u) - ref).norm(), 1e-8 * std::max(1.0, ref.norm()));
 }
 
+/// Every vector-kernel width this CPU runs: AVX2 (4 points per vector) and, where present, AVX-512 (8).
+std::vector<int> kernel_widths() {
+  std::vector<int> widths = {4};
+  if (ssdf::detail::vector_kernel_widest() == 8) widths.push_back(8);
+  return widths;
+}
+
+/// The contact forces by the vector kernels at every width against the templated path (relative
+/// difference ≤ 1e-12); worst[w / 8] keeps the largest difference per width.
+void expect_kernels_match_templated(const Scene& scene, const State& x, const Control& u, const std::string& what,
+                                    double (&worst)[2]) {
+  ssdf::detail::set_vector_kernels_enabled(false);
+  const ssdf::GenVec ref = ssdf::contact_forces(scene, x, u);
+  ssdf::detail::set_vector_kernels_enabled(true);
+  for (int w : kernel_widths()) {
+    ssdf::detail::set_vector_kernel_width(w);
+    ASSERT_EQ(ssdf::detail::vector_kernel_width(), w);
+    const ssdf::GenVec got = ssdf::contact_forces(scene, x, u);
+    ASSERT_TRUE(got.allFinite()) << what << ", width " << w;
+    const double err = (got - ref).norm() / std::max(1e-12, ref.norm());
+    worst[w / 8] = std::max(worst[w / 8], err);
+    EXPECT_LE(err, 1e-12) << what << ", width " << w;
+  }
+  ssdf::detail::set_vector_kernel_width(0);  // back to the widest
+}
+
 // A cloud with more leaves than one block of the ground contact's flat scan (1024 leaves of ≤ 8
 // points): the blocked scan, at each kernel width, against the templated path.
 TEST(SsdfDynamics, VectorKernelsMatchTemplatedPathOnLargeClouds) {
   if (!ssdf::detail::vector_kernels_available()) GTEST_SKIP() << "no AVX2/FMA on this machine";
   std::mt19937 rng(12);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
-  std::vector<int> widths = {4};
-  if (ssdf::detail::vector_kernel_widest() == 8) widths.push_back(8);
+  double worst[2] = {0.0, 0.0};
   PushScene s = make_push_scene(12000);
   ASSERT_GT(s.scene.point_tree(BodyId::free(0))->num_leaves(), 1024);
   for (double cutoff : {0.0, 1e-12}) {
@@ -305,15 +331,7 @@ TEST(SsdfDynamics, VectorKernelsMatchTemplatedPathOnLargeClouds) {
       random_push_state(s, rng, x, u);
       x.pose[0].R = rot(Vec3(0.3 * U(rng), 0.3 * U(rng), 3.0 * U(rng)));
       if (t == 3) x.pose[0].R = Mat3::Identity();  // resting on a face: ties across a sheet of leaves
-      ssdf::detail::set_vector_kernels_enabled(false);
-      const ssdf::GenVec ref = ssdf::contact_forces(s.scene, x, u);
-      ssdf::detail::set_vector_kernels_enabled(true);
-      for (int w : widths) {
-        ssdf::detail::set_vector_kernel_width(w);
-        const ssdf::GenVec got = ssdf::contact_forces(s.scene, x, u);
-        EXPECT_LE((got - ref).norm(), 1e-12 * std::max(1e-12, ref.norm())) << "width " << w << " cutoff " << cutoff;
-      }
-      ssdf::detail::set_vector_kernel_width(0);
+      expect_kernels_match_templated(s.scene, x, u, "12000 points, cutoff " + std::to_string(cutoff), worst);
     }
   }
 }
@@ -330,23 +348,8 @@ TEST(SsdfDynamics, VectorKernelsMatchTemplatedPath) {
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
   double worst[2] = {0.0, 0.0};  // width 4, width 8
-  // every kernel width this CPU runs: AVX2 (4 points per vector) and, where present, AVX-512 (8)
-  std::vector<int> widths = {4};
-  if (ssdf::detail::vector_kernel_widest() == 8) widths.push_back(8);
   auto compare = [&](const Scene& scene, const State& x, const Control& u, const char* what) {
-    ssdf::detail::set_vector_kernels_enabled(false);
-    const ssdf::GenVec ref = ssdf::contact_forces(scene, x, u);
-    ssdf::detail::set_vector_kernels_enabled(true);
-    for (int w : widths) {
-      ssdf::detail::set_vector_kernel_width(w);
-      ASSERT_EQ(ssdf::detail::vector_kernel_width(), w);
-      const ssdf::GenVec got = ssdf::contact_forces(scene, x, u);
-      ASSERT_TRUE(got.allFinite()) << what << ", width " << w;
-      const double err = (got - ref).norm() / std::max(1e-12, ref.norm());
-      worst[w / 8] = std::max(worst[w / 8], err);
-      EXPECT_LE(err, 1e-12) << what << ", width " << w;
-    }
-    ssdf::detail::set_vector_kernel_width(0);  // back to the widest
+    expect_kernels_match_templated(scene, x, u, what, worst);
   };
   auto set_cutoff = [](Scene& scene, double cutoff) {
     ssdf::ScmParameters prm = scene.parameters();
@@ -392,7 +395,7 @@ TEST(SsdfDynamics, VectorKernelsMatchTemplatedPath) {
     }
   }
   std::printf("vector kernels vs templated path, worst relative difference: width 4 %.2e", worst[0]);
-  if (widths.size() > 1) std::printf(", width 8 %.2e", worst[1]);
+  if (kernel_widths().size() > 1) std::printf(", width 8 %.2e", worst[1]);
   std::printf("\n");
 }
 
