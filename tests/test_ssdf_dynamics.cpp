@@ -13,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cmath>
 #include <cstddef>
@@ -31,7 +32,9 @@
 
 #include "ssdf_test_util.hpp"
 #include "test_util.hpp"
-// white-box: the ground vector kernel's switch (src/ssdf/vector_kernels.hpp)
+// white-box: the ground vector kernel's switch (src/ssdf/vector_kernels.hpp) and the ground sum's
+// force cut (src/ssdf/ground_cut.hpp)
+#include "../src/ssdf/ground_cut.hpp"
 #include "../src/ssdf/vector_kernels.hpp"
 
 #include "malloc_counter.hpp"
@@ -630,6 +633,124 @@ TEST(SsdfDynamics, WeightCutoffKeepsForcesAndDerivatives) {
   check_force_derivatives(
       cut.scene, [&](std::mt19937& r, State& x, Control& u) { random_push_state(cut, r, x, u); },
       std::min(trials(), 2), "push/cutoff");
+}
+
+// The force cut's gap (ground_cut.hpp) against f(φ) = (φ − φ_min)/ε2 + ln sp(φ_min) − ln sp(φ)
+// evaluated independently (long double, the plain formula): f ≥ g from φ_min + gap on (the cut
+// drops only what it may), and f < g just before it (the gap is within 1e-3 of the root).
+TEST(SsdfDynamics, GroundForceGapBoundsTheDroppedForces) {
+  std::mt19937 rng(23);
+  std::uniform_real_distribution<double> U(0.0, 1.0);
+  auto f = [](double phi_min, double phi, double eps2, double eps3) {
+    const auto lsp = [eps3](long double p) { return std::log(eps3 * std::log1p(std::exp(-p / eps3))); };
+    return static_cast<double>((phi - phi_min) / eps2 + lsp(phi_min) - lsp(phi));
+  };
+  int tight = 0, total = 0;
+  for (double eps3 : {1e-3, 2.5e-4}) {
+    for (double ratio : {1.0, 0.4, 2.5}) {
+      const double eps2 = ratio * eps3;
+      for (double g : {27.63, 31.0, 708.0}) {
+        for (int t = 0; t < 40; ++t) {
+          const double phi_min = eps3 * (-20.0 + 80.0 * U(rng)) * (t % 4 == 0 ? 10.0 : 1.0);
+          const double gap = ssdf::detail::ground_force_gap(phi_min, eps2, eps3, g);
+          ASSERT_TRUE(std::isfinite(gap));
+          EXPECT_GE(gap, 0.0);
+          EXPECT_LE(gap, g * eps2 * (1.0 + 1e-15));
+          const double lo = f(phi_min, phi_min + gap, eps2, eps3);
+          if (!std::isfinite(lo)) continue;  // sp underflows even in long double: nothing to compare
+          for (int k = 0; k <= 20; ++k) {
+            const double phi = phi_min + gap + (g * eps2 - gap) * k / 20.0;
+            EXPECT_GE(f(phi_min, phi, eps2, eps3), g * (1.0 - 1e-12))
+                << "phi_min " << phi_min << " eps2 " << eps2 << " eps3 " << eps3 << " g " << g;
+          }
+          ++total;
+          if (gap < g * eps2 && f(phi_min, phi_min + gap * (1.0 - 1e-3), eps2, eps3) < g) ++tight;
+        }
+      }
+    }
+  }
+  std::printf("ground force gap within 1e-3 of the root in %d of %d cases\n", tight, total);
+  EXPECT_EQ(tight, total);
+}
+
+// The force cut on the forces: a box resting on a face has hundreds of points within the weight
+// cut whose spring force is far below it. The cut may drop only terms beyond the root Δ* of
+// f(Δ) = G + ln D (the test above) with D the largest dissipation factor of eqs. (16)–(17) over
+// the points (the library uses a bound of it, so its gap is ≥ Δ*). Computed by brute force with
+// point_plane_force: the sum E of |W_i λ_i|(1 + ‖a_i‖)/Σ W over the points beyond Δ* (the force
+// cut's band and those beyond the weight cut) bounds the difference from the uncut sum, plus the
+// dropped weights (≤ N c relative).
+// Checked with ε2 = ε3, ε2 < ε3 and ε2 > ε3, above, touching and penetrating, at rest and
+// approaching fast, on both paths.
+TEST(SsdfDynamics, GroundForceCutKeepsForces) {
+  std::mt19937 rng(29);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  PushScene exact = make_push_scene(1500);  // the cut applies from 1024 points
+  PushScene cut = exact;
+  const auto& P = exact.cloud->points();
+  const int N = exact.cloud->size();
+  double worst = 0.0;
+  int dropped_some = 0;
+  for (double ratio : {1.0, 0.4, 2.5}) {
+    ssdf::ScmParameters prm = exact.scene.parameters();
+    prm.eps2 = ratio * prm.eps3;
+    exact.scene.set_parameters(prm);
+    prm.weight_cutoff = 1e-12;
+    cut.scene.set_parameters(prm);
+    const double G = -std::log(prm.weight_cutoff);
+    for (int t = 0; t < 24; ++t) {
+      State x = State::zeros(exact.scene);
+      Control u = Control::zeros(exact.scene);
+      const double depth = prm.eps3 * std::array<double, 4>{-3.0, 0.0, 0.5, 5.0}[static_cast<size_t>(t % 4)];
+      x.pose[0].R = rot(Vec3(0.0, 0.0, 3.0 * U(rng)));
+      if (t % 3 == 2) x.pose[0].R = x.pose[0].R * rot(Vec3(0.3 * U(rng), 0.3 * U(rng), 0.0));  // on an edge
+      double low = 1e9;
+      for (const Vec3& p : P) low = std::min(low, (x.pose[0].R * p).z());
+      x.pose[0].p = Vec3(0.1 * U(rng), 0.1 * U(rng), -low - depth);
+      const double vz = std::array<double, 3>{0.0, -1.0, 0.3}[static_cast<size_t>(t % 3)];
+      x.velocity[0] << random_in_cube(rng, 3.0), Vec3(0.2 * U(rng), 0.2 * U(rng), vz);
+      u.pose[0].p = Vec3(5.0, 5.0, 5.0);  // the finger out of reach
+      // brute force: φ_i, W_i, λ_i, the largest dissipation factor, the root Δ*
+      const double phi_min = -depth;
+      std::vector<double> phi(P.size()), lam(P.size());
+      double D = 0.0, Z = 0.0;
+      for (size_t i = 0; i < P.size(); ++i) {
+        phi[i] = (x.pose[0] * P[i]).z();
+        const Vec3 v = x.pose[0].R * x.velocity[0].head<3>().cross(P[i]) + x.velocity[0].tail<3>();
+        lam[i] = ssdf::point_plane_force(x.pose[0] * P[i], v, Vec3::Zero(), Vec3::UnitZ(), prm).force.norm();
+        const double xd = v.z() / prm.dissipation_velocity;
+        D = std::max(D, xd <= 0.0 ? 1.0 - xd : (xd <= 2.0 ? 0.25 * (xd - 2.0) * (xd - 2.0) : 0.0));
+        if (phi[i] - phi_min < G * prm.eps2) Z += std::exp(-(phi[i] - phi_min) / prm.eps2);
+      }
+      const auto lsp = [&](long double p) { return std::log(prm.eps3 * std::log1p(std::exp(-p / prm.eps3))); };
+      const auto f = [&](double d) { return static_cast<double>(d / prm.eps2 + lsp(phi_min) - lsp(phi_min + d)); };
+      double lo = 0.0, hi = G * prm.eps2;
+      for (int k = 0; k < 200; ++k) (f(0.5 * (lo + hi)) < G + std::log(std::max(D, 1.0)) ? lo : hi) = 0.5 * (lo + hi);
+      double E = 0.0;
+      int band = 0;
+      for (size_t i = 0; i < P.size(); ++i)
+        if (phi[i] - phi_min >= lo) {  // dropped by the force cut or (beyond G·ε2) the weight cut
+          E += std::exp(-(phi[i] - phi_min) / prm.eps2) * lam[i] * (1.0 + P[i].norm()) / Z;
+          if (phi[i] - phi_min < G * prm.eps2) ++band;
+        }
+      if (band > 0) ++dropped_some;
+      for (bool vector : {false, true}) {
+        ssdf::detail::set_vector_kernels_enabled(vector);
+        const ssdf::GenVec F0 = ssdf::contact_forces(exact.scene, x, u);
+        const ssdf::GenVec F1 = ssdf::contact_forces(cut.scene, x, u);
+        ASSERT_TRUE(F1.allFinite());
+        const double err = (F1 - F0).norm();
+        const double bound = E + N * prm.weight_cutoff * F0.norm() + 1e-13 * F0.norm();
+        worst = std::max(worst, err / bound);
+        EXPECT_LE(err, bound) << "eps2/eps3 " << ratio << " depth " << depth << " vz " << vz << " vector "
+                              << vector << " band " << band;
+      }
+      ssdf::detail::set_vector_kernels_enabled(true);
+    }
+  }
+  std::printf("ground force cut: worst difference / bound %.2e; %d of 72 states with points in the band\n", worst,
+              dropped_some);
+  EXPECT_GT(dropped_some, 36);
 }
 
 TEST(SsdfDynamics, PushStepDerivativesEuler) {

@@ -24,6 +24,8 @@ struct GroundKernelInput {
   double c0 = 0.0;    ///< nᵀ(p − ground point): φ_f = n_bodyᵀa_f + c0
   double phi_min = 0.0;  ///< min_f φ_f (the softmax shift; exact, so no rescaling)
   double phi_cut = 0.0;  ///< points with φ_f − φ_min ≥ phi_cut get zero weight (point_tree.hpp)
+  /// points with φ_f − φ_min ≥ phi_force_cut (≤ phi_cut) add their weight only (ground_cut.hpp)
+  double phi_force_cut = 0.0;
   double inv_eps2 = 0.0;    ///< 1/ε2 (> 0)
   /// exp(φ_min/ε2) when ε2 = ε3 (the default) and |φ_min|/ε2 ≤ kSharedExpLogit, else 0. Then one
   /// exp per point serves both the weight W = exp(−φ/ε2)·exp(φ_min/ε2) and the softplus's

@@ -195,9 +195,10 @@ inline void ssdf_points(V cx, V cy, V cz, V nx, V ny, V nz, M lanes, const SsdfK
   constexpr int W = Simd::kWidth;
   Acc acc;
   acc.clear();
-  // Two passes per chunk: the points within the cut (φ − φ_min < phi_cut, the same test as
-  // ground_points) are packed into full vectors, so the costly terms run only on them and
-  // without the partial vector at the end of every run.
+  // Two passes per chunk: the points within the force cut (φ − φ_min < phi_force_cut) are packed
+  // into full vectors, so the costly terms run only on them and without the partial vector at
+  // the end of every run; those beyond it but within the weight cut (φ − φ_min < phi_cut) add
+  // their weight here.
   constexpr int kChunk = 256;
   alignas(64) double bx[kChunk + W], by[kChunk + W], bz[kChunk + W];
   const V nx = bc(in.n_body.x()), ny = bc(in.n_body.y()), nz = bc(in.n_body.z());
@@ -223,7 +224,12 @@ inline void ssdf_points(V cx, V cy, V cz, V nx, V ny, V nz, M lanes, const SsdfK
   };
   auto pack = [&](V ax, V ay, V az, M lanes) {
     const V phi = Simd::fmadd(nx, ax, Simd::fmadd(ny, ay, Simd::fmadd(nz, az, bc(in.c0))));
-    const M keep = Simd::mand(lanes, Simd::lt(Simd::sub(phi, bc(in.phi_min)), bc(in.phi_cut)));
+    const V dphi = Simd::sub(phi, bc(in.phi_min));
+    const M keep = Simd::mand(lanes, Simd::lt(dphi, bc(in.phi_force_cut)));
+    // beyond the force cut but within the weight cut: the weight only
+    const M weight_only = Simd::mand(Simd::mand(lanes, Simd::lt(dphi, bc(in.phi_cut))), Simd::le(bc(in.phi_force_cut), dphi));
+    if (Simd::count(weight_only) > 0)
+      acc.w = Simd::add(acc.w, Simd::keep(Simd::exp(Simd::mul(dphi, bc(-in.inv_eps2))), weight_only));
     Simd::store(bx + nb, Simd::compress(keep, ax));
     Simd::store(by + nb, Simd::compress(keep, ay));
     Simd::store(bz + nb, Simd::compress(keep, az));
