@@ -753,6 +753,89 @@ TEST(SsdfDynamics, GroundForceCutKeepsForces) {
   EXPECT_GT(dropped_some, 36);
 }
 
+// The point–SSDF sum's force cut (dynamics.cpp, ssdf_force_cut): terms with φ_i ≥ ε3(G + ln D)
+// add their weight only. Reference by brute force (point_plane_force at every point, the same
+// weight cut, no force cut; the box far above the ground): the library may drop only terms with
+// φ_i ≥ ε3(G + ln D*), D* the largest true dissipation factor (≤ the library's bound); their sum E
+// of |W_i λ_i|(1 + ‖c_i‖)/Σ W bounds the difference. The finger from touching to 6 cm away, at
+// rest and moving fast, on both paths.
+TEST(SsdfDynamics, SsdfForceCutKeepsForces) {
+  std::mt19937 rng(31);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  PushScene s = make_push_scene(400);
+  ssdf::ScmParameters prm = s.scene.parameters();
+  prm.weight_cutoff = 1e-12;
+  s.scene.set_parameters(prm);
+  const double G = -std::log(prm.weight_cutoff);
+  const auto& P = s.cloud->points();
+  const auto& Nn = s.cloud->normals();
+  double worst = 0.0;
+  int dropped_some = 0, trials_run = 0;
+  for (int t = 0; t < 40; ++t) {
+    State x;
+    Control u;
+    random_push_state(s, rng, x, u);
+    x.pose[0].p.z() += 1.0;  // no ground contact
+    size_t i0 = std::uniform_int_distribution<size_t>(0, P.size() - 1)(rng);
+    if (t % 4 < 2) {  // above the middle of the top face: every point within reach near the force cut
+      for (size_t i = 0; i < P.size(); ++i)
+        if (Nn[i].z() > 0.99 && P[i].head<2>().norm() < P[i0].head<2>().norm() + (Nn[i0].z() > 0.99 ? 0.0 : 1.0)) i0 = i;
+    }
+    const double gap = prm.eps3 * std::array<double, 5>{-2.0, 27.0, 28.5, 30.0, 60.0}[static_cast<size_t>(t % 5)];
+    u.pose[0].p = x.pose[0] * P[i0] + (s.radius + gap) * (x.pose[0].R * Nn[i0]);
+    if (t % 2 == 1) u.velocity[0].tail<3>() = random_in_cube(rng, 1.0);
+    // brute force (world frame): W_i, φ_i, λ_i (on the finger), the largest dissipation factor
+    const Vec3 q = u.pose[0].p;
+    const Vec3 vq = u.velocity[0].tail<3>();
+    const Mat3& R = x.pose[0].R;
+    const Vec3 wb = R * x.velocity[0].head<3>(), vb = x.velocity[0].tail<3>();
+    std::vector<double> d2(P.size()), phi(P.size());
+    std::vector<Vec3> lam(P.size());
+    double d2min = 1e300, D = 1.0;
+    for (size_t i = 0; i < P.size(); ++i) {
+      const Vec3 c = x.pose[0] * P[i], n = R * Nn[i];
+      d2[i] = (q - c).squaredNorm();
+      d2min = std::min(d2min, d2[i]);
+      phi[i] = n.dot(q - c) - s.radius;
+      const Vec3 v = vq - (vb + wb.cross(c - x.pose[0].p));  // the finger relative to the box at c_i
+      lam[i] = ssdf::point_plane_force(q - s.radius * n, v, c, n, prm).force;
+      const double xd = n.dot(v) / prm.dissipation_velocity;
+      D = std::max(D, xd <= 0.0 ? 1.0 - xd : (xd <= 2.0 ? 0.25 * (xd - 2.0) * (xd - 2.0) : 0.0));
+    }
+    double Z = 0.0, E = 0.0;
+    Vec6 ref = Vec6::Zero();  // on the box: [body-frame torque; world force]
+    int band = 0;
+    for (size_t i = 0; i < P.size(); ++i) {
+      if (!(d2[i] - d2min < G * prm.eps1)) continue;
+      const double w = std::exp(-(d2[i] - d2min) / prm.eps1);
+      Z += w;
+      ref.head<3>() -= w * P[i].cross(R.transpose() * lam[i]);
+      ref.tail<3>() -= w * lam[i];
+      if (phi[i] >= prm.eps3 * (G + std::log(D))) {
+        E += w * lam[i].norm() * (1.0 + P[i].norm());
+        ++band;
+      }
+    }
+    ref /= Z;
+    E /= Z;
+    if (band > 0) ++dropped_some;
+    ++trials_run;
+    for (bool vector : {false, true}) {
+      ssdf::detail::set_vector_kernels_enabled(vector);
+      const ssdf::GenVec F = ssdf::contact_forces(s.scene, x, u);
+      ASSERT_TRUE(F.allFinite());
+      const double err = (F - ref).norm();
+      const double bound = E + 1e-12 * ref.norm() + 1e-300;
+      worst = std::max(worst, err / bound);
+      EXPECT_LE(err, bound) << "gap " << gap << " vector " << vector << " band " << band << " |ref| " << ref.norm();
+    }
+    ssdf::detail::set_vector_kernels_enabled(true);
+  }
+  std::printf("point-SSDF force cut: worst difference / bound %.2e; %d of %d states with points in the band\n", worst,
+              dropped_some, trials_run);
+  EXPECT_GE(dropped_some, trials_run / 4);
+}
+
 TEST(SsdfDynamics, PushStepDerivativesEuler) {
   PushScene s = make_push_scene();
   check_step_derivatives(

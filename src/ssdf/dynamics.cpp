@@ -326,6 +326,16 @@ double ground_force_gap(const ScmParameters& prm, double phi_min, const Vec3& u,
   return std::isfinite(D) ? detail::ground_force_gap(phi_min, prm.eps2, prm.eps3, G + std::log(D)) : G * prm.eps2;
 }
 
+/// The point–SSDF sum's force cut: a term with φ_i ≥ ε3·(G + ln D) has sp(φ_i) ≤ ε3·e^−G/D, so
+/// its force is below e^−G × k·ε3·(1 + μ) (the spring force scale of eq. (15)); it adds its
+/// weight and W φ only. D = 1 + u_max/v_d bounds the dissipation factor (16)–(17) with u_max ≥
+/// ‖u_i‖ over the cloud (‖u_query‖, or ‖s‖ + ‖ω‖(‖center‖ + radius)). +inf when ε3 = 0.
+double ssdf_force_cut(const ScmParameters& prm, double u_max) {
+  if (!(prm.eps3 > 0.0)) return std::numeric_limits<double>::infinity();
+  const double D = 1.0 + u_max / prm.dissipation_velocity;
+  return std::isfinite(D) ? prm.eps3 * (cull_gap(prm) + std::log(D)) : std::numeric_limits<double>::infinity();
+}
+
 /// Online softmax: running maximum of the logits' values; accumulators are rescaled by a constant
 /// when it grows (exact in every derivative order since softmax is shift-invariant).
 struct OnlineMax {
@@ -410,6 +420,10 @@ T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const PointTree& c
   const double reach = far ? std::numeric_limits<double>::infinity()
                            : d2 + om.g * prm.eps1 + 1e-12 * (1.0 + d2);  // logit gap G·ε1, with rounding slack
   if (!far) om.start_at(-d2);
+  const double u_max = at_query_point ? values(u_query).norm()
+                                      : values(s).norm() + values(B.w).norm() * (cloud.bounds().center.norm() +
+                                                                                  cloud.bounds().radius);
+  const double force_cut = ssdf_force_cut(prm, u_max);
   bool summed = false;
   if constexpr (std::is_same_v<T, double>) {
     // Forward dynamics: the vector kernel (vector_kernels.hpp); the softmax shift is the exact
@@ -424,6 +438,7 @@ T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const PointTree& c
       in.offset = offset;
       in.d2_min = d2;
       in.d2_cut = om.g * prm.eps1;
+      in.phi_force_cut = force_cut;
       in.inv_eps1 = 1.0 / prm.eps1;
       in.law = point_plane_law(prm);
       detail::KernelSums sums;
@@ -454,17 +469,18 @@ T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const PointTree& c
     acc.scale(sc);
     const T wi = om.weight(logit);
     const T phi = dot(nn, r) - offset;
+    acc.a[0] += wi * phi;
+    acc.sum += wi;
+    if (!(val(phi) < force_cut)) return;  // beyond the force cut: weight and W φ only
     const V<T> u = at_query_point ? u_query : s - cross(B.w, c);  // v − v_i, (21)
     const V<T> lam = point_plane(phi, u, nn, prm);
     const V<T> mom = cross(c, lam);
-    acc.a[0] += wi * phi;
     acc.a[1] += wi * lam.x;
     acc.a[2] += wi * lam.y;
     acc.a[3] += wi * lam.z;
     acc.a[4] += wi * mom.x;
     acc.a[5] += wi * mom.y;
     acc.a[6] += wi * mom.z;
-    acc.sum += wi;
   };
   if (!summed)
     cloud.for_each_leaf_within(qv, reach, [&](int begin, int end) {

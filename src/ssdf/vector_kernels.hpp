@@ -88,6 +88,7 @@ struct SsdfKernelInput {
   double offset = 0.0;
   double d2_min = 0.0;   ///< min_i ‖r_i‖² (the softmax shift)
   double d2_cut = 0.0;   ///< points with ‖r_i‖² − d2_min ≥ d2_cut get zero weight
+  double phi_force_cut = 0.0;  ///< points with φ_i ≥ phi_force_cut add W and W φ only (their force is negligible)
   double inv_eps1 = 0.0;  ///< 1/ε1 (> 0)
   PointPlaneLaw law;
 };

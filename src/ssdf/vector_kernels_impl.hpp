@@ -151,6 +151,11 @@ inline void ssdf_points(V cx, V cy, V cz, V nx, V ny, V nz, M lanes, const SsdfK
   const M keep = Simd::mand(lanes, Simd::lt(dd, bc(in.d2_cut)));
   const V Wk = Simd::keep(Simd::exp(Simd::mul(dd, bc(-in.inv_eps1))), keep);  // eqs. (8)–(9)
   const V phi = Simd::sub(Simd::fmadd(nx, rx, Simd::fmadd(ny, ry, Simd::mul(nz, rz))), bc(in.offset));
+  // W φ on the kept lanes (a dropped lane's φ may be infinite: masked)
+  acc.phi = Simd::add(acc.phi, Simd::mul(Wk, Simd::keep(phi, keep)));
+  acc.w = Simd::add(acc.w, Wk);
+  const M force = Simd::mand(keep, Simd::lt(phi, bc(in.phi_force_cut)));
+  if (Simd::count(force) == 0) return;  // no lane within the force cut: weights only
   V ux, uy, uz;  // relative velocity (21)
   if (in.at_query_point) {
     ux = bc(in.u_query.x());
@@ -163,12 +168,9 @@ inline void ssdf_points(V cx, V cy, V cz, V nx, V ny, V nz, M lanes, const SsdfK
     uz = Simd::fmadd(oy, cx, Simd::fnmadd(ox, cy, bc(in.s.z())));
   }
   V lx, ly, lz;
-  weighted_point_plane(Wk, keep, phi, log1p_unit(softplus_exp(phi, in.law)), ux, uy, uz, nx, ny, nz, in.law, lx, ly,
-                       lz);
-  // W φ on the kept lanes (a dropped lane's φ may be infinite: masked)
-  acc.phi = Simd::add(acc.phi, Simd::mul(Wk, Simd::keep(phi, keep)));
+  weighted_point_plane(Wk, force, phi, log1p_unit(softplus_exp(phi, in.law)), ux, uy, uz, nx, ny, nz, in.law, lx,
+                       ly, lz);
   acc.add_moment_and_force(cx, cy, cz, lx, ly, lz);  // Σ c × Wλ, Σ Wλ
-  acc.w = Simd::add(acc.w, Wk);
 }
 
 [[gnu::noinline]] void ssdf_accumulate(const double* const (&c)[3], const double* const (&nrm)[3], int begin, int end,

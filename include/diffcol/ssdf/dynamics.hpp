@@ -50,6 +50,10 @@
 /// it, D a bound of the dissipation factor (16)–(17) over the body: each dropped force is below
 /// e^−G × k·sp(Φ_min)·(1 + μ), the spring force of the lowest point (1e-307 of it by default, so
 /// the default sums stay exact). A body resting on a face computes about 30% fewer forces.
+/// Point–SSDF sums (22): terms with φ_i ≥ ε3·(G + ln D) (D a bound of the dissipation factor
+/// from the largest relative speed) add their weight and W φ only; each dropped force is below
+/// e^−G × k·ε3·(1 + μ), the force scale of eq. (15). A finger a few centimetres from an object
+/// then costs one exp per point within reach instead of the point–plane forces.
 ///
 /// Tangent coordinates (the layout of every Jacobian / Hessian): a free-body pose is perturbed as
 /// R ← R·exp(skew(δθ)), p ← p + δp (SO(3) body rotation vector, world translation), written
