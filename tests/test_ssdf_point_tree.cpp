@@ -146,8 +146,8 @@ TEST(PointTree, LeavesAreConsecutiveAndBoundTheirPoints) {
   }
 }
 
-// The flat scans (box_min_projections, min_projection) at every kernel width against plain loops,
-// for counts that are not multiples of the vector width.
+// The flat scans (box_min_projections, min_projection; box_distance_bounds, min_squared_distance)
+// at every kernel width against plain loops, for counts that are not multiples of the vector width.
 TEST(PointTree, FlatScanKernelsMatchPlainLoops) {
   namespace detail = diffcol::ssdf::detail;
   if (!detail::vector_kernels_available()) GTEST_SKIP() << "no AVX2/FMA on this machine";
@@ -187,6 +187,35 @@ TEST(PointTree, FlatScanKernelsMatchPlainLoops) {
               << "width " << w << " n " << n << " from " << b;
         }
         EXPECT_EQ(detail::min_projection(t.xs(), t.ys(), t.zs(), n, n, u), std::numeric_limits<double>::infinity());
+        // squared distances: queries inside the cloud's box and outside it
+        for (double spread : {0.3, 3.0}) {
+          const Vec3 q = random_in_cube(rng, spread);
+          std::fill(lower.begin(), lower.end(), -7.0);
+          const double dupper = detail::box_distance_bounds(lo, hi, L, q, lower.data());
+          double dupper_ref = std::numeric_limits<double>::infinity();
+          for (int j = 0; j < L; ++j) {
+            double least = 0.0, largest = 0.0;
+            for (int a = 0; a < 3; ++a) {
+              const double near = std::clamp(q[a], lo[a][j], hi[a][j]) - q[a];
+              const double far = std::max(std::abs(q[a] - lo[a][j]), std::abs(q[a] - hi[a][j]));
+              least += near * near;
+              largest += far * far;
+            }
+            EXPECT_NEAR(lower[static_cast<size_t>(j)], least, 1e-15 * (1.0 + least)) << "width " << w << " n " << n;
+            dupper_ref = std::min(dupper_ref, largest);
+          }
+          EXPECT_EQ(lower[static_cast<size_t>(L)], -7.0) << "the scan wrote past its count";
+          EXPECT_NEAR(dupper, dupper_ref, 1e-15 * (1.0 + dupper_ref));
+          EXPECT_GE(dupper, t.min_squared_distance(q) * (1.0 - 1e-15));  // an upper bound of the nearest point
+          for (int b : {0, n / 3}) {
+            double ref = std::numeric_limits<double>::infinity();
+            for (int k = b; k < n; ++k) ref = std::min(ref, (q - t.point(k)).squaredNorm());
+            EXPECT_NEAR(detail::min_squared_distance(t.xs(), t.ys(), t.zs(), b, n, q), ref, 1e-15 * (1.0 + ref))
+                << "width " << w << " n " << n << " from " << b;
+          }
+          EXPECT_EQ(detail::min_squared_distance(t.xs(), t.ys(), t.zs(), n, n, q),
+                    std::numeric_limits<double>::infinity());
+        }
       }
     }
   }

@@ -288,6 +288,24 @@ void for_each_leaf_run(const double* lower, int count, double bound, const F& f)
   }
 }
 
+/// Point–SSDF sums of the forward dynamics: clouds of at most this many leaves are scanned flat
+/// (point_ssdf); runs of leaves go to the kernel kRunBuffer at a time.
+constexpr int kFlatSsdfLeaves = 256;
+constexpr int kRunBuffer = 256;
+
+/// min_i ‖q − c_i‖² by flat vector scans: the box bounds of every leaf (stored in lower[0, L)),
+/// then the points of the leaves whose box can hold a nearer point than the best found so far.
+double flat_nearest_squared_distance(const PointTree& t, const Vec3& q, double* lower) {
+  const int L = t.num_leaves();
+  const double* lo[3] = {t.leaf_lo(0), t.leaf_lo(1), t.leaf_lo(2)};
+  const double* hi[3] = {t.leaf_hi(0), t.leaf_hi(1), t.leaf_hi(2)};
+  double best = detail::box_distance_bounds(lo, hi, L, q, lower);
+  for (int j = 0; j < L; ++j)
+    if (lower[j] < best)
+      best = std::min(best, detail::min_squared_distance(t.xs(), t.ys(), t.zs(), t.leaf_start(j), t.leaf_start(j + 1), q));
+  return best;
+}
+
 /// The force law's constants for the vector kernels (vector_kernels.hpp).
 detail::PointPlaneLaw point_plane_law(const ScmParameters& prm) {
   detail::PointPlaneLaw law;
@@ -416,7 +434,16 @@ T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const PointTree& c
   // Far from the cloud: logits shifted by ‖q − c‖² (aopc.hpp, kFarQueryRatio), every leaf, the
   // online maximum; the same softmax.
   const bool far = cloud.bounds().far(qv);
-  const double d2 = far ? 0.0 : cloud.min_squared_distance(qv);
+  // Forward dynamics take the vector kernels (below); on clouds of at most kFlatSsdfLeaves leaves
+  // the nearest point and the leaves within reach come from flat vector scans of the leaf boxes,
+  // which cost less than the tree's branching descent there (SSDF–SSDF pairs query every point).
+  bool vector_path = false, flat = false;
+  double lower[kFlatSsdfLeaves];
+  if constexpr (std::is_same_v<T, double>) {
+    vector_path = !far && prm.eps1 > 0.0 && prm.eps3 > 0.0 && detail::vector_kernels_enabled();
+    flat = vector_path && cloud.num_leaves() <= kFlatSsdfLeaves;
+  }
+  const double d2 = far ? 0.0 : flat ? flat_nearest_squared_distance(cloud, qv, lower) : cloud.min_squared_distance(qv);
   const double reach = far ? std::numeric_limits<double>::infinity()
                            : d2 + om.g * prm.eps1 + 1e-12 * (1.0 + d2);  // logit gap G·ε1, with rounding slack
   if (!far) om.start_at(-d2);
@@ -428,7 +455,7 @@ T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const PointTree& c
   if constexpr (std::is_same_v<T, double>) {
     // Forward dynamics: the vector kernel (vector_kernels.hpp); the softmax shift is the exact
     // nearest distance, so no online rescaling is needed.
-    if (!far && prm.eps1 > 0.0 && prm.eps3 > 0.0 && detail::vector_kernels_enabled()) {
+    if (vector_path) {
       detail::SsdfKernelInput in;
       in.q = qv;
       in.s = values(s);
@@ -444,8 +471,23 @@ T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const PointTree& c
       detail::KernelSums sums;
       const double* const c[3] = {cloud.xs(), cloud.ys(), cloud.zs()};
       const double* const nrm[3] = {cloud.normal_xs(), cloud.normal_ys(), cloud.normal_zs()};
-      for_each_run([&](const auto& leaf) { cloud.for_each_leaf_within(qv, reach, leaf); },
-                   [&](int begin, int end) { detail::ssdf_kernel_accumulate(c, nrm, begin, end, in, sums); });
+      int runs[kRunBuffer][2];
+      int run_count = 0;
+      const auto flush_runs = [&] {
+        if (run_count > 0) detail::ssdf_kernel_accumulate(c, nrm, runs, run_count, in, sums);
+        run_count = 0;
+      };
+      const auto add_run = [&](int begin, int end) {
+        runs[run_count][0] = begin;
+        runs[run_count][1] = end;
+        if (++run_count == kRunBuffer) flush_runs();
+      };
+      if (flat)
+        for_each_leaf_run(lower, cloud.num_leaves(), reach,
+                          [&](int jb, int je) { add_run(cloud.leaf_start(jb), cloud.leaf_start(je)); });
+      else
+        for_each_run([&](const auto& leaf) { cloud.for_each_leaf_within(qv, reach, leaf); }, add_run);
+      flush_runs();
       acc.sum = sums.weight;
       acc.a[0] = sums.phi;
       for (int k = 0; k < 3; ++k) {

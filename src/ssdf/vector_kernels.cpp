@@ -217,12 +217,23 @@ void ground_kernel_accumulate(const double* xs, const double* ys, const double* 
     avx2::ground_accumulate(xs, ys, zs, runs, run_count, in, sums);
 }
 
-void ssdf_kernel_accumulate(const double* const (&c)[3], const double* const (&nrm)[3], int begin, int end,
-                            const SsdfKernelInput& in, KernelSums& sums) {
+void ssdf_kernel_accumulate(const double* const (&c)[3], const double* const (&nrm)[3], const int (*runs)[2],
+                            int run_count, const SsdfKernelInput& in, KernelSums& sums) {
   if (vector_kernel_width() == 8)
-    avx512::ssdf_accumulate(c, nrm, begin, end, in, sums);
+    avx512::ssdf_accumulate(c, nrm, runs, run_count, in, sums);
   else
-    avx2::ssdf_accumulate(c, nrm, begin, end, in, sums);
+    avx2::ssdf_accumulate(c, nrm, runs, run_count, in, sums);
+}
+
+double box_distance_bounds(const double* const (&lo)[3], const double* const (&hi)[3], int count, const Vec3& q,
+                           double* lower) {
+  return vector_kernel_width() == 8 ? avx512::box_distance_bounds(lo, hi, count, q, lower)
+                                    : avx2::box_distance_bounds(lo, hi, count, q, lower);
+}
+
+double min_squared_distance(const double* xs, const double* ys, const double* zs, int begin, int end, const Vec3& q) {
+  return vector_kernel_width() == 8 ? avx512::min_squared_distance(xs, ys, zs, begin, end, q)
+                                    : avx2::min_squared_distance(xs, ys, zs, begin, end, q);
 }
 
 void vector_exp(const double* x, double* y, int n) {
@@ -248,6 +259,10 @@ double box_min_projections(const double* const (&)[3], const double* const (&)[3
   return 0.0;
 }
 double min_projection(const double*, const double*, const double*, int, int, const Vec3&) { return 0.0; }
+double box_distance_bounds(const double* const (&)[3], const double* const (&)[3], int, const Vec3&, double*) {
+  return 0.0;
+}
+double min_squared_distance(const double*, const double*, const double*, int, int, const Vec3&) { return 0.0; }
 void vector_exp(const double* x, double* y, int n) {
   for (int i = 0; i < n; ++i) y[i] = std::exp(x[i]);
 }
@@ -256,8 +271,8 @@ int vector_kernel_width() { return 0; }
 void set_vector_kernel_width(int) {}
 void ground_kernel_accumulate(const double*, const double*, const double*, const int (*)[2], int,
                               const GroundKernelInput&, KernelSums&) {}
-void ssdf_kernel_accumulate(const double* const (&)[3], const double* const (&)[3], int, int, const SsdfKernelInput&,
-                            KernelSums&) {}
+void ssdf_kernel_accumulate(const double* const (&)[3], const double* const (&)[3], const int (*)[2], int,
+                            const SsdfKernelInput&, KernelSums&) {}
 
 #endif
 

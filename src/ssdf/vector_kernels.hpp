@@ -93,9 +93,19 @@ struct SsdfKernelInput {
   PointPlaneLaw law;
 };
 
-/// Adds the terms of the points [begin, end) (coordinates xs/ys/zs, unit normals nx/ny/nz; the
-/// AOPC's body frame, structure of arrays). Call only when vector_kernels_available().
-void ssdf_kernel_accumulate(const double* const (&c)[3], const double* const (&nrm)[3], int begin, int end,
-                            const SsdfKernelInput& in, KernelSums& sums);
+/// Adds the terms of the points c/nrm[runs[r][0], runs[r][1]) for r < run_count (coordinates
+/// c[0..2], unit normals nrm[0..2]; the AOPC's body frame, structure of arrays). Call only when
+/// vector_kernels_available().
+void ssdf_kernel_accumulate(const double* const (&c)[3], const double* const (&nrm)[3], const int (*runs)[2],
+                            int run_count, const SsdfKernelInput& in, KernelSums& sums);
+
+/// Flat scan of `count` boxes (lo[a][j] ≤ p_a ≤ hi[a][j]): lower[j] = min over box j of ‖q − p‖²
+/// (0 inside). Returns min_j (max over box j of ‖q − p‖²), an upper bound of the nearest point's
+/// squared distance when every box holds a point. Call only when vector_kernels_available().
+double box_distance_bounds(const double* const (&lo)[3], const double* const (&hi)[3], int count, const Vec3& q,
+                           double* lower);
+/// min ‖q − p‖² over the points [begin, end) (structure of arrays; +inf when empty). Call only
+/// when vector_kernels_available().
+double min_squared_distance(const double* xs, const double* ys, const double* zs, int begin, int end, const Vec3& q);
 
 }  // namespace diffcol::ssdf::detail

@@ -173,21 +173,56 @@ inline void ssdf_points(V cx, V cy, V cz, V nx, V ny, V nz, M lanes, const SsdfK
   acc.add_moment_and_force(cx, cy, cz, lx, ly, lz);  // Σ c × Wλ, Σ Wλ
 }
 
-[[gnu::noinline]] void ssdf_accumulate(const double* const (&c)[3], const double* const (&nrm)[3], int begin, int end,
-                                       const SsdfKernelInput& in, KernelSums& sums) {
+[[gnu::noinline]] void ssdf_accumulate(const double* const (&c)[3], const double* const (&nrm)[3],
+                                       const int (*runs)[2], int run_count, const SsdfKernelInput& in,
+                                       KernelSums& sums) {
   constexpr int W = Simd::kWidth;
   Acc acc;
   acc.clear();
-  int i = begin;
-  for (; i + W <= end; i += W)
-    ssdf_points(Simd::load(c[0] + i), Simd::load(c[1] + i), Simd::load(c[2] + i), Simd::load(nrm[0] + i),
-                Simd::load(nrm[1] + i), Simd::load(nrm[2] + i), Simd::all(), in, acc);
-  if (i < end) {
-    const M m = Simd::tail(end - i);
-    ssdf_points(Simd::load_masked(c[0] + i, m), Simd::load_masked(c[1] + i, m), Simd::load_masked(c[2] + i, m),
-                Simd::load_masked(nrm[0] + i, m), Simd::load_masked(nrm[1] + i, m), Simd::load_masked(nrm[2] + i, m),
-                m, in, acc);
+  // Two passes per chunk, as ground_accumulate: the points within the weight cut (‖r‖² − d²_min <
+  // d2_cut, the test of ssdf_points) are packed into full vectors (coordinates and normals).
+  constexpr int kChunk = 256;
+  alignas(64) double buf[6][kChunk + W];
+  const V qx = bc(in.q.x()), qy = bc(in.q.y()), qz = bc(in.q.z());
+  int nb = 0;
+  auto flush = [&](bool last) {
+    int i = 0;
+    for (; i + W <= nb; i += W)
+      ssdf_points(Simd::load(buf[0] + i), Simd::load(buf[1] + i), Simd::load(buf[2] + i), Simd::load(buf[3] + i),
+                  Simd::load(buf[4] + i), Simd::load(buf[5] + i), Simd::all(), in, acc);
+    if (last) {
+      if (i < nb) {
+        const M m = Simd::tail(nb - i);
+        ssdf_points(Simd::load_masked(buf[0] + i, m), Simd::load_masked(buf[1] + i, m),
+                    Simd::load_masked(buf[2] + i, m), Simd::load_masked(buf[3] + i, m),
+                    Simd::load_masked(buf[4] + i, m), Simd::load_masked(buf[5] + i, m), m, in, acc);
+      }
+      return;
+    }
+    for (int a = 0; a < 6; ++a)  // fewer than W left: to the front
+      for (int k = i; k < nb; ++k) buf[a][k - i] = buf[a][k];
+    nb -= i;
+  };
+  auto pack = [&](int i, M lanes, bool full) {
+    V v[6];
+    for (int a = 0; a < 3; ++a) {
+      v[a] = full ? Simd::load(c[a] + i) : Simd::load_masked(c[a] + i, lanes);
+      v[3 + a] = full ? Simd::load(nrm[a] + i) : Simd::load_masked(nrm[a] + i, lanes);
+    }
+    const V rx = Simd::sub(qx, v[0]), ry = Simd::sub(qy, v[1]), rz = Simd::sub(qz, v[2]);
+    const V d2 = Simd::fmadd(rx, rx, Simd::fmadd(ry, ry, Simd::mul(rz, rz)));
+    const M keep = Simd::mand(lanes, Simd::lt(Simd::sub(d2, bc(in.d2_min)), bc(in.d2_cut)));
+    for (int a = 0; a < 6; ++a) Simd::store(buf[a] + nb, Simd::compress(keep, v[a]));
+    nb += Simd::count(keep);
+    if (nb > kChunk - W) flush(false);
+  };
+  for (int r = 0; r < run_count; ++r) {
+    const int begin = runs[r][0], end = runs[r][1];
+    int i = begin;
+    for (; i + W <= end; i += W) pack(i, Simd::all(), true);
+    if (i < end) pack(i, Simd::tail(end - i), false);
   }
+  flush(true);
   acc.add_to(sums);
 }
 
@@ -260,30 +295,40 @@ inline void box_projection(V ux, V uy, V uz, V lx, V ly, V lz, V hx, V hy, V hz,
   largest = Simd::add(Simd::add(Simd::max(ax, bx), Simd::max(ay, by)), Simd::max(az, bz));
 }
 
-[[gnu::noinline]] double box_bounds(const double* const (&lo)[3], const double* const (&hi)[3], int count,
-                                    const Vec3& u, double* lower) {
+/// The flat scan of `count` boxes: lower[j] = least(box j), returns min_j largest(box j), with
+/// box(lx, ly, lz, hx, hy, hz, least, largest) the per-box bounds (box_projection, box_distance).
+template <class Box>
+double scan_boxes(const double* const (&lo)[3], const double* const (&hi)[3], int count, double* lower,
+                  const Box& box) {
   constexpr int W = Simd::kWidth;
-  const V ux = bc(u.x()), uy = bc(u.y()), uz = bc(u.z());
   const V inf = bc(__builtin_inf());
   V upper = inf;
   int j = 0;
   for (; j + W <= count; j += W) {
     V least, largest;
-    box_projection(ux, uy, uz, Simd::load(lo[0] + j), Simd::load(lo[1] + j), Simd::load(lo[2] + j),
-                   Simd::load(hi[0] + j), Simd::load(hi[1] + j), Simd::load(hi[2] + j), least, largest);
+    box(Simd::load(lo[0] + j), Simd::load(lo[1] + j), Simd::load(lo[2] + j), Simd::load(hi[0] + j),
+        Simd::load(hi[1] + j), Simd::load(hi[2] + j), least, largest);
     Simd::store(lower + j, least);
     upper = Simd::min(upper, largest);
   }
   if (j < count) {
     const M m = Simd::tail(count - j);
     V least, largest;
-    box_projection(ux, uy, uz, Simd::load_masked(lo[0] + j, m), Simd::load_masked(lo[1] + j, m),
-                   Simd::load_masked(lo[2] + j, m), Simd::load_masked(hi[0] + j, m), Simd::load_masked(hi[1] + j, m),
-                   Simd::load_masked(hi[2] + j, m), least, largest);
+    box(Simd::load_masked(lo[0] + j, m), Simd::load_masked(lo[1] + j, m), Simd::load_masked(lo[2] + j, m),
+        Simd::load_masked(hi[0] + j, m), Simd::load_masked(hi[1] + j, m), Simd::load_masked(hi[2] + j, m), least,
+        largest);
     Simd::store_masked(lower + j, m, least);
     upper = Simd::min(upper, Simd::select(m, largest, inf));
   }
   return Simd::hmin(upper);
+}
+
+[[gnu::noinline]] double box_bounds(const double* const (&lo)[3], const double* const (&hi)[3], int count,
+                                    const Vec3& u, double* lower) {
+  const V ux = bc(u.x()), uy = bc(u.y()), uz = bc(u.z());
+  return scan_boxes(lo, hi, count, lower, [&](V lx, V ly, V lz, V hx, V hy, V hz, V& least, V& largest) {
+    box_projection(ux, uy, uz, lx, ly, lz, hx, hy, hz, least, largest);
+  });
 }
 
 [[gnu::noinline]] double min_projection(const double* xs, const double* ys, const double* zs, int begin, int end,
@@ -300,6 +345,48 @@ inline void box_projection(V ux, V uy, V uz, V lx, V ly, V lz, V hx, V hy, V hz,
     const M m = Simd::tail(end - i);
     const V v = Simd::fmadd(ux, Simd::load_masked(xs + i, m),
                             Simd::fmadd(uy, Simd::load_masked(ys + i, m), Simd::mul(uz, Simd::load_masked(zs + i, m))));
+    best = Simd::min(best, Simd::select(m, v, inf));
+  }
+  return Simd::hmin(best);
+}
+
+/// ‖q − p‖² over a box (lo, hi): its least value (0 inside) and its largest (farthest corner).
+inline void box_distance(V qx, V qy, V qz, V lx, V ly, V lz, V hx, V hy, V hz, V& least, V& largest) {
+  const V zero = bc(0.0);
+  const V ax = Simd::sub(lx, qx), bx = Simd::sub(qx, hx);
+  const V ay = Simd::sub(ly, qy), by = Simd::sub(qy, hy);
+  const V az = Simd::sub(lz, qz), bz = Simd::sub(qz, hz);
+  const V nx = Simd::max(Simd::max(ax, bx), zero), ny = Simd::max(Simd::max(ay, by), zero),
+          nz = Simd::max(Simd::max(az, bz), zero);
+  const V fx = Simd::max(Simd::abs(ax), Simd::abs(bx)), fy = Simd::max(Simd::abs(ay), Simd::abs(by)),
+          fz = Simd::max(Simd::abs(az), Simd::abs(bz));
+  least = Simd::fmadd(nx, nx, Simd::fmadd(ny, ny, Simd::mul(nz, nz)));
+  largest = Simd::fmadd(fx, fx, Simd::fmadd(fy, fy, Simd::mul(fz, fz)));
+}
+
+[[gnu::noinline]] double box_distance_bounds(const double* const (&lo)[3], const double* const (&hi)[3], int count,
+                                             const Vec3& q, double* lower) {
+  const V qx = bc(q.x()), qy = bc(q.y()), qz = bc(q.z());
+  return scan_boxes(lo, hi, count, lower, [&](V lx, V ly, V lz, V hx, V hy, V hz, V& least, V& largest) {
+    box_distance(qx, qy, qz, lx, ly, lz, hx, hy, hz, least, largest);
+  });
+}
+
+[[gnu::noinline]] double min_squared_distance(const double* xs, const double* ys, const double* zs, int begin,
+                                              int end, const Vec3& q) {
+  constexpr int W = Simd::kWidth;
+  const V qx = bc(q.x()), qy = bc(q.y()), qz = bc(q.z());
+  const V inf = bc(__builtin_inf());
+  auto d2 = [&](V x, V y, V z) {
+    const V rx = Simd::sub(qx, x), ry = Simd::sub(qy, y), rz = Simd::sub(qz, z);
+    return Simd::fmadd(rx, rx, Simd::fmadd(ry, ry, Simd::mul(rz, rz)));
+  };
+  V best = inf;
+  int i = begin;
+  for (; i + W <= end; i += W) best = Simd::min(best, d2(Simd::load(xs + i), Simd::load(ys + i), Simd::load(zs + i)));
+  if (i < end) {
+    const M m = Simd::tail(end - i);
+    const V v = d2(Simd::load_masked(xs + i, m), Simd::load_masked(ys + i, m), Simd::load_masked(zs + i, m));
     best = Simd::min(best, Simd::select(m, v, inf));
   }
   return Simd::hmin(best);
