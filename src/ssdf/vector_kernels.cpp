@@ -241,6 +241,11 @@ void vector_exp(const double* x, double* y, int n) {
   for (int k = i; k < n; ++k) y[k] = std::exp(x[k]);  // the tail, in scalar code
 }
 
+void vector_log1p(const double* E, const double* phi, double* y, int n) {
+  const int i = vector_kernel_width() == 8 ? avx512::log1p_array(E, phi, y, n) : avx2::log1p_array(E, phi, y, n);
+  for (int k = i; k < n; ++k) y[k] = std::log1p(std::signbit(phi[k]) ? 1.0 / E[k] : E[k]);  // the tail
+}
+
 double box_min_projections(const double* const (&lo)[3], const double* const (&hi)[3], int count, const Vec3& u,
                            double* lower) {
   return vector_kernel_width() == 8 ? avx512::box_bounds(lo, hi, count, u, lower)
@@ -265,6 +270,9 @@ double box_distance_bounds(const double* const (&)[3], const double* const (&)[3
 double min_squared_distance(const double*, const double*, const double*, int, int, const Vec3&) { return 0.0; }
 void vector_exp(const double* x, double* y, int n) {
   for (int i = 0; i < n; ++i) y[i] = std::exp(x[i]);
+}
+void vector_log1p(const double* E, const double* phi, double* y, int n) {
+  for (int i = 0; i < n; ++i) y[i] = std::log1p(std::signbit(phi[i]) ? 1.0 / E[i] : E[i]);
 }
 int vector_kernel_widest() { return 0; }
 int vector_kernel_width() { return 0; }

@@ -79,6 +79,11 @@ double min_projection(const double* xs, const double* ys, const double* zs, int 
 /// the subnormal range); AVX2, libmvec's (≤ 4 ulp); the last n mod width entries, std::exp.
 void vector_exp(const double* x, double* y, int n);
 
+/// y[i] = log(1 + E[i]) where phi[i]'s sign bit is clear (E ∈ [0, 1]) and log(1 + 1/E[i]) where it
+/// is set (E ≥ 1): the kernels' log1p of the softplus (for tests; the last n mod width entries by
+/// std::log1p).
+void vector_log1p(const double* E, const double* phi, double* y, int n);
+
 /// The point–SSDF term of a query point q against an AOPC (frame of the AOPC's body B):
 /// r_i = q − c_i, W_i = exp(−(‖r_i‖² − d²_min)/ε1) (culled beyond d2_cut), φ_i = n_iᵀr_i − offset,
 /// relative velocity u_i = s − ω × c_i (or u_query for every point), λ_i the point–plane force.

@@ -48,12 +48,11 @@ struct Acc {
 
 /// log(1 + e) for e ∈ [0, 1] (the softplus's e = exp(−|φ|/ε3)), to about 3 ulp, where no range
 /// reduction is needed: with k = [e > √2 − 1], log(1 + e) = k·ln 2 + 2 atanh(s), s = (e − k)/(2 + e + k),
-/// |s| ≤ 3 − 2√2 ≈ 0.1716, and 2 atanh(s) = 2s Σ_{j≤10} s^(2j)/(2j + 1) (the next term is below 2⁻⁵⁴
-/// relative). This takes s and k (0 or 1); log1p_unit(e) below forms them from e.
+/// |s| ≤ 3 − 2√2 ≈ 0.1716, and 2 atanh(s) = 2s Σ_{j≤9} s^(2j)/(2j + 1) (the next term, s^20/21, is
+/// below 2.3e-17 relative). This takes s and k (0 or 1); log1p_unit(e) below forms them from e.
 inline V log1p_from_ratio(V s, V k) {
   const V t = Simd::mul(s, s);
-  V q = bc(1.0 / 21.0);
-  q = Simd::fmadd(q, t, bc(1.0 / 19.0));
+  V q = bc(1.0 / 19.0);
   q = Simd::fmadd(q, t, bc(1.0 / 17.0));
   q = Simd::fmadd(q, t, bc(1.0 / 15.0));
   q = Simd::fmadd(q, t, bc(1.0 / 13.0));
@@ -115,21 +114,19 @@ inline void weighted_point_plane(V W, M keep, V phi, V l, V ux, V uy, V uz, V nx
   lz = Simd::fnmadd(s, vtz, Simd::mul(wln, nz));
 }
 
-/// The ground terms of one vector of points (lanes in `lanes`; the others add nothing).
-inline void ground_points(V ax, V ay, V az, M lanes, const GroundKernelInput& in, Acc& acc) {
+/// The ground terms of one vector of packed points a with their φ = nᵀa + c0 (eq. (14)), all
+/// within the cut (ground_accumulate); lanes outside `keep` (a partial last vector) add nothing.
+inline void ground_points(V phi, V ax, V ay, V az, M keep, const GroundKernelInput& in, Acc& acc) {
   // everything in the body frame: the points a need no rotation
   const V nx = bc(in.n_body.x()), ny = bc(in.n_body.y()), nz = bc(in.n_body.z());
-  // φ = nᵀa + c0, eq. (14); softmax weight W = exp(−(φ − φ_min)/ε2), culled beyond phi_cut
-  const V phi = Simd::fmadd(nx, ax, Simd::fmadd(ny, ay, Simd::fmadd(nz, az, bc(in.c0))));
-  const V dphi = Simd::sub(phi, bc(in.phi_min));
-  const M keep = Simd::mand(lanes, Simd::lt(dphi, bc(in.phi_cut)));
+  // softmax weight W = exp(−(φ − φ_min)/ε2)
   V Wk, l;  // l = log(1 + exp(−|φ|/ε3))
   if (in.shared_exp_scale > 0.0) {  // ε2 = ε3: E = exp(−φ/ε), W = E·exp(φ_min/ε), exp(−|φ|/ε) = E or 1/E
     const V E = Simd::exp(Simd::mul(phi, bc(-in.inv_eps2)));
     Wk = Simd::keep(Simd::mul(E, bc(in.shared_exp_scale)), keep);
     l = log1p_unit_or_inverse(E, phi);  // 1/E where φ's sign bit is set
   } else {
-    Wk = Simd::keep(Simd::exp(Simd::mul(dphi, bc(-in.inv_eps2))), keep);
+    Wk = Simd::keep(Simd::exp(Simd::mul(Simd::sub(phi, bc(in.phi_min)), bc(-in.inv_eps2))), keep);
     l = log1p_unit(softplus_exp(phi, in.law));
   }
   // point velocity w × a + Rᵀv
@@ -237,18 +234,19 @@ inline void ssdf_points(V cx, V cy, V cz, V nx, V ny, V nz, M lanes, const SsdfK
   // the end of every run; those beyond it but within the weight cut (φ − φ_min < phi_cut) add
   // their weight here.
   constexpr int kChunk = 256;
-  alignas(64) double bx[kChunk + W], by[kChunk + W], bz[kChunk + W];
+  alignas(64) double bx[kChunk + W], by[kChunk + W], bz[kChunk + W], bphi[kChunk + W];
   const V nx = bc(in.n_body.x()), ny = bc(in.n_body.y()), nz = bc(in.n_body.z());
   int nb = 0;
   auto flush = [&](bool last) {
     int i = 0;
     for (; i + W <= nb; i += W)
-      ground_points(Simd::load(bx + i), Simd::load(by + i), Simd::load(bz + i), Simd::all(), in, acc);
+      ground_points(Simd::load(bphi + i), Simd::load(bx + i), Simd::load(by + i), Simd::load(bz + i), Simd::all(),
+                    in, acc);
     if (last) {
       if (i < nb) {
         const M m = Simd::tail(nb - i);
-        ground_points(Simd::load_masked(bx + i, m), Simd::load_masked(by + i, m), Simd::load_masked(bz + i, m), m,
-                      in, acc);
+        ground_points(Simd::load_masked(bphi + i, m), Simd::load_masked(bx + i, m), Simd::load_masked(by + i, m),
+                      Simd::load_masked(bz + i, m), m, in, acc);
       }
       return;
     }
@@ -256,6 +254,7 @@ inline void ssdf_points(V cx, V cy, V cz, V nx, V ny, V nz, M lanes, const SsdfK
       bx[k - i] = bx[k];
       by[k - i] = by[k];
       bz[k - i] = bz[k];
+      bphi[k - i] = bphi[k];
     }
     nb -= i;
   };
@@ -270,6 +269,7 @@ inline void ssdf_points(V cx, V cy, V cz, V nx, V ny, V nz, M lanes, const SsdfK
     Simd::store(bx + nb, Simd::compress(keep, ax));
     Simd::store(by + nb, Simd::compress(keep, ay));
     Simd::store(bz + nb, Simd::compress(keep, az));
+    Simd::store(bphi + nb, Simd::compress(keep, phi));
     nb += Simd::count(keep);
     if (nb > kChunk - W) flush(false);
   };
@@ -390,6 +390,15 @@ inline void box_distance(V qx, V qy, V qz, V lx, V ly, V lz, V hx, V hy, V hz, V
     best = Simd::min(best, Simd::select(m, v, inf));
   }
   return Simd::hmin(best);
+}
+
+/// y = log1p_unit_or_inverse(E, φ) for the whole vectors of [0, n) (vector_log1p); returns how many
+/// entries it did.
+[[gnu::noinline]] int log1p_array(const double* E, const double* phi, double* y, int n) {
+  int i = 0;
+  for (; i + Simd::kWidth <= n; i += Simd::kWidth)
+    Simd::store(y + i, log1p_unit_or_inverse(Simd::load(E + i), Simd::load(phi + i)));
+  return i;
 }
 
 /// y = exp(x) for the whole vectors of x[0, n) (vector_exp); returns how many entries it did.
