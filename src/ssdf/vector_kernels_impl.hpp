@@ -76,9 +76,16 @@ inline V log1p_unit(V e) {
 
 /// log(1 + e) with e = E where φ's sign bit is clear and e = 1/E where it is set (E > 0), without
 /// forming 1/E: there s = (1 − kE)/((2 + k)E + 1) and k = [E < √2 + 1].
+/// Vectors whose lanes share one sign (most: a resting face, a side wall) skip the selects.
 inline V log1p_unit_or_inverse(V E, V phi) {
   const M neg = Simd::sign_lanes(phi);
   const V one = bc(1.0);
+  const int negative = Simd::count(neg);
+  if (negative == 0) return log1p_unit(E);
+  if (negative == Simd::kWidth) {
+    const V k = Simd::one_if(Simd::lt(E, bc(2.4142135623730949)));
+    return log1p_from_ratio(Simd::quotient(Simd::fnmadd(k, E, one), Simd::fmadd(Simd::add(bc(2.0), k), E, one)), k);
+  }
   const V k = Simd::one_if(
       Simd::select_mask(neg, Simd::lt(E, bc(2.4142135623730949)), Simd::gt(E, bc(0.41421356237309503))));
   const V num = Simd::select(neg, Simd::fnmadd(k, E, one), Simd::sub(E, k));
@@ -96,22 +103,21 @@ inline void weighted_point_plane(V W, M keep, V phi, V l, V ux, V uy, V uz, V nx
                                  V& lx, V& ly, V& lz) {
   // c = k softplus(−φ, ε3) = k (max(−φ, 0) + ε3 l), eq. (15)
   const V sp = Simd::fmadd(bc(law.eps3), l, Simd::max(Simd::negate(phi), bc(0.0)));
-  // dissipation d(x), x = v_n/v_d, eqs. (16)–(17): 1 − x (x ≤ 0), (x − 2)²/4 (x ≤ 2), 0 beyond
+  // dissipation d(x), x = v_n/v_d, eqs. (16)–(17): 1 − x (x ≤ 0), (x − 2)²/4 (x ≤ 2), 0 beyond;
+  // with y = x/2 − 1: −1 − 2y (y ≤ −1), y² (y ≤ 0), 0 beyond
   const V vn = Simd::fmadd(nx, ux, Simd::fmadd(ny, uy, Simd::mul(nz, uz)));
-  const V x = Simd::mul(vn, bc(law.inv_dissipation_velocity));
-  const V xm2 = Simd::sub(x, bc(2.0));
-  V d = Simd::mul(bc(0.25), Simd::mul(xm2, xm2));
-  d = Simd::select(Simd::le(x, bc(0.0)), Simd::sub(bc(1.0), x), d);
-  d = Simd::keep(d, Simd::le(x, bc(2.0)));
+  const V y = Simd::fmsub(vn, bc(0.5 * law.inv_dissipation_velocity), bc(1.0));
+  V d = Simd::select(Simd::le(y, bc(-1.0)), Simd::fmadd(y, bc(-2.0), bc(-1.0)), Simd::mul(y, y));
+  d = Simd::keep(d, Simd::le(y, bc(0.0)));
   // W λ_n, eq. (18), on the kept lanes
   const V wln = Simd::keep(Simd::mul(Simd::mul(W, bc(law.stiffness)), Simd::mul(sp, d)), keep);
-  // friction with stiction, (19)–(20): λ = λ_n n − μ λ_n v_t / √(v_s² + ‖v_t‖²)
+  // friction with stiction, (19)–(20): λ = λ_n (n − μ v_t / √(v_s² + ‖v_t‖²))
   const V vtx = Simd::fnmadd(vn, nx, ux), vty = Simd::fnmadd(vn, ny, uy), vtz = Simd::fnmadd(vn, nz, uz);
   const V h2 = Simd::fmadd(vtx, vtx, Simd::fmadd(vty, vty, Simd::fmadd(vtz, vtz, bc(law.stiction_velocity_sq))));
-  const V s = Simd::mul(wln, Simd::over_sqrt(bc(law.friction), h2));  // μ/√h² apart from the chain through λ_n
-  lx = Simd::fnmadd(s, vtx, Simd::mul(wln, nx));
-  ly = Simd::fnmadd(s, vty, Simd::mul(wln, ny));
-  lz = Simd::fnmadd(s, vtz, Simd::mul(wln, nz));
+  const V s = Simd::over_sqrt(bc(law.friction), h2);  // μ/√h² apart from the chain through λ_n
+  lx = Simd::mul(wln, Simd::fnmadd(s, vtx, nx));
+  ly = Simd::mul(wln, Simd::fnmadd(s, vty, ny));
+  lz = Simd::mul(wln, Simd::fnmadd(s, vtz, nz));
 }
 
 /// The ground terms of one vector of packed points a with their φ = nᵀa + c0 (eq. (14)), all
