@@ -237,12 +237,25 @@ inline void ssdf_points(V cx, V cy, V cz, V nx, V ny, V nz, M lanes, const SsdfK
   acc.clear();
   // Two passes per chunk: the points within the force cut (φ − φ_min < phi_force_cut) are packed
   // into full vectors, so the costly terms run only on them and without the partial vector at
-  // the end of every run; those beyond it but within the weight cut (φ − φ_min < phi_cut) add
-  // their weight here.
+  // the end of every run (whole vectors, e.g. of a face at rest, are stored without compressing);
+  // those beyond it but within the weight cut (φ − φ_min < phi_cut) are packed apart (their
+  // φ − φ_min) and add only their weight, an exp per full vector.
   constexpr int kChunk = 256;
-  alignas(64) double bx[kChunk + W], by[kChunk + W], bz[kChunk + W], bphi[kChunk + W];
+  alignas(64) double bx[kChunk + W], by[kChunk + W], bz[kChunk + W], bphi[kChunk + W], bw[kChunk + W];
   const V nx = bc(in.n_body.x()), ny = bc(in.n_body.y()), nz = bc(in.n_body.z());
-  int nb = 0;
+  int nb = 0, nw = 0;
+  const auto flush_weights = [&](bool last) {  // the weight-only points: W = exp(−(φ − φ_min)/ε2)
+    int i = 0;
+    for (; i + W <= nw; i += W)
+      acc.w = Simd::add(acc.w, Simd::exp(Simd::mul(Simd::load(bw + i), bc(-in.inv_eps2))));
+    if (last && i < nw) {
+      const M m = Simd::tail(nw - i);
+      acc.w = Simd::add(acc.w, Simd::keep(Simd::exp(Simd::mul(Simd::load_masked(bw + i, m), bc(-in.inv_eps2))), m));
+      return;
+    }
+    for (int k = i; k < nw; ++k) bw[k - i] = bw[k];
+    nw -= i;
+  };
   auto flush = [&](bool last) {
     int i = 0;
     for (; i + W <= nb; i += W)
@@ -270,13 +283,24 @@ inline void ssdf_points(V cx, V cy, V cz, V nx, V ny, V nz, M lanes, const SsdfK
     const M keep = Simd::mand(lanes, Simd::lt(dphi, bc(in.phi_force_cut)));
     // beyond the force cut but within the weight cut: the weight only
     const M weight_only = Simd::mand(Simd::mand(lanes, Simd::lt(dphi, bc(in.phi_cut))), Simd::le(bc(in.phi_force_cut), dphi));
-    if (Simd::count(weight_only) > 0)
-      acc.w = Simd::add(acc.w, Simd::keep(Simd::exp(Simd::mul(dphi, bc(-in.inv_eps2))), weight_only));
-    Simd::store(bx + nb, Simd::compress(keep, ax));
-    Simd::store(by + nb, Simd::compress(keep, ay));
-    Simd::store(bz + nb, Simd::compress(keep, az));
-    Simd::store(bphi + nb, Simd::compress(keep, phi));
-    nb += Simd::count(keep);
+    if (const int c = Simd::count(weight_only); c > 0) {
+      Simd::store(bw + nw, Simd::compress(weight_only, dphi));
+      nw += c;
+      if (nw > kChunk - W) flush_weights(false);
+    }
+    if (const int c = Simd::count(keep); c == W) {  // a whole vector (a face at rest): no compress
+      Simd::store(bx + nb, ax);
+      Simd::store(by + nb, ay);
+      Simd::store(bz + nb, az);
+      Simd::store(bphi + nb, phi);
+      nb += W;
+    } else if (c > 0) {
+      Simd::store(bx + nb, Simd::compress(keep, ax));
+      Simd::store(by + nb, Simd::compress(keep, ay));
+      Simd::store(bz + nb, Simd::compress(keep, az));
+      Simd::store(bphi + nb, Simd::compress(keep, phi));
+      nb += c;
+    }
     if (nb > kChunk - W) flush(false);
   };
   for (int r = 0; r < run_count; ++r) {
@@ -289,6 +313,7 @@ inline void ssdf_points(V cx, V cy, V cz, V nx, V ny, V nz, M lanes, const SsdfK
     }
   }
   flush(true);
+  flush_weights(true);
   acc.add_to(sums);
 }
 
