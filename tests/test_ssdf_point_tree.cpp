@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <limits>
 #include <random>
@@ -146,8 +147,8 @@ TEST(PointTree, LeavesAreConsecutiveAndBoundTheirPoints) {
   }
 }
 
-// The flat scans (box_min_projections, min_projection; box_distance_bounds, min_squared_distance)
-// at every kernel width against plain loops, for counts that are not multiples of the vector width.
+// The flat scans (box_min_projections, min_projection; box_distance_bounds, min_squared_distance;
+// bits_at_most) at every kernel width against plain loops, for counts that are not multiples of the vector width.
 TEST(PointTree, FlatScanKernelsMatchPlainLoops) {
   namespace detail = diffcol::ssdf::detail;
   if (!detail::vector_kernels_available()) GTEST_SKIP() << "no AVX2/FMA on this machine";
@@ -187,6 +188,19 @@ TEST(PointTree, FlatScanKernelsMatchPlainLoops) {
               << "width " << w << " n " << n << " from " << b;
         }
         EXPECT_EQ(detail::min_projection(t.xs(), t.ys(), t.zs(), n, n, u), std::numeric_limits<double>::infinity());
+        // the bit mask of lower ≤ bound (NaN: 0), with ⌈L/64⌉ words and a guard word
+        {
+          std::vector<double> x(lower.begin(), lower.begin() + L);
+          if (L > 2) x[static_cast<size_t>(L / 2)] = std::numeric_limits<double>::quiet_NaN();
+          const double bound = x[0] + 0.1;
+          std::vector<std::uint64_t> bits(static_cast<size_t>((L + 63) / 64) + 1, 0xabcdULL);
+          detail::bits_at_most(x.data(), L, bound, bits.data());
+          for (int j = 0; j < (L + 63) / 64 * 64; ++j) {
+            const bool set = (bits[static_cast<size_t>(j / 64)] >> (j % 64)) & 1u;
+            EXPECT_EQ(set, j < L && x[static_cast<size_t>(j)] <= bound) << "width " << w << " L " << L << " bit " << j;
+          }
+          EXPECT_EQ(bits.back(), 0xabcdULL) << "the mask wrote past its words";
+        }
         // squared distances: queries inside the cloud's box and outside it
         for (double spread : {0.3, 3.0}) {
           const Vec3 q = random_in_cube(rng, spread);

@@ -3,6 +3,7 @@
 #include "diffcol/ssdf/dynamics.hpp"
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -276,16 +277,44 @@ void for_each_run(const Visit& visit, const F& f) {
 /// their lower bounds and runs); larger trees take several blocks.
 constexpr int kFlatBlock = 1024;
 
-/// Calls f(jb, je) for every maximal run [jb, je) of consecutive leaves with lower[j] ≤ bound.
+/// Calls f(jb, je) for every maximal run [jb, je) of consecutive leaves with lower[j] ≤ bound
+/// (count ≤ kFlatBlock): a bit mask by vector compares, the runs by counting trailing zeros.
 template <class F>
 void for_each_leaf_run(const double* lower, int count, double bound, const F& f) {
-  int j = 0;
-  while (j < count) {
-    while (j < count && !(lower[j] <= bound)) ++j;
-    const int jb = j;
-    while (j < count && lower[j] <= bound) ++j;
-    if (j > jb) f(jb, j);
+  std::uint64_t bits[kFlatBlock / 64];
+  detail::bits_at_most(lower, count, bound, bits);
+  const int words = (count + 63) / 64;
+  if (words == 0) return;
+  int w = 0;
+  std::uint64_t m = bits[0];  // the bits of word w not visited yet
+  while (true) {
+    while (m == 0) {
+      if (++w >= words) return;
+      m = bits[w];
+    }
+    const int jb = w * 64 + __builtin_ctzll(m);
+    std::uint64_t c = ~bits[w] & (~std::uint64_t{0} << (jb & 63));  // the run's end: the next clear bit
+    while (c == 0) {
+      if (++w >= words) {
+        f(jb, count);
+        return;
+      }
+      c = ~bits[w];
+    }
+    const int je = std::min(count, w * 64 + __builtin_ctzll(c));
+    f(jb, je);
+    if (je >= count) return;
+    m = bits[w] & (~std::uint64_t{0} << (je & 63));
   }
+}
+
+/// Calls f(j) for every j < count with x[j] ≤ bound, in increasing order (count ≤ kFlatBlock).
+template <class F>
+void for_each_at_most(const double* x, int count, double bound, const F& f) {
+  std::uint64_t bits[kFlatBlock / 64];
+  detail::bits_at_most(x, count, bound, bits);
+  for (int w = 0; w * 64 < count; ++w)
+    for (std::uint64_t m = bits[w]; m != 0; m &= m - 1) f(w * 64 + __builtin_ctzll(m));
 }
 
 /// Point–SSDF sums of the forward dynamics: clouds of at most this many leaves are scanned flat
@@ -794,10 +823,11 @@ WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<
       for (int j0 = 0; j0 < L; j0 += kFlatBlock) {
         const int count = std::min(kFlatBlock, L - j0);
         low = std::min(low, block_bounds(j0, count));
-        for (int j = 0; j < count; ++j)
+        for_each_at_most(lower, count, low, [&](int j) {  // the candidates, rechecked as low falls
           if (lower[j] < low)
             low = std::min(low, detail::min_projection(tree->xs(), tree->ys(), tree->zs(), tree->leaf_start(j0 + j),
                                                        tree->leaf_start(j0 + j + 1), u));
+        });
       }
       const double reach = low + cull_gap(prm) * prm.eps2 + 1e-12 * (1.0 + std::abs(low));
       detail::GroundKernelInput in;

@@ -92,6 +92,8 @@ struct Simd {
     return _mm256_castps_pd(_mm256_permutevar8x32_ps(_mm256_castpd_ps(v), idx));
   }
   static int count(M m) { return __builtin_popcount(static_cast<unsigned>(_mm256_movemask_pd(m))); }
+  /// The lanes of m as the low kWidth bits of an integer (lane i: bit i).
+  static unsigned bits(M m) { return static_cast<unsigned>(_mm256_movemask_pd(m)); }
   static double hmin(V v) {
     const __m128d s = _mm_min_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
     return _mm_cvtsd_f64(_mm_min_sd(s, _mm_unpackhi_pd(s, s)));
@@ -172,6 +174,7 @@ struct Simd {
   /// The lanes of m moved to the front (vcompresspd, register form: the memory form is slow).
   static V compress(M m, V v) { return _mm512_maskz_compress_pd(m, v); }
   static int count(M m) { return __builtin_popcount(static_cast<unsigned>(m)); }
+  static unsigned bits(M m) { return static_cast<unsigned>(m); }
 };
 #include "vector_kernels_impl.hpp"
 }  // namespace
@@ -246,6 +249,13 @@ void vector_log1p(const double* E, const double* phi, double* y, int n) {
   for (int k = i; k < n; ++k) y[k] = std::log1p(std::signbit(phi[k]) ? 1.0 / E[k] : E[k]);  // the tail
 }
 
+void bits_at_most(const double* x, int count, double bound, std::uint64_t* bits) {
+  if (vector_kernel_width() == 8)
+    avx512::bits_at_most(x, count, bound, bits);
+  else
+    avx2::bits_at_most(x, count, bound, bits);
+}
+
 double box_min_projections(const double* const (&lo)[3], const double* const (&hi)[3], int count, const Vec3& u,
                            double* lower) {
   return vector_kernel_width() == 8 ? avx512::box_bounds(lo, hi, count, u, lower)
@@ -266,6 +276,11 @@ double box_min_projections(const double* const (&)[3], const double* const (&)[3
 double min_projection(const double*, const double*, const double*, int, int, const Vec3&) { return 0.0; }
 double box_distance_bounds(const double* const (&)[3], const double* const (&)[3], int, const Vec3&, double*) {
   return 0.0;
+}
+void bits_at_most(const double* x, int count, double bound, std::uint64_t* bits) {
+  for (int w = 0; w * 64 < count; ++w) bits[w] = 0;
+  for (int j = 0; j < count; ++j)
+    if (x[j] <= bound) bits[j >> 6] |= std::uint64_t{1} << (j & 63);
 }
 double min_squared_distance(const double*, const double*, const double*, int, int, const Vec3&) { return 0.0; }
 void vector_exp(const double* x, double* y, int n) {

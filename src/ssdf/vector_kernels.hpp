@@ -6,6 +6,8 @@
 // point–SSDF contact (21)–(22). The templated code in dynamics.cpp stays the reference (and does
 // every derivative order); these kernels compute the same sums with a different rounding.
 // Internal to src/ssdf.
+#include <cstdint>
+
 #include "diffcol/math/se3.hpp"
 
 namespace diffcol::ssdf::detail {
@@ -71,6 +73,9 @@ void ground_kernel_accumulate(const double* xs, const double* ys, const double* 
 /// Call only when vector_kernels_available().
 double box_min_projections(const double* const (&lo)[3], const double* const (&hi)[3], int count, const Vec3& u,
                            double* lower);
+/// bits[j / 64] bit j % 64 = [x[j] ≤ bound] for j < count (NaN: 0), the bits past count 0;
+/// bits has ⌈count/64⌉ words. Call only when vector_kernels_available().
+void bits_at_most(const double* x, int count, double bound, std::uint64_t* bits);
 /// min uᵀp over the points [begin, end) (structure of arrays; +inf when empty). Call only when
 /// vector_kernels_available().
 double min_projection(const double* xs, const double* ys, const double* zs, int begin, int end, const Vec3& u);

@@ -423,6 +423,19 @@ inline void box_distance(V qx, V qy, V qz, V lx, V ly, V lz, V hx, V hy, V hz, V
   return Simd::hmin(best);
 }
 
+[[gnu::noinline]] void bits_at_most(const double* x, int count, double bound, std::uint64_t* bits) {
+  constexpr int W = Simd::kWidth;  // divides 64: a vector's bits stay within one word
+  for (int w = 0; w * 64 < count; ++w) bits[w] = 0;
+  const V b = bc(bound);
+  int j = 0;
+  for (; j + W <= count; j += W)
+    bits[j >> 6] |= std::uint64_t{Simd::bits(Simd::le(Simd::load(x + j), b))} << (j & 63);
+  if (j < count) {
+    const M m = Simd::tail(count - j);
+    bits[j >> 6] |= std::uint64_t{Simd::bits(Simd::mand(m, Simd::le(Simd::load_masked(x + j, m), b)))} << (j & 63);
+  }
+}
+
 /// y = log1p_unit_or_inverse(E, φ) for the whole vectors of [0, n) (vector_log1p); returns how many
 /// entries it did.
 [[gnu::noinline]] int log1p_array(const double* E, const double* phi, double* y, int n) {
