@@ -397,6 +397,44 @@ TEST(SsdfDynamics, VectorKernelsMatchTemplatedPath) {
       }
     }
   }
+  // Far queries (beyond kFarQueryRatio radii: far logits, leaves culled by their boxes), with
+  // temperatures wide enough for forces there, for SSDF–SSDF pairs and the finger; and the exact
+  // zero at 1e4–1e80 radii with the default temperatures.
+  for (double cutoff : {0.0, 1e-12}) {
+    PairScene ps = make_pair_scene(301, 150);
+    PushScene s = make_push_scene(301);
+    const double R = ps.c1->bounds().radius;
+    for (Scene* scene : {&ps.scene, &s.scene}) {
+      ssdf::ScmParameters wide = scene->parameters();
+      wide.weight_cutoff = cutoff;
+      wide.eps1 = 0.2 * R * R;
+      wide.eps2 = 0.2 * R;
+      wide.eps3 = 10.0 * R;
+      scene->set_parameters(wide);
+    }
+    for (int t = 0; t < 6; ++t) {
+      State x;
+      Control u;
+      random_pair_state(ps, rng, x, u);
+      x.pose[1].p = x.pose[0] * (20.0 * R * random_unit(rng));
+      compare(ps.scene, x, u, cutoff > 0.0 ? "SSDF-SSDF pair, far, cutoff" : "SSDF-SSDF pair, far");
+      random_push_state(s, rng, x, u);
+      u.pose[0].p = x.pose[0] * (20.0 * R * random_unit(rng));
+      compare(s.scene, x, u, "push scene, finger far");
+    }
+    PushScene d = make_push_scene(301);
+    ssdf::ScmParameters prm = d.scene.parameters();
+    prm.weight_cutoff = cutoff;
+    d.scene.set_parameters(prm);
+    for (double ratio : {1e4, 1e80}) {
+      State x;
+      Control u;
+      random_push_state(d, rng, x, u);
+      x.pose[0].p.z() += 1.0;  // off the ground
+      u.pose[0].p = x.pose[0] * (ratio * R * random_unit(rng));
+      EXPECT_EQ(ssdf::contact_forces(d.scene, x, u).norm(), 0.0) << "ratio " << ratio;
+    }
+  }
   std::printf("vector kernels vs templated path, worst relative difference: width 4 %.2e", worst[0]);
   if (kernel_widths().size() > 1) std::printf(", width 8 %.2e", worst[1]);
   std::printf("\n");

@@ -335,6 +335,39 @@ double flat_nearest_squared_distance(const PointTree& t, const Vec3& q, double* 
   return best;
 }
 
+/// Far queries (aopc.hpp's kFarQueryRatio) of a cloud of at most kFlatBlock leaves: the far logit
+/// ℓ = 2 qcᵀ(p − c) − ‖p − c‖² is at most −uᵀp − 2 qcᵀc with u = −2 qc, so lower[j] = min over leaf
+/// j's box of uᵀp bounds it over the leaf. Returns the largest ℓ, read from the leaves that can
+/// hold it.
+double far_logit_bounds(const PointTree& t, const Vec3& c, const Vec3& qc, double* lower) {
+  const int L = t.num_leaves();
+  const double* lo[3] = {t.leaf_lo(0), t.leaf_lo(1), t.leaf_lo(2)};
+  const double* hi[3] = {t.leaf_hi(0), t.leaf_hi(1), t.leaf_hi(2)};
+  detail::box_min_projections(lo, hi, L, -2.0 * qc, lower);
+  const double shift = 2.0 * qc.dot(c);
+  int first = 0;  // the leaf of the largest bound first
+  for (int j = 1; j < L; ++j)
+    if (lower[j] < lower[first]) first = j;
+  const auto leaf_max = [&](int j) {
+    const int b = t.leaf_start(j);
+    return detail::max_far_logit(t.xs() + b, t.ys() + b, t.zs() + b, t.leaf_start(j + 1) - b, c, qc);
+  };
+  double best = leaf_max(first);
+  for_each_at_most(lower, L, -best - shift, [&](int j) {
+    if (j != first && -lower[j] - shift >= best) best = std::max(best, leaf_max(j));
+  });
+  return best;
+}
+
+/// The bound on lower[j] (far_logit_bounds) of the leaves that can hold a logit within d2_cut (G·ε1)
+/// of the largest, with a rounding slack relative to the logits' magnitude.
+double far_reach(const detail::SsdfKernelInput& in, double radius) {
+  const double shift = 2.0 * in.qc.dot(in.center);
+  const double magnitude =
+      std::abs(in.logit_max) + std::abs(shift) + 2.0 * in.qc.norm() * (in.center.norm() + radius);
+  return -(in.logit_max - in.d2_cut) - shift + 1e-12 * (1.0 + magnitude);
+}
+
 /// The force law's constants for the vector kernels (vector_kernels.hpp).
 detail::PointPlaneLaw point_plane_law(const ScmParameters& prm) {
   detail::PointPlaneLaw law;
@@ -466,11 +499,12 @@ T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const PointTree& c
   // Forward dynamics take the vector kernels (below); on clouds of at most kFlatSsdfLeaves leaves
   // the nearest point and the leaves within reach come from flat vector scans of the leaf boxes,
   // which cost less than the tree's branching descent there (SSDF–SSDF pairs query every point).
+  // Far queries: the largest far logit by a vector pass, then every point through the kernel.
   bool vector_path = false, flat = false;
-  double lower[kFlatSsdfLeaves];
+  double lower[kFlatBlock];
   if constexpr (std::is_same_v<T, double>) {
-    vector_path = !far && prm.eps1 > 0.0 && prm.eps3 > 0.0 && detail::vector_kernels_enabled();
-    flat = vector_path && cloud.num_leaves() <= kFlatSsdfLeaves;
+    vector_path = prm.eps1 > 0.0 && prm.eps3 > 0.0 && detail::vector_kernels_enabled();
+    flat = vector_path && !far && cloud.num_leaves() <= kFlatSsdfLeaves;
   }
   const double d2 = far ? 0.0 : flat ? flat_nearest_squared_distance(cloud, qv, lower) : cloud.min_squared_distance(qv);
   const double reach = far ? std::numeric_limits<double>::infinity()
@@ -494,6 +528,18 @@ T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const PointTree& c
       in.offset = offset;
       in.d2_min = d2;
       in.d2_cut = om.g * prm.eps1;
+      bool far_culled = false;  // far: the leaves that can hold a logit within G·ε1 of the largest
+      if (far) {
+        in.far = true;
+        in.center = cloud.bounds().center;
+        in.qc = qv - in.center;
+        far_culled = cloud.num_leaves() <= kFlatBlock;
+        if (far_culled) {
+          in.logit_max = far_logit_bounds(cloud, in.center, in.qc, lower);
+        } else {
+          in.logit_max = detail::max_far_logit(cloud.xs(), cloud.ys(), cloud.zs(), cloud.size(), in.center, in.qc);
+        }
+      }
       in.phi_force_cut = force_cut;
       in.inv_eps1 = 1.0 / prm.eps1;
       in.law = point_plane_law(prm);
@@ -511,7 +557,13 @@ T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const PointTree& c
         runs[run_count][1] = end;
         if (++run_count == kRunBuffer) flush_runs();
       };
-      if (flat)
+      if (far_culled)  // ℓ ≤ −lower_j − 2 qcᵀc over leaf j (far_logit_bounds)
+        for_each_leaf_run(lower, cloud.num_leaves(), far_reach(in, cloud.bounds().radius), [&](int jb, int je) {
+          add_run(cloud.leaf_start(jb), cloud.leaf_start(je));
+        });
+      else if (far)
+        add_run(0, cloud.size());
+      else if (flat)
         for_each_leaf_run(lower, cloud.num_leaves(), reach,
                           [&](int jb, int je) { add_run(cloud.leaf_start(jb), cloud.leaf_start(je)); });
       else
@@ -525,6 +577,14 @@ T point_ssdf(const Vec3& a, double offset, const BodyT<T>& A, const PointTree& c
       }
       summed = true;
     }
+  }
+  if (far && !summed) {  // the largest far logit first: the cut is relative to it, as the kernels'
+    double m = -std::numeric_limits<double>::infinity();
+    for (int i = 0; i < cloud.size(); ++i) {
+      const Vec3 pc = cloud.point(i) - cloud.bounds().center;
+      m = std::max(m, 2.0 * pc.dot(qv - cloud.bounds().center) - pc.squaredNorm());
+    }
+    om.start_at(m);
   }
   auto term = [&](int i) {
     const Vec3& c = cloud.point(i);

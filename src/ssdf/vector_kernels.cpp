@@ -244,6 +244,12 @@ void vector_exp(const double* x, double* y, int n) {
   for (int k = i; k < n; ++k) y[k] = std::exp(x[k]);  // the tail, in scalar code
 }
 
+double max_far_logit(const double* xs, const double* ys, const double* zs, int count, const Vec3& center,
+                     const Vec3& qc) {
+  return vector_kernel_width() == 8 ? avx512::max_far_logit(xs, ys, zs, count, center, qc)
+                                    : avx2::max_far_logit(xs, ys, zs, count, center, qc);
+}
+
 void vector_log1p(const double* E, const double* phi, double* y, int n) {
   const int i = vector_kernel_width() == 8 ? avx512::log1p_array(E, phi, y, n) : avx2::log1p_array(E, phi, y, n);
   for (int k = i; k < n; ++k) y[k] = std::log1p(std::signbit(phi[k]) ? 1.0 / E[k] : E[k]);  // the tail
@@ -283,6 +289,7 @@ void bits_at_most(const double* x, int count, double bound, std::uint64_t* bits)
     if (x[j] <= bound) bits[j >> 6] |= std::uint64_t{1} << (j & 63);
 }
 double min_squared_distance(const double*, const double*, const double*, int, int, const Vec3&) { return 0.0; }
+double max_far_logit(const double*, const double*, const double*, int, const Vec3&, const Vec3&) { return 0.0; }
 void vector_exp(const double* x, double* y, int n) {
   for (int i = 0; i < n; ++i) y[i] = std::exp(x[i]);
 }

@@ -84,6 +84,11 @@ double min_projection(const double* xs, const double* ys, const double* zs, int 
 /// the subnormal range); AVX2, libmvec's (≤ 4 ulp); the last n mod width entries, std::exp.
 void vector_exp(const double* x, double* y, int n);
 
+/// max_i 2 qcᵀ(p_i − center) − ‖p_i − center‖² over the points [0, count) (the largest far logit).
+/// Call only when vector_kernels_available().
+double max_far_logit(const double* xs, const double* ys, const double* zs, int count, const Vec3& center,
+                     const Vec3& qc);
+
 /// y[i] = log(1 + E[i]) where phi[i]'s sign bit is clear (E ∈ [0, 1]) and log(1 + 1/E[i]) where it
 /// is set (E ≥ 1): the kernels' log1p of the softplus (for tests; the last n mod width entries by
 /// std::log1p).
@@ -97,7 +102,12 @@ struct SsdfKernelInput {
   bool at_query_point = false;
   double offset = 0.0;
   double d2_min = 0.0;   ///< min_i ‖r_i‖² (the softmax shift)
-  double d2_cut = 0.0;   ///< points with ‖r_i‖² − d2_min ≥ d2_cut get zero weight
+  double d2_cut = 0.0;   ///< points whose gap ‖r_i‖² − d2_min (far: logit_max − ℓ_i) ≥ d2_cut get zero weight
+  /// Far queries (aopc.hpp's kFarQueryRatio): the gap is logit_max − ℓ_i with the far logits
+  /// ℓ_i = 2 qcᵀ(c_i − center) − ‖c_i − center‖², qc = q − center (d2_min unused).
+  bool far = false;
+  Vec3 center = Vec3::Zero(), qc = Vec3::Zero();
+  double logit_max = 0.0;
   double phi_force_cut = 0.0;  ///< points with φ_i ≥ phi_force_cut add W and W φ only (their force is negligible)
   double inv_eps1 = 0.0;  ///< 1/ε1 (> 0)
   PointPlaneLaw law;

@@ -146,11 +146,22 @@ inline void ground_points(V phi, V ax, V ay, V az, M keep, const GroundKernelInp
   acc.w = Simd::add(acc.w, Wk);
 }
 
+/// The softmax gap of the point–SSDF weights, d_i − d_min with d_i = ‖q − c_i‖² (8), or for far
+/// queries (SsdfKernelInput::far) ℓ_max − ℓ_i with ℓ_i = 2 qcᵀ(c_i − center) − ‖c_i − center‖² =
+/// ‖q − center‖² − d_i, computed without ‖q‖² (aopc.hpp's kFarQueryRatio).
+inline V query_gap(V cx, V cy, V cz, V rx, V ry, V rz, const SsdfKernelInput& in) {
+  if (!in.far) return Simd::sub(Simd::fmadd(rx, rx, Simd::fmadd(ry, ry, Simd::mul(rz, rz))), bc(in.d2_min));
+  const V px = Simd::sub(cx, bc(in.center.x())), py = Simd::sub(cy, bc(in.center.y())),
+          pz = Simd::sub(cz, bc(in.center.z()));
+  const V p2 = Simd::fmadd(px, px, Simd::fmadd(py, py, Simd::mul(pz, pz)));
+  const V l = Simd::fmsub(bc(2.0), Simd::fmadd(bc(in.qc.x()), px, Simd::fmadd(bc(in.qc.y()), py, Simd::mul(bc(in.qc.z()), pz))), p2);
+  return Simd::sub(bc(in.logit_max), l);
+}
+
 /// The point–SSDF terms of one vector of AOPC points (moment arm c).
 inline void ssdf_points(V cx, V cy, V cz, V nx, V ny, V nz, M lanes, const SsdfKernelInput& in, Acc& acc) {
   const V rx = Simd::sub(bc(in.q.x()), cx), ry = Simd::sub(bc(in.q.y()), cy), rz = Simd::sub(bc(in.q.z()), cz);
-  const V d2 = Simd::fmadd(rx, rx, Simd::fmadd(ry, ry, Simd::mul(rz, rz)));
-  const V dd = Simd::sub(d2, bc(in.d2_min));
+  const V dd = query_gap(cx, cy, cz, rx, ry, rz, in);
   const M keep = Simd::mand(lanes, Simd::lt(dd, bc(in.d2_cut)));
   const V Wk = Simd::keep(Simd::exp(Simd::mul(dd, bc(-in.inv_eps1))), keep);  // eqs. (8)–(9)
   const V phi = Simd::sub(Simd::fmadd(nx, rx, Simd::fmadd(ny, ry, Simd::mul(nz, rz))), bc(in.offset));
@@ -213,8 +224,7 @@ inline void ssdf_points(V cx, V cy, V cz, V nx, V ny, V nz, M lanes, const SsdfK
       v[3 + a] = full ? Simd::load(nrm[a] + i) : Simd::load_masked(nrm[a] + i, lanes);
     }
     const V rx = Simd::sub(qx, v[0]), ry = Simd::sub(qy, v[1]), rz = Simd::sub(qz, v[2]);
-    const V d2 = Simd::fmadd(rx, rx, Simd::fmadd(ry, ry, Simd::mul(rz, rz)));
-    const M keep = Simd::mand(lanes, Simd::lt(Simd::sub(d2, bc(in.d2_min)), bc(in.d2_cut)));
+    const M keep = Simd::mand(lanes, Simd::lt(query_gap(v[0], v[1], v[2], rx, ry, rz, in), bc(in.d2_cut)));
     for (int a = 0; a < 6; ++a) Simd::store(buf[a] + nb, Simd::compress(keep, v[a]));
     nb += Simd::count(keep);
     if (nb > kChunk - W) flush(false);
@@ -434,6 +444,27 @@ inline void box_distance(V qx, V qy, V qz, V lx, V ly, V lz, V hx, V hy, V hz, V
     const M m = Simd::tail(count - j);
     bits[j >> 6] |= std::uint64_t{Simd::bits(Simd::mand(m, Simd::le(Simd::load_masked(x + j, m), b)))} << (j & 63);
   }
+}
+
+[[gnu::noinline]] double max_far_logit(const double* xs, const double* ys, const double* zs, int count,
+                                       const Vec3& center, const Vec3& qc) {
+  constexpr int W = Simd::kWidth;
+  SsdfKernelInput in;  // query_gap with logit_max = 0: −ℓ_i
+  in.far = true;
+  in.center = center;
+  in.qc = qc;
+  const V zero = bc(0.0);
+  V best = bc(__builtin_inf());  // min of −ℓ_i
+  int i = 0;
+  for (; i + W <= count; i += W)
+    best = Simd::min(best, query_gap(Simd::load(xs + i), Simd::load(ys + i), Simd::load(zs + i), zero, zero, zero, in));
+  if (i < count) {
+    const M m = Simd::tail(count - i);
+    const V g = query_gap(Simd::load_masked(xs + i, m), Simd::load_masked(ys + i, m), Simd::load_masked(zs + i, m),
+                          zero, zero, zero, in);
+    best = Simd::min(best, Simd::select(m, g, bc(__builtin_inf())));
+  }
+  return -Simd::hmin(best);
 }
 
 /// y = log1p_unit_or_inverse(E, φ) for the whole vectors of [0, n) (vector_log1p); returns how many
