@@ -39,7 +39,9 @@
 /// Culling (point_tree.hpp): the SSDF sums (22) and the ground sum visit only the points whose
 /// softmax weight relative to the largest can exceed e^−G, through a bounding-box tree per AOPC
 /// built at add_*_body (the forward dynamics scan the leaf boxes flat instead: always for the
-/// ground sum, for the point–SSDF sums on clouds of at most 256 leaves). With weight_cutoff = 0 (default) G = 708: the skipped weights are below
+/// ground sum, for the point–SSDF sums on clouds of at most 256 leaves, and for queries beyond
+/// kFarQueryRatio radii, whose far logits each box bounds by a projection).
+/// With weight_cutoff = 0 (default) G = 708: the skipped weights are below
 /// 1e-307 of the largest (subnormal or zero in double), so the sums are exact (up to rounding). With weight_cutoff = c > 0,
 /// G = −log c: terms below c × (largest weight) are dropped, with their derivatives (the returned
 /// derivatives are those of the kept terms, as in scm.hpp). c = 1e-12 leaves the forces of the
