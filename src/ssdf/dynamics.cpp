@@ -23,43 +23,47 @@ namespace {
 // ----------------------------------------------------------------------------------------------
 inline double val(double x) { return x; }
 
+/// Tag for a jet whose partials the caller writes next (no zero fill first).
+struct NoInit {};
+
 template <class T, int N>
 struct Jet {
-  T v{};
-  std::array<T, N> d{};
-  Jet() { d.fill(T(0.0)); }
+  T v;
+  std::array<T, N> d;
+  Jet() : v(0.0) { d.fill(T(0.0)); }
   Jet(double x) : v(x) { d.fill(T(0.0)); }  // NOLINT: constants convert implicitly
+  explicit Jet(NoInit) : v(0.0) {}
 };
 
 template <class T, int N> double val(const Jet<T, N>& a) { return val(a.v); }
 
 template <class T, int N> Jet<T, N> operator+(const Jet<T, N>& a, const Jet<T, N>& b) {
-  Jet<T, N> r;
+  Jet<T, N> r{NoInit{}};
   r.v = a.v + b.v;
   for (int k = 0; k < N; ++k) r.d[k] = a.d[k] + b.d[k];
   return r;
 }
 template <class T, int N> Jet<T, N> operator-(const Jet<T, N>& a, const Jet<T, N>& b) {
-  Jet<T, N> r;
+  Jet<T, N> r{NoInit{}};
   r.v = a.v - b.v;
   for (int k = 0; k < N; ++k) r.d[k] = a.d[k] - b.d[k];
   return r;
 }
 template <class T, int N> Jet<T, N> operator-(const Jet<T, N>& a) {
-  Jet<T, N> r;
+  Jet<T, N> r{NoInit{}};
   r.v = -a.v;
   for (int k = 0; k < N; ++k) r.d[k] = -a.d[k];
   return r;
 }
 template <class T, int N> Jet<T, N> operator*(const Jet<T, N>& a, const Jet<T, N>& b) {
-  Jet<T, N> r;
+  Jet<T, N> r{NoInit{}};
   r.v = a.v * b.v;
   for (int k = 0; k < N; ++k) r.d[k] = a.d[k] * b.v + a.v * b.d[k];
   return r;
 }
 template <class T, int N> Jet<T, N> operator/(const Jet<T, N>& a, const Jet<T, N>& b) {
   const T inv = 1.0 / b.v;
-  Jet<T, N> r;
+  Jet<T, N> r{NoInit{}};
   r.v = a.v * inv;
   for (int k = 0; k < N; ++k) r.d[k] = (a.d[k] - r.v * b.d[k]) * inv;
   return r;
@@ -73,7 +77,7 @@ template <class T, int N> Jet<T, N> operator+(double a, const Jet<T, N>& b) { re
 template <class T, int N> Jet<T, N> operator-(const Jet<T, N>& a, double b) { return a + (-b); }
 template <class T, int N> Jet<T, N> operator-(double a, const Jet<T, N>& b) { return (-b) + a; }
 template <class T, int N> Jet<T, N> operator*(const Jet<T, N>& a, double b) {
-  Jet<T, N> r;
+  Jet<T, N> r{NoInit{}};
   r.v = a.v * b;
   for (int k = 0; k < N; ++k) r.d[k] = a.d[k] * b;
   return r;
@@ -81,12 +85,20 @@ template <class T, int N> Jet<T, N> operator*(const Jet<T, N>& a, double b) {
 template <class T, int N> Jet<T, N> operator*(double a, const Jet<T, N>& b) { return b * a; }
 template <class T, int N> Jet<T, N> operator/(const Jet<T, N>& a, double b) { return a * (1.0 / b); }
 template <class T, int N> Jet<T, N> operator/(double a, const Jet<T, N>& b) { return Jet<T, N>(a) / b; }
-template <class T, int N> Jet<T, N>& operator+=(Jet<T, N>& a, const Jet<T, N>& b) { return a = a + b; }
-template <class T, int N> Jet<T, N>& operator-=(Jet<T, N>& a, const Jet<T, N>& b) { return a = a - b; }
+template <class T, int N> Jet<T, N>& operator+=(Jet<T, N>& a, const Jet<T, N>& b) {
+  a.v = a.v + b.v;
+  for (int k = 0; k < N; ++k) a.d[k] = a.d[k] + b.d[k];
+  return a;
+}
+template <class T, int N> Jet<T, N>& operator-=(Jet<T, N>& a, const Jet<T, N>& b) {
+  a.v = a.v - b.v;
+  for (int k = 0; k < N; ++k) a.d[k] = a.d[k] - b.d[k];
+  return a;
+}
 
 /// f(a) from f(a.v), f'(a.v) (chain rule, generic in the inner type).
 template <class T, int N> Jet<T, N> chain(const Jet<T, N>& a, const T& f, const T& df) {
-  Jet<T, N> r;
+  Jet<T, N> r{NoInit{}};
   r.v = f;
   for (int k = 0; k < N; ++k) r.d[k] = df * a.d[k];
   return r;
@@ -111,11 +123,6 @@ template <class T, int N> Jet<T, N> cos(const Jet<T, N>& a) { return chain(a, co
 using J1 = Jet<double, 1>;
 using JacT = Jet<double, kMaxDerivativeDim>;
 using HesT = Jet<J1, kMaxDerivativeDim>;
-
-/// Jets of jets (second derivatives), where a product of two jets costs far more than a jet times
-/// a constant.
-template <class T> struct IsSecondOrder : std::false_type {};
-template <class U, int N> struct IsSecondOrder<Jet<U, N>> : std::bool_constant<!std::is_same_v<U, double>> {};
 
 // ----------------------------------------------------------------------------------------------
 // Small generic vectors and matrices.
@@ -946,23 +953,15 @@ WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<
   const double phi_min = low + c0;
   const double force_gap = ground_force_gap(prm, phi_min, u, values(B.w), n.dot(values(B.v)), tree->bounds(),
                                           tree->size());
-  // Values and first derivatives in the body frame, as the kernels: Φ_f = (Rᵀn)ᵀa_f + nᵀ(p −
-  // ground point), the point's velocity w × a_f + Rᵀv, λ in the body frame (point_plane is
-  // rotation-equivariant), the force sum rotated to the world once: no jet rotation per point
-  // (Jacobians 35% faster). Second derivatives in the world frame with a constant normal (the body
-  // frame's jet normal makes more jet-by-jet products: 5% slower there).
-  constexpr bool kBodyFrame = !IsSecondOrder<T>::value;
+  // In the body frame, as the kernels: Φ_f = (Rᵀn)ᵀa_f + nᵀ(p − ground point), the point's
+  // velocity w × a_f + Rᵀv, λ in the body frame (point_plane is rotation-equivariant), the force
+  // sum rotated to the world once: no jet rotation per point.
   const V<T> nb = mul_t(B.R, V<T>(n));
   const T cb = dot(n, sub(B.p, ground.point));
   const V<T> vb = mul_t(B.R, B.v);
   auto term = [&](int f) {
     const Vec3& a = tree->point(f);
-    const T phi = [&]() -> T {
-      if constexpr (kBodyFrame)
-        return dot(a, nb) + cb;
-      else
-        return dot(n, sub(mul(B.R, a) + B.p, ground.point));
-    }();
+    const T phi = dot(a, nb) + cb;
     double sc;
     if (!om.admit(-val(phi), sc)) return;
     acc.scale(sc);
@@ -971,19 +970,8 @@ WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<
       acc.sum += W;
       return;
     }
-    // λ in the body frame (kBodyFrame) or the world; the moment a × (body-frame λ)
-    const V<T> lam = [&] {
-      if constexpr (kBodyFrame)
-        return point_plane(phi, cross(B.w, a) + vb, nb, prm);
-      else
-        return point_plane(phi, mul(B.R, cross(B.w, a)) + B.v, n, prm);
-    }();
-    const V<T> tq = [&] {
-      if constexpr (kBodyFrame)
-        return cross(a, lam);
-      else
-        return cross(a, mul_t(B.R, lam));
-    }();
+    const V<T> lam = point_plane(phi, cross(B.w, a) + vb, nb, prm);  // body frame
+    const V<T> tq = cross(a, lam);
     for (int k = 0; k < 3; ++k) {
       acc.a[static_cast<size_t>(k)] += W * tq[k];
       acc.a[static_cast<size_t>(3 + k)] += W * lam[k];
@@ -994,8 +982,7 @@ WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<
     for (int f = begin; f < end; ++f) term(f);
   });
   const T inv = 1.0 / acc.sum;
-  V<T> f{acc.a[3], acc.a[4], acc.a[5]};
-  if constexpr (kBodyFrame) f = mul(B.R, f);  // to the world frame
+  const V<T> f = mul(B.R, V<T>{acc.a[3], acc.a[4], acc.a[5]});  // world frame
   for (int k = 0; k < 3; ++k) {
     out.tau[k] = acc.a[static_cast<size_t>(k)] * inv;  // body frame
     out.f[k] = f[k] * inv;
