@@ -147,8 +147,8 @@ TEST(PointTree, LeavesAreConsecutiveAndBoundTheirPoints) {
   }
 }
 
-// The flat scans (box_min_projections, min_projection; box_distance_bounds, min_squared_distance;
-// bits_at_most) at every kernel width against plain loops, for counts that are not multiples of the vector width.
+// The flat scans (box_min_projections, min_projection; box_distance_bounds, min_squared_distance,
+// max_far_logit; bits_at_most) at every kernel width against plain loops, for counts that are not multiples of the vector width.
 TEST(PointTree, FlatScanKernelsMatchPlainLoops) {
   namespace detail = diffcol::ssdf::detail;
   if (!detail::vector_kernels_available()) GTEST_SKIP() << "no AVX2/FMA on this machine";
@@ -229,6 +229,12 @@ TEST(PointTree, FlatScanKernelsMatchPlainLoops) {
           }
           EXPECT_EQ(detail::min_squared_distance(t.xs(), t.ys(), t.zs(), n, n, q),
                     std::numeric_limits<double>::infinity());
+          // the largest far logit 2 qcᵀ(p − c) − ‖p − c‖² (far queries), here with c = q / 3
+          const Vec3 c = q / 3.0, qc = q - c;
+          double lmax = -std::numeric_limits<double>::infinity();
+          for (int k = 0; k < n; ++k) lmax = std::max(lmax, (2.0 * qc - (t.point(k) - c)).dot(t.point(k) - c));
+          EXPECT_NEAR(detail::max_far_logit(t.xs(), t.ys(), t.zs(), n, c, qc), lmax, 1e-14 * (1.0 + std::abs(lmax)))
+              << "width " << w << " n " << n;
         }
       }
     }
