@@ -284,7 +284,7 @@ TEST(VectorKernels, ExpMatchesStdExp) {
   detail::set_vector_kernel_width(0);
 }
 
-// The kernels' log1p of the softplus (log1p_unit_or_inverse: 2 atanh of a ratio, nine terms)
+// The kernels' log1p of the softplus (log1p_unit_or_inverse: 2 atanh of a ratio, a degree-6 fit in s²)
 // against a long double reference: log(1 + E) for E ∈ [0, 1] and log(1 + 1/E) for E ∈ [1, 1e300],
 // both sides of the split at √2 − 1 (and √2 + 1), in vectors of mixed signs and of one sign, within
 // 3 ulp of the correctly rounded value.

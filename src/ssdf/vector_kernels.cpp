@@ -53,19 +53,20 @@ struct Simd {
   static V fmsub(V a, V b, V c) { return _mm256_fmsub_pd(a, b, c); }
   static V fnmadd(V a, V b, V c) { return _mm256_fnmadd_pd(a, b, c); }
   static V abs(V a) { return _mm256_andnot_pd(_mm256_set1_pd(-0.0), a); }
-  static V negate(V a) { return _mm256_xor_pd(a, _mm256_set1_pd(-0.0)); }
   static M gt(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_GT_OQ); }
   static M lt(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_LT_OQ); }
   static M le(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_LE_OQ); }
   static M mand(M a, M b) { return _mm256_and_pd(a, b); }
   static V keep(V v, M m) { return _mm256_and_pd(v, m); }
-  static V one_if(M m) { return _mm256_and_pd(m, _mm256_set1_pd(1.0)); }
+  static V add_where(M m, V a, V b) { return _mm256_add_pd(a, _mm256_and_pd(b, m)); }
+  static V sub_where(M m, V a, V b) { return _mm256_sub_pd(a, _mm256_and_pd(b, m)); }
   static V select(M m, V a, V b) { return _mm256_blendv_pd(b, a, m); }
   static M select_mask(M m, M a, M b) { return _mm256_blendv_pd(b, a, m); }
   static M sign_lanes(V v) { return v; }
   /// libmvec's exp (≤ 4 ulp). Measured and kept: an inline exp like the AVX-512 one (a gather
   /// from kExp2Sixteenths) was 15% slower here, though the call spills the live vectors.
   static V exp(V a) { return _ZGVdN4v_exp(a); }
+  static V exp_bounded(V a) { return _ZGVdN4v_exp(a); }
   static double hsum(V v) {
     const __m128d lo = _mm256_castpd256_pd128(v), hi = _mm256_extractf128_pd(v, 1);
     const __m128d s = _mm_add_pd(lo, hi);
@@ -126,24 +127,27 @@ struct Simd {
   static V fmsub(V a, V b, V c) { return _mm512_fmsub_pd(a, b, c); }
   static V fnmadd(V a, V b, V c) { return _mm512_fnmadd_pd(a, b, c); }
   static V abs(V a) { return _mm512_andnot_pd(_mm512_set1_pd(-0.0), a); }
-  static V negate(V a) { return _mm512_xor_pd(a, _mm512_set1_pd(-0.0)); }
   static M gt(V a, V b) { return _mm512_cmp_pd_mask(a, b, _CMP_GT_OQ); }
   static M lt(V a, V b) { return _mm512_cmp_pd_mask(a, b, _CMP_LT_OQ); }
   static M le(V a, V b) { return _mm512_cmp_pd_mask(a, b, _CMP_LE_OQ); }
   static M mand(M a, M b) { return static_cast<M>(a & b); }
   static V keep(V v, M m) { return _mm512_maskz_mov_pd(m, v); }
-  static V one_if(M m) { return _mm512_maskz_mov_pd(m, _mm512_set1_pd(1.0)); }
+  static V add_where(M m, V a, V b) { return _mm512_mask_add_pd(a, m, a, b); }
+  static V sub_where(M m, V a, V b) { return _mm512_mask_sub_pd(a, m, a, b); }
   static V select(M m, V a, V b) { return _mm512_mask_blend_pd(m, b, a); }
   static M select_mask(M m, M a, M b) { return static_cast<M>((m & a) | (~m & b)); }
   static M sign_lanes(V v) { return _mm512_movepi64_mask(_mm512_castpd_si512(v)); }
   /// exp(x) inline: a call (libmvec's vector exp) clobbers every vector register, and the
   /// kernels' two dozen live vectors were spilled and reloaded around it (measured: ~60 moves per
   /// vector of points). x = (16e + j) ln2/16 + r, |r| ≤ ln2/32: 2^(j/16) from a 16-entry table in
-  /// two registers (vpermt2pd), exp(r) by its Taylor polynomial of degree 7 (the next term is below
-  /// 2⁻⁵⁹ relative), 2^e by vscalefpd (gradual underflow, overflow to +∞). ≤ 2 ulp above the
-  /// subnormal range; NaN stays NaN.
+  /// two registers (vpermt2pd), exp(r) by a degree-6 Chebyshev fit (relative error < 7e-18;
+  /// scripts/fit_kernel_polynomials.py), 2^e by vscalefpd (gradual underflow, overflow to +∞). ≤ 2 ulp
+  /// above the subnormal range; NaN stays NaN.
   static V exp(V x) {
-    x = _mm512_min_pd(_mm512_set1_pd(2000.0), _mm512_max_pd(_mm512_set1_pd(-2000.0), x));  // NaN stays NaN
+    return exp_bounded(_mm512_min_pd(_mm512_set1_pd(2000.0), _mm512_max_pd(_mm512_set1_pd(-2000.0), x)));  // NaN stays NaN
+  }
+  /// exp for |x| ≤ 2000 (no clamp: the ground kernel's arguments are bounded by construction).
+  static V exp_bounded(V x) {
     // t = 1.5·2⁵² + n, n = round(16x/ln2): n's low bits are t's, and n = t − 1.5·2⁵² exactly
     const V shifter = _mm512_set1_pd(6755399441055744.0);
     const V t = _mm512_fmadd_pd(x, _mm512_set1_pd(23.083120654223414), shifter);
@@ -153,13 +157,13 @@ struct Simd {
     const V lo = _mm512_load_pd(kExp2Sixteenths), hi = _mm512_load_pd(kExp2Sixteenths + 8);
     const V table = _mm512_permutex2var_pd(lo, _mm512_castpd_si512(t), hi);  // 2^(j/16), j = n mod 16
     const V e = _mm512_roundscale_pd(_mm512_mul_pd(n, _mm512_set1_pd(0.0625)), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
-    V p = _mm512_set1_pd(1.0 / 5040.0);
-    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 720.0));
-    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 120.0));
-    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 24.0));
-    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 6.0));
-    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(0.5));
-    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0));
+    // exp(r), |r| ≤ ln2/32 (Taylor would need degree 7)
+    V p = _mm512_set1_pd(0.001388909257348018);
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(0.008333496281271884));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(0.04166666666188734));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(0.16666666662843196));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(0.5000000000000003));
+    p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0000000000000022));
     p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0));
     return _mm512_scalef_pd(_mm512_mul_pd(table, p), e);
   }

@@ -4,12 +4,14 @@
 // defining Simd there; so this file includes nothing and has no include guard.
 //
 // Simd provides: kWidth; set1, add, sub, mul, quotient(a, b) = a/b, over_sqrt(a, h) = a/√h, max (x86 semantics: the second operand
-// where either is NaN), fmadd(a, b, c) = ab + c, fmsub = ab − c, fnmadd = c − ab, abs, negate,
-// gt / lt / le (ordered, quiet) -> M, mand(M, M), keep(v, m) (v where m, else +0), one_if(m),
+// where either is NaN), fmadd(a, b, c) = ab + c, fmsub = ab − c, fnmadd = c − ab, abs,
+// gt / lt / le (ordered, quiet) -> M, mand(M, M), keep(v, m) (v where m, else +0), add_where(m, a, b) /
+// sub_where(m, a, b) (a ± b where m, else a),
 // select(m, a, b) (a where m, else b), select_mask (the same for masks), sign_lanes(v) -> M (the
 // lanes whose sign bit is set; only for select / select_mask), exp, hsum, all(),
 // tail(r) (the first r lanes), load, load_masked, store, store_masked, min (x86 semantics, as max),
-// hmin, compress(m, v) (the lanes of m moved to the front) and count(m) (the lanes in m).
+// hmin, compress(m, v) (the lanes of m moved to the front) and count(m) (the lanes in m); exp_bounded(x),
+// exp for |x| ≤ 2000 (the AVX-512 exp without its clamp).
 
 using V = Simd::V;
 using M = Simd::M;
@@ -48,30 +50,31 @@ struct Acc {
 
 /// log(1 + e) for e ∈ [0, 1] (the softplus's e = exp(−|φ|/ε3)), to about 3 ulp, where no range
 /// reduction is needed: with k = [e > √2 − 1], log(1 + e) = k·ln 2 + 2 atanh(s), s = (e − k)/(2 + e + k),
-/// |s| ≤ 3 − 2√2 ≈ 0.1716, and 2 atanh(s) = 2s Σ_{j≤9} s^(2j)/(2j + 1) (the next term, s^20/21, is
-/// below 2.3e-17 relative). This takes s and k (0 or 1); log1p_unit(e) below forms them from e.
-inline V log1p_from_ratio(V s, V k) {
+/// |s| ≤ 3 − 2√2 ≈ 0.1716, and 2 atanh(s) = 2s + 2s·t·q(t), t = s², q(t) = Σ_j t^j/(2j + 3) ≈ a
+/// degree-6 Chebyshev fit on [0, 0.02944] (|error| < 1.6e-16, so < 5e-18 relative to the result;
+/// the series itself needs nine terms; scripts/fit_kernel_polynomials.py). This takes s and the
+/// lanes k where k = 1; log1p_unit(e) below forms them from e.
+inline V log1p_from_ratio(V s, M k) {
   const V t = Simd::mul(s, s);
-  V q = bc(1.0 / 19.0);
-  q = Simd::fmadd(q, t, bc(1.0 / 17.0));
-  q = Simd::fmadd(q, t, bc(1.0 / 15.0));
-  q = Simd::fmadd(q, t, bc(1.0 / 13.0));
-  q = Simd::fmadd(q, t, bc(1.0 / 11.0));
-  q = Simd::fmadd(q, t, bc(1.0 / 9.0));
-  q = Simd::fmadd(q, t, bc(1.0 / 7.0));
-  q = Simd::fmadd(q, t, bc(1.0 / 5.0));
-  q = Simd::fmadd(q, t, bc(1.0 / 3.0));
-  // 2s + 2s·t·q, then + k ln 2 (ln 2 in two parts)
+  V q = bc(0.07308292712444311);
+  q = Simd::fmadd(q, t, bc(0.07665855309105386));
+  q = Simd::fmadd(q, t, bc(0.09091444727837474));
+  q = Simd::fmadd(q, t, bc(0.11111105565129939));
+  q = Simd::fmadd(q, t, bc(0.14285714313001635));
+  q = Simd::fmadd(q, t, bc(0.19999999999949722));
+  q = Simd::fmadd(q, t, bc(0.3333333333333335));
+  // 2s + 2s·t·q, then + ln 2 on the lanes of k (ln 2 in two parts)
   const V s2 = Simd::add(s, s);
   const V a = Simd::fmadd(Simd::mul(s2, t), q, s2);
-  return Simd::fmadd(k, bc(0.6931471805599453), Simd::fmadd(k, bc(2.3190468138462996e-17), a));
+  return Simd::add_where(k, Simd::add_where(k, a, bc(2.3190468138462996e-17)), bc(0.6931471805599453));
 }
 
 /// log(1 + e), e ∈ [0, 1] (log1p_from_ratio). Measured in the ground kernel: faster than libmvec's
 /// log1p, which takes any argument. Non-finite e gives NaN (only in lanes the callers mask out).
 inline V log1p_unit(V e) {
-  const V k = Simd::one_if(Simd::gt(e, bc(0.41421356237309503)));
-  return log1p_from_ratio(Simd::quotient(Simd::sub(e, k), Simd::add(Simd::add(bc(2.0), e), k)), k);
+  const V one = bc(1.0);
+  const M k = Simd::gt(e, bc(0.41421356237309503));
+  return log1p_from_ratio(Simd::quotient(Simd::sub_where(k, e, one), Simd::add_where(k, Simd::add(bc(2.0), e), one)), k);
 }
 
 /// log(1 + e) with e = E where φ's sign bit is clear and e = 1/E where it is set (E > 0), without
@@ -79,17 +82,16 @@ inline V log1p_unit(V e) {
 /// Vectors whose lanes share one sign (most: a resting face, a side wall) skip the selects.
 inline V log1p_unit_or_inverse(V E, V phi) {
   const M neg = Simd::sign_lanes(phi);
-  const V one = bc(1.0);
+  const V one = bc(1.0), two = bc(2.0);
   const int negative = Simd::count(neg);
   if (negative == 0) return log1p_unit(E);
   if (negative == Simd::kWidth) {
-    const V k = Simd::one_if(Simd::lt(E, bc(2.4142135623730949)));
-    return log1p_from_ratio(Simd::quotient(Simd::fnmadd(k, E, one), Simd::fmadd(Simd::add(bc(2.0), k), E, one)), k);
+    const M k = Simd::lt(E, bc(2.4142135623730949));
+    return log1p_from_ratio(Simd::quotient(Simd::sub_where(k, one, E), Simd::add_where(k, Simd::fmadd(two, E, one), E)), k);
   }
-  const V k = Simd::one_if(
-      Simd::select_mask(neg, Simd::lt(E, bc(2.4142135623730949)), Simd::gt(E, bc(0.41421356237309503))));
-  const V num = Simd::select(neg, Simd::fnmadd(k, E, one), Simd::sub(E, k));
-  const V den = Simd::select(neg, Simd::fmadd(Simd::add(bc(2.0), k), E, one), Simd::add(Simd::add(bc(2.0), E), k));
+  const M k = Simd::select_mask(neg, Simd::lt(E, bc(2.4142135623730949)), Simd::gt(E, bc(0.41421356237309503)));
+  const V num = Simd::select(neg, Simd::sub_where(k, one, E), Simd::sub_where(k, E, one));
+  const V den = Simd::select(neg, Simd::add_where(k, Simd::fmadd(two, E, one), E), Simd::add_where(k, Simd::add(two, E), one));
   return log1p_from_ratio(Simd::quotient(num, den), k);
 }
 
@@ -101,8 +103,8 @@ inline V softplus_exp(V phi, const PointPlaneLaw& law) { return Simd::exp(Simd::
 /// not multiplied by W = 0).
 inline void weighted_point_plane(V W, M keep, V phi, V l, V ux, V uy, V uz, V nx, V ny, V nz, const PointPlaneLaw& law,
                                  V& lx, V& ly, V& lz) {
-  // c = k softplus(−φ, ε3) = k (max(−φ, 0) + ε3 l), eq. (15)
-  const V sp = Simd::fmadd(bc(law.eps3), l, Simd::max(Simd::negate(phi), bc(0.0)));
+  // c = k softplus(−φ, ε3) = k (max(−φ, 0) + ε3 l) = k (ε3 l − min(φ, 0)), eq. (15)
+  const V sp = Simd::fmsub(bc(law.eps3), l, Simd::min(phi, bc(0.0)));
   // dissipation d(x), x = v_n/v_d, eqs. (16)–(17): 1 − x (x ≤ 0), (x − 2)²/4 (x ≤ 2), 0 beyond;
   // with y = x/2 − 1: −1 − 2y (y ≤ −1), y² (y ≤ 0), 0 beyond
   const V vn = Simd::fmadd(nx, ux, Simd::fmadd(ny, uy, Simd::mul(nz, uz)));
@@ -128,11 +130,11 @@ inline void ground_points(V phi, V ax, V ay, V az, M keep, const GroundKernelInp
   // softmax weight W = exp(−(φ − φ_min)/ε2)
   V Wk, l;  // l = log(1 + exp(−|φ|/ε3))
   if (in.shared_exp_scale > 0.0) {  // ε2 = ε3: E = exp(−φ/ε), W = E·exp(φ_min/ε), exp(−|φ|/ε) = E or 1/E
-    const V E = Simd::exp(Simd::mul(phi, bc(-in.inv_eps2)));
+    const V E = Simd::exp_bounded(Simd::mul(phi, bc(-in.inv_eps2)));  // |φ|/ε ≤ kSharedExpLogit + G
     Wk = Simd::keep(Simd::mul(E, bc(in.shared_exp_scale)), keep);
     l = log1p_unit_or_inverse(E, phi);  // 1/E where φ's sign bit is set
   } else {
-    Wk = Simd::keep(Simd::exp(Simd::mul(Simd::sub(phi, bc(in.phi_min)), bc(-in.inv_eps2))), keep);
+    Wk = Simd::keep(Simd::exp_bounded(Simd::mul(Simd::sub(phi, bc(in.phi_min)), bc(-in.inv_eps2))), keep);  // in [−G, 0]
     l = log1p_unit(softplus_exp(phi, in.law));
   }
   // point velocity w × a + Rᵀv
@@ -257,10 +259,10 @@ inline void ssdf_points(V cx, V cy, V cz, V nx, V ny, V nz, M lanes, const SsdfK
   const auto flush_weights = [&](bool last) {  // the weight-only points: W = exp(−(φ − φ_min)/ε2)
     int i = 0;
     for (; i + W <= nw; i += W)
-      acc.w = Simd::add(acc.w, Simd::exp(Simd::mul(Simd::load(bw + i), bc(-in.inv_eps2))));
+      acc.w = Simd::add(acc.w, Simd::exp_bounded(Simd::mul(Simd::load(bw + i), bc(-in.inv_eps2))));
     if (last && i < nw) {
       const M m = Simd::tail(nw - i);
-      acc.w = Simd::add(acc.w, Simd::keep(Simd::exp(Simd::mul(Simd::load_masked(bw + i, m), bc(-in.inv_eps2))), m));
+      acc.w = Simd::add(acc.w, Simd::keep(Simd::exp_bounded(Simd::mul(Simd::load_masked(bw + i, m), bc(-in.inv_eps2))), m));
       return;
     }
     for (int k = i; k < nw; ++k) bw[k - i] = bw[k];
