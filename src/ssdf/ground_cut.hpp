@@ -27,8 +27,9 @@ inline void log_softplus_spring(double phi, double eps, double& log_sp, double& 
 ///   f(φ) = (φ − φ_min)/ε2 + ln sp(φ_min) − ln sp(φ) ≥ g,
 /// i.e. W(φ)·sp(φ) ≤ e^−g·sp(φ_min). sp is log-concave, so f is convex and increasing: a Newton
 /// step from a point left of the root lands at or beyond it, and the following steps decrease
-/// towards it from the right; Δ is taken once f is within 1e-9 of g (two or three steps at the
-/// usual temperatures). ε2, ε3 > 0, g > 0; otherwise g·ε2.
+/// towards it from the right; Δ is taken once f ≥ g is within 1e-5 of g (the second step at the
+/// usual temperatures; a Δ longer than the root by ~1e-5·ε2/2 only gives a few more points their
+/// force). ε2, ε3 > 0, g > 0; otherwise g·ε2.
 inline double ground_force_gap(double phi_min, double eps2, double eps3, double g) {
   const double cap = g * eps2;  // f ≥ (φ − φ_min)/ε2
   if (!(std::isfinite(phi_min) && eps2 > 0.0 && eps3 > 0.0 && g > 0.0)) return cap;
@@ -41,7 +42,7 @@ inline double ground_force_gap(double phi_min, double eps2, double eps3, double 
     double l;
     log_softplus_spring(phi_min + d, eps3, l, decay);
     f = d / eps2 + l0 - l;
-    if (f >= g && f - g <= 1e-9 * g) break;
+    if (f >= g && f - g <= 1e-5) break;
   }
   if (f < g) d += (g - f) / (1.0 / eps2 + decay);  // short of the root by rounding: one step past it
   return std::min(cap, d * (1.0 + 1e-12));
