@@ -148,7 +148,7 @@ TEST(PointTree, LeavesAreConsecutiveAndBoundTheirPoints) {
 }
 
 // The flat scans (box_min_projections, min_projection; box_distance_bounds, min_squared_distance,
-// max_far_logit; bits_at_most) at every kernel width against plain loops, for counts that are not multiples of the vector width.
+// max_far_logit; bits_at_most, first_below) at every kernel width against plain loops, for counts that are not multiples of the vector width.
 TEST(PointTree, FlatScanKernelsMatchPlainLoops) {
   namespace detail = diffcol::ssdf::detail;
   if (!detail::vector_kernels_available()) GTEST_SKIP() << "no AVX2/FMA on this machine";
@@ -200,6 +200,13 @@ TEST(PointTree, FlatScanKernelsMatchPlainLoops) {
             EXPECT_EQ(set, j < L && x[static_cast<size_t>(j)] <= bound) << "width " << w << " L " << L << " bit " << j;
           }
           EXPECT_EQ(bits.back(), 0xabcdULL) << "the mask wrote past its words";
+          // first_below: the next entry strictly below a bound (NaN and ties never), from every start
+          const double strict = x[static_cast<size_t>(L - 1)];
+          for (int b = 0; b <= L; ++b) {
+            int ref = b;
+            while (ref < L && !(x[static_cast<size_t>(ref)] < strict)) ++ref;
+            EXPECT_EQ(detail::first_below(x.data(), b, L, strict), ref) << "width " << w << " L " << L << " from " << b;
+          }
         }
         // squared distances: queries inside the cloud's box and outside it
         for (double spread : {0.3, 3.0}) {

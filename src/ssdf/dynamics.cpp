@@ -336,6 +336,16 @@ double min_over_leaves(const double* lower, int count, double offset, double bes
   return best;
 }
 
+/// min_over_leaves with offset 0, the candidates found by vector compares (detail::first_below):
+/// for the ground's hundreds of leaves, of which a body at rest reads few (ties with the best are
+/// not read); the plain loop stays for the few leaves of a point–SSDF query.
+template <class F>
+double min_over_leaves_scanned(const double* lower, int count, double best, const F& leaf_min) {
+  for (int j = detail::first_below(lower, 0, count, best); j < count; j = detail::first_below(lower, j + 1, count, best))
+    best = std::min(best, leaf_min(j));
+  return best;
+}
+
 /// Point–SSDF sums of the forward dynamics: clouds of at most this many leaves are scanned flat
 /// (point_ssdf); runs of leaves go to the kernel kRunBuffer at a time.
 constexpr int kFlatSsdfLeaves = 256;
@@ -893,7 +903,7 @@ WrenchT<T> ground_contact(const Geometry& g, const PointTree* tree, const BodyT<
       double low = std::numeric_limits<double>::infinity();
       for (int j0 = 0; j0 < L; j0 += kFlatBlock) {
         const int count = std::min(kFlatBlock, L - j0);
-        low = min_over_leaves(lower, count, 0.0, std::min(low, block_bounds(j0, count)), [&](int j) {
+        low = min_over_leaves_scanned(lower, count, std::min(low, block_bounds(j0, count)), [&](int j) {
           return detail::min_projection(tree->xs(), tree->ys(), tree->zs(), tree->leaf_start(j0 + j),
                                         tree->leaf_start(j0 + j + 1), u);
         });

@@ -272,6 +272,11 @@ double box_min_projections(const double* const (&lo)[3], const double* const (&h
                                     : avx2::box_bounds(lo, hi, count, u, lower);
 }
 
+int first_below(const double* x, int begin, int count, double bound) {
+  return vector_kernel_width() == 8 ? avx512::first_below(x, begin, count, bound)
+                                    : avx2::first_below(x, begin, count, bound);
+}
+
 double min_projection(const double* xs, const double* ys, const double* zs, int begin, int end, const Vec3& u) {
   return vector_kernel_width() == 8 ? avx512::min_projection(xs, ys, zs, begin, end, u)
                                     : avx2::min_projection(xs, ys, zs, begin, end, u);
@@ -293,6 +298,10 @@ void bits_at_most(const double* x, int count, double bound, std::uint64_t* bits)
     if (x[j] <= bound) bits[j >> 6] |= std::uint64_t{1} << (j & 63);
 }
 double min_squared_distance(const double*, const double*, const double*, int, int, const Vec3&) { return 0.0; }
+int first_below(const double* x, int begin, int count, double bound) {
+  while (begin < count && !(x[begin] < bound)) ++begin;
+  return begin;
+}
 double max_far_logit(const double*, const double*, const double*, int, const Vec3&, const Vec3&) { return 0.0; }
 void vector_exp(const double* x, double* y, int n) {
   for (int i = 0; i < n; ++i) y[i] = std::exp(x[i]);

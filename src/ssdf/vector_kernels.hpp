@@ -76,6 +76,9 @@ double box_min_projections(const double* const (&lo)[3], const double* const (&h
 /// bits[j / 64] bit j % 64 = [x[j] ≤ bound] for j < count (NaN: 0), the bits past count 0;
 /// bits has ⌈count/64⌉ words. Call only when vector_kernels_available().
 void bits_at_most(const double* x, int count, double bound, std::uint64_t* bits);
+/// The least j in [begin, count) with x[j] < bound (NaN: never), or count. Call only when
+/// vector_kernels_available().
+int first_below(const double* x, int begin, int count, double bound);
 /// min uᵀp over the points [begin, end) (structure of arrays; +inf when empty). Call only when
 /// vector_kernels_available().
 double min_projection(const double* xs, const double* ys, const double* zs, int begin, int end, const Vec3& u);

@@ -329,17 +329,8 @@ inline void ssdf_points(V cx, V cy, V cz, V nx, V ny, V nz, M lanes, const SsdfK
   acc.add_to(sums);
 }
 
-/// uᵀp over a box (lo, hi): its least value Σ_a min(u_a lo_a, u_a hi_a) and its largest.
-inline void box_projection(V ux, V uy, V uz, V lx, V ly, V lz, V hx, V hy, V hz, V& least, V& largest) {
-  const V ax = Simd::mul(ux, lx), bx = Simd::mul(ux, hx);
-  const V ay = Simd::mul(uy, ly), by = Simd::mul(uy, hy);
-  const V az = Simd::mul(uz, lz), bz = Simd::mul(uz, hz);
-  least = Simd::add(Simd::add(Simd::min(ax, bx), Simd::min(ay, by)), Simd::min(az, bz));
-  largest = Simd::add(Simd::add(Simd::max(ax, bx), Simd::max(ay, by)), Simd::max(az, bz));
-}
-
 /// The flat scan of `count` boxes: lower[j] = least(box j), returns min_j largest(box j), with
-/// box(lx, ly, lz, hx, hy, hz, least, largest) the per-box bounds (box_projection, box_distance).
+/// box(lx, ly, lz, hx, hy, hz, least, largest) the per-box bounds (box_bounds, box_distance).
 template <class Box>
 double scan_boxes(const double* const (&lo)[3], const double* const (&hi)[3], int count, double* lower,
                   const Box& box) {
@@ -368,9 +359,18 @@ double scan_boxes(const double* const (&lo)[3], const double* const (&hi)[3], in
 
 [[gnu::noinline]] double box_bounds(const double* const (&lo)[3], const double* const (&hi)[3], int count,
                                     const Vec3& u, double* lower) {
+  // uᵀp over a box is least at the corner taking lo_a where u_a ≥ 0 and hi_a elsewhere, largest at
+  // the opposite one: the corners' arrays are picked once, three FMAs per bound
+  const double* near[3];
+  const double* far[3];
+  for (int a = 0; a < 3; ++a) {
+    near[a] = u[a] >= 0.0 ? lo[a] : hi[a];
+    far[a] = u[a] >= 0.0 ? hi[a] : lo[a];
+  }
   const V ux = bc(u.x()), uy = bc(u.y()), uz = bc(u.z());
-  return scan_boxes(lo, hi, count, lower, [&](V lx, V ly, V lz, V hx, V hy, V hz, V& least, V& largest) {
-    box_projection(ux, uy, uz, lx, ly, lz, hx, hy, hz, least, largest);
+  return scan_boxes(near, far, count, lower, [&](V nx, V ny, V nz, V fx, V fy, V fz, V& least, V& largest) {
+    least = Simd::fmadd(ux, nx, Simd::fmadd(uy, ny, Simd::mul(uz, nz)));
+    largest = Simd::fmadd(ux, fx, Simd::fmadd(uy, fy, Simd::mul(uz, fz)));
   });
 }
 
@@ -446,6 +446,20 @@ inline void box_distance(V qx, V qy, V qz, V lx, V ly, V lz, V hx, V hy, V hz, V
     const M m = Simd::tail(count - j);
     bits[j >> 6] |= std::uint64_t{Simd::bits(Simd::mand(m, Simd::le(Simd::load_masked(x + j, m), b)))} << (j & 63);
   }
+}
+
+[[gnu::noinline]] int first_below(const double* x, int begin, int count, double bound) {
+  constexpr int W = Simd::kWidth;
+  const V b = bc(bound);
+  int j = begin;
+  for (; j + W <= count; j += W)
+    if (const unsigned m = Simd::bits(Simd::lt(Simd::load(x + j), b))) return j + __builtin_ctz(m);
+  if (j < count) {
+    const M t = Simd::tail(count - j);
+    if (const unsigned m = Simd::bits(Simd::mand(t, Simd::lt(Simd::load_masked(x + j, t), b))))
+      return j + __builtin_ctz(m);
+  }
+  return count;
 }
 
 [[gnu::noinline]] double max_far_logit(const double* xs, const double* ys, const double* zs, int count,
