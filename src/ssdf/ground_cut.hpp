@@ -29,12 +29,19 @@ inline void log_softplus_spring(double phi, double eps, double& log_sp, double& 
 /// step from a point left of the root lands at or beyond it, and the following steps decrease
 /// towards it from the right; Δ is taken once f ≥ g is within 1e-5 of g (the second step at the
 /// usual temperatures; a Δ longer than the root by ~1e-5·ε2/2 only gives a few more points their
-/// force). ε2, ε3 > 0, g > 0; otherwise g·ε2.
+/// force). Where the root lies beyond ~11.6 ε3 above the ground, a closed-form bound is as tight
+/// (below). ε2, ε3 > 0, g > 0; otherwise g·ε2.
 inline double ground_force_gap(double phi_min, double eps2, double eps3, double g) {
   const double cap = g * eps2;  // f ≥ (φ − φ_min)/ε2
   if (!(std::isfinite(phi_min) && eps2 > 0.0 && eps3 > 0.0 && g > 0.0)) return cap;
   double l0, decay;
   log_softplus_spring(phi_min, eps3, l0, decay);
+  // sp(φ)/ε3 = log1p(e^−φ/ε3) ≤ e^−φ/ε3, so f(d) ≥ d/ε2 + l0 + (φ_min + d)/ε3, whose root d0 is a
+  // valid gap; f(d0) − g = −ln(log1p(y)/y) ≤ y/2 with y = e^−(φ_min + d0)/ε3, so d0 is taken as it is
+  // where y < 1e-5 (a body resting on the ground: one logarithm pair instead of three), else Newton
+  // from the left as below.
+  const double d0 = (g - l0 - phi_min / eps3) / (1.0 / eps2 + 1.0 / eps3);
+  if ((phi_min + d0) / eps3 > 11.6) return std::min(cap, d0 * (1.0 + 1e-12));
   double d = 0.0, f = 0.0;
   for (int it = 0; it < 8; ++it) {
     const double step = (g - f) / (1.0 / eps2 + decay);  // f' = 1/ε2 + decay

@@ -156,7 +156,7 @@ struct Simd {
     r = _mm512_fnmadd_pd(n, _mm512_set1_pd(1.1926343307941173e-11), r);
     const V lo = _mm512_load_pd(kExp2Sixteenths), hi = _mm512_load_pd(kExp2Sixteenths + 8);
     const V table = _mm512_permutex2var_pd(lo, _mm512_castpd_si512(t), hi);  // 2^(j/16), j = n mod 16
-    const V e = _mm512_roundscale_pd(_mm512_mul_pd(n, _mm512_set1_pd(0.0625)), _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+    const V e = _mm512_mul_pd(n, _mm512_set1_pd(0.0625));  // vscalefpd takes 2^floor(e)
     // exp(r), |r| ≤ ln2/32 (Taylor would need degree 7)
     V p = _mm512_set1_pd(0.001388909257348018);
     p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(0.008333496281271884));
