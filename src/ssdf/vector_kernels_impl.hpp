@@ -252,7 +252,9 @@ inline void ssdf_points(V cx, V cy, V cz, V nx, V ny, V nz, M lanes, const SsdfK
   // the end of every run (whole vectors, e.g. of a face at rest, are stored without compressing);
   // those beyond it but within the weight cut (φ − φ_min < phi_cut) are packed apart (their
   // φ − φ_min) and add only their weight, an exp per full vector.
-  constexpr int kChunk = 256;
+  // 128 points per chunk: 2-4% faster per 4000-point step than 256 (a smaller stack footprint
+  // next to the streamed coordinates; measured), 64 no better than 256.
+  constexpr int kChunk = 128;
   alignas(64) double bx[kChunk + W], by[kChunk + W], bz[kChunk + W], bphi[kChunk + W], bw[kChunk + W];
   const V nx = bc(in.n_body.x()), ny = bc(in.n_body.y()), nz = bc(in.n_body.z());
   int nb = 0, nw = 0;
