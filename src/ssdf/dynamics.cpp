@@ -327,8 +327,8 @@ void for_each_leaf_run(const double* lower, int count, double bound, const F& f)
 
 /// min over leaves of leaf_min(j), given lower[j] ≤ (every value in leaf j) + offset and `best`,
 /// an upper bound of the result: only the leaves whose bound can still beat the best found so far
-/// are read, in index order (a plain loop: faster than the bit masks for the few leaves of a
-/// point–SSDF query, as fast for the ground's).
+/// are read, in index order (a plain loop: faster than bit masks for the few leaves of a
+/// point–SSDF query; the ground's hundreds take min_over_leaves_scanned below).
 template <class F>
 double min_over_leaves(const double* lower, int count, double offset, double best, const F& leaf_min) {
   for (int j = 0; j < count; ++j)
@@ -338,7 +338,7 @@ double min_over_leaves(const double* lower, int count, double offset, double bes
 
 /// min_over_leaves with offset 0, the candidates found by vector compares (detail::first_below):
 /// for the ground's hundreds of leaves, of which a body at rest reads few (ties with the best are
-/// not read); the plain loop stays for the few leaves of a point–SSDF query.
+/// not read). Measured: 1-2% off a 4000-point step against the plain loop.
 template <class F>
 double min_over_leaves_scanned(const double* lower, int count, double best, const F& leaf_min) {
   for (int j = detail::first_below(lower, 0, count, best); j < count; j = detail::first_below(lower, j + 1, count, best))
