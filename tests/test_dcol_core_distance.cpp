@@ -1,0 +1,172 @@
+// White-box tests of the closest-point routines behind the exact start of ball-padded DCOL pairs
+// (src/dcol/core_distance.hpp): every distance against the DiffPills proximity QPs
+// (include/diffcol/qp/proximity.hpp: the interior-point solver for the polygon pairs and, for two
+// segments, for the capsule pair too), which solve the same core distances another way.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "../src/dcol/core_distance.hpp"
+#include "diffcol/dcol/primitives.hpp"
+#include "diffcol/math/se3.hpp"
+#include "diffcol/qp/proximity.hpp"
+#include "diffcol/qp/shapes.hpp"
+
+using namespace diffcol;
+
+namespace {
+
+struct PlacedPolygon {
+  Eigen::MatrixX2d C;
+  Eigen::VectorXd d;
+  Mat3 Q;
+  std::vector<std::array<double, 3>> V;  // placed vertices, counter-clockwise about Q.col(2)
+  const double (*vertices() const)[3] { return reinterpret_cast<const double (*)[3]>(V.data()); }
+  int count() const { return static_cast<int>(V.size()); }
+};
+
+Mat3 random_rotation(std::mt19937& g) {
+  std::normal_distribution<double> n;
+  return Eigen::Quaterniond(n(g), n(g), n(g), n(g)).normalized().toRotationMatrix();
+}
+
+// A random bounded polygon of 3–8 half-planes, placed by a random rotation about the origin.
+PlacedPolygon random_polygon(std::mt19937& g) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const int m = 3 + static_cast<int>(u(g) * 6.0);
+  PlacedPolygon P;
+  P.C.resize(m, 2);
+  P.d.resize(m);
+  const double start = 2.0 * M_PI * u(g);
+  for (int i = 0; i < m; ++i) {  // angles spread around the circle: the normals span the plane
+    const double a = start + 2.0 * M_PI * (i + 0.3 * u(g)) / m;  // gaps < π
+    P.C(i, 0) = std::cos(a);
+    P.C(i, 1) = std::sin(a);
+    P.d(i) = 0.2 + u(g);
+  }
+  const dcol::PaddedPolygon shape(P.C, P.d, 0.1);
+  P.Q = random_rotation(g);
+  for (int i = 0; i < shape.num_vertices; ++i) {
+    const Vec3 v = P.Q * Vec3(shape.V(i, 0), shape.V(i, 1), 0.0);
+    P.V.push_back({v.x(), v.y(), v.z()});
+  }
+  return P;
+}
+
+Vec3 random_point(std::mt19937& g, double scale) {
+  std::uniform_real_distribution<double> u(-scale, scale);
+  return Vec3(u(g), u(g), u(g));
+}
+
+// The reference core distance and the check that p lies on the polygon (within the placed plane
+// and inside every half-plane).
+bool on_polygon(const PlacedPolygon& P, const Vec3& x, double tol) {
+  const Vec3 y = P.Q.transpose() * x;
+  if (std::abs(y.z()) > tol) return false;
+  for (int i = 0; i < P.C.rows(); ++i)
+    if (P.C(i, 0) * y.x() + P.C(i, 1) * y.y() > P.d(i) + tol) return false;
+  return true;
+}
+
+bool on_segment(const Vec3& a, const Vec3& b, const Vec3& x, double tol) {
+  const Vec3 d = b - a;
+  const double s = (x - a).dot(d) / d.squaredNorm();
+  return s >= -tol && s <= 1.0 + tol && (a + s * d - x).norm() <= tol;
+}
+
+qp::ProximityOptions interior_point_options() {
+  qp::ProximityOptions o;
+  o.capsule_solver = qp::CapsuleSolver::interior_point;
+  return o;
+}
+
+qp::PaddedPolygon qp_polygon(const PlacedPolygon& P) { return qp::PaddedPolygon(P.C, P.d, 0.0); }
+
+}  // namespace
+
+TEST(DcolCoreDistance, SegmentPairsMatchTheProximityQp) {
+  std::mt19937 g(11);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  const auto opt = interior_point_options();
+  int parallel = 0;
+  for (int c = 0; c < 400; ++c) {
+    const Vec3 a0 = random_point(g, 1.0), a1 = random_point(g, 1.0);
+    Vec3 b0 = random_point(g, 1.5), b1 = random_point(g, 1.5);
+    if (c % 4 == 0) {  // parallel and anti-parallel pairs
+      b1 = b0 + (u(g) - 0.5) * 3.0 * (a1 - a0);
+      ++parallel;
+    }
+    if (c % 25 == 1) b1 = b0;  // a point
+    Vec3 p, q;
+    dcol::detail::closest_segment_points(a0, a1, b0, b1, p, q);
+    qp::ProximityResult ref;
+    qp::proximity(qp::Capsule::from_end_points(a0, a1, 0.0), Pose::identity(),
+                  qp::Capsule::from_end_points(b0, b1, 0.0), Pose::identity(), opt, ref);
+    ASSERT_TRUE(ref.ok()) << c;
+    EXPECT_NEAR((q - p).norm(), ref.core_distance, 1e-8) << c;
+    EXPECT_TRUE(on_segment(a0, a1, p, 1e-12)) << c;
+    if ((b1 - b0).norm() > 0.0) {
+      EXPECT_TRUE(on_segment(b0, b1, q, 1e-12)) << c;
+    }
+    // a point against a segment: closest_on_segment
+    const Vec3 x = random_point(g, 2.0);
+    const Vec3 cx = dcol::detail::closest_on_segment(a0, a1, x);
+    qp::proximity(qp::Capsule::from_end_points(a0, a1, 0.0), Pose::identity(),
+                  qp::Capsule::from_end_points(x, x, 0.0), Pose::identity(), opt, ref);
+    ASSERT_TRUE(ref.ok()) << c;
+    EXPECT_NEAR((cx - x).norm(), ref.core_distance, 1e-8) << c;
+  }
+  EXPECT_EQ(parallel, 100);
+}
+
+TEST(DcolCoreDistance, PolygonQueriesMatchTheProximityQp) {
+  std::mt19937 g(12);
+  const qp::ProximityOptions opt;
+  int inside = 0, segment_cases = 0, polygon_cases = 0;
+  for (int c = 0; c < 300; ++c) {
+    const PlacedPolygon P = random_polygon(g);
+    const Vec3 m = P.Q.col(2);
+    const Pose X(P.Q, Vec3::Zero());
+    // a point: its projection when it lies over the polygon, else an edge point
+    const Vec3 x = random_point(g, 1.5);
+    const Vec3 cx = dcol::detail::closest_on_polygon(P.vertices(), P.count(), m, x);
+    EXPECT_TRUE(on_polygon(P, cx, 1e-12)) << c;
+    qp::ProximityResult ref;
+    qp::proximity(qp::Capsule::from_end_points(x, x, 0.0), Pose::identity(), qp_polygon(P), X, opt, ref);
+    ASSERT_TRUE(ref.ok()) << c;
+    EXPECT_NEAR((cx - x).norm(), ref.core_distance, 1e-7) << c;
+    inside += std::abs((cx - x).cross(m).norm()) < 1e-12;
+    // a segment that does not cross the polygon
+    const Vec3 a = random_point(g, 2.0), b = random_point(g, 2.0);
+    qp::proximity(qp::Capsule::from_end_points(a, b, 0.0), Pose::identity(), qp_polygon(P), X, opt, ref);
+    ASSERT_TRUE(ref.ok()) << c;
+    if (ref.core_distance > 1e-6) {
+      ++segment_cases;
+      Vec3 ps, pp;
+      dcol::detail::closest_segment_polygon(a, b, P.vertices(), P.count(), m, ps, pp);
+      EXPECT_NEAR((ps - pp).norm(), ref.core_distance, 1e-7) << c;
+      EXPECT_TRUE(on_segment(a, b, ps, 1e-12)) << c;
+      EXPECT_TRUE(on_polygon(P, pp, 1e-12)) << c;
+    }
+    // a second polygon translated by o that does not meet the first
+    const PlacedPolygon P2 = random_polygon(g);
+    const Vec3 o = random_point(g, 2.5);
+    qp::proximity(qp_polygon(P), X, qp_polygon(P2), Pose(P2.Q, o), opt, ref);
+    ASSERT_TRUE(ref.ok()) << c;
+    if (ref.core_distance > 1e-6) {
+      ++polygon_cases;
+      Vec3 p1, p2;
+      dcol::detail::closest_polygon_points(P.vertices(), P.count(), m, P2.vertices(), P2.count(), P2.Q.col(2), o, p1, p2);
+      EXPECT_NEAR((p2 + o - p1).norm(), ref.core_distance, 1e-7) << c;
+      EXPECT_TRUE(on_polygon(P, p1, 1e-12)) << c;
+      EXPECT_TRUE(on_polygon(P2, p2, 1e-12)) << c;
+    }
+  }
+  // the cases are spread: points over the polygon and beside it, disjoint segments and polygons
+  EXPECT_GT(inside, 20);
+  EXPECT_LT(inside, 280);
+  EXPECT_GT(segment_cases, 100);
+  EXPECT_GT(polygon_cases, 100);
+}
