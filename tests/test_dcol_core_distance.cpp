@@ -170,3 +170,50 @@ TEST(DcolCoreDistance, PolygonQueriesMatchTheProximityQp) {
   EXPECT_GT(segment_cases, 100);
   EXPECT_GT(polygon_cases, 100);
 }
+
+// The closest point of a cylinder or cone (a solid of revolution) lies on the solid, and the
+// solid lies on the far side of the plane through it normal to x − c (the projection's
+// characterization): the solid is the convex hull of its rim circles (and the apex), and over a
+// circle (centre z, radius r, axis a) the largest value of gᵀy is gᵀz + r‖g − (gᵀa)a‖.
+TEST(DcolCoreDistance, RevolvedSolidProjectionsAreExact) {
+  std::mt19937 g(13);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  int outside = 0;
+  for (int c = 0; c < 400; ++c) {
+    const bool cone = c % 2 == 1;
+    const Vec3 a = random_rotation(g).col(0);
+    double P[4][2];
+    int n;
+    std::vector<std::pair<double, double>> rims;  // (axial position, radius) of the rim circles
+    if (!cone) {
+      const double h = 0.2 + u(g), R = 0.2 + u(g);
+      const double v[4][2] = {{-h, 0.0}, {h, 0.0}, {h, R}, {-h, R}};
+      for (int i = 0; i < 4; ++i) P[i][0] = v[i][0], P[i][1] = v[i][1];
+      n = 4;
+      rims = {{-h, R}, {h, R}};
+    } else {
+      const double H = 0.5 + 2.0 * u(g), rb = H * (0.2 + 1.5 * u(g));
+      const double v[3][2] = {{-0.75 * H, 0.0}, {0.25 * H, 0.0}, {0.25 * H, rb}};
+      for (int i = 0; i < 3; ++i) P[i][0] = v[i][0], P[i][1] = v[i][1];
+      n = 3;
+      rims = {{-0.75 * H, 0.0}, {0.25 * H, rb}};  // the apex is a circle of radius 0
+    }
+    Vec3 x = random_point(g, 2.5);
+    if (c % 40 == 3) x = (u(g) * 4.0 - 2.0) * a;  // on the axis
+    const Vec3 cx = dcol::detail::closest_on_revolved(P, n, a, x);
+    // on the solid: its axial coordinate within the profile, its radius below the profile's
+    const double ca = cx.dot(a), cr = (cx - ca * a).norm();
+    EXPECT_GE(ca, P[0][0] - 1e-12) << c;
+    EXPECT_LE(ca, P[1][0] + 1e-12) << c;
+    const double rmax = cone ? P[2][1] * (ca - P[0][0]) / (P[1][0] - P[0][0]) : P[2][1];
+    EXPECT_LE(cr, rmax + 1e-12) << c;
+    const Vec3 gdir = x - cx;
+    if (gdir.norm() < 1e-12) continue;  // x inside the solid
+    ++outside;
+    for (const auto& [z, r] : rims) {
+      const double reach = gdir.dot(z * a - cx) + r * (gdir - gdir.dot(a) * a).norm();
+      EXPECT_LE(reach, 1e-12 * (1.0 + gdir.norm())) << c << (cone ? " cone" : " cylinder");
+    }
+  }
+  EXPECT_GT(outside, 300);
+}

@@ -1,7 +1,8 @@
 #pragma once
 // Closest points of the cores of ball-padded DCOL primitives (sphere: a point, capsule: a
-// segment, padded polygon: a convex polygon), for the exact start of ball-padded pairs in
-// src/dcol/solve_contact.cpp ("ball-padded pairs"). Internal to src/dcol (and its white-box test).
+// segment, padded polygon: a convex polygon) and of the solids of revolution (cylinder, cone),
+// for the exact start of src/dcol/solve_contact.cpp ("ball-padded pairs"). Internal to src/dcol
+// (and its white-box test).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -97,6 +98,50 @@ inline void closest_segment_polygon(const Vec3& a, const Vec3& b, const double (
       pp = q;
     }
   }
+}
+
+/// The point of a convex polygon P (n vertices, counter-clockwise) in the plane closest to (u, v);
+/// (u, v) itself when inside.
+inline void closest_in_polygon_2d(const double (*P)[2], int n, double u, double v, double& cu, double& cv) {
+  bool inside = true;
+  for (int i = 0; i < n; ++i) {
+    const int j = i + 1 == n ? 0 : i + 1;
+    inside = inside && (P[j][0] - P[i][0]) * (v - P[i][1]) - (P[j][1] - P[i][1]) * (u - P[i][0]) >= 0.0;
+  }
+  cu = u;
+  cv = v;
+  if (inside) return;
+  double bd = std::numeric_limits<double>::infinity();
+  for (int i = 0; i < n; ++i) {
+    const int j = i + 1 == n ? 0 : i + 1;
+    const double eu = P[j][0] - P[i][0], ev = P[j][1] - P[i][1];
+    const double ee = eu * eu + ev * ev;
+    const double s = ee > 0.0 ? std::clamp(((u - P[i][0]) * eu + (v - P[i][1]) * ev) / ee, 0.0, 1.0) : 0.0;
+    const double qu = P[i][0] + s * eu, qv = P[i][1] + s * ev;
+    const double dd = (qu - u) * (qu - u) + (qv - v) * (qv - v);
+    if (dd < bd) {
+      bd = dd;
+      cu = qu;
+      cv = qv;
+    }
+  }
+}
+
+/// The point closest to x of the solid swept by turning the convex meridian profile P (vertices
+/// (axial, radial ≥ 0), counter-clockwise) about the unit axis a through the origin: the closest
+/// point lies in x's meridian half-plane (a cylinder, a cone).
+inline Vec3 closest_on_revolved(const double (*P)[2], int n, const Vec3& a, const Vec3& x) {
+  const double u = x.dot(a);
+  Vec3 e = x - u * a;
+  const double v = e.norm();
+  if (v > 0.0) {
+    e /= v;
+  } else {  // on the axis: any radial direction
+    e = a.unitOrthogonal();
+  }
+  double cu, cv;
+  closest_in_polygon_2d(P, n, u, v, cu, cv);
+  return cu * a + cv * e;
 }
 
 /// Closest points p1 ∈ P1, p2 ∈ P2 of two placed polygon cores that do not meet (vertices
