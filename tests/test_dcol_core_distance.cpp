@@ -217,3 +217,55 @@ TEST(DcolCoreDistance, RevolvedSolidProjectionsAreExact) {
   }
   EXPECT_GT(outside, 300);
 }
+
+// GJK on point sets (their convex hulls): y* = p − o − q is the point of Y = K1 − (o + K2) closest
+// to the origin exactly when ⟨y*, y − y*⟩ ≥ 0 for every vertex y = a − o − b of Y (a, b vertices
+// of K1, K2), checked exhaustively; warm starts (the previous simplex with a moved o) too.
+TEST(DcolCoreDistance, GjkClosestPointsSatisfyTheProjectionCondition) {
+  std::mt19937 g(14);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  int checked = 0, warm = 0;
+  for (int c = 0; c < 400; ++c) {
+    const auto random_set = [&](int n, double scale) {
+      std::vector<Vec3> V;
+      for (int i = 0; i < n; ++i) V.push_back(random_point(g, scale));
+      if (c % 5 == 0) {  // a box: coplanar faces, the degenerate simplices
+        V.clear();
+        for (int i = 0; i < 8; ++i) V.push_back(Vec3(i & 1 ? 0.5 : -0.5, i & 2 ? 0.3 : -0.3, i & 4 ? 0.8 : -0.8));
+      }
+      return V;
+    };
+    const std::vector<Vec3> A = random_set(4 + c % 12, 1.0);
+    const std::vector<Vec3> B = random_set(1 + c % 3, 0.5);  // a point, a segment, a triangle
+    const auto support = [](const std::vector<Vec3>& V) {
+      return [&V](const Vec3& d) {
+        int best = 0;
+        for (int i = 1; i < static_cast<int>(V.size()); ++i)
+          if (V[i].dot(d) > V[best].dot(d)) best = i;
+        return V[best];
+      };
+    };
+    double rA = 0.0, rB = 0.0;  // bounding radii: sets farther apart than rA + rB do not meet
+    for (const Vec3& a : A) rA = std::max(rA, a.norm());
+    for (const Vec3& b : B) rB = std::max(rB, b.norm());
+    Vec3 o = random_point(g, 1.0).normalized() * (rA + rB) * (1.05 + 0.5 * u(g));
+    dcol::detail::GjkSimplex simplex;
+    for (int step = 0; step < 3; ++step, o *= 0.985) {  // then warm starts at nearby o
+      Vec3 p, q;
+      ASSERT_TRUE(dcol::detail::gjk_closest_points(support(A), support(B), o, simplex, p, q)) << c << " step " << step;
+      const Vec3 y = p - o - q;
+      double worst = 0.0, scale = 0.0;
+      for (const Vec3& a : A)
+        for (const Vec3& b : B) {
+          const Vec3 yv = a - o - b;
+          worst = std::min(worst, y.dot(yv - y));
+          scale = std::max(scale, yv.norm());
+        }
+      ++checked;
+      warm += step > 0;
+      EXPECT_GE(worst, -1e-13 * scale * scale) << c << " step " << step;
+    }
+  }
+  EXPECT_EQ(checked, 1200);
+  EXPECT_EQ(warm, 800);
+}

@@ -1332,7 +1332,23 @@ template <class P> constexpr bool is_revolved() { return std::is_same_v<P, Cylin
 /// (measured: 2.70 → 2.42 µs).
 template <class P1, class P2> constexpr bool has_exact_ball_start() {
   return (has_ball_core<P1>() && has_ball_core<P2>() && !(std::is_same_v<P1, Sphere> && std::is_same_v<P2, Sphere>)) ||
-         (std::is_same_v<P1, Sphere> && is_revolved<P2>()) || (is_revolved<P1>() && std::is_same_v<P2, Sphere>);
+         (std::is_same_v<P1, Sphere> && is_revolved<P2>()) || (is_revolved<P1>() && std::is_same_v<P2, Sphere>) ||
+         (std::is_same_v<P1, Polytope> && has_ball_core<P2>()) || (has_ball_core<P1>() && std::is_same_v<P2, Polytope>);
+}
+
+/// A support point of the core of a placed primitive (a polytope is its own core).
+template <class P> Vec3 core_support(const PlacedPrimitive<P>& b, const Vec3& d) {
+  if constexpr (std::is_same_v<P, Polytope>) {
+    return b.support(d);
+  } else if constexpr (std::is_same_v<P, Sphere>) {
+    return Vec3::Zero();
+  } else if constexpr (std::is_same_v<P, Capsule>) {
+    return b.axis.dot(d) >= 0.0 ? b.half : Vec3(-b.half);
+  } else {
+    static_assert(std::is_same_v<P, PaddedPolygon>);
+    const int i = placed_vertex_argmax(b.V, b.shape.num_vertices, d);
+    return Vec3(b.V[i][0], b.V[i][1], b.V[i][2]);
+  }
 }
 
 /// The padding radius of a placed primitive in ray-cast coordinates (0 for a cylinder or cone).
@@ -1358,9 +1374,14 @@ inline int revolved_profile(const PlacedPrimitive<Cone>& b, double (&P)[4][2]) {
 
 /// Closest points p ∈ K1 and q ∈ K2 (each about its own origin, ray-cast coordinates) of K1 and
 /// the translate o + K2; the cores do not meet (o = t·u with t ≥ t*).
+/// A pair with a polytope runs GJK, warm-started from the simplex of the previous call.
 template <class P1, class P2>
-void closest_cores(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2, const Vec3& o, Vec3& p, Vec3& q) {
-  if constexpr (std::is_same_v<P1, Sphere>) {
+bool closest_cores(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2, const Vec3& o, Vec3& p, Vec3& q,
+                   detail::GjkSimplex& simplex) {
+  if constexpr (std::is_same_v<P1, Polytope> || std::is_same_v<P2, Polytope>) {
+    return detail::gjk_closest_points([&](const Vec3& d) { return core_support(b1, d); },
+                                      [&](const Vec3& d) { return core_support(b2, d); }, o, simplex, p, q);
+  } else if constexpr (std::is_same_v<P1, Sphere>) {
     p.setZero();
     if constexpr (std::is_same_v<P2, Capsule>) {
       q = detail::closest_on_segment(Vec3(o - b2.half), Vec3(o + b2.half), Vec3::Zero()) - o;
@@ -1400,6 +1421,7 @@ void closest_cores(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2,
     p = pp;
     q = ps - o;
   }
+  return true;
 }
 
 /// The exact exit point of the ray t·u from D for two ball-padded primitives (see above): Newton's
@@ -1411,10 +1433,11 @@ bool ball_core_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2,
   double t = u.dot(b1.support(u) - b2.support(-u));
   if (!(t > 0.0) || !std::isfinite(t)) return false;
   Vec3 p, q, n;
+  detail::GjkSimplex simplex;
   int it = 0;
   for (;; ++it) {
     if (it == 40) return false;
-    closest_cores(b1, b2, Vec3(t * u), p, q);
+    if (!closest_cores(b1, b2, Vec3(t * u), p, q, simplex)) return false;
     const Vec3 e = t * u + q - p;
     const double d = e.norm();
     if (!(d > 0.0) || !std::isfinite(d)) return false;
