@@ -1,7 +1,8 @@
 // White-box tests of the closest-point routines behind the exact start of ball-padded DCOL pairs
-// (src/dcol/core_distance.hpp): every distance against the DiffPills proximity QPs
+// (src/dcol/core_distance.hpp): distances against the DiffPills proximity QPs
 // (include/diffcol/qp/proximity.hpp: the interior-point solver for the polygon pairs and, for two
-// segments, for the capsule pair too), which solve the same core distances another way.
+// segments, for the capsule pair too), which solve the same core distances another way, and
+// projections against their optimality conditions.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -84,6 +85,16 @@ qp::ProximityOptions interior_point_options() {
 
 qp::PaddedPolygon qp_polygon(const PlacedPolygon& P) { return qp::PaddedPolygon(P.C, P.d, 0.0); }
 
+// The support function of the convex hull of the points V (the first maximizer).
+auto vertex_support(const std::vector<Vec3>& V) {
+  return [&V](const Vec3& d) {
+    int best = 0;
+    for (int i = 1; i < static_cast<int>(V.size()); ++i)
+      if (V[i].dot(d) > V[best].dot(d)) best = i;
+    return V[best];
+  };
+}
+
 }  // namespace
 
 TEST(DcolCoreDistance, SegmentPairsMatchTheProximityQp) {
@@ -138,27 +149,33 @@ TEST(DcolCoreDistance, PolygonQueriesMatchTheProximityQp) {
     ASSERT_TRUE(ref.ok()) << c;
     EXPECT_NEAR((cx - x).norm(), ref.core_distance, 1e-7) << c;
     inside += std::abs((cx - x).cross(m).norm()) < 1e-12;
-    // a segment that does not cross the polygon
-    const Vec3 a = random_point(g, 2.0), b = random_point(g, 2.0);
-    qp::proximity(qp::Capsule::from_end_points(a, b, 0.0), Pose::identity(), qp_polygon(P), X, opt, ref);
+    // a segment that does not cross the polygon, and a second polygon translated by o that does
+    // not meet the first: GJK on their vertices
+    std::vector<Vec3> PV;
+    for (const auto& v : P.V) PV.push_back(Vec3(v[0], v[1], v[2]));
+    const std::vector<Vec3> S = {random_point(g, 2.0), random_point(g, 2.0)};
+    qp::proximity(qp::Capsule::from_end_points(S[0], S[1], 0.0), Pose::identity(), qp_polygon(P), X, opt, ref);
     ASSERT_TRUE(ref.ok()) << c;
     if (ref.core_distance > 1e-6) {
       ++segment_cases;
+      dcol::detail::GjkSimplex simplex;
       Vec3 ps, pp;
-      dcol::detail::closest_segment_polygon(a, b, P.vertices(), P.count(), m, ps, pp);
+      ASSERT_TRUE(dcol::detail::gjk_closest_points(vertex_support(S), vertex_support(PV), Vec3::Zero(), simplex, ps, pp));
       EXPECT_NEAR((ps - pp).norm(), ref.core_distance, 1e-7) << c;
-      EXPECT_TRUE(on_segment(a, b, ps, 1e-12)) << c;
+      EXPECT_TRUE(on_segment(S[0], S[1], ps, 1e-12)) << c;
       EXPECT_TRUE(on_polygon(P, pp, 1e-12)) << c;
     }
-    // a second polygon translated by o that does not meet the first
     const PlacedPolygon P2 = random_polygon(g);
+    std::vector<Vec3> PV2;
+    for (const auto& v : P2.V) PV2.push_back(Vec3(v[0], v[1], v[2]));
     const Vec3 o = random_point(g, 2.5);
     qp::proximity(qp_polygon(P), X, qp_polygon(P2), Pose(P2.Q, o), opt, ref);
     ASSERT_TRUE(ref.ok()) << c;
     if (ref.core_distance > 1e-6) {
       ++polygon_cases;
+      dcol::detail::GjkSimplex simplex;
       Vec3 p1, p2;
-      dcol::detail::closest_polygon_points(P.vertices(), P.count(), m, P2.vertices(), P2.count(), P2.Q.col(2), o, p1, p2);
+      ASSERT_TRUE(dcol::detail::gjk_closest_points(vertex_support(PV), vertex_support(PV2), o, simplex, p1, p2));
       EXPECT_NEAR((p2 + o - p1).norm(), ref.core_distance, 1e-7) << c;
       EXPECT_TRUE(on_polygon(P, p1, 1e-12)) << c;
       EXPECT_TRUE(on_polygon(P2, p2, 1e-12)) << c;
@@ -237,14 +254,6 @@ TEST(DcolCoreDistance, GjkClosestPointsSatisfyTheProjectionCondition) {
     };
     const std::vector<Vec3> A = random_set(4 + c % 12, 1.0);
     const std::vector<Vec3> B = random_set(1 + c % 3, 0.5);  // a point, a segment, a triangle
-    const auto support = [](const std::vector<Vec3>& V) {
-      return [&V](const Vec3& d) {
-        int best = 0;
-        for (int i = 1; i < static_cast<int>(V.size()); ++i)
-          if (V[i].dot(d) > V[best].dot(d)) best = i;
-        return V[best];
-      };
-    };
     double rA = 0.0, rB = 0.0;  // bounding radii: sets farther apart than rA + rB do not meet
     for (const Vec3& a : A) rA = std::max(rA, a.norm());
     for (const Vec3& b : B) rB = std::max(rB, b.norm());
@@ -252,7 +261,7 @@ TEST(DcolCoreDistance, GjkClosestPointsSatisfyTheProjectionCondition) {
     dcol::detail::GjkSimplex simplex;
     for (int step = 0; step < 3; ++step, o *= 0.985) {  // then warm starts at nearby o
       Vec3 p, q;
-      ASSERT_TRUE(dcol::detail::gjk_closest_points(support(A), support(B), o, simplex, p, q)) << c << " step " << step;
+      ASSERT_TRUE(dcol::detail::gjk_closest_points(vertex_support(A), vertex_support(B), o, simplex, p, q)) << c << " step " << step;
       const Vec3 y = p - o - q;
       double worst = 0.0, scale = 0.0;
       for (const Vec3& a : A)

@@ -71,35 +71,6 @@ inline Vec3 closest_on_polygon(const double (*V)[3], int nv, const Vec3& m, cons
   return best;
 }
 
-/// Closest points ps ∈ [a, b], pp ∈ polygon core of a segment and a polygon that do not meet:
-/// an end point against the polygon, or the segment against an edge.
-inline void closest_segment_polygon(const Vec3& a, const Vec3& b, const double (*V)[3], int nv, const Vec3& m, Vec3& ps,
-                                    Vec3& pp) {
-  ps = a;
-  pp = closest_on_polygon(V, nv, m, a);
-  double bd = (pp - ps).squaredNorm();
-  {
-    const Vec3 c = closest_on_polygon(V, nv, m, b);
-    const double dd = (c - b).squaredNorm();
-    if (dd < bd) {
-      bd = dd;
-      ps = b;
-      pp = c;
-    }
-  }
-  for (int i = 0; i < nv; ++i) {
-    const int j = i + 1 == nv ? 0 : i + 1;
-    Vec3 p, q;
-    closest_segment_points(a, b, Vec3(V[i][0], V[i][1], V[i][2]), Vec3(V[j][0], V[j][1], V[j][2]), p, q);
-    const double dd = (q - p).squaredNorm();
-    if (dd < bd) {
-      bd = dd;
-      ps = p;
-      pp = q;
-    }
-  }
-}
-
 /// The point of a convex polygon P (n vertices, counter-clockwise) in the plane closest to (u, v);
 /// (u, v) itself when inside.
 inline void closest_in_polygon_2d(const double (*P)[2], int n, double u, double v, double& cu, double& cv) {
@@ -144,52 +115,6 @@ inline Vec3 closest_on_revolved(const double (*P)[2], int n, const Vec3& a, cons
   return cu * a + cv * e;
 }
 
-/// Closest points p1 ∈ P1, p2 ∈ P2 of two placed polygon cores that do not meet (vertices
-/// counter-clockwise about their plane normals m1, m2, each plane through its own origin; P2
-/// translated by o): every vertex against the other polygon, every edge pair.
-inline void closest_polygon_points(const double (*V1)[3], int n1, const Vec3& m1, const double (*V2)[3], int n2,
-                                   const Vec3& m2, const Vec3& o, Vec3& p1, Vec3& p2) {
-  p1.setZero();
-  p2.setZero();
-  double bd = std::numeric_limits<double>::infinity();
-  for (int i = 0; i < n1; ++i) {  // vertices of P1 against o + P2 (in P2's coordinates: x − o)
-    const Vec3 v(V1[i][0], V1[i][1], V1[i][2]);
-    const Vec3 c = closest_on_polygon(V2, n2, m2, v - o);
-    const double dd = (c + o - v).squaredNorm();
-    if (dd < bd) {
-      bd = dd;
-      p1 = v;
-      p2 = c;
-    }
-  }
-  for (int i = 0; i < n2; ++i) {  // vertices of o + P2 against P1
-    const Vec3 v(V2[i][0], V2[i][1], V2[i][2]);
-    const Vec3 c = closest_on_polygon(V1, n1, m1, v + o);
-    const double dd = (v + o - c).squaredNorm();
-    if (dd < bd) {
-      bd = dd;
-      p1 = c;
-      p2 = v;
-    }
-  }
-  for (int i = 0; i < n1; ++i) {  // edge pairs
-    const int i1 = i + 1 == n1 ? 0 : i + 1;
-    const Vec3 a0(V1[i][0], V1[i][1], V1[i][2]), a1(V1[i1][0], V1[i1][1], V1[i1][2]);
-    for (int j = 0; j < n2; ++j) {
-      const int j1 = j + 1 == n2 ? 0 : j + 1;
-      Vec3 p, q;
-      closest_segment_points(a0, a1, Vec3(V2[j][0] + o.x(), V2[j][1] + o.y(), V2[j][2] + o.z()),
-                             Vec3(V2[j1][0] + o.x(), V2[j1][1] + o.y(), V2[j1][2] + o.z()), p, q);
-      const double dd = (q - p).squaredNorm();
-      if (dd < bd) {
-        bd = dd;
-        p1 = p;
-        p2 = q - o;
-      }
-    }
-  }
-}
-
 // ---------------------------------------------------------------------------- GJK
 // Closest points of two convex polytopes given by support points (E. G. Gilbert, D. W. Johnson,
 // S. S. Keerthi, "A fast procedure for computing the distance between complex objects in
@@ -202,8 +127,13 @@ struct GjkVertex {
 };
 struct GjkSimplex {
   GjkVertex v[4];
-  int n = 0;  ///< vertices in use; 0: empty
+  int n = 0;  ///< vertices in use (the others are not read); 0: empty
 };
+/// dst ← src (the vertices in use only).
+inline void copy_simplex(GjkSimplex& dst, const GjkSimplex& src) {
+  dst.n = src.n;
+  for (int i = 0; i < src.n; ++i) dst.v[i] = src.v[i];
+}
 
 /// The closest point to the origin of the segment, triangle or tetrahedron s (n = 2, 3, 4), with
 /// s reduced to the vertices of the face that holds it and lambda their weights. False when the
@@ -279,7 +209,7 @@ inline bool reduce_simplex(GjkSimplex& s, double (&lambda)[4]) {
   GjkSimplex out;
   if (s.n == 3) {
     closest_on_triangle(s, 0, 1, 2, out, lambda);
-    s = out;
+    copy_simplex(s, out);
     return true;
   }
   // tetrahedron: the faces whose plane separates the origin from the opposite vertex
@@ -294,16 +224,16 @@ inline bool reduce_simplex(GjkSimplex& s, double (&lambda)[4]) {
     const double side_origin = -nrm.dot(A), side_other = nrm.dot(s.v[f[3]].y - A);
     if (!(side_origin * side_other < 0.0)) continue;  // origin on the opposite vertex's side
     outside = true;
-    double l[4];
+    double l[4] = {1.0, 0.0, 0.0, 0.0};
     const double d = closest_on_triangle(s, f[0], f[1], f[2], out, l);
     if (d < best) {
       best = d;
-      keep = out;
+      copy_simplex(keep, out);
       for (int i = 0; i < 4; ++i) keep_lambda[i] = l[i];
     }
   }
   if (!outside) return false;
-  s = keep;
+  copy_simplex(s, keep);
   for (int i = 0; i < 4; ++i) lambda[i] = keep_lambda[i];
   return true;
 }
