@@ -278,3 +278,72 @@ TEST(DcolCoreDistance, GjkClosestPointsSatisfyTheProjectionCondition) {
   EXPECT_EQ(checked, 1200);
   EXPECT_EQ(warm, 800);
 }
+
+// Closest points of a segment and a cylinder or cone (Newton's method along the segment on the
+// exact projection): p on the segment, q on the solid, and the pair is optimal — the solid lies on
+// the far side of the plane through q normal to n̂ = (p − q)/‖p − q‖ (over its rim circles in
+// closed form, as above) and the segment on the near side of the parallel plane through p; the
+// distance is also no larger than at any of 2001 points along the segment.
+TEST(DcolCoreDistance, SegmentRevolvedClosestPointsAreOptimal) {
+  std::mt19937 g(15);
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  int solved = 0, parallel = 0, at_end = 0;
+  for (int c = 0; c < 600; ++c) {
+    const bool cone = c % 2 == 1;
+    const Vec3 a = random_rotation(g).col(0);
+    double P[4][2];
+    int n;
+    std::vector<std::pair<double, double>> rims;
+    if (!cone) {
+      const double h = 0.2 + u(g), R = 0.2 + u(g);
+      const double v[4][2] = {{-h, 0.0}, {h, 0.0}, {h, R}, {-h, R}};
+      for (int i = 0; i < 4; ++i) P[i][0] = v[i][0], P[i][1] = v[i][1];
+      n = 4;
+      rims = {{-h, R}, {h, R}};
+    } else {
+      const double H = 0.5 + 2.0 * u(g), rb = H * (0.2 + 1.5 * u(g));
+      const double v[3][2] = {{-0.75 * H, 0.0}, {0.25 * H, 0.0}, {0.25 * H, rb}};
+      for (int i = 0; i < 3; ++i) P[i][0] = v[i][0], P[i][1] = v[i][1];
+      n = 3;
+      rims = {{-0.75 * H, 0.0}, {0.25 * H, rb}};
+    }
+    Vec3 x0 = random_point(g, 3.0), x1 = random_point(g, 3.0);
+    if (c % 6 == 2) {  // parallel to the axis (a side's generator): a whole interval is closest
+      x1 = x0 + (u(g) * 4.0 - 2.0) * a;
+      ++parallel;
+    }
+    if (c % 6 == 4) x1 = x0 + (u(g) - 0.5) * 3.0 * a.unitOrthogonal();  // normal to the axis
+    double s = u(g);  // any start
+    Vec3 p, q;
+    const auto dist_to_solid = [&](const Vec3& x) { return (x - dcol::detail::closest_on_revolved(P, n, a, x)).norm(); };
+    if (!dcol::detail::closest_segment_revolved(P, n, a, x0, x1, s, p, q)) {
+      // only where the segment meets the solid
+      double dmin = 1e300;
+      for (int k = 0; k <= 2000; ++k) dmin = std::min(dmin, dist_to_solid(x0 + (k / 2000.0) * (x1 - x0)));
+      EXPECT_LT(dmin, 1e-2) << c;
+      continue;
+    }
+    ++solved;
+    at_end += s == 0.0 || s == 1.0;
+    EXPECT_TRUE(on_segment(x0, x1, p, 1e-12)) << c;
+    EXPECT_NEAR((p - (x0 + s * (x1 - x0))).norm(), 0.0, 1e-14) << c;
+    const double ca = q.dot(a), cr = (q - ca * a).norm();
+    EXPECT_GE(ca, P[0][0] - 1e-12) << c;
+    EXPECT_LE(ca, P[1][0] + 1e-12) << c;
+    const double rmax = cone ? P[2][1] * (ca - P[0][0]) / (P[1][0] - P[0][0]) : P[2][1];
+    EXPECT_LE(cr, rmax + 1e-12) << c;
+    const double delta = (p - q).norm();
+    ASSERT_GT(delta, 0.0) << c;
+    const Vec3 nh = (p - q) / delta;
+    for (const auto& [z, r] : rims) {
+      const double reach = nh.dot(z * a - q) + r * (nh - nh.dot(a) * a).norm();
+      EXPECT_LE(reach, 1e-10) << c << (cone ? " cone" : " cylinder");
+    }
+    EXPECT_GE(nh.dot(x0 - p), -1e-10) << c;
+    EXPECT_GE(nh.dot(x1 - p), -1e-10) << c;
+    for (int k = 0; k <= 2000; ++k) EXPECT_GE(dist_to_solid(x0 + (k / 2000.0) * (x1 - x0)), delta - 1e-12) << c << " " << k;
+  }
+  EXPECT_GT(solved, 450);
+  EXPECT_GT(at_end, 20);
+  EXPECT_EQ(parallel, 100);
+}

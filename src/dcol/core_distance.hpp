@@ -1,7 +1,7 @@
 #pragma once
 // Closest points of the cores of ball-padded DCOL primitives (sphere: a point, capsule: a
-// segment, padded polygon: a convex polygon) and of the solids of revolution (cylinder, cone),
-// for the exact start of src/dcol/solve_contact.cpp ("ball-padded pairs"). Internal to src/dcol
+// segment, padded polygon: a convex polygon) and of the solids of revolution (cylinder, cone:
+// against a point or a segment), for the exact start of src/dcol/solve_contact.cpp ("ball-padded pairs"). Internal to src/dcol
 // (and its white-box test).
 #include <algorithm>
 #include <cmath>
@@ -113,6 +113,99 @@ inline Vec3 closest_on_revolved(const double (*P)[2], int n, const Vec3& a, cons
   double cu, cv;
   closest_in_polygon_2d(P, n, u, v, cu, cv);
   return cu * a + cv * e;
+}
+
+/// The distance δ from x to a revolved solid (profile P as in closest_on_revolved; x outside it),
+/// its closest point q, and along a direction d the first and second directional derivatives of
+/// the distance function: f1 = n̂ᵀd (n̂ = (x − q)/δ), f2 = dᵀ∇²δ d. In the meridian half-plane
+/// (u, v) = (aᵀx, ‖x − (aᵀx)a‖) the profile distance has Hessian 0 on an edge and (I − n₂n₂ᵀ)/δ at
+/// a vertex; turning about the axis adds δ_v (bᵀd)²/v (b ⊥ a, e: the circle through x).
+/// Returns false where x lies in the solid (δ = 0).
+inline bool revolved_distance(const double (*P)[2], int n, const Vec3& a, const Vec3& x, const Vec3& d, Vec3& q,
+                              double& delta, double& f1, double& f2) {
+  const double u = x.dot(a);
+  Vec3 e = x - u * a;
+  const double v = e.norm();
+  if (v > 0.0) {
+    e /= v;
+  } else {
+    e = a.unitOrthogonal();
+  }
+  bool inside = true;
+  for (int i = 0; i < n; ++i) {
+    const int j = i + 1 == n ? 0 : i + 1;
+    inside = inside && (P[j][0] - P[i][0]) * (v - P[i][1]) - (P[j][1] - P[i][1]) * (u - P[i][0]) >= 0.0;
+  }
+  if (inside) {
+    q = x;
+    delta = f1 = f2 = 0.0;
+    return false;
+  }
+  // the closest point of the profile and whether it is a vertex (both ends of its edge clamp)
+  double cu = u, cv = v, bd = std::numeric_limits<double>::infinity();
+  bool vertex = false;
+  for (int i = 0; i < n; ++i) {
+    const int j = i + 1 == n ? 0 : i + 1;
+    const double eu = P[j][0] - P[i][0], ev = P[j][1] - P[i][1];
+    const double ee = eu * eu + ev * ev;
+    const double s_raw = ee > 0.0 ? ((u - P[i][0]) * eu + (v - P[i][1]) * ev) / ee : 0.0;
+    const double s = std::clamp(s_raw, 0.0, 1.0);
+    const double qu = P[i][0] + s * eu, qv = P[i][1] + s * ev;
+    const double dd = (qu - u) * (qu - u) + (qv - v) * (qv - v);
+    if (dd < bd) {
+      bd = dd;
+      cu = qu;
+      cv = qv;
+      vertex = !(s_raw > 0.0 && s_raw < 1.0);
+    }
+  }
+  delta = std::sqrt(bd);
+  q = cu * a + cv * e;
+  if (!(delta > 0.0)) return false;
+  const double nu = (u - cu) / delta, nv = (v - cv) / delta;  // n₂
+  const double da = a.dot(d), de = e.dot(d);
+  f1 = nu * da + nv * de;
+  f2 = 0.0;
+  if (vertex) {  // (I − n₂n₂ᵀ)/δ: the component of (da, de) along n₂'s perpendicular
+    const double w = -nv * da + nu * de;
+    f2 = w * w / delta;
+  }
+  if (v > 0.0 && nv != 0.0) {
+    const double bb = std::max(0.0, d.squaredNorm() - da * da - de * de);
+    f2 += nv * bb / v;
+  }
+  return true;
+}
+
+/// Closest points p ∈ [x0, x1] and q ∈ C of a segment and a revolved solid C (profile P, axis a
+/// through the origin) that do not meet: Newton's method on f'(s) = 0 for the convex
+/// f(s) = dist(x0 + s(x1 − x0), C), safeguarded by the bracket [lo, hi] ⊆ [0, 1] and bisection.
+/// s: the start (e.g. the previous call's parameter), on return the parameter of p. False where
+/// the segment meets C or the iteration does not settle.
+inline bool closest_segment_revolved(const double (*P)[2], int n, const Vec3& a, const Vec3& x0, const Vec3& x1,
+                                     double& s, Vec3& p, Vec3& q) {
+  const Vec3 d = x1 - x0;
+  double lo = 0.0, hi = 1.0;
+  s = std::clamp(s, 0.0, 1.0);
+  for (int it = 0; it < 60; ++it) {
+    p = x0 + s * d;
+    double delta, f1, f2;
+    if (!revolved_distance(P, n, a, p, d, q, delta, f1, f2)) return false;
+    // f1 = 0 to rounding (a scale of ‖d‖): p is optimal; likewise at an end with f1 pointing out
+    if (std::abs(f1) <= 1e-15 * d.norm() || (s == 0.0 && f1 > 0.0) || (s == 1.0 && f1 < 0.0)) return true;
+    if (f1 > 0.0) hi = s;
+    else lo = s;
+    double next = f2 > 0.0 ? s - f1 / f2 : (f1 > 0.0 ? -1.0 : 2.0);
+    // outside the bracket: an end not yet tried, else bisection
+    if (!(next > lo && next < hi)) {
+      if (next <= lo && lo == 0.0 && s != 0.0) next = 0.0;
+      else if (next >= hi && hi == 1.0 && s != 1.0) next = 1.0;
+      else next = 0.5 * (lo + hi);
+    }
+    if (std::abs(next - s) <= 1e-15) return true;
+    s = next;
+  }
+  return false;
 }
 
 // ---------------------------------------------------------------------------- GJK

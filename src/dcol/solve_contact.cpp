@@ -1327,12 +1327,13 @@ template <class P> constexpr bool has_ball_core() {
 }
 template <class P> constexpr bool is_revolved() { return std::is_same_v<P, Cylinder> || std::is_same_v<P, Cone>; }
 /// The pairs that take the exact start: both ball-padded, not two spheres (direct_newton), or a
-/// sphere and a cylinder or cone (R2 = 0: the whole solid is the core, its closest point a 2-D
-/// one in the meridian plane). Two polygons cost m1·m2 edge pairs per Newton step and still gain
-/// (measured: 2.70 → 2.42 µs).
+/// sphere or capsule and a cylinder or cone (R2 = 0: the whole solid is the core; its closest
+/// point to a point is a 2-D one in the meridian plane, to a segment Newton's method along it).
+/// Two polygons cost m1·m2 edge pairs per Newton step and still gain (measured: 2.70 → 2.42 µs).
 template <class P1, class P2> constexpr bool has_exact_ball_start() {
   return (has_ball_core<P1>() && has_ball_core<P2>() && !(std::is_same_v<P1, Sphere> && std::is_same_v<P2, Sphere>)) ||
          (std::is_same_v<P1, Sphere> && is_revolved<P2>()) || (is_revolved<P1>() && std::is_same_v<P2, Sphere>) ||
+         (std::is_same_v<P1, Capsule> && is_revolved<P2>()) || (is_revolved<P1>() && std::is_same_v<P2, Capsule>) ||
          (std::is_same_v<P1, Polytope> && has_ball_core<P2>()) || (has_ball_core<P1>() && std::is_same_v<P2, Polytope>);
 }
 
@@ -1382,15 +1383,37 @@ template <class P1, class P2> constexpr bool uses_gjk() {
          (std::is_same_v<P2, PaddedPolygon> && !std::is_same_v<P1, Sphere>);
 }
 
+/// What closest_cores keeps between the Newton steps on t: GJK's simplex, the segment parameter.
+struct CoreState {
+  detail::GjkSimplex simplex;
+  double s = 0.5;
+};
+
 /// Closest points p ∈ K1 and q ∈ K2 (each about its own origin, ray-cast coordinates) of K1 and
 /// the translate o + K2; the cores do not meet (o = t·u with t ≥ t*). GJK pairs start from the
-/// simplex of the previous call.
+/// simplex of the previous call, a segment against a solid of revolution from its parameter.
+
 template <class P1, class P2>
 bool closest_cores(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2, const Vec3& o, Vec3& p, Vec3& q,
-                   detail::GjkSimplex& simplex) {
+                   CoreState& state) {
   if constexpr (uses_gjk<P1, P2>()) {
     return detail::gjk_closest_points([&](const Vec3& d) { return core_support(b1, d); },
-                                      [&](const Vec3& d) { return core_support(b2, d); }, o, simplex, p, q);
+                                      [&](const Vec3& d) { return core_support(b2, d); }, o, state.simplex, p, q);
+  } else if constexpr (std::is_same_v<P1, Capsule> && is_revolved<P2>()) {
+    // the segment against the solid, both relative to the solid's origin o
+    double P[4][2];
+    const int n = revolved_profile(b2, P);
+    if (!detail::closest_segment_revolved(P, n, b2.Q.col(0), Vec3(-b1.half - o), Vec3(b1.half - o), state.s, p, q))
+      return false;
+    p += o;
+    return true;
+  } else if constexpr (is_revolved<P1>() && std::is_same_v<P2, Capsule>) {
+    double P[4][2];
+    const int n = revolved_profile(b1, P);
+    if (!detail::closest_segment_revolved(P, n, b1.Q.col(0), Vec3(o - b2.half), Vec3(o + b2.half), state.s, q, p))
+      return false;
+    q -= o;
+    return true;
   } else if constexpr (std::is_same_v<P1, Sphere>) {
     p.setZero();
     if constexpr (std::is_same_v<P2, Capsule>) {
@@ -1430,11 +1453,11 @@ bool ball_core_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2,
   double t = u.dot(b1.support(u) - b2.support(-u));
   if (!(t > 0.0) || !std::isfinite(t)) return false;
   Vec3 p, q, n;
-  detail::GjkSimplex simplex;
+  CoreState state;
   int it = 0;
   for (;; ++it) {
     if (it == 40) return false;
-    if (!closest_cores(b1, b2, Vec3(t * u), p, q, simplex)) return false;
+    if (!closest_cores(b1, b2, Vec3(t * u), p, q, state)) return false;
     const Vec3 e = t * u + q - p;
     const double d = e.norm();
     if (!(d > 0.0) || !std::isfinite(d)) return false;
