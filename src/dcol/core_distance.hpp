@@ -115,12 +115,13 @@ inline Vec3 closest_on_revolved(const double (*P)[2], int n, const Vec3& a, cons
   return cu * a + cv * e;
 }
 
-/// The distance δ from x to a revolved solid (profile P as in closest_on_revolved; x outside it),
-/// its closest point q, and along a direction d the first and second directional derivatives of
-/// the distance function: f1 = n̂ᵀd (n̂ = (x − q)/δ), f2 = dᵀ∇²δ d. In the meridian half-plane
-/// (u, v) = (aᵀx, ‖x − (aᵀx)a‖) the profile distance has Hessian 0 on an edge and (I − n₂n₂ᵀ)/δ at
-/// a vertex; turning about the axis adds δ_v (bᵀd)²/v (b ⊥ a, e: the circle through x).
-/// Returns false where x lies in the solid (δ = 0).
+/// The distance δ from x to a revolved solid (profile P as in closest_on_revolved, with its first
+/// edge on the axis: the cylinder's rectangle (−h, 0), (h, 0), (h, R), (−h, R) or the cone's
+/// triangle; x outside it), its closest point q, and along a direction d the first and second
+/// directional derivatives of the distance function: f1 = n̂ᵀd (n̂ = (x − q)/δ), f2 = dᵀ∇²δ d. In
+/// the meridian half-plane (u, v) = (aᵀx, ‖x − (aᵀx)a‖) the profile distance has Hessian 0 on an
+/// edge and (I − n₂n₂ᵀ)/δ at a vertex; turning about the axis adds δ_v (bᵀd)²/v (b ⊥ a, e: the
+/// circle through x). Returns false where x lies in the solid (δ = 0).
 inline bool revolved_distance(const double (*P)[2], int n, const Vec3& a, const Vec3& x, const Vec3& d, Vec3& q,
                               double& delta, double& f1, double& f2) {
   const double u = x.dot(a);
@@ -131,38 +132,52 @@ inline bool revolved_distance(const double (*P)[2], int n, const Vec3& a, const 
   } else {
     e = a.unitOrthogonal();
   }
-  bool inside = true;
-  for (int i = 0; i < n; ++i) {
-    const int j = i + 1 == n ? 0 : i + 1;
-    inside = inside && (P[j][0] - P[i][0]) * (v - P[i][1]) - (P[j][1] - P[i][1]) * (u - P[i][0]) >= 0.0;
-  }
-  if (inside) {
-    q = x;
-    delta = f1 = f2 = 0.0;
-    return false;
-  }
-  // the closest point of the profile and whether it is a vertex (both ends of its edge clamp)
-  double cu = u, cv = v, bd = std::numeric_limits<double>::infinity();
+  // the closest point of the profile and whether it is a vertex; v ≥ 0, so the axis edge is never
+  // the nearest but at its ends, which the other edges share
+  double cu = u, cv = v;
   bool vertex = false;
-  for (int i = 0; i < n; ++i) {
-    const int j = i + 1 == n ? 0 : i + 1;
-    const double eu = P[j][0] - P[i][0], ev = P[j][1] - P[i][1];
-    const double ee = eu * eu + ev * ev;
-    const double s_raw = ee > 0.0 ? ((u - P[i][0]) * eu + (v - P[i][1]) * ev) / ee : 0.0;
-    const double s = std::clamp(s_raw, 0.0, 1.0);
-    const double qu = P[i][0] + s * eu, qv = P[i][1] + s * ev;
-    const double dd = (qu - u) * (qu - u) + (qv - v) * (qv - v);
-    if (dd < bd) {
-      bd = dd;
-      cu = qu;
-      cv = qv;
-      vertex = !(s_raw > 0.0 && s_raw < 1.0);
+  if (n == 4) {  // the rectangle: clamping
+    const double h = P[1][0], R = P[2][1];
+    const bool out_u = std::abs(u) > h, out_v = v > R;
+    if (!out_u && !out_v) {
+      q = x;
+      delta = f1 = f2 = 0.0;
+      return false;
+    }
+    cu = std::clamp(u, -h, h);
+    cv = std::min(v, R);
+    vertex = out_u && out_v;
+  } else {
+    bool inside = true;
+    double bd = std::numeric_limits<double>::infinity();
+    for (int i = 1; i < n; ++i) {
+      const int j = i + 1 == n ? 0 : i + 1;
+      const double eu = P[j][0] - P[i][0], ev = P[j][1] - P[i][1];
+      const double wu = u - P[i][0], wv = v - P[i][1];
+      inside = inside && eu * wv - ev * wu >= 0.0;
+      const double ee = eu * eu + ev * ev;
+      const double s_raw = ee > 0.0 ? (wu * eu + wv * ev) / ee : 0.0;
+      const double s = std::clamp(s_raw, 0.0, 1.0);
+      const double qu = P[i][0] + s * eu, qv = P[i][1] + s * ev;
+      const double dd = (qu - u) * (qu - u) + (qv - v) * (qv - v);
+      if (dd < bd) {
+        bd = dd;
+        cu = qu;
+        cv = qv;
+        vertex = !(s_raw > 0.0 && s_raw < 1.0);
+      }
+    }
+    if (inside) {
+      q = x;
+      delta = f1 = f2 = 0.0;
+      return false;
     }
   }
-  delta = std::sqrt(bd);
+  const double du = u - cu, dv = v - cv;
+  delta = std::sqrt(du * du + dv * dv);
   q = cu * a + cv * e;
   if (!(delta > 0.0)) return false;
-  const double nu = (u - cu) / delta, nv = (v - cv) / delta;  // n₂
+  const double nu = du / delta, nv = dv / delta;  // n₂
   const double da = a.dot(d), de = e.dot(d);
   f1 = nu * da + nv * de;
   f2 = 0.0;
@@ -178,8 +193,10 @@ inline bool revolved_distance(const double (*P)[2], int n, const Vec3& a, const 
 }
 
 /// Closest points p ∈ [x0, x1] and q ∈ C of a segment and a revolved solid C (profile P, axis a
-/// through the origin) that do not meet: Newton's method on f'(s) = 0 for the convex
-/// f(s) = dist(x0 + s(x1 − x0), C), safeguarded by the bracket [lo, hi] ⊆ [0, 1] and bisection.
+/// through the origin) that do not meet: Newton's method on the squared distance
+/// F(s) = dist(x0 + s(x1 − x0), C)², F' = 2δf1, F'' = 2(f1² + δf2), safeguarded by the bracket
+/// [lo, hi] ⊆ [0, 1] and bisection. (Where the segment nearly touches C, δ(s) is a narrow V
+/// — Newton's method on δ itself then bisects down to its tip — while δ² stays a parabola.)
 /// s: the start (e.g. the previous call's parameter), on return the parameter of p. False where
 /// the segment meets C or the iteration does not settle.
 inline bool closest_segment_revolved(const double (*P)[2], int n, const Vec3& a, const Vec3& x0, const Vec3& x1,
@@ -195,14 +212,18 @@ inline bool closest_segment_revolved(const double (*P)[2], int n, const Vec3& a,
     if (std::abs(f1) <= 1e-15 * d.norm() || (s == 0.0 && f1 > 0.0) || (s == 1.0 && f1 < 0.0)) return true;
     if (f1 > 0.0) hi = s;
     else lo = s;
-    double next = f2 > 0.0 ? s - f1 / f2 : (f1 > 0.0 ? -1.0 : 2.0);
+    const double curv = f1 * f1 + delta * f2;
+    double next = curv > 0.0 ? s - delta * f1 / curv : (f1 > 0.0 ? -1.0 : 2.0);
     // outside the bracket: an end not yet tried, else bisection
     if (!(next > lo && next < hi)) {
       if (next <= lo && lo == 0.0 && s != 0.0) next = 0.0;
       else if (next >= hi && hi == 1.0 && s != 1.0) next = 1.0;
       else next = 0.5 * (lo + hi);
     }
-    if (std::abs(next - s) <= 1e-15) return true;
+    // a step below 1e-13 (of the segment) ends it: near contact (δ → 0) the direction n̂, and
+    // with it f1, carries rounding of order 1e-16/δ. A tiny step with a slope far from 0 means δ
+    // itself vanishes: the segment reaches into C.
+    if (std::abs(next - s) <= 1e-13) return std::abs(f1) <= 1e-2 * d.norm();
     s = next;
   }
   return false;
@@ -334,10 +355,12 @@ inline bool reduce_simplex(GjkSimplex& s, double (&lambda)[4]) {
 /// Closest points p ∈ K1, q ∈ K2 of K1 and o + K2 for convex polytopes K1, K2 given by
 /// support1(d) (a point of K1 maximizing dᵀp) and support2(d) (of K2 likewise), which do not meet.
 /// s: the simplex of the previous call (its p, q kept, y recomputed for this o: warm start) or
-/// empty. False when they meet or the iteration does not settle.
+/// empty. False when they meet or the iteration does not settle. rel_tol: the stop on
+/// ‖v‖² − vᵀw ≤ rel_tol·‖v‖² (looser for a curved K2, whose support points only approach the
+/// closest point: there GJK identifies the polytope's feature, see closest_flat_curved).
 template <class Support1, class Support2>
 bool gjk_closest_points(const Support1& support1, const Support2& support2, const Vec3& o, GjkSimplex& s, Vec3& p,
-                        Vec3& q) {
+                        Vec3& q, double rel_tol = 1e-14, int max_iterations = 64) {
   for (int i = 0; i < s.n; ++i) s.v[i].y = s.v[i].p - o - s.v[i].q;
   if (s.n == 0) {  // a first vertex along o (Y lies around −o)
     GjkVertex& w = s.v[0];
@@ -356,7 +379,7 @@ bool gjk_closest_points(const Support1& support1, const Support2& support2, cons
     }
     return true;
   };
-  for (int it = 0; it < 64; ++it) {
+  for (int it = 0; it < max_iterations; ++it) {
     if (!reduce_simplex(s, lambda)) return false;  // the origin inside a tetrahedron: the sets meet
     Vec3 v = Vec3::Zero();
     for (int i = 0; i < s.n; ++i) v += lambda[i] * s.v[i].y;
@@ -369,7 +392,7 @@ bool gjk_closest_points(const Support1& support1, const Support2& support2, cons
     // vᵀv − vᵀw bounds ‖v‖² − dist² from above (to rounding: vᵀw carries ~1e-16·‖v‖‖w‖); a support
     // point already in the simplex, or in the plane of a triangle whose interior holds v, ends it too
     const double vn = std::sqrt(vv);
-    bool done = vv - v.dot(w.y) <= std::max(1e-14 * vv, 4e-16 * vn * w.y.norm());
+    bool done = vv - v.dot(w.y) <= std::max(rel_tol * vv, 4e-16 * vn * w.y.norm());
     for (int i = 0; i < s.n && !done; ++i) done = (w.y - s.v[i].y).squaredNorm() <= 1e-28 * w.y.squaredNorm();
     if (!done && s.n == 3) {
       const Vec3 nrm = (s.v[1].y - s.v[0].y).cross(s.v[2].y - s.v[0].y);
