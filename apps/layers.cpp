@@ -283,6 +283,7 @@ Json dcol_result_json(const dcol::ContactResult& r) {
   j["p2_W"] = vec_json(r.p2_W);
   j["distance"] = r.distance;
   j["polished"] = r.kkt.polished;
+  j["start"] = dcol::start_method_name(r.start);
   j["duality_measure"] = r.duality_measure;
   j["primal_residual"] = r.primal_residual;
   j["dual_residual"] = r.dual_residual;

@@ -163,7 +163,7 @@ Mehrotra predictor-corrector, Newton polish), with derivatives by the implicit f
 
 Primitives: Polytope, Capsule, Cylinder, Cone, Ellipsoid, PaddedPolygon, Sphere (each with an
   offset pose on its body), benchmark_primitive, make_primitive, PrimitiveType
-Contact: solve_contact, SolveOptions, ContactResult, SolveStatus, ConeKkt, status_name
+Contact: solve_contact, SolveOptions, ContactResult, SolveStatus, StartMethod, ConeKkt, status_name
 Derivatives: contact_derivatives, ContactDerivatives, DerivativeStatus, derivative_status_name,
   to_position_quaternion, PositionQuaternionJacobians, world_twist_to_position_quaternion
 )" );
@@ -329,6 +329,12 @@ Raises ValueError for another name.)");
 Raises ValueError for an unknown type, a missing or unknown parameter, or invalid values.)");
 
   // ------------------------------------------------------------------ options, status, result
+  py::enum_<dcol::StartMethod>(m, "StartMethod", "Where a DCOL solve's Newton iterations started (a diagnostic).")
+      .value("none", dcol::StartMethod::none, "no solve ran (invalid input, coincident origins)")
+      .value("closed_form", dcol::StartMethod::closed_form, "two spheres / ellipsoids: a geometric guess")
+      .value("exact", dcol::StartMethod::exact, "the exact touching point (ball-padded pairs, a solid against a capsule or padded polygon, an ellipsoid against a polytope)")
+      .value("ray_cast", dcol::StartMethod::ray_cast, "a ray cast on the Minkowski difference (MPR)")
+      .value("interior_point", dcol::StartMethod::interior_point, "the interior-point iterations");
   py::enum_<dcol::SolveStatus>(m, "SolveStatus", "How a DCOL solve ended.")
       .value("converged", dcol::SolveStatus::converged, "residuals and gap within tolerance (or centred at the barrier target)")
       .value("max_iterations", dcol::SolveStatus::max_iterations, "not converged; fields hold the last iterate")
@@ -440,6 +446,7 @@ Fields (read-only; vectors are numpy arrays, the C++ names):
   p1_W, p2_W (3,)    contact points on shape 1 and 2, eq. (29) (world)
   distance           (1 - 1/alpha*) |r_2 - r_1|, signed eq. (30)
   duality_measure, primal_residual, dual_residual   at the returned iterate
+  start              StartMethod: the solver's path to this solution (diagnostic)
   X_WS1, X_WS2       world poses of the shapes (body pose * offset)
   X_WB1, X_WB2       the body poses passed in
   kkt                ConeKkt (final iterate; kkt.polished: exact KKT solution)
@@ -454,6 +461,7 @@ Fields (read-only; vectors are numpy arrays, the C++ names):
       .def_readonly("duality_measure", &ContactResult::duality_measure, "mu = s^T z / deg(K) at the returned iterate.")
       .def_readonly("primal_residual", &ContactResult::primal_residual, "|s + Gx - h| / max(1, |h|).")
       .def_readonly("dual_residual", &ContactResult::dual_residual, "|G^T z + c|.")
+      .def_readonly("start", &ContactResult::start, "StartMethod: where the solver's Newton iterations started.")
       .def_readonly("X_WS1", &ContactResult::X_WS1, "World pose of shape 1 (X_WB1 * offset_1).")
       .def_readonly("X_WS2", &ContactResult::X_WS2, "World pose of shape 2 (X_WB2 * offset_2).")
       .def_readonly("X_WB1", &ContactResult::X_WB1, "The body-1 pose passed in.")

@@ -193,7 +193,7 @@ def test_sphere_sphere_closed_form():
         p1, p2 = random_pose7(rng, 2.0), random_pose7(rng, 2.0)
         r = dcol.solve_contact(dcol.Sphere(R1), p1, dcol.Sphere(R2), p2)
         d12 = np.linalg.norm(p2[:3] - p1[:3])
-        assert r.ok()
+        assert r.ok() and r.start == dcol.StartMethod.closed_form
         assert r.alpha == pytest.approx(d12 / (R1 + R2), rel=1e-9)
         assert r.distance == pytest.approx(d12 - R1 - R2, abs=1e-9)
         n = (p2[:3] - p1[:3]) / d12
@@ -293,6 +293,7 @@ def test_support_points_and_vertices():
 def test_coincident_origins_and_derivative_status():
     r = dcol.solve_contact(dcol.Sphere(1.0), np.eye(4), dcol.Sphere(2.0), np.eye(4))
     assert r.status == dcol.SolveStatus.coincident_origins and r.alpha == 0.0
+    assert r.start == dcol.StartMethod.none
     d = dcol.contact_derivatives(r)
     assert d.status == dcol.DerivativeStatus.coincident_origins and not d.ok()
     assert not np.any(d.J_alpha_X1) and not np.any(d.J_x_W_X2)

@@ -29,6 +29,17 @@ const char* status_name(SolveStatus s) {
   return "unknown";
 }
 
+const char* start_method_name(StartMethod s) {
+  switch (s) {
+    case StartMethod::none: return "none";
+    case StartMethod::closed_form: return "closed_form";
+    case StartMethod::exact: return "exact";
+    case StartMethod::ray_cast: return "ray_cast";
+    case StartMethod::interior_point: return "interior_point";
+  }
+  return "unknown";
+}
+
 namespace {
 
 using detail::orthant_count;
@@ -315,6 +326,7 @@ struct IpmOutcome {
   SolveStatus status;
   int iterations;
   double mu, pres, dres;
+  StartMethod start = StartMethod::interior_point;
 };
 
 /// Shifts u into the interior of K: u ← u + (1 + a)e when a = min{t : u + t e ∈ K} ≥ 0 (cvxopt's start).
@@ -1676,6 +1688,51 @@ bool ball_core_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2,
   return true;
 }
 
+/// An ellipsoid against a polytope: the map x ↦ L x, L = U Qᵀ/ℓ (P = UᵀU, Q the ellipsoid's
+/// rotation, ℓ the ray cast's length unit), takes the placed ellipsoid to the unit ball and the
+/// polytope to a polytope. Problem (9) is invariant under linear maps (both shapes scale about
+/// their own origins, and so do their images), so the exact start of a sphere against a polytope
+/// applies in the mapped coordinates: α = ‖L r₁₂‖/t′ and a = L⁻¹a′ for the hit t′, a′ there.
+template <class P1, class P2>
+bool ellipsoid_polytope_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2, const Vec3& r12,
+                            diffcol::detail::MinkowskiRayHit& hit) {
+  constexpr bool ellipsoid_first = std::is_same_v<P1, Ellipsoid>;
+  const PlacedPrimitive<Ellipsoid>* e;
+  const PlacedPrimitive<Polytope>* poly;
+  if constexpr (ellipsoid_first) {
+    e = &b1;
+    poly = &b2;
+  } else {
+    e = &b2;
+    poly = &b1;
+  }
+  static const Sphere unit(1.0);
+  const Mat3 L = e->shape.U * e->Q.transpose() / e->w.inv_scale;
+  PlacedPrimitive<Polytope> mapped(*poly);
+  for (int i = 0; i < poly->shape.num_vertices; ++i) {
+    const Vec3 v = L * Vec3(poly->V[i][0], poly->V[i][1], poly->V[i][2]);
+    mapped.V[i][0] = v.x();
+    mapped.V[i][1] = v.y();
+    mapped.V[i][2] = v.z();
+  }
+  PlacedPrimitive<Sphere> ball(unit, e->Q, e->w);
+  ball.R = 1.0;
+  const Vec3 r = L * r12;
+  const double Dm = r.norm();
+  if (!(Dm > 0.0) || !std::isfinite(Dm)) return false;
+  diffcol::detail::MinkowskiRayHit h;
+  const bool ok = ellipsoid_first ? ball_core_hit(ball, mapped, Vec3(r / Dm), h) : ball_core_hit(mapped, ball, Vec3(r / Dm), h);
+  if (!ok) return false;
+  // back: t = ‖r₁₂‖/α, a = L⁻¹a′ = ℓ Q U⁻¹ a′
+  hit.t = r12.norm() * h.t / Dm;
+  const Vec3 ua = e->shape.U.triangularView<Eigen::Upper>().solve(h.a);
+  hit.a = e->w.inv_scale * (e->Q * ua);
+  hit.b = e->w.inv_scale * (e->Q * Vec3(e->shape.U.triangularView<Eigen::Upper>().solve(h.b)));
+  hit.normal = h.normal;
+  hit.iterations = h.iterations;
+  return std::isfinite(hit.t) && hit.a.allFinite();
+}
+
 /// The geometric start for any pair (SolveOptions::direct_newton): a ray cast on the Minkowski
 /// difference of the two shapes (support functions, MPR) gives α and p̂ to within a tolerance, the
 /// slacks follow by projection, the active set and multipliers from the slacks at that point;
@@ -1719,7 +1776,17 @@ bool ray_cast_newton(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b
   // where that fails, the ray cast below.
   if constexpr (has_exact_ball_start<P1, P2>()) {
     diffcol::detail::MinkowskiRayHit hit;
-    if (ball_core_hit(b1, b2, u, hit) && polish_from(hit, kExactStartActiveTolerance * shift * inv)) return true;
+    if (ball_core_hit(b1, b2, u, hit) && polish_from(hit, kExactStartActiveTolerance * shift * inv)) {
+      out.start = StartMethod::exact;
+      return true;
+    }
+  } else if constexpr ((std::is_same_v<P1, Ellipsoid> && std::is_same_v<P2, Polytope>) ||
+                       (std::is_same_v<P1, Polytope> && std::is_same_v<P2, Ellipsoid>)) {
+    diffcol::detail::MinkowskiRayHit hit;
+    if (ellipsoid_polytope_hit(b1, b2, r12, hit) && polish_from(hit, kExactStartActiveTolerance * shift * inv)) {
+      out.start = StartMethod::exact;
+      return true;
+    }
   }
   // (The loop below repeats polish_from's body: through the lambda, capsule–cylinder and
   // capsule–cone measured 7–9% slower.)
@@ -1749,6 +1816,7 @@ bool ray_cast_newton(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b
     out = {SolveStatus::converged, 0, 0.0, 0.0, 0.0};
     if (!polish_newton<4 + slack_count<P1>() + slack_count<P2>()>(k, opt, hnorm, out, A, x0)) continue;
     k.factored = false;
+    out.start = StartMethod::ray_cast;
     return true;
   }
   return false;
@@ -1791,8 +1859,10 @@ IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2
   if constexpr (is_strictly_convex<P1>() && is_strictly_convex<P2>()) {
     IpmOutcome direct;
     if (opt.direct_newton && opt.polish && !(opt.barrier_target > 0.0) && direct_newton(k, opt, w1.r_hat, w2.r_hat,
-                      std::is_same_v<P1, Sphere> && std::is_same_v<P2, Sphere>, direct))
+                      std::is_same_v<P1, Sphere> && std::is_same_v<P2, Sphere>, direct)) {
+      direct.start = StartMethod::closed_form;
       return direct;
+    }
   } else {
     IpmOutcome direct;
     if (opt.direct_newton && opt.polish && !(opt.barrier_target > 0.0) &&
@@ -1827,6 +1897,7 @@ void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& 
                    ContactResult& out, const SolveOptions& options) {
   out.status = SolveStatus::invalid_input;
   out.iterations = 0;
+  out.start = StartMethod::none;
   out.alpha = out.distance = out.duality_measure = out.primal_residual = out.dual_residual = 0.0;
   out.x_W.setZero();
   out.p1_W.setZero();
@@ -1863,6 +1934,7 @@ void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& 
       shape1, shape2);
   out.status = res.status;
   out.iterations = res.iterations;
+  out.start = res.start;
   out.duality_measure = res.mu;
   out.primal_residual = res.pres;
   out.dual_residual = res.dres;

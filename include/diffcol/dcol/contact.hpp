@@ -61,6 +61,18 @@ enum class SolveStatus : std::uint8_t {
 };
 const char* status_name(SolveStatus s);
 
+/// Where the returned solution's Newton iterations (the polish, docs/dcol.md) started: a
+/// diagnostic of the solver's path, the result is the same KKT point either way.
+enum class StartMethod : std::uint8_t {
+  none = 0,            ///< no solve ran (invalid_input, coincident_origins)
+  closed_form = 1,     ///< two spheres / ellipsoids: a geometric guess of the touching point
+  exact = 2,           ///< the exact touching point (ball-padded pairs, a solid against a capsule or
+                       ///< padded polygon, an ellipsoid against a polytope)
+  ray_cast = 3,        ///< a ray cast on the Minkowski difference (MPR) to a tolerance
+  interior_point = 4,  ///< the interior-point iterations (the fallback, or SolveOptions::direct_newton off)
+};
+const char* start_method_name(StartMethod s);
+
 /// Solver settings (plain struct; the defaults suit every pair of primitives).
 struct SolveOptions {
   double feasibility_tolerance = 1e-10;  ///< on ‖s + Gx − h‖/max(1,‖h‖) and ‖Gᵀz + c‖
@@ -183,6 +195,7 @@ struct ContactResult {
   double duality_measure = 0.0;   ///< μ = sᵀz/deg(K) at the returned iterate
   double primal_residual = 0.0;   ///< ‖s + Gx − h‖/max(1, ‖h‖)
   double dual_residual = 0.0;     ///< ‖Gᵀz + c‖
+  StartMethod start = StartMethod::none;  ///< the solver's path to this solution (diagnostic)
   Pose X_WS1, X_WS2;              ///< world poses of the two shapes (body pose · offset) used by the solve
   Pose X_WB1, X_WB2;              ///< the body poses passed in (identity on invalid_input)
   ConeKkt kkt;                    ///< final iterate and factorization (for contact_derivatives)
