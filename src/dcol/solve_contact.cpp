@@ -688,12 +688,17 @@ bool polish_newton(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome
       dviol = std::max(dviol, std::sqrt(zn) - z[s0]);
     }
   }
+  // z is zero off the active orthant rows and the active cones: only those rows enter Gᵀz and sᵀz
   double rx[kMaxConeVars] = {}, gap = 0.0;
   rx[kAlpha] = 1.0;
-  for (int i = 0; i < m; ++i) {
+  const auto add_row = [&](int i) {
     gap += s[i] * z[i];
     for (int j = 0; j < n; ++j) rx[j] += k.G[i][j] * z[i];
-  }
+  };
+  for (int a = 0; a < na; ++a) add_row(act[a]);
+  for (int c = 0; c < k.soc_count; ++c)
+    if (state[c] != 0)
+      for (int r = 0; r < k.soc_dim[c]; ++r) add_row(k.soc_start[c] + r);
   double dres = 0.0;
   for (int j = 0; j < n; ++j) dres += rx[j] * rx[j];
   dres = std::sqrt(dres);
@@ -1077,7 +1082,9 @@ void start_slacks([[maybe_unused]] const P& s, [[maybe_unused]] const Mat3& Q, [
 /// Multipliers y (p of them) by least squares on the stationarity c + Σ_a y_a·col_a = 0,
 /// c = e_α (component 3): BᵀB y = −Bᵀc by Cholesky. False if B is (nearly) rank deficient: a
 /// column whose component outside the span of the previous ones is below 1e-5 of its norm.
-bool stationarity_multipliers(const double (&B)[kMaxConeVars][kMaxConeVars], int n, int p, double* y) {
+template <int N>
+bool stationarity_multipliers(const double (&B)[kMaxConeVars][kMaxConeVars], int p, double* y) {
+  constexpr int n = N;  // the unknowns: a template parameter so the column products unroll
   double M[kMaxConeVars][kMaxConeVars];
   for (int a = 0; a < p; ++a) {
     for (int b = 0; b <= a; ++b) {
@@ -1116,9 +1123,11 @@ bool stationarity_multipliers(const double (&B)[kMaxConeVars][kMaxConeVars], int
 /// lexicographic order, until one has multipliers of the right signs (a basis of the degenerate
 /// vertex; at most kMaxSubsets tried). False when no usable set is found (rank deficient, a
 /// multiplier of the wrong sign, more cone multipliers than unknowns).
+template <int N>
 bool start_active_set(const ConeKkt& k, const double* x0, double tau, ActiveSet& A) {
   constexpr int kMaxCandidates = 12, kMaxSubsets = 64;
-  const int n = k.n, l = orthant_count(k);
+  constexpr int n = N;  // k.n, at compile time (the row products unroll)
+  const int l = orthant_count(k);
   int cand[kMaxCandidates];
   int nc = 0;
   for (int i = 0; i < l; ++i) {
@@ -1169,7 +1178,7 @@ bool start_active_set(const ConeKkt& k, const double* x0, double tau, ActiveSet&
       for (int j = 0; j < n; ++j) B[j][a] = k.G[cand[pick[a]]][j];
     for (int a = 0; a < pc; ++a)
       for (int j = 0; j < n; ++j) B[j][r + a] = C[j][a];
-    bool ok = stationarity_multipliers(B, n, r + pc, y);
+    bool ok = stationarity_multipliers<N>(B, r + pc, y);
     for (int a = 0; a < r && ok; ++a) ok = y[a] >= -1e-9;
     for (int c = 0; c < k.soc_count && ok; ++c) ok = A.state[c] != 1 || y[r + A.yoff[c]] >= -1e-9;
     if (ok) {
@@ -1766,7 +1775,7 @@ bool ray_cast_newton(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b
     b1.slacks(inv, alpha, x0);
     b2.slacks(inv, alpha, x0);
     ActiveSet A;
-    if (!start_active_set(k, x0, tau * alpha, A)) return false;
+    if (!start_active_set<4 + slack_count<P1>() + slack_count<P2>()>(k, x0, tau * alpha, A)) return false;
     out = {SolveStatus::converged, 0, 0.0, 0.0, 0.0};
     if (!polish_newton<4 + slack_count<P1>() + slack_count<P2>()>(k, opt, hnorm, out, A, x0)) return false;
     k.factored = false;
@@ -1812,7 +1821,7 @@ bool ray_cast_newton(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b
     b1.slacks(inv, alpha, x0);
     b2.slacks(inv, alpha, x0);
     ActiveSet A;
-    if (!start_active_set(k, x0, tau * alpha, A)) continue;
+    if (!start_active_set<4 + slack_count<P1>() + slack_count<P2>()>(k, x0, tau * alpha, A)) continue;
     out = {SolveStatus::converged, 0, 0.0, 0.0, 0.0};
     if (!polish_newton<4 + slack_count<P1>() + slack_count<P2>()>(k, opt, hnorm, out, A, x0)) continue;
     k.factored = false;
