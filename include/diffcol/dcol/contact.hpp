@@ -186,6 +186,9 @@ struct ConeKkt {
 /// Result of one DCOL query. Every field is always set.
 struct ContactResult {
   SolveStatus status = SolveStatus::invalid_input;
+  /// The solver's path to this solution (diagnostic). Kept beside `status` (one byte of its
+  /// padding): the offsets of the fields below, the KKT storage's among them, stay as they were.
+  StartMethod start = StartMethod::none;
   int iterations = 0;             ///< interior-point iterations (predictor–corrector pairs)
   double alpha = 0.0;             ///< α*, the minimum scaling
   Vec3 x_W = Vec3::Zero();        ///< x*, intersection point of the scaled shapes (world)
@@ -195,7 +198,6 @@ struct ContactResult {
   double duality_measure = 0.0;   ///< μ = sᵀz/deg(K) at the returned iterate
   double primal_residual = 0.0;   ///< ‖s + Gx − h‖/max(1, ‖h‖)
   double dual_residual = 0.0;     ///< ‖Gᵀz + c‖
-  StartMethod start = StartMethod::none;  ///< the solver's path to this solution (diagnostic)
   Pose X_WS1, X_WS2;              ///< world poses of the two shapes (body pose · offset) used by the solve
   Pose X_WB1, X_WB2;              ///< the body poses passed in (identity on invalid_input)
   ConeKkt kkt;                    ///< final iterate and factorization (for contact_derivatives)
