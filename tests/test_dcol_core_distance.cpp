@@ -95,6 +95,36 @@ auto vertex_support(const std::vector<Vec3>& V) {
   };
 }
 
+// A random cylinder (profile (−h, 0), (h, 0), (h, R), (−h, R)) or cone (apex at −3H/4, base radius
+// rb at H/4) about a random axis a, with its rim circles (axial position, radius; the cone's apex
+// is a circle of radius 0): the solid is their convex hull.
+struct RevolvedSolid {
+  Vec3 a;
+  double P[4][2];
+  int n;
+  std::vector<std::pair<double, double>> rims;
+};
+
+RevolvedSolid random_revolved(std::mt19937& g, bool cone) {
+  std::uniform_real_distribution<double> u(0.0, 1.0);
+  RevolvedSolid S;
+  S.a = random_rotation(g).col(0);
+  if (!cone) {
+    const double h = 0.2 + u(g), R = 0.2 + u(g);
+    const double v[4][2] = {{-h, 0.0}, {h, 0.0}, {h, R}, {-h, R}};
+    for (int i = 0; i < 4; ++i) S.P[i][0] = v[i][0], S.P[i][1] = v[i][1];
+    S.n = 4;
+    S.rims = {{-h, R}, {h, R}};
+  } else {
+    const double H = 0.5 + 2.0 * u(g), rb = H * (0.2 + 1.5 * u(g));
+    const double v[3][2] = {{-0.75 * H, 0.0}, {0.25 * H, 0.0}, {0.25 * H, rb}};
+    for (int i = 0; i < 3; ++i) S.P[i][0] = v[i][0], S.P[i][1] = v[i][1];
+    S.n = 3;
+    S.rims = {{-0.75 * H, 0.0}, {0.25 * H, rb}};
+  }
+  return S;
+}
+
 }  // namespace
 
 TEST(DcolCoreDistance, SegmentPairsMatchTheProximityQp) {
@@ -198,23 +228,8 @@ TEST(DcolCoreDistance, RevolvedSolidProjectionsAreExact) {
   int outside = 0;
   for (int c = 0; c < 400; ++c) {
     const bool cone = c % 2 == 1;
-    const Vec3 a = random_rotation(g).col(0);
-    double P[4][2];
-    int n;
-    std::vector<std::pair<double, double>> rims;  // (axial position, radius) of the rim circles
-    if (!cone) {
-      const double h = 0.2 + u(g), R = 0.2 + u(g);
-      const double v[4][2] = {{-h, 0.0}, {h, 0.0}, {h, R}, {-h, R}};
-      for (int i = 0; i < 4; ++i) P[i][0] = v[i][0], P[i][1] = v[i][1];
-      n = 4;
-      rims = {{-h, R}, {h, R}};
-    } else {
-      const double H = 0.5 + 2.0 * u(g), rb = H * (0.2 + 1.5 * u(g));
-      const double v[3][2] = {{-0.75 * H, 0.0}, {0.25 * H, 0.0}, {0.25 * H, rb}};
-      for (int i = 0; i < 3; ++i) P[i][0] = v[i][0], P[i][1] = v[i][1];
-      n = 3;
-      rims = {{-0.75 * H, 0.0}, {0.25 * H, rb}};  // the apex is a circle of radius 0
-    }
+    const RevolvedSolid S = random_revolved(g, cone);
+    const auto& [a, P, n, rims] = S;
     Vec3 x = random_point(g, 2.5);
     if (c % 40 == 3) x = (u(g) * 4.0 - 2.0) * a;  // on the axis
     const Vec3 cx = dcol::detail::closest_on_revolved(P, n, a, x);
@@ -290,23 +305,8 @@ TEST(DcolCoreDistance, SegmentRevolvedClosestPointsAreOptimal) {
   int solved = 0, parallel = 0, at_end = 0;
   for (int c = 0; c < 600; ++c) {
     const bool cone = c % 2 == 1;
-    const Vec3 a = random_rotation(g).col(0);
-    double P[4][2];
-    int n;
-    std::vector<std::pair<double, double>> rims;
-    if (!cone) {
-      const double h = 0.2 + u(g), R = 0.2 + u(g);
-      const double v[4][2] = {{-h, 0.0}, {h, 0.0}, {h, R}, {-h, R}};
-      for (int i = 0; i < 4; ++i) P[i][0] = v[i][0], P[i][1] = v[i][1];
-      n = 4;
-      rims = {{-h, R}, {h, R}};
-    } else {
-      const double H = 0.5 + 2.0 * u(g), rb = H * (0.2 + 1.5 * u(g));
-      const double v[3][2] = {{-0.75 * H, 0.0}, {0.25 * H, 0.0}, {0.25 * H, rb}};
-      for (int i = 0; i < 3; ++i) P[i][0] = v[i][0], P[i][1] = v[i][1];
-      n = 3;
-      rims = {{-0.75 * H, 0.0}, {0.25 * H, rb}};
-    }
+    const RevolvedSolid S = random_revolved(g, cone);
+    const auto& [a, P, n, rims] = S;
     Vec3 x0 = random_point(g, 3.0), x1 = random_point(g, 3.0);
     if (c % 6 == 2) {  // parallel to the axis (a side's generator): a whole interval is closest
       x1 = x0 + (u(g) * 4.0 - 2.0) * a;

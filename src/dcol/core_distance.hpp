@@ -71,53 +71,10 @@ inline Vec3 closest_on_polygon(const double (*V)[3], int nv, const Vec3& m, cons
   return best;
 }
 
-/// The point of a convex polygon P (n vertices, counter-clockwise) in the plane closest to (u, v);
-/// (u, v) itself when inside.
-inline void closest_in_polygon_2d(const double (*P)[2], int n, double u, double v, double& cu, double& cv) {
-  bool inside = true;
-  for (int i = 0; i < n; ++i) {
-    const int j = i + 1 == n ? 0 : i + 1;
-    inside = inside && (P[j][0] - P[i][0]) * (v - P[i][1]) - (P[j][1] - P[i][1]) * (u - P[i][0]) >= 0.0;
-  }
-  cu = u;
-  cv = v;
-  if (inside) return;
-  double bd = std::numeric_limits<double>::infinity();
-  for (int i = 0; i < n; ++i) {
-    const int j = i + 1 == n ? 0 : i + 1;
-    const double eu = P[j][0] - P[i][0], ev = P[j][1] - P[i][1];
-    const double ee = eu * eu + ev * ev;
-    const double s = ee > 0.0 ? std::clamp(((u - P[i][0]) * eu + (v - P[i][1]) * ev) / ee, 0.0, 1.0) : 0.0;
-    const double qu = P[i][0] + s * eu, qv = P[i][1] + s * ev;
-    const double dd = (qu - u) * (qu - u) + (qv - v) * (qv - v);
-    if (dd < bd) {
-      bd = dd;
-      cu = qu;
-      cv = qv;
-    }
-  }
-}
-
-/// The point closest to x of the solid swept by turning the convex meridian profile P (vertices
-/// (axial, radial ≥ 0), counter-clockwise) about the unit axis a through the origin: the closest
-/// point lies in x's meridian half-plane (a cylinder, a cone).
-inline Vec3 closest_on_revolved(const double (*P)[2], int n, const Vec3& a, const Vec3& x) {
-  const double u = x.dot(a);
-  Vec3 e = x - u * a;
-  const double v = e.norm();
-  if (v > 0.0) {
-    e /= v;
-  } else {  // on the axis: any radial direction
-    e = a.unitOrthogonal();
-  }
-  double cu, cv;
-  closest_in_polygon_2d(P, n, u, v, cu, cv);
-  return cu * a + cv * e;
-}
-
-/// The distance δ from x to a revolved solid (profile P as in closest_on_revolved, with its first
-/// edge on the axis: the cylinder's rectangle (−h, 0), (h, 0), (h, R), (−h, R) or the cone's
-/// triangle; x outside it), its closest point q, and along a direction d the first and second
+/// The distance δ from x to the solid swept by turning a convex meridian profile P (vertices
+/// (axial, radial ≥ 0), counter-clockwise, its first edge on the axis: the cylinder's rectangle
+/// (−h, 0), (h, 0), (h, R), (−h, R) or the cone's triangle) about the unit axis a through the
+/// origin — the closest point lies in x's meridian half-plane —, its closest point q, and along a direction d the first and second
 /// directional derivatives of the distance function: f1 = n̂ᵀd (n̂ = (x − q)/δ), f2 = dᵀ∇²δ d. In
 /// the meridian half-plane (u, v) = (aᵀx, ‖x − (aᵀx)a‖) the profile distance has Hessian 0 on an
 /// edge and (I − n₂n₂ᵀ)/δ at a vertex; turning about the axis adds δ_v (bᵀd)²/v (b ⊥ a, e: the
@@ -190,6 +147,15 @@ inline bool revolved_distance(const double (*P)[2], int n, const Vec3& a, const 
     f2 += nv * bb / v;
   }
   return true;
+}
+
+/// The point of the revolved solid (profile P as in revolved_distance) closest to x; x itself
+/// where it lies in the solid.
+inline Vec3 closest_on_revolved(const double (*P)[2], int n, const Vec3& a, const Vec3& x) {
+  Vec3 q;
+  double delta, f1, f2;
+  revolved_distance(P, n, a, x, Vec3::Zero(), q, delta, f1, f2);
+  return q;
 }
 
 /// Closest points p ∈ [x0, x1] and q ∈ C of a segment and a revolved solid C (profile P, axis a
