@@ -1347,20 +1347,15 @@ template <class P> constexpr bool has_ball_core() {
   return std::is_same_v<P, Sphere> || std::is_same_v<P, Capsule> || std::is_same_v<P, PaddedPolygon>;
 }
 template <class P> constexpr bool is_revolved() { return std::is_same_v<P, Cylinder> || std::is_same_v<P, Cone>; }
-/// A flat core (polytope, polygon) and a curved solid with a closed-form projection (see
-/// closest_flat_curved below).
-template <class P> constexpr bool is_flat_core() {
-  return std::is_same_v<P, Polytope> || std::is_same_v<P, PaddedPolygon>;
-}
+/// A solid with a closed-form projection (the whole solid is the core of the exact start).
 template <class P> constexpr bool is_curved_solid() { return is_revolved<P>(); }
 /// The pairs that take the exact start: both ball-padded, not two spheres (direct_newton), or a
 /// sphere, capsule or padded polygon and a cylinder or cone (R2 = 0: the whole solid is the core;
 /// its closest point to a point is a 2-D one in the meridian plane, to a segment Newton's method
 /// along it, to a polygon the simplex walk of closest_flat_curved). Two polygons cost m1·m2 edge
 /// pairs per Newton step and still gain (measured: 2.70 → 2.42 µs). A polytope against a cylinder
-/// or cone (ρ = 0: the distance goes to 0 at t*) works the same way but measured slower than the
-/// ray cast (cone–polytope 1.56 → 2.61 µs, cylinder–polytope 1.53 → 1.86; polytope–cylinder at
-/// par): it is not enabled.
+/// or cone (ρ = 0: the distance itself goes to 0 at t*) by the same walk measured slower than the
+/// ray cast (stop 33: cone–polytope 1.56 → 2.61 µs, polytope–cylinder at par; docs/dcol.md).
 template <class P1, class P2> constexpr bool has_exact_ball_start() {
   return (has_ball_core<P1>() && has_ball_core<P2>() && !(std::is_same_v<P1, Sphere> && std::is_same_v<P2, Sphere>)) ||
          (std::is_same_v<P1, Sphere> && is_revolved<P2>()) || (is_revolved<P1>() && std::is_same_v<P2, Sphere>) ||
@@ -1416,10 +1411,10 @@ struct CoreState {
 };
 
 // ---------------------------------------------------------------------------- flat against curved
-// A polytope or a padded polygon's core F (vertices, edges, faces) against a solid of revolution C
-// (a closed-form projection). The closest points come from a simplex walk over F's vertices, as
+// A padded polygon's core F (vertices, edges, its face) against a solid of revolution C (a
+// closed-form projection). The closest points come from a simplex walk over F's vertices, as
 // GJK's but with exact sub-problems: for a simplex S of F's vertices (a point, a segment, a
-// triangle, a tetrahedron) the closest points of conv(S) and C are exact (a vertex's projection,
+// triangle) the closest points of conv(S) and C are exact (a vertex's projection,
 // Newton's method along a segment, a triangle's interior by C's support point along its normal);
 // S shrinks to the face that holds them. Optimality is the separating-plane condition on F's side
 // (C's side holds by construction): every vertex y of F has n̂ᵀ(y − p) ≥ 0, n̂ = (p − q)/‖p − q‖.
@@ -1441,7 +1436,7 @@ bool curved_segment(const PlacedPrimitive<P>& c, const Vec3& x0, const Vec3& x1,
 
 /// A simplex of flat-core vertices and the closest points of its hull and the curved solid.
 struct FlatSimplex {
-  int idx[4];
+  int idx[3];
   int n = 0;
   Vec3 p, q;     ///< closest points (C's frame): p ∈ conv(S), q ∈ C
   double d = 0;  ///< ‖p − q‖
@@ -1517,23 +1512,7 @@ bool solve_flat_simplex(const PlacedPrimitive<PC>& c, const Vertex& y, FlatSimpl
     return true;
   }
   if (S.n == 2) return segment(S.idx[0], S.idx[1], S, s);
-  if (S.n == 3) return triangle(S.idx[0], S.idx[1], S.idx[2], S, s);
-  // a tetrahedron (a polytope only): the best of its faces
-  FlatSimplex best, f;
-  best.d = std::numeric_limits<double>::infinity();
-  const int faces[4][3] = {{0, 1, 2}, {0, 1, 3}, {0, 2, 3}, {1, 2, 3}};
-  double sb = s;
-  for (const auto& fc : faces) {
-    double sf = 0.5;
-    if (!triangle(S.idx[fc[0]], S.idx[fc[1]], S.idx[fc[2]], f, sf)) return false;
-    if (f.d < best.d) {
-      best = f;
-      sb = sf;
-    }
-  }
-  S = best;
-  s = sb;
-  return true;
+  return triangle(S.idx[0], S.idx[1], S.idx[2], S, s);
 }
 
 /// Closest points pF ∈ F + shift and qC ∈ C of the flat core F (placed vertices f.V, shifted into
@@ -1555,14 +1534,12 @@ bool closest_flat_curved(const PlacedPrimitive<PF>& f, const PlacedPrimitive<PC>
   if (!solve_flat_simplex(c, vertex, S, st.s)) return false;
   for (int it = 0; it < 16; ++it) {
     if (!(S.d > 0.0) || !std::isfinite(S.d)) return false;
-    // below ~1e-9 the direction n̂ is too much rounding for the check (two solids near t*)
-    if (S.d < 1e-9) break;
     const Vec3 nh = (S.p - S.q) / S.d;
     const int j = placed_vertex_argmax(f.V, nv, Vec3(-nh));
     if (nh.dot(vertex(j) - S.p) >= -1e-12) break;
     bool in = false;
     for (int i = 0; i < S.n; ++i) in = in || S.idx[i] == j;
-    if (in || S.n == 4) break;  // no vertex to add: the rounding floor
+    if (in || S.n == 3) break;  // a vertex already in S, or a polygon's face: the rounding floor
     FlatSimplex T = S;
     T.idx[T.n++] = j;
     double s = 0.5;
@@ -1572,8 +1549,7 @@ bool closest_flat_curved(const PlacedPrimitive<PF>& f, const PlacedPrimitive<PC>
     st.s = s;
   }
   st.feature_size = S.n;
-  for (int i = 0; i < S.n && i < 3; ++i) st.feature[i] = S.idx[i];
-  if (S.n == 4) return false;
+  for (int i = 0; i < S.n; ++i) st.feature[i] = S.idx[i];
   pF = S.p;
   qC = S.q;
   return true;
@@ -1600,12 +1576,12 @@ bool closest_cores(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2,
   if constexpr (uses_gjk<P1, P2>()) {
     return detail::gjk_closest_points([&](const Vec3& d) { return core_support(b1, d); },
                                       [&](const Vec3& d) { return core_support(b2, d); }, o, state.simplex, p, q);
-  } else if constexpr (is_flat_core<P1>() && is_curved_solid<P2>()) {
+  } else if constexpr (std::is_same_v<P1, PaddedPolygon> && is_curved_solid<P2>()) {
     // F's vertices in C's frame: v − o
     if (!closest_flat_curved(b1, b2, Vec3(-o), state, p, q)) return false;
     p += o;
     return true;
-  } else if constexpr (is_curved_solid<P1>() && is_flat_core<P2>()) {
+  } else if constexpr (is_curved_solid<P1>() && std::is_same_v<P2, PaddedPolygon>) {
     if (!closest_flat_curved(b2, b1, o, state, q, p)) return false;
     q -= o;
     return true;
@@ -1662,7 +1638,7 @@ bool ball_core_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2,
   const double rho = padding(b1) + padding(b2);
   double t = u.dot(b1.support(u) - b2.support(-u));
   if (!(t > 0.0) || !std::isfinite(t)) return false;
-  Vec3 p, q, n = u;
+  Vec3 p, q, n;
   CoreState state;
   int it = 0;
   for (;; ++it) {
@@ -1671,10 +1647,6 @@ bool ball_core_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2,
     const Vec3 e = t * u + q - p;
     const double d = e.norm();
     if (!(d > 0.0) || !std::isfinite(d)) return false;
-    // two solids (ρ = 0): the distance itself goes to 0, and below ~1e-9 its direction n̂ is
-    // mostly rounding; t is then within d/slope of t*, inside the polish's one-step reach (n̂ is
-    // not needed: the hit is a = p, b = q)
-    if (rho == 0.0 && d <= 1e-9 * t) break;
     n = e / d;
     const double slope = n.dot(u);
     if (!(slope > 0.0)) return false;
@@ -1682,11 +1654,7 @@ bool ball_core_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2,
     // from the right every step is positive; one at rounding level (or below 0, past the root by
     // rounding) ends the iteration with p, q, n̂ taken at t
     if (step <= 1e-15 * t) break;
-    // ρ = 0: a step shortened by 1e-6 of itself, and by at least 1e-11·t, keeps t right of t*
-    // against rounding (at t* the solids touch and their closest points are not defined; a
-    // distance that is linear in t, two flat features, is hit exactly by a full step); the
-    // convergence stays quadratic down to 1e-6 of the step
-    t -= rho == 0.0 ? step - std::max(1e-6 * step, 1e-11 * t) : step;
+    t -= step;
     if (!(t > 0.0)) return false;
   }
   hit.t = t;
