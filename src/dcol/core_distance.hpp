@@ -321,12 +321,10 @@ inline bool reduce_simplex(GjkSimplex& s, double (&lambda)[4]) {
 /// Closest points p ∈ K1, q ∈ K2 of K1 and o + K2 for convex polytopes K1, K2 given by
 /// support1(d) (a point of K1 maximizing dᵀp) and support2(d) (of K2 likewise), which do not meet.
 /// s: the simplex of the previous call (its p, q kept, y recomputed for this o: warm start) or
-/// empty. False when they meet or the iteration does not settle. rel_tol: the stop on
-/// ‖v‖² − vᵀw ≤ rel_tol·‖v‖² (looser for a curved K2, whose support points only approach the
-/// closest point: there GJK identifies the polytope's feature, see closest_flat_curved).
+/// empty. False when they meet or the iteration does not settle.
 template <class Support1, class Support2>
 bool gjk_closest_points(const Support1& support1, const Support2& support2, const Vec3& o, GjkSimplex& s, Vec3& p,
-                        Vec3& q, double rel_tol = 1e-14, int max_iterations = 64) {
+                        Vec3& q) {
   for (int i = 0; i < s.n; ++i) s.v[i].y = s.v[i].p - o - s.v[i].q;
   if (s.n == 0) {  // a first vertex along o (Y lies around −o)
     GjkVertex& w = s.v[0];
@@ -345,7 +343,7 @@ bool gjk_closest_points(const Support1& support1, const Support2& support2, cons
     }
     return true;
   };
-  for (int it = 0; it < max_iterations; ++it) {
+  for (int it = 0; it < 64; ++it) {
     if (!reduce_simplex(s, lambda)) return false;  // the origin inside a tetrahedron: the sets meet
     Vec3 v = Vec3::Zero();
     for (int i = 0; i < s.n; ++i) v += lambda[i] * s.v[i].y;
@@ -358,7 +356,7 @@ bool gjk_closest_points(const Support1& support1, const Support2& support2, cons
     // vᵀv − vᵀw bounds ‖v‖² − dist² from above (to rounding: vᵀw carries ~1e-16·‖v‖‖w‖); a support
     // point already in the simplex, or in the plane of a triangle whose interior holds v, ends it too
     const double vn = std::sqrt(vv);
-    bool done = vv - v.dot(w.y) <= std::max(rel_tol * vv, 4e-16 * vn * w.y.norm());
+    bool done = vv - v.dot(w.y) <= std::max(1e-14 * vv, 4e-16 * vn * w.y.norm());
     for (int i = 0; i < s.n && !done; ++i) done = (w.y - s.v[i].y).squaredNorm() <= 1e-28 * w.y.squaredNorm();
     if (!done && s.n == 3) {
       const Vec3 nrm = (s.v[1].y - s.v[0].y).cross(s.v[2].y - s.v[0].y);

@@ -1347,8 +1347,6 @@ template <class P> constexpr bool has_ball_core() {
   return std::is_same_v<P, Sphere> || std::is_same_v<P, Capsule> || std::is_same_v<P, PaddedPolygon>;
 }
 template <class P> constexpr bool is_revolved() { return std::is_same_v<P, Cylinder> || std::is_same_v<P, Cone>; }
-/// A solid with a closed-form projection (the whole solid is the core of the exact start).
-template <class P> constexpr bool is_curved_solid() { return is_revolved<P>(); }
 /// The pairs that take the exact start: both ball-padded, not two spheres (direct_newton), or a
 /// sphere, capsule or padded polygon and a cylinder or cone (R2 = 0: the whole solid is the core;
 /// its closest point to a point is a 2-D one in the meridian plane, to a segment Newton's method
@@ -1358,10 +1356,7 @@ template <class P> constexpr bool is_curved_solid() { return is_revolved<P>(); }
 /// ray cast (stop 33: cone–polytope 1.56 → 2.61 µs, polytope–cylinder at par; docs/dcol.md).
 template <class P1, class P2> constexpr bool has_exact_ball_start() {
   return (has_ball_core<P1>() && has_ball_core<P2>() && !(std::is_same_v<P1, Sphere> && std::is_same_v<P2, Sphere>)) ||
-         (std::is_same_v<P1, Sphere> && is_revolved<P2>()) || (is_revolved<P1>() && std::is_same_v<P2, Sphere>) ||
-         (std::is_same_v<P1, Capsule> && is_revolved<P2>()) || (is_revolved<P1>() && std::is_same_v<P2, Capsule>) ||
-         (std::is_same_v<P1, PaddedPolygon> && is_curved_solid<P2>()) ||
-         (is_curved_solid<P1>() && std::is_same_v<P2, PaddedPolygon>) ||
+         (has_ball_core<P1>() && is_revolved<P2>()) || (is_revolved<P1>() && has_ball_core<P2>()) ||
          (std::is_same_v<P1, Polytope> && has_ball_core<P2>()) || (has_ball_core<P1>() && std::is_same_v<P2, Polytope>);
 }
 
@@ -1420,15 +1415,15 @@ struct CoreState {
 // (C's side holds by construction): every vertex y of F has n̂ᵀ(y − p) ≥ 0, n̂ = (p − q)/‖p − q‖.
 // A violating vertex (the least n̂ᵀy) joins S. The simplex is kept for the next Newton step on t.
 
-/// The closest point of a placed curved solid (about its origin) to x; false where x lies in it.
-template <class P> bool curved_projection(const PlacedPrimitive<P>& c, const Vec3& x, Vec3& q) {
+/// The closest point of a placed cylinder or cone (about its origin) to x; false where x lies in it.
+template <class P> bool revolved_projection(const PlacedPrimitive<P>& c, const Vec3& x, Vec3& q) {
   double Pr[4][2], delta, f1, f2;
   const int n = revolved_profile(c, Pr);
   return detail::revolved_distance(Pr, n, c.Q.col(0), x, Vec3::Zero(), q, delta, f1, f2);
 }
-/// Closest points of the segment [x0, x1] and the curved solid (detail::closest_segment_revolved).
+/// Closest points of the segment [x0, x1] and a placed cylinder or cone (detail::closest_segment_revolved).
 template <class P>
-bool curved_segment(const PlacedPrimitive<P>& c, const Vec3& x0, const Vec3& x1, double& s, Vec3& p, Vec3& q) {
+bool revolved_segment(const PlacedPrimitive<P>& c, const Vec3& x0, const Vec3& x1, double& s, Vec3& p, Vec3& q) {
   double Pr[4][2];
   const int n = revolved_profile(c, Pr);
   return detail::closest_segment_revolved(Pr, n, c.Q.col(0), x0, x1, s, p, q);
@@ -1448,7 +1443,7 @@ struct FlatSimplex {
 template <class PC, class Vertex>
 bool solve_flat_simplex(const PlacedPrimitive<PC>& c, const Vertex& y, FlatSimplex& S, double& s) {
   const auto segment = [&](int i0, int i1, FlatSimplex& out, double& sp) -> bool {
-    if (!curved_segment(c, y(i0), y(i1), sp, out.p, out.q)) return false;
+    if (!revolved_segment(c, y(i0), y(i1), sp, out.p, out.q)) return false;
     out.d = (out.p - out.q).norm();
     if (sp <= 0.0) {
       out.n = 1;
@@ -1507,7 +1502,7 @@ bool solve_flat_simplex(const PlacedPrimitive<PC>& c, const Vertex& y, FlatSimpl
   };
   if (S.n == 1) {
     S.p = y(S.idx[0]);
-    if (!curved_projection(c, S.p, S.q)) return false;
+    if (!revolved_projection(c, S.p, S.q)) return false;
     S.d = (S.p - S.q).norm();
     return true;
   }
@@ -1560,7 +1555,7 @@ bool closest_flat_curved(const PlacedPrimitive<PF>& f, const PlacedPrimitive<PC>
 /// 1.49 → 1.35 µs against the closed forms over every vertex and edge pair; a point against a
 /// polygon is faster in closed form).
 template <class P1, class P2> constexpr bool uses_gjk() {
-  return !is_curved_solid<P1>() && !is_curved_solid<P2>() &&
+  return !is_revolved<P1>() && !is_revolved<P2>() &&
          (std::is_same_v<P1, Polytope> || std::is_same_v<P2, Polytope> ||
           (std::is_same_v<P1, PaddedPolygon> && !std::is_same_v<P2, Sphere>) ||
           (std::is_same_v<P2, PaddedPolygon> && !std::is_same_v<P1, Sphere>));
@@ -1569,35 +1564,28 @@ template <class P1, class P2> constexpr bool uses_gjk() {
 /// Closest points p ∈ K1 and q ∈ K2 (each about its own origin, ray-cast coordinates) of K1 and
 /// the translate o + K2; the cores do not meet (o = t·u with t ≥ t*). GJK pairs start from the
 /// simplex of the previous call, a segment against a solid of revolution from its parameter.
-
 template <class P1, class P2>
 bool closest_cores(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2, const Vec3& o, Vec3& p, Vec3& q,
                    CoreState& state) {
   if constexpr (uses_gjk<P1, P2>()) {
     return detail::gjk_closest_points([&](const Vec3& d) { return core_support(b1, d); },
                                       [&](const Vec3& d) { return core_support(b2, d); }, o, state.simplex, p, q);
-  } else if constexpr (std::is_same_v<P1, PaddedPolygon> && is_curved_solid<P2>()) {
+  } else if constexpr (std::is_same_v<P1, PaddedPolygon> && is_revolved<P2>()) {
     // F's vertices in C's frame: v − o
     if (!closest_flat_curved(b1, b2, Vec3(-o), state, p, q)) return false;
     p += o;
     return true;
-  } else if constexpr (is_curved_solid<P1>() && std::is_same_v<P2, PaddedPolygon>) {
+  } else if constexpr (is_revolved<P1>() && std::is_same_v<P2, PaddedPolygon>) {
     if (!closest_flat_curved(b2, b1, o, state, q, p)) return false;
     q -= o;
     return true;
   } else if constexpr (std::is_same_v<P1, Capsule> && is_revolved<P2>()) {
     // the segment against the solid, both relative to the solid's origin o
-    double P[4][2];
-    const int n = revolved_profile(b2, P);
-    if (!detail::closest_segment_revolved(P, n, b2.Q.col(0), Vec3(-b1.half - o), Vec3(b1.half - o), state.s, p, q))
-      return false;
+    if (!revolved_segment(b2, Vec3(-b1.half - o), Vec3(b1.half - o), state.s, p, q)) return false;
     p += o;
     return true;
   } else if constexpr (is_revolved<P1>() && std::is_same_v<P2, Capsule>) {
-    double P[4][2];
-    const int n = revolved_profile(b1, P);
-    if (!detail::closest_segment_revolved(P, n, b1.Q.col(0), Vec3(o - b2.half), Vec3(o + b2.half), state.s, q, p))
-      return false;
+    if (!revolved_segment(b1, Vec3(o - b2.half), Vec3(o + b2.half), state.s, q, p)) return false;
     q -= o;
     return true;
   } else if constexpr (std::is_same_v<P1, Sphere>) {
