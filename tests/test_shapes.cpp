@@ -673,6 +673,72 @@ TEST(SmoothPolytope, BoxAndConvexHullEqualTheHalfSpacePolytope) {
   }
 }
 
+TEST(SmoothPolytope, VectorizedEvaluationMatchesTheScalarReference) {
+  // SmoothPolytope::eval runs detail::smooth_planes_eval_vectorized (faces in AVX2 or AVX-512
+  // lanes, its own exp); detail::smooth_planes_eval is the scalar reference. Every width the CPU
+  // has, face counts that leave tails (4..~100), β from 1 to 400, points inside, on and far
+  // outside the shape (where most faces fall under the e^-40 cut).
+  std::mt19937 rng(131);
+  std::normal_distribution<double> N;
+  std::uniform_real_distribution<double> U(0.0, 1.0);
+  std::vector<SmoothPolytope> shapes;
+  shapes.push_back(SmoothPolytope(poly_A(), poly_b(), 20.0));
+  shapes.push_back(SmoothPolytope::box(0.5, 1.0, 1.5, 20.0, 0.7));
+  for (int n : {4, 5, 6, 7, 9, 12, 17, 30, 55}) {
+    std::vector<Vec3> pts;
+    for (int i = 0; i < n; ++i) pts.push_back((0.8 + U(rng)) * random_unit(rng));
+    // a small tetrahedron about the origin keeps the origin inside
+    for (const Vec3& t : {Vec3(1, 1, 1), Vec3(1, -1, -1), Vec3(-1, 1, -1), Vec3(-1, -1, 1)}) pts.push_back(0.7 * t);
+    shapes.push_back(SmoothPolytope::convex_hull(pts, 20.0));
+  }
+  ASSERT_EQ(shapes.size(), 11u);
+  int faces_max = 0;
+  for (const auto& P : shapes) faces_max = std::max(faces_max, P.num_faces());
+  EXPECT_GE(faces_max, 40);
+  const int widest = diffcol::detail::set_smooth_planes_width(8);
+  std::vector<int> widths{1};
+  if (widest >= 4) widths.push_back(4);
+  if (widest >= 8) widths.push_back(8);
+  for (int w : widths) {
+    ASSERT_EQ(diffcol::detail::set_smooth_planes_width(w), w);
+    ASSERT_EQ(diffcol::detail::smooth_planes_width(), w);
+    for (const auto& P : shapes) {
+      const auto F = P.face_data();
+      double amax = 0.0;
+      for (int i = 0; i < F.m; ++i) amax = std::max(amax, std::sqrt(F.ax[i] * F.ax[i] + F.ay[i] * F.ay[i] + F.az[i] * F.az[i]));
+      for (double beta : {1.0, 20.0, 400.0}) {
+        for (int k = 0; k < 300; ++k) {
+          const double r = k < 100 ? 3.0 * U(rng) : k < 200 ? P.ray_extent(random_unit(rng)) : 1e3 * U(rng);
+          const Vec3 y = r * Vec3(N(rng), N(rng), N(rng)).normalized();
+          Vec3 g0, g1;
+          Mat3 H0, H1;
+          const double f0 = diffcol::detail::smooth_planes_eval(F.ax, F.ay, F.az, F.b, F.m, y, g0, H0, beta);
+          const double f1 = P.eval_at_beta(y, g1, H1, beta);
+          // c_i is rounded differently (FMAs) by ~ε·‖a‖‖y‖, and the weights exp(β(c_i − max c)) with
+          // it by ~β·ε·‖a‖‖y‖ relative: that sets the tolerances far out at large β
+          const double kw = 1.0 + beta * amax * y.norm();
+          EXPECT_NEAR(f1, f0, 1e-13 * std::max(1.0, std::abs(f0))) << "width " << w << " faces " << F.m;
+          EXPECT_LT((g1 - g0).norm(), 1e-14 * kw * amax) << "width " << w << " faces " << F.m << " |y| " << y.norm();
+          // H = β(Σ w a aᵀ/Σw − ∇φ∇φᵀ): the cancellation adds ~β·‖a‖²·ε
+          EXPECT_LT((H1 - H0).norm(), 1e-14 * kw * beta * amax * amax) << "width " << w << " faces " << F.m;
+        }
+      }
+      // non-finite points: the same non-finite value as the reference
+      for (const Vec3& y : {Vec3(std::nan(""), 0.0, 0.0), Vec3(1e300, 1e300, 0.0), Vec3(-INFINITY, 0.0, 1.0)}) {
+        Vec3 g0, g1;
+        Mat3 H0, H1;
+        const double f0 = diffcol::detail::smooth_planes_eval(F.ax, F.ay, F.az, F.b, F.m, y, g0, H0, 20.0);
+        const double f1 = P.eval(y, g1, H1);
+        EXPECT_EQ(std::isfinite(f1), std::isfinite(f0));
+        if (std::isfinite(f0)) {
+          EXPECT_NEAR(f1, f0, 1e-13 * std::abs(f0));
+        }
+      }
+    }
+  }
+  diffcol::detail::set_smooth_planes_width(8);  // back to the widest
+}
+
 // Every point satisfies every half-space of H, and every half-space is tight at ≥ 3 points.
 void expect_supporting_half_spaces(const SmoothPolytope& H, const std::vector<Vec3>& pts) {
   for (int i = 0; i < H.num_faces(); ++i) {
