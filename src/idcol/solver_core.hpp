@@ -15,6 +15,9 @@
 #include "diffcol/math/hd.hpp"
 
 #include "../minkowski_ray_cast.hpp"
+#ifndef __CUDA_ARCH__
+#include "../gjk_distance.hpp"
+#endif
 
 namespace diffcol::idcol {
 namespace {
@@ -466,13 +469,15 @@ struct FlatProxy<SuperellipticCylinder> {  // the circular cylinder (axis x)
 // from an upper bound converges monotonically. Returns α and the touching point α·q* in the
 // shape's frame (q* the closest point of K to t*·c).
 template <class P>
-DIFFCOL_HD bool sphere_proxy_touch(const P& K, double Rs, const Vec3& c, double& alpha, Vec3& x) {
+DIFFCOL_HD bool sphere_proxy_touch(const P& K, double Rs, const Vec3& c, double& alpha, Vec3& x,
+                                   double rel_tolerance = 1e-12) {
   const double cn = c.norm();
   if (!(cn > 0.0) || !std::isfinite(cn)) return false;
   double t = (K.outer() + Rs) / cn;  // dist(t·c, K) ≥ Rs here
+  Vec3 q;
   for (int it = 0; it < 30; ++it) {
     const Vec3 p = t * c;
-    const Vec3 q = K.closest(p);
+    q = K.closest(p);
     const Vec3 e = p - q;
     const double d = e.norm();
     if (!(d > 0.0)) return false;
@@ -480,9 +485,8 @@ DIFFCOL_HD bool sphere_proxy_touch(const P& K, double Rs, const Vec3& c, double&
     if (!(slope > 0.0)) return false;
     const double step = (d - Rs) / slope;
     t -= step;
-    if (std::abs(step) <= 1e-12 * t) break;
+    if (std::abs(step) <= rel_tolerance * t) break;  // q: the closest point one (tiny) step before
   }
-  const Vec3 q = K.closest(t * c);
   if (!(t > 0.0) || !std::isfinite(t) || !all_finite(q)) return false;
   alpha = 1.0 / t;
   x = alpha * q;
@@ -564,9 +568,57 @@ DIFFCOL_HD inline bool ellipsoid_touch(const Vec3& a1, const Vec3& a2, const Mat
   return all_finite(x);
 }
 
-// The touching-point starts (docs/idcol.md, "Starts"): two ellipsoids (ellipsoid_touch), or a
-// sphere and a shape whose flat proxy has a closed-form closest point (sphere_proxy_touch). α and
-// x in body 1's frame (body 2 at (R12, p12)), or false where the pair has none or it fails.
+#ifndef __CUDA_ARCH__
+// Shapes whose flat proxy is a polytope (FlatProxy::support returns vertices): the smooth polytope
+// and, for exponents ≥ kFlatProxyExponent, the bounding box of a superellipsoid. Host only (GJK).
+template <class S>
+constexpr bool kPolytopeProxy = std::is_same_v<S, SmoothPolytope> || std::is_same_v<S, Superellipsoid>;
+inline bool has_polytope_proxy(const SmoothPolytope&) { return true; }
+inline bool has_polytope_proxy(const Superellipsoid& s) { return has_flat_proxy(s); }
+
+// Relative accuracy of t* in the touching start below: it is a start (the smooth shape lies a few
+// percent inside its proxy), and 1e-3 leaves Newton's method as many iterations on the ergodic sweep
+// as 1e-12 does, with one GJK call less.
+constexpr double kPolytopeTouchTolerance = 1e-3;
+
+// An ellipsoid (semi-axes ax, rotation RE and centre cE in the frame of a shape whose flat proxy K
+// is a polytope) scaled about its centre touches K scaled about its origin where, after the linear
+// map M = diag(1/ax)·REᵀ (the ellipsoid to a unit ball, K to the polytope MK, both still scaled
+// about their own origins), the unit ball about M·cE touches MK: sphere_proxy_touch, with MK's
+// closest point by GJK (src/gjk_distance.hpp), each call started from the previous call's simplex.
+// α and the touching point M⁻¹(α·q*) in K's frame; false where a step fails (the start is skipped).
+template <class Proxy>
+bool ellipsoid_polytope_touch(const Vec3& ax, const Mat3& RE, const Vec3& cE, const Proxy& K, double& alpha, Vec3& x) {
+  const Mat3 M = ax.cwiseInverse().asDiagonal() * RE.transpose();
+  const auto support = [&](const Vec3& d) -> Vec3 { return M * K.support(M.transpose() * d); };
+  struct MappedProxy {
+    const decltype(support)& mapped_support;
+    double h;  // MK's support value along ĉ: t0 = (h + 1)/‖c‖ has dist(t0·c, MK) ≥ 1
+    mutable diffcol::detail::GjkSimplex simplex;
+    Vec3 closest(const Vec3& p) const {
+      Vec3 q, origin;
+      const auto point = [](const Vec3&) -> Vec3 { return Vec3::Zero(); };
+      // p inside MK: returning p ends sphere_proxy_touch with false
+      return diffcol::detail::gjk_closest_points(mapped_support, point, p, simplex, q, origin) ? q : p;
+    }
+    double outer() const { return h; }
+  };
+  const Vec3 c = M * cE;
+  const double cn = c.norm();
+  if (!(cn > 0.0) || !std::isfinite(cn)) return false;
+  const Vec3 u = c / cn;
+  const MappedProxy mk{support, u.dot(support(u)), {}};
+  Vec3 xm;
+  if (!sphere_proxy_touch(mk, 1.0, c, alpha, xm, kPolytopeTouchTolerance)) return false;
+  x = RE * ax.cwiseProduct(xm);
+  return all_finite(x);
+}
+#endif
+
+// The touching-point starts (docs/idcol.md, "Starts"): two ellipsoids (ellipsoid_touch), a sphere
+// and a shape whose flat proxy has a closed-form closest point (sphere_proxy_touch), or (on the
+// host) a sphere or ellipsoid and a shape whose flat proxy is a polytope (ellipsoid_polytope_touch).
+// α and x in body 1's frame (body 2 at (R12, p12)), or false where the pair has none or it fails.
 template <class S1, class S2>
 DIFFCOL_HD bool touching_start(const S1& a, const S2& b, const Mat3& R12, const Vec3& p12, double& alpha, Vec3& x) {
   Vec3 a1, a2;
@@ -579,11 +631,25 @@ DIFFCOL_HD bool touching_start(const S1& a, const S2& b, const Mat3& R12, const 
     x = p12 + R12 * q;
     return true;
   } else if constexpr (std::is_same_v<S2, Sphere> && FlatProxy<S1>::kHasClosest) {
-    return has_flat_proxy(a) && sphere_proxy_touch(FlatProxy<S1>(a), b.radius(), p12, alpha, x);
+    if (has_flat_proxy(a) && sphere_proxy_touch(FlatProxy<S1>(a), b.radius(), p12, alpha, x)) return true;
   }
+#ifndef __CUDA_ARCH__
+  if constexpr (kPolytopeProxy<S2>) {
+    if (ellipsoid_axes(a, a1) && has_polytope_proxy(b)) {
+      Vec3 q;  // in body 2's frame: body 1 at rotation R12ᵀ, centre −R12ᵀp12
+      const Mat3 R21 = R12.transpose();
+      if (!ellipsoid_polytope_touch(a1, R21, Vec3(-(R21 * p12)), FlatProxy<S2>(b), alpha, q)) return false;
+      x = p12 + R12 * q;
+      return true;
+    }
+  }
+  if constexpr (kPolytopeProxy<S1>) {
+    if (ellipsoid_axes(b, a2) && has_polytope_proxy(a))
+      return ellipsoid_polytope_touch(a2, R12, p12, FlatProxy<S1>(a), alpha, x);
+  }
+#endif
   return false;
 }
-
 
 // The surrogate problem (21)-(22) of one relative pose, body 2 at (R12, p12) in body 1.
 struct Surrogate {
