@@ -18,25 +18,11 @@ namespace diffcol::detail {
 
 namespace {
 
-// Sums of one evaluation: Σw, Σw a (3), Σw a aᵀ (6: xx, xy, xz, yy, yz, zz), w = exp(β(c − max c)).
+// Sums of one evaluation in the order of smooth_planes_finish: Σw, Σw a (3), Σw a aᵀ (6: xx, xy,
+// xz, yy, yz, zz), w = exp(β(c − max c)).
 struct PlaneSums {
   double s[10];
 };
-
-// φ, ∇φ, ∇²φ from the sums, as in smooth_planes_eval.
-double finish(double cmax, const PlaneSums& p, double beta, Vec3& grad, Mat3& hess) {
-  const double* s = p.s;
-  const double inv = 1.0 / s[0];
-  grad = Vec3(s[1], s[2], s[3]) * inv;
-  const double k = beta * inv;
-  hess(0, 0) = k * s[4] - beta * grad.x() * grad.x();
-  hess(1, 1) = k * s[7] - beta * grad.y() * grad.y();
-  hess(2, 2) = k * s[9] - beta * grad.z() * grad.z();
-  hess(0, 1) = hess(1, 0) = k * s[5] - beta * grad.x() * grad.y();
-  hess(0, 2) = hess(2, 0) = k * s[6] - beta * grad.x() * grad.z();
-  hess(1, 2) = hess(2, 1) = k * s[8] - beta * grad.y() * grad.z();
-  return cmax + std::log(s[0]) / beta;
-}
 
 }  // namespace
 
@@ -187,13 +173,17 @@ int widest_available() {
   return 1;
 }
 
+// A requested width capped at what the CPU has: 8, 4 or 1.
+int available_width(int want) {
+  const int widest = widest_available();
+  return want >= 8 ? widest : want >= 4 ? (widest >= 4 ? 4 : 1) : 1;
+}
+
 // The width in use: DIFFCOL_PLANES_WIDTH=1, 4 or 8 caps it (for comparisons), else the widest.
 std::atomic<int>& width_in_use() {
   static std::atomic<int> w{[] {
-    const int widest = widest_available();
     const char* e = std::getenv("DIFFCOL_PLANES_WIDTH");
-    const int want = e ? std::atoi(e) : widest;
-    return want >= 8 ? widest : want >= 4 ? (widest >= 4 ? 4 : 1) : 1;
+    return available_width(e ? std::atoi(e) : 8);
   }()};
   return w;
 }
@@ -203,8 +193,7 @@ std::atomic<int>& width_in_use() {
 int smooth_planes_width() { return width_in_use().load(std::memory_order_relaxed); }
 
 int set_smooth_planes_width(int width) {
-  const int widest = widest_available();
-  const int w = width >= 8 ? widest : width >= 4 ? (widest >= 4 ? 4 : 1) : 1;
+  const int w = available_width(width);
   width_in_use().store(w, std::memory_order_relaxed);
   return w;
 }
@@ -217,7 +206,7 @@ double smooth_planes_eval_vectorized(const double* ax, const double* ay, const d
     PlaneSums s;
     const bool ok = w == 8 ? avx512::plane_sums(ax, ay, az, b, m, y.x(), y.y(), y.z(), beta, cmax, s)
                            : avx2::plane_sums(ax, ay, az, b, m, y.x(), y.y(), y.z(), beta, cmax, s);
-    if (ok) return finish(cmax, s, beta, grad, hess);
+    if (ok) return smooth_planes_finish(cmax, s.s, beta, grad, hess);
   }
   return smooth_planes_eval(ax, ay, az, b, m, y, grad, hess, beta);
 }

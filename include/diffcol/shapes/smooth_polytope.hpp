@@ -18,6 +18,22 @@ namespace diffcol {
 
 namespace detail {
 
+/// φ, ∇φ, ∇²φ (A1)–(A6) from the sums of one evaluation, s = (Σw, Σw a (x, y, z), Σw a aᵀ (xx, xy,
+/// xz, yy, yz, zz)) with w = exp(β(c − max c)) and cmax = max c: the last step of
+/// smooth_planes_eval and of its vectorized form.
+DIFFCOL_HD inline double smooth_planes_finish(double cmax, const double* s, double beta, Vec3& grad, Mat3& hess) {
+  const double inv = 1.0 / s[0];
+  grad = Vec3(s[1], s[2], s[3]) * inv;
+  const double k = beta * inv;
+  hess(0, 0) = k * s[4] - beta * grad.x() * grad.x();
+  hess(1, 1) = k * s[7] - beta * grad.y() * grad.y();
+  hess(2, 2) = k * s[9] - beta * grad.z() * grad.z();
+  hess(0, 1) = hess(1, 0) = k * s[5] - beta * grad.x() * grad.y();
+  hess(0, 2) = hess(2, 0) = k * s[6] - beta * grad.x() * grad.z();
+  hess(1, 2) = hess(2, 1) = k * s[8] - beta * grad.y() * grad.z();
+  return cmax + std::log(s[0]) / beta;
+}
+
 /// φ, ∇φ, ∇²φ of the smooth polytope (A1)–(A6) at sharpness β, from its face data a_i/L by
 /// component (ax, ay, az) and b_i/L (b), m faces: SmoothPolytope::eval_at_beta, and the GPU's copy
 /// of a polytope (cuda/).
@@ -52,16 +68,8 @@ DIFFCOL_HD inline double smooth_planes_eval(const double* ax, const double* ay, 
     myz += wy * az[i];
     mzz += wz * az[i];
   }
-  const double inv = 1.0 / sw;
-  grad = Vec3(gx, gy, gz) * inv;
-  const double k = beta * inv;
-  hess(0, 0) = k * mxx - beta * grad.x() * grad.x();
-  hess(1, 1) = k * myy - beta * grad.y() * grad.y();
-  hess(2, 2) = k * mzz - beta * grad.z() * grad.z();
-  hess(0, 1) = hess(1, 0) = k * mxy - beta * grad.x() * grad.y();
-  hess(0, 2) = hess(2, 0) = k * mxz - beta * grad.x() * grad.z();
-  hess(1, 2) = hess(2, 1) = k * myz - beta * grad.y() * grad.z();
-  return cmax + std::log(sw) / beta;
+  const double sums[10] = {sw, gx, gy, gz, mxx, mxy, mxz, myy, myz, mzz};
+  return smooth_planes_finish(cmax, sums, beta, grad, hess);
 }
 
 /// The same evaluation with the faces in vector lanes (4 with AVX2/FMA, 8 with AVX-512, picked at
