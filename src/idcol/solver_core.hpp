@@ -631,8 +631,9 @@ DIFFCOL_HD bool touching_start(const S1& a, const S2& b, const Mat3& R12, const 
     x = p12 + R12 * q;
     return true;
   } else if constexpr (std::is_same_v<S2, Sphere> && FlatProxy<S1>::kHasClosest) {
-    // one rule for both orders: where the closed form fails (the sphere's centre inside the
-    // proxy) the polytope start below would fail on the same box
+    // one rule for both orders: the polytope start below would run the same iteration on the same
+    // box (a sphere maps to itself), so where this one fails (coincident origins, the sphere's
+    // centre inside the box) it fails too
     return has_flat_proxy(a) && sphere_proxy_touch(FlatProxy<S1>(a), b.radius(), p12, alpha, x);
   }
 #ifndef __CUDA_ARCH__
