@@ -1,9 +1,10 @@
-// White-box tests of the iDCOL touching start of a sphere or ellipsoid against a shape whose flat
-// proxy is a polytope (src/idcol/solver_core.hpp, ellipsoid_polytope_touch): the scaling α and the
-// point it returns are those of the exact shapes (ellipsoid against the polytope {A y ≤ b}, or
-// against a superellipsoid's bounding box). The reference is the DCOL solver (its own conic
-// formulation and interior-point or polish route) on the same exact shapes; the point is checked
-// against both shapes' closed-form membership.
+// White-box tests of the iDCOL touching starts (src/idcol/solver_core.hpp): two ellipsoids
+// (ellipsoid_touch), and a sphere or ellipsoid against a shape whose flat proxy is a polytope
+// (ellipsoid_polytope_touch). The scaling α and the point they return are those of the exact
+// shapes (two ellipsoids; an ellipsoid against the polytope {A y ≤ b} or a superellipsoid's
+// bounding box). The reference is the DCOL solver (its own conic formulation and interior-point or
+// polish route) on the same exact shapes; the point is checked against both shapes' closed-form
+// membership.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -126,4 +127,50 @@ TEST(IdcolTouchingStart, EllipsoidAgainstAPolytopeMatchesTheExactShapes) {
   }
   std::printf("touching start on %d cases: worst relative α error %.2e, worst ellipsoid excess %.2e\n", checked,
               worst_alpha, worst_point);
+}
+
+TEST(IdcolTouchingStart, TwoEllipsoidsFromAnyMultiplierGuess) {
+  // The Perram–Wertheim start of two ellipsoids (ellipsoid_touch), from its own first λ and from
+  // guesses anywhere in (0, 1) (a warm solve passes the previous solution's λ2/(λ1 + λ2)): the same
+  // α as DCOL's on the same ellipsoids (aspect up to 15), the point on both scaled surfaces; and
+  // the multipliers of a converged iDCOL solve give back the λ the iteration ends at.
+  std::mt19937 rng(815);
+  std::uniform_real_distribution<double> logU(std::log(0.1), std::log(1.5));
+  double worst_alpha = 0.0, worst_point = 0.0, worst_lambda = 0.0;
+  for (int t = 0; t < 120; ++t) {
+    const Vec3 a1(std::exp(logU(rng)), std::exp(logU(rng)), std::exp(logU(rng)));
+    const Vec3 a2(std::exp(logU(rng)), std::exp(logU(rng)), std::exp(logU(rng)));
+    const Mat3 R12 = random_rotation(rng);
+    const double reach = a1.maxCoeff() + a2.maxCoeff();
+    const Vec3 p12 = reach * std::uniform_real_distribution<double>(0.05, 3.0)(rng) * random_unit(rng);
+    const dcol::ContactResult ref =
+        dcol::solve_contact(dcol::Ellipsoid::from_semi_axes(a1.x(), a1.y(), a1.z()), Pose::identity(),
+                            dcol::Ellipsoid::from_semi_axes(a2.x(), a2.y(), a2.z()), make_pose(R12, p12));
+    ASSERT_TRUE(ref.ok()) << "case " << t;
+    for (const double guess : {-1.0, 1e-9, 0.02, 0.5, 0.97, 1.0 - 1e-9}) {
+      double alpha = 0.0;
+      Vec3 x;
+      ASSERT_TRUE(idcol::ellipsoid_touch(a1, a2, R12, p12, alpha, x, guess)) << "case " << t << ", guess " << guess;
+      worst_alpha = std::max(worst_alpha, std::abs(alpha / ref.alpha - 1.0));
+      EXPECT_NEAR(alpha / ref.alpha, 1.0, 1e-8) << "case " << t << ", guess " << guess;
+      const double on1 = x.cwiseQuotient(a1).norm() / alpha - 1.0;
+      const double on2 = (R12.transpose() * (x - p12)).cwiseQuotient(a2).norm() / alpha - 1.0;
+      worst_point = std::max({worst_point, std::abs(on1), std::abs(on2)});
+      EXPECT_NEAR(on1, 0.0, 1e-9) << "case " << t << ", guess " << guess;
+      EXPECT_NEAR(on2, 0.0, 1e-9) << "case " << t << ", guess " << guess;
+    }
+    // λ* against the multipliers of the KKT solution (10): x = λ* A S(λ*)⁻¹ r is the touching point
+    const Superellipsoid e1(1, a1.x(), a1.y(), a1.z()), e2(1, a2.x(), a2.y(), a2.z());
+    const idcol::ContactSolution sol = idcol::solve_contact(e1, Pose::identity(), e2, make_pose(R12, p12));
+    ASSERT_TRUE(sol.ok()) << "case " << t;
+    const double lam = sol.lambda2 / (sol.lambda1 + sol.lambda2);
+    const Vec3 A = a1.cwiseProduct(a1);
+    const Mat3 S = lam * Mat3(A.asDiagonal()) + (1.0 - lam) * R12 * a2.cwiseProduct(a2).asDiagonal() * R12.transpose();
+    const Vec3 x_lam = lam * A.cwiseProduct(S.ldlt().solve(p12));
+    worst_lambda = std::max(worst_lambda, (x_lam - sol.x_B1).norm() / p12.norm());
+    EXPECT_LE((x_lam - sol.x_B1).norm(), 1e-9 * p12.norm()) << "case " << t;
+  }
+  std::printf("two ellipsoids: worst relative alpha error %.2e, worst surface excess %.2e, λ from multipliers: "
+              "worst x error %.2e (relative to |r|)\n",
+              worst_alpha, worst_point, worst_lambda);
 }

@@ -226,7 +226,8 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
   // warm start: previous solution mapped into this surrogate
   // (sphere–sphere: the cold start below is exact, a warm start can only cost iterations; two
   // ellipsoids: the touching-point start below meets the tolerance at once, 1.00 evaluations per
-  // solve on the ergodic sweep against 2.01 from the warm prediction, so it is used warm too)
+  // solve on the ergodic sweep against 2.01 from the warm prediction, so it is used warm too, its
+  // iteration started from the previous solution's λ2/(λ1 + λ2): 3.11 → 2.12 inverses per solve)
   constexpr bool exact_cold = std::is_same_v<S1, Sphere> && std::is_same_v<S2, Sphere>;
   Vec3 axes1, axes2;
   const bool ellipsoid_pair = ellipsoid_axes(a, axes1) && ellipsoid_axes(b, axes2);
@@ -262,7 +263,10 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
     const auto cont = [&](Iterate& zc, Vec6& fc, Mat6RowMajor& Jc, ShapeData& sdc, NewtonStats& stc) {
       return continuation(kkt, opt, zc, fc, Jc, sdc, stc);
     };
-    ok = solve_from_cold_starts(kkt, sg, opt, can_continue, cont, z, f, J, sd, st, attempts, best);
+    const bool warm_ellipsoids = ellipsoid_pair && warm != nullptr && warm->ok() && warm->lambda1 > 0.0 &&
+                                 warm->lambda2 > 0.0;
+    const double lambda_guess = warm_ellipsoids ? warm->lambda2 / (warm->lambda1 + warm->lambda2) : -1.0;
+    ok = solve_from_cold_starts(kkt, sg, opt, can_continue, cont, z, f, J, sd, st, attempts, best, lambda_guess);
   }
   if (!ok) {
     if (best.f < std::numeric_limits<double>::infinity()) z = best.z;

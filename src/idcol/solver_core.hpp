@@ -499,7 +499,8 @@ DIFFCOL_HD bool sphere_proxy_touch(const P& K, double Rs, const Vec3& c, double&
 // A = R1 diag(a1²) R1ᵀ and B = R2 diag(a2²) R2ᵀ the inverse shape matrices (the Perram–Wertheim
 // contact function; g is concave), at x = λ A S⁻¹ r from body 1's centre. A safeguarded Newton
 // iteration on g'(λ) = 0 (3×3 solves) finds λ*; the smooth shapes' ε moves the solution by
-// O(ε), which the KKT Newton method then removes.
+// O(ε), which the KKT Newton method then removes. At the solution λ* = λ2/(λ1 + λ2) in the
+// multipliers of (10) (∇φ = A⁻¹y on an ellipsoid's surface), so a previous solution gives a start.
 DIFFCOL_HD inline bool ellipsoid_axes(const Sphere& s, Vec3& ax) {
   ax.setConstant(s.radius());
   return true;
@@ -524,9 +525,17 @@ DIFFCOL_HD inline bool spd_inverse3(const Mat3& S, Mat3& inv) {
   return true;
 }
 
+// Newton steps on g' below this end the iteration: the step's own error is O(step²) (~1e-12 of
+// the distance in x on the ergodic sweep), and the KKT Newton method checks the start anyway.
+// Ending at the step of 1e-12 instead costs one more 3×3 inverse (4.13 against 3.11 iterations
+// per cold start of ellipsoid–ellipsoid; docs/idcol.md).
+constexpr double kEllipsoidTouchStep = 1e-6;
+
 // α and x (body 1's frame) of two touching ellipsoids with semi-axes a1 (body 1, at the origin)
-// and a2 (body 2 at r with rotation R). False if the iteration does not settle.
-DIFFCOL_HD inline bool ellipsoid_touch(const Vec3& a1, const Vec3& a2, const Mat3& R, const Vec3& r, double& alpha, Vec3& x) {
+// and a2 (body 2 at r with rotation R), from λ = lambda_guess where that lies in (0, 1) (a previous
+// solution's), else from the sphere estimate below. False if the iteration does not settle.
+DIFFCOL_HD inline bool ellipsoid_touch(const Vec3& a1, const Vec3& a2, const Mat3& R, const Vec3& r, double& alpha, Vec3& x,
+                                       double lambda_guess = -1.0) {
   const Vec3 A = a1.cwiseProduct(a1);  // A = diag(a1²) in body 1's frame
   const Mat3 B = R * a2.cwiseProduct(a2).asDiagonal() * R.transpose();
   Mat3 D = -B;
@@ -536,7 +545,7 @@ DIFFCOL_HD inline bool ellipsoid_touch(const Vec3& a1, const Vec3& a2, const Mat
   if (!(rr > 0.0) || !std::isfinite(rr)) return false;
   const double rho1 = 1.0 / r.cwiseQuotient(a1).norm();
   const double rho2 = 1.0 / (R.transpose() * r).cwiseQuotient(a2).norm();  // ray extents per unit ‖r‖
-  double lam = rho2 / (rho1 + rho2), lo = 0.0, hi = 1.0;
+  double lam = (lambda_guess > 0.0 && lambda_guess < 1.0) ? lambda_guess : rho2 / (rho1 + rho2), lo = 0.0, hi = 1.0;
   Mat3 Si;
   const auto inverse_at = [&](double l) {
     Mat3 S = (1.0 - l) * B;
@@ -551,11 +560,11 @@ DIFFCOL_HD inline bool ellipsoid_touch(const Vec3& a1, const Vec3& a2, const Mat
     const double g1 = (1.0 - 2.0 * lam) * h + lam * (1.0 - lam) * h1;  // g'(λ)
     const double g2 = -2.0 * h + 2.0 * (1.0 - 2.0 * lam) * h1 + lam * (1.0 - lam) * h2;  // g''(λ)
     double next = (g2 < 0.0) ? lam - g1 / g2 : lo - 1.0;  // Newton on g' = 0 (g is concave)
-    if (std::abs(next - lam) < 1e-12) {
+    if (g1 > 0.0) lo = lam; else hi = lam;
+    if (std::abs(next - lam) < kEllipsoidTouchStep && next > 0.0 && next < 1.0) {
       lam = next;
       break;
     }
-    if (g1 > 0.0) lo = lam; else hi = lam;
     if (!(next > lo && next < hi)) next = 0.5 * (lo + hi);  // else bisect the bracket
     lam = next;
   }
@@ -620,9 +629,11 @@ bool ellipsoid_polytope_touch(const Vec3& ax, const Mat3& RE, const Vec3& cE, co
 // host) a sphere or ellipsoid and a shape whose flat proxy is a polytope (ellipsoid_polytope_touch).
 // α and x in body 1's frame (body 2 at (R12, p12)), or false where the pair has none or it fails.
 template <class S1, class S2>
-DIFFCOL_HD bool touching_start(const S1& a, const S2& b, const Mat3& R12, const Vec3& p12, double& alpha, Vec3& x) {
+DIFFCOL_HD bool touching_start(const S1& a, const S2& b, const Mat3& R12, const Vec3& p12, double& alpha, Vec3& x,
+                               double ellipsoid_lambda_guess = -1.0) {
   Vec3 a1, a2;
-  if (ellipsoid_axes(a, a1) && ellipsoid_axes(b, a2)) return ellipsoid_touch(a1, a2, R12, p12, alpha, x);
+  if (ellipsoid_axes(a, a1) && ellipsoid_axes(b, a2))
+    return ellipsoid_touch(a1, a2, R12, p12, alpha, x, ellipsoid_lambda_guess);
   if constexpr (std::is_same_v<S1, Sphere> && FlatProxy<S2>::kHasClosest) {
     Vec3 q;  // the touching point in body 2's frame
     if (!has_flat_proxy(b) ||
@@ -718,12 +729,13 @@ constexpr double kRayCastStartTolerance = 1e-2;
 // has a closed-form closest point), the ray cast on two flat proxies, then spheres fitted along r̂
 // (ray extents), the seed's (23) and spread scalings, with continuation (cont, where can_continue)
 // after each failure and the ray cast on the exact shapes after the first. Then the slow damped
-// Newton of SolveOptions::last_resort_iterations.
+// Newton of SolveOptions::last_resort_iterations. ellipsoid_lambda_guess: ellipsoid_touch's start
+// (a previous solution's λ2/(λ1 + λ2)), or −1.
 template <class S1, class S2, class Continuation>
 DIFFCOL_HD bool solve_from_cold_starts(const Kkt<S1, S2>& kkt, const Surrogate& sg, const SolveOptions& opt,
                                        bool can_continue, const Continuation& cont, Iterate& z, Vec6& f,
                                        Mat6RowMajor& J, ShapeData& sd, NewtonStats& st, int& attempts,
-                                       BestIterate& best) {
+                                       BestIterate& best, double ellipsoid_lambda_guess = -1.0) {
   const S1& a = kkt.a;
   const S2& b = kkt.b;
   const Problem& P = kkt.P;
@@ -770,7 +782,7 @@ DIFFCOL_HD bool solve_from_cold_starts(const Kkt<S1, S2>& kkt, const Surrogate& 
   {
     double a0;
     Vec3 x0;
-    if (!exact_cold && c > 0.0 && touching_start(a, b, R12, sg.p12, a0, x0)) {
+    if (!exact_cold && c > 0.0 && touching_start(a, b, R12, sg.p12, a0, x0, ellipsoid_lambda_guess)) {
       z.x = x0 / c;
       z.s = std::clamp(std::log(a0 / c), P.s_lo, P.s_hi);
       ++attempts;
