@@ -393,6 +393,9 @@ template <class S>
 struct FlatProxy {  // polytope: its exact shape (a sphere has none: has_flat_proxy is false)
   const S& s;
   DIFFCOL_HD Vec3 support(const Vec3& d) const { return exact_support(s, d); }
+  // kIsPolytope: support() returns vertices (ellipsoid_polytope_touch); kHasClosest: closest()
+  // is a closed form (sphere_proxy_touch)
+  static constexpr bool kIsPolytope = std::is_same_v<S, SmoothPolytope>;
   static constexpr bool kHasClosest = false;
   DIFFCOL_HD Vec3 closest(const Vec3& p) const { return p; }
   DIFFCOL_HD double outer() const { return 0.0; }
@@ -404,6 +407,7 @@ struct FlatProxy<SmoothTruncatedCone> {  // the exact frustum, axis x, from −a
   DIFFCOL_HD explicit FlatProxy(const SmoothTruncatedCone& c)
       : s(c), a(c.bottom_extent()), b(c.top_extent()), Rb(c.bottom_radius()), Rt(c.top_radius()) {}
   DIFFCOL_HD Vec3 support(const Vec3& d) const { return exact_support(s, d); }
+  static constexpr bool kIsPolytope = false;
   static constexpr bool kHasClosest = true;
   // the closest point of the trapezoid (−a, 0), (−a, Rb), (b, Rt), (b, 0) in the (axial, radial)
   // half-plane, turned back about the axis
@@ -441,6 +445,7 @@ struct FlatProxy<Superellipsoid> {  // the bounding box
   DIFFCOL_HD Vec3 support(const Vec3& d) const {
     return Vec3(d.x() < 0.0 ? -h.x() : h.x(), d.y() < 0.0 ? -h.y() : h.y(), d.z() < 0.0 ? -h.z() : h.z());
   }
+  static constexpr bool kIsPolytope = true;
   static constexpr bool kHasClosest = true;
   DIFFCOL_HD Vec3 closest(const Vec3& p) const { return p.cwiseMax(-h).cwiseMin(h); }
   DIFFCOL_HD double outer() const { return h.norm(); }
@@ -454,6 +459,7 @@ struct FlatProxy<SuperellipticCylinder> {  // the circular cylinder (axis x)
     const double x = d.x() < 0.0 ? -h : h;
     return n > 0.0 ? Vec3(x, R * d.y() / n, R * d.z() / n) : Vec3(x, 0.0, 0.0);
   }
+  static constexpr bool kIsPolytope = false;
   static constexpr bool kHasClosest = true;
   DIFFCOL_HD Vec3 closest(const Vec3& p) const {
     const double n = std::sqrt(p.y() * p.y() + p.z() * p.z());
@@ -578,12 +584,12 @@ DIFFCOL_HD inline bool ellipsoid_touch(const Vec3& a1, const Vec3& a2, const Mat
 }
 
 #ifndef __CUDA_ARCH__
-// Shapes whose flat proxy is a polytope (FlatProxy::support returns vertices): the smooth polytope
-// and, for exponents ≥ kFlatProxyExponent, the bounding box of a superellipsoid. Host only (GJK).
+// Shapes whose flat proxy is a polytope (FlatProxy::kIsPolytope): the smooth polytope and, for
+// exponents ≥ kFlatProxyExponent, the bounding box of a superellipsoid. Host only (GJK).
 template <class S>
-constexpr bool kPolytopeProxy = std::is_same_v<S, SmoothPolytope> || std::is_same_v<S, Superellipsoid>;
-inline bool has_polytope_proxy(const SmoothPolytope&) { return true; }
-inline bool has_polytope_proxy(const Superellipsoid& s) { return has_flat_proxy(s); }
+bool has_polytope_proxy(const S& s) {
+  return FlatProxy<S>::kIsPolytope && has_flat_proxy(s);
+}
 
 // Relative accuracy of t* in the touching start below: it is a start (the smooth shape lies a few
 // percent inside its proxy), and 1e-3 leaves Newton's method as many iterations on the ergodic sweep
@@ -648,7 +654,7 @@ DIFFCOL_HD bool touching_start(const S1& a, const S2& b, const Mat3& R12, const 
     return has_flat_proxy(a) && sphere_proxy_touch(FlatProxy<S1>(a), b.radius(), p12, alpha, x);
   }
 #ifndef __CUDA_ARCH__
-  if constexpr (kPolytopeProxy<S2>) {
+  if constexpr (FlatProxy<S2>::kIsPolytope) {
     if (ellipsoid_axes(a, a1) && has_polytope_proxy(b)) {
       Vec3 q;  // in body 2's frame: body 1 at rotation R12ᵀ, centre −R12ᵀp12
       const Mat3 R21 = R12.transpose();
@@ -657,7 +663,7 @@ DIFFCOL_HD bool touching_start(const S1& a, const S2& b, const Mat3& R12, const 
       return true;
     }
   }
-  if constexpr (kPolytopeProxy<S1>) {
+  if constexpr (FlatProxy<S1>::kIsPolytope) {
     if (ellipsoid_axes(b, a2) && has_polytope_proxy(a))
       return ellipsoid_polytope_touch(a2, R12, p12, FlatProxy<S1>(a), alpha, x);
   }
