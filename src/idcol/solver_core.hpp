@@ -193,6 +193,8 @@ constexpr double kLongStepS = 0.3;
 constexpr double kRegularizeX = 4.0;
 constexpr double kRegularizeS = 0.5;
 
+constexpr int kNonmonotoneMemory = 4;  // newton(): iterates whose largest merit a step must decrease
+
 struct NewtonStats {
   int iterations = 0;
   int evaluations = 0;
@@ -200,9 +202,14 @@ struct NewtonStats {
 
 // Safeguarded Newton method (Algorithm 1) from z. On success z, f, J hold the solution.
 // fresh: z's multipliers are set from its (x, s) first (Kkt::start; a cold start).
+// nonmonotone: the line search accepts a step against the largest merit of the last
+// kNonmonotoneMemory iterates instead of the current one (Grippo–Lampariello–Lucidi). Used for the
+// cold starts of two shapes with flat proxies: across the nearly flat faces of sharp shapes, where
+// ∇²ₓₓL is nearly singular, the monotone search cuts long runs of Newton steps short; on the
+// ergodic sweep the most evaluations of a cold se–se solve fall from 622 to 27 (docs/idcol.md).
 template <class S1, class S2>
 DIFFCOL_FLATTEN DIFFCOL_HD bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f, Mat6RowMajor& J,
-                            ShapeData& sd, NewtonStats& st, bool fresh = false) {
+                            ShapeData& sd, NewtonStats& st, bool fresh = false, bool nonmonotone = false) {
   const Problem& P = kkt.P;
   ++st.evaluations;
   if (!(fresh ? kkt.start(z, f, J, sd) : kkt(z, f, J, sd))) return false;
@@ -214,6 +221,8 @@ DIFFCOL_FLATTEN DIFFCOL_HD bool newton(const Kkt<S1, S2>& kkt, const SolveOption
     return 0.5 * (r[0] * r[0] + r[1] * r[1] + r[5] * r[5] + w2 * r.segment<3>(2).squaredNorm());
   };
   double m = merit(f);
+  double recent[kNonmonotoneMemory];  // merits of the last iterates (nonmonotone)
+  for (double& v : recent) v = m;
   Vec6 W2;
   W2 << 1.0, 1.0, w2, w2, w2, 1.0;
   const auto Wf2 = [&W2](const Vec6& r) -> Vec6 { return W2.cwiseProduct(r); };
@@ -289,7 +298,10 @@ DIFFCOL_FLATTEN DIFFCOL_HD bool newton(const Kkt<S1, S2>& kkt, const SolveOption
       ++st.evaluations;
       if (kkt(zt, ft, Jt, sdt)) {
         const double mt = merit(ft);
-        if (mt <= m + 1e-4 * t * slope) {
+        double mref = m;
+        if (nonmonotone)
+          for (const double v : recent) mref = std::max(mref, v);
+        if (mt <= mref + 1e-4 * t * slope) {
           accepted = true;
           break;
         }
@@ -307,6 +319,7 @@ DIFFCOL_FLATTEN DIFFCOL_HD bool newton(const Kkt<S1, S2>& kkt, const SolveOption
     J = Jt;
     sd = sdt;
     m = m_new;
+    recent[k % kNonmonotoneMemory] = m;
   }
   return f.norm() < opt.tolerance && z.l1 > 0.0 && z.l2 > 0.0;
 }
@@ -801,21 +814,22 @@ DIFFCOL_HD bool solve_from_cold_starts(const Kkt<S1, S2>& kkt, const Surrogate& 
   // Newton fewer iterations than the centre line does: on the ergodic sweep the Jacobian
   // evaluations per cold solve of poly–poly, poly–tc, tc–poly and tc–tc fall from 9.3–10.8 to
   // 5.0–5.6, those of the se/sec pairs from 7.3–12.5 to 4.7–6.4 (docs/idcol.md, "Starts").
+  // Two shapes with flat proxies also take the non-monotone line search (newton()).
+  const bool flat_pair = has_flat_proxy(a) && has_flat_proxy(b);
   if constexpr (!exact_cold) {
-    const bool ray_cast_first = has_flat_proxy(a) && has_flat_proxy(b);
-    if (!ok && ray_cast_first &&
+    if (!ok && flat_pair &&
         ray_cast_start(
             kRayCastStartTolerance, [pa = FlatProxy<S1>(a)](const Vec3& d) -> Vec3 { return pa.support(d); },
             [pb = FlatProxy<S2>(b), &R12](const Vec3& d) -> Vec3 { return R12 * pb.support(R12.transpose() * d); })) {
       ++attempts;
-      ok = newton(kkt, opt, z, f, J, sd, st, true);
+      ok = newton(kkt, opt, z, f, J, sd, st, true, flat_pair);
       best.keep(kkt, ok, z, st);
     }
   }
   for (int k = 0; !ok && k < opt.max_attempts; ++k) {
     ++attempts;
     cold_start(k);
-    ok = newton(kkt, opt, z, f, J, sd, st, true);
+    ok = newton(kkt, opt, z, f, J, sd, st, true, flat_pair);
     best.keep(kkt, ok, z, st);
     if (!ok && can_continue) {
       ++attempts;
@@ -825,7 +839,7 @@ DIFFCOL_HD bool solve_from_cold_starts(const Kkt<S1, S2>& kkt, const Surrogate& 
     }
     if (!ok && k == 0 && ray_cast_start(1e-9, exact_a, exact_b)) {
       ++attempts;
-      ok = newton(kkt, opt, z, f, J, sd, st, true);
+      ok = newton(kkt, opt, z, f, J, sd, st, true, flat_pair);
       best.keep(kkt, ok, z, st);
     }
   }
