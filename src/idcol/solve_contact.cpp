@@ -198,6 +198,12 @@ void second_order_correction(const ContactSolution& prev, const Pose& X_12, cons
   l2 += e[5];
 }
 
+// Evaluations a warm attempt may use before the next start is tried (a warm solve normally needs
+// 2–4). A few warm starts land where Newton's method crawls (nearly parallel flat faces): on
+// 200 000 sweep poses per pair the slowest warm solve took up to 593 evaluations (se–tc; sec–poly
+// 548), with this cap at most 70 over all pairs, the mean unchanged (docs/idcol.md).
+constexpr int kWarmEvaluations = 24;
+
 template <class S1, class S2>
 void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pose& X_W2, const SolveOptions& opt,
                  const ContactSolution* warm, ContactSolution& out) {
@@ -247,13 +253,13 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
       z.l2 = m2 / c;
     };
     start(xw, aw, l1w, l2w);
-    ok = newton(kkt, opt, z, f, J, sd, st);
+    ok = newton(kkt, opt, z, f, J, sd, st, false, false, kWarmEvaluations);
     best.keep(kkt, ok, z, st);
     from_prediction = ok && predicted;
     if (!ok && predicted) {  // the plain previous solution, before any cold start
       ++attempts;
       start(warm->x_B1, warm->alpha, warm->lambda1, warm->lambda2);
-      ok = newton(kkt, opt, z, f, J, sd, st);
+      ok = newton(kkt, opt, z, f, J, sd, st, false, false, kWarmEvaluations);
       best.keep(kkt, ok, z, st);
     }
     out.warm_started = ok;

@@ -207,10 +207,13 @@ struct NewtonStats {
 // cold starts of two shapes with flat proxies: across the nearly flat faces of sharp shapes, where
 // ∇²ₓₓL is nearly singular, the monotone search cuts long runs of Newton steps short; on the
 // ergodic sweep the most evaluations of a cold se–se solve fall from 622 to 27 (docs/idcol.md).
+// max_evaluations: the attempt gives up (returns false) once it has used this many evaluations.
 template <class S1, class S2>
 DIFFCOL_FLATTEN DIFFCOL_HD bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f, Mat6RowMajor& J,
-                            ShapeData& sd, NewtonStats& st, bool fresh = false, bool nonmonotone = false) {
+                            ShapeData& sd, NewtonStats& st, bool fresh = false, bool nonmonotone = false,
+                            int max_evaluations = 1 << 30) {
   const Problem& P = kkt.P;
+  const int evaluations0 = st.evaluations;
   ++st.evaluations;
   if (!(fresh ? kkt.start(z, f, J, sd) : kkt(z, f, J, sd))) return false;
   // merit m = ½‖W f‖², W = diag(1, 1, size, size, size, 1): (10c) in the units of the other rows,
@@ -234,6 +237,7 @@ DIFFCOL_FLATTEN DIFFCOL_HD bool newton(const Kkt<S1, S2>& kkt, const SolveOption
   ShapeData sdt;
   for (int k = 0; k < opt.max_iterations; ++k) {
     if (f.norm() < opt.tolerance) return z.l1 > 0.0 && z.l2 > 0.0;
+    if (st.evaluations - evaluations0 >= max_evaluations) return false;
     ++st.iterations;
     // Newton direction, or a Levenberg-Marquardt step if J is (nearly) singular
     Vec6 d = Vec6::Zero();
