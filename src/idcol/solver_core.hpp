@@ -205,8 +205,9 @@ struct NewtonStats {
 // nonmonotone: the line search accepts a step against the largest merit of the last
 // kNonmonotoneMemory iterates instead of the current one (Grippo–Lampariello–Lucidi). Used for the
 // cold starts of two shapes with flat proxies: across the nearly flat faces of sharp shapes, where
-// ∇²ₓₓL is nearly singular, the monotone search cuts long runs of Newton steps short; on the
-// ergodic sweep the most evaluations of a cold se–se solve fall from 622 to 27 (docs/idcol.md).
+// ∇²ₓₓL is nearly singular, the monotone search cuts every Newton step short and the solve crawls;
+// on 200 000 ergodic sweep poses the most evaluations of a cold se–se solve fall from 622 to 27
+// (docs/idcol.md).
 // max_evaluations: the attempt gives up (returns false) once it has used this many evaluations.
 template <class S1, class S2>
 DIFFCOL_FLATTEN DIFFCOL_HD bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f, Mat6RowMajor& J,
