@@ -38,11 +38,6 @@ struct AtBeta {
   double beta;
   double eval(const Vec3& y, Vec3& g, Mat3& H) const { return shape.eval_at_beta(y, g, H, beta); }
 };
-template <class S>
-struct Same {
-  const S& shape;
-  double eval(const Vec3& y, Vec3& g, Mat3& H) const { return shape.eval(y, g, H); }
-};
 constexpr double kContinuationBeta = 20.0;
 
 inline int relax_stages(const Superellipsoid& s) { return s.exponent() > 1 ? std::bit_width(unsigned(s.exponent() - 1)) : 0; }
@@ -70,7 +65,7 @@ inline AtBeta<SmoothPolytope> relaxed(const SmoothPolytope& s, int k) {
 inline AtBeta<SmoothTruncatedCone> relaxed(const SmoothTruncatedCone& s, int k) {
   return {s, std::min(kContinuationBeta * std::pow(4.0, k), s.beta())};
 }
-inline Same<Sphere> relaxed(const Sphere& s, int) { return {s}; }
+inline Sphere relaxed(const Sphere& s, int) { return s; }  // a copy: the same newton<Sphere, ·> instantiations
 
 template <class S1, class S2>
 int relax_stages(const S1& a, const S2& b) {
