@@ -135,7 +135,7 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-double wrap_angle(double a) { return std::atan2(std::sin(a), std::cos(a)); }
+[[maybe_unused]] double wrap_angle(double a) { return std::atan2(std::sin(a), std::cos(a)); }  // MuJoCo comparison only
 
 /// One rollout's outcome.
 struct Rollout {

@@ -253,13 +253,14 @@ int main(int argc, char** argv) {
               "%.4g at 2h\n",
               scm.parameters().stiffness, scm.parameters().eps1, scm.parameters().eps2,
               *std::max_element(f_scm.begin(), f_scm.end()), scm_d2, scm_d2_2h);
+#ifdef DIFFCOL_HAVE_MUJOCO
   if (have_mujoco) {
     const double mj_d2 = max_second_difference(f_mj, h), mj_d2_2h = max_second_difference(every_other(f_mj), 2 * h);
     std::printf("MuJoCo %s (default solref/solimp, 1 kg): max F = %.2f N, max |F''| = %.4g N/m^2 at h, %.4g at 2h\n",
                 mj_versionString(), *std::max_element(f_mj.begin(), f_mj.end()), mj_d2, mj_d2_2h);
-  } else {
-    std::printf("MuJoCo: not available in this build (DIFFCOL_HAVE_MUJOCO undefined); SCM profile only\n");
   }
+#endif
+  if (!have_mujoco) std::printf("MuJoCo: not available in this build (DIFFCOL_HAVE_MUJOCO undefined); SCM profile only\n");
 
   // SVG: force, and slope dF/dy (central differences), vs centre distance.
   std::vector<Series> forces, slopes;
