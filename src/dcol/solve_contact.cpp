@@ -437,7 +437,7 @@ bool polish_newton(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome
   // Slack elimination (ConeKkt::elim_*): a primitive's active own-slack rows (no p-coefficients,
   // h = 0) fix slacks as linear functions of α and the other slack: x = T x̃, and each Newton
   // step solves Tᵀ K T (dimension q − 2·eliminated) instead of K.
-  int ne = 0, ecol[4], eslot[4], esrc[4][2];
+  int ne = 0, ecol[4] = {}, eslot[4] = {}, esrc[4][2];  // zeroed: GCC -Og warns
   double ecoef[4][2];
   int gstart[2] = {0, 0}, gsize[2] = {0, 0};  // eliminations of each body: [gstart, gstart + gsize)
   // only where K is too large for the fully unrolled LU: below that the transformation costs

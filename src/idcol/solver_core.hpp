@@ -655,7 +655,7 @@ bool ellipsoid_polytope_touch(const Vec3& ax, const Mat3& RE, const Vec3& cE, co
 template <class S1, class S2>
 DIFFCOL_HD bool touching_start(const S1& a, const S2& b, const Mat3& R12, const Vec3& p12, double& alpha, Vec3& x,
                                double ellipsoid_lambda_guess = -1.0) {
-  Vec3 a1, a2;
+  Vec3 a1 = Vec3::Zero(), a2 = Vec3::Zero();  // set by ellipsoid_axes (zeroed: GCC -Og warns)
   if (ellipsoid_axes(a, a1) && ellipsoid_axes(b, a2))
     return ellipsoid_touch(a1, a2, R12, p12, alpha, x, ellipsoid_lambda_guess);
   if constexpr (std::is_same_v<S1, Sphere> && FlatProxy<S2>::kHasClosest) {
