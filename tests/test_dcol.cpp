@@ -289,9 +289,9 @@ double polytope_lp_bruteforce(const Polytope& P1, const Pose& X1, const Polytope
         for (int d = c + 1; d < m; ++d) {
           Eigen::Matrix4d M;
           M << rows[a].transpose(), rows[b].transpose(), rows[c].transpose(), rows[d].transpose();
-          const Eigen::FullPivLU<Eigen::Matrix4d> lu(M);
-          if (lu.rank() < 4) continue;
-          const Eigen::Vector4d v = lu.solve(Eigen::Vector4d(rhs[a], rhs[b], rhs[c], rhs[d]));
+          // independent rows: |det| not negligible against the product of the row norms (Hadamard)
+          if (!(std::abs(M.determinant()) > 1e-12 * M.rowwise().norm().prod())) continue;
+          const Eigen::Vector4d v = M.inverse() * Eigen::Vector4d(rhs[a], rhs[b], rhs[c], rhs[d]);
           bool ok = true;
           for (int i = 0; i < m && ok; ++i) ok = rows[i].dot(v) <= rhs[i] + 1e-9 * (1.0 + std::abs(rhs[i]));
           if (ok) best = std::min(best, v[3]);

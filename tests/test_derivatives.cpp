@@ -47,6 +47,7 @@ using diffcol::Mat6;
 using diffcol::OutputBlock;
 using diffcol::PerturbationSide;
 using diffcol::Pose;
+using diffcol::rotation_between;
 using diffcol::Shape;
 using diffcol::skew;
 using diffcol::Vec3;
@@ -168,10 +169,6 @@ std::vector<Vec3> flat_faces(const std::string& name) {
   return {};
 }
 
-// Rotation taking unit a to unit b.
-Mat3 rotation_between(const Vec3& a, const Vec3& b) {
-  return Eigen::Quaterniond::FromTwoVectors(a, b).toRotationMatrix();
-}
 
 struct Config {
   Category category;

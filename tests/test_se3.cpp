@@ -4,6 +4,7 @@
 // 4×4 matrix exponential by scaling-and-squaring of the Taylor series.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -144,6 +145,44 @@ TEST(So3, SkewIsTheCrossProduct) {
     const Vec3 a(N(rng), N(rng), N(rng)), b(N(rng), N(rng), N(rng));
     EXPECT_LT((diffcol::skew(a) * b - a.cross(b)).norm(), 1e-15 * (1.0 + a.norm() * b.norm()));
   }
+}
+
+// The smallest rotation taking a to b: a rotation, R a ∥ b, angle acos(â·b̂) (through so3_log) about
+// a × b; opposite and nearly opposite directions included; bad input throws.
+TEST(So3, RotationBetweenIsTheSmallestRotation) {
+  std::mt19937 rng(16);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  std::vector<std::pair<Vec3, Vec3>> cases;
+  for (int i = 0; i < 200; ++i) cases.push_back({random_unit(rng) * 3.0, random_unit(rng) * 0.2});
+  for (double e : {1e-3, 1e-6, 1e-9}) {  // nearly parallel and nearly opposite
+    const Vec3 a = random_unit(rng), t = a.unitOrthogonal();
+    cases.push_back({a, a + e * t});
+    cases.push_back({a, -a + e * t});
+  }
+  for (const auto& [a, b] : cases) {
+    const Mat3 R = diffcol::rotation_between(a, b);
+    const Vec3 u = a.normalized(), w = b.normalized();
+    EXPECT_LT((R.transpose() * R - Mat3::Identity()).norm(), 1e-14);
+    EXPECT_NEAR(R.determinant(), 1.0, 1e-14);
+    EXPECT_LT((R * u - w).norm(), 1e-15);
+    const Vec3 w_log = diffcol::so3_log(R);
+    EXPECT_NEAR(w_log.norm(), std::acos(std::clamp(u.dot(w), -1.0, 1.0)), 1e-7);
+    if (u.cross(w).norm() > 1e-6) {
+      EXPECT_LT(w_log.normalized().cross(u.cross(w).normalized()).norm(), 1e-9);
+    }
+  }
+  for (const Vec3& a : {Vec3(Vec3::UnitZ()), Vec3(0.3, -2.0, 0.7)}) {  // exactly opposite: a half-turn about a ⟂ axis
+    const Mat3 R = diffcol::rotation_between(a, -a);
+    EXPECT_LT((R * a + a).norm(), 1e-15 * a.norm());
+    EXPECT_NEAR(diffcol::so3_log(R).norm(), M_PI, 1e-12);
+    EXPECT_LT((R.transpose() * R - Mat3::Identity()).norm(), 1e-15);
+  }
+  EXPECT_LT((diffcol::rotation_between(Vec3(1, 2, 3), Vec3(2, 4, 6)) - Mat3::Identity()).norm(), 1e-15);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_THROW(diffcol::rotation_between(Vec3::Zero(), Vec3::UnitX()), std::invalid_argument);
+  EXPECT_THROW(diffcol::rotation_between(Vec3::UnitX(), Vec3(nan, 0, 0)), std::invalid_argument);
+  EXPECT_THROW(diffcol::rotation_between(Vec3(INFINITY, 0, 0), Vec3::UnitX()), std::invalid_argument);
+  EXPECT_LT((diffcol::rotation_between(Vec3(1e300, 0, 0), Vec3(0, 1e-300, 0)) * Vec3::UnitX() - Vec3::UnitY()).norm(), 1e-15);
 }
 
 // ------------------------------------------------------------------ se(3)
@@ -403,8 +442,9 @@ TEST(Lu6, SolvesRandomSystemsAndDetectsSingularity) {
     diffcol::Lu6 lu;
     ASSERT_TRUE(lu.factor(A));
     const Vec6 b = A * x;
-    const Vec6 ref = A.fullPivLu().solve(b);
-    const double cond = A.jacobiSvd().singularValues()(0) / A.jacobiSvd().singularValues()(5);
+    const Mat6 Ainv = A.partialPivLu().inverse();
+    const Vec6 ref = Ainv * b;
+    const double cond = A.norm() * Ainv.norm();  // Frobenius: an upper bound of the 2-norm condition
     EXPECT_LT((lu.solve(b) - ref).norm(), 1e-14 * cond * (1.0 + x.norm()));
     EXPECT_GT(lu.pivot_ratio(), 0.0);
     EXPECT_LE(lu.pivot_ratio(), 1.0);

@@ -44,9 +44,7 @@ class Draw {
 };
 
 /// A rotation taking e_z to the unit vector d.
-Eigen::Matrix3d rotation_z_to(const Eigen::Vector3d& d) {
-  return Eigen::Quaterniond::FromTwoVectors(Eigen::Vector3d::UnitZ(), d).toRotationMatrix();
-}
+Eigen::Matrix3d rotation_z_to(const Eigen::Vector3d& d) { return rotation_between(Eigen::Vector3d::UnitZ(), d); }
 
 Superquadric blob(const Eigen::Vector3d& semi_axes, double eps1, double eps2, const Eigen::Vector3d& center,
                   const Eigen::Matrix3d& R = Eigen::Matrix3d::Identity()) {

@@ -25,6 +25,22 @@ Pose Pose::from_quaternion(const Vec3& position, double qw, double qx, double qy
   return g;
 }
 
+Mat3 rotation_between(const Vec3& a, const Vec3& b) {
+  const double na = a.stableNorm(), nb = b.stableNorm();  // no overflow for huge finite entries
+  if (!std::isfinite(na) || !std::isfinite(nb) || !(na > 0.0) || !(nb > 0.0))
+    throw std::invalid_argument("rotation_between: the vectors must be finite and nonzero");
+  const Vec3 u = a / na, w = b / nb;
+  const Vec3 v = u.cross(w);
+  const double sv = v.norm();
+  // axis v/‖v‖, angle atan2(‖v‖, u·w): R u = w to rounding even for nearly opposite directions
+  // (where 1 + u·w, and with it the half-angle quaternion, loses its digits)
+  Vec3 k = sv > 0.0 ? Vec3(v / sv) : u.unitOrthogonal();
+  k = (k - k.dot(u) * u).normalized();  // exactly ⟂ u: R u has no (1 − cos θ)(k·u)k error term
+  const double theta = std::atan2(sv, u.dot(w));
+  const Mat3 K = skew(k);
+  return Mat3::Identity() + std::sin(theta) * K + (1.0 - std::cos(theta)) * (K * K);
+}
+
 namespace {
 
 // The test of invalid_reason in one branch-light pass: a NaN or an infinity anywhere fails one

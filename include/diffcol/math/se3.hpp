@@ -95,6 +95,10 @@ inline Mat3 skew(const Vec3& v) {
 // The maps below throw std::invalid_argument on a non-finite input and on a result that would
 // overflow (e.g. ‖ω‖ beyond ~1e154, whose square is not finite), instead of returning NaN.
 
+/// The rotation by the smallest angle taking the direction of a to the direction of b (about
+/// a × b); for opposite directions, a half-turn about a.unitOrthogonal(). a and b need not be
+/// unit vectors. Throws std::invalid_argument if either is zero or not finite.
+Mat3 rotation_between(const Vec3& a, const Vec3& b);
 /// Rodrigues' formula, exp: so(3) → SO(3).
 Mat3 so3_exp(const Vec3& w);
 /// Inverse of so3_exp, with ‖result‖ ≤ π.
