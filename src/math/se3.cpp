@@ -36,9 +36,7 @@ Mat3 rotation_between(const Vec3& a, const Vec3& b) {
   // (where 1 + u·w, and with it the half-angle quaternion, loses its digits)
   Vec3 k = sv > 0.0 ? Vec3(v / sv) : u.unitOrthogonal();
   k = (k - k.dot(u) * u).normalized();  // exactly ⟂ u: R u has no (1 − cos θ)(k·u)k error term
-  const double theta = std::atan2(sv, u.dot(w));
-  const Mat3 K = skew(k);
-  return Mat3::Identity() + std::sin(theta) * K + (1.0 - std::cos(theta)) * (K * K);
+  return so3_exp(std::atan2(sv, u.dot(w)) * k);
 }
 
 namespace {
