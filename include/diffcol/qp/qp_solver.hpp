@@ -177,7 +177,7 @@ QpSolution<N, MaxM> solve_qp(const QpProblem<N, MaxM>& problem, const QpOptions&
   return out;
 }
 
-// Instantiated in the library (src/qp/qp_solver.cpp) for the DiffPills sizes:
+// Instantiated in the library (src/qp/qp_solver_NxM.cpp, one file each) for the DiffPills sizes:
 // capsule–capsule <2, 4>, capsule–polygon <3, 2 + kMaxPolygonEdges>, polygon–polygon
 // <4, 2·kMaxPolygonEdges>.
 extern template void solve_qp<2, 4>(const QpProblem<2, 4>&, const QpOptions&, QpSolution<2, 4>&);
