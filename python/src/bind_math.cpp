@@ -198,6 +198,9 @@ Invalid input (non-finite, zero quaternion, not a rotation) raises ValueError.)"
   m.def("so3_exp", &so3_exp, py::arg("w"),
         "Rodrigues' formula, exp: so(3) -> SO(3). ValueError for a non-finite w or result.");
   m.def("so3_log", &so3_log, py::arg("R"), "Inverse of so3_exp, with |result| <= pi. ValueError for a non-finite R.");
+  m.def("rotation_between", &rotation_between, py::arg("a"), py::arg("b"),
+        "The rotation (3, 3) by the smallest angle taking the direction of a to that of b (about a x b; for "
+        "opposite directions a half-turn). a, b need not be unit vectors. ValueError if either is zero or not finite.");
   m.def("se3_exp", &se3_exp, py::arg("xi"),
         "exp: se(3) -> SE(3) for a twist xi = [w; v] (6,). ValueError for a non-finite xi or result.");
   m.def("se3_log", &se3_log, py::arg("g"), "Inverse of se3_exp: the twist [w; v] (6,).");

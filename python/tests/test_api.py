@@ -68,6 +68,27 @@ def test_lie_group_maps_reject_non_finite_input_and_overflow():
     assert diffcol.se3_exp(np.r_[0.1, 0, 0, 1e100, 0, 0]).is_finite()
 
 
+def test_rotation_between_is_the_smallest_rotation():
+    rng = np.random.default_rng(4)
+    cases = [(rng.normal(size=3), rng.normal(size=3)) for _ in range(20)]
+    a = rng.normal(size=3)
+    cases += [(a, -2.5 * a), (a, 3.0 * a), (np.array([1.0, 0, 0]), np.array([-1.0, 1e-9, 0]))]
+    for a, b in cases:
+        R = diffcol.rotation_between(a, b)
+        ah, bh = a / np.linalg.norm(a), b / np.linalg.norm(b)
+        assert np.allclose(R.T @ R, np.eye(3), atol=1e-14) and np.isclose(np.linalg.det(R), 1.0)
+        assert np.allclose(R @ ah, bh, atol=1e-12)
+        # the angle of R (from its trace) is the angle between a and b
+        angle = np.arccos(np.clip((np.trace(R) - 1.0) / 2.0, -1.0, 1.0))
+        assert np.isclose(angle, np.arccos(np.clip(ah @ bh, -1.0, 1.0)), atol=1e-7)
+        axis = np.cross(ah, bh)
+        if np.linalg.norm(axis) > 1e-6:  # the axis of a rotation is its fixed direction
+            assert np.allclose(R @ axis, axis, atol=1e-12)
+    for a, b in (([0, 0, 0], [1, 0, 0]), ([1, 0, 0], [np.nan, 0, 0]), ([np.inf, 0, 0], [1, 0, 0])):
+        with pytest.raises(ValueError):
+            diffcol.rotation_between(np.array(a, dtype=float), np.array(b, dtype=float))
+
+
 def test_pose_constructions_agree():
     rng = np.random.default_rng(0)
     R = random_rotation(rng)

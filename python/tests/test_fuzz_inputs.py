@@ -356,6 +356,7 @@ entry("Pose.inverse", lambda X: diffcol.Pose(X).inverse(), X=P([1.0, 0, 0, 0.9, 
 entry("skew", lambda v: diffcol.skew(v), v=A([1.0, 2.0, 3.0]))
 entry("so3_exp", lambda w: diffcol.so3_exp(w), w=A([0.1, 0.2, 0.3]))
 entry("so3_log", lambda R: diffcol.so3_log(R), R=A(diffcol.so3_exp(np.array([0.1, 0.2, 0.3]))))
+entry("rotation_between", lambda a, b: diffcol.rotation_between(a, b), a=A([1.0, 2.0, 3.0]), b=A([-1.0, 0.5, 2.0]))
 entry("se3_exp", lambda xi: diffcol.se3_exp(xi), xi=A([0.1, 0.2, 0.3, 1.0, 2.0, 3.0]))
 entry("se3_log", lambda X: diffcol.se3_log(diffcol.Pose(X)), X=P([1.0, 2.0, 3.0, 0.9, 0.1, 0.2, 0.3]))
 entry("adjoint", lambda X: diffcol.adjoint(diffcol.Pose(X)), X=P([1.0, 2.0, 3.0, 0.9, 0.1, 0.2, 0.3]))
