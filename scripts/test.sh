@@ -4,7 +4,7 @@
 #   2. python     `import diffcol` works for /usr/bin/python3 from another directory (setup.sh's .pth)
 #   3. sanitize   AddressSanitizer + UBSan build (-Og, assertions on) in build-asan/ and its ctest
 #                 (no Python module; ASan's stack-use-after-scope check on the library only, see
-#                 CMakeLists.txt)
+#                 CMakeLists.txt; one CTest test per GoogleTest executable, tests/CMakeLists.txt)
 #                 (DIFFCOL_ERGODIC_POSES=1000, DIFFCOL_SSDF_POINTS=1000, DIFFCOL_SCM_TRIALS=4,
 #                 DIFFCOL_DERIV_POSES=25: reduced sweeps; the Release step runs them in full)
 #   4. install    cmake --install build into a temporary prefix, then configure, build and run
