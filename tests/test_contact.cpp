@@ -347,7 +347,7 @@ double perram_wertheim_alpha(const Vec3& ax1, const Mat3& R1, const Vec3& ax2, c
 double lp_alpha(const Eigen::MatrixX3d& A1, const Eigen::VectorXd& b1, const Eigen::MatrixX3d& A2,
                 const Eigen::VectorXd& b2, const Pose& X12) {
   const int m1 = static_cast<int>(A1.rows()), m = m1 + static_cast<int>(A2.rows());
-  Eigen::MatrixXd G(m, 4);
+  Eigen::Matrix<double, Eigen::Dynamic, 4> G(m, 4);
   Eigen::VectorXd h(m);
   G.topLeftCorner(m1, 3) = A1;
   G.topRightCorner(m1, 1) = -b1;
@@ -356,26 +356,7 @@ double lp_alpha(const Eigen::MatrixX3d& A1, const Eigen::VectorXd& b1, const Eig
   G.bottomLeftCorner(m - m1, 3) = A2R;
   G.bottomRightCorner(m - m1, 1) = -b2;
   h.tail(m - m1) = A2R * X12.p;
-  double best = std::numeric_limits<double>::infinity();
-  int idx[4];
-  for (idx[0] = 0; idx[0] < m; ++idx[0])
-    for (idx[1] = idx[0] + 1; idx[1] < m; ++idx[1])
-      for (idx[2] = idx[1] + 1; idx[2] < m; ++idx[2])
-        for (idx[3] = idx[2] + 1; idx[3] < m; ++idx[3]) {
-          Eigen::Matrix4d M;
-          Eigen::Vector4d rhs;
-          for (int k = 0; k < 4; ++k) {
-            M.row(k) = G.row(idx[k]);
-            rhs[k] = h[idx[k]];
-          }
-          // independent rows: |det| not negligible against the product of the row norms (Hadamard)
-          if (!(std::abs(M.determinant()) > 1e-12 * M.rowwise().norm().prod())) continue;
-          const Eigen::Vector4d z = M.inverse() * rhs;
-          if (!(z[3] > 0.0)) continue;
-          if (((G * z - h).array() > 1e-9 * (1.0 + z.norm())).any()) continue;
-          best = std::min(best, z[3]);
-        }
-  return best;
+  return min_alpha_over_vertices(G, h);
 }
 
 // =====================================================================================

@@ -272,31 +272,17 @@ TEST(DcolClosedForm, AsymmetricPaddedPolygonAgainstSphere) {
 /// min α s.t. A_i Q_iᵀ(p − r_i) ≤ α b_i by enumerating the vertices of the feasible set in
 /// (p, α) ∈ R⁴ (every choice of 4 constraints): independent of the interior-point solver.
 double polytope_lp_bruteforce(const Polytope& P1, const Pose& X1, const Polytope& P2, const Pose& X2) {
-  std::vector<Eigen::Vector4d> rows;
-  std::vector<double> rhs;
+  Eigen::Matrix<double, Eigen::Dynamic, 4> G(P1.num_faces + P2.num_faces, 4);
+  Eigen::VectorXd h(G.rows());
+  int row = 0;
   for (const auto& [P, X] : {std::pair<const Polytope*, Pose>{&P1, X1}, {&P2, X2}}) {
-    for (int i = 0; i < P->num_faces; ++i) {
+    for (int i = 0; i < P->num_faces; ++i, ++row) {
       const Vec3 a = X.R * P->A.row(i).transpose();
-      rows.emplace_back(a.x(), a.y(), a.z(), -P->b[i]);
-      rhs.push_back(a.dot(X.p));
+      G.row(row) << a.x(), a.y(), a.z(), -P->b[i];
+      h[row] = a.dot(X.p);
     }
   }
-  const int m = static_cast<int>(rows.size());
-  double best = 1e300;
-  for (int a = 0; a < m; ++a)
-    for (int b = a + 1; b < m; ++b)
-      for (int c = b + 1; c < m; ++c)
-        for (int d = c + 1; d < m; ++d) {
-          Eigen::Matrix4d M;
-          M << rows[a].transpose(), rows[b].transpose(), rows[c].transpose(), rows[d].transpose();
-          // independent rows: |det| not negligible against the product of the row norms (Hadamard)
-          if (!(std::abs(M.determinant()) > 1e-12 * M.rowwise().norm().prod())) continue;
-          const Eigen::Vector4d v = M.inverse() * Eigen::Vector4d(rhs[a], rhs[b], rhs[c], rhs[d]);
-          bool ok = true;
-          for (int i = 0; i < m && ok; ++i) ok = rows[i].dot(v) <= rhs[i] + 1e-9 * (1.0 + std::abs(rhs[i]));
-          if (ok) best = std::min(best, v[3]);
-        }
-  return best;
+  return diffcol::test::min_alpha_over_vertices(G, h);
 }
 
 Polytope random_polytope(std::mt19937& rng, int faces) {

@@ -169,7 +169,6 @@ std::vector<Vec3> flat_faces(const std::string& name) {
   return {};
 }
 
-
 struct Config {
   Category category;
   Pose X_W1, X_W2;

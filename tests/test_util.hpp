@@ -1,5 +1,7 @@
 #pragma once
 // Helpers shared by the GoogleTest files: random directions, rotations and poses; test sizes.
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -60,6 +62,33 @@ inline Pose make_pose(const Mat3& R, const Vec3& p) {
   g.R = R;
   g.p = p;
   return g;
+}
+
+/// min z₃ over {z ∈ R⁴ : G z ≤ h} (z₃ > 0) by enumerating the vertices of the feasible set (every
+/// choice of 4 independent constraints): the exact α of two polytopes, z = (x, α), for the tests'
+/// references. Infinity if no vertex is feasible.
+inline double min_alpha_over_vertices(const Eigen::Matrix<double, Eigen::Dynamic, 4>& G, const Eigen::VectorXd& h) {
+  const int m = static_cast<int>(G.rows());
+  double best = kInf;
+  int idx[4];
+  for (idx[0] = 0; idx[0] < m; ++idx[0])
+    for (idx[1] = idx[0] + 1; idx[1] < m; ++idx[1])
+      for (idx[2] = idx[1] + 1; idx[2] < m; ++idx[2])
+        for (idx[3] = idx[2] + 1; idx[3] < m; ++idx[3]) {
+          Eigen::Matrix4d M;
+          Eigen::Vector4d rhs;
+          for (int k = 0; k < 4; ++k) {
+            M.row(k) = G.row(idx[k]);
+            rhs[k] = h[idx[k]];
+          }
+          // independent rows: |det| not negligible against the product of the row norms (Hadamard)
+          if (!(std::abs(M.determinant()) > 1e-12 * M.rowwise().norm().prod())) continue;
+          const Eigen::Vector4d z = M.inverse() * rhs;
+          if (!(z[3] > 0.0)) continue;
+          if (((G * z - h).array() > 1e-9 * (1.0 + h.array().abs() + z.norm())).any()) continue;
+          best = std::min(best, z[3]);
+        }
+  return best;
 }
 
 /// Options `o` out of range in `field`: is_valid() is false and validate() throws
