@@ -82,7 +82,7 @@ bool continuation(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, V
     const auto a_k = relaxed(kkt.a, std::max(0, k - (total - n1)));
     const auto b_k = relaxed(kkt.b, std::max(0, k - (total - n2)));
     const Kkt<std::decay_t<decltype(a_k)>, std::decay_t<decltype(b_k)>> kkt_k{a_k, b_k, kkt.P};
-    if (!newton(kkt_k, opt, z, f, J, sd, st, k == 0)) return false;
+    if (!newton_plain(kkt_k, opt, z, f, J, sd, st, k == 0)) return false;
   }
   return newton(kkt, opt, z, f, J, sd, st, total == 0);
 }

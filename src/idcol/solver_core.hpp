@@ -29,6 +29,13 @@ namespace {
 #else
 #define DIFFCOL_FLATTEN [[gnu::flatten]]
 #endif
+// Out of line on the CPU: shape-independent code off the common path that flattening would copy
+// into every shape pair's Newton loop (compile time, docs/idcol.md).
+#if defined(__CUDACC__)
+#define DIFFCOL_NOINLINE
+#else
+#define DIFFCOL_NOINLINE [[gnu::noinline]]
+#endif
 
 // Eigen's allFinite() for the GPU too.
 DIFFCOL_HD inline bool all_finite(const Vec3& v) {
@@ -200,6 +207,41 @@ struct NewtonStats {
   int evaluations = 0;
 };
 
+// The regularized Newton step of newton() (δ_x·I added to the ∇²ₓₓL block of J, δ_s to its s–s
+// entry): d and slope when it is a descent direction of m = ½‖W f‖². Shape-independent and off the
+// common path, so one out-of-line copy serves every shape pair.
+DIFFCOL_NOINLINE DIFFCOL_HD inline bool regularized_step(const Mat6RowMajor& J, const Vec6& f, const Vec6& W2, double m,
+                                                        double w2, Vec6& d, double& slope) {
+  const double fn = std::sqrt(2.0 * m);  // ‖W f‖: δ scales with the problem
+  const double dx = kRegularizeX * fn / w2;
+  Mat6RowMajor Jr = J;
+  Jr(2, 0) += dx;
+  Jr(3, 1) += dx;
+  Jr(4, 2) += dx;
+  Jr(5, 3) += kRegularizeS * fn;
+  Lu6 lur;
+  if (!(lur.factor(Jr) && lur.pivot_ratio() > 1e-14)) return false;
+  const Vec6 dr = -lur.solve(f);
+  const double sr = (J.transpose() * W2.cwiseProduct(f)).dot(dr);
+  if (!(std::isfinite(dr.sum()) && sr < 0.0)) return false;
+  d = dr;
+  slope = sr;
+  return true;
+}
+
+// Levenberg-Marquardt step of newton() with μ = ‖W f‖ (converges where J is singular at or near
+// the solution); false if it is not finite.
+DIFFCOL_NOINLINE DIFFCOL_HD inline bool levenberg_marquardt_step(const Mat6RowMajor& J, const Vec6& f, const Vec6& W2,
+                                                                double m, Vec6& d, double& slope) {
+  const Vec6 grad_m = J.transpose() * W2.cwiseProduct(f);  // ∇m
+  Mat6 A = J.transpose() * W2.asDiagonal() * J;
+  A.diagonal().array() += std::sqrt(2.0 * m) + 1e-14 * A.diagonal().maxCoeff();
+  d = -spd_solve6(A, grad_m);
+  if (!std::isfinite(d.sum())) return false;
+  slope = std::min(grad_m.dot(d), -1e-300);
+  return true;
+}
+
 // Safeguarded Newton method (Algorithm 1) from z. On success z, f, J hold the solution.
 // fresh: z's multipliers are set from its (x, s) first (Kkt::start; a cold start).
 // nonmonotone: the line search accepts a step against the largest merit of the last
@@ -210,7 +252,7 @@ struct NewtonStats {
 // (docs/idcol.md).
 // max_evaluations: the attempt gives up (returns false) once it has used this many evaluations.
 template <class S1, class S2>
-DIFFCOL_FLATTEN DIFFCOL_HD bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f, Mat6RowMajor& J,
+DIFFCOL_HD inline bool newton_plain(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f, Mat6RowMajor& J,
                             ShapeData& sd, NewtonStats& st, bool fresh = false, bool nonmonotone = false,
                             int max_evaluations = 1 << 30) {
   const Problem& P = kkt.P;
@@ -229,7 +271,6 @@ DIFFCOL_FLATTEN DIFFCOL_HD bool newton(const Kkt<S1, S2>& kkt, const SolveOption
   for (double& v : recent) v = m;
   Vec6 W2;
   W2 << 1.0, 1.0, w2, w2, w2, 1.0;
-  const auto Wf2 = [&W2](const Vec6& r) -> Vec6 { return W2.cwiseProduct(r); };
   Lu6 lu;
   int stalls = 0, tiny_steps = 0;
   Iterate zt;
@@ -258,34 +299,8 @@ DIFFCOL_FLATTEN DIFFCOL_HD bool newton(const Kkt<S1, S2>& kkt, const SolveOption
     const bool singular = !newton_dir;
     const bool long_step = singular || std::abs(d[3]) > kLongStepS || d.head<3>().norm() > xmax ||
                            z.l1 + d[4] < 0.1 * z.l1 || z.l2 + d[5] < 0.1 * z.l2;
-    if (long_step) {
-      const double fn = std::sqrt(2.0 * m);  // ‖W f‖: δ scales with the problem
-      const double dx = kRegularizeX * fn / w2;
-      Mat6RowMajor Jr = J;
-      Jr(2, 0) += dx;
-      Jr(3, 1) += dx;
-      Jr(4, 2) += dx;
-      Jr(5, 3) += kRegularizeS * fn;
-      Lu6 lur;
-      if (lur.factor(Jr) && lur.pivot_ratio() > 1e-14) {
-        const Vec6 dr = -lur.solve(f);
-        const double sr = (J.transpose() * Wf2(f)).dot(dr);
-        if (std::isfinite(dr.sum()) && sr < 0.0) {
-          d = dr;
-          slope = sr;
-          newton_dir = true;
-        }
-      }
-    }
-    if (!newton_dir) {
-      const Vec6 grad_m = J.transpose() * Wf2(f);  // ∇m
-      // Levenberg-Marquardt with μ = ‖W f‖: converges where J is singular at or near the solution
-      Mat6 A = J.transpose() * W2.asDiagonal() * J;
-      A.diagonal().array() += std::sqrt(2.0 * m) + 1e-14 * A.diagonal().maxCoeff();
-      d = -spd_solve6(A, grad_m);
-      if (!std::isfinite(d.sum())) return false;
-      slope = std::min(grad_m.dot(d), -1e-300);
-    }
+    if (long_step && regularized_step(J, f, W2, m, w2, d, slope)) newton_dir = true;
+    if (!newton_dir && !levenberg_marquardt_step(J, f, W2, m, d, slope)) return false;
     // step limits: |Δs| ≤ 1, ‖Δx‖ ≤ size·α, multipliers keep ≥ 10% of their value
     double t = 1.0;
     if (std::abs(d[3]) > 1.0) t = 1.0 / std::abs(d[3]);
@@ -327,6 +342,17 @@ DIFFCOL_FLATTEN DIFFCOL_HD bool newton(const Kkt<S1, S2>& kkt, const SolveOption
     recent[k % kNonmonotoneMemory] = m;
   }
   return f.norm() < opt.tolerance && z.l1 > 0.0 && z.l2 > 0.0;
+}
+
+// newton_plain with the whole loop inlined (shape evaluations, KKT assembly, LU): the solver's hot
+// path. newton_plain itself serves the smoothed shapes of the continuation ladder
+// (solve_contact.cpp), which run only after a cold start has failed: flattening those 16 extra
+// instantiations took over a quarter of the compile time of solve_contact.cpp (docs/idcol.md).
+template <class S1, class S2>
+DIFFCOL_FLATTEN DIFFCOL_HD bool newton(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f, Mat6RowMajor& J,
+                            ShapeData& sd, NewtonStats& st, bool fresh = false, bool nonmonotone = false,
+                            int max_evaluations = 1 << 30) {
+  return newton_plain(kkt, opt, z, f, J, sd, st, fresh, nonmonotone, max_evaluations);
 }
 
 // One more Newton step at a converged point when it would still move z by more than
