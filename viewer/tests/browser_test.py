@@ -15,10 +15,12 @@ markers drawn (red, high-activity arrows and points read from the canvas) on the
 none shown on the separated first frame, and the slider changes the picture.
 Screenshots are saved in --out-dir.
 
---negative: the same checks must REJECT deliberately broken copies of a good page (a script that
-throws, a page that draws nothing, a missing three.js module, a page that fetches from the
-network; a manifold page that never shows its markers); the good pages themselves must pass.
-Exit 0 when every verdict is as expected.
+Then, in the same browser, a test of the checks themselves: they must REJECT deliberately broken
+copies of the good pages above (a script that throws, a page that draws nothing, one that hides
+body 2 or the contact, a missing three.js module, a page that fetches from the network; a
+manifold page that never shows its markers). The unmodified pages are the ones checked above,
+which must pass. Exit 0 when every verdict is as expected. --only pages / --only negative runs one
+half (for debugging).
 
 Exit status: 0 pass, 1 fail, 77 skipped (no chromium found; CTest SKIP_RETURN_CODE). Without
 chromium the test fails instead of skipping when CI=true or DIFFCOL_REQUIRE_CHROMIUM=1.
@@ -350,8 +352,8 @@ def load_page(browser, page, html, out_prefix):
         status = page.evaluate('window.diffcolView ? window.diffcolView.status : "no loader"')
         if status not in ('loading', 'no loader'):
             break
-        time.sleep(0.2)
-    browser.pump(0.5)  # late console messages
+        time.sleep(0.05)
+    browser.pump(0.2)  # late console messages
     shot = screenshot(page, out_prefix + '.png')
     if status != 'ok':
         problems = page.problems()
@@ -456,11 +458,71 @@ def run(cmd):
     return r.stdout
 
 
+def verdict(name, check, expected_reason):
+    """Runs check() (a page check) on a broken page, which must be rejected with a reason containing
+    expected_reason. Returns 1 if the verdict is wrong, else 0, and prints it."""
+    try:
+        check()
+        passed, reason = True, ''
+    except CheckFailed as e:
+        passed, reason = False, str(e)
+    ok = not passed and expected_reason in reason
+    print(f'{"PASS" if ok else "FAIL"} {name}: page {"passed" if passed else "rejected"}' +
+          (f' ({reason})' if reason else f' (expected a rejection: {expected_reason})'))
+    return 0 if ok else 1
+
+
+def negative_cases(browser, still, manifold_page, manifold_frames, out):
+    """Broken copies of the good pages; each must be rejected for the expected reason. Returns the
+    number of wrong verdicts."""
+    with open(still, encoding='utf-8') as f:
+        good = f.read()
+    # name: (text to replace, replacement, a reason the check must give)
+    broken = {
+        'throws': ('export function start(view) {',
+                   "export function start(view) {\n  throw new Error('deliberately broken');",
+                   'deliberately broken'),
+        'draws-nothing': ('const render = () => renderer.render(world, camera);', 'const render = () => {};',
+                          'the canvas is transparent'),
+        'hides-body-2': ('world.add(solid, scaled);', 'if (i === 0) world.add(solid, scaled);',
+                         'body 2 (orange) hardly visible'),
+        'hides-contact': ('const contact = showContact.checked && f.ok;', 'const contact = false;',
+                          'witness point p1 not visible'),
+        'missing-three': ('<script type="text/plain" id="three-core">',
+                          '<script type="text/plain" id="three-core-removed">', "page status 'error'"),
+        'uses-network': ('<div id="diffcol-canvas"></div>',
+                         '<div id="diffcol-canvas"></div><img src="http://diffcol-viewer-test.invalid/x.png">',
+                         'network request'),
+    }
+    failures = 0
+    for name, (old, new, reason) in broken.items():
+        if good.count(old) != 1:
+            raise CheckFailed(f'negative case {name}: the page no longer contains {old!r}')
+        path = out(f'negative-{name}.html')
+        with open(path, 'w', encoding='utf-8') as f:
+            f.write(good.replace(old, new))
+        failures += verdict(name, lambda: check_page(browser, path, 1, out(f'negative-{name}')), reason)
+    # The manifold page: a copy that never shows the markers is rejected.
+    with open(manifold_page, encoding='utf-8') as f:
+        good_manifold = f.read()
+    old = 'const visible = showManifold.checked && mf'
+    if good_manifold.count(old) != 1:
+        raise CheckFailed(f'negative case manifold: the page no longer contains {old!r}')
+    path = out('negative-manifold-hides-markers.html')
+    with open(path, 'w', encoding='utf-8') as f:
+        f.write(good_manifold.replace(old, 'const visible = false && mf'))
+    failures += verdict('manifold-hides-markers',
+                        lambda: check_manifold_page(browser, path, manifold_frames, out('negative-manifold-hides-markers')),
+                        'no active manifold markers drawn')
+    return failures
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--diffcol', required=True, help='the diffcol program')
     ap.add_argument('--out-dir', required=True, help='pages, screenshots and the browser log go here')
-    ap.add_argument('--negative', action='store_true', help='check that broken pages are rejected')
+    ap.add_argument('--only', choices=('pages', 'negative'),
+                    help='run only the checks of the good pages, or only the broken-page cases')
     args = ap.parse_args()
 
     exe = find_chromium()
@@ -491,7 +553,7 @@ def main():
     browser = Browser(exe, out('chromium.log'))
     failures = 0
     try:
-        if not args.negative:
+        if args.only != 'negative':
             for html, n in ((still, 1), (anim, frames)):
                 name = os.path.splitext(os.path.basename(html))[0]
                 try:
@@ -506,68 +568,8 @@ def main():
             except CheckFailed as e:
                 failures += 1
                 print(f'FAIL manifold: {e}')
-        else:
-            with open(still, encoding='utf-8') as f:
-                good = f.read()
-            # name: (text to replace, replacement, a reason the check must give)
-            broken = {
-                'throws': ('export function start(view) {',
-                           "export function start(view) {\n  throw new Error('deliberately broken');",
-                           'deliberately broken'),
-                'draws-nothing': ('const render = () => renderer.render(world, camera);', 'const render = () => {};',
-                                  'the canvas is transparent'),
-                'hides-body-2': ('world.add(solid, scaled);', 'if (i === 0) world.add(solid, scaled);',
-                                 'body 2 (orange) hardly visible'),
-                'hides-contact': ('const contact = showContact.checked && f.ok;', 'const contact = false;',
-                                  'witness point p1 not visible'),
-                'missing-three': ('<script type="text/plain" id="three-core">',
-                                  '<script type="text/plain" id="three-core-removed">', "page status 'error'"),
-                'uses-network': ('<div id="diffcol-canvas"></div>',
-                                 '<div id="diffcol-canvas"></div><img src="http://diffcol-viewer-test.invalid/x.png">',
-                                 'network request'),
-            }
-            cases = [('good', good, None)]
-            for name, (old, new, reason) in broken.items():
-                if good.count(old) != 1:
-                    raise CheckFailed(f'negative case {name}: the page no longer contains {old!r}')
-                cases.append((name, good.replace(old, new), reason))
-            for name, text, expected_reason in cases:
-                should_pass = expected_reason is None
-                path = out(f'negative-{name}.html')
-                with open(path, 'w', encoding='utf-8') as f:
-                    f.write(text)
-                try:
-                    check_page(browser, path, 1, out(f'negative-{name}'))
-                    passed, reason = True, ''
-                except CheckFailed as e:
-                    passed, reason = False, str(e)
-                ok = passed == should_pass and (should_pass or expected_reason in reason)
-                failures += 0 if ok else 1
-                verdict = 'passed' if passed else 'rejected'
-                print(f'{"PASS" if ok else "FAIL"} {name}: page {verdict}' + (f' ({reason})' if reason else ''))
-            # The manifold page: the good one passes, one that never shows the markers is rejected.
-            with open(manifold_page, encoding='utf-8') as f:
-                good_manifold = f.read()
-            old = 'const visible = showManifold.checked && mf'
-            if good_manifold.count(old) != 1:
-                raise CheckFailed(f'negative case manifold: the page no longer contains {old!r}')
-            for name, text, expected_reason in (
-                    ('manifold-good', good_manifold, None),
-                    ('manifold-hides-markers', good_manifold.replace(old, 'const visible = false && mf'),
-                     'no active manifold markers drawn')):
-                path = out(f'negative-{name}.html')
-                with open(path, 'w', encoding='utf-8') as f:
-                    f.write(text)
-                try:
-                    check_manifold_page(browser, path, manifold_frames, out(f'negative-{name}'))
-                    passed, reason = True, ''
-                except CheckFailed as e:
-                    passed, reason = False, str(e)
-                should_pass = expected_reason is None
-                ok = passed == should_pass and (should_pass or expected_reason in reason)
-                failures += 0 if ok else 1
-                verdict = 'passed' if passed else 'rejected'
-                print(f'{"PASS" if ok else "FAIL"} {name}: page {verdict}' + (f' ({reason})' if reason else ''))
+        if args.only != 'pages':
+            failures += negative_cases(browser, still, manifold_page, manifold_frames, out)
     finally:
         browser.close()
     print(f'{failures} failed' if failures else 'all checks passed')
