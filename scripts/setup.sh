@@ -21,6 +21,17 @@ PACKAGES=(build-essential cmake ninja-build libeigen3-dev libgtest-dev libbenchm
           nlohmann-json3-dev libfcl-dev pkg-config libtinyobjloader-dev libmujoco-dev libqhull-dev
           python3-dev python3-pybind11 python3-numpy python3-pytest)
 
+# The viewer's Debian packages (viewer/setup.sh: node and npm for three.js, chromium for the
+# browser test) join the same apt-get run when missing: one `apt-get update` and one install on
+# a fresh machine instead of two of each.
+if [[ "${DIFFCOL_SKIP_VIEWER:-0}" != 1 ]]; then
+  command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
+  if [[ "${DIFFCOL_VIEWER_NO_CHROMIUM:-0}" != 1 ]] && ! command -v chromium >/dev/null 2>&1 &&
+     ! command -v chromium-browser >/dev/null 2>&1; then
+    PACKAGES+=(chromium)
+  fi
+fi
+
 is_installed() {
   # dpkg -s also succeeds for removed packages whose config files remain; require "install ok installed".
   dpkg -s "$1" 2>/dev/null | grep -q '^Status: install ok installed$'
