@@ -5,10 +5,11 @@
 #   3. sanitize   AddressSanitizer + UBSan build (-Og, assertions on) in build-asan/ and its ctest
 #                 (no Python module; ASan's stack-use-after-scope check on the library only, see
 #                 CMakeLists.txt; one CTest test per GoogleTest executable, tests/CMakeLists.txt)
-#                 (DIFFCOL_ERGODIC_POSES=1000, DIFFCOL_SSDF_POINTS=1000, DIFFCOL_SCM_TRIALS=4,
-#                 DIFFCOL_DERIV_POSES=12, DIFFCOL_QP_DERIV_POSES=40: reduced sweeps; the Release
-#                 step runs them in full; five numerical test units are not built there, see
-#                 tests/CMakeLists.txt, and the browser test runs without the browser)
+#                 (DIFFCOL_ERGODIC_POSES=1000, DIFFCOL_SSDF_POINTS=1000, DIFFCOL_SCM_TRIALS=2,
+#                 DIFFCOL_DERIV_POSES=12, DIFFCOL_QP_DERIV_POSES=40, DIFFCOL_DCOL_DERIV_POSES=8:
+#                 reduced sweeps; the Release step runs them in full; five numerical test units
+#                 are not built there, see tests/CMakeLists.txt, and the browser test runs
+#                 without the browser)
 #   4. install    cmake --install build into a temporary prefix, then configure, build and run
 #                 tests/consumer against it (find_package(diffcol))
 #   5. readme     the README's C++ quickstart block is identical to examples/quickstart.cpp
@@ -94,8 +95,8 @@ step_sanitize() {
         -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-Og -g1" \
         -DDIFFCOL_SANITIZE=ON -DDIFFCOL_BUILD_BENCH=OFF -DDIFFCOL_BUILD_PYTHON=OFF || return 1
   cmake --build "$ASAN_BUILD_DIR" --parallel "$BUILD_JOBS" || return 1
-  DIFFCOL_ERGODIC_POSES=1000 DIFFCOL_SSDF_POINTS=1000 DIFFCOL_SCM_TRIALS=4 DIFFCOL_DERIV_POSES=12 \
-  DIFFCOL_QP_DERIV_POSES=40 \
+  DIFFCOL_ERGODIC_POSES=1000 DIFFCOL_SSDF_POINTS=1000 DIFFCOL_SCM_TRIALS=2 DIFFCOL_DERIV_POSES=12 \
+  DIFFCOL_QP_DERIV_POSES=40 DIFFCOL_DCOL_DERIV_POSES=8 \
   ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}" \
   UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
     ctest --test-dir "$ASAN_BUILD_DIR" --output-on-failure --no-tests=error -j "$JOBS" --timeout 600
