@@ -15,6 +15,8 @@
 #include "diffcol/qp/proximity.hpp"
 #include "diffcol/qp/shapes.hpp"
 
+#include "test_util.hpp"
+
 using namespace diffcol;
 
 namespace {
@@ -28,10 +30,7 @@ struct PlacedPolygon {
   int count() const { return static_cast<int>(V.size()); }
 };
 
-Mat3 random_rotation(std::mt19937& g) {
-  std::normal_distribution<double> n;
-  return Eigen::Quaterniond(n(g), n(g), n(g), n(g)).normalized().toRotationMatrix();
-}
+using diffcol::test::random_rotation;
 
 // A random bounded polygon of 3–8 half-planes, placed by a random rotation about the origin.
 PlacedPolygon random_polygon(std::mt19937& g) {

@@ -30,7 +30,7 @@ using Mat4 = Eigen::Matrix4d;
 constexpr double kPi = 3.14159265358979323846;
 
 
-Pose random_pose(std::mt19937& rng, double pos_scale = 3.0) {
+Pose random_se3_pose(std::mt19937& rng, double pos_scale = 3.0) {
   std::normal_distribution<double> N(0.0, 1.0);
   Eigen::Quaterniond q(N(rng), N(rng), N(rng), N(rng));
   q.normalize();
@@ -111,7 +111,7 @@ TEST(So3, LogExpRoundTrip) {
 TEST(So3, ExpLogRoundTripOnRandomRotations) {
   std::mt19937 rng(13);
   std::vector<Mat3> rotations;
-  for (int i = 0; i < 200; ++i) rotations.push_back(random_pose(rng).R);
+  for (int i = 0; i < 200; ++i) rotations.push_back(random_se3_pose(rng).R);
   // rotations by exactly π about coordinate and random axes
   rotations.push_back(Eigen::Vector3d(1, -1, -1).asDiagonal());
   rotations.push_back(Eigen::Vector3d(-1, 1, -1).asDiagonal());
@@ -228,7 +228,7 @@ TEST(Se3, LogExpRoundTrip) {
 TEST(Se3, ExpLogRoundTripOnRandomPoses) {
   std::mt19937 rng(23);
   for (int i = 0; i < 300; ++i) {
-    const Pose g = random_pose(rng, std::pow(10.0, (i % 5) - 2.0));
+    const Pose g = random_se3_pose(rng, std::pow(10.0, (i % 5) - 2.0));
     const Pose g2 = diffcol::se3_exp(diffcol::se3_log(g));
     EXPECT_LT((g2.R - g.R).cwiseAbs().maxCoeff(), 1e-12);
     EXPECT_LT((g2.p - g.p).norm(), 1e-11 * (1.0 + g.p.norm()));
@@ -254,7 +254,7 @@ TEST(Se3, AdjointConjugatesTheExponential) {
   // g·exp(ξ)·g⁻¹ = exp(Ad_g ξ)
   std::mt19937 rng(25);
   for (int rep = 0; rep < 100; ++rep) {
-    const Pose g = random_pose(rng);
+    const Pose g = random_se3_pose(rng);
     const Vec6 xi = random_twist(rng, 0.05 + 3.0 * rep / 100.0) / 10.0;
     const Mat6 Ad = diffcol::adjoint(g);
     const Mat4 lhs = to_matrix(g) * expm(hat(xi)) * to_matrix(g.inverse());
@@ -272,7 +272,7 @@ TEST(Se3, AdjointIsTheDerivativeOfConjugation) {
   std::mt19937 rng(26);
   const double h = 1e-6;
   for (int rep = 0; rep < 30; ++rep) {
-    const Pose g = random_pose(rng);
+    const Pose g = random_se3_pose(rng);
     const Vec6 xi = random_twist(rng, 1.0) / 5.0;
     const Mat4 G = to_matrix(g), Gi = to_matrix(g.inverse());
     const Mat4 fd = (G * expm(hat(h * xi)) * Gi - G * expm(hat(-h * xi)) * Gi) / (2.0 * h);
@@ -284,7 +284,7 @@ TEST(Se3, AdjointIsTheDerivativeOfConjugation) {
 TEST(Se3, AdjointOfProductAndInverse) {
   std::mt19937 rng(27);
   for (int rep = 0; rep < 30; ++rep) {
-    const Pose g = random_pose(rng), h = random_pose(rng);
+    const Pose g = random_se3_pose(rng), h = random_se3_pose(rng);
     const Mat6 A = diffcol::adjoint(g * h), B = diffcol::adjoint(g) * diffcol::adjoint(h);
     EXPECT_LT((A - B).cwiseAbs().maxCoeff(), 1e-12 * (1.0 + g.p.norm() + h.p.norm()));
     const Mat6 I = diffcol::adjoint(g) * diffcol::adjoint(g.inverse());
@@ -298,7 +298,7 @@ TEST(Pose, InverseAndComposition) {
   std::mt19937 rng(31);
   std::normal_distribution<double> N(0.0, 1.0);
   for (int rep = 0; rep < 50; ++rep) {
-    const Pose g = random_pose(rng), h = random_pose(rng);
+    const Pose g = random_se3_pose(rng), h = random_se3_pose(rng);
     const Vec3 x(N(rng), N(rng), N(rng));
     EXPECT_LT(((g * h) * x - g * (h * x)).norm(), 1e-12 * (1.0 + x.norm() + g.p.norm() + h.p.norm()));
     const Pose I = g * g.inverse();
@@ -355,7 +355,7 @@ TEST(Pose, FromQuaternionRejectsInvalidInput) {
 
 TEST(Pose, FromRotationValidates) {
   std::mt19937 rng(33);
-  const Pose g = random_pose(rng);
+  const Pose g = random_se3_pose(rng);
   EXPECT_NO_THROW(Pose::from_rotation(g.R, g.p));
   const Pose h = Pose::from_rotation(g.R, g.p);
   EXPECT_EQ(h.R, g.R);
@@ -377,7 +377,7 @@ TEST(Pose, FromRotationValidates) {
 TEST(Pose, QuaternionRoundTripHasNonNegativeW) {
   std::mt19937 rng(34);
   for (int rep = 0; rep < 200; ++rep) {
-    const Pose g = random_pose(rng);
+    const Pose g = random_se3_pose(rng);
     const Eigen::Quaterniond q = g.quaternion();
     EXPECT_NEAR(q.norm(), 1.0, 1e-14);
     EXPECT_GE(q.w(), 0.0) << "documented: the unit quaternion of R, with w >= 0";
@@ -409,7 +409,7 @@ TEST(Pose, IsValidMatchesTheDocumentedRule) {
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   int valid = 0, invalid = 0;
   for (int rep = 0; rep < 2000; ++rep) {
-    Pose g = random_pose(rng);
+    Pose g = random_se3_pose(rng);
     const int kind = rep % 6;
     const int e = (rep / 6) % 12;
     const double bad[] = {kNaN, kInf, -kInf, 1e300};
