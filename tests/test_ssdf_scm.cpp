@@ -43,7 +43,8 @@ namespace mesh = diffcol::mesh;
 namespace ssdf = diffcol::ssdf;
 using namespace diffcol::test;
 
-int trials() { return static_cast<int>(env_count("DIFFCOL_SCM_TRIALS", 12)); }
+constexpr long kDefaultScmTrials = 12;
+int trials() { return static_cast<int>(env_count("DIFFCOL_SCM_TRIALS", kDefaultScmTrials)); }
 
 Vec6 random_twist(std::mt19937& rng, double w, double v) {
   std::uniform_real_distribution<double> U(-1.0, 1.0);
@@ -388,7 +389,7 @@ TEST(PairContact, TwoSphereForceProfileIsSmooth) {
   double worst = 0.0, scale = 0.0, worst_slope = 0.0;
   // Every 1 cm along the path; every 4 cm where DIFFCOL_SCM_TRIALS is below its default (the
   // sanitizer step of scripts/test.sh, which looks for memory errors, not kinks).
-  const double dy = trials() < 12 ? 0.04 : 0.01;
+  const double dy = trials() < kDefaultScmTrials ? 0.04 : 0.01;
   for (double y = 0.015; y <= 0.2; y += dy) {
     const double d2h = (fy(y + h) - 2 * fy(y) + fy(y - h)) / (h * h);
     const double d2h2 = (fy(y + h / 2) - 2 * fy(y) + fy(y - h / 2)) / (h * h / 4);
