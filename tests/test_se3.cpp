@@ -31,13 +31,10 @@ constexpr double kPi = 3.14159265358979323846;
 
 
 Pose random_se3_pose(std::mt19937& rng, double pos_scale = 3.0) {
+  const Mat3 R = random_rotation(rng);
   std::normal_distribution<double> N(0.0, 1.0);
-  Eigen::Quaterniond q(N(rng), N(rng), N(rng), N(rng));
-  q.normalize();
-  Pose g;
-  g.R = q.toRotationMatrix();
-  g.p = pos_scale * Vec3(N(rng), N(rng), N(rng));
-  return g;
+  const double x = N(rng), y = N(rng), z = N(rng);  // in this order (Vec3's arguments are unsequenced)
+  return make_pose(R, pos_scale * Vec3(x, y, z));
 }
 
 // The 4×4 twist matrix ξ^ for ξ = [ω; v].
