@@ -4,13 +4,13 @@
 #include <stdexcept>
 #include <string>
 
+#include "fail.hpp"
+
 namespace diffcol::manifold {
 
 namespace {
 
-[[noreturn]] void fail(const char* fn, const std::string& what) {
-  throw std::invalid_argument(std::string("diffcol::manifold::") + fn + ": " + what);
-}
+using detail::fail;
 
 void check_length(const char* fn, const char* name, std::size_t got, std::size_t want, bool optional) {
   if (optional && got == 0) return;

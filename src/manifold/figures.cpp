@@ -14,13 +14,13 @@
 
 #include "diffcol/manifold/surface_mesh.hpp"
 
+#include "fail.hpp"
+
 namespace diffcol::manifold {
 
 namespace {
 
-[[noreturn]] void fail(const char* fn, const std::string& what) {
-  throw std::invalid_argument(std::string("diffcol::manifold::") + fn + ": " + what);
-}
+using detail::fail;
 
 constexpr const char* kPieceNames[kFigurePieces] = {
     "pelvis",         "abdomen",       "chest",          "neck",           "head",           "tail",

@@ -7,6 +7,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "fail.hpp"
+
 namespace diffcol::manifold {
 
 namespace {
@@ -14,9 +16,7 @@ namespace {
 using D12 = Dual<12>;
 using D6 = Dual<6>;
 
-[[noreturn]] void fail(const char* fn, const std::string& what) {
-  throw std::invalid_argument(std::string("diffcol::manifold::") + fn + ": " + what);
-}
+using detail::fail;
 
 /// A pose with generic entries: x_W = R x_B + p.
 template <class T>

@@ -9,23 +9,23 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fail.hpp"
+
 namespace diffcol::manifold {
 
 namespace {
 
-[[noreturn]] void fail(const std::string& what) {
-  throw std::invalid_argument("diffcol::manifold::mesh_from_sdf: " + what);
-}
+[[noreturn]] void fail_mesh_from_sdf(const std::string& what) { detail::fail("mesh_from_sdf", what); }
 
 }  // namespace
 
 mesh::TriangleMesh mesh_from_sdf(const SdfObject& sdf, const IsoSurfaceOptions& o) {
-  if (sdf.num_added() < 1) fail("the SdfObject has no primitive");
+  if (sdf.num_added() < 1) fail_mesh_from_sdf("the SdfObject has no primitive");
   if (!o.lower.allFinite() || !o.upper.allFinite() || !((o.upper - o.lower).minCoeff() > 0.0))
-    fail("the grid box needs finite corners with lower < upper");
-  if (!std::isfinite(o.cell_size) || !(o.cell_size > 0.0)) fail("cell_size must be positive and finite");
-  if (o.projection_steps < 0 || o.projection_steps > 100) fail("projection_steps must be in [0, 100]");
-  if (!(o.snap > 0.0 && o.snap <= 0.1)) fail("snap must be in (0, 0.1]");
+    fail_mesh_from_sdf("the grid box needs finite corners with lower < upper");
+  if (!std::isfinite(o.cell_size) || !(o.cell_size > 0.0)) fail_mesh_from_sdf("cell_size must be positive and finite");
+  if (o.projection_steps < 0 || o.projection_steps > 100) fail_mesh_from_sdf("projection_steps must be in [0, 100]");
+  if (!(o.snap > 0.0 && o.snap <= 0.1)) fail_mesh_from_sdf("snap must be in (0, 0.1]");
   const double h = o.cell_size;
   std::array<int, 3> n{};
   double cells = 1.0;
@@ -34,7 +34,7 @@ mesh::TriangleMesh mesh_from_sdf(const SdfObject& sdf, const IsoSurfaceOptions& 
     if (n[a] < 2) n[a] = 2;
     cells *= n[a];
   }
-  if (cells > o.max_cells) fail("the grid has " + std::to_string(cells) + " cells, more than max_cells");
+  if (cells > o.max_cells) fail_mesh_from_sdf("the grid has " + std::to_string(cells) + " cells, more than max_cells");
   const int nx = n[0] + 1, ny = n[1] + 1, nz = n[2] + 1;
   auto node_id = [&](int i, int j, int k) { return (static_cast<std::int64_t>(k) * ny + j) * nx + i; };
   auto node_pos = [&](std::int64_t id) {
@@ -48,14 +48,14 @@ mesh::TriangleMesh mesh_from_sdf(const SdfObject& sdf, const IsoSurfaceOptions& 
       for (int i = 0; i < nx; ++i) {
         const std::int64_t id = node_id(i, j, k);
         double v = sdf.value(node_pos(id));
-        if (!std::isfinite(v)) fail("the SDF is not finite at a grid node");
+        if (!std::isfinite(v)) fail_mesh_from_sdf("the SDF is not finite at a grid node");
         if (std::abs(v) < o.snap * h) v = o.snap * h;  // no node on the surface
         const bool boundary = i == 0 || j == 0 || k == 0 || i == nx - 1 || j == ny - 1 || k == nz - 1;
-        if (boundary && v < 0.0) fail("the solid reaches the grid boundary: enlarge [lower, upper]");
+        if (boundary && v < 0.0) fail_mesh_from_sdf("the solid reaches the grid boundary: enlarge [lower, upper]");
         any_inside = any_inside || v < 0.0;
         f[static_cast<std::size_t>(id)] = v;
       }
-  if (!any_inside) fail("no grid node is inside the solid: refine cell_size or move the grid");
+  if (!any_inside) fail_mesh_from_sdf("no grid node is inside the solid: refine cell_size or move the grid");
 
   std::vector<Vec3> vertices;
   std::vector<mesh::Face> faces;
@@ -128,7 +128,7 @@ mesh::TriangleMesh mesh_from_sdf(const SdfObject& sdf, const IsoSurfaceOptions& 
   try {
     return mesh::TriangleMesh(std::move(vertices), std::move(faces));
   } catch (const std::invalid_argument& e) {
-    fail(std::string("the extracted surface is not a valid mesh (") + e.what() + "); try another cell_size");
+    fail_mesh_from_sdf(std::string("the extracted surface is not a valid mesh (") + e.what() + "); try another cell_size");
   }
 }
 
