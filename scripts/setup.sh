@@ -8,10 +8,11 @@
 #     (sysconfig purelib, e.g. /usr/local/lib/python3.11/dist-packages); sudo only when not root.
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 #
-# Environment: BUILD_DIR (default build), DIFFCOL_SKIP_APT=1 skips step 1, DIFFCOL_SKIP_VIEWER=1
-# skips the viewer's set-up (viewer/setup.sh: three.js from npm, chromium), DIFFCOL_SKIP_PTH=1
-# skips step 3, DIFFCOL_PYTHON (default /usr/bin/python3), DIFFCOL_PYTHON_SITE (the directory
-# for the .pth file; default: the interpreter's purelib).
+# Environment: BUILD_DIR (default build), DIFFCOL_SANITIZE=ON also builds the sanitized twins
+# (the CMake option; the test command sets it, default OFF), DIFFCOL_SKIP_APT=1 skips step 1,
+# DIFFCOL_SKIP_VIEWER=1 skips the viewer's set-up (viewer/setup.sh: three.js from npm,
+# chromium), DIFFCOL_SKIP_PTH=1 skips step 3, DIFFCOL_PYTHON (default /usr/bin/python3),
+# DIFFCOL_PYTHON_SITE (the directory for the .pth file; default: the interpreter's purelib).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -76,8 +77,8 @@ if [[ "${DIFFCOL_SKIP_VIEWER:-0}" != 1 ]]; then
   bash viewer/setup.sh
 fi
 
-echo "setup.sh: configuring and building (Release) in $BUILD_DIR/"
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release
+echo "setup.sh: configuring and building (Release, DIFFCOL_SANITIZE=${DIFFCOL_SANITIZE:-OFF}) in $BUILD_DIR/"
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDIFFCOL_SANITIZE="${DIFFCOL_SANITIZE:-OFF}"
 cmake --build "$BUILD_DIR" --parallel "$(nproc 2>/dev/null || echo 2)"
 
 # Step 3: the Python package in $BUILD_DIR/python/diffcol, importable from anywhere.

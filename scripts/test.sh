@@ -1,23 +1,28 @@
 #!/usr/bin/env bash
-# The test command: set up and build (scripts/setup.sh), then
-#   1. release    ctest on the Release build in build/ (includes python_pytest, the pytest suite)
+# The test command: set up and build (scripts/setup.sh) with DIFFCOL_SANITIZE=ON, then
+#   1. release    ctest on the Release build in build/, every test not labelled `sanitized`:
+#                 the GoogleTest executables against the Release library (their own code compiled
+#                 with the sanitizers, see below), python_pytest, the CLI, the examples and the
+#                 viewer's browser test, at full sizes
 #   2. python     `import diffcol` works for /usr/bin/python3 from another directory (setup.sh's .pth)
-#   3. sanitize   AddressSanitizer + UBSan build (-Og, assertions on) in build-asan/ and its ctest
-#                 (no Python module; ASan's stack-use-after-scope check on the library only, see
-#                 CMakeLists.txt; one CTest test per GoogleTest executable, tests/CMakeLists.txt)
-#                 (DIFFCOL_ERGODIC_POSES=1000, DIFFCOL_SSDF_POINTS=1000, DIFFCOL_SCM_TRIALS=2,
-#                 DIFFCOL_DERIV_POSES=12, DIFFCOL_QP_DERIV_POSES=40, DIFFCOL_DCOL_DERIV_POSES=8:
-#                 reduced sweeps; the Release step runs them in full; five numerical test units
-#                 are not built there, see tests/CMakeLists.txt, and the browser test runs
-#                 without the browser)
+#   3. sanitize   the tests labelled `sanitized`: the same test objects linked against the
+#                 sanitized twin of the library (AddressSanitizer + UBSan, -Og, assertions on), the
+#                 sanitized CLI, viewer and examples (no Python module; ASan's stack-use-after-scope
+#                 check on the library only; one CTest test per GoogleTest executable), at reduced
+#                 sizes (DIFFCOL_ERGODIC_POSES=1000, DIFFCOL_SSDF_POINTS=1000, DIFFCOL_SCM_TRIALS=2,
+#                 DIFFCOL_DERIV_POSES=12, DIFFCOL_QP_DERIV_POSES=40, DIFFCOL_DCOL_DERIV_POSES=8;
+#                 five numerical test units have no sanitized twin, see tests/CMakeLists.txt, and
+#                 the browser test runs its `diffcol view` commands without the browser).
+#                 One build tree holds both (CMakeLists.txt, DIFFCOL_SANITIZE): each test file is
+#                 compiled once, not once per build.
 #   4. install    cmake --install build into a temporary prefix, then configure, build and run
 #                 tests/consumer against it (find_package(diffcol))
 #   5. readme     the README's C++ quickstart block is identical to examples/quickstart.cpp
 # Every step runs even if an earlier one failed (except those that need the build); a summary
 # is printed at the end and the exit status is non-zero if any step failed.
 #
-# Environment: JOBS (ctest parallelism, default 2); BUILD_DIR (default build) and ASAN_BUILD_DIR
-# (default build-asan); DIFFCOL_SKIP_ASAN=1 skips step 3 (local use only; the summary says FAILED).
+# Environment: JOBS (ctest parallelism, default 2); BUILD_DIR (default build);
+# DIFFCOL_SKIP_ASAN=1 skips step 3 (local use only; the summary says FAILED).
 # shellcheck disable=SC2317  # step functions are called indirectly through run_step
 set -uo pipefail
 
@@ -25,8 +30,6 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
 ROOT="$(pwd)"
 JOBS="${JOBS:-2}"
 export BUILD_DIR="${BUILD_DIR:-build}"
-ASAN_BUILD_DIR="${ASAN_BUILD_DIR:-build-asan}"
-BUILD_JOBS="$(nproc 2>/dev/null || echo 2)"
 # the viewer's browser test fails (instead of skipping) when chromium is missing
 export DIFFCOL_REQUIRE_CHROMIUM=1
 
@@ -75,12 +78,16 @@ summary() {
   fi
 }
 
+# The sanitizers' options for every test that runs instrumented code (both runs).
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+
 step_setup() {
-  bash scripts/setup.sh
+  DIFFCOL_SANITIZE=ON bash scripts/setup.sh
 }
 
 step_release() {
-  ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j "$JOBS" --timeout 600
+  ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j "$JOBS" --timeout 600 -LE sanitized
 }
 
 step_python() {
@@ -88,18 +95,9 @@ step_python() {
 }
 
 step_sanitize() {
-  # -Og (with Eigen's and our assertions on): the library compiles in ~75% of the CPU time of -O1
-  # (idcol/solve_contact.cpp 78 -> 42 s) and the tests run ~1.4x as long, a net gain on 2 cores.
-  # -g1 (line tables, enough for sanitizer stack traces) compiles ~20% faster than -g.
-  cmake -S . -B "$ASAN_BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-        -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-Og -g1" \
-        -DDIFFCOL_SANITIZE=ON -DDIFFCOL_BUILD_BENCH=OFF -DDIFFCOL_BUILD_PYTHON=OFF || return 1
-  cmake --build "$ASAN_BUILD_DIR" --parallel "$BUILD_JOBS" || return 1
   DIFFCOL_ERGODIC_POSES=1000 DIFFCOL_SSDF_POINTS=1000 DIFFCOL_SCM_TRIALS=2 DIFFCOL_DERIV_POSES=12 \
   DIFFCOL_QP_DERIV_POSES=40 DIFFCOL_DCOL_DERIV_POSES=8 \
-  ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_string_checks=1}" \
-  UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}" \
-    ctest --test-dir "$ASAN_BUILD_DIR" --output-on-failure --no-tests=error -j "$JOBS" --timeout 600
+    ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j "$JOBS" --timeout 600 -L sanitized
 }
 
 step_install() {

@@ -681,7 +681,7 @@ TEST(ContactDerivatives, ContactPairOverloadAndNoHeapAllocation) {
       const ContactSolution& sol = pair.solve(X_W1, X_W2);
       ASSERT_TRUE(sol.ok());
 #if !defined(DIFFCOL_TEST_COUNTS_MALLOC)
-      GTEST_SKIP() << "malloc is not interposed in this build (sanitizer or non-glibc)";
+      GTEST_SKIP() << "malloc counting unavailable in this build (neither glibc nor ASan)";
 #endif
       ContactDerivatives d;
       ContactWrenches w;

@@ -30,7 +30,7 @@ using diffcol::idcol::ContactPair;
 using diffcol::idcol::ContactSolution;
 using diffcol::idcol::ErgodicSweep;
 
-constexpr double kPi = 3.14159265358979323846;
+using diffcol::test::kPi;
 
 long ergodic_pose_count() { return diffcol::test::env_count("DIFFCOL_ERGODIC_POSES", 10000); }
 

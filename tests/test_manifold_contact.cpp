@@ -15,20 +15,8 @@
 #include "diffcol/math/gradient_check.hpp"
 #include "test_util.hpp"
 
-// Allocation counter for the "no allocation after the first call" check (not under ASan, which
-// owns operator new).
-#if !defined(__SANITIZE_ADDRESS__)
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"  // new/delete below are malloc/free
-static long g_allocations = 0;
-void* operator new(std::size_t n) {
-  ++g_allocations;
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-#define DIFFCOL_COUNT_ALLOCATIONS 1
-#endif
+// Allocation counter for the "no allocation after the first call" check (whole test binary).
+#include "malloc_counter.hpp"
 
 namespace diffcol::manifold {
 namespace {
@@ -511,7 +499,7 @@ TEST(ManifoldSelection, InvalidInput) {
   EXPECT_THROW(ContactObject(make_refined_box(Vec3::Ones(), 1), SdfObject()), std::invalid_argument);
 }
 
-#ifdef DIFFCOL_COUNT_ALLOCATIONS
+#ifdef DIFFCOL_TEST_COUNTS_MALLOC
 TEST(ManifoldSelection, NoAllocationAfterFirstCall) {
   const ContactObject a = box_object(kTopHalf, 2), b = box_object(kBottomHalf, 2);
   ManifoldOptions opt;
@@ -523,10 +511,10 @@ TEST(ManifoldSelection, NoAllocationAfterFirstCall) {
   const Pose X1 = rot_x(0.2, Vec3(0.0, 0.0, 0.8));
   compute_manifold(a, X1, b, Pose::identity(), opt, ws, m);
   compute_manifold_derivatives(a, X1, b, Pose::identity(), opt, PoseCoordinates::body_twist, ws, m, d);
-  const long before = g_allocations;
+  const long before = g_allocations.load();
   compute_manifold(a, rot_x(0.3, Vec3(0.0, 0.1, 0.8)), b, Pose::identity(), opt, ws, m);
   compute_manifold_derivatives(a, X1, b, rot_y(0.1, Vec3::Zero()), opt, PoseCoordinates::se3_log, ws, m, d);
-  EXPECT_EQ(g_allocations, before);
+  EXPECT_EQ(g_allocations.load(), before);
 }
 #endif
 

@@ -27,7 +27,7 @@ using diffcol::Vec3;
 using diffcol::Vec6;
 using Mat4 = Eigen::Matrix4d;
 
-constexpr double kPi = 3.14159265358979323846;
+using diffcol::test::kPi;
 
 
 Pose random_se3_pose(std::mt19937& rng, double pos_scale = 3.0) {

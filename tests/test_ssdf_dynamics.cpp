@@ -1169,7 +1169,7 @@ TEST(SsdfDynamics, WarmStepsAllocateNothing) {
 #else
   (void)before;
   (void)after;
-  GTEST_SKIP() << "malloc counting unavailable in this build";
+  GTEST_SKIP() << "malloc counting unavailable in this build (neither glibc nor ASan)";
 #endif
 }
 

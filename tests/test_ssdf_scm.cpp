@@ -342,7 +342,7 @@ TEST(PairContact, JacobiansMatchFiniteDifferences) {
 
 TEST(PairContact, WarmQueriesDoNotAllocate) {
 #ifndef DIFFCOL_TEST_COUNTS_MALLOC
-  GTEST_SKIP() << "malloc is not interposed in this build";
+  GTEST_SKIP() << "malloc counting unavailable in this build (neither glibc nor ASan)";
 #else
   const Scene& s = scene();
   const ScmParameters p = test_parameters();

@@ -16,6 +16,8 @@
 
 namespace diffcol::test {
 
+inline constexpr double kPi = 3.14159265358979323846;
+
 inline const double kNaN = std::numeric_limits<double>::quiet_NaN();
 inline const double kInf = std::numeric_limits<double>::infinity();
 
