@@ -12,12 +12,16 @@
 #include <atomic>
 #include <cstddef>
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(memory_sanitizer)
+#if defined(__SANITIZE_ADDRESS__)
+#define DIFFCOL_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define DIFFCOL_TEST_ASAN 1
+#elif __has_feature(memory_sanitizer)
 #define DIFFCOL_TEST_SANITIZED 1
 #endif
 #endif
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(DIFFCOL_TEST_ASAN)
 #define DIFFCOL_TEST_SANITIZED 1
 #endif
 
@@ -26,7 +30,7 @@ namespace {
 std::atomic<long> g_allocations{0};
 }  // namespace
 
-#if defined(DIFFCOL_TEST_SANITIZED) && defined(__SANITIZE_ADDRESS__)
+#if defined(DIFFCOL_TEST_ASAN)
 // From the sanitizer runtime (compiler-rt's sanitizer/allocator_interface.h, which GCC does not ship).
 extern "C" int __sanitizer_install_malloc_and_free_hooks(void (*malloc_hook)(const volatile void*, std::size_t),
                                                          void (*free_hook)(const volatile void*));
@@ -35,7 +39,8 @@ namespace {
 void count_allocation(const volatile void*, std::size_t) { g_allocations.fetch_add(1, std::memory_order_relaxed); }
 void ignore_free(const volatile void*) {}
 // Installed before main (static initialization of this translation unit).
-[[maybe_unused]] const int g_allocation_hooks = __sanitizer_install_malloc_and_free_hooks(count_allocation, ignore_free);
+[[maybe_unused]] const int g_allocation_hooks =
+    __sanitizer_install_malloc_and_free_hooks(count_allocation, ignore_free);
 }  // namespace
 #elif defined(__GLIBC__) && !defined(DIFFCOL_TEST_SANITIZED)
 #define DIFFCOL_TEST_COUNTS_MALLOC 1
