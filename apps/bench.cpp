@@ -11,6 +11,7 @@
 #include "diffcol/idcol/derivatives.hpp"
 #include "diffcol/idcol/ergodic.hpp"
 #include "fcl_baseline.hpp"
+#include "host_info.hpp"
 #include "timing.hpp"
 
 namespace diffcol::cli {
@@ -286,6 +287,7 @@ int cmd_bench(const std::vector<std::string>& args0) {
     out["dt"] = idcol::ErgodicSweep{}.dt;
     out["shapes"] = names;
     out["clock_overhead_ns"] = clock_ns;
+    out["host"] = host_json(host_info());
     Json so = solve_options_json(sopt);
     so["warm_predictor"] = sopt.warm_predictor;
     out["solver_options"] = so;
@@ -346,7 +348,8 @@ int cmd_bench(const std::vector<std::string>& args0) {
   os << "\n"
      << "times in microseconds per solve; mean = batch time / N (no per-call clocks); med/p99/max from "
         "per-call steady_clock times (clock read ~"
-     << fixed(clock_ns, 0) << " ns, included)\n";
+     << fixed(clock_ns, 0) << " ns, included)\n"
+     << host_line(host_info()) << "\n";
   if (with_fcl) {
     os << "FCL " << fcl_baseline::version() << " baseline: fcl::distance, GJK solver " << fopt.solver
        << (fopt.signed_distance ? ", signed distance (EPA when penetrating)" : ", unsigned (-1 when penetrating)")

@@ -18,6 +18,7 @@
 #include "diffcol/idcol/ergodic.hpp"
 #include "diffcol/qp/proximity.hpp"
 #include "diffcol/qp/proximity_derivatives.hpp"
+#include "host_info.hpp"
 #include "timing.hpp"
 
 namespace diffcol::cli {
@@ -593,7 +594,8 @@ void print_layer_results(const char* title, long n, long repeat, const std::vect
   os << "\n"
      << "times in microseconds per call; mean = batch time / N (no per-call clocks); med/p99 from per-call "
         "steady_clock times (clock read ~"
-     << fixed(clock_ns, 0) << " ns, included)\n\n";
+     << fixed(clock_ns, 0) << " ns, included)\n"
+     << host_line(host_info()) << "\n\n";
   char line[400];
   std::snprintf(line, sizeof line, "%-30s | %8s %8s %7s %7s %7s %6s | %8s %8s %6s\n", "body1-body2", "eval", "cpu",
                 "med", "p99", "ok%", iter_label, "deriv", "cpu", "ok%");
@@ -626,6 +628,7 @@ Json layer_results_json(const char* method, long n, long repeat, double clock_ns
   out["repeat"] = repeat;
   out["dt"] = idcol::ErgodicSweep{}.dt;
   out["clock_overhead_ns"] = clock_ns;
+  out["host"] = host_json(host_info());
   Json pairs = Json::array();
   for (const auto& r : results) {
     Json p;
