@@ -191,6 +191,17 @@ struct Kkt {
   }
 };
 
+// The norm of the stopping test: ‖D f‖₂, D = diag(1, 1, σ, σ, σ, 1), σ = min(1, size). Rows (10c)
+// carry units of 1/length; for a pair smaller than one length unit they are measured in units of
+// its size, so that below that scale the test, like the iteration (merit ½‖W f‖², newton()), is
+// invariant under scaling both shapes and r. There the plain ‖f‖ has a rounding floor that grows
+// as 1/size (tc–box at 1e-5 of the benchmark size, β = 200: 40% of sweep solves stalled at
+// ‖f‖ ≈ 1e-9; docs/idcol.md). For pairs of size ≥ 1 it is ‖f‖₂ itself.
+DIFFCOL_HD inline double stopping_norm(const Vec6& f, double size) {
+  if (!(size < 1.0)) return f.norm();
+  return std::sqrt(f[0] * f[0] + f[1] * f[1] + f[5] * f[5] + size * size * f.segment<3>(2).squaredNorm());
+}
+
 // The regularized Newton direction (see newton()): used when the Newton step has |Δs| above
 // kLongStepS or leaves the other step limits; δ_x = kRegularizeX·‖W f‖/size², δ_s = kRegularizeS·‖W f‖
 // (W and size: newton()).
@@ -260,8 +271,8 @@ DIFFCOL_HD inline bool newton_plain(const Kkt<S1, S2>& kkt, const SolveOptions& 
   ++st.evaluations;
   if (!(fresh ? kkt.start(z, f, J, sd) : kkt(z, f, J, sd))) return false;
   // merit m = ½‖W f‖², W = diag(1, 1, size, size, size, 1): (10c) in the units of the other rows,
-  // which makes the iteration invariant under scaling both shapes and r (the stopping test stays
-  // on the documented ‖f‖)
+  // which makes the iteration invariant under scaling both shapes and r (the stopping test:
+  // stopping_norm)
   const double w2 = P.size * P.size;
   const auto merit = [w2](const Vec6& r) {
     return 0.5 * (r[0] * r[0] + r[1] * r[1] + r[5] * r[5] + w2 * r.segment<3>(2).squaredNorm());
@@ -278,7 +289,7 @@ DIFFCOL_HD inline bool newton_plain(const Kkt<S1, S2>& kkt, const SolveOptions& 
   Mat6RowMajor Jt;
   ShapeData sdt;
   for (int k = 0; k < opt.max_iterations; ++k) {
-    if (f.norm() < opt.tolerance) return z.l1 > 0.0 && z.l2 > 0.0;
+    if (stopping_norm(f, P.size) < opt.tolerance) return z.l1 > 0.0 && z.l2 > 0.0;
     if (st.evaluations - evaluations0 >= max_evaluations) return false;
     ++st.iterations;
     // Newton direction, or a Levenberg-Marquardt step if J is (nearly) singular
@@ -341,7 +352,7 @@ DIFFCOL_HD inline bool newton_plain(const Kkt<S1, S2>& kkt, const SolveOptions& 
     m = m_new;
     recent[k % kNonmonotoneMemory] = m;
   }
-  return f.norm() < opt.tolerance && z.l1 > 0.0 && z.l2 > 0.0;
+  return stopping_norm(f, P.size) < opt.tolerance && z.l1 > 0.0 && z.l2 > 0.0;
 }
 
 // newton_plain with the whole loop inlined (shape evaluations, KKT assembly, LU): the solver's hot
@@ -358,7 +369,8 @@ DIFFCOL_FLATTEN DIFFCOL_HD bool newton(const Kkt<S1, S2>& kkt, const SolveOption
 // One more Newton step at a converged point when it would still move z by more than
 // opt.polish_threshold (relative): where J_c is ill-conditioned (nearly parallel faces) a residual
 // below the tolerance can leave z, and the derivatives built from J_c at z, less accurate than the
-// residual suggests. Accepted if the residual stays below max(‖f‖, tolerance). lu: factors of J
+// residual suggests. Accepted if the residual (stopping_norm) stays below max(its value at z,
+// tolerance). lu: factors of J
 // at z on entry, of J at the returned z on exit.
 template <class S1, class S2>
 DIFFCOL_HD void polish(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f, Mat6RowMajor& J, ShapeData& sd, Lu6& lu, NewtonStats& st) {
@@ -378,7 +390,8 @@ DIFFCOL_HD void polish(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate&
   Mat6RowMajor Jt;
   ShapeData sdt;
   ++st.evaluations;
-  if (!kkt(zt, ft, Jt, sdt) || !(ft.norm() <= std::max(f.norm(), opt.tolerance))) return;
+  const double size = kkt.P.size;
+  if (!kkt(zt, ft, Jt, sdt) || !(stopping_norm(ft, size) <= std::max(stopping_norm(f, size), opt.tolerance))) return;
   Lu6 lut;
   if (!lut.factor(Jt)) return;
   ++st.iterations;

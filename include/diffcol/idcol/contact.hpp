@@ -25,7 +25,8 @@
 namespace diffcol::idcol {
 
 enum class ContactStatus : std::uint8_t {
-  converged = 0,          ///< ‖f_c‖ < tolerance at a KKT point with λ1, λ2 > 0
+  converged = 0,          ///< ‖f_c‖ < tolerance at a KKT point with λ1, λ2 > 0 (for a pair smaller
+                          ///< than one length unit, rows (10c) measured in units of its size: SolveOptions::tolerance)
   coincident_origins = 1, ///< ‖r‖ ≤ coincident_tolerance: α = 0, x = 0, λ = 0; p1, p2, normal
                           ///< and gap are the finite limits as r → 0 along r (body-1 x axis if r = 0)
   not_converged = 2,      ///< no KKT point within the iteration budget; fields hold the best iterate
@@ -37,7 +38,11 @@ const char* status_name(ContactStatus s);
 
 /// Solver settings; the defaults suit every pair of the built-in shapes.
 struct SolveOptions {
-  double tolerance = 1e-10;         ///< on ‖f_c‖₂ (the residual is invariant under the surrogate scaling)
+  /// On ‖f_c‖₂ (the residual is invariant under the surrogate scaling). Rows (10c) have units of
+  /// 1/length: where the pair's size σ = r1_out + r2_out is below 1 they are multiplied by σ for
+  /// the test, ‖diag(1, 1, σ, σ, σ, 1) f_c‖₂ < tolerance, which makes it invariant under scaling
+  /// shapes and distances below unit size (the plain ‖f_c‖ has a rounding floor ∝ 1/σ).
+  double tolerance = 1e-10;
   int max_iterations = 60;          ///< Newton iterations per attempt
   /// Cold-start attempts (different initial guesses, continuation). After the first one fails,
   /// the solver also tries the touching point of the exact shapes that the smooth ones
@@ -91,7 +96,7 @@ struct ContactSolution {
   int jacobian_evaluations = 0;  ///< evaluations of (f_c, J_c), i.e. of φ, ∇φ, ∇²φ of both shapes
   int attempts = 0;              ///< 1 = first try succeeded; >1: restarts / continuation were used
   bool warm_started = false;     ///< the accepted attempt started from a previous solution
-  double residual_norm = 0.0;    ///< ‖f_c‖₂ at the returned point
+  double residual_norm = 0.0;    ///< ‖f_c‖₂ at the returned point (unweighted; see SolveOptions::tolerance)
 
   double alpha = 0.0;            ///< α*, the minimum scaling
   Vec3 x_B1 = Vec3::Zero();      ///< x*, the touching point of the scaled bodies, in body 1
