@@ -804,20 +804,19 @@ TEST(Contact, SmallSharpPairsConvergeAsAtUnitSize) {
     const Shape& A = order == 0 ? tc : box;
     const Shape& B = order == 0 ? box : tc;
     const diffcol::idcol::ErgodicSweep sweep = diffcol::idcol::ErgodicSweep::for_pair(A, B);
-    ContactPair unit(A, B);
-    for (double k : {1e-5, 1e-3}) {
-      const Shape Ak = scaled(A, k), Bk = scaled(B, k);
-      ContactPair small(Ak, Bk);
-      for (int i = 0; i < 300; ++i) {
-        const Pose X2 = sweep.pose(37L * i);
-        const Pose X2k = make_pose(X2.R, k * X2.p);
-        const std::string ctx = std::string(order == 0 ? "tc-box" : "box-tc") + ", k = " + std::to_string(k) +
-                                ", pose " + std::to_string(37 * i);
-        const ContactSolution base = unit.solve_cold(I, X2);
-        check_converged(base, A, I, B, X2, ctx + " (unit size)");
-        const ContactSolution s = small.solve_cold(I, X2k);
-        check_converged(s, Ak, I, Bk, X2k, ctx);
-        EXPECT_NEAR(s.alpha, base.alpha, 1e-8 * base.alpha) << ctx;
+    const double ks[2] = {1e-5, 1e-3};
+    ContactPair unit(A, B), small[2] = {ContactPair(scaled(A, ks[0]), scaled(B, ks[0])),
+                                        ContactPair(scaled(A, ks[1]), scaled(B, ks[1]))};
+    for (int i = 0; i < 300; ++i) {
+      const Pose X2 = sweep.pose(37L * i);
+      const std::string ctx = std::string(order == 0 ? "tc-box" : "box-tc") + ", pose " + std::to_string(37 * i);
+      const ContactSolution base = unit.solve_cold(I, X2);
+      check_converged(base, A, I, B, X2, ctx + " (unit size)");
+      for (int j = 0; j < 2; ++j) {
+        const Pose X2k = make_pose(X2.R, ks[j] * X2.p);
+        const ContactSolution s = small[j].solve_cold(I, X2k);
+        check_converged(s, small[j].shape1(), I, small[j].shape2(), X2k, ctx + ", k = " + std::to_string(ks[j]));
+        EXPECT_NEAR(s.alpha, base.alpha, 1e-8 * base.alpha) << ctx << ", k = " << ks[j];
       }
     }
   }

@@ -197,9 +197,13 @@ struct Kkt {
 // invariant under scaling both shapes and r. There the plain ‖f‖ has a rounding floor that grows
 // as 1/size (tc–box at 1e-5 of the benchmark size, β = 200: 40% of sweep solves stalled at
 // ‖f‖ ≈ 1e-9; docs/idcol.md). For pairs of size ≥ 1 it is ‖f‖₂ itself.
+// ‖diag(1, 1, w, w, w, 1) f‖² for w² = w2: rows (10c) weighted (the merit and the stopping test).
+DIFFCOL_HD inline double weighted_squared_norm(const Vec6& f, double w2) {
+  return f[0] * f[0] + f[1] * f[1] + f[5] * f[5] + w2 * f.segment<3>(2).squaredNorm();
+}
 DIFFCOL_HD inline double stopping_norm(const Vec6& f, double size) {
   if (!(size < 1.0)) return f.norm();
-  return std::sqrt(f[0] * f[0] + f[1] * f[1] + f[5] * f[5] + size * size * f.segment<3>(2).squaredNorm());
+  return std::sqrt(weighted_squared_norm(f, size * size));
 }
 
 // The regularized Newton direction (see newton()): used when the Newton step has |Δs| above
@@ -274,9 +278,7 @@ DIFFCOL_HD inline bool newton_plain(const Kkt<S1, S2>& kkt, const SolveOptions& 
   // which makes the iteration invariant under scaling both shapes and r (the stopping test:
   // stopping_norm)
   const double w2 = P.size * P.size;
-  const auto merit = [w2](const Vec6& r) {
-    return 0.5 * (r[0] * r[0] + r[1] * r[1] + r[5] * r[5] + w2 * r.segment<3>(2).squaredNorm());
-  };
+  const auto merit = [w2](const Vec6& r) { return 0.5 * weighted_squared_norm(r, w2); };
   double m = merit(f);
   double recent[kNonmonotoneMemory];  // merits of the last iterates (nonmonotone)
   for (double& v : recent) v = m;
