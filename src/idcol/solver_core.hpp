@@ -191,18 +191,18 @@ struct Kkt {
   }
 };
 
-// The norm of the stopping test: ‖D f‖₂, D = diag(1, 1, σ, σ, σ, 1), σ = min(1, size). Rows (10c)
-// carry units of 1/length; for a pair smaller than one length unit they are measured in units of
-// its size, so that below that scale the test, like the iteration (merit ½‖W f‖², newton()), is
-// invariant under scaling both shapes and r. There the plain ‖f‖ has a rounding floor that grows
-// as 1/size (tc–box at 1e-5 of the benchmark size, β = 200: 40% of sweep solves stalled at
-// ‖f‖ ≈ 1e-9; docs/idcol.md). For pairs of size ≥ 1 it is ‖f‖₂ itself.
 // ‖diag(1, 1, w, w, w, 1) f‖² for w² = w2: rows (10c) weighted (the merit and the stopping test).
 DIFFCOL_HD inline double weighted_squared_norm(const Vec6& f, double w2) {
   return f[0] * f[0] + f[1] * f[1] + f[5] * f[5] + w2 * f.segment<3>(2).squaredNorm();
 }
+// The norm of the stopping test: ‖W f‖₂, W = diag(1, 1, σ, σ, σ, 1), σ = size (the pair's
+// r1_out + r2_out). Rows (10c) carry units of 1/length; measured in units of the pair's size the
+// test, like the iteration (merit ½‖W f‖², equilibrated Newton system, newton()), is invariant
+// under scaling both shapes and r. With the plain ‖f‖ the test had a rounding floor that grows as
+// 1/size for small pairs (tc–box at 1e-5 of the benchmark size, β = 200: 40% of sweep solves
+// stalled at ‖f‖ ≈ 1e-9) and was loose in rows (10c) for large ones (pairs scaled by 1e3: 31 of
+// 97 510 sweep solves with dα/dξ off by more than 1e-3 relative; docs/idcol.md).
 DIFFCOL_HD inline double stopping_norm(const Vec6& f, double size) {
-  if (!(size < 1.0)) return f.norm();
   return std::sqrt(weighted_squared_norm(f, size * size));
 }
 
@@ -222,22 +222,51 @@ struct NewtonStats {
   int evaluations = 0;
 };
 
-// The regularized Newton step of newton() (δ_x·I added to the ∇²ₓₓL block of J, δ_s to its s–s
-// entry): d and slope when it is a descent direction of m = ½‖W f‖². Shape-independent and off the
-// common path, so one out-of-line copy serves every shape pair.
-DIFFCOL_NOINLINE DIFFCOL_HD inline bool regularized_step(const Mat6RowMajor& J, const Vec6& f, const Vec6& W2, double m,
-                                                        double w2, Vec6& d, double& slope) {
+// The Newton system of newton() in units of the pair's size σ (equilibrated): E = D_r J D_c,
+// e = D_r f, D_r = diag(1, 1, σ, σ, σ, 1), D_c = diag(σ, σ, σ, 1, 1, 1). Every entry of E and e is
+// then free of the length unit (rows (10c) carry 1/length, the x columns length), so partial
+// pivoting, the singularity test on E's pivots and the regularized and Levenberg–Marquardt steps
+// below do not depend on it; a step d̃ of E maps back as d = D_c d̃. On J itself the entries span
+// 1/σ² to 1, and for σ ≫ 1 pivoting and the test acted on mixed units: the benchmark shapes with a
+// box and a truncated cone at β = 200 (64 pairs), scaled by 1e5, ended not_converged on 55 of
+// 640 000 sweep solves, none at unit size (docs/idcol.md).
+struct Equilibration {
+  double row[6], col[6];
+  double size;
+  DIFFCOL_HD explicit Equilibration(double sigma)
+      : row{1.0, 1.0, sigma, sigma, sigma, 1.0}, col{sigma, sigma, sigma, 1.0, 1.0, 1.0}, size(sigma) {}
+  DIFFCOL_HD Vec6 rows(const Vec6& f) const {  // D_r f
+    Vec6 e = f;
+    e.segment<3>(2) *= size;
+    return e;
+  }
+  DIFFCOL_HD Mat6RowMajor matrix(const Mat6RowMajor& J) const {  // D_r J D_c
+    Mat6RowMajor E = J;
+    E.block<3, 6>(2, 0) *= size;
+    E.block<6, 3>(0, 0) *= size;
+    return E;
+  }
+};
+
+// The regularized Newton step of newton() (δ_x·I added to the ∇²ₓₓL block of E, δ_s to its s–s
+// entry; E, e: Equilibration): the step d̃ in E's units and the slope of m = ½‖W f‖² = ½‖e‖² along
+// it when it is a descent direction. Shape-independent and off the common path, so one
+// out-of-line copy serves every shape pair.
+DIFFCOL_NOINLINE DIFFCOL_HD inline bool regularized_step(const Mat6RowMajor& J, const Vec6& f, const Equilibration& D,
+                                                        double m, Vec6& d, double& slope) {
   const double fn = std::sqrt(2.0 * m);  // ‖W f‖: δ scales with the problem
-  const double dx = kRegularizeX * fn / w2;
-  Mat6RowMajor Jr = J;
-  Jr(2, 0) += dx;
-  Jr(3, 1) += dx;
-  Jr(4, 2) += dx;
-  Jr(5, 3) += kRegularizeS * fn;
+  const double dx = kRegularizeX * fn;
+  const Mat6RowMajor E = D.matrix(J);
+  const Vec6 e = D.rows(f);
+  Mat6RowMajor Er = E;
+  Er(2, 0) += dx;
+  Er(3, 1) += dx;
+  Er(4, 2) += dx;
+  Er(5, 3) += kRegularizeS * fn;
   Lu6 lur;
-  if (!(lur.factor(Jr) && lur.pivot_ratio() > 1e-14)) return false;
-  const Vec6 dr = -lur.solve(f);
-  const double sr = (J.transpose() * W2.cwiseProduct(f)).dot(dr);
+  if (!(lur.factor(Er) && lur.pivot_ratio() > 1e-14)) return false;
+  const Vec6 dr = -lur.solve(e);
+  const double sr = (E.transpose() * e).dot(dr);  // ∇m in E's units: Eᵀe = D_c Jᵀ W² f
   if (!(std::isfinite(dr.sum()) && sr < 0.0)) return false;
   d = dr;
   slope = sr;
@@ -245,11 +274,13 @@ DIFFCOL_NOINLINE DIFFCOL_HD inline bool regularized_step(const Mat6RowMajor& J, 
 }
 
 // Levenberg-Marquardt step of newton() with μ = ‖W f‖ (converges where J is singular at or near
-// the solution); false if it is not finite.
-DIFFCOL_NOINLINE DIFFCOL_HD inline bool levenberg_marquardt_step(const Mat6RowMajor& J, const Vec6& f, const Vec6& W2,
-                                                                double m, Vec6& d, double& slope) {
-  const Vec6 grad_m = J.transpose() * W2.cwiseProduct(f);  // ∇m
-  Mat6 A = J.transpose() * W2.asDiagonal() * J;
+// the solution), in E's units; false if it is not finite.
+DIFFCOL_NOINLINE DIFFCOL_HD inline bool levenberg_marquardt_step(const Mat6RowMajor& J, const Vec6& f,
+                                                                const Equilibration& D, double m, Vec6& d,
+                                                                double& slope) {
+  const Mat6RowMajor E = D.matrix(J);
+  const Vec6 grad_m = E.transpose() * D.rows(f);  // ∇m
+  Mat6 A = E.transpose() * E;
   A.diagonal().array() += std::sqrt(2.0 * m) + 1e-14 * A.diagonal().maxCoeff();
   d = -spd_solve6(A, grad_m);
   if (!std::isfinite(d.sum())) return false;
@@ -282,8 +313,7 @@ DIFFCOL_HD inline bool newton_plain(const Kkt<S1, S2>& kkt, const SolveOptions& 
   double m = merit(f);
   double recent[kNonmonotoneMemory];  // merits of the last iterates (nonmonotone)
   for (double& v : recent) v = m;
-  Vec6 W2;
-  W2 << 1.0, 1.0, w2, w2, w2, 1.0;
+  const Equilibration D(P.size);
   Lu6 lu;
   int stalls = 0, tiny_steps = 0;
   Iterate zt;
@@ -294,26 +324,28 @@ DIFFCOL_HD inline bool newton_plain(const Kkt<S1, S2>& kkt, const SolveOptions& 
     if (stopping_norm(f, P.size) < opt.tolerance) return z.l1 > 0.0 && z.l2 > 0.0;
     if (st.evaluations - evaluations0 >= max_evaluations) return false;
     ++st.iterations;
-    // Newton direction, or a Levenberg-Marquardt step if J is (nearly) singular
+    // Newton direction in units of the pair's size (Equilibration), or a Levenberg-Marquardt step
+    // if that system is (nearly) singular; d is in its units until mapped back below
     Vec6 d = Vec6::Zero();
-    bool newton_dir = lu.factor(J) && lu.pivot_ratio() > 1e-14;
+    bool newton_dir = lu.factor_scaled(J, D.row, D.col) && lu.pivot_ratio() > 1e-14;
     if (newton_dir) {
-      d = -lu.solve(f);
+      d = -lu.solve(D.rows(f));
       newton_dir = std::isfinite(d.sum());
     }
     double slope = -2.0 * m;  // directional derivative of m along a Newton direction
     const double xmax = P.size * std::exp(z.s);
     // A long step (typical of cold starts on the flat faces of sharp shapes, where ∇²ₓₓL is nearly
-    // singular: steps of |Δs| ~ 10^5 were seen) is replaced by the step of J with δ_x·I added to
+    // singular: steps of |Δs| ~ 10^5 were seen) is replaced by the step of E with δ_x·I added to
     // its ∇²ₓₓL block and δ_s to its s–s entry, δ ∝ ‖f‖ (a proximal regularization that vanishes
     // at the solution), if that is a descent direction of m. On the ergodic sweep this halves the
     // rejected line-search trials of the sharp pairs and cuts se–se's restarts from 6% of poses to
     // 0.5%.
     const bool singular = !newton_dir;
-    const bool long_step = singular || std::abs(d[3]) > kLongStepS || d.head<3>().norm() > xmax ||
+    const bool long_step = singular || std::abs(d[3]) > kLongStepS || d.head<3>().norm() * P.size > xmax ||
                            z.l1 + d[4] < 0.1 * z.l1 || z.l2 + d[5] < 0.1 * z.l2;
-    if (long_step && regularized_step(J, f, W2, m, w2, d, slope)) newton_dir = true;
-    if (!newton_dir && !levenberg_marquardt_step(J, f, W2, m, d, slope)) return false;
+    if (long_step && regularized_step(J, f, D, m, d, slope)) newton_dir = true;
+    if (!newton_dir && !levenberg_marquardt_step(J, f, D, m, d, slope)) return false;
+    d.head<3>() *= P.size;
     // step limits: |Δs| ≤ 1, ‖Δx‖ ≤ size·α, multipliers keep ≥ 10% of their value
     double t = 1.0;
     if (std::abs(d[3]) > 1.0) t = 1.0 / std::abs(d[3]);
@@ -372,8 +404,7 @@ DIFFCOL_FLATTEN DIFFCOL_HD bool newton(const Kkt<S1, S2>& kkt, const SolveOption
 // opt.polish_threshold (relative): where J_c is ill-conditioned (nearly parallel faces) a residual
 // below the tolerance can leave z, and the derivatives built from J_c at z, less accurate than the
 // residual suggests. Accepted if the residual (stopping_norm) stays below max(its value at z,
-// tolerance). lu: factors of J
-// at z on entry, of J at the returned z on exit.
+// tolerance). lu: factors of J at z on entry, of J at the returned z on exit.
 template <class S1, class S2>
 DIFFCOL_HD void polish(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate& z, Vec6& f, Mat6RowMajor& J, ShapeData& sd, Lu6& lu, NewtonStats& st) {
   const Vec6 d = -lu.solve(f);

@@ -25,8 +25,8 @@
 namespace diffcol::idcol {
 
 enum class ContactStatus : std::uint8_t {
-  converged = 0,          ///< ‖f_c‖ < tolerance at a KKT point with λ1, λ2 > 0 (for a pair smaller
-                          ///< than one length unit, rows (10c) measured in units of its size: SolveOptions::tolerance)
+  converged = 0,          ///< ‖W f_c‖ < tolerance at a KKT point with λ1, λ2 > 0 (rows (10c)
+                          ///< measured in units of the pair's size: SolveOptions::tolerance)
   coincident_origins = 1, ///< ‖r‖ ≤ coincident_tolerance: α = 0, x = 0, λ = 0; p1, p2, normal
                           ///< and gap are the finite limits as r → 0 along r (body-1 x axis if r = 0)
   not_converged = 2,      ///< no KKT point within the iteration budget; fields hold the best iterate
@@ -38,10 +38,10 @@ const char* status_name(ContactStatus s);
 
 /// Solver settings; the defaults suit every pair of the built-in shapes.
 struct SolveOptions {
-  /// On ‖f_c‖₂ (the residual is invariant under the surrogate scaling). Rows (10c) have units of
-  /// 1/length: where the pair's size σ = r1_out + r2_out is below 1 they are multiplied by σ for
-  /// the test, ‖diag(1, 1, σ, σ, σ, 1) f_c‖₂ < tolerance, which makes it invariant under scaling
-  /// shapes and distances below unit size (the plain ‖f_c‖ has a rounding floor ∝ 1/σ).
+  /// On ‖W f_c‖₂, W = diag(1, 1, σ, σ, σ, 1), σ = r1_out + r2_out the pair's size (the residual
+  /// is invariant under the surrogate scaling). Rows (10c) have units of 1/length; multiplied by σ
+  /// the test, like the iteration, does not depend on the unit of length: the same pair in metres
+  /// or millimetres converges in the same iterations to the same α and derivatives.
   double tolerance = 1e-10;
   int max_iterations = 60;          ///< Newton iterations per attempt
   /// Cold-start attempts (different initial guesses, continuation). After the first one fails,

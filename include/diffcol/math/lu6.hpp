@@ -32,6 +32,18 @@ struct Lu6 {
     return eliminate(std::make_integer_sequence<int, 6>{});
   }
 
+  /// Factors diag(row)·A·diag(col) (an equilibrated A; the scaling is done in the copy).
+  /// @return false if a pivot is zero or not a number.
+  DIFFCOL_HD bool factor_scaled(const Mat6RowMajor& A, const double (&row)[6], const double (&col)[6]) {
+    for (int i = 0; i < 6; ++i) {
+      perm[i] = i;
+      for (int j = 0; j < 6; ++j) lu[i][j] = row[i] * A(i, j) * col[j];
+    }
+    min_pivot = 1e300;
+    max_pivot = 0.0;
+    return eliminate(std::make_integer_sequence<int, 6>{});
+  }
+
   /// Solves A·x = b.
   DIFFCOL_HD Vec6 solve(const Vec6& b) const {
     double x[6];
