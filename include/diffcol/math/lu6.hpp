@@ -23,25 +23,17 @@ struct Lu6 {
   /// Factors A. @return false if a pivot is zero or not a number.
   DIFFCOL_HD bool factor(const Mat6& A) { return factor(Mat6RowMajor(A)); }
   DIFFCOL_HD bool factor(const Mat6RowMajor& A) {
-    for (int i = 0; i < 6; ++i) {
-      perm[i] = i;
+    for (int i = 0; i < 6; ++i)
       for (int j = 0; j < 6; ++j) lu[i][j] = A(i, j);
-    }
-    min_pivot = 1e300;
-    max_pivot = 0.0;
-    return eliminate(std::make_integer_sequence<int, 6>{});
+    return factor_in_place();
   }
 
   /// Factors diag(row)·A·diag(col) (an equilibrated A; the scaling is done in the copy).
   /// @return false if a pivot is zero or not a number.
   DIFFCOL_HD bool factor_scaled(const Mat6RowMajor& A, const double (&row)[6], const double (&col)[6]) {
-    for (int i = 0; i < 6; ++i) {
-      perm[i] = i;
+    for (int i = 0; i < 6; ++i)
       for (int j = 0; j < 6; ++j) lu[i][j] = row[i] * A(i, j) * col[j];
-    }
-    min_pivot = 1e300;
-    max_pivot = 0.0;
-    return eliminate(std::make_integer_sequence<int, 6>{});
+    return factor_in_place();
   }
 
   /// Solves A·x = b.
@@ -80,6 +72,13 @@ struct Lu6 {
   DIFFCOL_HD double pivot_ratio() const { return max_pivot > 0.0 ? min_pivot / max_pivot : 0.0; }
 
  private:
+  // Factors the matrix held in lu.
+  DIFFCOL_HD bool factor_in_place() {
+    for (int i = 0; i < 6; ++i) perm[i] = i;
+    min_pivot = 1e300;
+    max_pivot = 0.0;
+    return eliminate(std::make_integer_sequence<int, 6>{});
+  }
   template <int... K>
   DIFFCOL_HD bool eliminate(std::integer_sequence<int, K...>) {
     return (step<K>() && ...);
