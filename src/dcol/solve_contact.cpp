@@ -12,6 +12,7 @@
 
 #include "cone_ops.hpp"
 #include "core_distance.hpp"
+#include "support_search.hpp"
 #include "diffcol/dcol/contact.hpp"
 
 #include "../minkowski_ray_cast.hpp"
@@ -1698,6 +1699,101 @@ bool ellipsoid_polytope_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive
   return std::isfinite(hit.t) && hit.a.allFinite();
 }
 
+/// An ellipsoid against a capsule or padded polygon: the ray's exit as the minimum of D's support
+/// function over the chart d = u + e₁w₁ + e₂w₂ (src/dcol/support_search.hpp). With the ellipsoid E
+/// and the other primitive X (padding R, core vertices V_i), h_D(d) = ‖d‖_W + R‖d‖ + max_i σ V_iᵀd,
+/// σ = +1 where X is body 1 (h_X(d)) and −1 where it is body 2 (h_X(−d); E is symmetric). The hit
+/// is exact to rounding: a = σ_E(d*) (E first) or t·u − σ_E(d*) (X first).
+/// The primitives that an ellipsoid meets through ellipsoid_core_hit.
+template <class P> constexpr bool has_support_search_partner() {
+  return std::is_same_v<P, Capsule> || std::is_same_v<P, PaddedPolygon> || std::is_same_v<P, Cylinder>;
+}
+
+template <class P1, class P2>
+bool ellipsoid_core_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2, const Vec3& u,
+                        diffcol::detail::MinkowskiRayHit& hit) {
+  constexpr bool ellipsoid_first = std::is_same_v<P1, Ellipsoid>;
+  using PX = std::conditional_t<ellipsoid_first, P2, P1>;
+  const PlacedPrimitive<Ellipsoid>* e;
+  const PlacedPrimitive<PX>* x;
+  if constexpr (ellipsoid_first) {
+    e = &b1;
+    x = &b2;
+  } else {
+    e = &b2;
+    x = &b1;
+  }
+  const double sigma = ellipsoid_first ? -1.0 : 1.0;
+  // e₁, e₂ ⊥ u (Duff et al. 2017)
+  const double sg = std::copysign(1.0, u.z()), aa = -1.0 / (sg + u.z()), bb = u.x() * u.y() * aa;
+  const Vec3 e1(1.0 + sg * u.x() * u.x() * aa, sg * bb, -sg * u.x());
+  const Vec3 e2(bb, sg + u.y() * u.y() * aa, -u.y());
+  detail::SupportObjective P;
+  const Vec3 Wu = e->W * u, We1 = e->W * e1, We2 = e->W * e2;
+  P.nq = 2;
+  P.rho[0] = e->w.inv_scale;
+  P.c[0] = u.dot(Wu);
+  P.g[0][0] = e1.dot(Wu);
+  P.g[0][1] = e2.dot(Wu);
+  P.M[0][0] = e1.dot(We1);
+  P.M[0][1] = e1.dot(We2);
+  P.M[0][2] = e2.dot(We2);
+  if constexpr (!std::is_same_v<PX, Cylinder>) {  // the padding ball: R‖d‖
+    P.rho[1] = x->R;
+    P.c[1] = 1.0;
+    P.M[1][0] = P.M[1][2] = 1.0;
+  }
+  if constexpr (std::is_same_v<PX, Capsule>) {
+    const double hu = sigma * x->half.dot(u), h1 = sigma * x->half.dot(e1), h2 = sigma * x->half.dot(e2);
+    P.na = 2;
+    P.a[0] = hu, P.b[0][0] = h1, P.b[0][1] = h2;
+    P.a[1] = -hu, P.b[1][0] = -h1, P.b[1][1] = -h2;
+  } else if constexpr (std::is_same_v<PX, Cylinder>) {
+    // h(d) = R‖(I − aaᵀ)d‖ + (L/2)abs(aᵀd), a the placed axis (symmetric: σ drops out)
+    const Vec3 ax = x->Q.col(0);
+    const double R = x->shape.R * x->w.inv_scale, half = 0.5 * x->shape.L * x->w.inv_scale;
+    const double au = ax.dot(u), a1 = ax.dot(e1), a2 = ax.dot(e2);
+    P.rho[1] = R;
+    P.c[1] = 1.0 - au * au;
+    P.g[1][0] = -au * a1;
+    P.g[1][1] = -au * a2;
+    P.M[1][0] = 1.0 - a1 * a1;
+    P.M[1][1] = -a1 * a2;
+    P.M[1][2] = 1.0 - a2 * a2;
+    if (std::abs(au) > 1e-6) {
+      P.kink = 1;
+      P.kink_w[0] = a1 / au;
+      P.kink_w[1] = a2 / au;
+    }
+    P.na = 2;
+    P.a[0] = half * au, P.b[0][0] = half * a1, P.b[0][1] = half * a2;
+    P.a[1] = -half * au, P.b[1][0] = -half * a1, P.b[1][1] = -half * a2;
+  } else {
+    static_assert(std::is_same_v<PX, PaddedPolygon>);
+    P.na = x->shape.num_vertices;
+    P.polygon = true;
+    for (int i = 0; i < P.na; ++i) {
+      const Vec3 v(x->V[i][0], x->V[i][1], x->V[i][2]);
+      P.a[i] = sigma * v.dot(u);
+      P.b[i][0] = sigma * v.dot(e1);
+      P.b[i][1] = sigma * v.dot(e2);
+    }
+  }
+  detail::SupportMinimum m;
+  if (!detail::minimize_support(P, m)) return false;
+  const Vec3 d = u + m.w[0] * e1 + m.w[1] * e2;
+  const Vec3 q = e->W * d;
+  const double n = d.dot(q);
+  if (!(n > 0.0) || !(m.F > 0.0)) return false;
+  const Vec3 se = (e->w.inv_scale / std::sqrt(n)) * q;
+  hit.t = m.F;
+  hit.a = ellipsoid_first ? se : Vec3(m.F * u - se);
+  hit.b = hit.a - m.F * u;
+  hit.normal = d.normalized();
+  hit.iterations = m.iterations;
+  return std::isfinite(hit.t) && hit.a.allFinite();
+}
+
 /// The geometric start for any pair (SolveOptions::direct_newton): a ray cast on the Minkowski
 /// difference of the two shapes (support functions, MPR) gives α and p̂ to within a tolerance, the
 /// slacks follow by projection, the active set and multipliers from the slacks at that point;
@@ -1742,6 +1838,13 @@ bool ray_cast_newton(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b
   if constexpr (has_exact_ball_start<P1, P2>()) {
     diffcol::detail::MinkowskiRayHit hit;
     if (ball_core_hit(b1, b2, u, hit) && polish_from(hit, kExactStartActiveTolerance * shift * inv)) {
+      out.start = StartMethod::exact;
+      return true;
+    }
+  } else if constexpr ((std::is_same_v<P1, Ellipsoid> && has_support_search_partner<P2>()) ||
+                       (std::is_same_v<P2, Ellipsoid> && has_support_search_partner<P1>())) {
+    diffcol::detail::MinkowskiRayHit hit;
+    if (ellipsoid_core_hit(b1, b2, u, hit) && polish_from(hit, kExactStartActiveTolerance * shift * inv)) {
       out.start = StartMethod::exact;
       return true;
     }
