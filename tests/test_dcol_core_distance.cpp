@@ -350,10 +350,10 @@ TEST(DcolCoreDistance, SegmentRevolvedClosestPointsAreOptimal) {
 
 // ------------------------------------------------------------------ support-function minimum
 // src/dcol/support_search.hpp: t* = min h_D(d) over uᵀd = 1 for an ellipsoid E against a padded
-// polygon, a capsule or a cylinder X (D = E ⊕ σX). Checked without the solver's own reasoning:
+// polygon, a capsule, a cylinder or a cone X (D = E ⊕ σX). Checked without the solver's own reasoning:
 // F(w*) is at most F at 3000 sampled directions and at a pattern search from the best of them,
-// and t*·u lies in D: with a = σ_E(d*) (E's support point, which the solver does not return),
-// the remainder σ(a − t*u)... b = t*u − a must lie in σX (its distance to the core ≤ the padding).
+// and t*·u lies on D's boundary: with a = σ_E(d*) (E's support point, which the solver does not
+// return), b = σ(t*u − a) must lie on the boundary of X.
 namespace {
 
 struct SupportCase {
@@ -405,8 +405,11 @@ struct SupportReference {
       h += R * y.norm() + m;
     } else if (kind == 1) {
       h += R * y.norm() + half * std::abs(axis.dot(y));
-    } else {
+    } else if (kind == 2) {
       h += R * (y - axis.dot(y) * axis).norm() + half * std::abs(axis.dot(y));
+    } else {  // cone: height H = half, base radius R; apex −(3H/4)a, base centre (H/4)a
+      const double ay = axis.dot(y);
+      h += std::max(-0.75 * half * ay, 0.25 * half * ay + R * (y - ay * axis).norm());
     }
     return h;
   }
@@ -443,12 +446,15 @@ double sampled_minimum(const SupportReference& F, std::mt19937& g) {
 TEST(DcolSupportSearch, MinimumIsBelowSampledDirectionsAndItsHitLiesInD) {
   std::mt19937 g(77);
   std::uniform_real_distribution<double> U(0.0, 1.0);
-  int counts[3] = {0, 0, 0}, kinks = 0, faces = 0;
-  for (int trial = 0; trial < 600; ++trial) {
-    const int kind = trial % 3;  // 0: padded polygon, 1: capsule, 2: cylinder
+  int counts[4] = {0, 0, 0, 0}, kinks = 0, faces = 0, sides = 0, cone_bases = 0;
+  for (int trial = 0; trial < 800; ++trial) {
+    const int kind = trial % 4;  // 0: padded polygon, 1: capsule, 2: cylinder, 3: cone
     SupportCase c;
     c.sigma = U(g) < 0.5 ? 1.0 : -1.0;
+    const Vec3 axis0 = random_rotation(g).col(0);
     Vec3 u = random_point(g, 1.0);
+    // every other cylinder and cone case looks at a cap (u near σa): the kink branches run too
+    if ((kind == 3 && trial % 8 == 3) || (kind == 2 && trial % 8 == 2)) u = c.sigma * axis0 + 0.4 * random_point(g, 1.0);
     c.u = u.normalized();
     chart(c.u, c.e1, c.e2);
     const Mat3 Q = random_rotation(g);
@@ -466,11 +472,13 @@ TEST(DcolSupportSearch, MinimumIsBelowSampledDirectionsAndItsHitLiesInD) {
       for (const auto& v : poly.V) add_piece(c, Vec3(v[0], v[1], v[2]));
       c.P.polygon = true;
     } else {
-      axis = random_rotation(g).col(0);
+      axis = axis0;
       half = 0.1 + U(g);
       R = 0.1 + 0.6 * U(g);
       if (kind == 1) {
         add_sqrt_term(c, R, Mat3::Identity());
+      } else if (kind == 3) {
+        // (built below: the cone's pieces go to SupportCone)
       } else {
         add_sqrt_term(c, R, Mat3(Mat3::Identity() - axis * axis.transpose()));
         const double au = axis.dot(c.u);
@@ -478,11 +486,31 @@ TEST(DcolSupportSearch, MinimumIsBelowSampledDirectionsAndItsHitLiesInD) {
         c.P.kink_w[0] = axis.dot(c.e1) / au;
         c.P.kink_w[1] = axis.dot(c.e2) / au;
       }
-      add_piece(c, half * axis);
-      add_piece(c, -half * axis);
+      if (kind != 3) {
+        add_piece(c, half * axis);
+        add_piece(c, -half * axis);
+      }
     }
     dcol::detail::SupportMinimum m;
-    if (!dcol::detail::minimize_support(c.P, m)) continue;  // the solver falls back to the ray cast
+    dcol::detail::SupportCone cone;
+    if (kind == 3) {
+      const double H = half, sg = c.sigma, au = axis.dot(c.u), a1 = axis.dot(c.e1), a2 = axis.dot(c.e2);
+      cone.apex_a = -0.75 * H * sg * au, cone.apex_b[0] = -0.75 * H * sg * a1, cone.apex_b[1] = -0.75 * H * sg * a2;
+      cone.rim_a = 0.25 * H * sg * au, cone.rim_b[0] = 0.25 * H * sg * a1, cone.rim_b[1] = 0.25 * H * sg * a2;
+      SupportCase rc = c;
+      rc.P.nq = 0;
+      add_sqrt_term(rc, R, Mat3(Mat3::Identity() - axis * axis.transpose()));
+      cone.rim = rc.P;
+      cone.rim.na = 0;
+      cone.has_kink = true;
+      cone.kink_w[0] = a1 / au;
+      cone.kink_w[1] = a2 / au;
+      if (!dcol::detail::minimize_support_cone(c.P, cone, m)) continue;
+      sides += m.na == 2;
+      cone_bases += m.iterations == 0;
+    } else if (!dcol::detail::minimize_support(c.P, m)) {
+      continue;  // the solver falls back to the ray cast
+    }
     ++counts[kind];
     kinks += kind == 2 && m.iterations == 0;
     faces += kind == 0 && m.na == 3;
@@ -501,9 +529,12 @@ TEST(DcolSupportSearch, MinimumIsBelowSampledDirectionsAndItsHitLiesInD) {
       excess = (b - q).norm() - R;
     } else if (kind == 1) {
       excess = (b - dcol::detail::closest_on_segment(Vec3(-half * axis), Vec3(half * axis), b)).norm() - R;
-    } else {
+    } else if (kind == 2) {
       const double along = axis.dot(b);
       excess = std::max(std::abs(along) - half, (b - along * axis).norm() - R);
+    } else {  // inside the cone: below the base plane, within the lateral surface (radius R at the base)
+      const double along = axis.dot(b);
+      excess = std::max(along - 0.25 * half, (b - along * axis).norm() - R / half * (along + 0.75 * half));
     }
     EXPECT_LE(excess, 1e-9) << "trial " << trial << " kind " << kind;
     // and on its boundary: a point of D's boundary (the minimum is not an overestimate either)
@@ -511,9 +542,12 @@ TEST(DcolSupportSearch, MinimumIsBelowSampledDirectionsAndItsHitLiesInD) {
   }
   // nearly every case settles (the rest take the ray cast in the solver), and the special
   // branches ran: cylinder caps at the kink, polygon faces with three active vertices
-  for (int k = 0; k < 3; ++k) EXPECT_GE(counts[k], 195) << "kind " << k;
+  for (int k = 0; k < 4; ++k) EXPECT_GE(counts[k], 190) << "kind " << k;
   EXPECT_GT(kinks, 5);
   EXPECT_GT(faces, 5);
-  std::printf("settled %d/%d/%d of 200 (polygon/capsule/cylinder); cylinder cap kinks %d, polygon faces %d\n", counts[0],
-              counts[1], counts[2], kinks, faces);
+  EXPECT_GT(sides, 5);
+  EXPECT_GT(cone_bases, 5);
+  std::printf("settled %d/%d/%d/%d of 200 (polygon/capsule/cylinder/cone); cylinder cap kinks %d, polygon faces %d, "
+              "cone sides %d, cone bases %d\n",
+              counts[0], counts[1], counts[2], counts[3], kinks, faces, sides, cone_bases);
 }

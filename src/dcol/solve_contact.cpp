@@ -1706,7 +1706,8 @@ bool ellipsoid_polytope_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive
 /// is exact to rounding: a = σ_E(d*) (E first) or t·u − σ_E(d*) (X first).
 /// The primitives that an ellipsoid meets through ellipsoid_core_hit.
 template <class P> constexpr bool has_support_search_partner() {
-  return std::is_same_v<P, Capsule> || std::is_same_v<P, PaddedPolygon> || std::is_same_v<P, Cylinder>;
+  return std::is_same_v<P, Capsule> || std::is_same_v<P, PaddedPolygon> || std::is_same_v<P, Cylinder> ||
+         std::is_same_v<P, Cone>;
 }
 
 template <class P1, class P2>
@@ -1738,7 +1739,9 @@ bool ellipsoid_core_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>
   P.M[0][0] = e1.dot(We1);
   P.M[0][1] = e1.dot(We2);
   P.M[0][2] = e2.dot(We2);
-  if constexpr (!std::is_same_v<PX, Cylinder>) {  // the padding ball: R‖d‖
+  [[maybe_unused]] detail::SupportCone C;
+  if constexpr (std::is_same_v<PX, Cone>) P.nq = 1;
+  if constexpr (!std::is_same_v<PX, Cylinder> && !std::is_same_v<PX, Cone>) {  // the padding ball: R‖d‖
     P.rho[1] = x->R;
     P.c[1] = 1.0;
     P.M[1][0] = P.M[1][2] = 1.0;
@@ -1768,6 +1771,26 @@ bool ellipsoid_core_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>
     P.na = 2;
     P.a[0] = half * au, P.b[0][0] = half * a1, P.b[0][1] = half * a2;
     P.a[1] = -half * au, P.b[1][0] = -half * a1, P.b[1][1] = -half * a2;
+  } else if constexpr (std::is_same_v<PX, Cone>) {
+    // h(y) = max(−(3H/4)aᵀy, (H/4)aᵀy + r‖(I − aaᵀ)y‖), y = σd: the apex and the base circle
+    const Vec3 ax = x->Q.col(0);
+    const double H = x->shape.H * x->w.inv_scale, r = H * x->shape.tan_beta;
+    const double au = ax.dot(u), a1 = ax.dot(e1), a2 = ax.dot(e2);
+    C.apex_a = -0.75 * H * sigma * au, C.apex_b[0] = -0.75 * H * sigma * a1, C.apex_b[1] = -0.75 * H * sigma * a2;
+    C.rim_a = 0.25 * H * sigma * au, C.rim_b[0] = 0.25 * H * sigma * a1, C.rim_b[1] = 0.25 * H * sigma * a2;
+    C.rim.nq = 1;
+    C.rim.rho[0] = r;
+    C.rim.c[0] = 1.0 - au * au;
+    C.rim.g[0][0] = -au * a1;
+    C.rim.g[0][1] = -au * a2;
+    C.rim.M[0][0] = 1.0 - a1 * a1;
+    C.rim.M[0][1] = -a1 * a2;
+    C.rim.M[0][2] = 1.0 - a2 * a2;
+    if (std::abs(au) > 1e-6) {
+      C.has_kink = true;
+      C.kink_w[0] = a1 / au;
+      C.kink_w[1] = a2 / au;
+    }
   } else {
     static_assert(std::is_same_v<PX, PaddedPolygon>);
     P.na = x->shape.num_vertices;
@@ -1780,7 +1803,11 @@ bool ellipsoid_core_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>
     }
   }
   detail::SupportMinimum m;
-  if (!detail::minimize_support(P, m)) return false;
+  if constexpr (std::is_same_v<PX, Cone>) {
+    if (!detail::minimize_support_cone(P, C, m)) return false;
+  } else {
+    if (!detail::minimize_support(P, m)) return false;
+  }
   const Vec3 d = u + m.w[0] * e1 + m.w[1] * e2;
   const Vec3 q = e->W * d;
   const double n = d.dot(q);

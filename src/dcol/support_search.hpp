@@ -310,4 +310,139 @@ inline bool minimize_support(const SupportObjective& P, SupportMinimum& out) {
   return false;
 }
 
+/// A cone against the smooth terms E: h_cone(y) = max(apex piece, rim piece), the apex piece
+/// affine, the rim piece affine + rho √q (the base circle; q vanishes at the base normal, kink_w).
+struct SupportCone {
+  double apex_a = 0.0, apex_b[2] = {};
+  double rim_a = 0.0, rim_b[2] = {};
+  SupportObjective rim;  // one square-root term (nq = 1, na = 0)
+  bool has_kink = false;
+  double kink_w[2] = {0.0, 0.0};
+};
+
+/// Minimizes F = E + max(apex, rim) from w = 0: Newton's method on the apex piece alone (a vertex
+/// contact: the apex), the rim piece alone (the base circle), or on their tie curve (the lateral
+/// side, a ruled surface: the rim piece's weight μ and the curve's constraint in a 3×3 KKT system,
+/// since the tie is not a line here); the base face (the kink) is tested first, as for the
+/// cylinder. out.na: 1 (apex or rim, active[0] = 0 / 1) or 2 (side, lambda = weights).
+inline bool minimize_support_cone(const SupportObjective& E, const SupportCone& C, SupportMinimum& out) {
+  const auto apex = [&](const double* w) { return C.apex_a + C.apex_b[0] * w[0] + C.apex_b[1] * w[1]; };
+  const auto rim_value = [&](const double* w) {
+    return C.rim_a + C.rim_b[0] * w[0] + C.rim_b[1] * w[1] + support_smooth_value(C.rim, w);
+  };
+  const auto value = [&](const double* w) { return support_smooth_value(E, w) + std::max(apex(w), rim_value(w)); };
+  if (C.has_kink) {
+    const double* wk = C.kink_w;
+    const double rim0 = C.rim_a + C.rim_b[0] * wk[0] + C.rim_b[1] * wk[1];  // the square root is 0 there
+    if (rim0 > apex(wk)) {
+      double g[2], H[3];
+      const double f = support_smooth(E, wk, g, H);
+      const double G0 = g[0] + C.rim_b[0], G1 = g[1] + C.rim_b[1];
+      const double* M = C.rim.M[0];
+      const double det = M[0] * M[2] - M[1] * M[1];
+      if (det > 0.0 && (M[2] * G0 * G0 - 2.0 * M[1] * G0 * G1 + M[0] * G1 * G1) / det <= C.rim.rho[0] * C.rim.rho[0]) {
+        out.w[0] = wk[0];
+        out.w[1] = wk[1];
+        out.F = f + rim0;
+        out.na = 1;
+        out.active[0] = 1;
+        out.lambda[0] = 1.0;
+        out.iterations = 0;
+        return std::isfinite(out.F);
+      }
+    }
+  }
+  double w[2] = {0.0, 0.0};
+  int mode = apex(w) >= rim_value(w) ? 0 : 1;  // 0 apex, 1 rim, 2 side
+  double F = value(w), mu = 0.5;
+  int switches = 0;  // mode changes without a step (bounded: they could alternate)
+  for (int it = 0; it < 40; ++it) {
+    if (switches > 8) return false;
+    double g[2], H[3], gr[2] = {0.0, 0.0}, Hr[3] = {0.0, 0.0, 0.0};
+    support_smooth(E, w, g, H);
+    double dw[2];
+    double lam = mode == 1 ? 1.0 : 0.0;
+    if (mode >= 1) {
+      support_smooth(C.rim, w, gr, Hr);
+      if (!std::isfinite(gr[0] + gr[1] + Hr[0] + Hr[1] + Hr[2])) return false;
+    }
+    if (mode < 2) {
+      const double* b = mode == 0 ? C.apex_b : C.rim_b;
+      const double h0 = H[0] + Hr[0], h1 = H[1] + Hr[1], h2 = H[2] + Hr[2];
+      const double r0 = -(g[0] + gr[0] + b[0]), r1 = -(g[1] + gr[1] + b[1]);
+      const double det = h0 * h2 - h1 * h1;
+      if (!(det > 0.0)) return false;
+      dw[0] = (h2 * r0 - h1 * r1) / det;
+      dw[1] = (h0 * r1 - h1 * r0) / det;
+      // the other piece above the active one at the Newton point: the contact is on the side
+      const double wn[2] = {w[0] + dw[0], w[1] + dw[1]};
+      if ((mode == 0 ? rim_value(wn) > apex(wn) : apex(wn) > rim_value(wn))) {
+        mode = 2;
+        mu = 0.5;
+        --it;
+        ++switches;
+        continue;
+      }
+    } else {
+      // L = E + apex + μ c, c = rim − apex: [H + μ∇²c, ∇c; ∇cᵀ, 0][Δ; Δμ] = −[∇E + b_apex + μ∇c; c]
+      const double n0 = C.rim_b[0] - C.apex_b[0] + gr[0], n1 = C.rim_b[1] - C.apex_b[1] + gr[1];
+      const double c = rim_value(w) - apex(w);
+      const double h0 = H[0] + mu * Hr[0], h1 = H[1] + mu * Hr[1], h2 = H[2] + mu * Hr[2];
+      const double r0 = -(g[0] + C.apex_b[0] + mu * n0), r1 = -(g[1] + C.apex_b[1] + mu * n1);
+      const double det = h0 * h2 - h1 * h1;
+      if (!(det > 0.0)) return false;
+      const double hr0 = (h2 * r0 - h1 * r1) / det, hr1 = (h0 * r1 - h1 * r0) / det;
+      const double hn0 = (h2 * n0 - h1 * n1) / det, hn1 = (h0 * n1 - h1 * n0) / det;
+      const double sn = n0 * hn0 + n1 * hn1;
+      if (!(sn > 0.0)) return false;
+      const double dmu = (n0 * hr0 + n1 * hr1 + c) / sn;
+      const double mu_new = mu + dmu;
+      if (mu_new < -1e-9 || mu_new > 1.0 + 1e-9) {  // the side does not hold: the apex or the rim alone
+        mode = mu_new < 0.0 ? 0 : 1;
+        --it;
+        ++switches;
+        continue;
+      }
+      dw[0] = hr0 - dmu * hn0;
+      dw[1] = hr1 - dmu * hn1;
+      mu = std::clamp(mu_new, 0.0, 1.0);
+      lam = mu;
+    }
+    const double step2 = dw[0] * dw[0] + dw[1] * dw[1];
+    const double scale2 = 1.0 + w[0] * w[0] + w[1] * w[1];
+    double s = 1.0;
+    double wn[2] = {w[0] + dw[0], w[1] + dw[1]};
+    double Fn = value(wn);
+    if (mode < 2 && step2 > 1e-12 * scale2) {  // backtracking on F (on the side: full Newton steps)
+      const double* b = mode == 0 ? C.apex_b : C.rim_b;
+      const double slope = (g[0] + gr[0] + b[0]) * dw[0] + (g[1] + gr[1] + b[1]) * dw[1];
+      int halvings = 0;
+      while (!(Fn <= F + 1e-4 * s * std::min(slope, 0.0)) && halvings < 30) {
+        s *= 0.5;
+        wn[0] = w[0] + s * dw[0];
+        wn[1] = w[1] + s * dw[1];
+        Fn = value(wn);
+        ++halvings;
+      }
+      if (halvings == 30) return false;
+    }
+    w[0] = wn[0];
+    w[1] = wn[1];
+    F = Fn;
+    if (s == 1.0 && step2 <= 1e-24 * scale2) {
+      out.w[0] = w[0];
+      out.w[1] = w[1];
+      out.F = F;
+      out.na = mode == 2 ? 2 : 1;
+      out.active[0] = mode == 1 ? 1 : 0;
+      out.active[1] = 1;
+      out.lambda[0] = mode == 2 ? 1.0 - lam : 1.0;
+      out.lambda[1] = lam;
+      out.iterations = it + 1;
+      return std::isfinite(F);
+    }
+  }
+  return false;
+}
+
 }  // namespace diffcol::dcol::detail

@@ -68,7 +68,7 @@ enum class StartMethod : std::uint8_t {
   closed_form = 1,     ///< two spheres / ellipsoids: a geometric guess of the touching point
   exact = 2,           ///< the exact touching point (ball-padded pairs, a solid against a capsule or
                        ///< padded polygon, an ellipsoid against a polytope, capsule, padded
-                       ///< polygon or cylinder)
+                       ///< polygon, cylinder or cone)
   ray_cast = 3,        ///< a ray cast on the Minkowski difference (MPR) to a tolerance
   interior_point = 4,  ///< the interior-point iterations (the fallback, or SolveOptions::direct_newton off)
 };
