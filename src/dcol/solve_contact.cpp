@@ -1756,13 +1756,7 @@ bool ellipsoid_core_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>
     const Vec3 ax = x->Q.col(0);
     const double R = x->shape.R * x->w.inv_scale, half = 0.5 * x->shape.L * x->w.inv_scale;
     const double au = ax.dot(u), a1 = ax.dot(e1), a2 = ax.dot(e2);
-    P.rho[1] = R;
-    P.c[1] = 1.0 - au * au;
-    P.g[1][0] = -au * a1;
-    P.g[1][1] = -au * a2;
-    P.M[1][0] = 1.0 - a1 * a1;
-    P.M[1][1] = -a1 * a2;
-    P.M[1][2] = 1.0 - a2 * a2;
+    detail::set_radial_term(P, 1, R, au, a1, a2);
     if (std::abs(au) > 1e-6) {
       P.kink = 1;
       P.kink_w[0] = a1 / au;
@@ -1779,13 +1773,7 @@ bool ellipsoid_core_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>
     C.apex_a = -0.75 * H * sigma * au, C.apex_b[0] = -0.75 * H * sigma * a1, C.apex_b[1] = -0.75 * H * sigma * a2;
     C.rim_a = 0.25 * H * sigma * au, C.rim_b[0] = 0.25 * H * sigma * a1, C.rim_b[1] = 0.25 * H * sigma * a2;
     C.rim.nq = 1;
-    C.rim.rho[0] = r;
-    C.rim.c[0] = 1.0 - au * au;
-    C.rim.g[0][0] = -au * a1;
-    C.rim.g[0][1] = -au * a2;
-    C.rim.M[0][0] = 1.0 - a1 * a1;
-    C.rim.M[0][1] = -a1 * a2;
-    C.rim.M[0][2] = 1.0 - a2 * a2;
+    detail::set_radial_term(C.rim, 0, r, au, a1, a2);
     if (std::abs(au) > 1e-6) {
       C.has_kink = true;
       C.kink_w[0] = a1 / au;

@@ -30,6 +30,18 @@ struct SupportObjective {
   double kink_w[2] = {0.0, 0.0};
 };
 
+/// Sets sqrt term k to rho‖(I − aaᵀ)d‖ (a solid of revolution's radius, unit axis a) with
+/// au = aᵀu, a1 = aᵀe₁, a2 = aᵀe₂ in the chart d = u + e₁w₁ + e₂w₂; it vanishes at d ∥ a.
+inline void set_radial_term(SupportObjective& P, int k, double rho, double au, double a1, double a2) {
+  P.rho[k] = rho;
+  P.c[k] = 1.0 - au * au;
+  P.g[k][0] = -au * a1;
+  P.g[k][1] = -au * a2;
+  P.M[k][0] = 1.0 - a1 * a1;
+  P.M[k][1] = -a1 * a2;
+  P.M[k][2] = 1.0 - a2 * a2;
+}
+
 /// The minimizer: w, F(w) = t*, the active pieces and their weights λ (convex: Σλ = 1, λ ≥ 0,
 /// ∇(smooth part) + Σ λ_i b_i = 0).
 struct SupportMinimum {
