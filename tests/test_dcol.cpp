@@ -546,6 +546,38 @@ TEST(DcolRayCastStart, EveryPairMatchesTheInteriorPointRoute) {
   EXPECT_GE(direct, total * 9 / 10);
 }
 
+TEST(DcolExactStart, EllipsoidAgainstAPolygonOfMaximalSize) {
+  // The support-function start writes one piece per polygon vertex into fixed storage: a polygon
+  // with kMaxPolygonEdges edges (the largest accepted) against an ellipsoid, both body orders,
+  // must solve (under ASan in the sanitized build: no write past the storage) and agree with the
+  // interior-point route.
+  Eigen::MatrixX2d C(kMaxPolygonEdges, 2);
+  Eigen::VectorXd d(kMaxPolygonEdges);
+  for (int i = 0; i < kMaxPolygonEdges; ++i) {
+    const double a = 2.0 * M_PI * i / kMaxPolygonEdges + 0.1;
+    C.row(i) << std::cos(a), std::sin(a);
+    d[i] = 0.5;  // a regular polygon: every edge is on the boundary
+  }
+  const PaddedPolygon poly(C, d, 0.05);
+  ASSERT_EQ(poly.num_vertices, kMaxPolygonEdges);
+  const Ellipsoid ell(Eigen::Matrix3d{{2.0, 0.3, 0.1}, {0.3, 1.0, -0.2}, {0.1, -0.2, 4.0}});
+  SolveOptions via_ipm;
+  via_ipm.direct_newton = false;
+  std::mt19937 rng(5);
+  int exact = 0;
+  for (int q = 0; q < 200; ++q) {
+    const Pose X1 = random_pose(rng, 2.0), X2 = random_pose(rng, 2.0);
+    for (int order = 0; order < 2; ++order) {
+      const Primitive a = order ? Primitive(poly) : Primitive(ell), b = order ? Primitive(ell) : Primitive(poly);
+      const ContactResult r = solve_contact(a, X1, b, X2), ref = solve_contact(a, X1, b, X2, via_ipm);
+      ASSERT_TRUE(r.ok() && ref.ok());
+      EXPECT_NEAR(r.alpha, ref.alpha, 1e-8 * ref.alpha);
+      exact += r.start == StartMethod::exact;
+    }
+  }
+  EXPECT_GE(exact, 390);
+}
+
 TEST(DcolExactStart, TakenByTheDocumentedPairs) {
   // SolveOptions::direct_newton starts some pairs at their exact touching point
   // (ContactResult::start == exact, docs/dcol.md): a sphere, capsule or padded polygon against

@@ -502,9 +502,9 @@ TEST(DcolSupportSearch, MinimumIsBelowSampledDirectionsAndItsHitLiesInD) {
       add_sqrt_term(rc, R, Mat3(Mat3::Identity() - axis * axis.transpose()));
       cone.rim = rc.P;
       cone.rim.na = 0;
-      cone.has_kink = true;
-      cone.kink_w[0] = a1 / au;
-      cone.kink_w[1] = a2 / au;
+      cone.rim.kink = 0;
+      cone.rim.kink_w[0] = a1 / au;
+      cone.rim.kink_w[1] = a2 / au;
       if (!dcol::detail::minimize_support_cone(c.P, cone, m)) continue;
       sides += m.na == 2;
       cone_bases += m.iterations == 0;

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <variant>
 
 #include <Eigen/LU>
@@ -1654,6 +1655,14 @@ bool ball_core_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2,
   return true;
 }
 
+/// The ellipsoid of an ellipsoid pair and the other primitive, in either body order.
+template <class PX, class P1, class P2>
+std::pair<const PlacedPrimitive<Ellipsoid>*, const PlacedPrimitive<PX>*> ellipsoid_and_other(const PlacedPrimitive<P1>& b1,
+                                                                                            const PlacedPrimitive<P2>& b2) {
+  if constexpr (std::is_same_v<P1, Ellipsoid>) return {&b1, &b2};
+  else return {&b2, &b1};
+}
+
 /// An ellipsoid against a polytope: the map x ↦ L x, L = U Qᵀ/ℓ (P = UᵀU, Q the ellipsoid's
 /// rotation, ℓ the ray cast's length unit), takes the placed ellipsoid to the unit ball and the
 /// polytope to a polytope. Problem (9) is invariant under linear maps (both shapes scale about
@@ -1663,15 +1672,9 @@ template <class P1, class P2>
 bool ellipsoid_polytope_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2, const Vec3& r12,
                             diffcol::detail::MinkowskiRayHit& hit) {
   constexpr bool ellipsoid_first = std::is_same_v<P1, Ellipsoid>;
-  const PlacedPrimitive<Ellipsoid>* e;
-  const PlacedPrimitive<Polytope>* poly;
-  if constexpr (ellipsoid_first) {
-    e = &b1;
-    poly = &b2;
-  } else {
-    e = &b2;
-    poly = &b1;
-  }
+  const auto split = ellipsoid_and_other<Polytope>(b1, b2);
+  const PlacedPrimitive<Ellipsoid>* e = split.first;
+  const PlacedPrimitive<Polytope>* poly = split.second;
   static const Sphere unit(1.0);
   const Mat3 L = e->shape.U * e->Q.transpose() / e->w.inv_scale;
   PlacedPrimitive<Polytope> mapped(*poly);
@@ -1699,31 +1702,26 @@ bool ellipsoid_polytope_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive
   return std::isfinite(hit.t) && hit.a.allFinite();
 }
 
-/// An ellipsoid against a capsule or padded polygon: the ray's exit as the minimum of D's support
-/// function over the chart d = u + e₁w₁ + e₂w₂ (src/dcol/support_search.hpp). With the ellipsoid E
-/// and the other primitive X (padding R, core vertices V_i), h_D(d) = ‖d‖_W + R‖d‖ + max_i σ V_iᵀd,
-/// σ = +1 where X is body 1 (h_X(d)) and −1 where it is body 2 (h_X(−d); E is symmetric). The hit
-/// is exact to rounding: a = σ_E(d*) (E first) or t·u − σ_E(d*) (X first).
 /// The primitives that an ellipsoid meets through ellipsoid_core_hit.
 template <class P> constexpr bool has_support_search_partner() {
   return std::is_same_v<P, Capsule> || std::is_same_v<P, PaddedPolygon> || std::is_same_v<P, Cylinder> ||
          std::is_same_v<P, Cone>;
 }
 
+/// An ellipsoid against a capsule, padded polygon, cylinder or cone: the ray's exit as the minimum
+/// of D's support function over the chart d = u + e₁w₁ + e₂w₂ (src/dcol/support_search.hpp). With
+/// the ellipsoid E and the other primitive X, h_D(d) = ‖d‖_W + h_X(σd), σ = +1 where X is body 1
+/// and −1 where it is body 2 (E is symmetric): R‖d‖ + max_i σV_iᵀd for a capsule or padded polygon
+/// (padding R, core vertices V_i), R‖(I − aaᵀ)d‖ + max(±(L/2)aᵀd) for a cylinder, apex and base
+/// circle for a cone. The hit is exact to rounding: a = σ_E(d*) (E first) or t·u − σ_E(d*) (X first).
 template <class P1, class P2>
 bool ellipsoid_core_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2, const Vec3& u,
                         diffcol::detail::MinkowskiRayHit& hit) {
   constexpr bool ellipsoid_first = std::is_same_v<P1, Ellipsoid>;
   using PX = std::conditional_t<ellipsoid_first, P2, P1>;
-  const PlacedPrimitive<Ellipsoid>* e;
-  const PlacedPrimitive<PX>* x;
-  if constexpr (ellipsoid_first) {
-    e = &b1;
-    x = &b2;
-  } else {
-    e = &b2;
-    x = &b1;
-  }
+  const auto split = ellipsoid_and_other<PX>(b1, b2);
+  const PlacedPrimitive<Ellipsoid>* e = split.first;
+  const PlacedPrimitive<PX>* x = split.second;
   const double sigma = ellipsoid_first ? -1.0 : 1.0;
   // e₁, e₂ ⊥ u (Duff et al. 2017)
   const double sg = std::copysign(1.0, u.z()), aa = -1.0 / (sg + u.z()), bb = u.x() * u.y() * aa;
@@ -1746,25 +1744,24 @@ bool ellipsoid_core_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>
     P.c[1] = 1.0;
     P.M[1][0] = P.M[1][2] = 1.0;
   }
+  static_assert(detail::kMaxSupportPieces >= kMaxPolygonEdges);
+  const auto add_piece = [&](const Vec3& v) {  // σ vᵀd for a core vertex v
+    P.a[P.na] = sigma * v.dot(u);
+    P.b[P.na][0] = sigma * v.dot(e1);
+    P.b[P.na][1] = sigma * v.dot(e2);
+    ++P.na;
+  };
   if constexpr (std::is_same_v<PX, Capsule>) {
-    const double hu = sigma * x->half.dot(u), h1 = sigma * x->half.dot(e1), h2 = sigma * x->half.dot(e2);
-    P.na = 2;
-    P.a[0] = hu, P.b[0][0] = h1, P.b[0][1] = h2;
-    P.a[1] = -hu, P.b[1][0] = -h1, P.b[1][1] = -h2;
+    add_piece(x->half);
+    add_piece(-x->half);
   } else if constexpr (std::is_same_v<PX, Cylinder>) {
     // h(d) = R‖(I − aaᵀ)d‖ + (L/2)abs(aᵀd), a the placed axis (symmetric: σ drops out)
     const Vec3 ax = x->Q.col(0);
     const double R = x->shape.R * x->w.inv_scale, half = 0.5 * x->shape.L * x->w.inv_scale;
     const double au = ax.dot(u), a1 = ax.dot(e1), a2 = ax.dot(e2);
     detail::set_radial_term(P, 1, R, au, a1, a2);
-    if (std::abs(au) > 1e-6) {
-      P.kink = 1;
-      P.kink_w[0] = a1 / au;
-      P.kink_w[1] = a2 / au;
-    }
-    P.na = 2;
-    P.a[0] = half * au, P.b[0][0] = half * a1, P.b[0][1] = half * a2;
-    P.a[1] = -half * au, P.b[1][0] = -half * a1, P.b[1][1] = -half * a2;
+    add_piece(half * ax);
+    add_piece(-half * ax);
   } else if constexpr (std::is_same_v<PX, Cone>) {
     // h(y) = max(−(3H/4)aᵀy, (H/4)aᵀy + r‖(I − aaᵀ)y‖), y = σd: the apex and the base circle
     const Vec3 ax = x->Q.col(0);
@@ -1774,21 +1771,10 @@ bool ellipsoid_core_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>
     C.rim_a = 0.25 * H * sigma * au, C.rim_b[0] = 0.25 * H * sigma * a1, C.rim_b[1] = 0.25 * H * sigma * a2;
     C.rim.nq = 1;
     detail::set_radial_term(C.rim, 0, r, au, a1, a2);
-    if (std::abs(au) > 1e-6) {
-      C.has_kink = true;
-      C.kink_w[0] = a1 / au;
-      C.kink_w[1] = a2 / au;
-    }
   } else {
     static_assert(std::is_same_v<PX, PaddedPolygon>);
-    P.na = x->shape.num_vertices;
     P.polygon = true;
-    for (int i = 0; i < P.na; ++i) {
-      const Vec3 v(x->V[i][0], x->V[i][1], x->V[i][2]);
-      P.a[i] = sigma * v.dot(u);
-      P.b[i][0] = sigma * v.dot(e1);
-      P.b[i][1] = sigma * v.dot(e2);
-    }
+    for (int i = 0; i < x->shape.num_vertices; ++i) add_piece(Vec3(x->V[i][0], x->V[i][1], x->V[i][2]));
   }
   detail::SupportMinimum m;
   if constexpr (std::is_same_v<PX, Cone>) {

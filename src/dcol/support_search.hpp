@@ -14,7 +14,7 @@
 
 namespace diffcol::dcol::detail {
 
-constexpr int kMaxSupportPieces = 16;
+constexpr int kMaxSupportPieces = 32;  // ≥ dcol::kMaxPolygonEdges (asserted where the pieces are written)
 
 /// F(w) = Σ_k rho_k √(c_k + 2 g_kᵀw + wᵀM_k w) + max_i (a_i + b_iᵀw); M_k = [[m0, m1], [m1, m2]].
 struct SupportObjective {
@@ -31,7 +31,9 @@ struct SupportObjective {
 };
 
 /// Sets sqrt term k to rho‖(I − aaᵀ)d‖ (a solid of revolution's radius, unit axis a) with
-/// au = aᵀu, a1 = aᵀe₁, a2 = aᵀe₂ in the chart d = u + e₁w₁ + e₂w₂; it vanishes at d ∥ a.
+/// au = aᵀu, a1 = aᵀe₁, a2 = aᵀe₂ in the chart d = u + e₁w₁ + e₂w₂. It vanishes at d ∥ a, i.e. at
+/// w = (a1, a2)/au, which becomes P's kink (none where a is nearly perpendicular to u: the point
+/// lies far out in the chart).
 inline void set_radial_term(SupportObjective& P, int k, double rho, double au, double a1, double a2) {
   P.rho[k] = rho;
   P.c[k] = 1.0 - au * au;
@@ -40,6 +42,18 @@ inline void set_radial_term(SupportObjective& P, int k, double rho, double au, d
   P.M[k][0] = 1.0 - a1 * a1;
   P.M[k][1] = -a1 * a2;
   P.M[k][2] = 1.0 - a2 * a2;
+  if (std::abs(au) > 1e-6) {
+    P.kink = k;
+    P.kink_w[0] = a1 / au;
+    P.kink_w[1] = a2 / au;
+  }
+}
+
+/// At a kink of the term rho √q (q = (w − w_k)ᵀM(w − w_k)), whether −G (the other terms' gradient)
+/// lies in its subdifferential {rho Cᵀy : ‖y‖ ≤ 1}, CᵀC = M: Gᵀ M⁻¹ G ≤ rho². Then the kink is the minimum.
+inline bool kink_is_minimum(const double* M, double rho, double G0, double G1) {
+  const double det = M[0] * M[2] - M[1] * M[1];
+  return det > 0.0 && (M[2] * G0 * G0 - 2.0 * M[1] * G0 * G1 + M[0] * G1 * G1) / det <= rho * rho;
 }
 
 /// The minimizer: w, F(w) = t*, the active pieces and their weights λ (convex: Σλ = 1, λ ≥ 0,
@@ -53,12 +67,14 @@ struct SupportMinimum {
   int iterations = 0;
 };
 
-/// The smooth part Σ rho √q and its gradient and Hessian (H as h0, h1, h2) at w.
-inline double support_smooth(const SupportObjective& P, const double* w, double* grad, double* H) {
+/// The smooth part Σ rho √q and its gradient and Hessian (H as h0, h1, h2) at w, without term
+/// `skip` (a kink term, at its kink).
+inline double support_smooth(const SupportObjective& P, const double* w, double* grad, double* H, int skip = -1) {
   double f = 0.0;
   grad[0] = grad[1] = 0.0;
   H[0] = H[1] = H[2] = 0.0;
   for (int k = 0; k < P.nq; ++k) {
+    if (k == skip) continue;
     const double* M = P.M[k];
     const double m0 = P.g[k][0] + M[0] * w[0] + M[1] * w[1];
     const double m1 = P.g[k][1] + M[1] * w[0] + M[2] * w[1];
@@ -111,27 +127,18 @@ inline bool minimize_support(const SupportObjective& P, SupportMinimum& out) {
       if (v > bv) bv = v, best = i;
     }
     for (int i = 0; i < P.na; ++i) ties += support_piece(P, i, wk) >= bv - 1e-12 * (1.0 + std::abs(bv));
-    SupportObjective R = P;
     const int k = P.kink;
-    R.rho[k] = 0.0;
-    R.c[k] = 1.0, R.g[k][0] = R.g[k][1] = 0.0, R.M[k][0] = R.M[k][2] = 1.0, R.M[k][1] = 0.0;
     double g[2], H[3];
-    support_smooth(R, wk, g, H);
-    const double G0 = g[0] + P.b[best][0], G1 = g[1] + P.b[best][1];
-    const double* M = P.M[k];
-    const double det = M[0] * M[2] - M[1] * M[1];
-    if (ties == 1 && det > 0.0) {
-      const double q = (M[2] * G0 * G0 - 2.0 * M[1] * G0 * G1 + M[0] * G1 * G1) / det;
-      if (q <= P.rho[k] * P.rho[k]) {
-        out.w[0] = wk[0];
-        out.w[1] = wk[1];
-        out.F = support_value(R, wk);  // the kink term is 0 there (expanded, it rounds to ~√ε)
-        out.na = 1;
-        out.active[0] = best;
-        out.lambda[0] = 1.0;
-        out.iterations = 0;
-        return std::isfinite(out.F);
-      }
+    const double f = support_smooth(P, wk, g, H, k);
+    if (ties == 1 && kink_is_minimum(P.M[k], P.rho[k], g[0] + P.b[best][0], g[1] + P.b[best][1])) {
+      out.w[0] = wk[0];
+      out.w[1] = wk[1];
+      out.F = f + bv;  // the kink term is 0 there (expanded, it rounds to ~√ε)
+      out.na = 1;
+      out.active[0] = best;
+      out.lambda[0] = 1.0;
+      out.iterations = 0;
+      return std::isfinite(out.F);
     }
   }
   double w[2] = {0.0, 0.0};
@@ -323,13 +330,11 @@ inline bool minimize_support(const SupportObjective& P, SupportMinimum& out) {
 }
 
 /// A cone against the smooth terms E: h_cone(y) = max(apex piece, rim piece), the apex piece
-/// affine, the rim piece affine + rho √q (the base circle; q vanishes at the base normal, kink_w).
+/// affine, the rim piece affine + rho √q (the base circle; q vanishes at the base normal, rim.kink_w).
 struct SupportCone {
   double apex_a = 0.0, apex_b[2] = {};
   double rim_a = 0.0, rim_b[2] = {};
-  SupportObjective rim;  // one square-root term (nq = 1, na = 0)
-  bool has_kink = false;
-  double kink_w[2] = {0.0, 0.0};
+  SupportObjective rim;  // one square-root term (nq = 1, na = 0; its kink: the base normal)
 };
 
 /// Minimizes F = E + max(apex, rim) from w = 0: Newton's method on the apex piece alone (a vertex
@@ -343,16 +348,13 @@ inline bool minimize_support_cone(const SupportObjective& E, const SupportCone& 
     return C.rim_a + C.rim_b[0] * w[0] + C.rim_b[1] * w[1] + support_smooth_value(C.rim, w);
   };
   const auto value = [&](const double* w) { return support_smooth_value(E, w) + std::max(apex(w), rim_value(w)); };
-  if (C.has_kink) {
-    const double* wk = C.kink_w;
+  if (C.rim.kink == 0) {
+    const double* wk = C.rim.kink_w;
     const double rim0 = C.rim_a + C.rim_b[0] * wk[0] + C.rim_b[1] * wk[1];  // the square root is 0 there
     if (rim0 > apex(wk)) {
       double g[2], H[3];
       const double f = support_smooth(E, wk, g, H);
-      const double G0 = g[0] + C.rim_b[0], G1 = g[1] + C.rim_b[1];
-      const double* M = C.rim.M[0];
-      const double det = M[0] * M[2] - M[1] * M[1];
-      if (det > 0.0 && (M[2] * G0 * G0 - 2.0 * M[1] * G0 * G1 + M[0] * G1 * G1) / det <= C.rim.rho[0] * C.rim.rho[0]) {
+      if (kink_is_minimum(C.rim.M[0], C.rim.rho[0], g[0] + C.rim_b[0], g[1] + C.rim_b[1])) {
         out.w[0] = wk[0];
         out.w[1] = wk[1];
         out.F = f + rim0;
