@@ -514,6 +514,19 @@ TEST(DcolSupportSearch, MinimumIsBelowSampledDirectionsAndItsHitLiesInD) {
     ++counts[kind];
     kinks += kind == 2 && m.iterations == 0;
     faces += kind == 0 && m.na == 3;
+    if (kind != 3 && m.iterations > 0) {
+      // the returned weights certify the minimum: ∇(smooth part) + Σ λ_a b_a = 0, λ in the simplex
+      double g[2], H[3], sum = 0.0;
+      dcol::detail::support_smooth(c.P, m.w, g, H);
+      for (int a = 0; a < m.na; ++a) {
+        EXPECT_GE(m.lambda[a], -1e-9) << "trial " << trial;
+        sum += m.lambda[a];
+        g[0] += m.lambda[a] * c.P.b[m.active[a]][0];
+        g[1] += m.lambda[a] * c.P.b[m.active[a]][1];
+      }
+      EXPECT_NEAR(sum, 1.0, 1e-9) << "trial " << trial;
+      EXPECT_LE(std::hypot(g[0], g[1]), 1e-7) << "trial " << trial << " kind " << kind << " na " << m.na;
+    }
     SupportReference F{&c, kind, R, half, axis, &poly};
     const double ref = sampled_minimum(F, g);
     EXPECT_NEAR(m.F, F(m.w[0], m.w[1]), 1e-12 * (1.0 + ref)) << "trial " << trial;
