@@ -415,30 +415,34 @@ struct SupportReference {
   }
 };
 
-// min of h_D over 3000 random directions (uᵀd > 0.05), then a compass search from the best.
-double sampled_minimum(const SupportReference& F, std::mt19937& g) {
-  const SupportCase& c = *F.c;
+// min of f(w) over 3000 random directions d = u + e₁w₁ + e₂w₂ (uᵀd > 0.05, normalized), then a
+// compass search from the best.
+template <class Fn>
+double sampled_chart_minimum(const Fn& f, const Vec3& u, const Vec3& e1, const Vec3& e2, std::mt19937& g) {
   std::normal_distribution<double> n(0.0, 1.0);
   double best = 1e300, bw[2] = {0.0, 0.0};
   for (int k = 0; k < 3000; ++k) {
     Vec3 d(n(g), n(g), n(g));
-    if (d.dot(c.u) < 0.0) d = -d;
-    const double du = d.dot(c.u);
+    if (d.dot(u) < 0.0) d = -d;
+    const double du = d.dot(u);
     if (du < 0.05) continue;
-    const double w0 = d.dot(c.e1) / du, w1 = d.dot(c.e2) / du;
-    const double f = F(w0, w1);
-    if (f < best) best = f, bw[0] = w0, bw[1] = w1;
+    const double w0 = d.dot(e1) / du, w1 = d.dot(e2) / du, v = f(w0, w1);
+    if (v < best) best = v, bw[0] = w0, bw[1] = w1;
   }
   for (double h = 0.1; h > 1e-9;) {
     bool moved = false;
     const double steps[4][2] = {{h, 0.0}, {-h, 0.0}, {0.0, h}, {0.0, -h}};
     for (const auto& s : steps) {
-      const double f = F(bw[0] + s[0], bw[1] + s[1]);
-      if (f < best) best = f, bw[0] += s[0], bw[1] += s[1], moved = true;
+      const double v = f(bw[0] + s[0], bw[1] + s[1]);
+      if (v < best) best = v, bw[0] += s[0], bw[1] += s[1], moved = true;
     }
     if (!moved) h *= 0.5;
   }
   return best;
+}
+
+double sampled_minimum(const SupportReference& F, std::mt19937& g) {
+  return sampled_chart_minimum(F, F.c->u, F.c->e1, F.c->e2, g);
 }
 
 }  // namespace
@@ -563,4 +567,192 @@ TEST(DcolSupportSearch, MinimumIsBelowSampledDirectionsAndItsHitLiesInD) {
   std::printf("settled %d/%d/%d/%d of 200 (polygon/capsule/cylinder/cone); cylinder cap kinks %d, polygon faces %d, "
               "cone sides %d, cone bases %d\n",
               counts[0], counts[1], counts[2], counts[3], kinks, faces, sides, cone_bases);
+}
+
+// --------------------------------------------------- support-function minimum, two max structures
+// minimize_support_pair for a cylinder or cone against a cylinder, cone or padded polygon: F(w) =
+// h₁(d) + h₂(−d) in the chart, each body's support function written as roots and one max
+// structure. Checked as above: F(w*) against the closed-form support functions at w* and at 3000
+// sampled directions plus a pattern search, and the weights certify the minimum (∇ of the roots
+// and of the weighted active pieces is 0) away from a kink.
+namespace {
+
+struct PairBody {
+  int kind = 0;  // 0: cylinder, 1: cone, 2: padded polygon
+  Vec3 axis = Vec3::UnitX();
+  double R = 0.0, half = 0.0;  // cylinder radius and half length; cone base radius and height (half)
+  PlacedPolygon poly;          // padded polygon (padding R)
+  double h(const Vec3& y) const {  // the support function, closed form
+    const double ay = axis.dot(y), radial = (y - ay * axis).norm();
+    if (kind == 0) return R * radial + half * std::abs(ay);
+    if (kind == 1) return std::max(-0.75 * half * ay, 0.25 * half * ay + R * radial);
+    double m = -1e300;
+    for (const auto& v : poly.V) m = std::max(m, Vec3(v[0], v[1], v[2]).dot(y));
+    return R * y.norm() + m;
+  }
+};
+
+struct PairCase {
+  dcol::detail::SupportPair P;
+  Vec3 u, e1, e2;
+  PairBody body[2];
+  double F(double w0, double w1) const {
+    const Vec3 d = u + w0 * e1 + w1 * e2;
+    return body[0].h(d) + body[1].h(-d);
+  }
+};
+
+void set_root(const PairCase& c, dcol::detail::SupportRoot& r, double rho, const Mat3& S) {  // rho √(dᵀSd)
+  r.rho = rho;
+  r.c = c.u.dot(S * c.u);
+  r.g[0] = c.e1.dot(S * c.u);
+  r.g[1] = c.e2.dot(S * c.u);
+  r.M[0] = c.e1.dot(S * c.e1);
+  r.M[1] = c.e1.dot(S * c.e2);
+  r.M[2] = c.e2.dot(S * c.e2);
+}
+
+void set_radial(const PairCase& c, dcol::detail::SupportRoot& r, double rho, const Vec3& a) {
+  set_root(c, r, rho, Mat3(Mat3::Identity() - a * a.transpose()));
+  const double au = a.dot(c.u);
+  r.kink = std::abs(au) > 1e-6;
+  r.kink_w[0] = a.dot(c.e1) / au;
+  r.kink_w[1] = a.dot(c.e2) / au;
+}
+
+void add_pair_body(PairCase& c, int s, double& ball) {
+  const PairBody& b = c.body[s];
+  const double sigma = s == 0 ? 1.0 : -1.0;
+  dcol::detail::SupportSet& S = c.P.set[s];
+  const auto piece = [&](const Vec3& v) {
+    S.a[S.n] = sigma * v.dot(c.u);
+    S.b[S.n][0] = sigma * v.dot(c.e1);
+    S.b[S.n][1] = sigma * v.dot(c.e2);
+    ++S.n;
+  };
+  if (b.kind == 0) {
+    set_radial(c, c.P.q[c.P.nq++], b.R, b.axis);
+    piece(b.half * b.axis);
+    piece(-b.half * b.axis);
+  } else if (b.kind == 1) {
+    S.cone = true;
+    piece(-0.75 * b.half * b.axis);
+    piece(0.25 * b.half * b.axis);
+    set_radial(c, S.rim, b.R, b.axis);
+  } else {
+    S.polygon = true;
+    for (const auto& v : b.poly.V) piece(Vec3(v[0], v[1], v[2]));
+    ball += b.R;
+  }
+}
+
+template <bool C0, bool C1, int NQ>
+bool run_pair(const PairCase& c, dcol::detail::SupportPairMinimum& m) {
+  return dcol::detail::minimize_support_pair<C0, C1, NQ>(c.P, m);
+}
+bool minimize_pair(const PairCase& c, dcol::detail::SupportPairMinimum& m) {
+  const bool c0 = c.P.set[0].cone, c1 = c.P.set[1].cone;
+  const int nq = c.P.nq;
+  // (the solver's sizes are compile-time: every combination the solver instantiates)
+  if (c0 && c1) return nq == 0 && run_pair<true, true, 0>(c, m);
+  if (c0) return nq == 1 ? run_pair<true, false, 1>(c, m) : run_pair<true, false, 2>(c, m);
+  if (c1) return nq == 1 ? run_pair<false, true, 1>(c, m) : run_pair<false, true, 2>(c, m);
+  return nq == 2 && run_pair<false, false, 2>(c, m);
+}
+
+double sampled_pair_minimum(const PairCase& c, std::mt19937& g) {
+  return sampled_chart_minimum([&](double w0, double w1) { return c.F(w0, w1); }, c.u, c.e1, c.e2, g);
+}
+
+}  // namespace
+
+TEST(DcolSupportSearch, PairMinimumIsBelowSampledDirectionsAndCertified) {
+  std::mt19937 g(78);
+  std::uniform_real_distribution<double> U(0.0, 1.0);
+  // the ordered kind pairs with a cylinder or cone: cyl–cyl, cyl–cone, cyl–pp, cone–cyl, ...
+  const int pairs[8][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}, {1, 2}, {2, 0}, {2, 1}};
+  int settled[8] = {}, tried[8] = {}, kinks = 0, faces = 0, sides = 0, edges = 0;
+  for (int trial = 0; trial < 1600; ++trial) {
+    const int pk = trial % 8;
+    PairCase c;
+    for (int s = 0; s < 2; ++s) {
+      PairBody& b = c.body[s];
+      b.kind = pairs[pk][s];
+      b.axis = random_rotation(g).col(0);
+      if (b.kind == 0) {
+        b.R = 0.1 + 0.8 * U(g);
+        b.half = 0.1 + U(g);
+      } else if (b.kind == 1) {
+        b.half = 0.3 + 2.0 * U(g);
+        b.R = b.half * std::tan(0.2 + 1.0 * U(g));
+      } else {
+        b.poly = random_polygon(g);
+        b.R = 0.05 + 0.4 * U(g);
+      }
+    }
+    Vec3 u = random_point(g, 1.0);
+    // a quarter of the cases look near a body's axis (its cap or base: the kinks) or, for a
+    // polygon, its normal (its face)
+    if (trial % 4 == 1) {
+      const int s = U(g) < 0.5 ? 0 : 1;
+      const PairBody& b = c.body[s];
+      const Vec3 n = b.kind == 2 ? Vec3(b.poly.Q.col(2)) : b.axis;
+      u = (U(g) < 0.5 ? 1.0 : -1.0) * n + 0.3 * random_point(g, 1.0);
+    }
+    c.u = u.normalized();
+    chart(c.u, c.e1, c.e2);
+    double ball = 0.0;
+    add_pair_body(c, 0, ball);
+    add_pair_body(c, 1, ball);
+    if (ball > 0.0) {
+      auto& r = c.P.q[c.P.nq++];
+      set_root(c, r, ball, Mat3::Identity());
+      r.kink = false;
+    }
+    ++tried[pk];
+    dcol::detail::SupportPairMinimum m;
+    if (!minimize_pair(c, m)) continue;  // the solver falls back to the ray cast
+    ++settled[pk];
+    kinks += m.kink >= 0;
+    faces += m.na[0] == 3 || m.na[1] == 3;
+    for (int s = 0; s < 2; ++s) {
+      sides += c.P.set[s].cone && m.na[s] == 2;
+      edges += !c.P.set[s].cone && m.na[s] == 2;
+    }
+    const double ref = sampled_pair_minimum(c, g);
+    EXPECT_NEAR(m.F, c.F(m.w[0], m.w[1]), 1e-12 * (1.0 + ref)) << "trial " << trial;
+    EXPECT_LE(m.F, ref + 1e-12 * (1.0 + ref)) << "trial " << trial << " kinds " << pairs[pk][0] << pairs[pk][1]
+                                              << " na " << m.na[0] << m.na[1] << " kink " << m.kink;
+    if (m.kink >= 0) continue;
+    // the weights certify the minimum: ∇ roots + Σ_s Σ_a λ_a ∇(piece a) = 0, λ convex per set
+    double gr[2] = {0.0, 0.0}, H[3] = {0.0, 0.0, 0.0}, f = 0.0;
+    for (int k = 0; k < c.P.nq; ++k) ASSERT_TRUE(dcol::detail::root_add(c.P.q[k], m.w, 1.0, gr, H, f));
+    for (int s = 0; s < 2; ++s) {
+      const auto& S = c.P.set[s];
+      double sum = 0.0;
+      for (int a = 0; a < m.na[s]; ++a) {
+        const int i = m.active[s][a];
+        const double l = m.lambda[s][a];
+        EXPECT_GE(l, -1e-9) << "trial " << trial;
+        sum += l;
+        gr[0] += l * S.b[i][0];
+        gr[1] += l * S.b[i][1];
+        if (S.cone && i == 1) {
+          ASSERT_TRUE(dcol::detail::root_add(S.rim, m.w, l, gr, H, f));
+        }
+      }
+      EXPECT_NEAR(sum, 1.0, 1e-9) << "trial " << trial;
+    }
+    EXPECT_LE(std::hypot(gr[0], gr[1]), 1e-7) << "trial " << trial << " kinds " << pairs[pk][0] << pairs[pk][1]
+                                              << " na " << m.na[0] << m.na[1];
+  }
+  for (int k = 0; k < 8; ++k) EXPECT_GE(settled[k], tried[k] * 9 / 10) << "pair " << pairs[k][0] << pairs[k][1];
+  EXPECT_GT(kinks, 20);
+  EXPECT_GT(faces, 5);
+  EXPECT_GT(sides, 20);
+  EXPECT_GT(edges, 20);
+  std::printf("settled");
+  for (int k = 0; k < 8; ++k) std::printf(" %d/%d", settled[k], tried[k]);
+  std::printf(" (cyl-cyl, cyl-cone, cyl-pp, cone-cyl, cone-cone, cone-pp, pp-cyl, pp-cone); kinks %d, faces %d, cone sides %d, "
+              "edges %d\n", kinks, faces, sides, edges);
 }

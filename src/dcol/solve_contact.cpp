@@ -1795,6 +1795,124 @@ bool ellipsoid_core_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>
   return std::isfinite(hit.t) && hit.a.allFinite();
 }
 
+/// The primitives written as square roots and max structures in the chart (minimize_support_pair):
+/// cylinder, cone, padded polygon. (A capsule against a cylinder or cone measured at par with
+/// ball_core_hit, which never falls back there: it stays on that start.)
+template <class P> constexpr bool is_support_pair_body() {
+  return std::is_same_v<P, Cylinder> || std::is_same_v<P, Cone> || std::is_same_v<P, PaddedPolygon>;
+}
+/// The pairs that take the support-function start of two max structures: a cylinder or a cone
+/// against a cylinder, a cone or a padded polygon (two padded polygons: ball_core_hit, faster).
+template <class P1, class P2> constexpr bool has_support_pair_start() {
+  return is_support_pair_body<P1>() && is_support_pair_body<P2>() && (is_revolved<P1>() || is_revolved<P2>());
+}
+
+/// Writes body s's terms of h_D in the chart (σ = +1 for body 1, h₁(d); −1 for body 2, h₂(−d)):
+/// its padding ball or cylinder radius as a root (a ball merged into `ball`), its core as set s.
+template <class P>
+void add_support_body(const PlacedPrimitive<P>& b, int s, const Vec3& u, const Vec3& e1, const Vec3& e2,
+                      detail::SupportPair& F, int (&owner)[2], double& ball) {
+  const double sigma = s == 0 ? 1.0 : -1.0;
+  detail::SupportSet& S = F.set[s];
+  const auto add_piece = [&](const Vec3& v) {
+    S.a[S.n] = sigma * v.dot(u);
+    S.b[S.n][0] = sigma * v.dot(e1);
+    S.b[S.n][1] = sigma * v.dot(e2);
+    ++S.n;
+  };
+  if constexpr (std::is_same_v<P, PaddedPolygon>) {
+    ball += b.R;
+    S.polygon = true;
+    static_assert(detail::kMaxSupportPieces >= kMaxPolygonEdges);
+    for (int i = 0; i < b.shape.num_vertices; ++i) add_piece(Vec3(b.V[i][0], b.V[i][1], b.V[i][2]));
+  } else {
+    const Vec3 ax = b.Q.col(0);
+    const double au = ax.dot(u), a1 = ax.dot(e1), a2 = ax.dot(e2);
+    if constexpr (std::is_same_v<P, Cylinder>) {
+      const double R = b.shape.R * b.w.inv_scale, half = 0.5 * b.shape.L * b.w.inv_scale;
+      owner[F.nq] = s;
+      detail::set_radial_root(F.q[F.nq++], R, au, a1, a2);
+      add_piece(half * ax);
+      add_piece(-half * ax);
+    } else {
+      static_assert(std::is_same_v<P, Cone>);
+      const double H = b.shape.H * b.w.inv_scale, r = H * b.shape.tan_beta;
+      S.cone = true;
+      add_piece(-0.75 * H * ax);  // the apex
+      add_piece(0.25 * H * ax);   // the base centre (+ the rim root)
+      detail::set_radial_root(S.rim, r, au, a1, a2);
+    }
+  }
+}
+
+/// Body s's contact point (its support point in direction σd, σ = ±1 as above) from the weights
+/// of the minimum: the core's active vertices, plus the padding ball or radius along d.
+template <class P>
+Vec3 support_pair_point(const PlacedPrimitive<P>& b, int s, const Vec3& d, const detail::SupportPairMinimum& m) {
+  const Vec3 y = s == 0 ? d : Vec3(-d);
+  Vec3 p = Vec3::Zero();
+  const auto vertex = [&](int i) -> Vec3 {
+    if constexpr (std::is_same_v<P, PaddedPolygon>) return Vec3(b.V[i][0], b.V[i][1], b.V[i][2]);
+    else if constexpr (std::is_same_v<P, Cylinder>) return (i == 0 ? 0.5 : -0.5) * b.shape.L * b.w.inv_scale * b.Q.col(0);
+    else return (i == 0 ? -0.75 : 0.25) * b.shape.H * b.w.inv_scale * b.Q.col(0);
+  };
+  for (int a = 0; a < m.na[s]; ++a) p += m.lambda[s][a] * vertex(m.active[s][a]);
+  if constexpr (std::is_same_v<P, PaddedPolygon>) {
+    p += (b.R / y.norm()) * y;
+  } else {
+    const Vec3 ax = b.Q.col(0);
+    const Vec3 radial = y - ax.dot(y) * ax;
+    const double n = radial.norm();
+    if (!(n > 0.0)) return p;
+    if constexpr (std::is_same_v<P, Cylinder>) {
+      p += (b.shape.R * b.w.inv_scale / n) * radial;
+    } else {  // the rim point, with the base circle's weight
+      double lr = 0.0;
+      for (int a = 0; a < m.na[s]; ++a) lr += m.active[s][a] == 1 ? m.lambda[s][a] : 0.0;
+      p += (lr * b.shape.H * b.shape.tan_beta * b.w.inv_scale / n) * radial;
+    }
+  }
+  return p;
+}
+
+/// A cylinder or cone against a cylinder, cone or padded polygon: the ray's exit as the
+/// minimum of h_D over the chart (detail::minimize_support_pair). The hit is exact to rounding:
+/// a from body 1's active features, or from body 2's where body 1's kink holds the minimum.
+template <class P1, class P2>
+bool support_pair_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2, const Vec3& u,
+                      diffcol::detail::MinkowskiRayHit& hit) {
+  const double sg = std::copysign(1.0, u.z()), aa = -1.0 / (sg + u.z()), bb = u.x() * u.y() * aa;
+  const Vec3 e1(1.0 + sg * u.x() * u.x() * aa, sg * bb, -sg * u.x());
+  const Vec3 e2(bb, sg + u.y() * u.y() * aa, -u.y());
+  detail::SupportPair F;
+  int owner[2] = {0, 0};
+  double ball = 0.0;
+  add_support_body(b1, 0, u, e1, e2, F, owner, ball);
+  add_support_body(b2, 1, u, e1, e2, F, owner, ball);
+  if (ball > 0.0) {
+    owner[F.nq] = -1;
+    detail::set_ball_root(F.q[F.nq++], ball);
+  }
+  detail::SupportPairMinimum m;
+  constexpr int nq = (std::is_same_v<P1, Cylinder> ? 1 : 0) + (std::is_same_v<P2, Cylinder> ? 1 : 0) +
+                     (std::is_same_v<P1, PaddedPolygon> || std::is_same_v<P2, PaddedPolygon> ? 1 : 0);
+  if (!detail::minimize_support_pair<std::is_same_v<P1, Cone>, std::is_same_v<P2, Cone>, nq>(F, m) || !(m.F > 0.0))
+    return false;
+  const Vec3 d = u + m.w[0] * e1 + m.w[1] * e2;
+  const int kink_body = m.kink < 0 ? -1 : m.kink < 2 ? owner[m.kink] : m.kink - 2;
+  if (kink_body == 0) {
+    hit.b = support_pair_point(b2, 1, d, m);
+    hit.a = hit.b + m.F * u;
+  } else {
+    hit.a = support_pair_point(b1, 0, d, m);
+    hit.b = hit.a - m.F * u;
+  }
+  hit.t = m.F;
+  hit.normal = d.normalized();
+  hit.iterations = m.iterations;
+  return std::isfinite(hit.t) && hit.a.allFinite();
+}
+
 /// The geometric start for any pair (SolveOptions::direct_newton): a ray cast on the Minkowski
 /// difference of the two shapes (support functions, MPR) gives α and p̂ to within a tolerance, the
 /// slacks follow by projection, the active set and multipliers from the slacks at that point;
@@ -1836,7 +1954,19 @@ bool ray_cast_newton(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b
   };
   // Two ball-padded primitives: the exact hit (ball_core_hit), rows with slack ≤ 1e-9·α active;
   // where that fails, the ray cast below.
-  if constexpr (has_exact_ball_start<P1, P2>()) {
+  if constexpr (has_support_pair_start<P1, P2>()) {
+    diffcol::detail::MinkowskiRayHit hit;
+    if (support_pair_hit(b1, b2, u, hit) && polish_from(hit, kExactStartActiveTolerance * shift * inv)) {
+      out.start = StartMethod::exact;
+      return true;
+    }
+    if constexpr (has_exact_ball_start<P1, P2>()) {  // (it settles some that the ray cast misses)
+      if (ball_core_hit(b1, b2, u, hit) && polish_from(hit, kExactStartActiveTolerance * shift * inv)) {
+        out.start = StartMethod::exact;
+        return true;
+      }
+    }
+  } else if constexpr (has_exact_ball_start<P1, P2>()) {
     diffcol::detail::MinkowskiRayHit hit;
     if (ball_core_hit(b1, b2, u, hit) && polish_from(hit, kExactStartActiveTolerance * shift * inv)) {
       out.start = StartMethod::exact;
