@@ -316,6 +316,40 @@ TEST(DcolLp, PolytopePolytopeMatchesVertexEnumeration) {
   }
 }
 
+TEST(DcolPolytope, FaceVertexListsAreTheFacesInOrder) {
+  // Polytope::face_vertices: every vertex on face k's plane is listed (and only those), in
+  // counter-clockwise order about the face normal (consecutive triangles with the centroid
+  // turn positively); each vertex lies on at least three faces.
+  std::mt19937 rng(41);
+  std::vector<Polytope> shapes = {Polytope::box(0.3, 1.0, 2.0), std::get<Polytope>(benchmark_primitive("polytope"))};
+  for (int t = 0; t < 30; ++t) shapes.push_back(random_polytope(rng, 5 + t % 12));
+  for (const Polytope& P : shapes) {
+    std::vector<int> seen(P.num_vertices, 0);
+    for (int k = 0; k < P.num_faces; ++k) {
+      const Vec3 n = P.A.row(k).transpose();
+      const int c = P.face_vertex_count[k];
+      int on = 0;
+      for (int i = 0; i < P.num_vertices; ++i) on += std::abs(n.dot(P.V.row(i).transpose()) - P.b[k]) <= 1e-9;
+      if (on < 3) {  // a redundant half-space touching at a vertex or an edge
+        EXPECT_EQ(c, on);
+        continue;
+      }
+      ASSERT_EQ(c, on) << "face " << k;
+      Vec3 centre = Vec3::Zero();
+      for (int a = 0; a < c; ++a) centre += P.V.row(P.face_vertices[k][a]).transpose();
+      centre /= c;
+      for (int a = 0; a < c; ++a) {
+        const int i = P.face_vertices[k][a], j = P.face_vertices[k][(a + 1) % c];
+        EXPECT_LE(std::abs(n.dot(P.V.row(i).transpose()) - P.b[k]), 1e-9);
+        const Vec3 vi = P.V.row(i).transpose() - centre, vj = P.V.row(j).transpose() - centre;
+        EXPECT_GT(n.dot(vi.cross(vj)), 0.0) << "face " << k << " vertices " << i << " " << j;
+        ++seen[i];
+      }
+    }
+    for (int i = 0; i < P.num_vertices; ++i) EXPECT_GE(seen[i], 3) << "vertex " << i;
+  }
+}
+
 TEST(DcolLp, DegenerateVerticesArePolishedFromTheGeometricStart) {
   // An octahedron: four faces meet at every vertex, so a vertex–face contact has five tight rows
   // for four unknowns. The geometric start picks a basis among them (multipliers ≥ 0) and
@@ -584,7 +618,8 @@ TEST(DcolExactStart, TakenByTheDocumentedPairs) {
   // each other (not two spheres: a closed form), against a polytope, a cylinder or a cone; an
   // ellipsoid against a polytope (through the map that makes it a ball), a capsule, a padded
   // polygon, a cylinder or a cone (a minimum of the support function over directions); a cylinder
-  // or cone against a cylinder, cone or padded polygon (the same minimum, two max structures). A start
+  // or cone against a cylinder, cone or padded polygon, a cylinder against a polytope (the same
+  // minimum, two max structures). A start
   // that fails falls back to the ray cast with the same result, so this checks that the exact start is taken:
   // at ≥ 97% of random poses for those pairs, never for the others.
   std::mt19937 rng(31);
@@ -606,7 +641,8 @@ TEST(DcolExactStart, TakenByTheDocumentedPairs) {
                          (ball_a && is(b, {"polytope", "cylinder", "cone"})) || (ball_b && is(a, {"polytope", "cylinder", "cone"})) ||
                          (is(a, {"ellipsoid"}) && is(b, {"polytope", "capsule", "padded_polygon", "cylinder", "cone"})) ||
                          (is(a, {"polytope", "capsule", "padded_polygon", "cylinder", "cone"}) && is(b, {"ellipsoid"})) ||
-                         (is(a, {"cylinder", "cone"}) && is(b, {"cylinder", "cone"}));
+                         (is(a, {"cylinder", "cone"}) && is(b, {"cylinder", "cone"})) ||
+                         (is(a, {"cylinder"}) && is(b, {"polytope"})) || (is(a, {"polytope"}) && is(b, {"cylinder"}));
       int taken = 0, total = 0;
       for (int q = 0; q < 200; ++q) {
         const Pose X1 = random_pose(rng, 2.0), X2 = random_pose(rng, 0.05 + 6.0 * (q % 7) / 6.0);

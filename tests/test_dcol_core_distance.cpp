@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -578,14 +579,17 @@ TEST(DcolSupportSearch, MinimumIsBelowSampledDirectionsAndItsHitLiesInD) {
 namespace {
 
 struct PairBody {
-  int kind = 0;  // 0: cylinder, 1: cone, 2: padded polygon
+  int kind = 0;  // 0: cylinder, 1: cone, 2: padded polygon, 3: polytope
   Vec3 axis = Vec3::UnitX();
   double R = 0.0, half = 0.0;  // cylinder radius and half length; cone base radius and height (half)
   PlacedPolygon poly;          // padded polygon (padding R)
-  double h(const Vec3& y) const {  // the support function, closed form
+  std::shared_ptr<dcol::Polytope> polytope;  // polytope, rotated by Q
+  Mat3 Q = Mat3::Identity();
+  double h(const Vec3& y) const {  // the support function, closed form (a polytope: its own support)
     const double ay = axis.dot(y), radial = (y - ay * axis).norm();
     if (kind == 0) return R * radial + half * std::abs(ay);
     if (kind == 1) return std::max(-0.75 * half * ay, 0.25 * half * ay + R * radial);
+    if (kind == 3) return (Q * polytope->support(Q.transpose() * y)).dot(y);
     double m = -1e300;
     for (const auto& v : poly.V) m = std::max(m, Vec3(v[0], v[1], v[2]).dot(y));
     return R * y.norm() + m;
@@ -639,10 +643,35 @@ void add_pair_body(PairCase& c, int s, double& ball) {
     piece(-0.75 * b.half * b.axis);
     piece(0.25 * b.half * b.axis);
     set_radial(c, S.rim, b.R, b.axis);
+  } else if (b.kind == 3) {
+    const dcol::Polytope& T = *b.polytope;
+    for (int i = 0; i < T.num_vertices; ++i) piece(b.Q * Vec3(T.V.row(i).transpose()));
+    S.num_faces = T.num_faces;
+    S.face_stride = dcol::kMaxPolytopeVertices;
+    S.face_count = T.face_vertex_count.data();
+    S.face_vertices = T.face_vertices[0].data();
   } else {
     S.polygon = true;
     for (const auto& v : b.poly.V) piece(Vec3(v[0], v[1], v[2]));
     ball += b.R;
+  }
+}
+
+// A random bounded polytope of m faces (unit normals, offsets in [0.4, 1.2]).
+std::shared_ptr<dcol::Polytope> random_pair_polytope(std::mt19937& g, int m) {
+  std::uniform_real_distribution<double> U(0.0, 1.0);
+  for (;;) {
+    Eigen::MatrixX3d A(m, 3);
+    Eigen::VectorXd b(m);
+    for (int i = 0; i < m; ++i) {
+      A.row(i) = random_point(g, 1.0).normalized().transpose();
+      b[i] = 0.4 + 0.8 * U(g);
+    }
+    try {
+      return std::make_shared<dcol::Polytope>(A, b);
+    } catch (const std::invalid_argument&) {
+      // unbounded: draw again
+    }
   }
 }
 
@@ -657,7 +686,7 @@ bool minimize_pair(const PairCase& c, dcol::detail::SupportPairMinimum& m) {
   if (c0 && c1) return nq == 0 && run_pair<true, true, 0>(c, m);
   if (c0) return nq == 1 ? run_pair<true, false, 1>(c, m) : run_pair<true, false, 2>(c, m);
   if (c1) return nq == 1 ? run_pair<false, true, 1>(c, m) : run_pair<false, true, 2>(c, m);
-  return nq == 2 && run_pair<false, false, 2>(c, m);
+  return nq == 1 ? run_pair<false, false, 1>(c, m) : nq == 2 && run_pair<false, false, 2>(c, m);
 }
 
 double sampled_pair_minimum(const PairCase& c, std::mt19937& g) {
@@ -669,11 +698,11 @@ double sampled_pair_minimum(const PairCase& c, std::mt19937& g) {
 TEST(DcolSupportSearch, PairMinimumIsBelowSampledDirectionsAndCertified) {
   std::mt19937 g(78);
   std::uniform_real_distribution<double> U(0.0, 1.0);
-  // the ordered kind pairs with a cylinder or cone: cyl–cyl, cyl–cone, cyl–pp, cone–cyl, ...
-  const int pairs[8][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}, {1, 2}, {2, 0}, {2, 1}};
-  int settled[8] = {}, tried[8] = {}, kinks = 0, faces = 0, sides = 0, edges = 0;
-  for (int trial = 0; trial < 1600; ++trial) {
-    const int pk = trial % 8;
+  // the ordered kind pairs the solver takes: cyl–cyl, cyl–cone, cyl–pp, cone–cyl, ..., cyl–polytope
+  const int pairs[10][2] = {{0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}, {1, 2}, {2, 0}, {2, 1}, {0, 3}, {3, 0}};
+  int settled[10] = {}, tried[10] = {}, kinks = 0, faces = 0, sides = 0, edges = 0, polytope_faces = 0;
+  for (int trial = 0; trial < 2000; ++trial) {
+    const int pk = trial % 10;
     PairCase c;
     for (int s = 0; s < 2; ++s) {
       PairBody& b = c.body[s];
@@ -685,9 +714,12 @@ TEST(DcolSupportSearch, PairMinimumIsBelowSampledDirectionsAndCertified) {
       } else if (b.kind == 1) {
         b.half = 0.3 + 2.0 * U(g);
         b.R = b.half * std::tan(0.2 + 1.0 * U(g));
-      } else {
+      } else if (b.kind == 2) {
         b.poly = random_polygon(g);
         b.R = 0.05 + 0.4 * U(g);
+      } else {
+        b.polytope = random_pair_polytope(g, 5 + trial % 7);
+        b.Q = random_rotation(g);
       }
     }
     Vec3 u = random_point(g, 1.0);
@@ -696,7 +728,9 @@ TEST(DcolSupportSearch, PairMinimumIsBelowSampledDirectionsAndCertified) {
     if (trial % 4 == 1) {
       const int s = U(g) < 0.5 ? 0 : 1;
       const PairBody& b = c.body[s];
-      const Vec3 n = b.kind == 2 ? Vec3(b.poly.Q.col(2)) : b.axis;
+      const Vec3 n = b.kind == 2   ? Vec3(b.poly.Q.col(2))
+                     : b.kind == 3 ? Vec3(b.Q * b.polytope->A.row(0).transpose())
+                                   : b.axis;
       u = (U(g) < 0.5 ? 1.0 : -1.0) * n + 0.3 * random_point(g, 1.0);
     }
     c.u = u.normalized();
@@ -715,6 +749,7 @@ TEST(DcolSupportSearch, PairMinimumIsBelowSampledDirectionsAndCertified) {
     ++settled[pk];
     kinks += m.kink >= 0;
     faces += m.na[0] == 3 || m.na[1] == 3;
+    polytope_faces += (pairs[pk][0] == 3 && m.na[0] == 3) || (pairs[pk][1] == 3 && m.na[1] == 3);
     for (int s = 0; s < 2; ++s) {
       sides += c.P.set[s].cone && m.na[s] == 2;
       edges += !c.P.set[s].cone && m.na[s] == 2;
@@ -746,13 +781,15 @@ TEST(DcolSupportSearch, PairMinimumIsBelowSampledDirectionsAndCertified) {
     EXPECT_LE(std::hypot(gr[0], gr[1]), 1e-7) << "trial " << trial << " kinds " << pairs[pk][0] << pairs[pk][1]
                                               << " na " << m.na[0] << m.na[1];
   }
-  for (int k = 0; k < 8; ++k) EXPECT_GE(settled[k], tried[k] * 9 / 10) << "pair " << pairs[k][0] << pairs[k][1];
+  for (int k = 0; k < 10; ++k) EXPECT_GE(settled[k], tried[k] * 9 / 10) << "pair " << pairs[k][0] << pairs[k][1];
   EXPECT_GT(kinks, 20);
   EXPECT_GT(faces, 5);
+  EXPECT_GT(polytope_faces, 5);
   EXPECT_GT(sides, 20);
   EXPECT_GT(edges, 20);
   std::printf("settled");
-  for (int k = 0; k < 8; ++k) std::printf(" %d/%d", settled[k], tried[k]);
-  std::printf(" (cyl-cyl, cyl-cone, cyl-pp, cone-cyl, cone-cone, cone-pp, pp-cyl, pp-cone); kinks %d, faces %d, cone sides %d, "
-              "edges %d\n", kinks, faces, sides, edges);
+  for (int k = 0; k < 10; ++k) std::printf(" %d/%d", settled[k], tried[k]);
+  std::printf(" (cyl-cyl, cyl-cone, cyl-pp, cone-cyl, cone-cone, cone-pp, pp-cyl, pp-cone, cyl-polytope, polytope-cyl); "
+              "kinks %d, faces %d (polytope %d), cone sides %d, edges %d\n",
+              kinks, faces, polytope_faces, sides, edges);
 }

@@ -108,6 +108,32 @@ Polytope::Polytope(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& b_in, co
           seen = (V.row(q).transpose() - v).norm() <= 1e-9 * (1.0 + v.norm());
         if (!seen && num_vertices < kMaxPolytopeVertices) V.row(num_vertices++) = v.transpose();
       }
+  // each face's vertices, ordered by angle about the face's centroid (counter-clockwise about A_k)
+  for (int k = 0; k < num_faces; ++k) {
+    const Vec3 n = A.row(k).transpose();
+    int idx[kMaxPolytopeVertices], c = 0;
+    Vec3 centre = Vec3::Zero();
+    for (int i = 0; i < num_vertices; ++i)
+      if (std::abs(n.dot(V.row(i).transpose()) - b[k]) <= 1e-9 * (1.0 + std::abs(b[k]))) {
+        idx[c++] = i;
+        centre += V.row(i).transpose();
+      }
+    if (c == 0) continue;
+    centre /= c;
+    const Vec3 t1 = n.unitOrthogonal(), t2 = n.cross(t1);
+    double ang[kMaxPolytopeVertices];
+    for (int a = 0; a < c; ++a) {
+      const Vec3 r = V.row(idx[a]).transpose() - centre;
+      ang[a] = std::atan2(r.dot(t2), r.dot(t1));
+    }
+    for (int a = 1; a < c; ++a)  // insertion sort by angle
+      for (int q = a; q > 0 && ang[q] < ang[q - 1]; --q) {
+        std::swap(ang[q], ang[q - 1]);
+        std::swap(idx[q], idx[q - 1]);
+      }
+    face_vertex_count[k] = c;
+    for (int a = 0; a < c; ++a) face_vertices[k][a] = static_cast<unsigned char>(idx[a]);
+  }
 }
 
 Polytope Polytope::box(double hx, double hy, double hz, const Pose& offset) {

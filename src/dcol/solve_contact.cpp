@@ -1796,15 +1796,22 @@ bool ellipsoid_core_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>
 }
 
 /// The primitives written as square roots and max structures in the chart (minimize_support_pair):
-/// cylinder, cone, padded polygon. (A capsule against a cylinder or cone measured at par with
+/// cylinder, cone, padded polygon, polytope (its vertices; its faces as face states). (A capsule against a cylinder or cone measured at par with
 /// ball_core_hit, which never falls back there: it stays on that start.)
 template <class P> constexpr bool is_support_pair_body() {
-  return std::is_same_v<P, Cylinder> || std::is_same_v<P, Cone> || std::is_same_v<P, PaddedPolygon>;
+  return std::is_same_v<P, Cylinder> || std::is_same_v<P, Cone> || std::is_same_v<P, PaddedPolygon> ||
+         std::is_same_v<P, Polytope>;
 }
 /// The pairs that take the support-function start of two max structures: a cylinder or a cone
-/// against a cylinder, a cone or a padded polygon (two padded polygons: ball_core_hit, faster).
+/// against a cylinder, a cone or a padded polygon, and a cylinder against a polytope. (Two padded
+/// polygons: ball_core_hit, faster. A polytope against a cone has no square-root term: F is
+/// piecewise affine but for the base circle, the search walks the polytope's vertices one tie at
+/// a time, and it measured slower than the ray cast: 1.30 → 1.48 µs.)
 template <class P1, class P2> constexpr bool has_support_pair_start() {
-  return is_support_pair_body<P1>() && is_support_pair_body<P2>() && (is_revolved<P1>() || is_revolved<P2>());
+  constexpr bool polytope_cone = (std::is_same_v<P1, Polytope> && std::is_same_v<P2, Cone>) ||
+                                 (std::is_same_v<P1, Cone> && std::is_same_v<P2, Polytope>);
+  return is_support_pair_body<P1>() && is_support_pair_body<P2>() && (is_revolved<P1>() || is_revolved<P2>()) &&
+         !polytope_cone;
 }
 
 /// Writes body s's terms of h_D in the chart (σ = +1 for body 1, h₁(d); −1 for body 2, h₂(−d)):
@@ -1823,8 +1830,15 @@ void add_support_body(const PlacedPrimitive<P>& b, int s, const Vec3& u, const V
   if constexpr (std::is_same_v<P, PaddedPolygon>) {
     ball += b.R;
     S.polygon = true;
-    static_assert(detail::kMaxSupportPieces >= kMaxPolygonEdges);
+    static_assert(detail::kMaxSetPieces >= kMaxPolygonEdges);
     for (int i = 0; i < b.shape.num_vertices; ++i) add_piece(Vec3(b.V[i][0], b.V[i][1], b.V[i][2]));
+  } else if constexpr (std::is_same_v<P, Polytope>) {
+    static_assert(detail::kMaxSetPieces >= kMaxPolytopeVertices);
+    for (int i = 0; i < b.shape.num_vertices; ++i) add_piece(Vec3(b.V[i][0], b.V[i][1], b.V[i][2]));
+    S.num_faces = b.shape.num_faces;
+    S.face_stride = kMaxPolytopeVertices;
+    S.face_count = b.shape.face_vertex_count.data();
+    S.face_vertices = b.shape.face_vertices[0].data();
   } else {
     const Vec3 ax = b.Q.col(0);
     const double au = ax.dot(u), a1 = ax.dot(e1), a2 = ax.dot(e2);
@@ -1852,14 +1866,14 @@ Vec3 support_pair_point(const PlacedPrimitive<P>& b, int s, const Vec3& d, const
   const Vec3 y = s == 0 ? d : Vec3(-d);
   Vec3 p = Vec3::Zero();
   const auto vertex = [&](int i) -> Vec3 {
-    if constexpr (std::is_same_v<P, PaddedPolygon>) return Vec3(b.V[i][0], b.V[i][1], b.V[i][2]);
+    if constexpr (std::is_same_v<P, PaddedPolygon> || std::is_same_v<P, Polytope>) return Vec3(b.V[i][0], b.V[i][1], b.V[i][2]);
     else if constexpr (std::is_same_v<P, Cylinder>) return (i == 0 ? 0.5 : -0.5) * b.shape.L * b.w.inv_scale * b.Q.col(0);
     else return (i == 0 ? -0.75 : 0.25) * b.shape.H * b.w.inv_scale * b.Q.col(0);
   };
   for (int a = 0; a < m.na[s]; ++a) p += m.lambda[s][a] * vertex(m.active[s][a]);
   if constexpr (std::is_same_v<P, PaddedPolygon>) {
     p += (b.R / y.norm()) * y;
-  } else {
+  } else if constexpr (is_revolved<P>()) {
     const Vec3 ax = b.Q.col(0);
     const Vec3 radial = y - ax.dot(y) * ax;
     const double n = radial.norm();

@@ -16,6 +16,7 @@
 namespace diffcol::dcol::detail {
 
 constexpr int kMaxSupportPieces = 32;  // ≥ dcol::kMaxPolygonEdges (asserted where the pieces are written)
+constexpr int kMaxSetPieces = 64;      // ≥ dcol::kMaxPolytopeVertices (a SupportSet; asserted alike)
 
 /// F(w) = Σ_k rho_k √(c_k + 2 g_kᵀw + wᵀM_k w) + max_i (a_i + b_iᵀw); M_k = [[m0, m1], [m1, m2]].
 struct SupportObjective {
@@ -545,8 +546,13 @@ inline void set_ball_root(SupportRoot& r, double rho) {
 struct SupportSet {
   int n = 0;
   bool polygon = false, cone = false;
-  double a[kMaxSupportPieces] = {}, b[kMaxSupportPieces][2] = {};
+  double a[kMaxSetPieces], b[kMaxSetPieces][2];  // (the first n are written)
   SupportRoot rim;
+  /// A polytope's faces (polytope = num_faces > 0): face k holds the pieces
+  /// face_vertices[k·face_stride + j], j < face_count[k], in order around it.
+  int num_faces = 0, face_stride = 0;
+  const int* face_count = nullptr;
+  const unsigned char* face_vertices = nullptr;
 };
 
 [[gnu::always_inline]] inline double set_piece(const SupportSet& S, int i, const double* w) {
@@ -615,7 +621,7 @@ inline bool minimize_support_pair(const SupportPair& P, SupportPairMinimum& out)
   if (P.nq != NQ || P.set[0].cone != Cone0 || P.set[1].cone != Cone1) return false;
 #pragma GCC unroll 2
   for (int s = 0; s < 2; ++s)
-    if (P.set[s].n < 1 || P.set[s].n > kMaxSupportPieces || (cone_of(s) && P.set[s].n != 2)) return false;
+    if (P.set[s].n < 1 || P.set[s].n > kMaxSetPieces || (cone_of(s) && P.set[s].n != 2)) return false;
   // kinks first: the point where a root vanishes is the minimum iff the other terms' gradient
   // there lies in its subdifferential (kink_is_minimum); every other piece must be smooth there
   // where a kink is not the minimum but every other piece is smooth there, the minimum of the
@@ -702,7 +708,17 @@ inline bool minimize_support_pair(const SupportPair& P, SupportPairMinimum& out)
   }
   double F = value(w);
   int switches = 0;
-  double face_l[2][3] = {}, face_tri[2] = {0, 0};
+  double face_l[2][3] = {};
+  int face_tri[2] = {0, 0};
+  // a face state's pieces: a polygon's all, in order; a polytope's face `face_id`
+  int face_id[2] = {-1, -1};
+  const auto face_size = [&](int s) {
+    return P.set[s].num_faces > 0 ? P.set[s].face_count[face_id[s]] : P.set[s].n;
+  };
+  const auto face_piece = [&](int s, int j) {
+    const SupportSet& S = P.set[s];
+    return S.num_faces > 0 ? static_cast<int>(S.face_vertices[face_id[s] * S.face_stride + j]) : j;
+  };
   for (int it = 0; it < 40; ++it) {
     if (switches > 8) return false;
     double gE[2] = {0.0, 0.0}, HE[3] = {0.0, 0.0, 0.0}, fE = 0.0;
@@ -751,22 +767,29 @@ inline bool minimize_support_pair(const SupportPair& P, SupportPairMinimum& out)
       if (face >= 0) {
         if (nc > 0) return false;  // a face and a tie: over-determined (degenerate)
         const SupportSet& S = P.set[face];
-        // the face point: pieces 0, 1, 2 tie (all of a polygon's do)
-        const double p0 = S.b[0][0] - S.b[1][0], p1 = S.b[0][1] - S.b[1][1];
-        const double q0 = S.b[0][0] - S.b[2][0], q1 = S.b[0][1] - S.b[2][1];
+        // the face point: its first three pieces tie (all of them do)
+        const int nf = face_size(face), f0 = face_piece(face, 0), f1 = face_piece(face, 1), f2 = face_piece(face, 2);
+        const double p0 = S.b[f0][0] - S.b[f1][0], p1 = S.b[f0][1] - S.b[f1][1];
+        const double q0 = S.b[f0][0] - S.b[f2][0], q1 = S.b[f0][1] - S.b[f2][1];
         const double det = p0 * q1 - p1 * q0;
         if (!(std::abs(det) > 1e-14 * (std::abs(p0 * q1) + std::abs(p1 * q0)))) return false;
-        const double l0 = piece(face, 0, w);
-        const double e0 = -(l0 - piece(face, 1, w)), e1 = -(l0 - piece(face, 2, w));
+        const double l0 = piece(face, f0, w);
+        const double e0 = -(l0 - piece(face, f1, w)), e1 = -(l0 - piece(face, f2, w));
         dw[0] = (q1 * e0 - p1 * e1) / det;
         dw[1] = (p0 * e1 - q0 * e0) / det;
         const double G0 = g0[0] + H[0] * dw[0] + H[1] * dw[1], G1 = g0[1] + H[1] * dw[0] + H[2] * dw[1];
         int edge, tri = 0;
-        face_weights(S.b, S.n, -G0, -G1, edge, tri, face_l[face]);
+        double Bf[kMaxSetPieces][2];
+        for (int j = 0; j < nf; ++j) {
+          const int i = face_piece(face, j);
+          Bf[j][0] = S.b[i][0];
+          Bf[j][1] = S.b[i][1];
+        }
+        face_weights(Bf, nf, -G0, -G1, edge, tri, face_l[face]);
         if (edge >= 0) {  // −G outside the face: that edge
           na[face] = 2;
-          idx[face][0] = edge;
-          idx[face][1] = edge + 1 == S.n ? 0 : edge + 1;
+          idx[face][0] = face_piece(face, edge);
+          idx[face][1] = face_piece(face, edge + 1 == nf ? 0 : edge + 1);
           mu[face] = 0.5;
           continue;
         }
@@ -793,9 +816,13 @@ inline bool minimize_support_pair(const SupportPair& P, SupportPairMinimum& out)
         if (!(nn > 0.0)) return false;
         const double dn0 = -cv[0] * n0 / nn, dn1 = -cv[0] * n1 / nn;
         const double t0 = -n1, t1 = n0;  // (unnormalized tangent)
-        const double tHt = H[0] * t0 * t0 + 2.0 * H[1] * t0 * t1 + H[2] * t1 * t1;
+        double tHt = H[0] * t0 * t0 + 2.0 * H[1] * t0 * t1 + H[2] * t1 * t1;
         const double G0 = g0[0] + H[0] * dn0 + H[1] * dn1, G1 = g0[1] + H[1] * dn0 + H[2] * dn1;
-        if (!(tHt > 1e-14 * (std::abs(H[0]) + std::abs(H[2])) * nn) || !(tHt > 0.0)) return false;
+        const double tr = std::abs(H[0]) + std::abs(H[2]);
+        if (!(tHt > 1e-12 * tr * nn)) {  // F affine along the tie (an edge against an apex): regularize, as above
+          tHt = std::max(tHt, 0.0) + 1e-8 * (tr + std::abs(G0) + std::abs(G1) + 1e-300) * nn;
+          if (!(tHt > 0.0)) return false;
+        }
         const double at = -(t0 * G0 + t1 * G1) / tHt;
         rc[0] = dn0 + at * t0;
         rc[1] = dn1 + at * t1;
@@ -879,9 +906,9 @@ inline bool minimize_support_pair(const SupportPair& P, SupportPairMinimum& out)
       for (int s = 0; s < 2; ++s) {
         const SupportSet& S = P.set[s];
         double best = -1e300;
-        const int cnt = na[s] == 3 ? S.n : na[s];
+        const int cnt = na[s] == 3 ? face_size(s) : na[s];
         for (int a = 0; a < cnt; ++a) {
-          const int i = na[s] == 3 ? a : idx[s][a];
+          const int i = na[s] == 3 ? face_piece(s, a) : idx[s][a];
           double gi[2] = {S.b[i][0], S.b[i][1]}, hi[3] = {0.0, 0.0, 0.0}, fi = 0.0;
           if (cone_of(s) && i == 1 && !root_add(S.rim, w, 1.0, gi, hi, fi)) return false;
           best = std::max(best, gi[0] * dw[0] + gi[1] * dw[1]);
@@ -930,6 +957,20 @@ inline bool minimize_support_pair(const SupportPair& P, SupportPairMinimum& out)
         mu[s] = 0.0;
       } else if (P.set[s].polygon) {
         na[s] = 3;
+      } else if (P.set[s].num_faces > 0) {  // the polytope face through the edge and the new vertex
+        const SupportSet& S = P.set[s];
+        int found = -1;
+        for (int k = 0; k < S.num_faces && found < 0; ++k) {
+          int hits = 0;
+          for (int j = 0; j < S.face_count[k]; ++j) {
+            const int v = S.face_vertices[k * S.face_stride + j];
+            hits += v == idx[s][0] || v == idx[s][1] || v == block;
+          }
+          if (hits == 3) found = k;
+        }
+        if (found < 0) return false;
+        face_id[s] = found;
+        na[s] = 3;
       } else {
         return false;
       }
@@ -945,8 +986,8 @@ inline bool minimize_support_pair(const SupportPair& P, SupportPairMinimum& out)
             if (piece(s, idx[s][a], w) < mx - tol) return false;
         if (na[s] == 3) {
           out.na[s] = 3;
-          const int t = static_cast<int>(face_tri[s]);
-          out.active[s][0] = 0, out.active[s][1] = t, out.active[s][2] = t + 1;
+          const int t = face_tri[s];
+          out.active[s][0] = face_piece(s, 0), out.active[s][1] = face_piece(s, t), out.active[s][2] = face_piece(s, t + 1);
           for (int a = 0; a < 3; ++a) out.lambda[s][a] = face_l[s][a];
         } else if (na[s] == 2) {
           out.na[s] = 2;

@@ -27,6 +27,7 @@
 ///
 /// Units: lengths in any consistent unit; angles in radians.
 
+#include <array>
 #include <cmath>
 #include <map>
 #include <string>
@@ -71,6 +72,10 @@ struct Polytope {
   /// The vertices (enumerated at construction, coincident ones merged): rows < num_vertices.
   int num_vertices = 0;
   Eigen::Matrix<double, kMaxPolytopeVertices, 3> V = Eigen::Matrix<double, kMaxPolytopeVertices, 3>::Zero();
+  /// Per face k < num_faces: its vertices (rows of V, face_vertex_count[k] of them), counter-
+  /// clockwise about the face normal (construction time; the support-function start's face states).
+  std::array<int, kMaxPolytopeFaces> face_vertex_count{};
+  std::array<std::array<unsigned char, kMaxPolytopeVertices>, kMaxPolytopeFaces> face_vertices{};
 
   /// The vertex maximizing dᵀy (the first one on ties).
   Vec3 support(const Vec3& d) const {
