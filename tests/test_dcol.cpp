@@ -327,7 +327,7 @@ TEST(DcolPolytope, FaceVertexListsAreTheFacesInOrder) {
     std::vector<int> seen(P.num_vertices, 0);
     for (int k = 0; k < P.num_faces; ++k) {
       const Vec3 n = P.A.row(k).transpose();
-      const int c = P.face_vertex_count[k];
+      const int f0 = P.face_start[k], c = P.face_start[k + 1] - f0;
       int on = 0;
       for (int i = 0; i < P.num_vertices; ++i) on += std::abs(n.dot(P.V.row(i).transpose()) - P.b[k]) <= 1e-9;
       if (on < 3) {  // a redundant half-space touching at a vertex or an edge
@@ -336,10 +336,10 @@ TEST(DcolPolytope, FaceVertexListsAreTheFacesInOrder) {
       }
       ASSERT_EQ(c, on) << "face " << k;
       Vec3 centre = Vec3::Zero();
-      for (int a = 0; a < c; ++a) centre += P.V.row(P.face_vertices[k][a]).transpose();
+      for (int a = 0; a < c; ++a) centre += P.V.row(P.face_vertices[f0 + a]).transpose();
       centre /= c;
       for (int a = 0; a < c; ++a) {
-        const int i = P.face_vertices[k][a], j = P.face_vertices[k][(a + 1) % c];
+        const int i = P.face_vertices[f0 + a], j = P.face_vertices[f0 + (a + 1) % c];
         EXPECT_LE(std::abs(n.dot(P.V.row(i).transpose()) - P.b[k]), 1e-9);
         const Vec3 vi = P.V.row(i).transpose() - centre, vj = P.V.row(j).transpose() - centre;
         EXPECT_GT(n.dot(vi.cross(vj)), 0.0) << "face " << k << " vertices " << i << " " << j;

@@ -647,9 +647,8 @@ void add_pair_body(PairCase& c, int s, double& ball) {
     const dcol::Polytope& T = *b.polytope;
     for (int i = 0; i < T.num_vertices; ++i) piece(b.Q * Vec3(T.V.row(i).transpose()));
     S.num_faces = T.num_faces;
-    S.face_stride = dcol::kMaxPolytopeVertices;
-    S.face_count = T.face_vertex_count.data();
-    S.face_vertices = T.face_vertices[0].data();
+    S.face_start = T.face_start.data();
+    S.face_vertices = T.face_vertices.data();
   } else {
     S.polygon = true;
     for (const auto& v : b.poly.V) piece(Vec3(v[0], v[1], v[2]));

@@ -109,7 +109,9 @@ Polytope::Polytope(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& b_in, co
         if (!seen && num_vertices < kMaxPolytopeVertices) V.row(num_vertices++) = v.transpose();
       }
   // each face's vertices, ordered by angle about the face's centroid (counter-clockwise about A_k)
+  int used = 0;
   for (int k = 0; k < num_faces; ++k) {
+    face_start[k] = static_cast<unsigned short>(used);
     const Vec3 n = A.row(k).transpose();
     int idx[kMaxPolytopeVertices], c = 0;
     Vec3 centre = Vec3::Zero();
@@ -118,7 +120,7 @@ Polytope::Polytope(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& b_in, co
         idx[c++] = i;
         centre += V.row(i).transpose();
       }
-    if (c == 0) continue;
+    if (c == 0 || used + c > kMaxPolytopeFaceIncidences) continue;  // (the bound holds: never full)
     centre /= c;
     const Vec3 t1 = n.unitOrthogonal(), t2 = n.cross(t1);
     double ang[kMaxPolytopeVertices];
@@ -131,9 +133,9 @@ Polytope::Polytope(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& b_in, co
         std::swap(ang[q], ang[q - 1]);
         std::swap(idx[q], idx[q - 1]);
       }
-    face_vertex_count[k] = c;
-    for (int a = 0; a < c; ++a) face_vertices[k][a] = static_cast<unsigned char>(idx[a]);
+    for (int a = 0; a < c; ++a) face_vertices[used++] = static_cast<unsigned char>(idx[a]);
   }
+  face_start[num_faces] = static_cast<unsigned short>(used);
 }
 
 Polytope Polytope::box(double hx, double hy, double hz, const Pose& offset) {

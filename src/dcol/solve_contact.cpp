@@ -1836,9 +1836,8 @@ void add_support_body(const PlacedPrimitive<P>& b, int s, const Vec3& u, const V
     static_assert(detail::kMaxSetPieces >= kMaxPolytopeVertices);
     for (int i = 0; i < b.shape.num_vertices; ++i) add_piece(Vec3(b.V[i][0], b.V[i][1], b.V[i][2]));
     S.num_faces = b.shape.num_faces;
-    S.face_stride = kMaxPolytopeVertices;
-    S.face_count = b.shape.face_vertex_count.data();
-    S.face_vertices = b.shape.face_vertices[0].data();
+    S.face_start = b.shape.face_start.data();
+    S.face_vertices = b.shape.face_vertices.data();
   } else {
     const Vec3 ax = b.Q.col(0);
     const double au = ax.dot(u), a1 = ax.dot(e1), a2 = ax.dot(e2);

@@ -548,10 +548,10 @@ struct SupportSet {
   bool polygon = false, cone = false;
   double a[kMaxSetPieces], b[kMaxSetPieces][2];  // (the first n are written)
   SupportRoot rim;
-  /// A polytope's faces (polytope = num_faces > 0): face k holds the pieces
-  /// face_vertices[k·face_stride + j], j < face_count[k], in order around it.
-  int num_faces = 0, face_stride = 0;
-  const int* face_count = nullptr;
+  /// A polytope's faces (polytope = num_faces > 0): face k holds the pieces face_vertices[j],
+  /// face_start[k] ≤ j < face_start[k + 1], in order around it.
+  int num_faces = 0;
+  const unsigned short* face_start = nullptr;
   const unsigned char* face_vertices = nullptr;
 };
 
@@ -713,11 +713,12 @@ inline bool minimize_support_pair(const SupportPair& P, SupportPairMinimum& out)
   // a face state's pieces: a polygon's all, in order; a polytope's face `face_id`
   int face_id[2] = {-1, -1};
   const auto face_size = [&](int s) {
-    return P.set[s].num_faces > 0 ? P.set[s].face_count[face_id[s]] : P.set[s].n;
+    const SupportSet& S = P.set[s];
+    return S.num_faces > 0 ? S.face_start[face_id[s] + 1] - S.face_start[face_id[s]] : S.n;
   };
   const auto face_piece = [&](int s, int j) {
     const SupportSet& S = P.set[s];
-    return S.num_faces > 0 ? static_cast<int>(S.face_vertices[face_id[s] * S.face_stride + j]) : j;
+    return S.num_faces > 0 ? static_cast<int>(S.face_vertices[S.face_start[face_id[s]] + j]) : j;
   };
   for (int it = 0; it < 40; ++it) {
     if (switches > 8) return false;
@@ -962,8 +963,8 @@ inline bool minimize_support_pair(const SupportPair& P, SupportPairMinimum& out)
         int found = -1;
         for (int k = 0; k < S.num_faces && found < 0; ++k) {
           int hits = 0;
-          for (int j = 0; j < S.face_count[k]; ++j) {
-            const int v = S.face_vertices[k * S.face_stride + j];
+          for (int j = S.face_start[k]; j < S.face_start[k + 1]; ++j) {
+            const int v = S.face_vertices[j];
             hits += v == idx[s][0] || v == idx[s][1] || v == block;
           }
           if (hits == 3) found = k;

@@ -45,6 +45,9 @@ inline constexpr int kMaxPolytopeFaces = 32;
 inline constexpr int kMaxPolygonEdges = 32;
 /// The most vertices a polytope with kMaxPolytopeFaces faces can have (2F − 4, Euler's formula).
 inline constexpr int kMaxPolytopeVertices = 2 * kMaxPolytopeFaces - 4;
+/// The most (vertex, face) incidences: two per edge (at most 3V − 6 edges), plus two for each face
+/// that only touches at a vertex or an edge.
+inline constexpr int kMaxPolytopeFaceIncidences = 2 * (3 * kMaxPolytopeVertices - 6) + 2 * kMaxPolytopeFaces;
 
 // Support points. Every primitive has `Vec3 support(const Vec3& d) const`: a point of the
 // primitive (α = 1, shape frame) that maximizes dᵀy over it. Ties (d along a face or an edge
@@ -72,10 +75,11 @@ struct Polytope {
   /// The vertices (enumerated at construction, coincident ones merged): rows < num_vertices.
   int num_vertices = 0;
   Eigen::Matrix<double, kMaxPolytopeVertices, 3> V = Eigen::Matrix<double, kMaxPolytopeVertices, 3>::Zero();
-  /// Per face k < num_faces: its vertices (rows of V, face_vertex_count[k] of them), counter-
-  /// clockwise about the face normal (construction time; the support-function start's face states).
-  std::array<int, kMaxPolytopeFaces> face_vertex_count{};
-  std::array<std::array<unsigned char, kMaxPolytopeVertices>, kMaxPolytopeFaces> face_vertices{};
+  /// The faces as vertex lists (construction time; the support-function start's face states): face
+  /// k's vertices are the rows face_vertices[face_start[k]], …, face_vertices[face_start[k + 1] − 1]
+  /// of V, counter-clockwise about its normal.
+  std::array<unsigned short, kMaxPolytopeFaces + 1> face_start{};
+  std::array<unsigned char, kMaxPolytopeFaceIncidences> face_vertices{};
 
   /// The vertex maximizing dᵀy (the first one on ties).
   Vec3 support(const Vec3& d) const {
