@@ -555,10 +555,6 @@ struct SupportSet {
   const unsigned char* face_vertices = nullptr;
 };
 
-[[gnu::always_inline]] inline double set_piece(const SupportSet& S, int i, const double* w) {
-  const double v = S.a[i] + S.b[i][0] * w[0] + S.b[i][1] * w[1];
-  return S.cone && i == 1 ? v + root_value(S.rim, w) : v;
-}
 template <bool C>
 [[gnu::always_inline]] inline double set_piece_c(const SupportSet& S, int i, const double* w) {
   const double v = S.a[i] + S.b[i][0] * w[0] + S.b[i][1] * w[1];
@@ -571,11 +567,6 @@ template <bool C>
   for (int i = 1; i < S.n; ++i) m = std::max(m, set_piece_c<C>(S, i, w));
   return m;
 }
-[[gnu::always_inline]] inline double set_max(const SupportSet& S, const double* w) {
-  double m = set_piece(S, 0, w);
-  for (int i = 1; i < S.n; ++i) m = std::max(m, set_piece(S, i, w));
-  return m;
-}
 
 /// F = Σ roots + max(set 0) + max(set 1).
 struct SupportPair {
@@ -583,12 +574,6 @@ struct SupportPair {
   SupportRoot q[2];
   SupportSet set[2];
 };
-
-[[gnu::always_inline]] inline double pair_value(const SupportPair& P, const double* w) {
-  double f = set_max(P.set[0], w) + set_max(P.set[1], w);
-  for (int k = 0; k < P.nq; ++k) f += root_value(P.q[k], w);
-  return f;
-}
 
 /// The minimizer: w, F, per set the active pieces and weights (convex), and the kink that holds
 /// the minimum (−1: none; k < 2: root q[k]; 2 + s: set s's rim).
