@@ -1796,8 +1796,9 @@ bool ellipsoid_core_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>
 }
 
 /// The primitives written as square roots and max structures in the chart (minimize_support_pair):
-/// cylinder, cone, padded polygon, polytope (its vertices; its faces as face states). (A capsule against a cylinder or cone measured at par with
-/// ball_core_hit, which never falls back there: it stays on that start.)
+/// cylinder, cone, padded polygon, polytope (its vertices; its faces as face states). (A capsule
+/// against a cylinder or cone measured at par with ball_core_hit, which never falls back there: it
+/// stays on that start.)
 template <class P> constexpr bool is_support_pair_body() {
   return std::is_same_v<P, Cylinder> || std::is_same_v<P, Cone> || std::is_same_v<P, PaddedPolygon> ||
          std::is_same_v<P, Polytope>;
@@ -1865,7 +1866,8 @@ Vec3 support_pair_point(const PlacedPrimitive<P>& b, int s, const Vec3& d, const
   const Vec3 y = s == 0 ? d : Vec3(-d);
   Vec3 p = Vec3::Zero();
   const auto vertex = [&](int i) -> Vec3 {
-    if constexpr (std::is_same_v<P, PaddedPolygon> || std::is_same_v<P, Polytope>) return Vec3(b.V[i][0], b.V[i][1], b.V[i][2]);
+    if constexpr (std::is_same_v<P, PaddedPolygon> || std::is_same_v<P, Polytope>)
+      return Vec3(b.V[i][0], b.V[i][1], b.V[i][2]);
     else if constexpr (std::is_same_v<P, Cylinder>) return (i == 0 ? 0.5 : -0.5) * b.shape.L * b.w.inv_scale * b.Q.col(0);
     else return (i == 0 ? -0.75 : 0.25) * b.shape.H * b.w.inv_scale * b.Q.col(0);
   };
@@ -1888,8 +1890,7 @@ Vec3 support_pair_point(const PlacedPrimitive<P>& b, int s, const Vec3& d, const
   return p;
 }
 
-/// A cylinder or cone against a cylinder, cone or padded polygon: the ray's exit as the
-/// minimum of h_D over the chart (detail::minimize_support_pair). The hit is exact to rounding:
+/// The pairs of has_support_pair_start: the ray's exit as the minimum of h_D over the chart (detail::minimize_support_pair). The hit is exact to rounding:
 /// a from body 1's active features, or from body 2's where body 1's kink holds the minimum.
 template <class P1, class P2>
 bool support_pair_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2, const Vec3& u,

@@ -18,6 +18,48 @@ namespace diffcol::dcol::detail {
 constexpr int kMaxSupportPieces = 32;  // ≥ dcol::kMaxPolygonEdges (asserted where the pieces are written)
 constexpr int kMaxSetPieces = 64;      // ≥ dcol::kMaxPolytopeVertices (a SupportSet; asserted alike)
 
+// A square-root term ρ √q(w), q = c + 2gᵀw + wᵀMw, M = [[m0, m1], [m1, m2]]: the pieces every
+// objective below is made of.
+
+/// ‖(I − aaᵀ)d‖² in the chart d = u + e₁w₁ + e₂w₂ (unit axis a; au = aᵀu, a1 = aᵀe₁, a2 = aᵀe₂).
+inline void radial_quadratic(double au, double a1, double a2, double& c, double* g, double* M) {
+  c = 1.0 - au * au;
+  g[0] = -au * a1;
+  g[1] = -au * a2;
+  M[0] = 1.0 - a1 * a1;
+  M[1] = -a1 * a2;
+  M[2] = 1.0 - a2 * a2;
+}
+
+/// ρ √q(w), with q clamped at 0 (a semidefinite term rounds below 0 at its kink).
+[[gnu::always_inline]] inline double sqrt_term_value(double rho, double c, const double* g, const double* M,
+                                                     const double* w) {
+  const double q = c + 2.0 * (g[0] * w[0] + g[1] * w[1]) + M[0] * w[0] * w[0] + 2.0 * M[1] * w[0] * w[1] +
+                   M[2] * w[1] * w[1];
+  return rho * std::sqrt(std::max(q, 0.0));
+}
+
+/// Adds weight·ρ√q's value, gradient and Hessian (h0, h1, h2) at w; false where q ≤ 0 (its kink).
+/// Unchecked (Checked = false): no test, and q ≤ 0 propagates as NaN or ∞ (for the callers' checks).
+template <bool Checked = true>
+[[gnu::always_inline]] inline bool sqrt_term_add(double rho, double c, const double* g, const double* M,
+                                                 const double* w, double weight, double* grad, double* H, double& f) {
+  const double m0 = g[0] + M[0] * w[0] + M[1] * w[1];
+  const double m1 = g[1] + M[1] * w[0] + M[2] * w[1];
+  const double q = c + g[0] * w[0] + g[1] * w[1] + m0 * w[0] + m1 * w[1];
+  if constexpr (Checked)
+    if (!(q > 0.0)) return false;
+  const double s = std::sqrt(q), is = 1.0 / s, k = weight * rho;
+  const double v0 = m0 * is, v1 = m1 * is;
+  f += k * s;
+  grad[0] += k * v0;
+  grad[1] += k * v1;
+  H[0] += k * is * (M[0] - v0 * v0);
+  H[1] += k * is * (M[1] - v0 * v1);
+  H[2] += k * is * (M[2] - v1 * v1);
+  return true;
+}
+
 /// F(w) = Σ_k rho_k √(c_k + 2 g_kᵀw + wᵀM_k w) + max_i (a_i + b_iᵀw); M_k = [[m0, m1], [m1, m2]].
 struct SupportObjective {
   int nq = 0;
@@ -38,12 +80,7 @@ struct SupportObjective {
 /// lies far out in the chart).
 inline void set_radial_term(SupportObjective& P, int k, double rho, double au, double a1, double a2) {
   P.rho[k] = rho;
-  P.c[k] = 1.0 - au * au;
-  P.g[k][0] = -au * a1;
-  P.g[k][1] = -au * a2;
-  P.M[k][0] = 1.0 - a1 * a1;
-  P.M[k][1] = -a1 * a2;
-  P.M[k][2] = 1.0 - a2 * a2;
+  radial_quadratic(au, a1, a2, P.c[k], P.g[k], P.M[k]);
   if (std::abs(au) > 1e-6) {
     P.kink = k;
     P.kink_w[0] = a1 / au;
@@ -77,30 +114,14 @@ inline double support_smooth(const SupportObjective& P, const double* w, double*
   H[0] = H[1] = H[2] = 0.0;
   for (int k = 0; k < P.nq; ++k) {
     if (k == skip) continue;
-    const double* M = P.M[k];
-    const double m0 = P.g[k][0] + M[0] * w[0] + M[1] * w[1];
-    const double m1 = P.g[k][1] + M[1] * w[0] + M[2] * w[1];
-    const double q = P.c[k] + P.g[k][0] * w[0] + P.g[k][1] * w[1] + m0 * w[0] + m1 * w[1];
-    const double s = std::sqrt(q), is = 1.0 / s, r = P.rho[k];
-    const double v0 = m0 * is, v1 = m1 * is;
-    f += r * s;
-    grad[0] += r * v0;
-    grad[1] += r * v1;
-    H[0] += r * is * (M[0] - v0 * v0);
-    H[1] += r * is * (M[1] - v0 * v1);
-    H[2] += r * is * (M[2] - v1 * v1);
+    sqrt_term_add<false>(P.rho[k], P.c[k], P.g[k], P.M[k], w, 1.0, grad, H, f);  // (a kink: NaN, caught by the callers)
   }
   return f;
 }
 
 inline double support_smooth_value(const SupportObjective& P, const double* w) {
   double f = 0.0;
-  for (int k = 0; k < P.nq; ++k) {
-    const double* M = P.M[k];
-    const double q = P.c[k] + 2.0 * (P.g[k][0] * w[0] + P.g[k][1] * w[1]) + M[0] * w[0] * w[0] +
-                     2.0 * M[1] * w[0] * w[1] + M[2] * w[1] * w[1];
-    f += P.rho[k] * std::sqrt(std::max(q, 0.0));  // (a semidefinite term rounds below 0 at its kink)
-  }
+  for (int k = 0; k < P.nq; ++k) f += sqrt_term_value(P.rho[k], P.c[k], P.g[k], P.M[k], w);
   return f;
 }
 
@@ -495,12 +516,7 @@ struct SupportRoot {
 /// Sets r to rho‖(I − aaᵀ)d‖ in the chart (as set_radial_term).
 inline void set_radial_root(SupportRoot& r, double rho, double au, double a1, double a2) {
   r.rho = rho;
-  r.c = 1.0 - au * au;
-  r.g[0] = -au * a1;
-  r.g[1] = -au * a2;
-  r.M[0] = 1.0 - a1 * a1;
-  r.M[1] = -a1 * a2;
-  r.M[2] = 1.0 - a2 * a2;
+  radial_quadratic(au, a1, a2, r.c, r.g, r.M);
   r.kink = std::abs(au) > 1e-6;
   if (r.kink) {
     r.kink_w[0] = a1 / au;
@@ -518,27 +534,13 @@ inline void set_ball_root(SupportRoot& r, double rho) {
 }
 
 [[gnu::always_inline]] inline double root_value(const SupportRoot& r, const double* w) {
-  const double q = r.c + 2.0 * (r.g[0] * w[0] + r.g[1] * w[1]) + r.M[0] * w[0] * w[0] + 2.0 * r.M[1] * w[0] * w[1] +
-                   r.M[2] * w[1] * w[1];
-  return r.rho * std::sqrt(std::max(q, 0.0));
+  return sqrt_term_value(r.rho, r.c, r.g, r.M, w);
 }
 
 /// Adds the root's gradient and Hessian (scaled by `weight`) at w; its value. False at its kink.
-[[gnu::always_inline]] inline bool root_add(const SupportRoot& r, const double* w, double weight, double* grad, double* H, double& f) {
-  const double* M = r.M;
-  const double m0 = r.g[0] + M[0] * w[0] + M[1] * w[1];
-  const double m1 = r.g[1] + M[1] * w[0] + M[2] * w[1];
-  const double q = r.c + r.g[0] * w[0] + r.g[1] * w[1] + m0 * w[0] + m1 * w[1];
-  if (!(q > 0.0)) return false;
-  const double s = std::sqrt(q), is = 1.0 / s, k = weight * r.rho;
-  const double v0 = m0 * is, v1 = m1 * is;
-  f += k * s;
-  grad[0] += k * v0;
-  grad[1] += k * v1;
-  H[0] += k * is * (M[0] - v0 * v0);
-  H[1] += k * is * (M[1] - v0 * v1);
-  H[2] += k * is * (M[2] - v1 * v1);
-  return true;
+[[gnu::always_inline]] inline bool root_add(const SupportRoot& r, const double* w, double weight, double* grad,
+                                            double* H, double& f) {
+  return sqrt_term_add(r.rho, r.c, r.g, r.M, w, weight, grad, H, f);
 }
 
 /// One body's max structure: affine pieces a_i + b_iᵀw, or a cone (piece 0 the apex, piece 1 the
