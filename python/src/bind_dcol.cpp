@@ -340,7 +340,9 @@ Raises ValueError for an unknown type, a missing or unknown parameter, or invali
       .value("max_iterations", dcol::SolveStatus::max_iterations, "not converged; fields hold the last iterate")
       .value("numerical_error", dcol::SolveStatus::numerical_error, "lost positive definiteness; fields hold the last finite iterate")
       .value("invalid_input", dcol::SolveStatus::invalid_input, "a non-finite pose or origins too far apart; numeric fields are zero")
-      .value("coincident_origins", dcol::SolveStatus::coincident_origins, "r_1 = r_2: alpha = 0, x = p1 = p2 = r_1, distance = 0");
+      .value("coincident_origins", dcol::SolveStatus::coincident_origins, "r_1 = r_2: alpha = 0, x = p1 = p2 = r_1, distance = 0")
+      .value("not_certified", dcol::SolveStatus::not_certified,
+             "the independent certificate (certify) failed, also after an interior-point solve: not to be trusted");
   m.def(
       "status_name", [](dcol::SolveStatus s) { return dcol::status_name(s); }, py::arg("status"),
       "The name of a SolveStatus.");
@@ -410,13 +412,15 @@ Raises ValueError for an unknown type, a missing or unknown parameter, or invali
 
   py::class_<dcol::ConeKkt>(m, "ConeKkt", R"(Final interior-point iterate of a DCOL solve (read-only summary).
 
-The cone program is solved in shifted, scaled coordinates p_W = origin + length_scale x[0:3];
-x (n,), s (m,), z (m,) are the primal variables, slacks and multipliers in those coordinates.)")
+The cone program is solved on a unit instance: p_W = origin + length_scale x[0:3] with
+length_scale = |r_2 - r_1|, and alpha = alpha_scale x[3] (shape sizes in units of the larger outer
+radius); x (n,), s (m,), z (m,) are the primal variables, slacks and multipliers of that instance.)")
       .def_readonly("n", &dcol::ConeKkt::n, "Unknowns: 3 (p) + 1 (alpha) + slacks.")
       .def_readonly("m", &dcol::ConeKkt::m, "Rows of G.")
       .def_readonly("soc_count", &dcol::ConeKkt::soc_count, "Second-order cones (0-2).")
       .def_readonly("origin", &dcol::ConeKkt::origin, "Shift of the coordinates (3,), world frame.")
-      .def_readonly("length_scale", &dcol::ConeKkt::length_scale, "Scale of the coordinates.")
+      .def_readonly("length_scale", &dcol::ConeKkt::length_scale, "Scale of the coordinates: |r_2 - r_1|.")
+      .def_readonly("alpha_scale", &dcol::ConeKkt::alpha_scale, "alpha = alpha_scale * x[3].")
       .def_readonly("factored", &dcol::ConeKkt::factored, "The Cholesky factor belongs to the returned iterate.")
       .def_readonly("polished", &dcol::ConeKkt::polished,
                     "The exact KKT conditions hold on the identified active set (verified).")
@@ -461,6 +465,9 @@ Fields (read-only; vectors are numpy arrays, the C++ names):
       .def_readonly("duality_measure", &ContactResult::duality_measure, "mu = s^T z / deg(K) at the returned iterate.")
       .def_readonly("primal_residual", &ContactResult::primal_residual, "|s + Gx - h| / max(1, |h|).")
       .def_readonly("dual_residual", &ContactResult::dual_residual, "|G^T z + c|.")
+      .def_readonly("certificate_gap", &ContactResult::certificate_gap,
+                    "certify(shape1, shape2, result).gap(): the independent check of alpha and the witness points "
+                    "(at most certificate_tolerance when converged).")
       .def_readonly("start", &ContactResult::start, "StartMethod: where the solver's Newton iterations started.")
       .def_readonly("X_WS1", &ContactResult::X_WS1, "World pose of shape 1 (X_WB1 * offset_1).")
       .def_readonly("X_WS2", &ContactResult::X_WS2, "World pose of shape 2 (X_WB2 * offset_2).")
@@ -501,6 +508,28 @@ Derivatives: contact_derivatives(result).
       },
       py::arg("shape1"), py::arg("X_WB1"), py::arg("shape2"), py::arg("X_WB2"), py::arg("options") = SolveOptions{},
       solve_doc.c_str());
+
+  m.attr("certificate_tolerance") = dcol::kCertificateTolerance;
+  py::class_<dcol::Certificate>(m, "Certificate", R"(An a-posteriori check of a DCOL result from the primitives' own
+definitions (support functions, membership), independent of the cone program:
+  bound_gap          |1 - alpha_low/alpha*|, alpha_low = u.(r_2 - r_1)/(h_1(u) + h_2(-u)) a lower bound
+                     on alpha* for the dual's separating normal u (h_i the support functions)
+  witness_violation  how far p1_W, p2_W lie outside their shapes, in units of the outer radii
+Both are relative (the same at every scale); inf where there is nothing to check.)")
+      .def_readonly("bound_gap", &dcol::Certificate::bound_gap)
+      .def_readonly("bound_slack", &dcol::Certificate::bound_slack,
+                    "10 x dual_residual for an unpolished solution (its normal is that accurate), else 0.")
+      .def_readonly("witness_violation", &dcol::Certificate::witness_violation)
+      .def_property_readonly("gap", &dcol::Certificate::gap, "max(bound_gap - bound_slack, witness_violation), >= 0.")
+      .def("ok", &dcol::Certificate::ok, py::arg("tolerance") = dcol::kCertificateTolerance,
+           "gap <= tolerance.");
+  m.def(
+      "certify",
+      [](const py::object& shape1, const py::object& shape2, const ContactResult& r) {
+        return dcol::certify(to_primitive(shape1, "shape1"), to_primitive(shape2, "shape2"), r);
+      },
+      py::arg("shape1"), py::arg("shape2"), py::arg("result"),
+      "The Certificate of `result`, a solve of shape1 against shape2 (the same shapes, in that order).");
 
   // ------------------------------------------------------------------ derivatives
   py::enum_<dcol::DerivativeStatus>(m, "DerivativeStatus", "Why DCOL derivatives are (not) available.")

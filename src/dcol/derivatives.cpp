@@ -314,7 +314,7 @@ DIFFCOL_TARGET_CLONES void contact_derivatives(const ContactResult& res, Contact
     RowVec6 Ja;
     Mat36 Jx;
     for (int col = 0; col < 6; ++col) {
-      Ja[col] = dx[body][col][3];
+      Ja[col] = k.alpha_scale * dx[body][col][3];
       for (int a = 0; a < 3; ++a) Jx(a, col) = ell * dx[body][col][a];
     }
     const Vec3 rb = body == 0 ? r1 : r2;

@@ -83,7 +83,12 @@ Polytope::Polytope(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& b_in, co
     b[i] = b_in[i] / n;
   }
   inner_radius = 1e300;
-  for (int i = 0; i < num_faces; ++i) inner_radius = std::min(inner_radius, b[i] / A.row(i).norm());
+  double b_max = 0.0;
+  for (int i = 0; i < num_faces; ++i) {
+    inner_radius = std::min(inner_radius, b[i] / A.row(i).norm());
+    b_max = std::max(b_max, b[i]);
+  }
+  const double tol = 1e-9 * b_max;  // vertex tests relative to the polytope's size (any unit of length)
   // Outer radius by vertex enumeration (construction time only).
   outer_radius = 0.0;
   for (int i = 0; i < num_faces; ++i)
@@ -98,14 +103,14 @@ Polytope::Polytope(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& b_in, co
         const Vec3 v = lu.solve(Vec3(b[i], b[j], b[k]));
         bool inside = true;
         for (int q = 0; q < num_faces && inside; ++q)
-          inside = A.row(q).dot(v) <= b[q] + 1e-9 * (1.0 + std::abs(b[q]));
+          inside = A.row(q).dot(v) <= b[q] + tol;
         if (!inside) continue;
         outer_radius = std::max(outer_radius, v.norm());
         if (!(outer_radius <= kMaxLength))
           throw std::invalid_argument("Polytope: a vertex lies beyond 1e100 (kMaxLength) from the origin");
         bool seen = false;  // more than three faces meet at a degenerate vertex
         for (int q = 0; q < num_vertices && !seen; ++q)
-          seen = (V.row(q).transpose() - v).norm() <= 1e-9 * (1.0 + v.norm());
+          seen = (V.row(q).transpose() - v).norm() <= tol;
         if (!seen && num_vertices < kMaxPolytopeVertices) V.row(num_vertices++) = v.transpose();
       }
   // each face's vertices, ordered by angle about the face's centroid (counter-clockwise about A_k)
@@ -116,7 +121,7 @@ Polytope::Polytope(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& b_in, co
     int idx[kMaxPolytopeVertices], c = 0;
     Vec3 centre = Vec3::Zero();
     for (int i = 0; i < num_vertices; ++i)
-      if (std::abs(n.dot(V.row(i).transpose()) - b[k]) <= 1e-9 * (1.0 + std::abs(b[k]))) {
+      if (std::abs(n.dot(V.row(i).transpose()) - b[k]) <= tol) {
         idx[c++] = i;
         centre += V.row(i).transpose();
       }
@@ -207,6 +212,7 @@ PaddedPolygon::PaddedPolygon(const Eigen::MatrixX2d& C_in, const Eigen::VectorXd
     d[i] = d_in[i] / n;
   }
   double inner = 1e300, outer = 0.0;
+  const double tol = 1e-9 * d.head(num_edges).maxCoeff();  // relative to the polygon's size
   for (int i = 0; i < num_edges; ++i) {
     inner = std::min(inner, d[i] / C.row(i).norm());
     for (int j = i + 1; j < num_edges; ++j) {
@@ -216,13 +222,13 @@ PaddedPolygon::PaddedPolygon(const Eigen::MatrixX2d& C_in, const Eigen::VectorXd
       if (std::abs(M.determinant()) < 1e-12 * M.norm() * M.norm()) continue;
       const Eigen::Vector2d v = M.inverse() * Eigen::Vector2d(d[i], d[j]);
       bool inside = true;
-      for (int q = 0; q < num_edges && inside; ++q) inside = C.row(q).dot(v) <= d[q] + 1e-9 * (1.0 + std::abs(d[q]));
+      for (int q = 0; q < num_edges && inside; ++q) inside = C.row(q).dot(v) <= d[q] + tol;
       if (!inside) continue;
       outer = std::max(outer, v.norm());
       if (!(outer <= kMaxLength))
         throw std::invalid_argument("PaddedPolygon: a vertex lies beyond 1e100 (kMaxLength) from the origin");
       bool seen = false;
-      for (int q = 0; q < num_vertices && !seen; ++q) seen = (V.row(q).transpose() - v).norm() <= 1e-9 * (1.0 + v.norm());
+      for (int q = 0; q < num_vertices && !seen; ++q) seen = (V.row(q).transpose() - v).norm() <= tol;
       if (!seen && num_vertices < kMaxPolygonEdges) V.row(num_vertices++) = v.transpose();
     }
   }

@@ -27,6 +27,7 @@ const char* status_name(SolveStatus s) {
     case SolveStatus::numerical_error: return "numerical_error";
     case SolveStatus::invalid_input: return "invalid_input";
     case SolveStatus::coincident_origins: return "coincident_origins";
+    case SolveStatus::not_certified: return "not_certified";
   }
   return "unknown";
 }
@@ -45,6 +46,9 @@ const char* start_method_name(StartMethod s) {
 namespace {
 
 using detail::orthant_count;
+
+/// Origins closer than this times the sum of the outer radii are coincident (α* = 0).
+constexpr double kCoincidentOrigins = 1e-100;
 
 // ============================================================================ assembly
 
@@ -2064,9 +2068,10 @@ IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2
     row += d2;
   }
   k.m = row;
-  const double inv = 1.0 / k.length_scale;
-  const RowWriter w1{k, (X1.p - k.origin) * inv, inv, n1 > 0 ? 4 : -1};
-  const RowWriter w2{k, (X2.p - k.origin) * inv, inv, n2 > 0 ? 4 + n1 : -1};
+  // positions in units of ℓ_p = length_scale, sizes in units of ℓ_b = length_scale/alpha_scale
+  const double inv_p = 1.0 / k.length_scale, inv_b = k.alpha_scale / k.length_scale;
+  const RowWriter w1{k, (X1.p - k.origin) * inv_p, inv_b, n1 > 0 ? 4 : -1};
+  const RowWriter w2{k, (X2.p - k.origin) * inv_p, inv_b, n2 > 0 ? 4 + n1 : -1};
   write_orthant(s1, X1.R, w1, 0);
   write_orthant(s2, X2.R, w2, k.orthant_rows[0]);
   if constexpr (d1 > 0) write_soc(s1, X1.R, w1, l);
@@ -2114,6 +2119,7 @@ void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& 
   out.iterations = 0;
   out.start = StartMethod::none;
   out.alpha = out.distance = out.duality_measure = out.primal_residual = out.dual_residual = 0.0;
+  out.certificate_gap = 0.0;
   out.x_W.setZero();
   out.p1_W.setZero();
   out.p2_W.setZero();
@@ -2133,7 +2139,7 @@ void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& 
   const double dist = r12.norm();
   if (!(dist <= 1e150)) return;
   const double R1 = outer_radius(shape1), R2 = outer_radius(shape2);
-  if (dist <= 1e-12 * (R1 + R2)) {
+  if (!(dist > kCoincidentOrigins * (R1 + R2))) {
     out.status = SolveStatus::coincident_origins;
     out.x_W = out.p1_W = out.p2_W = r1;
     return;
@@ -2141,37 +2147,70 @@ void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& 
   // D = (S1 − r1) ⊕ (−(S2 − r2)) contains the ball of radius inner1 + inner2: half of it is the
   // ray cast's interior point distance
   const double shift = 0.5 * (inner_radius(shape1) + inner_radius(shape2));
+  // Problem (9) is 1-homogeneous in r_2 − r_1: it is solved for origins one unit apart and shapes
+  // in units of ℓ_b = max(R1, R2), then scaled back (α = alpha_scale·α̂): the same well-scaled
+  // instance whether the origins are 1e-10 or 1e8 shape sizes apart, in any unit of length.
+  // With smoothing (barrier_target > 0) the barrier level must not depend on the pose: positions
+  // then in units of ℓ_b too (the smoothed problem is not homogeneous, and its derivatives hold the
+  // scaling fixed).
   ConeKkt& k = out.kkt;
+  const double size = std::max(R1, R2);
+  const bool smoothed = options.barrier_target > 0.0;
   k.origin = r1;
-  k.length_scale = std::max(R1, R2);
-  const IpmOutcome res = std::visit(
-      [&](const auto& a, const auto& b) { return solve_pair(a, out.X_WS1, b, out.X_WS2, shift, k, options); },
-      shape1, shape2);
-  out.status = res.status;
-  out.iterations = res.iterations;
-  out.start = res.start;
-  out.duality_measure = res.mu;
-  out.primal_residual = res.pres;
-  out.dual_residual = res.dres;
-  const double alpha = k.x[3];
-  const Vec3 x = k.origin + k.length_scale * Vec3(k.x[0], k.x[1], k.x[2]);
-  if (!std::isfinite(alpha) || !x.allFinite()) {
-    out.status = SolveStatus::numerical_error;
-    k.factored = false;
-    return;
-  }
-  out.alpha = alpha;
-  out.x_W = x;
-  if (alpha > 0.0) {
-    // (29), (30)
-    out.p1_W = r1 + (x - r1) / alpha;
-    out.p2_W = r2 + (x - r2) / alpha;
-    out.distance = (1.0 - 1.0 / alpha) * dist;
-  } else {
-    out.p1_W = r1;
-    out.p2_W = r2;
-    out.distance = 0.0;
-    if (out.status == SolveStatus::converged) out.status = SolveStatus::numerical_error;
+  k.length_scale = smoothed ? size : dist;
+  k.alpha_scale = smoothed ? 1.0 : dist / size;
+  // One solve, read back into `out`; the certificate (certify) decides whether `converged` stands.
+  const auto solve = [&](const SolveOptions& opt) {
+    const IpmOutcome res = std::visit(
+        [&](const auto& a, const auto& b) { return solve_pair(a, out.X_WS1, b, out.X_WS2, shift, k, opt); }, shape1,
+        shape2);
+    out.status = res.status;
+    out.iterations = res.iterations;
+    out.start = res.start;
+    // a non-finite measure only comes with a failed solve: 0 then (every field stays finite)
+    const auto finite_or_zero = [&](double v) {
+      if (std::isfinite(v)) return v;
+      out.status = SolveStatus::numerical_error;
+      return 0.0;
+    };
+    out.duality_measure = finite_or_zero(res.mu);
+    out.primal_residual = finite_or_zero(res.pres);
+    out.dual_residual = finite_or_zero(res.dres);
+    out.certificate_gap = 0.0;
+    const double alpha_hat = k.x[3];
+    const Vec3 x_hat(k.x[0], k.x[1], k.x[2]);  // x* − r_1 in units of ‖r_2 − r_1‖
+    const double alpha = k.alpha_scale * alpha_hat;
+    const Vec3 x = k.origin + k.length_scale * x_hat;
+    if (!std::isfinite(alpha) || !x.allFinite() || !(alpha_hat > 0.0)) {
+      out.status = SolveStatus::numerical_error;
+      out.alpha = out.distance = 0.0;
+      out.x_W = out.p1_W = r1;
+      out.p2_W = r2;
+      k.factored = k.polished = false;
+      return;
+    }
+    // (29), (30) from the unit instance: (x − r_i)/α = ℓ_p·(x̂ − r̂_i)/(σ·α̂), ‖r_2 − r_1‖/α = ℓ_p/(σ·α̂)
+    const double f = k.length_scale / alpha;
+    out.alpha = alpha;
+    out.x_W = x;
+    out.p1_W = r1 + f * x_hat;
+    out.p2_W = r2 + f * (x_hat - r12 / k.length_scale);
+    out.distance = dist - dist / alpha;
+    // (the smoothed problem's α, barrier_target > 0, is above α* by design: not certified)
+    if (out.status == SolveStatus::converged && !(opt.barrier_target > 0.0))
+      out.certificate_gap = certify(shape1, shape2, out).gap();
+  };
+  solve(options);
+  if (out.status == SolveStatus::converged && !(out.certificate_gap <= kCertificateTolerance)) {
+    // a geometric start that passed the polish's own test but not the certificate: the
+    // interior-point route once more, then the status says what holds
+    if (out.start != StartMethod::interior_point) {
+      SolveOptions ipm = options;
+      ipm.direct_newton = false;
+      solve(ipm);
+    }
+    if (out.status == SolveStatus::converged && !(out.certificate_gap <= kCertificateTolerance))
+      out.status = SolveStatus::not_certified;
   }
 }
 

@@ -38,6 +38,7 @@
 /// face, up to O(√gap) on curved boundaries.
 
 #include <cstdint>
+#include <limits>
 
 #include "diffcol/dcol/primitives.hpp"
 #include "diffcol/math/se3.hpp"
@@ -57,7 +58,10 @@ enum class SolveStatus : std::uint8_t {
   invalid_input = 3,       ///< a pose that is not valid (Pose::invalid_reason: not finite, R not a rotation,
                            ///< or a position beyond 1e100), or SolveOptions out of range
                            ///< (SolveOptions::validate); numeric fields are zero
-  coincident_origins = 4,  ///< ‖r_2 − r_1‖ ≤ 1e-12·(outer radii): α* = 0, x* = p1 = p2 = r_1, distance = 0
+  coincident_origins = 4,  ///< ‖r_2 − r_1‖ ≤ 1e-100·(outer radii): α* = 0, x* = p1 = p2 = r_1, distance = 0
+  not_certified = 5,       ///< the solver's own tests passed but the independent certificate (certify) did
+                           ///< not, also after a second solve by the interior-point route: the fields hold
+                           ///< that solve's result, not to be trusted
 };
 const char* status_name(SolveStatus s);
 
@@ -125,10 +129,13 @@ struct SolveOptions {
 };
 
 /// Internal state of the final interior-point iterate, kept for contact_derivatives (the IFT on
-/// the KKT conditions reuses its factorization). The program is solved in shifted and scaled
-/// coordinates: p_W = origin + length_scale·x[0:3] (slacks also in units of length_scale), with
-/// the α column and h divided by length_scale, so that tolerances do not depend on the unit of
-/// length. Only the first n columns / m rows are meaningful.
+/// the KKT conditions reuses its factorization). Problem (9) is 1-homogeneous in r_2 − r_1, and
+/// it is solved on a unit instance: positions in units of ℓ_p = length_scale = ‖r_2 − r_1‖
+/// about origin = r_1 (p_W = origin + ℓ_p·x[0:3]; slacks and h in the same unit), shape sizes in
+/// units of ℓ_b = max(outer radii) (the α column), so that x[3] = α̂ = α/alpha_scale with
+/// alpha_scale = ℓ_p/ℓ_b. The instance, its iterations and its tolerances are then the same
+/// whether the origins are 1e-10 or 1e8 shape sizes apart, in any unit of length.
+/// Only the first n columns / m rows are meaningful.
 struct ConeKkt {
   int n = 0;                 ///< unknowns: 3 (p) + 1 (α) + slacks of body 1 + slacks of body 2
   int m = 0;                 ///< rows
@@ -136,7 +143,8 @@ struct ConeKkt {
   int soc_count = 0;         ///< second-order cones (0–2)
   int soc_start[2] = {0, 0}, soc_dim[2] = {0, 0}, soc_body[2] = {0, 0};
   Vec3 origin = Vec3::Zero();
-  double length_scale = 1.0;
+  double length_scale = 1.0;  ///< ℓ_p = ‖r_2 − r_1‖
+  double alpha_scale = 1.0;   ///< α = alpha_scale·x[3]
   double G[kMaxConeRows][kMaxConeVars] = {};
   double h[kMaxConeRows] = {};
   double x[kMaxConeVars] = {};
@@ -199,12 +207,46 @@ struct ContactResult {
   double duality_measure = 0.0;   ///< μ = sᵀz/deg(K) at the returned iterate
   double primal_residual = 0.0;   ///< ‖s + Gx − h‖/max(1, ‖h‖)
   double dual_residual = 0.0;     ///< ‖Gᵀz + c‖
+  /// certify(...).gap() of this result (the independent check of α* and the witness points):
+  /// at most kCertificateTolerance when converged; 0 where no solve ran.
+  double certificate_gap = 0.0;
   Pose X_WS1, X_WS2;              ///< world poses of the two shapes (body pose · offset) used by the solve
   Pose X_WB1, X_WB2;              ///< the body poses passed in (identity on invalid_input)
   ConeKkt kkt;                    ///< final iterate and factorization (for contact_derivatives)
 
   bool ok() const { return status == SolveStatus::converged; }
 };
+
+/// Relative tolerance of the certificate below (ContactResult::certificate_gap).
+inline constexpr double kCertificateTolerance = 1e-9;
+
+/// An a-posteriori check of a result from the primitives' own definitions (support functions and
+/// membership), independent of the cone program's rows and of the solver's path:
+///  - bound_gap = |1 − α_low/α*|: any unit u gives the lower bound
+///    α* ≥ α_low = uᵀ(r_2 − r_1)/(h_1(u) + h_2(−u)) (h_i the support functions about the shape
+///    origins); u is the separating normal read off the multipliers of body 1's rows (Σ z_i g_i)
+///    and, where that bound is not tight (an unpolished face contact), the best of the shapes'
+///    flat-face normals. A reported α* below α_low is impossible, one above it is not minimal;
+///  - witness_violation: how far p1_W and p2_W lie outside their unscaled shapes (0 inside), in
+///    units of the shapes' outer radii (for the ellipsoid: to first order in its gauge), beyond the
+///    rounding of their world coordinates (4ε·‖p_i‖).
+/// Both are relative, so the check means the same at every scale. +∞ where there is nothing to
+/// check (no solve ran, α* = 0).
+/// An unpolished solution (a degenerate contact where the interior-point method ends with its
+/// dual residual stalled, docs/dcol.md) has a separating normal only as accurate as that residual:
+/// bound_slack = 10·dual_residual is then allowed on bound_gap (0 for a polished solution).
+struct Certificate {
+  double bound_gap = std::numeric_limits<double>::infinity();
+  double bound_slack = 0.0;
+  double witness_violation = std::numeric_limits<double>::infinity();
+  double gap() const {
+    const double b = bound_gap > bound_slack ? bound_gap - bound_slack : 0.0;
+    return b > witness_violation ? b : witness_violation;
+  }
+  bool ok(double tolerance = kCertificateTolerance) const { return gap() <= tolerance; }
+};
+/// The certificate of `result`, a solve of shape1 against shape2 (the same shapes, in that order).
+Certificate certify(const Primitive& shape1, const Primitive& shape2, const ContactResult& result);
 
 /// Solves problem (9) for two primitives on bodies at X_WB1, X_WB2 (cold start). Allocates nothing.
 /// Result written into `out` (reuse it across calls to avoid re-initialising its storage).

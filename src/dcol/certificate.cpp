@@ -1,0 +1,161 @@
+// The a-posteriori certificate of a DCOL result (contact.hpp, `certify`): from the primitives'
+// definitions (support functions, membership), independent of the cone program's rows.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <type_traits>
+#include <variant>
+
+#include "diffcol/dcol/contact.hpp"
+
+namespace diffcol::dcol {
+
+namespace {
+
+/// How far the shape-frame point y lies outside the primitive (≤ 0 inside), in units of its outer
+/// radius: a distance or, for the polytope, cone and ellipsoid, a row-wise bound of one.
+double outside_measure(const Polytope& s, const Vec3& y) {
+  double v = -std::numeric_limits<double>::infinity();
+  for (int i = 0; i < s.num_faces; ++i) {
+    const Vec3 a = s.A.row(i).transpose();
+    v = std::max(v, (a.dot(y) - s.b[i]) / a.norm());
+  }
+  return v / outer_radius(s);
+}
+double outside_measure(const Capsule& s, const Vec3& y) {
+  const double h = 0.5 * s.L;
+  const Vec3 c(std::clamp(y.x(), -h, h), 0.0, 0.0);
+  return ((y - c).norm() - s.R) / outer_radius(s);
+}
+double outside_measure(const Cylinder& s, const Vec3& y) {
+  return std::max(std::hypot(y.y(), y.z()) - s.R, std::abs(y.x()) - 0.5 * s.L) / outer_radius(s);
+}
+double outside_measure(const Cone& s, const Vec3& y) {
+  // the lateral surface ‖y_⊥‖ = tan β·(y_x + 3H/4) (distance: times cos β) and the base y_x = H/4
+  const double lateral = (std::hypot(y.y(), y.z()) - s.tan_beta * (y.x() + 0.75 * s.H)) * std::cos(s.beta);
+  return std::max(lateral, y.x() - 0.25 * s.H) / outer_radius(s);
+}
+double outside_measure(const Ellipsoid& s, const Vec3& y) {
+  // the gauge γ = √(yᵀPy) to first order: distance ≈ (γ − 1)/‖∇γ‖, ∇γ = P y/γ
+  const Vec3 Py = s.P * y;
+  const double g = std::sqrt(std::max(0.0, y.dot(Py)));
+  const double n = Py.norm();
+  return (n > 0.0 ? (g - 1.0) * g / n : -s.inner_radius) / s.outer_radius;
+}
+double outside_measure(const PaddedPolygon& s, const Vec3& y) {
+  const Eigen::Vector2d w(y.x(), y.y());
+  double d2 = 0.0;  // squared distance of w to the polygon
+  bool inside = true;
+  for (int i = 0; i < s.num_edges; ++i) inside = inside && s.C.row(i).dot(w) <= s.d[i];
+  if (!inside) {
+    d2 = std::numeric_limits<double>::infinity();
+    for (int i = 0; i < s.num_vertices; ++i) {
+      const Eigen::Vector2d a = s.V.row(i).transpose(), b = s.V.row((i + 1) % s.num_vertices).transpose();
+      const Eigen::Vector2d e = b - a;
+      const double t = std::clamp((w - a).dot(e) / e.squaredNorm(), 0.0, 1.0);
+      d2 = std::min(d2, (w - a - t * e).squaredNorm());
+    }
+  }
+  return (std::sqrt(d2 + y.z() * y.z()) - s.R) / outer_radius(s);
+}
+double outside_measure(const Sphere& s, const Vec3& y) { return (y.norm() - s.R) / s.R; }
+
+/// outside_measure of the world point p_W, less the rounding of world coordinates (4ε·‖p_W‖ in
+/// units of the outer radius): a point stored at 1e8 shape sizes from the world origin cannot sit
+/// on the surface more closely than that.
+double outside_measure(const Primitive& shape, const Pose& X_WS, const Vec3& p_W) {
+  const Vec3 y = X_WS.R.transpose() * (p_W - X_WS.p);
+  const double floor = 4.0 * std::numeric_limits<double>::epsilon() * std::max(p_W.norm(), X_WS.p.norm());
+  return std::visit([&](const auto& s) { return outside_measure(s, y); }, shape) - floor / outer_radius(shape);
+}
+
+/// h(u) = max uᵀ(R y) over the shape (about its origin, world axes).
+double support_value(const Primitive& shape, const Mat3& R, const Vec3& u) {
+  return std::visit([&](const auto& s) { return u.dot(R * s.support(R.transpose() * u)); }, shape);
+}
+
+/// Calls f(n) for the outward unit normal n (world axes) of each flat face of a primitive: the
+/// separating direction of a face contact, where the dual's normal is least accurate.
+template <class F>
+void for_each_face_normal(const Primitive& shape, const Mat3& R, F&& f) {
+  std::visit(
+      [&](const auto& s) {
+        using T = std::decay_t<decltype(s)>;
+        if constexpr (std::is_same_v<T, Polytope>) {
+          for (int i = 0; i < s.num_faces; ++i) f(Vec3(R * s.A.row(i).transpose()));
+        } else if constexpr (std::is_same_v<T, Cylinder>) {
+          f(Vec3(R.col(0)));
+          f(Vec3(-R.col(0)));
+        } else if constexpr (std::is_same_v<T, Cone>) {
+          f(Vec3(R.col(0)));
+        } else if constexpr (std::is_same_v<T, PaddedPolygon>) {
+          f(Vec3(R.col(2)));
+          f(Vec3(-R.col(2)));
+        }
+      },
+      shape);
+}
+
+}  // namespace
+
+Certificate certify(const Primitive& shape1, const Primitive& shape2, const ContactResult& result) {
+  Certificate c;
+  const ConeKkt& k = result.kkt;
+  const Vec3 r12 = result.X_WS2.p - result.X_WS1.p;
+  const double dist = r12.norm();
+  if (!(result.alpha > 0.0) || !(dist > 0.0) || k.n < 4 || k.m <= 0) return c;  // nothing to certify
+  // the dual's separating normal: u ∝ Σ_{rows of body 1} z_i g_i, g_i the rows' p-coefficients
+  // (stationarity: the same sum over body 2's rows is −u)
+  Vec3 n = Vec3::Zero();
+  const auto add = [&](int i) { n += k.z[i] * Vec3(k.G[i][0], k.G[i][1], k.G[i][2]); };
+  for (int i = 0; i < k.orthant_rows[0]; ++i) add(i);
+  for (int s = 0; s < k.soc_count; ++s)
+    if (k.soc_body[s] == 0)
+      for (int r = 0; r < k.soc_dim[s]; ++r) add(k.soc_start[s] + r);
+  // α* ≥ uᵀ(r_2 − r_1)/(h_1(u) + h_2(−u)) for every unit u: the ratio of that bound to α, formed in
+  // units of the larger outer radius (α̂ = α·ℓ_b/‖r_2 − r_1‖, neither tiny nor huge)
+  const double size = std::max(outer_radius(shape1), outer_radius(shape2));
+  const Vec3 r_hat = r12 / dist;
+  const double alpha_hat = result.alpha * size / dist;
+  double best = -std::numeric_limits<double>::infinity();
+  const auto try_direction = [&](const Vec3& u) {
+    const double reach =
+        (support_value(shape1, result.X_WS1.R, u) + support_value(shape2, result.X_WS2.R, -u)) / size;
+    const double ratio = u.dot(r_hat) / (reach * alpha_hat);
+    if (reach > 0.0 && std::isfinite(ratio)) best = std::max(best, ratio);
+  };
+  const double nn = n.norm();
+  if (nn > 0.0 && std::isfinite(nn)) try_direction(n / nn);
+  const double slack = k.polished ? 0.0 : 10.0 * result.dual_residual;
+  if (!(std::abs(1.0 - best) <= kCertificateTolerance + slack)) {
+    // a face contact left unpolished: the dual's normal is only as good as the dual residual, the
+    // face normals of both shapes are exact there
+    Vec3 u_best = nn > 0.0 && std::isfinite(nn) ? Vec3(n / nn) : r_hat;
+    double at_best = best;
+    const auto keep = [&](const Vec3& u) {
+      try_direction(u);
+      if (best > at_best) {
+        at_best = best;
+        u_best = u;
+      }
+    };
+    for_each_face_normal(shape1, result.X_WS1.R, keep);
+    for_each_face_normal(shape2, result.X_WS2.R, [&](const Vec3& m) { keep(-m); });
+    // then a compass search on the sphere from the best direction (an edge or rim contact left
+    // unpolished has no face normal): steps from 1e-4 rad down to 1e-13
+    const Vec3 t1 = u_best.unitOrthogonal(), t2 = u_best.cross(t1);
+    for (double step = 1e-4; step > 1e-13 && !(std::abs(1.0 - best) <= kCertificateTolerance + slack);) {
+      const Vec3 u0 = u_best;
+      for (const Vec3& d : {t1, Vec3(-t1), t2, Vec3(-t2)}) keep((u0 + step * d).normalized());
+      if (u_best == u0) step *= 0.25;
+    }
+  }
+  if (std::isfinite(best)) c.bound_gap = std::abs(1.0 - best);
+  if (!k.polished && std::isfinite(result.dual_residual)) c.bound_slack = 10.0 * result.dual_residual;
+  c.witness_violation = std::max({0.0, outside_measure(shape1, result.X_WS1, result.p1_W),
+                                  outside_measure(shape2, result.X_WS2, result.p2_W)});
+  if (!std::isfinite(c.witness_violation)) c.witness_violation = std::numeric_limits<double>::infinity();
+  return c;
+}
+
+}  // namespace diffcol::dcol
