@@ -288,6 +288,7 @@ Json dcol_result_json(const dcol::ContactResult& r) {
   j["duality_measure"] = r.duality_measure;
   j["primal_residual"] = r.primal_residual;
   j["dual_residual"] = r.dual_residual;
+  j["certificate_gap"] = r.certificate_gap;
   j["X_WS1"] = pose_json(r.X_WS1);
   j["X_WS2"] = pose_json(r.X_WS2);
   return j;

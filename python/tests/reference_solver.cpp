@@ -136,6 +136,7 @@ void run_dcol(const std::string& n1, const std::string& n2, const Pose& X1, cons
   print_field("duality_measure", r->duality_measure);
   print_field("primal_residual", r->primal_residual);
   print_field("dual_residual", r->dual_residual);
+  print_field("certificate_gap", r->certificate_gap);
   std::printf("derivative_status %d\n", static_cast<int>(d.status));
 #define DIFFCOL_REF(name) print_field(#name, d.name)
   DIFFCOL_REF(J_alpha_X12);

@@ -28,7 +28,8 @@ OFFSETS = {  # offsets for the "with offset" queries (exact decimals: both sides
     "cone": [-0.15, 0.1, 0.2, 0.7, -0.3, 0.2, 0.1],
     "polytope": [0.05, 0.1, -0.1, 0.95, 0.2, 0.1, -0.1],
 }
-RESULT_FIELDS = ["alpha", "x_W", "p1_W", "p2_W", "distance", "duality_measure", "primal_residual", "dual_residual"]
+RESULT_FIELDS = ["alpha", "x_W", "p1_W", "p2_W", "distance", "duality_measure", "primal_residual", "dual_residual",
+                 "certificate_gap"]
 BLOCKS = ["J_alpha_X12", "J_alpha_X1", "J_alpha_X2", "J_distance_X1", "J_distance_X2", "J_x_W_X1", "J_x_W_X2",
           "J_p1_W_X1", "J_p1_W_X2", "J_p2_W_X1", "J_p2_W_X2"]
 PQ_BLOCKS = ["J_alpha", "J_x_W", "J_p1_W", "J_p2_W", "J_distance"]
@@ -105,7 +106,7 @@ def test_solve_equals_cli_json(cli_exe):
         d = dcol.contact_derivatives(r)
         assert ref["status"] == dcol.status_name(r.status)
         assert ref["iterations"] == r.iterations and ref["polished"] == r.kkt.polished
-        for name in ["alpha", "x_W", "p1_W", "p2_W", "distance", "duality_measure", "primal_residual", "dual_residual"]:
+        for name in RESULT_FIELDS:
             assert same_bits_json(getattr(r, name), ref[name]), f"{a}-{b}: {name}"
         assert ref["derivatives"]["status"] == dcol.derivative_status_name(d.status)
         for name in BLOCKS:
@@ -297,6 +298,24 @@ def test_coincident_origins_and_derivative_status():
     d = dcol.contact_derivatives(r)
     assert d.status == dcol.DerivativeStatus.coincident_origins and not d.ok()
     assert not np.any(d.J_alpha_X1) and not np.any(d.J_x_W_X2)
+
+
+def test_near_coincident_origins_and_the_certificate():
+    # two unit spheres 1e-11 apart: alpha = 5e-12 exactly (the unit instance), certified
+    s = dcol.Sphere(1.0)
+    r = dcol.solve_contact(s, np.eye(4), s, [1e-11, 0, 0, 1, 0, 0, 0])
+    assert r.ok() and r.alpha == pytest.approx(5e-12, rel=1e-13)
+    assert r.certificate_gap <= dcol.certificate_tolerance
+    c = dcol.certify(s, s, r)
+    assert c.ok() and c.gap == r.certificate_gap
+    assert dcol.SolveStatus.not_certified.name == "not_certified"
+    # a box and an ellipsoid 1e-8 apart: the answer at unit distance, scaled
+    box, ell = dcol.Polytope.box(0.5, 0.7, 0.9), dcol.Ellipsoid.from_semi_axes(0.4, 0.8, 1.1)
+    q = np.array([0.9, 0.1, 0.3, 0.2]) / np.linalg.norm([0.9, 0.1, 0.3, 0.2])
+    r = dcol.solve_contact(box, np.eye(4), ell, np.concatenate([[1e-8, 2e-8, -1e-8], q]))
+    unit = dcol.solve_contact(box, np.eye(4), ell, np.concatenate([[1.0, 2.0, -1.0], q]))
+    assert r.ok() and dcol.certify(box, ell, r).ok()
+    assert r.alpha == pytest.approx(1e-8 * unit.alpha, rel=1e-10)
 
 
 # ---------------------------------------------------------------- invalid input and docs

@@ -12,35 +12,32 @@ namespace diffcol::dcol {
 
 namespace {
 
-/// How far the shape-frame point y lies outside the primitive (≤ 0 inside), in units of its outer
-/// radius: a distance or, for the polytope, cone and ellipsoid, a row-wise bound of one.
+/// How far the shape-frame point y lies outside the primitive (≤ 0 inside): a distance or, for the
+/// polytope, cone and ellipsoid, a row-wise or first-order estimate of one.
 double outside_measure(const Polytope& s, const Vec3& y) {
   double v = -std::numeric_limits<double>::infinity();
-  for (int i = 0; i < s.num_faces; ++i) {
-    const Vec3 a = s.A.row(i).transpose();
-    v = std::max(v, (a.dot(y) - s.b[i]) / a.norm());
-  }
-  return v / outer_radius(s);
+  for (int i = 0; i < s.num_faces; ++i) v = std::max(v, s.A.row(i).dot(y) - s.b[i]);  // unit rows
+  return v;
 }
 double outside_measure(const Capsule& s, const Vec3& y) {
   const double h = 0.5 * s.L;
   const Vec3 c(std::clamp(y.x(), -h, h), 0.0, 0.0);
-  return ((y - c).norm() - s.R) / outer_radius(s);
+  return (y - c).norm() - s.R;
 }
 double outside_measure(const Cylinder& s, const Vec3& y) {
-  return std::max(std::hypot(y.y(), y.z()) - s.R, std::abs(y.x()) - 0.5 * s.L) / outer_radius(s);
+  return std::max(std::hypot(y.y(), y.z()) - s.R, std::abs(y.x()) - 0.5 * s.L);
 }
 double outside_measure(const Cone& s, const Vec3& y) {
   // the lateral surface ‖y_⊥‖ = tan β·(y_x + 3H/4) (distance: times cos β) and the base y_x = H/4
   const double lateral = (std::hypot(y.y(), y.z()) - s.tan_beta * (y.x() + 0.75 * s.H)) * std::cos(s.beta);
-  return std::max(lateral, y.x() - 0.25 * s.H) / outer_radius(s);
+  return std::max(lateral, y.x() - 0.25 * s.H);
 }
 double outside_measure(const Ellipsoid& s, const Vec3& y) {
   // the gauge γ = √(yᵀPy) to first order: distance ≈ (γ − 1)/‖∇γ‖, ∇γ = P y/γ
   const Vec3 Py = s.P * y;
   const double g = std::sqrt(std::max(0.0, y.dot(Py)));
   const double n = Py.norm();
-  return (n > 0.0 ? (g - 1.0) * g / n : -s.inner_radius) / s.outer_radius;
+  return n > 0.0 ? (g - 1.0) * g / n : -s.inner_radius;
 }
 double outside_measure(const PaddedPolygon& s, const Vec3& y) {
   const Eigen::Vector2d w(y.x(), y.y());
@@ -56,17 +53,17 @@ double outside_measure(const PaddedPolygon& s, const Vec3& y) {
       d2 = std::min(d2, (w - a - t * e).squaredNorm());
     }
   }
-  return (std::sqrt(d2 + y.z() * y.z()) - s.R) / outer_radius(s);
+  return std::sqrt(d2 + y.z() * y.z()) - s.R;
 }
-double outside_measure(const Sphere& s, const Vec3& y) { return (y.norm() - s.R) / s.R; }
+double outside_measure(const Sphere& s, const Vec3& y) { return y.norm() - s.R; }
 
-/// outside_measure of the world point p_W, less the rounding of world coordinates (4ε·‖p_W‖ in
-/// units of the outer radius): a point stored at 1e8 shape sizes from the world origin cannot sit
+/// outside_measure of the world point p_W in units of the shape's outer radius, less the rounding of
+/// world coordinates (4ε·‖p_W‖): a point stored at 1e8 shape sizes from the world origin cannot sit
 /// on the surface more closely than that.
-double outside_measure(const Primitive& shape, const Pose& X_WS, const Vec3& p_W) {
+double outside_measure(const Primitive& shape, double outer, const Pose& X_WS, const Vec3& p_W) {
   const Vec3 y = X_WS.R.transpose() * (p_W - X_WS.p);
   const double floor = 4.0 * std::numeric_limits<double>::epsilon() * std::max(p_W.norm(), X_WS.p.norm());
-  return std::visit([&](const auto& s) { return outside_measure(s, y); }, shape) - floor / outer_radius(shape);
+  return (std::visit([&](const auto& s) { return outside_measure(s, y); }, shape) - floor) / outer;
 }
 
 /// h(u) = max uᵀ(R y) over the shape (about its origin, world axes).
@@ -114,7 +111,8 @@ Certificate certify(const Primitive& shape1, const Primitive& shape2, const Cont
       for (int r = 0; r < k.soc_dim[s]; ++r) add(k.soc_start[s] + r);
   // α* ≥ uᵀ(r_2 − r_1)/(h_1(u) + h_2(−u)) for every unit u: the ratio of that bound to α, formed in
   // units of the larger outer radius (α̂ = α·ℓ_b/‖r_2 − r_1‖, neither tiny nor huge)
-  const double size = std::max(outer_radius(shape1), outer_radius(shape2));
+  const double outer1 = outer_radius(shape1), outer2 = outer_radius(shape2);
+  const double size = std::max(outer1, outer2);
   const Vec3 r_hat = r12 / dist;
   const double alpha_hat = result.alpha * size / dist;
   double best = -std::numeric_limits<double>::infinity();
@@ -152,8 +150,8 @@ Certificate certify(const Primitive& shape1, const Primitive& shape2, const Cont
   }
   if (std::isfinite(best)) c.bound_gap = std::abs(1.0 - best);
   if (!k.polished && std::isfinite(result.dual_residual)) c.bound_slack = 10.0 * result.dual_residual;
-  c.witness_violation = std::max({0.0, outside_measure(shape1, result.X_WS1, result.p1_W),
-                                  outside_measure(shape2, result.X_WS2, result.p2_W)});
+  c.witness_violation = std::max({0.0, outside_measure(shape1, outer1, result.X_WS1, result.p1_W),
+                                  outside_measure(shape2, outer2, result.X_WS2, result.p2_W)});
   if (!std::isfinite(c.witness_violation)) c.witness_violation = std::numeric_limits<double>::infinity();
   return c;
 }
