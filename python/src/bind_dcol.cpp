@@ -516,10 +516,12 @@ definitions (support functions, membership), independent of the cone program:
                      on alpha* for the dual's separating normal u (h_i the support functions)
   witness_violation  how far p1_W, p2_W lie outside their shapes, in units of the outer radii
 Both are relative (the same at every scale); inf where there is nothing to check.)")
-      .def_readonly("bound_gap", &dcol::Certificate::bound_gap)
+      .def_readonly("bound_gap", &dcol::Certificate::bound_gap,
+                    "|1 - alpha_low/alpha|: alpha_low the support-function lower bound on alpha*.")
       .def_readonly("bound_slack", &dcol::Certificate::bound_slack,
                     "10 x dual_residual for an unpolished solution (its normal is that accurate), else 0.")
-      .def_readonly("witness_violation", &dcol::Certificate::witness_violation)
+      .def_readonly("witness_violation", &dcol::Certificate::witness_violation,
+                    "How far p1_W, p2_W lie outside their shapes, in units of the outer radii (0 inside).")
       .def_property_readonly("gap", &dcol::Certificate::gap, "max(bound_gap - bound_slack, witness_violation), >= 0.")
       .def("ok", &dcol::Certificate::ok, py::arg("tolerance") = dcol::kCertificateTolerance,
            "gap <= tolerance.");
