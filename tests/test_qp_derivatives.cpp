@@ -304,6 +304,40 @@ TEST(QpDerivatives, OverlappingPolygonPolygon) {
                                                   random_polygon);
 }
 
+TEST(QpDerivatives, CrossingCapsulesHaveAOneSidedGradient) {
+  // Capsules whose axes cross: signed_distance = |n·(p2 − p1)| − (R1 + R2) has a kink. The
+  // reported gradient is that of the side n; along any twist ξ the finite difference
+  // (sd(h·ξ) − sd(0))/h is |J·ξ| (both sides move away from the kink), and a step along the
+  // gradient separates the capsules.
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<double> U(-1.0, 1.0), T(0.2, 0.8);
+  int checked = 0;
+  for (int k = 0; k < 40; ++k) {
+    const Capsule a = random_capsule(rng), b = random_capsule(rng);
+    const Pose X1 = make_pose(random_rotation(rng), Vec3(U(rng), U(rng), U(rng)));
+    Pose X2 = make_pose(random_rotation(rng), Vec3::Zero());
+    X2.p = X1 * a.core_point_B(T(rng)) - X2.R * b.core_point_B(T(rng));
+    const ProximityResult r = proximity(a, X1, b, X2);
+    ASSERT_TRUE(r.ok());
+    if (!r.cores_touch || r.normal_W.norm() == 0.0) continue;
+    ++checked;
+    const ProximityDerivatives d = proximity_derivatives(a, X1, b, X2, r);
+    EXPECT_EQ(d.status, ProximityDerivativeStatus::cores_touch);
+    EXPECT_NEAR(d.J_signed_distance_X2.tail<3>().norm(), 1.0, 1e-9);  // ∂sd/∂v2 = nᵀ
+    const double h = 1e-7;
+    for (int j = 0; j < 6; ++j) {
+      Eigen::Matrix<double, 6, 1> x1, x2;
+      for (int i = 0; i < 6; ++i) x1(i) = U(rng), x2(i) = U(rng);
+      const double slope = d.J_signed_distance_X1.dot(x1) + d.J_signed_distance_X2.dot(x2);
+      const ProximityResult q = proximity(a, diffcol::se3_exp(h * x1) * X1, b, diffcol::se3_exp(h * x2) * X2);
+      EXPECT_NEAR((q.signed_distance - r.signed_distance) / h, std::abs(slope), 1e-5) << k;
+    }
+    const ProximityResult q = proximity(a, X1, b, diffcol::se3_exp(1e-3 * d.J_signed_distance_X2.transpose()) * X2);
+    EXPECT_GT(q.signed_distance, r.signed_distance + 1e-4) << k;
+  }
+  EXPECT_GE(checked, 30);
+}
+
 // ------------------------------------------------------------------------ degenerate cases
 
 bool all_finite(const ProximityDerivatives& d) { return jacobian(d).allFinite(); }

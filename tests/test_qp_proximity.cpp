@@ -323,7 +323,14 @@ void compare(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, const P
     EXPECT_LE((r.closest2_W - r.closest1_W - r.signed_distance * r.normal_W).norm(), 1e-12) << what;
   } else {
     ++st.touching;
-    EXPECT_EQ(r.normal_W.norm(), 0.0) << what;
+    // Capsules with crossing axes report the one-sided normal ±(u1 × u2)/‖u1 × u2‖; others none.
+    if (r.normal_W.norm() > 0.0) {
+      EXPECT_NEAR(r.normal_W.norm(), 1.0, 1e-12) << what;
+      if constexpr (std::is_same_v<S1, Capsule> && std::is_same_v<S2, Capsule>) {
+        EXPECT_LE(std::abs(r.normal_W.dot(X1.R * (s1.a_B() - s1.b_B()))), 1e-9 * (1.0 + s1.length())) << what;
+        EXPECT_LE(std::abs(r.normal_W.dot(X2.R * (s2.a_B() - s2.b_B()))), 1e-9 * (1.0 + s2.length())) << what;
+      }
+    }
   }
   if (r.unique_minimizer) {
     ++st.unique;
@@ -558,6 +565,11 @@ TEST(QpProximity, InvalidOptionsAreRejected) {
   o = {};
   o.core_contact_tolerance = kInf;
   expect_rejected(o, "core_contact_tolerance");
+  o = {};
+  o.certificate_tolerance = 1e-2;
+  expect_rejected(o, "certificate_tolerance");
+  o.certificate_tolerance = kNaN;
+  expect_rejected(o, "certificate_tolerance");
 }
 
 TEST(QpProximity, SimpleClosedForms) {

@@ -354,6 +354,17 @@ void proximity(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pos
   const double t1 = info.x(0), t2 = info.x(1);
   finish(b1 + t1 * u1, b2 + t2 * u2, s1.core_point_B(t1), s2.core_point_B(t2), s1.radius(), s2.radius(),
          core_radius(s1) + core_radius(s2), opt, out);
+  const Vec3 axes = u1.cross(u2);
+  const double cn = axes.norm();
+  if (out.cores_touch && cn > 1e-6 * u1.norm() * u2.norm()) {  // not (nearly) parallel
+    // Crossing axes: the signed distance |n·(p2 − p1)| − (R1 + R2) has a kink; report the side
+    // n = ±(u1 × u2)/‖u1 × u2‖ that points from core 1's midpoint towards core 2's, whose
+    // one-sided gradient proximity_derivatives returns.
+    const Vec3 mid = (b2 + 0.5 * u2) - (b1 + 0.5 * u1);
+    out.normal_W = (axes.dot(mid) < 0.0 ? -1.0 : 1.0) * axes / cn;
+    out.closest1_W = out.p1_W + s1.radius() * out.normal_W;
+    out.closest2_W = out.p2_W - s2.radius() * out.normal_W;
+  }
   out.core_distance_lower_bound = out.ok() ? out.core_distance : 0.0;
 }
 

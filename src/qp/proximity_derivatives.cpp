@@ -233,6 +233,51 @@ Eigen::Matrix<double, 3, 2> plane_E() {
 void proximity_derivatives(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
                            const ProximityResult& r, ProximityDerivatives& out, TwistConvention conv) {
   derivatives_core<1, 1>(X_W1, X_W2, segment_E(s1), segment_E(s2), s1.radius(), s2.radius(), r, conv, out);
+  if (out.status == ProximityDerivativeStatus::cores_touch && r.normal_W.squaredNorm() > 0.0) {
+    // Crossing axes (proximity's one-sided normal n = σ(u1 × u2)/‖u1 × u2‖): on that side the
+    // signed distance is n·(p2 − p1) − (R1 + R2), whose derivative is nᵀ(δp2 − δp1) at fixed
+    // witnesses (n ⊥ both axes: sliding along them does not count).
+    const Vec3& n = r.normal_W;
+    const Vec3 u1 = X_W1.R * segment_E(s1), u2 = X_W2.R * segment_E(s2);
+    const Vec3 c = u1.cross(u2);
+    Mat312 D, du1 = Mat312::Zero(), du2 = Mat312::Zero();
+    D << skew(r.p1_W), -Mat3::Identity(), -skew(r.p2_W), Mat3::Identity();  // δp2 − δp1 (rigid)
+    du1.leftCols<3>() = -skew(u1);
+    du2.block<3, 3>(0, 6) = -skew(u2);
+    const Mat312 dc = -skew(u2) * du1 + skew(u1) * du2;
+    const double sign = n.dot(c) < 0.0 ? -1.0 : 1.0;
+    const Mat312 dn = sign * (Mat3::Identity() - n * n.transpose()) * dc / c.norm();
+    const RowVec12 dsd = n.transpose() * D;
+    Mat312 dp1, dp2;
+    dp1 << out.J_p1_W_X1, out.J_p1_W_X2;
+    dp2 << out.J_p2_W_X1, out.J_p2_W_X2;
+    if (conv == TwistConvention::body) {  // the p blocks are already in body twists: redo them in world ones
+      ProximityDerivatives w;
+      derivatives_core<1, 1>(X_W1, X_W2, segment_E(s1), segment_E(s2), s1.radius(), s2.radius(), r,
+                             TwistConvention::world, w);
+      dp1 << w.J_p1_W_X1, w.J_p1_W_X2;
+      dp2 << w.J_p2_W_X1, w.J_p2_W_X2;
+    }
+    const Mat312 dc1 = dp1 + s1.radius() * dn, dc2 = dp2 - s2.radius() * dn;
+    out.J_signed_distance_X1 = dsd.leftCols<6>();
+    out.J_signed_distance_X2 = dsd.rightCols<6>();
+    out.J_normal_W_X1 = dn.leftCols<6>();
+    out.J_normal_W_X2 = dn.rightCols<6>();
+    out.J_closest1_W_X1 = dc1.leftCols<6>();
+    out.J_closest1_W_X2 = dc1.rightCols<6>();
+    out.J_closest2_W_X1 = dc2.leftCols<6>();
+    out.J_closest2_W_X2 = dc2.rightCols<6>();
+    if (conv == TwistConvention::body) {
+      world_to_body(out.J_signed_distance_X1, X_W1);
+      world_to_body(out.J_normal_W_X1, X_W1);
+      world_to_body(out.J_closest1_W_X1, X_W1);
+      world_to_body(out.J_closest2_W_X1, X_W1);
+      world_to_body(out.J_signed_distance_X2, X_W2);
+      world_to_body(out.J_normal_W_X2, X_W2);
+      world_to_body(out.J_closest1_W_X2, X_W2);
+      world_to_body(out.J_closest2_W_X2, X_W2);
+    }
+  }
 }
 
 void proximity_derivatives(const PaddedPolygon& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2,
