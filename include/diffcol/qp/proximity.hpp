@@ -26,9 +26,14 @@
 ///  - normal_W = (p2 − p1)/‖p2 − p1‖: unit, from shape 1 towards shape 2.
 ///  - closest points (21)–(22): closest1_W = p1 + R1·normal_W, closest2_W = p2 − R2·normal_W
 ///    (on the padded surfaces; when penetrating they are the deepest points along the normal).
-///  - Cores touching (‖p1 − p2‖ ≤ core_contact_tolerance): the normal is undefined; then
-///    normal_W = 0, closest_i = p_i, cores_touch = true; φ and the signed distance keep their
-///    formulas (the signed distance is not differentiable there; φ is).
+///  - Cores touching (‖p1 − p2‖ ≤ core_contact_tolerance·(ρ1 + ρ2)): cores_touch = true; φ keeps
+///    its formula (flat there). Polygon pairs report the penetration measure of
+///    ProximityResult::penetration (signed distance < −(R1 + R2) with a gradient); capsules with
+///    crossing axes the one-sided normal ±(u1 × u2)/‖u1 × u2‖; otherwise (parallel or
+///    zero-length capsule cores) normal_W = 0, closest_i = p_i.
+///  - Units: polygon-pair QPs are solved in the pair's length unit (ProximityResult::length_unit),
+///    and every ok polygon-pair answer is certified a posteriori (ProximityOptions::
+///    certificate_tolerance, certify()); else status not_certified.
 ///  - Non-unique minimizer (parallel segments / edges / faces overlapping, or cores crossing
 ///    along a segment): unique_minimizer = false; the returned p1, p2 are one valid pair
 ///    (active set: an end-point-based pair; interior point: the point the polish reached from
