@@ -688,6 +688,19 @@ void check_scales(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, do
   const double unit = size + r1.core_distance;
   st.ref = std::max(st.ref, std::abs(r1.core_distance - ref_dist) / unit);
   EXPECT_LE(std::abs(r1.core_distance - ref_dist), 1e-9 * unit) << what;
+  // Symmetry (shapes swapped) and world-frame invariance (both poses moved by one rigid motion).
+  const ProximityResult rs = proximity(s2, X2, s1, X1);
+  ASSERT_EQ(rs.status, ProximityStatus::ok) << what << " (swapped)";
+  EXPECT_LE(std::abs(rs.core_distance - r1.core_distance), 1e-10 * unit) << what << " (swapped)";
+  EXPECT_LE(std::abs(rs.signed_distance - r1.signed_distance), 1e-10 * unit) << what << " (swapped)";
+  std::mt19937 wrng(static_cast<unsigned>(st.scenes));
+  const Pose W = make_pose(random_rotation(wrng), 5.0 * random_unit(wrng));
+  const ProximityResult rw = proximity(s1, W * X1, s2, W * X2);
+  ASSERT_EQ(rw.status, ProximityStatus::ok) << what << " (world frame)";
+  EXPECT_LE(std::abs(rw.core_distance - r1.core_distance), 1e-10 * unit) << what << " (world frame)";
+  EXPECT_LE(std::abs(rw.signed_distance - r1.signed_distance), 1e-10 * unit) << what << " (world frame)";
+  if (r1.unique_minimizer && rw.unique_minimizer && (rw.normal_W - W.R * r1.normal_W).norm() < 1e-6)
+    EXPECT_LE((rw.p1_W - W * r1.p1_W).norm() + (rw.p2_W - W * r1.p2_W).norm(), 1e-9 * unit) << what << " (world frame)";
   for (const double f : {1e-6, 3.7e-5, 1e-4, 1e-2, 1e2, 1e4, 1e6}) {
     const S1 a = scaled(s1, f);
     const S2 b = scaled(s2, f);
@@ -721,7 +734,11 @@ void check_scales(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, do
         << what << " at scale " << f;
     EXPECT_EQ(r.penetration, r1.penetration) << what << " at scale " << f;
     EXPECT_LE(std::abs(r.core_distance - f * ref_dist), 1e-9 * f * unit) << what << " at scale " << f;
-    const double feas = std::max(off_core(a, Y1, r.p1_W), off_core(b, Y2, r.p2_W)) / (f * size);
+    // In the body frames: world coordinates 10⁷ sizes away carry ε·10⁷ of rounding themselves.
+    const double feas = std::max(off_core(a, Pose(), r.p1_B1), off_core(b, Pose(), r.p2_B2)) / (f * size);
+    EXPECT_LE((Y1 * r.p1_B1 - r.p1_W).norm() + (Y2 * r.p2_B2 - r.p2_W).norm(),
+              1e-15 * (f * size + Y1.p.norm() + Y2.p.norm()) * 8)
+        << what << " at scale " << f;
     st.feas = std::max(st.feas, feas);
     EXPECT_LE(feas, 1e-9) << what << " at scale " << f;
   }
