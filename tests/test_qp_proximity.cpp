@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "diffcol/idcol/ergodic.hpp"
 #include "diffcol/qp/proximity.hpp"
 #include "diffcol/qp/proximity_derivatives.hpp"
 
@@ -869,4 +870,35 @@ TEST(QpCertified, PerturbedAnswersAreRefused) {
       EXPECT_FALSE(certify(c1, X1, s2, X2, q)) << k;
   }
   EXPECT_GE(checked, 30);
+}
+
+TEST(QpCertified, BenchmarkSweepIsCertified) {
+  // The `diffcol bench --method qp` scene (capsule L = 2, R = 0.5 at the identity; hexagon of
+  // circumradius 1 padded 0.2 on the ergodic sweep): every answer ok, and it passes certify() as
+  // returned, penetration answers included (witnesses on the cores with p2 − p1 = s·normal, a
+  // capsule parallel to the polygon's plane among them).
+  std::vector<Vec2> hex;
+  for (int k = 0; k < 6; ++k) hex.emplace_back(std::cos(k * M_PI / 3), std::sin(k * M_PI / 3));
+  const PaddedPolygon poly = PaddedPolygon::from_vertices(hex, 0.2);
+  const Capsule cap(2.0, 0.5);
+  diffcol::idcol::ErgodicSweep e;
+  e.rmin = 0.02;
+  e.rmax = 3.0;
+  const long n = std::max(6000L, 2 * pose_count());  // the first parallel-capsule overlaps come after 5500
+  long penetrating = 0;
+  for (long i = 0; i < n; ++i) {
+    const Pose X = e.pose(i);
+    ProximityResult a = proximity(cap, Pose(), poly, X), b = proximity(poly, Pose(), poly, X);
+    ASSERT_TRUE(a.ok() && b.ok()) << i;
+    penetrating += a.penetration + b.penetration;
+    for (const ProximityResult* r : {&a, &b}) {
+      if (!r->penetration) continue;
+      const double s = r->signed_distance + (r == &a ? cap.radius() : poly.radius()) + poly.radius();
+      EXPECT_LE((r->p2_W - r->p1_W - s * r->normal_W).norm(), 1e-9) << i;
+    }
+    EXPECT_TRUE(certify(cap, Pose(), poly, X, a)) << i;
+    EXPECT_TRUE(certify(poly, Pose(), poly, X, b)) << i;
+    if (::testing::Test::HasFailure()) break;
+  }
+  EXPECT_GT(penetrating, n / 50);
 }

@@ -146,6 +146,9 @@ SeparatingAxis best_separating_axis(const CoreVertices& c1, const CoreVertices& 
         double t1, t2;
         line_parameters(c1.v[i], e1, c2.v[j], e2, t1, t2);
         if (t1 < -1e-9 || t1 > 1.0 + 1e-9 || t2 < -1e-9 || t2 > 1.0 + 1e-9) continue;
+        // ... and where the two edges are the supports along ±n (their gap along n is s).
+        const Vec3 gap = (c2.v[j] + t2 * e2) - (c1.v[i] + t1 * e1);
+        if (std::abs(sg * n.dot(gap) - s) > 1e-9 * (1.0 + std::abs(s))) continue;
         consider(sg * n, AxisKind::edges, i, j, sg);
       }
     }
