@@ -739,6 +739,17 @@ void check_scales(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, do
         << what << " at scale " << f;
     EXPECT_EQ(r.penetration, r1.penetration) << what << " at scale " << f;
     EXPECT_LE(std::abs(r.core_distance - f * ref_dist), 1e-9 * f * unit) << what << " at scale " << f;
+    // Derivatives scale by homogeneity: ∂/∂v unchanged, ∂/∂ω × f (signed distance, p1).
+    const ProximityDerivatives d1 = proximity_derivatives(s1, X1, s2, X2, r1);
+    if (d1.status == ProximityDerivativeStatus::ok && (r1.penetration || r1.core_distance > 1e-4 * size)) {
+      const ProximityDerivatives d = proximity_derivatives(a, Y1, b, Y2, r);
+      ASSERT_EQ(d.status, ProximityDerivativeStatus::ok) << what << " at scale " << f;
+      Eigen::Matrix<double, 4, 12> J, Jf;
+      J << d1.J_signed_distance_X1, d1.J_signed_distance_X2, d1.J_p1_W_X1, d1.J_p1_W_X2;
+      Jf << d.J_signed_distance_X1, d.J_signed_distance_X2, d.J_p1_W_X1, d.J_p1_W_X2;
+      for (const int c : {0, 1, 2, 6, 7, 8}) Jf.col(c) /= f;
+      EXPECT_LE((Jf - J).cwiseAbs().maxCoeff(), 1e-8 * (1.0 + J.cwiseAbs().maxCoeff())) << what << " at scale " << f;
+    }
     // In the body frames: world coordinates 10⁷ sizes away carry ε·10⁷ of rounding themselves.
     const double feas = std::max(off_core(a, Pose(), r.p1_B1), off_core(b, Pose(), r.p2_B2)) / (f * size);
     EXPECT_LE((Y1 * r.p1_B1 - r.p1_W).norm() + (Y2 * r.p2_B2 - r.p2_W).norm(),
