@@ -184,6 +184,9 @@ Json qp_result_json(const qp::ProximityResult& r) {
   j["normal_W"] = vec_json(r.normal_W);
   j["cores_touch"] = r.cores_touch;
   j["unique_minimizer"] = r.unique_minimizer;
+  j["penetration"] = r.penetration;
+  j["core_distance_lower_bound"] = r.core_distance_lower_bound;
+  j["length_unit"] = r.length_unit;
   Json q;
   q["variables"] = r.qp.n;
   q["constraints"] = r.qp.m;

@@ -222,6 +222,122 @@ TEST(QpDerivatives, PolygonCapsule) {
   check_pair<PaddedPolygon, Capsule>("polygon-capsule", 4, random_polygon, random_capsule);
 }
 
+// ------------------------------------------------- overlapping cores (penetration measure)
+
+// Body 2 placed so that a core point of 2 lies on a core point of 1 (the cores cross).
+template <class S1, class S2>
+Pose crossing_pose(const S1& s1, const Pose& X1, const S2& s2, std::mt19937& rng) {
+  std::uniform_real_distribution<double> T(0.0, 1.0), U(-1.0, 1.0);
+  Pose X2 = make_pose(random_rotation(rng), Vec3::Zero());
+  Vec3 q1, q2_B;
+  if constexpr (std::is_same_v<S1, Capsule>)
+    q1 = X1 * s1.core_point_B(0.2 + 0.6 * T(rng));
+  else
+    q1 = X1 * Vec3(0.4 * U(rng), 0.4 * U(rng), 0.0);
+  if constexpr (std::is_same_v<S2, Capsule>)
+    q2_B = s2.core_point_B(0.2 + 0.6 * T(rng));
+  else
+    q2_B = Vec3(0.4 * U(rng), 0.4 * U(rng), 0.0);
+  X2.p = q1 - X2.R * q2_B + 0.05 * Vec3(U(rng), U(rng), U(rng));
+  return X2;
+}
+
+// Where the cores overlap, signed_distance = s − (R1 + R2) with s < 0 the signed core distance
+// (best separating axis) has a non-zero gradient; it, the normal, the witness and closest points
+// are checked against central differences (world and body twists). Configurations within 1e-3 of
+// a change of axis or witness vertex (a kink) are skipped.
+template <class S1, class S2>
+void check_penetration(const char* name, unsigned seed, S1 (*make1)(std::mt19937&), S2 (*make2)(std::mt19937&)) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  const long n = std::max(20L, deriv_pose_count() / 3);
+  DerivStats st;
+  long attempts = 0;
+  while (st.checked < n && attempts < 50 * n) {
+    ++attempts;
+    const S1 s1 = make1(rng);
+    const S2 s2 = make2(rng);
+    const Pose X1 = make_pose(random_rotation(rng), Vec3(U(rng), U(rng), U(rng)));
+    const Pose X2 = crossing_pose(s1, X1, s2, rng);
+    const ProximityResult r = proximity(s1, X1, s2, X2);
+    ASSERT_TRUE(r.ok());
+    if (!r.penetration || !r.unique_minimizer) continue;
+    bool smooth = true;
+    for (int k = 0; k < 12 && smooth; ++k) {
+      Eigen::Matrix<double, 6, 1> xi;
+      for (int i = 0; i < 6; ++i) xi(i) = 1e-3 * U(rng);
+      const ProximityResult q = proximity(s1, X1, s2, diffcol::se3_exp(xi) * X2);
+      smooth = q.penetration && (q.normal_W - r.normal_W).norm() < 1e-2 && (q.p1_W - r.p1_W).norm() < 1e-2 &&
+               (q.p2_W - r.p2_W).norm() < 1e-2;
+    }
+    if (!smooth) continue;
+    const std::string what = std::string(name) + " attempt " + std::to_string(attempts);
+    auto f = [&](const Pose& A, const Pose& B) { return values(proximity(s1, A, s2, B)); };
+    for (const TwistConvention conv : {TwistConvention::world, TwistConvention::body}) {
+      const ProximityDerivatives d = proximity_derivatives(s1, X1, s2, X2, r, conv);
+      ASSERT_EQ(d.status, ProximityDerivativeStatus::ok) << what;
+      EXPECT_GT(d.J_signed_distance_X1.norm() + d.J_signed_distance_X2.norm(), 0.5) << what;
+      GradientCheckOptions opt;
+      opt.step = 1e-5;
+      opt.column_group = 3;
+      opt.blocks = blocks();
+      opt.side = conv == TwistConvention::world ? PerturbationSide::world : PerturbationSide::body;
+      const auto res = diffcol::check_pose_gradient(f, X1, X2, jacobian(d), opt);
+      EXPECT_TRUE(res.passed()) << what << (conv == TwistConvention::world ? " world\n" : " body\n") << res.report();
+      for (const auto& b : res.blocks) st.worst_ratio = std::max(st.worst_ratio, b.worst_ratio);
+    }
+    ++st.checked;
+    if (::testing::Test::HasFailure()) break;
+  }
+  st.print(name);
+  EXPECT_EQ(st.checked, n) << "too few smooth overlapping configurations found";
+}
+
+TEST(QpDerivatives, OverlappingCapsulePolygon) {
+  check_penetration<Capsule, PaddedPolygon>("capsule-polygon (cores overlap)", 13, random_capsule, random_polygon);
+}
+TEST(QpDerivatives, OverlappingPolygonCapsule) {
+  check_penetration<PaddedPolygon, Capsule>("polygon-capsule (cores overlap)", 14, random_polygon, random_capsule);
+}
+TEST(QpDerivatives, OverlappingPolygonPolygon) {
+  check_penetration<PaddedPolygon, PaddedPolygon>("polygon-polygon (cores overlap)", 15, random_polygon,
+                                                  random_polygon);
+}
+
+TEST(QpDerivatives, CrossingCapsulesHaveAOneSidedGradient) {
+  // Capsules whose axes cross: signed_distance = |n·(p2 − p1)| − (R1 + R2) has a kink. The
+  // reported gradient is that of the side n; along any twist ξ the finite difference
+  // (sd(h·ξ) − sd(0))/h is |J·ξ| (both sides move away from the kink), and a step along the
+  // gradient separates the capsules.
+  std::mt19937 rng(21);
+  std::uniform_real_distribution<double> U(-1.0, 1.0), T(0.2, 0.8);
+  int checked = 0;
+  for (int k = 0; k < 40; ++k) {
+    const Capsule a = random_capsule(rng), b = random_capsule(rng);
+    const Pose X1 = make_pose(random_rotation(rng), Vec3(U(rng), U(rng), U(rng)));
+    Pose X2 = make_pose(random_rotation(rng), Vec3::Zero());
+    X2.p = X1 * a.core_point_B(T(rng)) - X2.R * b.core_point_B(T(rng));
+    const ProximityResult r = proximity(a, X1, b, X2);
+    ASSERT_TRUE(r.ok());
+    if (!r.cores_touch || r.normal_W.norm() == 0.0) continue;
+    ++checked;
+    const ProximityDerivatives d = proximity_derivatives(a, X1, b, X2, r);
+    EXPECT_EQ(d.status, ProximityDerivativeStatus::cores_touch);
+    EXPECT_NEAR(d.J_signed_distance_X2.tail<3>().norm(), 1.0, 1e-9);  // ∂sd/∂v2 = nᵀ
+    const double h = 1e-7;
+    for (int j = 0; j < 6; ++j) {
+      Eigen::Matrix<double, 6, 1> x1, x2;
+      for (int i = 0; i < 6; ++i) x1(i) = U(rng), x2(i) = U(rng);
+      const double slope = d.J_signed_distance_X1.dot(x1) + d.J_signed_distance_X2.dot(x2);
+      const ProximityResult q = proximity(a, diffcol::se3_exp(h * x1) * X1, b, diffcol::se3_exp(h * x2) * X2);
+      EXPECT_NEAR((q.signed_distance - r.signed_distance) / h, std::abs(slope), 1e-5) << k;
+    }
+    const ProximityResult q = proximity(a, X1, b, diffcol::se3_exp(1e-3 * d.J_signed_distance_X2.transpose()) * X2);
+    EXPECT_GT(q.signed_distance, r.signed_distance + 1e-4) << k;
+  }
+  EXPECT_GE(checked, 30);
+}
+
 // ------------------------------------------------------------------------ degenerate cases
 
 bool all_finite(const ProximityDerivatives& d) { return jacobian(d).allFinite(); }

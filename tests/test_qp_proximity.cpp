@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "diffcol/idcol/ergodic.hpp"
 #include "diffcol/qp/proximity.hpp"
 #include "diffcol/qp/proximity_derivatives.hpp"
 
@@ -267,6 +268,18 @@ double off_core(const PaddedPolygon& s, const Pose& X, const Vec3& p) {
   return point_polygon(p, world_polygon(s, X)).dist;
 }
 
+// s(n) = min over core 2 of n·b − max over core 1 of n·a from the world vertices (independent of
+// the solver): a lower bound of the core distance for every unit n.
+std::vector<Vec3> core_points(const Capsule& c, const Pose& X) { return {X * c.a_B(), X * c.b_B()}; }
+std::vector<Vec3> core_points(const PaddedPolygon& p, const Pose& X) { return world_polygon(p, X).V; }
+template <class S1, class S2>
+double axis_separation(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, const Vec3& n) {
+  double lo = kInf, hi = -kInf;
+  for (const Vec3& b : core_points(s2, X2)) lo = std::min(lo, n.dot(b));
+  for (const Vec3& a : core_points(s1, X1)) hi = std::max(hi, n.dot(a));
+  return lo - hi;
+}
+
 template <class S1, class S2>
 void compare(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, const PointPair& ref, const Samples& b1,
              const Samples& b2, const std::string& what, Stats& st) {
@@ -279,6 +292,28 @@ void compare(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, const P
   st.dist = std::max(st.dist, std::abs(r.core_distance - ref.dist));
   EXPECT_NEAR(r.phi, phi_ref, kTol) << what;
   EXPECT_NEAR(r.core_distance, ref.dist, kTol) << what;
+  EXPECT_LE(r.core_distance_lower_bound, r.core_distance) << what;
+  EXPECT_GE(r.core_distance_lower_bound, ref.dist - kTol * (1.0 + ref.dist)) << what;
+  if constexpr (!(std::is_same_v<S1, Capsule> && std::is_same_v<S2, Capsule>)) {
+    ProximityResult q = r;  // every ok answer passes the certificate as returned
+    EXPECT_TRUE(certify(s1, X1, s2, X2, q)) << what;
+  }
+  if (r.penetration) {  // overlapping cores: the signed core distance of the best separating axis
+    ++st.touching;
+    EXPECT_TRUE(r.cores_touch) << what;
+    const double s = r.signed_distance + R;
+    EXPECT_LE(s, 0.0) << what;
+    EXPECT_LE(std::max(off_core(s1, X1, r.p1_W), off_core(s2, X2, r.p2_W)), kTol) << what;
+    EXPECT_NEAR(r.normal_W.norm(), 1.0, 1e-12) << what;
+    EXPECT_LE((r.p2_W - r.p1_W - s * r.normal_W).norm(), kTol) << what;
+    EXPECT_LE(axis_separation(s1, X1, s2, X2, r.normal_W), s + kTol) << what;
+    EXPECT_GE(axis_separation(s1, X1, s2, X2, r.normal_W), s - kTol) << what;
+    // No sampled direction separates the cores better (s is the max over unit n of s(n)).
+    std::mt19937 rng(7);
+    for (int k = 0; k < 300; ++k)
+      EXPECT_LE(axis_separation(s1, X1, s2, X2, diffcol::test::random_unit(rng)), s + 1e-12) << what;
+    return;
+  }
   EXPECT_NEAR(r.signed_distance, ref.dist - R, kTol) << what;
   // The witness points lie on the cores and realize the distance.
   const double feas = std::max(off_core(s1, X1, r.p1_W), off_core(s2, X2, r.p2_W));
@@ -293,7 +328,14 @@ void compare(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, const P
     EXPECT_LE((r.closest2_W - r.closest1_W - r.signed_distance * r.normal_W).norm(), 1e-12) << what;
   } else {
     ++st.touching;
-    EXPECT_EQ(r.normal_W.norm(), 0.0) << what;
+    // Capsules with crossing axes report the one-sided normal ±(u1 × u2)/‖u1 × u2‖; others none.
+    if (r.normal_W.norm() > 0.0) {
+      EXPECT_NEAR(r.normal_W.norm(), 1.0, 1e-12) << what;
+      if constexpr (std::is_same_v<S1, Capsule> && std::is_same_v<S2, Capsule>) {
+        EXPECT_LE(std::abs(r.normal_W.dot(X1.R * (s1.a_B() - s1.b_B()))), 1e-9 * (1.0 + s1.length())) << what;
+        EXPECT_LE(std::abs(r.normal_W.dot(X2.R * (s2.a_B() - s2.b_B()))), 1e-9 * (1.0 + s2.length())) << what;
+      }
+    }
   }
   if (r.unique_minimizer) {
     ++st.unique;
@@ -528,6 +570,11 @@ TEST(QpProximity, InvalidOptionsAreRejected) {
   o = {};
   o.core_contact_tolerance = kInf;
   expect_rejected(o, "core_contact_tolerance");
+  o = {};
+  o.certificate_tolerance = 1e-2;
+  expect_rejected(o, "certificate_tolerance");
+  o.certificate_tolerance = kNaN;
+  expect_rejected(o, "certificate_tolerance");
 }
 
 TEST(QpProximity, SimpleClosedForms) {
@@ -609,3 +656,264 @@ TEST(QpShapes, ValidationThrowsClearErrors) {
 }
 
 }  // namespace
+
+// ===================================================== unit-free, certified polygon-pair answers
+
+Capsule scaled(const Capsule& c, double f) { return Capsule::from_end_points(f * c.a_B(), f * c.b_B(), f * c.radius()); }
+PaddedPolygon scaled(const PaddedPolygon& p, double f) {
+  Eigen::MatrixX2d C(p.num_constraints(), 2);
+  Eigen::VectorXd d(p.num_constraints());
+  for (int i = 0; i < p.num_constraints(); ++i) {
+    C.row(i) = p.normal(i).transpose();
+    d(i) = f * p.offset(i);
+  }
+  return PaddedPolygon(C, d, f * p.radius());
+}
+Pose scaled(const Pose& X, double f) { return make_pose(X.R, f * X.p); }
+double size_of(const Capsule& c) { return std::max(c.a_B().norm(), c.b_B().norm()); }
+double size_of(const PaddedPolygon& p) { return p.core_radius(); }
+
+struct ScaleStats {
+  long scenes = 0, penetrating = 0;
+  double scale = 0, ref = 0, feas = 0;
+};
+
+// The scene at unit scale against the reference, then at scales 1e-6 … 1e6: every answer ok,
+// certified, the same as at unit scale scaled (≤ 1e-10 relative to the pair's size + distance),
+// witness points in their cores, distance within 1e-9 of the reference scaled.
+template <class S1, class S2>
+void check_scales(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, double ref_dist, const std::string& what,
+                  ScaleStats& st) {
+  const ProximityResult r1 = proximity(s1, X1, s2, X2);
+  ASSERT_EQ(r1.status, ProximityStatus::ok) << what << ": distance " << r1.core_distance << ", certified lower bound "
+                                            << r1.core_distance_lower_bound << ", unit " << r1.length_unit;
+  ++st.scenes;
+  st.penetrating += r1.penetration;
+  const double size = size_of(s1) + size_of(s2);
+  const double unit = size + r1.core_distance;
+  st.ref = std::max(st.ref, std::abs(r1.core_distance - ref_dist) / unit);
+  EXPECT_LE(std::abs(r1.core_distance - ref_dist), 1e-9 * unit) << what;
+  // Symmetry (shapes swapped) and world-frame invariance (both poses moved by one rigid motion).
+  const ProximityResult rs = proximity(s2, X2, s1, X1);
+  ASSERT_EQ(rs.status, ProximityStatus::ok) << what << " (swapped)";
+  EXPECT_LE(std::abs(rs.core_distance - r1.core_distance), 1e-10 * unit) << what << " (swapped)";
+  EXPECT_LE(std::abs(rs.signed_distance - r1.signed_distance), 1e-10 * unit) << what << " (swapped)";
+  std::mt19937 wrng(static_cast<unsigned>(st.scenes));
+  const Pose W = make_pose(random_rotation(wrng), 5.0 * random_unit(wrng));
+  const ProximityResult rw = proximity(s1, W * X1, s2, W * X2);
+  ASSERT_EQ(rw.status, ProximityStatus::ok) << what << " (world frame)";
+  EXPECT_LE(std::abs(rw.core_distance - r1.core_distance), 1e-10 * unit) << what << " (world frame)";
+  EXPECT_LE(std::abs(rw.signed_distance - r1.signed_distance), 1e-10 * unit) << what << " (world frame)";
+  if (r1.unique_minimizer && rw.unique_minimizer && (rw.normal_W - W.R * r1.normal_W).norm() < 1e-6)
+    EXPECT_LE((rw.p1_W - W * r1.p1_W).norm() + (rw.p2_W - W * r1.p2_W).norm(), 1e-9 * unit) << what << " (world frame)";
+  for (const double f : {1e-6, 3.7e-5, 1e-4, 1e-2, 1e2, 1e4, 1e6}) {
+    const S1 a = scaled(s1, f);
+    const S2 b = scaled(s2, f);
+    const Pose Y1 = scaled(X1, f), Y2 = scaled(X2, f);
+    const ProximityResult r = proximity(a, Y1, b, Y2);
+    ASSERT_EQ(r.status, ProximityStatus::ok) << what << " at scale " << f;
+    // Overlapping cores with two axes of equal depth (a kink of the signed distance): either
+    // is right; both must realize the signed core distance.
+    const double s1d = r1.signed_distance + s1.radius() + s2.radius();
+    if (r1.penetration && (r.normal_W - r1.normal_W).norm() > 1e-6 &&
+        std::abs(axis_separation(s1, X1, s2, X2, r.normal_W) - s1d) <= 1e-10 * unit) {
+      EXPECT_LE(std::abs(r.signed_distance / f - r1.signed_distance), 1e-10 * unit) << what << " at scale " << f;
+      continue;
+    }
+    const double e = std::max({std::abs(r.core_distance / f - r1.core_distance),
+                               std::abs(r.signed_distance / f - r1.signed_distance), (r.p1_W / f - r1.p1_W).norm(),
+                               (r.p2_W / f - r1.p2_W).norm()}) /
+                     unit;
+    st.scale = std::max(st.scale, e);
+    EXPECT_LE(e, 1e-10) << what << " at scale " << f;
+    // The normal of nearly touching cores is only defined to ~ε·size/distance (rounding of the
+    // scaled inputs alone moves it that much); the closest points carry R·(its error).
+    const double gap = r1.penetration ? size : std::max(r1.core_distance, 1e-300);
+    const double n_tol = 1e-10 + 1e-13 * size / gap;
+    EXPECT_LE((r.normal_W - r1.normal_W).norm(), n_tol)
+        << what << " at scale " << f << ": " << r.normal_W.transpose() << " / " << r1.normal_W.transpose() << ", s "
+        << r.signed_distance / f << " / " << r1.signed_distance;
+    const double R = s1.radius() + s2.radius();
+    EXPECT_LE(std::max((r.closest1_W / f - r1.closest1_W).norm(), (r.closest2_W / f - r1.closest2_W).norm()),
+              1e-10 * unit + R * n_tol)
+        << what << " at scale " << f;
+    EXPECT_EQ(r.penetration, r1.penetration) << what << " at scale " << f;
+    EXPECT_LE(std::abs(r.core_distance - f * ref_dist), 1e-9 * f * unit) << what << " at scale " << f;
+    // Derivatives scale by homogeneity: ∂/∂v unchanged, ∂/∂ω × f (signed distance, p1).
+    const ProximityDerivatives d1 = proximity_derivatives(s1, X1, s2, X2, r1);
+    if (d1.status == ProximityDerivativeStatus::ok && (r1.penetration || r1.core_distance > 1e-4 * size)) {
+      const ProximityDerivatives d = proximity_derivatives(a, Y1, b, Y2, r);
+      ASSERT_EQ(d.status, ProximityDerivativeStatus::ok) << what << " at scale " << f;
+      Eigen::Matrix<double, 4, 12> J, Jf;
+      J << d1.J_signed_distance_X1, d1.J_signed_distance_X2, d1.J_p1_W_X1, d1.J_p1_W_X2;
+      Jf << d.J_signed_distance_X1, d.J_signed_distance_X2, d.J_p1_W_X1, d.J_p1_W_X2;
+      for (const int c : {0, 1, 2, 6, 7, 8}) Jf.col(c) /= f;
+      EXPECT_LE((Jf - J).cwiseAbs().maxCoeff(), 1e-8 * (1.0 + J.cwiseAbs().maxCoeff())) << what << " at scale " << f;
+    }
+    // In the body frames: world coordinates 10⁷ sizes away carry ε·10⁷ of rounding themselves.
+    const double feas = std::max(off_core(a, Pose(), r.p1_B1), off_core(b, Pose(), r.p2_B2)) / (f * size);
+    EXPECT_LE((Y1 * r.p1_B1 - r.p1_W).norm() + (Y2 * r.p2_B2 - r.p2_W).norm(),
+              1e-15 * (f * size + Y1.p.norm() + Y2.p.norm()) * 8)
+        << what << " at scale " << f;
+    st.feas = std::max(st.feas, feas);
+    EXPECT_LE(feas, 1e-9) << what << " at scale " << f;
+  }
+}
+
+// Body 2's pose for a category: 0 general, 1 crossing cores, 2 nearly touching (10⁻⁹ … 10⁻⁵ of
+// the size apart along the closest pair's normal), 3 far (10³ … 10⁷ sizes away).
+template <class S1, class S2>
+Pose scene_pose(int cat, const S1& s1, const Pose& X1, const S2& s2, std::mt19937& rng) {
+  std::uniform_real_distribution<double> U(-1.0, 1.0), T(0.0, 1.0);
+  Pose X2 = make_pose(random_rotation(rng), 2.0 * Vec3(U(rng), U(rng), U(rng)));
+  if (cat == 1) {  // a core point of 2 placed on a core point of 1
+    const auto& W = s2.vertices();
+    const Vec2 z2 = (W[0] + W[1] + W[2]) / 3.0;
+    Vec3 q1;
+    if constexpr (std::is_same_v<S1, Capsule>)
+      q1 = X1 * s1.core_point_B(0.2 + 0.6 * T(rng));
+    else
+      q1 = X1 * Vec3(0.3 * (s1.vertices()[0] + s1.vertices()[1] + s1.vertices()[2]).x(),
+                     0.3 * (s1.vertices()[0] + s1.vertices()[1] + s1.vertices()[2]).y(), 0.0);
+    X2.p = q1 - X2.R * Vec3(z2.x(), z2.y(), 0.0);
+  } else if (cat == 2) {
+    const ProximityResult r = proximity(s1, X1, s2, X2);
+    if (!r.cores_touch && r.unique_minimizer) {
+      const double gap = std::pow(10.0, -9.0 + 4.0 * T(rng)) * (size_of(s1) + size_of(s2));
+      X2.p += (gap - r.core_distance) * r.normal_W;
+    }
+  } else if (cat == 3) {
+    X2.p = std::pow(10.0, 3.0 + 4.0 * T(rng)) * random_unit(rng);
+  }
+  return X2;
+}
+
+TEST(QpCertified, CapsulePolygonUnitFreeAndCertified) {
+  std::mt19937 rng(811);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  const long n = std::max(40L, pose_count() / 20);
+  ScaleStats st;
+  for (long k = 0; k < n; ++k) {
+    const Capsule c1 = random_capsule(rng, k % 9 == 8);
+    const PaddedPolygon s2 = random_polygon(rng);
+    const Pose X1 = make_pose(random_rotation(rng), Vec3(U(rng), U(rng), U(rng)));
+    const Pose X2 = scene_pose(int(k % 4), c1, X1, s2, rng);
+    const double ref = segment_polygon(X1 * c1.a_B(), X1 * c1.b_B(), world_polygon(s2, X2)).dist;
+    check_scales(c1, X1, s2, X2, ref, "capsule-polygon #" + std::to_string(k), st);
+    if (k % 4 == 0) check_scales(s2, X2, c1, X1, ref, "polygon-capsule #" + std::to_string(k), st);
+    if (::testing::Test::HasFailure()) break;
+  }
+  std::printf("capsule-polygon: %ld scenes x 8 scales (%ld penetrating); worst scaled mismatch %.2e, |dist-ref| %.2e, "
+              "core feasibility %.2e (relative to size + distance)\n",
+              st.scenes, st.penetrating, st.scale, st.ref, st.feas);
+}
+
+TEST(QpCertified, PolygonPolygonUnitFreeAndCertified) {
+  std::mt19937 rng(812);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  const long n = std::max(40L, pose_count() / 20);
+  ScaleStats st;
+  for (long k = 0; k < n; ++k) {
+    const PaddedPolygon s1 = random_polygon(rng), s2 = random_polygon(rng);
+    const Pose X1 = make_pose(random_rotation(rng), Vec3(U(rng), U(rng), U(rng)));
+    const Pose X2 = scene_pose(int(k % 4), s1, X1, s2, rng);
+    const double ref = polygon_polygon(world_polygon(s1, X1), world_polygon(s2, X2)).dist;
+    check_scales(s1, X1, s2, X2, ref, "polygon-polygon #" + std::to_string(k), st);
+    if (::testing::Test::HasFailure()) break;
+  }
+  std::printf("polygon-polygon: %ld scenes x 8 scales (%ld penetrating); worst scaled mismatch %.2e, |dist-ref| %.2e, "
+              "core feasibility %.2e (relative to size + distance)\n",
+              st.scenes, st.penetrating, st.scale, st.ref, st.feas);
+}
+
+TEST(QpCertified, MicrometrePolygonsThatCrossOverlap) {
+  // Two hexagons of circumradius 1 µm whose planes cut each other through both interiors: the
+  // cores overlap at every scale (no "apart" answer), with a negative signed core distance.
+  std::vector<Vec2> hex;
+  for (int i = 0; i < 6; ++i) hex.emplace_back(std::cos(i * M_PI / 3), std::sin(i * M_PI / 3));
+  const PaddedPolygon unit_hex = PaddedPolygon::from_vertices(hex, 0.0);
+  Pose X2;
+  X2.R = Eigen::AngleAxisd(1.1, Vec3(1, 0.3, 0).normalized()).toRotationMatrix();
+  X2.p = Vec3(0.2, -0.1, 0.05);
+  const ProximityResult r1 = proximity(unit_hex, Pose(), unit_hex, X2);
+  ASSERT_TRUE(r1.ok());
+  ASSERT_TRUE(r1.penetration);
+  for (const double f : {1e-6, 1e-3, 1.0, 1e6}) {
+    const ProximityResult r = proximity(scaled(unit_hex, f), Pose(), scaled(unit_hex, f), scaled(X2, f));
+    ASSERT_TRUE(r.ok()) << f;
+    EXPECT_TRUE(r.cores_touch && r.penetration) << f;
+    EXPECT_LE(r.core_distance, 1e-12 * f) << f;
+    EXPECT_LT(r.signed_distance, -1e-3 * f) << f;
+    EXPECT_NEAR(r.signed_distance / f, r1.signed_distance, 1e-12) << f;
+  }
+}
+
+TEST(QpCertified, PerturbedAnswersAreRefused) {
+  std::mt19937 rng(813);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  int checked = 0;
+  for (int k = 0; k < 200 && checked < 60; ++k) {
+    const Capsule c1 = random_capsule(rng);
+    const PaddedPolygon s2 = random_polygon(rng);
+    const Pose X1 = make_pose(random_rotation(rng), Vec3(U(rng), U(rng), U(rng)));
+    const Pose X2 = make_pose(random_rotation(rng), 2.0 * Vec3(U(rng), U(rng), U(rng)));
+    const ProximityResult r = proximity(c1, X1, s2, X2);
+    ASSERT_TRUE(r.ok());
+    if (r.cores_touch || r.core_distance < 0.05) continue;
+    ++checked;
+    const double L = r.length_unit;
+    ProximityResult q = r;
+    EXPECT_TRUE(certify(c1, X1, s2, X2, q)) << k;
+    EXPECT_NEAR(q.core_distance_lower_bound, r.core_distance, 1e-9 * (L + r.core_distance)) << k;
+    // The polygon witness moved off the plane (outside the core) by 1e-8 of the unit.
+    q = r;
+    q.p2_B2.z() += 1e-8 * L;
+    EXPECT_FALSE(certify(c1, X1, s2, X2, q)) << k;
+    // The polygon witness moved to a vertex that is farther: the dual bound refuses the distance.
+    for (const Vec2& v : s2.vertices()) {
+      q = r;
+      q.p2_B2 = Vec3(v.x(), v.y(), 0.0);
+      const double far = (X1 * q.p1_B1 - X2 * q.p2_B2).norm();
+      if (far > r.core_distance * (1.0 + 1e-7) + 1e-7 * L) EXPECT_FALSE(certify(c1, X1, s2, X2, q)) << k;
+    }
+    // The capsule witness moved along its axis by 1e-6 where that lengthens the distance.
+    q = r;
+    const double t = (q.p1_B1 - c1.b_B()).dot(c1.a_B() - c1.b_B()) / (c1.a_B() - c1.b_B()).squaredNorm();
+    const double t2 = t > 0.5 ? t - 1e-6 : t + 1e-6;
+    q.p1_B1 = c1.core_point_B(t2);
+    if ((X1 * q.p1_B1 - X2 * q.p2_B2).norm() > r.core_distance + 1e-8 * (L + r.core_distance))
+      EXPECT_FALSE(certify(c1, X1, s2, X2, q)) << k;
+  }
+  EXPECT_GE(checked, 30);
+}
+
+TEST(QpCertified, BenchmarkSweepIsCertified) {
+  // The `diffcol bench --method qp` scene (capsule L = 2, R = 0.5 at the identity; hexagon of
+  // circumradius 1 padded 0.2 on the ergodic sweep): every answer ok, and it passes certify() as
+  // returned, penetration answers included (witnesses on the cores with p2 − p1 = s·normal, a
+  // capsule parallel to the polygon's plane among them).
+  std::vector<Vec2> hex;
+  for (int k = 0; k < 6; ++k) hex.emplace_back(std::cos(k * M_PI / 3), std::sin(k * M_PI / 3));
+  const PaddedPolygon poly = PaddedPolygon::from_vertices(hex, 0.2);
+  const Capsule cap(2.0, 0.5);
+  diffcol::idcol::ErgodicSweep e;
+  e.rmin = 0.02;
+  e.rmax = 3.0;
+  const long n = std::max(6000L, 2 * pose_count());  // the first parallel-capsule overlaps come after 5500
+  long penetrating = 0;
+  for (long i = 0; i < n; ++i) {
+    const Pose X = e.pose(i);
+    ProximityResult a = proximity(cap, Pose(), poly, X), b = proximity(poly, Pose(), poly, X);
+    ASSERT_TRUE(a.ok() && b.ok()) << i;
+    penetrating += a.penetration + b.penetration;
+    for (const ProximityResult* r : {&a, &b}) {
+      if (!r->penetration) continue;
+      const double s = r->signed_distance + (r == &a ? cap.radius() : poly.radius()) + poly.radius();
+      EXPECT_LE((r->p2_W - r->p1_W - s * r->normal_W).norm(), 1e-9) << i;
+    }
+    EXPECT_TRUE(certify(cap, Pose(), poly, X, a)) << i;
+    EXPECT_TRUE(certify(poly, Pose(), poly, X, b)) << i;
+    if (::testing::Test::HasFailure()) break;
+  }
+  EXPECT_GT(penetrating, n / 50);
+}

@@ -95,7 +95,7 @@ and capsule-polygon (36)-(37) by a primal-dual interior-point QP (Mehrotra) with
 active-set polish; derivatives by differentiating the QP solution (13)-(17).
 
 Shapes: Capsule, PaddedPolygon
-Proximity: proximity, ProximityOptions, QpOptions, ProximityResult, ProximityQpInfo,
+Proximity: proximity, certify, ProximityOptions, QpOptions, ProximityResult, ProximityQpInfo,
   ProximityStatus, CapsuleSolver, status_name, swap_shapes, segment_pair_parameters
 Derivatives: proximity_derivatives, ProximityDerivatives, ProximityDerivativeStatus,
   proximity_gradient, ProximityGradient, TwistConvention (= diffcol.TwistConvention)
@@ -217,7 +217,10 @@ sphere) and a zero radius (a bare segment) are allowed.)")
       .value("ok", qp::ProximityStatus::ok, "solved")
       .value("not_converged", qp::ProximityStatus::not_converged, "interior point hit its iteration limit (fields finite)")
       .value("solver_failure", qp::ProximityStatus::solver_failure, "interior-point numerical failure (fields finite)")
-      .value("invalid_input", qp::ProximityStatus::invalid_input, "a pose was not finite: numeric fields are zero");
+      .value("invalid_input", qp::ProximityStatus::invalid_input, "a pose was not finite: numeric fields are zero")
+      .value("not_certified", qp::ProximityStatus::not_certified,
+             "polygon pairs: the answer failed its a posteriori certificate even after a re-solve (fields finite; "
+             "core_distance_lower_bound is what is certified)");
   py::enum_<qp::QpStatus>(m, "QpStatus", "How an interior-point QP solve ended.")
       .value("solved", qp::QpStatus::solved)
       .value("max_iterations", qp::QpStatus::max_iterations)
@@ -231,13 +234,14 @@ sphere) and a zero radius (a bare segment) are allowed.)")
       .value("non_unique_minimizer", qp::ProximityDerivativeStatus::non_unique_minimizer,
              "parallel overlapping segments / edges / faces: witness Jacobians with the non-unique directions held fixed")
       .value("cores_touch", qp::ProximityDerivativeStatus::cores_touch,
-             "|p1 - p2| ~ 0: J_signed_distance = J_normal = 0, J_closest_i = J_p_i")
+             "capsule-capsule |p1 - p2| ~ 0: crossing axes give the one-sided gradient of the reported normal's side; "
+             "parallel ones J_signed_distance = J_normal = 0, J_closest_i = J_p_i")
       .value("not_solved", qp::ProximityDerivativeStatus::not_solved, "the result was not ok: every block is zero")
       .value("invalid_input", qp::ProximityDerivativeStatus::invalid_input,
              "X_W1 or X_W2 is not a valid pose: every block is zero");
   m.def(
       "status_name", [](qp::ProximityStatus s) { return qp::status_name(s); }, py::arg("status"),
-      "'ok', 'not_converged', 'solver_failure' or 'invalid_input'.");
+      "'ok', 'not_converged', 'solver_failure', 'invalid_input' or 'not_certified'.");
   m.def(
       "status_name", [](qp::ProximityDerivativeStatus s) { return qp::status_name(s); }, py::arg("status"),
       "'ok', 'non_unique_minimizer', 'cores_touch' or 'not_solved'.");
@@ -273,16 +277,19 @@ sphere) and a zero radius (a bare segment) are allowed.)")
               check_qp_options);
 
   py::class_<ProximityOptions> po(m, "ProximityOptions", "Settings of a proximity query; the defaults suit all three pairs.");
-  po.def(py::init([](qp::CapsuleSolver capsule_solver, const qp::QpOptions& qpopt, double core_contact_tolerance) {
+  po.def(py::init([](qp::CapsuleSolver capsule_solver, const qp::QpOptions& qpopt, double core_contact_tolerance,
+                     double certificate_tolerance) {
            ProximityOptions o;
            o.capsule_solver = capsule_solver;
            o.qp = qpopt;
            o.core_contact_tolerance = core_contact_tolerance;
+           o.certificate_tolerance = certificate_tolerance;
            check_proximity_options(o);
            return o;
          }),
          py::kw_only(), py::arg("capsule_solver") = ProximityOptions{}.capsule_solver, py::arg("qp") = qp::QpOptions{},
          py::arg("core_contact_tolerance") = ProximityOptions{}.core_contact_tolerance,
+         py::arg("certificate_tolerance") = ProximityOptions{}.certificate_tolerance,
          "Keyword arguments override the defaults. Raises ValueError for values out of range.");
   po.def_readwrite("capsule_solver", &ProximityOptions::capsule_solver, "CapsuleSolver of the capsule-capsule QP.");
   po.def_property(
@@ -293,7 +300,11 @@ sphere) and a zero radius (a bare segment) are allowed.)")
       },
       "QpOptions (a copy; assign a whole QpOptions to change it).");
   def_checked(po, "core_contact_tolerance", &ProximityOptions::core_contact_tolerance,
-              "|p1 - p2| <= tol (1 + rho1 + rho2) counts as touching cores (>= 0).", check_proximity_options);
+              "|p1 - p2| <= tol (rho1 + rho2) counts as touching cores (>= 0).", check_proximity_options);
+  def_checked(po, "certificate_tolerance", &ProximityOptions::certificate_tolerance,
+              "Polygon pairs: relative tolerance of the a posteriori certificate of an ok answer, in units of the "
+              "pair's length unit (in [1e-14, 1e-3]).",
+              check_proximity_options);
 
   py::class_<qp::ProximityQpInfo>(m, "ProximityQpInfo", "The QP behind a proximity result (for inspection and the derivatives).")
       .def_readonly("n", &qp::ProximityQpInfo::n, "Number of QP variables (2, 3 or 4).")
@@ -336,6 +347,13 @@ Fields (read-only; vectors are numpy arrays, the C++ names):
       .def_readonly("normal_W", &ProximityResult::normal_W, doc(qp_field_doc("normal_W", "(3,)")))
       .def_readonly("cores_touch", &ProximityResult::cores_touch, "|p1 - p2| ~ 0 (see ProximityOptions.core_contact_tolerance).")
       .def_readonly("unique_minimizer", &ProximityResult::unique_minimizer, "The witness points p1, p2 are unique.")
+      .def_readonly("core_distance_lower_bound", &ProximityResult::core_distance_lower_bound,
+                    "Polygon pairs: a certified lower bound of core_distance (0 unless ok / not_certified).")
+      .def_readonly("length_unit", &ProximityResult::length_unit,
+                    "The length unit the QP was solved in (a power of two near rho1 + rho2; 1 for capsule-capsule).")
+      .def_readonly("penetration", &ProximityResult::penetration,
+                    "Polygon pairs with overlapping cores: signed_distance, normal_W, p_i and closest_i come from the "
+                    "best separating axis (signed core distance < 0), with a non-zero gradient.")
       .def_readonly("qp", &ProximityResult::qp, "ProximityQpInfo: the QP behind the result.")
       .def("__repr__", &result_repr);
 
@@ -389,6 +407,22 @@ Raises:
         },
         py::arg("shape1"), py::arg("X_W1"), py::arg("shape2"), py::arg("X_W2"), py::arg("options") = ProximityOptions{},
         prox_doc.c_str());
+    if constexpr (!(std::is_same_v<S1, qp::Capsule> && std::is_same_v<S2, qp::Capsule>)) {
+      m.def(
+          "certify",
+          [](const S1& s1, const PoseArg& X1, const S2& s2, const PoseArg& X2, const ProximityResult& r,
+             const ProximityOptions& o) {
+            check_proximity_options(o);
+            ProximityResult copy = r;
+            const bool ok = qp::certify(s1, X1.value, s2, X2.value, copy, o);
+            return py::make_tuple(ok, copy.core_distance_lower_bound);
+          },
+          py::arg("shape1"), py::arg("X_W1"), py::arg("shape2"), py::arg("X_W2"), py::arg("result"),
+          py::arg("options") = ProximityOptions{},
+          "The a posteriori certificate of a polygon-pair result (its witness points p1_B1, p2_B2 in their cores, "
+          "core distance within options.certificate_tolerance of a certified lower bound): "
+          "(certified: bool, core_distance_lower_bound: float).");
+    }
     m.def(
         "proximity_derivatives",
         [](const S1& s1, const PoseArg& X1, const S2& s2, const PoseArg& X2, const ProximityResult& r,

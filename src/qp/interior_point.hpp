@@ -155,7 +155,7 @@ bool active_set_solve(const QpProblem<N, MaxM>& pb, const QpOptions& opt, std::u
   bool ok = true;
   VecN stat = g;
   drop = add = -1;
-  double worst_lam = -1e-9 * cscale, worst_viol = 1e-9 * hscale;
+  double worst_lam = -1e-12 * cscale, worst_viol = 1e-12 * hscale;
   for (int i = 0; i < m; ++i) {
     if (active >> i & 1u) {
       lam_new(i) = -pb.G.row(i).dot(w);
@@ -310,20 +310,36 @@ void solve_qp(const QpProblem<N, MaxM>& pb, const QpOptions& opt, QpSolution<N, 
     // Weakly active constraints (s_i, λ_i both small) can be misclassified: a few primal
     // active-set corrections from the interior-point iterate (drop the most negative
     // multiplier, else add the most violated constraint).
-    std::uint64_t trial = active;
-    for (int attempt = 0; attempt < 2 * N + 4 && !ok; ++attempt) {
-      if (drop >= 0)
-        trial &= ~(std::uint64_t{1} << drop);
-      else if (add >= 0)
-        trial |= std::uint64_t{1} << add;
-      else
-        break;
-      ok = active_set_solve(pb, opt, trial, x, out, x_new, lam_new, drop, add);
+    auto corrected = [&](std::uint64_t trial, std::uint64_t& found) {
+      bool good = active_set_solve(pb, opt, trial, x, out, x_new, lam_new, drop, add);
+      for (int attempt = 0; attempt < 2 * N + 4 && !good; ++attempt) {
+        if (drop >= 0)
+          trial &= ~(std::uint64_t{1} << drop);
+        else if (add >= 0)
+          trial |= std::uint64_t{1} << add;
+        else
+          break;
+        good = active_set_solve(pb, opt, trial, x, out, x_new, lam_new, drop, add);
+      }
+      if (good) found = trial;
+      return good;
+    };
+    std::uint64_t found = active;
+    ok = corrected(active, found);
+    // Nearly touching cores have multipliers as small as the slacks (λ ∝ the distance): then
+    // classify by the slack alone (s_i small against the data's scale).
+    if (!ok) {
+      std::uint64_t by_slack = 0;
+      for (int i = 0; i < m; ++i)
+        if (s(i) <= 1e-6 * hscale) by_slack |= std::uint64_t{1} << i;
+      if (by_slack != active) ok = corrected(by_slack, found);
     }
-    if (ok)
-      active = trial;
-    else  // keep S of the interior-point active set
+    if (ok) {
+      active = found;
       active_set_solve(pb, opt, active, x, out, x_new, lam_new, drop, add);
+    } else {  // keep S of the interior-point active set
+      active_set_solve(pb, opt, active, x, out, x_new, lam_new, drop, add);
+    }
   }
   out.active = active;
   if (status == QpStatus::solved && opt.polish && ok) {

@@ -1,5 +1,7 @@
 #include "diffcol/qp/proximity.hpp"
 
+#include "core_separation.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -14,6 +16,7 @@ const char* status_name(ProximityStatus s) {
     case ProximityStatus::not_converged: return "not_converged";
     case ProximityStatus::solver_failure: return "solver_failure";
     case ProximityStatus::invalid_input: return "invalid_input";
+    case ProximityStatus::not_certified: return "not_certified";
   }
   return "unknown";
 }
@@ -35,20 +38,20 @@ void set_invalid(ProximityResult& out) {
   out.status = ProximityStatus::invalid_input;
 }
 
-// φ (20), signed distance, normal and the padded closest points (21)–(22) from the witness points.
-void finish(const Vec3& p1, const Vec3& p2, const Vec3& p1_B1, const Vec3& p2_B2, double R1, double R2,
-            double rho_sum, const ProximityOptions& opt, ProximityResult& out) {
+// φ (20), signed distance, normal and the padded closest points (21)–(22) from the witness points
+// and d = p1 − p2 (computed by the caller from body-relative quantities where that is more exact).
+void finish(const Vec3& p1, const Vec3& p2, const Vec3& p1_B1, const Vec3& p2_B2, const Vec3& d, double R1,
+            double R2, double rho_sum, const ProximityOptions& opt, ProximityResult& out) {
   out.p1_W = p1;
   out.p2_W = p2;
   out.p1_B1 = p1_B1;
   out.p2_B2 = p2_B2;
-  const Vec3 d = p1 - p2;
   const double dist2 = d.squaredNorm();
   const double dist = std::sqrt(dist2);
   out.core_distance = dist;
   out.phi = dist2 - (R1 + R2) * (R1 + R2);
   out.signed_distance = dist - (R1 + R2);
-  out.cores_touch = !(dist > opt.core_contact_tolerance * (1.0 + rho_sum));
+  out.cores_touch = !(dist > opt.core_contact_tolerance * rho_sum);
   if (out.cores_touch) {
     out.normal_W.setZero();
     out.closest1_W = p1;
@@ -58,6 +61,11 @@ void finish(const Vec3& p1, const Vec3& p2, const Vec3& p1_B1, const Vec3& p2_B2
     out.closest1_W = p1 + R1 * out.normal_W;
     out.closest2_W = p2 - R2 * out.normal_W;
   }
+}
+
+void finish(const Vec3& p1, const Vec3& p2, const Vec3& p1_B1, const Vec3& p2_B2, double R1, double R2,
+            double rho_sum, const ProximityOptions& opt, ProximityResult& out) {
+  finish(p1, p2, p1_B1, p2_B2, p1 - p2, R1, R2, rho_sum, opt, out);
 }
 
 ProximityStatus from_qp(QpStatus s) {
@@ -99,6 +107,140 @@ bool record_qp(const QpSolution<N, MaxM>& sol, const Eigen::Matrix<double, 3, N>
 // Q̃ = first two columns of R (eq. (29)).
 inline Mat32 plane_basis(const Pose& X) { return X.R.leftCols<2>(); }
 
+
+// The pair's length unit: a power of two (exact rescaling) near the cores' size ρ1 + ρ2, and
+// never below 2⁻⁴⁰⁰ of the bodies' separation (keeps the rescaled offsets finite).
+template <class S1, class S2>
+double pair_unit(const S1& s1, const S2& s2, const Vec3& r12) {
+  const double size = std::max(core_radius(s1) + core_radius(s2), std::ldexp(r12.cwiseAbs().maxCoeff(), -400));
+  return size > 0.0 ? std::ldexp(1.0, std::ilogb(size)) : 1.0;
+}
+
+// Violation of the core constraints by a body-frame witness point, in the pair unit (inv = 1/L).
+double core_violation(const Capsule& c, const Vec3& q_B, double inv) {
+  const Vec3 e = c.a_B() - c.b_B();
+  const double ee = e.squaredNorm();
+  if (!(ee > 0.0)) return (q_B - c.b_B()).norm() * inv;
+  const double t = e.dot(q_B - c.b_B()) / ee;
+  const double off = (q_B - c.core_point_B(std::clamp(t, 0.0, 1.0))).norm();
+  return off * inv;
+}
+double core_violation(const PaddedPolygon& p, const Vec3& q_B, double inv) {
+  double v = std::abs(q_B.z()) * inv;
+  for (int i = 0; i < p.num_constraints(); ++i)
+    v = std::max(v, (p.normal(i).dot(q_B.head<2>()) - p.offset(i)) * inv);
+  return v;
+}
+
+// A posteriori certificate of a proximity answer (pair unit L, origin at body 2):
+//  - the witness points lie in their cores (to certificate_tolerance);
+//  - the core distance is within certificate_tolerance·(1 + dist) of a lower bound: s(n) of
+//    core_separation.hpp along the witnesses' normal (the QP's dual bound at ν = p1 − p2), and
+//    where that is not enough (nearly touching cores: n is only known to ε/dist) the best SAT axis.
+// Returns whether it holds; sets out.core_distance_lower_bound.
+template <class S1, class S2>
+bool certify_in_unit(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, double L, const ProximityOptions& opt,
+             ProximityResult& out) {
+  const double inv = 1.0 / L;
+  const double tol = opt.certificate_tolerance;
+  const double viol = std::max(core_violation(s1, out.p1_B1, inv), core_violation(s2, out.p2_B2, inv));
+  const Vec3 w1 = X1.R * (out.p1_B1 * inv) + (X1.p - X2.p) * inv;
+  const Vec3 w2 = X2.R * (out.p2_B2 * inv);
+  if (out.penetration) {  // overlapping cores: the reported axis must give the reported signed core distance
+    const detail::CoreVertices V1 = detail::core_vertices(s1, X1, X2.p, inv);
+    const detail::CoreVertices V2 = detail::core_vertices(s2, X2, X2.p, inv);
+    const double s_rep = (out.signed_distance + s1.radius() + s2.radius()) * inv;
+    out.core_distance_lower_bound = 0.0;
+    return viol <= tol && std::abs(out.normal_W.norm() - 1.0) <= tol &&
+           std::abs(detail::separation(V1, V2, out.normal_W) - s_rep) <= tol &&
+           ((w2 - w1) - s_rep * out.normal_W).norm() <= tol;
+  }
+  const Vec3 d = w2 - w1;
+  const double dist = d.norm();
+  double lb = 0.0;
+  // Rounding of n = d/dist tilts the bound by ~ε/dist per unit of core size.
+  const double allowed = tol * (1.0 + dist) + 8.0 * std::numeric_limits<double>::epsilon() / std::max(dist, 1e-300);
+  if (dist > 0.0) {
+    const detail::CoreVertices V1 = detail::core_vertices(s1, X1, X2.p, inv);
+    const detail::CoreVertices V2 = detail::core_vertices(s2, X2, X2.p, inv);
+    const Vec3 n = d / dist;
+    lb = dist - detail::support_gap1(V1, n, w1) - detail::support_gap2(V2, n, w2);
+    if (dist - lb > allowed) lb = std::max(lb, detail::best_separating_axis(V1, V2).s);
+  }
+  lb = std::clamp(lb, 0.0, dist);
+  out.core_distance_lower_bound = std::min(lb * L, out.core_distance);
+  return viol <= tol && dist - lb <= allowed;
+}
+
+// Solves a rescaled polygon-pair QP (x = D·x', lengths in the unit L), maps the solution back,
+// certifies it (one refinement with a tighter tolerance if the certificate fails) and, where
+// the cores overlap, replaces the flat QP distance by the signed core distance of the best SAT axis.
+template <int N, int MaxM, class S1, class S2>
+void solve_certified(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, const QpProblem<N, MaxM>& pb,
+                     const Eigen::Matrix<double, 3, N>& F, int k1, const Eigen::Matrix<double, N, 1>& D, double L,
+                     const ProximityOptions& opt, ProximityResult& out) {
+  const int theta_rows = k1 == 1 ? 2 : 0;  // capsule bounds 0 ≤ θ1 ≤ 1 come first
+  auto solve = [&](const QpOptions& qo, ProximityResult& r) {
+    QpSolution<N, MaxM> sol;
+    solve_qp(pb, qo, sol);
+    r.unique_minimizer = record_qp(sol, F, k1, r.qp);
+    r.status = from_qp(sol.status);
+    r.length_unit = L;
+    r.penetration = false;
+    // Back to the caller's unit: x = D x', S = D S' D / L², λ_i = λ'_i·L²/(row unit).
+    r.qp.x.template head<N>() = D.cwiseProduct(sol.x);
+    for (int i = 0; i < r.qp.m; ++i) r.qp.lambda(i) *= i < theta_rows ? L * L : L;
+    for (int i = 0; i < N; ++i)
+      for (int j = 0; j < N; ++j) r.qp.S(i, j) *= D(i) * D(j) / (L * L);
+    const Eigen::Matrix<double, N, 1> x = r.qp.x.template head<N>();
+    Vec3 c1, c2;
+    if constexpr (N == 3) {
+      c1 = s1.core_point_B(x(0));
+      c2 = Vec3(x(1), x(2), 0.0);
+    } else {
+      c1 = Vec3(x(0), x(1), 0.0);
+      c2 = Vec3(x(2), x(3), 0.0);
+    }
+    const Vec3 d = X1.R * c1 - X2.R * c2 + (X1.p - X2.p);
+    finish(X1 * c1, X2 * c2, c1, c2, d, s1.radius(), s2.radius(), core_radius(s1) + core_radius(s2), opt, r);
+  };
+  solve(opt.qp, out);
+  if (out.status == ProximityStatus::ok && !certify_in_unit(s1, X1, s2, X2, L, opt, out)) {
+    QpOptions tight = opt.qp;
+    tight.tolerance = std::max(1e-3 * tight.tolerance, 1e-15);
+    tight.max_iterations = std::max(tight.max_iterations, 200);
+    ProximityResult again;
+    solve(tight, again);
+    const bool ok = again.status == ProximityStatus::ok && certify_in_unit(s1, X1, s2, X2, L, opt, again);
+    if (ok || (again.status == ProximityStatus::ok &&
+               again.core_distance - again.core_distance_lower_bound < out.core_distance - out.core_distance_lower_bound))
+      out = again;
+    if (!ok) out.status = ProximityStatus::not_certified;
+  } else if (out.status != ProximityStatus::ok) {
+    out.core_distance_lower_bound = 0.0;
+  }
+  if (out.cores_touch && (out.status == ProximityStatus::ok || out.status == ProximityStatus::not_certified)) {
+    // Overlapping cores: the QP distance is 0 on a whole region; the signed core distance
+    // max_n s(n) (≤ 0: minus the penetration depth of core 1 − core 2) keeps a gradient.
+    const double inv = 1.0 / L;
+    const Vec3 w1 = X1.R * (out.p1_B1 * inv) + (X1.p - X2.p) * inv, w2 = X2.R * (out.p2_B2 * inv);
+    const detail::SeparatingAxis ax = detail::best_separating_axis(
+        detail::core_vertices(s1, X1, X2.p, inv), detail::core_vertices(s2, X2, X2.p, inv), &w1, &w2);
+    if (ax.kind != detail::AxisKind::none) {
+      const double s = std::min(ax.s, 0.0) * L;
+      out.p1_W = X2.p + ax.a * L;
+      out.p2_W = X2.p + ax.b * L;
+      out.p1_B1 = X1.R.transpose() * (ax.a * L + (X2.p - X1.p));
+      out.p2_B2 = X2.R.transpose() * (ax.b * L);
+      out.normal_W = ax.n;
+      out.signed_distance = s - (s1.radius() + s2.radius());
+      out.closest1_W = out.p1_W + s1.radius() * ax.n;
+      out.closest2_W = out.p2_W - s2.radius() * ax.n;
+      out.unique_minimizer = ax.i >= 0;  // else a coplanar overlap: one common point of many
+      out.penetration = true;
+    }
+  }
+}
 }  // namespace
 
 Eigen::Vector2d segment_pair_parameters(const Vec3& u1, const Vec3& u2, const Vec3& g) {
@@ -147,10 +289,13 @@ void ProximityOptions::validate() const {
   qp.validate();
   if (!(core_contact_tolerance >= 0.0) || !std::isfinite(core_contact_tolerance))
     throw std::invalid_argument("qp::ProximityOptions: core_contact_tolerance must be finite and >= 0");
+  if (!(certificate_tolerance >= 1e-14 && certificate_tolerance <= 1e-3))
+    throw std::invalid_argument("qp::ProximityOptions: certificate_tolerance must be in [1e-14, 1e-3]");
 }
 
 bool ProximityOptions::is_valid() const noexcept {
-  return qp.is_valid() && core_contact_tolerance >= 0.0 && std::isfinite(core_contact_tolerance);
+  return qp.is_valid() && core_contact_tolerance >= 0.0 && std::isfinite(core_contact_tolerance) &&
+         certificate_tolerance >= 1e-14 && certificate_tolerance <= 1e-3;
 }
 
 // ------------------------------------------------------------------- capsule – capsule
@@ -204,9 +349,23 @@ void proximity(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pos
     out.unique_minimizer = record_qp(sol, F, 1, info);
     out.status = from_qp(sol.status);
   }
+  out.length_unit = 1.0;
+  out.penetration = false;
   const double t1 = info.x(0), t2 = info.x(1);
   finish(b1 + t1 * u1, b2 + t2 * u2, s1.core_point_B(t1), s2.core_point_B(t2), s1.radius(), s2.radius(),
          core_radius(s1) + core_radius(s2), opt, out);
+  const Vec3 axes = u1.cross(u2);
+  const double cn = axes.norm();
+  if (out.cores_touch && cn > 1e-6 * u1.norm() * u2.norm()) {  // not (nearly) parallel
+    // Crossing axes: the signed distance |n·(p2 − p1)| − (R1 + R2) has a kink; report the side
+    // n = ±(u1 × u2)/‖u1 × u2‖ that points from core 1's midpoint towards core 2's, whose
+    // one-sided gradient proximity_derivatives returns.
+    const Vec3 mid = (b2 + 0.5 * u2) - (b1 + 0.5 * u1);
+    out.normal_W = (axes.dot(mid) < 0.0 ? -1.0 : 1.0) * axes / cn;
+    out.closest1_W = out.p1_W + s1.radius() * out.normal_W;
+    out.closest2_W = out.p2_W - s2.radius() * out.normal_W;
+  }
+  out.core_distance_lower_bound = out.ok() ? out.core_distance : 0.0;
 }
 
 // ------------------------------------------------------------------- polygon – polygon
@@ -214,10 +373,11 @@ void proximity(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pos
 void proximity(const PaddedPolygon& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2,
                const ProximityOptions& opt, ProximityResult& out) {
   if (!usable(X_W1, X_W2, opt)) return set_invalid(out);
-  // F = [Q̃1, −Q̃2], g = r1 − r2, eq. (31)–(32).
+  // F = [Q̃1, −Q̃2], g = r1 − r2, eq. (31)–(32), in the pair's length unit L: y = L·y'.
+  const double L = pair_unit(s1, s2, X_W1.p - X_W2.p), inv = 1.0 / L;
   Eigen::Matrix<double, 3, 4> F;
   F << plane_basis(X_W1), -plane_basis(X_W2);
-  const Vec3 g = X_W1.p - X_W2.p;
+  const Vec3 g = (X_W1.p - X_W2.p) * inv;
   QpProblem<4, 32> pb;
   pb.P.noalias() = F.transpose() * F;
   pb.c.noalias() = F.transpose() * g;
@@ -226,18 +386,14 @@ void proximity(const PaddedPolygon& s1, const Pose& X_W1, const PaddedPolygon& s
   pb.h.resize(m1 + m2);
   for (int i = 0; i < m1; ++i) {
     pb.G.row(i).head<2>() = s1.normal(i).transpose();
-    pb.h(i) = s1.offset(i);
+    pb.h(i) = s1.offset(i) * inv;
   }
   for (int i = 0; i < m2; ++i) {
     pb.G.row(m1 + i).tail<2>() = s2.normal(i).transpose();
-    pb.h(m1 + i) = s2.offset(i);
+    pb.h(m1 + i) = s2.offset(i) * inv;
   }
-  QpSolution<4, 32> sol;
-  solve_qp(pb, opt.qp, sol);
-  out.unique_minimizer = record_qp(sol, F, 2, out.qp);
-  out.status = from_qp(sol.status);
-  const Vec3 c1(sol.x(0), sol.x(1), 0.0), c2(sol.x(2), sol.x(3), 0.0);
-  finish(X_W1 * c1, X_W2 * c2, c1, c2, s1.radius(), s2.radius(), core_radius(s1) + core_radius(s2), opt, out);
+  const Eigen::Vector4d D(L, L, L, L);
+  solve_certified<4, 32>(s1, X_W1, s2, X_W2, pb, F, 2, D, L, opt, out);
 }
 
 // ------------------------------------------------------------------- capsule – polygon
@@ -245,12 +401,12 @@ void proximity(const PaddedPolygon& s1, const Pose& X_W1, const PaddedPolygon& s
 void proximity(const Capsule& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2,
                const ProximityOptions& opt, ProximityResult& out) {
   if (!usable(X_W1, X_W2, opt)) return set_invalid(out);
-  // F = [u1, −Q̃2], g = b1 − r2, eq. (36)–(37).
-  const Vec3 u1 = X_W1.R * (s1.a_B() - s1.b_B());
-  const Vec3 b1 = X_W1 * s1.b_B();
+  // F = [u1, −Q̃2], g = b1 − r2, eq. (36)–(37), in the pair's length unit L: x = (θ1, L·y2').
+  const double L = pair_unit(s1, s2, X_W1.p - X_W2.p), inv = 1.0 / L;
+  const Vec3 u1 = X_W1.R * ((s1.a_B() - s1.b_B()) * inv);
   Eigen::Matrix<double, 3, 3> F;
   F << u1, -plane_basis(X_W2);
-  const Vec3 g = b1 - X_W2.p;
+  const Vec3 g = X_W1.R * (s1.b_B() * inv) + (X_W1.p - X_W2.p) * inv;
   QpProblem<3, 18> pb;
   pb.P.noalias() = F.transpose() * F;
   pb.c.noalias() = F.transpose() * g;
@@ -263,22 +419,34 @@ void proximity(const Capsule& s1, const Pose& X_W1, const PaddedPolygon& s2, con
   pb.h(1) = 0.0;
   for (int i = 0; i < m2; ++i) {
     pb.G.row(2 + i).tail<2>() = s2.normal(i).transpose();
-    pb.h(2 + i) = s2.offset(i);
+    pb.h(2 + i) = s2.offset(i) * inv;
   }
-  QpSolution<3, 18> sol;
-  solve_qp(pb, opt.qp, sol);
-  out.unique_minimizer = record_qp(sol, F, 1, out.qp);
-  out.status = from_qp(sol.status);
-  const double t1 = sol.x(0);
-  const Vec3 c2(sol.x(1), sol.x(2), 0.0);
-  finish(b1 + t1 * u1, X_W2 * c2, s1.core_point_B(t1), c2, s1.radius(), s2.radius(),
-         core_radius(s1) + core_radius(s2), opt, out);
+  const Eigen::Vector3d D(1.0, L, L);
+  solve_certified<3, 18>(s1, X_W1, s2, X_W2, pb, F, 1, D, L, opt, out);
 }
 
 void proximity(const PaddedPolygon& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
                const ProximityOptions& opt, ProximityResult& out) {
   proximity(s2, X_W2, s1, X_W1, opt, out);
   swap_shapes(out);
+}
+
+bool certify(const PaddedPolygon& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2,
+             ProximityResult& r, const ProximityOptions& opt) {
+  if (!usable(X_W1, X_W2, opt) || !r.p1_B1.allFinite() || !r.p2_B2.allFinite()) return false;
+  return certify_in_unit(s1, X_W1, s2, X_W2, pair_unit(s1, s2, X_W1.p - X_W2.p), opt, r);
+}
+bool certify(const Capsule& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2, ProximityResult& r,
+             const ProximityOptions& opt) {
+  if (!usable(X_W1, X_W2, opt) || !r.p1_B1.allFinite() || !r.p2_B2.allFinite()) return false;
+  return certify_in_unit(s1, X_W1, s2, X_W2, pair_unit(s1, s2, X_W1.p - X_W2.p), opt, r);
+}
+bool certify(const PaddedPolygon& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2, ProximityResult& r,
+             const ProximityOptions& opt) {
+  swap_shapes(r);
+  const bool ok = certify(s2, X_W2, s1, X_W1, r, opt);
+  swap_shapes(r);
+  return ok;
 }
 
 }  // namespace diffcol::qp

@@ -1,5 +1,7 @@
 #include "diffcol/qp/proximity_derivatives.hpp"
 
+#include "core_separation.hpp"
+
 #include <cmath>
 #include <stdexcept>
 #include <utility>
@@ -117,7 +119,106 @@ void derivatives_core(const Pose& X1, const Pose& X2, const Eigen::Matrix<double
   else if (!res.unique_minimizer)
     out.status = ProximityDerivativeStatus::non_unique_minimizer;
   else
-    out.status = ProximityDerivativeStatus::ok;
+    out.status = res.unique_minimizer ? ProximityDerivativeStatus::ok : ProximityDerivativeStatus::non_unique_minimizer;
+}
+
+
+// Overlapping polygon-pair cores (ProximityResult::penetration): signed_distance = s − (R1 + R2)
+// with s = n·(b − a) for the best separating axis n and its witness points a ∈ core 1, b ∈ core 2
+// (core_separation.hpp), differentiated for that axis' combinatorics (12 world-twist columns):
+//  - plane normal of polygon k (n rotates with body k): the other core's support vertex w is
+//    rigid, its projection onto the plane moves with it;
+//  - edge × edge: a, b are the closest points of the two edge lines (2×2 normal equations,
+//    differentiated), n = ±(e1 × e2)/‖e1 × e2‖.
+// ds = nᵀ(db − da) in every case (b − a ∥ n, dn ⊥ n). φ is constant (−(R1 + R2)²) there.
+template <class S1, class S2>
+void penetration_derivatives(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, const ProximityResult& res,
+                             ProximityDerivatives& out) {
+  const double L = res.length_unit, inv = 1.0 / L;
+  const detail::CoreVertices V1 = detail::core_vertices(s1, X1, X2.p, inv);
+  const detail::CoreVertices V2 = detail::core_vertices(s2, X2, X2.p, inv);
+  const Vec3 h1 = (res.p1_W - X2.p) * inv, h2 = (res.p2_W - X2.p) * inv;  // the reported witnesses
+  const detail::SeparatingAxis ax = detail::best_separating_axis(V1, V2, &h1, &h2);
+  if (ax.kind == detail::AxisKind::none) return;
+  auto world = [&](const Vec3& rel) -> Vec3 { return X2.p + rel * L; };
+  auto rigid = [](int body, const Vec3& x) {  // δx = ω_k × x + v_k
+    Mat312 J = Mat312::Zero();
+    J.block<3, 3>(0, 6 * body) = -skew(x);
+    J.block<3, 3>(0, 6 * body + 3).setIdentity();
+    return J;
+  };
+  auto attached_dir = [](int body, const Vec3& e) {  // δe = ω_k × e
+    Mat312 J = Mat312::Zero();
+    J.block<3, 3>(0, 6 * body) = -skew(e);
+    return J;
+  };
+  const Vec3 n = ax.n;
+  Mat312 da, db, dn;
+  if (ax.kind == detail::AxisKind::face1 || ax.kind == detail::AxisKind::face2) {
+    const bool f1 = ax.kind == detail::AxisKind::face1;
+    const Vec3 w = world(f1 ? ax.b : ax.a);  // the other core's support vertex (or the common point)
+    const Vec3 o = world(f1 ? V1.v[0] : V2.v[0]);         // a point of the face's plane
+    dn = attached_dir(f1 ? 0 : 1, n);
+    const Mat312 dw = rigid(f1 ? 1 : 0, w), dO = rigid(f1 ? 0 : 1, o);
+    const double h = n.dot(w - o);  // height of w above the plane along n
+    const RowVec12 dh = n.transpose() * (dw - dO) + (w - o).transpose() * dn;
+    const Mat312 dq = dw - n * dh - h * dn;  // q = w − h·n, the projection onto the plane
+    da = f1 ? dq : dw;
+    db = f1 ? dw : dq;
+  } else {
+    const Vec3 p = world(V1.v[ax.i]), q = world(V1.v[V1.edge_end(ax.i)]);
+    const Vec3 r = world(V2.v[ax.j]), t = world(V2.v[V2.edge_end(ax.j)]);
+    const Vec3 u = q - p, w = t - r, r0 = p - r;
+    const Mat312 du = attached_dir(0, u), dw = attached_dir(1, w);
+    const Mat312 dr0 = rigid(0, p) - rigid(1, r);
+    // min ‖r0 + t1·u − t2·w‖²: [uu −uw; uw −ww]·(t1, t2) = (−u·r0, −w·r0).
+    Eigen::Matrix2d M;
+    M << u.squaredNorm(), -u.dot(w), u.dot(w), -w.squaredNorm();
+    const Eigen::Vector2d T = M.inverse() * Eigen::Vector2d(-u.dot(r0), -w.dot(r0));
+    const RowVec12 duu = 2.0 * u.transpose() * du, duw = w.transpose() * du + u.transpose() * dw,
+                   dww = 2.0 * w.transpose() * dw;
+    Eigen::Matrix<double, 2, 12> rhs;
+    rhs.row(0) = -(r0.transpose() * du + u.transpose() * dr0) - (duu * T(0) - duw * T(1));
+    rhs.row(1) = -(r0.transpose() * dw + w.transpose() * dr0) - (duw * T(0) - dww * T(1));
+    const Eigen::Matrix<double, 2, 12> dT = M.inverse() * rhs;
+    da = rigid(0, p) + u * dT.row(0) + T(0) * du;
+    db = rigid(1, r) + w * dT.row(1) + T(1) * dw;
+    const Vec3 c = u.cross(w);
+    const Mat312 dc = -skew(w) * du + skew(u) * dw;
+    dn = ax.sign * (Mat3::Identity() - n * n.transpose()) * dc / c.norm();
+  }
+  const RowVec12 ds = n.transpose() * (db - da);
+  const double R1 = s1.radius(), R2 = s2.radius();
+  const Mat312 dc1 = da + R1 * dn, dc2 = db - R2 * dn;
+  out.J_phi_X1.setZero();
+  out.J_phi_X2.setZero();
+  out.J_signed_distance_X1 = ds.leftCols<6>();
+  out.J_signed_distance_X2 = ds.rightCols<6>();
+  out.J_p1_W_X1 = da.leftCols<6>();
+  out.J_p1_W_X2 = da.rightCols<6>();
+  out.J_p2_W_X1 = db.leftCols<6>();
+  out.J_p2_W_X2 = db.rightCols<6>();
+  out.J_closest1_W_X1 = dc1.leftCols<6>();
+  out.J_closest1_W_X2 = dc1.rightCols<6>();
+  out.J_closest2_W_X1 = dc2.leftCols<6>();
+  out.J_closest2_W_X2 = dc2.rightCols<6>();
+  out.J_normal_W_X1 = dn.leftCols<6>();
+  out.J_normal_W_X2 = dn.rightCols<6>();
+  if (out.convention == TwistConvention::body) {
+    world_to_body(out.J_signed_distance_X1, X1);
+    world_to_body(out.J_p1_W_X1, X1);
+    world_to_body(out.J_p2_W_X1, X1);
+    world_to_body(out.J_closest1_W_X1, X1);
+    world_to_body(out.J_closest2_W_X1, X1);
+    world_to_body(out.J_normal_W_X1, X1);
+    world_to_body(out.J_signed_distance_X2, X2);
+    world_to_body(out.J_p1_W_X2, X2);
+    world_to_body(out.J_p2_W_X2, X2);
+    world_to_body(out.J_closest1_W_X2, X2);
+    world_to_body(out.J_closest2_W_X2, X2);
+    world_to_body(out.J_normal_W_X2, X2);
+  }
+  out.status = res.unique_minimizer ? ProximityDerivativeStatus::ok : ProximityDerivativeStatus::non_unique_minimizer;
 }
 
 Eigen::Matrix<double, 3, 1> segment_E(const Capsule& c) { return c.a_B() - c.b_B(); }
@@ -132,23 +233,72 @@ Eigen::Matrix<double, 3, 2> plane_E() {
 void proximity_derivatives(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
                            const ProximityResult& r, ProximityDerivatives& out, TwistConvention conv) {
   derivatives_core<1, 1>(X_W1, X_W2, segment_E(s1), segment_E(s2), s1.radius(), s2.radius(), r, conv, out);
+  if (out.status == ProximityDerivativeStatus::cores_touch && r.normal_W.squaredNorm() > 0.0) {
+    // Crossing axes (proximity's one-sided normal n = σ(u1 × u2)/‖u1 × u2‖): on that side the
+    // signed distance is n·(p2 − p1) − (R1 + R2), whose derivative is nᵀ(δp2 − δp1) at fixed
+    // witnesses (n ⊥ both axes: sliding along them does not count).
+    const Vec3& n = r.normal_W;
+    const Vec3 u1 = X_W1.R * segment_E(s1), u2 = X_W2.R * segment_E(s2);
+    const Vec3 c = u1.cross(u2);
+    Mat312 D, du1 = Mat312::Zero(), du2 = Mat312::Zero();
+    D << skew(r.p1_W), -Mat3::Identity(), -skew(r.p2_W), Mat3::Identity();  // δp2 − δp1 (rigid)
+    du1.leftCols<3>() = -skew(u1);
+    du2.block<3, 3>(0, 6) = -skew(u2);
+    const Mat312 dc = -skew(u2) * du1 + skew(u1) * du2;
+    const double sign = n.dot(c) < 0.0 ? -1.0 : 1.0;
+    const Mat312 dn = sign * (Mat3::Identity() - n * n.transpose()) * dc / c.norm();
+    const RowVec12 dsd = n.transpose() * D;
+    Mat312 dp1, dp2;
+    dp1 << out.J_p1_W_X1, out.J_p1_W_X2;
+    dp2 << out.J_p2_W_X1, out.J_p2_W_X2;
+    if (conv == TwistConvention::body) {  // the p blocks are already in body twists: redo them in world ones
+      ProximityDerivatives w;
+      derivatives_core<1, 1>(X_W1, X_W2, segment_E(s1), segment_E(s2), s1.radius(), s2.radius(), r,
+                             TwistConvention::world, w);
+      dp1 << w.J_p1_W_X1, w.J_p1_W_X2;
+      dp2 << w.J_p2_W_X1, w.J_p2_W_X2;
+    }
+    const Mat312 dc1 = dp1 + s1.radius() * dn, dc2 = dp2 - s2.radius() * dn;
+    out.J_signed_distance_X1 = dsd.leftCols<6>();
+    out.J_signed_distance_X2 = dsd.rightCols<6>();
+    out.J_normal_W_X1 = dn.leftCols<6>();
+    out.J_normal_W_X2 = dn.rightCols<6>();
+    out.J_closest1_W_X1 = dc1.leftCols<6>();
+    out.J_closest1_W_X2 = dc1.rightCols<6>();
+    out.J_closest2_W_X1 = dc2.leftCols<6>();
+    out.J_closest2_W_X2 = dc2.rightCols<6>();
+    if (conv == TwistConvention::body) {
+      world_to_body(out.J_signed_distance_X1, X_W1);
+      world_to_body(out.J_normal_W_X1, X_W1);
+      world_to_body(out.J_closest1_W_X1, X_W1);
+      world_to_body(out.J_closest2_W_X1, X_W1);
+      world_to_body(out.J_signed_distance_X2, X_W2);
+      world_to_body(out.J_normal_W_X2, X_W2);
+      world_to_body(out.J_closest1_W_X2, X_W2);
+      world_to_body(out.J_closest2_W_X2, X_W2);
+    }
+  }
 }
 
 void proximity_derivatives(const PaddedPolygon& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2,
                            const ProximityResult& r, ProximityDerivatives& out, TwistConvention conv) {
   derivatives_core<2, 2>(X_W1, X_W2, plane_E(), plane_E(), s1.radius(), s2.radius(), r, conv, out);
+  if (r.penetration && out.status == ProximityDerivativeStatus::cores_touch)
+    penetration_derivatives(s1, X_W1, s2, X_W2, r, out);
 }
 
 void proximity_derivatives(const Capsule& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2,
                            const ProximityResult& r, ProximityDerivatives& out, TwistConvention conv) {
   derivatives_core<1, 2>(X_W1, X_W2, segment_E(s1), plane_E(), s1.radius(), s2.radius(), r, conv, out);
+  if (r.penetration && out.status == ProximityDerivativeStatus::cores_touch)
+    penetration_derivatives(s1, X_W1, s2, X_W2, r, out);
 }
 
 void proximity_derivatives(const PaddedPolygon& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
                            const ProximityResult& r, ProximityDerivatives& out, TwistConvention conv) {
   ProximityResult swapped = r;
   swap_shapes(swapped);
-  derivatives_core<1, 2>(X_W2, X_W1, segment_E(s2), plane_E(), s2.radius(), s1.radius(), swapped, conv, out);
+  proximity_derivatives(s2, X_W2, s1, X_W1, swapped, out, conv);
   // Back to (polygon = 1, capsule = 2).
   std::swap(out.J_phi_X1, out.J_phi_X2);
   std::swap(out.J_signed_distance_X1, out.J_signed_distance_X2);

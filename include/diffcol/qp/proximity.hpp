@@ -26,9 +26,14 @@
 ///  - normal_W = (p2 − p1)/‖p2 − p1‖: unit, from shape 1 towards shape 2.
 ///  - closest points (21)–(22): closest1_W = p1 + R1·normal_W, closest2_W = p2 − R2·normal_W
 ///    (on the padded surfaces; when penetrating they are the deepest points along the normal).
-///  - Cores touching (‖p1 − p2‖ ≤ core_contact_tolerance): the normal is undefined; then
-///    normal_W = 0, closest_i = p_i, cores_touch = true; φ and the signed distance keep their
-///    formulas (the signed distance is not differentiable there; φ is).
+///  - Cores touching (‖p1 − p2‖ ≤ core_contact_tolerance·(ρ1 + ρ2)): cores_touch = true; φ keeps
+///    its formula (flat there). Polygon pairs report the penetration measure of
+///    ProximityResult::penetration (signed distance < −(R1 + R2) with a gradient); capsules with
+///    crossing axes the one-sided normal ±(u1 × u2)/‖u1 × u2‖; otherwise (parallel or
+///    zero-length capsule cores) normal_W = 0, closest_i = p_i.
+///  - Units: polygon-pair QPs are solved in the pair's length unit (ProximityResult::length_unit),
+///    and every ok polygon-pair answer is certified a posteriori (ProximityOptions::
+///    certificate_tolerance, certify()); else status not_certified.
 ///  - Non-unique minimizer (parallel segments / edges / faces overlapping, or cores crossing
 ///    along a segment): unique_minimizer = false; the returned p1, p2 are one valid pair
 ///    (active set: an end-point-based pair; interior point: the point the polish reached from
@@ -56,8 +61,13 @@ enum class ProximityStatus : std::uint8_t {
   not_converged = 1,  ///< interior point hit its iteration limit: fields from the last iterate (finite)
   solver_failure = 2, ///< interior-point numerical failure: fields from the last finite iterate
   invalid_input = 3,  ///< a pose is not valid (Pose::invalid_reason: not finite, R not a rotation, or a position beyond 1e100), or ProximityOptions out of range (validate()): numeric fields are zero
+  /// The QP solve ended, but its answer failed the a posteriori certificate (witness points in
+  /// their cores, core distance within certificate_tolerance of a lower bound) even after a
+  /// re-solve with a 1000× tighter tolerance: fields hold the better answer (finite), and
+  /// core_distance_lower_bound what is certified. Polygon pairs only.
+  not_certified = 4,
 };
-/// "ok", "not_converged", "solver_failure", "invalid_input".
+/// "ok", "not_converged", "solver_failure", "invalid_input", "not_certified".
 const char* status_name(ProximityStatus s);
 
 /// Which solver serves the capsule–capsule QP.
@@ -70,11 +80,17 @@ enum class CapsuleSolver : std::uint8_t {
 struct ProximityOptions {
   CapsuleSolver capsule_solver = CapsuleSolver::active_set;
   QpOptions qp;  ///< interior-point settings (polygon pairs; capsule–capsule with interior_point)
-  /// ‖p1 − p2‖ ≤ core_contact_tolerance·(1 + ρ1 + ρ2) counts as touching cores (ρ_i: bounding
-  /// radius of core i about its body origin).
+  /// ‖p1 − p2‖ ≤ core_contact_tolerance·(ρ1 + ρ2) counts as touching cores (ρ_i: bounding
+  /// radius of core i about its body origin; unit-free).
   double core_contact_tolerance = 1e-12;
+  /// Polygon pairs: an `ok` answer is certified a posteriori, relative to the pair's length unit
+  /// L (ProximityResult::length_unit): witness points within certificate_tolerance·L of their
+  /// cores, and core distance − certified lower bound ≤ certificate_tolerance·(L + distance)
+  /// (+ a rounding allowance 8ε·L²/distance for nearly touching cores). In [1e-14, 1e-3].
+  double certificate_tolerance = 1e-9;
 
-  /// @throws std::invalid_argument if qp.validate() does or core_contact_tolerance is not finite ≥ 0.
+  /// @throws std::invalid_argument if qp.validate() does, core_contact_tolerance is not finite ≥ 0
+  /// or certificate_tolerance is outside [1e-14, 1e-3].
   void validate() const;
   /// The same test without throwing (proximity returns status invalid_input when it fails).
   bool is_valid() const noexcept;
@@ -109,6 +125,16 @@ struct ProximityResult {
   Vec3 normal_W = Vec3::Zero();   ///< (p2 − p1)/‖p2 − p1‖, zero when cores_touch
   bool cores_touch = false;       ///< ‖p1 − p2‖ ≈ 0 (see ProximityOptions::core_contact_tolerance)
   bool unique_minimizer = true;   ///< the witness points p1, p2 are unique
+  /// Polygon pairs: a certified lower bound of the core distance (≤ core_distance; 0 when the
+  /// status is not ok or not_certified). Capsule–capsule (closed form): core_distance.
+  double core_distance_lower_bound = 0.0;
+  /// The length unit the QP was solved in (a power of two near ρ1 + ρ2); 1 for capsule–capsule.
+  double length_unit = 1.0;
+  /// Polygon pairs with overlapping cores (cores_touch): signed_distance = s − (R1 + R2) with
+  /// s ≤ 0 the signed core distance (minus the penetration depth of the cores, best separating
+  /// axis), normal_W that axis, p1_W / p2_W its witness points on the cores (p2 − p1 = s·normal),
+  /// closest_i = p_i ± R_i·normal. φ and core_distance stay the QP's (flat there).
+  bool penetration = false;
   ProximityQpInfo qp;
 };
 
@@ -146,6 +172,18 @@ ProximityResult proximity(const S1& s1, const Pose& X_W1, const S2& s2, const Po
   proximity(s1, X_W1, s2, X_W2, options, r);
   return r;
 }
+
+/// The a posteriori certificate proximity() applies to polygon pairs (ProximityOptions::
+/// certificate_tolerance), recomputed for the witness points r.p1_B1, r.p2_B2 (body frames) as
+/// they stand: true if both lie in their cores and the core distance ‖p1 − p2‖ is within the
+/// tolerance of a certified lower bound (support functions along p2 − p1, then the separating-axis
+/// candidates). Sets r.core_distance_lower_bound. False for invalid poses or options.
+bool certify(const PaddedPolygon& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2,
+             ProximityResult& r, const ProximityOptions& options = {});
+bool certify(const Capsule& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2, ProximityResult& r,
+             const ProximityOptions& options = {});
+bool certify(const PaddedPolygon& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2, ProximityResult& r,
+             const ProximityOptions& options = {});
 
 /// Swaps the roles of shape 1 and 2 in a result (p1 ↔ p2, closest1 ↔ closest2, normal → −normal).
 /// The qp field is left unchanged.

@@ -29,10 +29,15 @@
 ///    the p, closest-point and normal Jacobians are those of the returned witness pair with the
 ///    non-unique directions held fixed (S uses the pseudo-inverse); the φ row is a valid
 ///    one-sided derivative (φ has a kink there when the cores are separated).
-///  - cores_touch (‖p1 − p2‖ ≈ 0): the signed distance (|·| kink) and the normal are not
-///    differentiable: J_signed_distance = 0, J_normal = 0, J_closest_i = J_p_i. φ's gradient
-///    (= 0 there) is exact.
-///  - not_solved: the proximity result was not ok; every block is zero.
+///  - polygon pairs with overlapping cores (ProximityResult::penetration): status ok; the
+///    signed distance, normal, witness and closest points of the best separating axis are
+///    differentiated for that axis (plane normal: the other core's support vertex and its
+///    projection; edge × edge: the closest points of the two edge lines); J_φ = 0 (φ is flat).
+///  - cores_touch (capsule–capsule, ‖p1 − p2‖ ≈ 0): with crossing axes, the one-sided gradient
+///    nᵀ(δp2 − δp1) of the side n = normal_W (the signed distance |n·(p2 − p1)| − R has a kink);
+///    with parallel / zero-length cores J_signed_distance = 0, J_normal = 0, J_closest_i = J_p_i.
+///    φ's gradient (= 0 there) is exact.
+///  - not_solved: the proximity result was not ok (not_certified included); every block is zero.
 /// At an active-set change (a witness point reaching a vertex / an end point) the Jacobians are
 /// those of the active set the solver identified (one-sided).
 
