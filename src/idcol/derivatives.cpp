@@ -170,7 +170,9 @@ void contact_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDe
   // D_r = diag(1, 1, L, L, L, 1), D_c = diag(αL, αL, αL, 1, α, α). Every entry of Ĵ is free of the
   // unit of length and of ‖r‖, so are its pivoting, singularity test and condition number.
   const double L = sol.p1_B1.norm() + (sol.p2_B1 - r).norm();
-  if (st == DerivativeStatus::ok && !(L > 0.0 && std::isfinite(L))) st = DerivativeStatus::singular_kkt;
+  // a zero pivot (a failed factorization sets min_pivot = 0) or no length scale: singular
+  if (st == DerivativeStatus::ok && !(L > 0.0 && std::isfinite(L) && sol.kkt_lu.min_pivot > 0.0))
+    st = DerivativeStatus::singular_kkt;
   if (st != DerivativeStatus::ok) {
     out = ContactDerivatives{};
     out.status = st;
