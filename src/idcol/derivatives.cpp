@@ -166,7 +166,7 @@ void contact_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDe
   const Mat3& R = sol.X_12.R;
   const Vec3& r = sol.X_12.p;
   const double alpha = sol.alpha, ia = 1.0 / alpha;
-  // J_c equilibrated (contact.hpp, ContactDerivatives::kkt_condition): Ĵ = D_r J_c D_c with
+  // J_c equilibrated (derivatives.hpp, ContactDerivatives::kkt_condition): Ĵ = D_r J_c D_c with
   // D_r = diag(1, 1, L, L, L, 1), D_c = diag(αL, αL, αL, 1, α, α). Every entry of Ĵ is free of the
   // unit of length and of ‖r‖, so are its pivoting, singularity test and condition number.
   const double L = sol.p1_B1.norm() + (sol.p2_B1 - r).norm();
@@ -216,7 +216,7 @@ void contact_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDe
   const auto fail = [&out, cond](DerivativeStatus why) {
     out = ContactDerivatives{};
     out.status = why;
-    out.kkt_condition = std::isfinite(cond) ? cond : std::numeric_limits<double>::infinity();
+    out.kkt_condition = why == DerivativeStatus::ill_conditioned ? cond : 0.0;  // finite, always
   };
   if (!std::isfinite(cond) || !std::isfinite(tsum) || !(cond > 0.0)) return fail(DerivativeStatus::singular_kkt);
   if (!(cond <= kMaxKktCondition)) return fail(DerivativeStatus::ill_conditioned);

@@ -89,8 +89,8 @@ struct ContactDerivatives {
   bool ok() const { return status == DerivativeStatus::ok; }
   /// ‖Ĵ‖₁‖Ĵ⁻¹‖₁ of the equilibrated KKT Jacobian Ĵ = D_r J_c D_c: J_c in the dimensionless
   /// unknowns x/(α L), log α, λ/α with rows (10c) times L, L = ‖p1‖ + ‖p2 − r‖ the pair's length
-  /// at the contact. Free of the unit of length and of ‖r‖ (homogeneity). 0 when not computed
-  /// (status other than ok, singular_kkt or ill_conditioned); +inf when J_c is singular.
+  /// at the contact. Free of the unit of length and of ‖r‖ (homogeneity). Set when status is ok
+  /// or ill_conditioned; 0 otherwise (singular_kkt included: every field stays finite).
   double kkt_condition = 0.0;
 
   // --- with respect to the body twist ξ of X_12 (body 2 relative to body 1) --------------
