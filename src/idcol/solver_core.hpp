@@ -294,12 +294,19 @@ struct Equilibration {
 // of E is zero or not a number.
 DIFFCOL_HD inline bool factor_equilibrated(Lu6& lu, const Mat6RowMajor& J, const Equilibration& D) {
   if (!lu.factor_scaled(J, D.row, D.col)) return false;
-  double dp[6];
-  for (int i = 0; i < 6; ++i) dp[i] = D.row[lu.perm[i]];
+  // D_r and D_c hold 1 or σ (Equilibration): one division
+  const double is = 1.0 / D.size;
+  double dp[6], idp[6], ic[6];
   for (int i = 0; i < 6; ++i) {
-    for (int j = 0; j < i; ++j) lu.lu[i][j] *= dp[j] / dp[i];
-    for (int j = i; j < 6; ++j) lu.lu[i][j] /= dp[i] * D.col[j];
-    lu.inv_diag[i] = 1.0 / lu.lu[i][i];
+    const bool scaled = D.row[lu.perm[i]] != 1.0;
+    dp[i] = scaled ? D.size : 1.0;
+    idp[i] = scaled ? is : 1.0;
+    ic[i] = D.col[i] != 1.0 ? is : 1.0;
+  }
+  for (int i = 0; i < 6; ++i) {
+    for (int j = 0; j < i; ++j) lu.lu[i][j] *= dp[j] * idp[i];
+    for (int j = i; j < 6; ++j) lu.lu[i][j] *= idp[i] * ic[j];
+    lu.inv_diag[i] *= dp[i] * D.col[i];
   }
   return true;
 }
