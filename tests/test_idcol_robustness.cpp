@@ -39,6 +39,7 @@ using diffcol::test::random_rotation;
 using diffcol::test::random_unit;
 namespace idcol = diffcol::idcol;
 using idcol::ContactDerivatives;
+using idcol::ContactPair;
 using idcol::ContactSolution;
 using idcol::ContactStatus;
 using idcol::DerivativeStatus;
@@ -187,6 +188,36 @@ TEST(IdcolRobustness, NearlyParallelFlatFacesAreFlagged) {
   // both branches are exercised: small tilts are flagged, large ones accepted
   EXPECT_GT(flagged, 50);
   EXPECT_GT(accepted, 50);
+}
+
+// The first-order warm start reads the pivot ratio of the previous factors; they are those of the
+// equilibrated KKT matrix, so a small pair predicts as a unit-size one does. With the ratio of J_c
+// in the caller's unit (entries from 1 to 1/size²) the prediction was declined for every step of a
+// pair 1e-9 across.
+TEST(IdcolRobustness, WarmPredictionDoesNotDependOnTheUnitOfLength) {
+  int predicted_at_unit = -1;
+  for (const double f : {1.0, 1e-9, 1e4}) {
+    ContactPair pair(scaled_benchmark_shape("poly", f), scaled_benchmark_shape("se", f));
+    const Pose X_W1 = make_pose(Mat3::Identity(), Vec3::Zero());
+    int predicted = 0, evaluations = 0;
+    for (int k = 0; k < 40; ++k) {
+      const double t = 0.01 * k;
+      const Pose X_W2 = make_pose(Eigen::AngleAxisd(t, Vec3(0.3, 1.0, 0.2).normalized()).toRotationMatrix(),
+                                  f * Vec3(2.6 + 0.2 * std::sin(t), 0.4 * t, 0.3));
+      const ContactSolution& s = pair.solve(X_W1, X_W2);
+      ASSERT_EQ(s.status, ContactStatus::converged) << f << " " << k;
+      predicted += s.warm_pose_step.norm() > 0.0;
+      evaluations += s.jacobian_evaluations;
+    }
+    std::printf("unit %g: %d of 40 warm solves from the first-order prediction, %d evaluations\n", f, predicted,
+                evaluations);
+    if (predicted_at_unit < 0) {
+      predicted_at_unit = predicted;
+      EXPECT_GT(predicted, 30);
+    } else {
+      EXPECT_NEAR(predicted, predicted_at_unit, 1) << "unit " << f;
+    }
+  }
 }
 
 // ---------------------------------------------------------------- the stopping test's rounding floor

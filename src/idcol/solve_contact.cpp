@@ -129,7 +129,11 @@ void fill_solution(const ShapeData& sd, const Pose& X_W1, const Pose& X_12, cons
     const double d[6] = {ic, ic, ic, 1.0, ic, ic};
     for (int i = 0; i < 6; ++i)
       for (int j = 0; j < 6; ++j) out.kkt_jacobian(i, j) = JS(i, j) * d[j];
+    // pivot_ratio() stays that of the equilibrated matrix (factor_equilibrated): unit-free
+    const double min_pivot = out.kkt_lu.min_pivot, max_pivot = out.kkt_lu.max_pivot;
     out.kkt_lu.scale_columns(d);
+    out.kkt_lu.min_pivot = min_pivot;
+    out.kkt_lu.max_pivot = max_pivot;
   } else {
     out.kkt_jacobian = JS;
   }
