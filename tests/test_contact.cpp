@@ -874,7 +874,10 @@ TEST(Contact, AlphaDerivativesDoNotDependOnTheLengthUnit) {
         ASSERT_TRUE(base.ok() && s.ok()) << na << "-" << nb << ", pose " << i;
         const diffcol::idcol::ContactDerivatives d0 = diffcol::idcol::contact_derivatives(I, base),
                                                  dk = diffcol::idcol::contact_derivatives(I, s);
-        ASSERT_TRUE(d0.ok() && dk.ok()) << na << "-" << nb << ", pose " << i;
+        // the same status in either unit (ill_conditioned on nearly parallel flat faces: both)
+        ASSERT_EQ(d0.status, dk.status) << na << "-" << nb << ", pose " << i << ", condition " << d0.kkt_condition
+                                        << " at unit size, " << dk.kkt_condition << " at k = 1e3";
+        if (!d0.ok()) continue;
         Eigen::Matrix<double, 1, 6> g = dk.J_alpha_X12;
         g.tail<3>() *= k;  // ξ = [ω; v]: dα/dv has units 1/length
         const double err = (g - d0.J_alpha_X12).norm(), scale = d0.J_alpha_X12.norm() + 1e-9;

@@ -263,7 +263,10 @@ the C++ ContactPair, bit for bit.)")
       .value("coincident_origins", idcol::DerivativeStatus::coincident_origins, "alpha* not differentiable at r = 0")
       .value("not_converged", idcol::DerivativeStatus::not_converged)
       .value("invalid_input", idcol::DerivativeStatus::invalid_input)
-      .value("singular_kkt", idcol::DerivativeStatus::singular_kkt);
+      .value("singular_kkt", idcol::DerivativeStatus::singular_kkt)
+      .value("ill_conditioned", idcol::DerivativeStatus::ill_conditioned,
+             "the equilibrated KKT Jacobian's condition number exceeds 1e6 (kkt_condition): derivatives not "
+             "trustworthy; use alpha_gradient_envelope or a smoother shape");
 
   py::class_<ContactDerivatives> der(m, "ContactDerivatives", doc(std::string(R"(All first-order derivatives of one contact solution (seed eq. (24)-(30), (B38)-(B39)).
 
@@ -276,7 +279,9 @@ Scalar outputs: shape (6,); 3-vectors: (3, 6); J_z_X12: (6, 6). Columns [w; v].
 status: DerivativeStatus; when not ok every block is zero.
 )") + kConventionsDoc));
   der.def_readonly("status", &ContactDerivatives::status, "DerivativeStatus; every block is zero unless ok.")
-      .def("ok", &ContactDerivatives::ok, "status == DerivativeStatus.ok.");
+      .def("ok", &ContactDerivatives::ok, "status == DerivativeStatus.ok.")
+      .def_readonly("kkt_condition", &ContactDerivatives::kkt_condition,
+                    "1-norm condition number of the equilibrated KKT Jacobian (unit-free); 0 when not computed.");
   batch::for_each_derivative_block([&](const char* name, auto member) {
     using M = std::remove_cvref_t<decltype(std::declval<ContactDerivatives>().*member)>;
     der.def_readonly(name, member, doc(field_doc(name, shape_text<M>())));

@@ -6,7 +6,9 @@
 #include "kkt_pose_jacobian.hpp"
 #include "../target_clones.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <variant>
 
@@ -19,6 +21,7 @@ const char* derivative_status_name(DerivativeStatus s) {
     case DerivativeStatus::not_converged: return "not_converged";
     case DerivativeStatus::invalid_input: return "invalid_input";
     case DerivativeStatus::singular_kkt: return "singular_kkt";
+    case DerivativeStatus::ill_conditioned: return "ill_conditioned";
   }
   return "unknown";
 }
@@ -78,25 +81,26 @@ enum : int { kA = 0, kL1 = 1, kL2 = 2, kGap = 3, kX = 4, kP1 = 7, kP2 = 10, kN =
 
 // X = −A⁻¹ B for the 6×6 B, with A's LU factors (P·A = L·U): every row operation acts on a
 // 6-wide row of all right-hand sides at once.
-inline void lu_solve_neg(const Lu6& lu, const double (&B)[6][6], double (&X)[6][6]) {
+template <int N>
+inline void lu_solve_neg(const Lu6& lu, const double (&B)[6][N], double (&X)[6][N]) {
   for (int i = 0; i < 6; ++i)
-    for (int c = 0; c < 6; ++c) X[i][c] = -B[lu.perm[i]][c];
+    for (int c = 0; c < N; ++c) X[i][c] = -B[lu.perm[i]][c];
 #pragma GCC unroll 6
   for (int i = 1; i < 6; ++i)
 #pragma GCC unroll 6
     for (int j = 0; j < i; ++j) {
       const double l = lu.lu[i][j];
-      for (int c = 0; c < 6; ++c) X[i][c] -= l * X[j][c];
+      for (int c = 0; c < N; ++c) X[i][c] -= l * X[j][c];
     }
 #pragma GCC unroll 6
   for (int i = 5; i >= 0; --i) {
 #pragma GCC unroll 6
     for (int j = i + 1; j < 6; ++j) {
       const double u = lu.lu[i][j];
-      for (int c = 0; c < 6; ++c) X[i][c] -= u * X[j][c];
+      for (int c = 0; c < N; ++c) X[i][c] -= u * X[j][c];
     }
     const double inv = lu.inv_diag[i];
-    for (int c = 0; c < 6; ++c) X[i][c] *= inv;
+    for (int c = 0; c < N; ++c) X[i][c] *= inv;
   }
 }
 
@@ -159,36 +163,68 @@ DIFFCOL_TARGET_CLONES
 void contact_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDerivatives& out) {
   DerivativeStatus st = status_of(sol);
   if (st == DerivativeStatus::ok && !X_W1.is_valid()) st = DerivativeStatus::invalid_input;
-  if (st == DerivativeStatus::ok && !(sol.kkt_lu.pivot_ratio() > 1e-15)) st = DerivativeStatus::singular_kkt;
+  const Mat3& R = sol.X_12.R;
+  const Vec3& r = sol.X_12.p;
+  const double alpha = sol.alpha, ia = 1.0 / alpha;
+  // J_c equilibrated (derivatives.hpp, ContactDerivatives::kkt_condition): Ĵ = D_r J_c D_c with
+  // D_r = diag(1, 1, L, L, L, 1), D_c = diag(αL, αL, αL, 1, α, α). Every entry of Ĵ is free of the
+  // unit of length and of ‖r‖, so are its pivoting, singularity test and condition number.
+  const double L = sol.p1_B1.norm() + (sol.p2_B1 - r).norm();
+  // a zero pivot (a failed factorization sets min_pivot = 0) or no length scale: singular
+  if (st == DerivativeStatus::ok && !(L > 0.0 && std::isfinite(L) && sol.kkt_lu.min_pivot > 0.0))
+    st = DerivativeStatus::singular_kkt;
   if (st != DerivativeStatus::ok) {
     out = ContactDerivatives{};
     out.status = st;
     return;
   }
+  const double aL = alpha * L;
+  const double row[6] = {1.0, 1.0, L, L, L, 1.0};
+  const double col[6] = {aL, aL, aL, 1.0, alpha, alpha};
 
-  const Mat3& R = sol.X_12.R;
-  const Vec3& r = sol.X_12.p;
-  const double alpha = sol.alpha, ia = 1.0 / alpha;
   const Vec3& x = sol.x_B1;
   const Vec3 y1 = ia * x;
   const Vec3& g1 = sol.grad1;
   const Mat3& H1 = sol.hess1;
 
   // G_c (26) from (25a)-(25c) for body 2; rows (10a),(10b),(10c)x3,(10d); columns ξ = [ω; v]
-  double G[6][6];
-  detail::kkt_pose_jacobian(sol, G);
-  // T_c = −J_c⁻¹ G_c (27)-(28), z = (x, s, λ1, λ2), reusing the factorization of the solve
-  double T[6][6];
-  lu_solve_neg(sol.kkt_lu, G, T);
-  double tsum[6] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0};  // independent accumulators (no serial chain)
+  double Gc[6][6];
+  detail::kkt_pose_jacobian(sol, Gc);
+  // −J_c⁻¹ [G_c | D_r⁻¹] = [T_c | −J_c⁻¹ D_r⁻¹]: T_c of (27)-(28), z = (x, s, λ1, λ2), and
+  // Ĵ⁻¹ = D_c⁻¹ J_c⁻¹ D_r⁻¹ for the condition number, in one pass over the solve's factors, whose
+  // pivoting was chosen on the equilibrated matrix (solver_core.hpp, factor_equilibrated)
+  double G[6][12];
   for (int i = 0; i < 6; ++i)
-    for (int c = 0; c < 6; ++c) tsum[c] += T[i][c];
-  if (!std::isfinite(tsum[0] + tsum[1] + tsum[2] + tsum[3] + tsum[4] + tsum[5])) {
-    out = ContactDerivatives{};
-    out.status = DerivativeStatus::singular_kkt;
-    return;
+    for (int c = 0; c < 6; ++c) {
+      G[i][c] = Gc[i][c];
+      G[i][6 + c] = i == c ? 1.0 / row[i] : 0.0;
+    }
+  double TX[6][12];
+  lu_solve_neg(sol.kkt_lu, G, TX);
+  double norm_J = 0.0, norm_inv = 0.0, tsum = 0.0;
+  for (int c = 0; c < 6; ++c) {
+    double sj = 0.0, si = 0.0;
+    for (int i = 0; i < 6; ++i) {
+      sj += std::abs(row[i] * sol.kkt_jacobian(i, c) * col[c]);
+      si += std::abs(TX[i][6 + c]) / col[i];
+      tsum += TX[i][c];
+    }
+    norm_J = std::max(norm_J, sj);
+    norm_inv = std::max(norm_inv, si);
   }
+  const double cond = norm_J * norm_inv;
+  const auto fail = [&out, cond](DerivativeStatus why) {
+    out = ContactDerivatives{};
+    out.status = why;
+    out.kkt_condition = why == DerivativeStatus::ill_conditioned ? cond : 0.0;  // finite, always
+  };
+  if (!std::isfinite(cond) || !std::isfinite(tsum) || !(cond > 0.0)) return fail(DerivativeStatus::singular_kkt);
+  if (!(cond <= kMaxKktCondition)) return fail(DerivativeStatus::ill_conditioned);
+  double T[6][6];
+  for (int i = 0; i < 6; ++i)
+    for (int c = 0; c < 6; ++c) T[i][c] = TX[i][c];
   out.status = DerivativeStatus::ok;
+  out.kkt_condition = cond;
 
   // ---- stacked body-1 outputs with respect to ξ (body twist of X_12)
   double K[16][6];

@@ -129,7 +129,11 @@ void fill_solution(const ShapeData& sd, const Pose& X_W1, const Pose& X_12, cons
     const double d[6] = {ic, ic, ic, 1.0, ic, ic};
     for (int i = 0; i < 6; ++i)
       for (int j = 0; j < 6; ++j) out.kkt_jacobian(i, j) = JS(i, j) * d[j];
+    // pivot_ratio() stays that of the equilibrated matrix (factor_equilibrated): unit-free
+    const double min_pivot = out.kkt_lu.min_pivot, max_pivot = out.kkt_lu.max_pivot;
     out.kkt_lu.scale_columns(d);
+    out.kkt_lu.min_pivot = min_pivot;
+    out.kkt_lu.max_pivot = max_pivot;
   } else {
     out.kkt_jacobian = JS;
   }
@@ -193,6 +197,58 @@ void second_order_correction(const ContactSolution& prev, const Pose& X_12, cons
   l2 += e[5];
 }
 
+// Two spheres in closed form (non-coincident origins): α = ‖r‖/(R1 + R2), x = α R1 r̂, and from
+// (10c)-(10d) λ_i = α R_i/(R1 + R2) (∇φ_i has norm 1/R_i and y·∇φ = 1 on a sphere). The shape
+// data and J_c (11) come from one evaluation of (10) at that point, so the result (and the
+// derivatives built from it) is the general solve's, without Newton's method or its starts.
+void solve_sphere_pair(const Sphere& a, const Sphere& b, const Pose& X_W1, const Pose& X_12, double rn,
+                       ContactSolution& out) {
+  const double R1 = a.radius(), R2 = b.radius();
+  const double S = R1 + R2;
+  const Vec3& r = X_12.p;
+  const Vec3 rhat = r / rn;
+  const double alpha = rn / S;
+  Problem P;
+  P.R = X_12.R;
+  P.r = r;
+  Iterate z;
+  z.x = (alpha * R1) * rhat;
+  z.l1 = alpha * (R1 / S);
+  z.l2 = alpha * (R2 / S);
+  const Kkt<Sphere, Sphere> kkt{a, b, P};
+  Vec6 f;
+  Mat6RowMajor J;
+  ShapeData sd;
+  kkt.at_alpha(z, alpha, f, J, sd);
+  out.status = ContactStatus::converged;
+  out.iterations = 0;
+  out.jacobian_evaluations = 1;
+  out.attempts = 1;
+  out.warm_started = false;
+  out.residual_norm = f.norm();
+  out.alpha = alpha;
+  out.x_B1 = z.x;
+  out.lambda1 = z.l1;
+  out.lambda2 = z.l2;
+  out.p1_B1 = R1 * rhat;  // (29)
+  out.p2_B1 = r - R2 * rhat;
+  out.gap = rn - S;  // (30)
+  out.normal_B1 = rhat;
+  out.grad1 = sd.g1;
+  out.grad2 = sd.g2;
+  out.hess1 = sd.H1;
+  out.hess2 = sd.H2;
+  out.x_W = X_W1 * out.x_B1;
+  out.p1_W = X_W1 * out.p1_B1;
+  out.p2_W = X_W1 * out.p2_B1;
+  out.normal_W = X_W1.R * rhat;
+  out.X_12 = X_12;
+  out.kkt_jacobian = J;
+  factor_equilibrated(out.kkt_lu, J, Equilibration(S));
+  out.warm_pose_step.setZero();
+  out.warm_prediction_error.setZero();
+}
+
 // Evaluations a warm attempt may use before the next start is tried (a warm solve normally needs
 // 2–4). A few warm starts land where Newton's method crawls (nearly parallel flat faces): on
 // 200 000 sweep poses per pair the slowest warm solve took up to 593 evaluations (se–tc; sec–poly
@@ -207,6 +263,10 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
   if (!X_W1.is_valid() || !X_W2.is_valid() || !opt.is_valid()) return fill_invalid(out);
   const Pose X_12 = X_W1.inverse() * X_W2;
   if (!(X_12.p.cwiseAbs().maxCoeff() < kMaxCoordinate)) return fill_invalid(out);
+  if constexpr (std::is_same_v<S1, Sphere> && std::is_same_v<S2, Sphere>) {
+    const double rn = X_12.p.norm();
+    if (rn > opt.coincident_tolerance * (a.radius() + b.radius())) return solve_sphere_pair(a, b, X_W1, X_12, rn, out);
+  }
   const Surrogate sg = make_surrogate(a, b, X_12.R, X_12.p, opt);
   const Problem& P = sg.P;
   const double c = sg.c;
@@ -274,7 +334,7 @@ void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pos
     kkt(z, f, J, sd);
   }
   Lu6 lu;
-  lu.factor(J);
+  factor_equilibrated(lu, J, Equilibration(P.size));
   if (ok) polish(kkt, opt, z, f, J, sd, lu, st);
   out.iterations = st.iterations;
   out.jacobian_evaluations = st.evaluations;

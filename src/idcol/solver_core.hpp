@@ -113,6 +113,16 @@ struct Kkt {
   // there (set_multipliers; one evaluation of each shape serves both): a cold start.
   DIFFCOL_HD bool start(Iterate& z, Vec6& f, Mat6RowMajor& J, ShapeData& sd) const { return evaluate<true>(z, f, J, sd); }
 
+  // The same at z with α = exp(z.s) given (a closed-form solution: no exp).
+  DIFFCOL_HD bool at_alpha(const Iterate& z, double alpha, Vec6& f, Mat6RowMajor& J, ShapeData& sd) const {
+    const double ia = 1.0 / alpha;
+    const Vec3 y1 = ia * z.x;
+    const Vec3 y2 = ia * (P.R.transpose() * (z.x - P.r));
+    const double phi1 = a.eval(y1, sd.g1, sd.H1);
+    const double phi2 = b.eval(y2, sd.g2, sd.H2);
+    return assemble(z, alpha, ia, y1, y2, phi1, phi2, sd, f, J);
+  }
+
  private:
   template <bool kSetMultipliers>
   DIFFCOL_HD bool evaluate(std::conditional_t<kSetMultipliers, Iterate&, const Iterate&> z, Vec6& f, Mat6RowMajor& J,
@@ -206,6 +216,35 @@ DIFFCOL_HD inline double stopping_norm(const Vec6& f, double size) {
   return std::sqrt(weighted_squared_norm(f, size * size));
 }
 
+// The rounding floor of the residual at z, in the norm of the stopping test: each row of (10)
+// moves by about u·Σ_j |J_ij||z_j| when every unknown moves by its own rounding (δx = u|x|,
+// δs = u, δλ = u|λ|; u the unit roundoff), plus u·1 for the constant of (10d). For sharp shapes
+// far larger than their smoothing length (a polytope of size 1e7 with L = 1, β = 200: a
+// cancellation in βAy/L − βb/L inside φ) this floor exceeds the tolerance, and a KKT point exact
+// to rounding read not_converged.
+DIFFCOL_HD inline double residual_floor(const Mat6RowMajor& J, const Vec3& x, double l1, double l2, double size) {
+  const double az[6] = {std::abs(x[0]), std::abs(x[1]), std::abs(x[2]), 1.0, std::abs(l1), std::abs(l2)};
+  Vec6 fl;
+  for (int i = 0; i < 6; ++i) {
+    double v = 0.0;
+    for (int j = 0; j < 6; ++j) v += std::abs(J(i, j)) * az[j];
+    fl[i] = v;
+  }
+  fl[5] += 1.0;
+  return std::numeric_limits<double>::epsilon() * stopping_norm(fl, size);
+}
+// A residual within kFloorFactor × residual_floor counts as converged, whatever the tolerance
+// (docs/idcol.md, "Stopping test"); the floor is computed only for residuals below kFloorGate ×
+// the tolerance (near a solution: the iterations before cost nothing more).
+constexpr double kFloorFactor = 16.0;
+constexpr double kFloorGate = 1e4;
+DIFFCOL_HD inline bool residual_converged(const Vec6& f, const Mat6RowMajor& J, const Vec3& x, double l1, double l2,
+                                          double size, double tolerance) {
+  const double n = stopping_norm(f, size);
+  if (n < tolerance) return true;
+  return n < kFloorGate * tolerance && n < kFloorFactor * residual_floor(J, x, l1, l2, size);
+}
+
 // The regularized Newton direction (see newton()): used when the Newton step has |Δs| above
 // kLongStepS or leaves the other step limits; δ_x = kRegularizeX·‖W f‖/size², δ_s = kRegularizeS·‖W f‖
 // (W and size: newton()).
@@ -247,6 +286,30 @@ struct Equilibration {
     return E;
   }
 };
+
+// Factors of J with the row pivoting chosen on its equilibrated form E = D_r J D_c (Equilibration):
+// from P E = L U, P J = (Dp⁻¹ L Dp)(Dp⁻¹ U D_c⁻¹) with Dp = P D_r Pᵀ, so the same row order and
+// rescaled factors. Solves with them are the equilibrated solves mapped back; the pivot order
+// (and min_pivot / max_pivot, kept from E) do not depend on the unit of length. False if a pivot
+// of E is zero or not a number.
+DIFFCOL_HD inline bool factor_equilibrated(Lu6& lu, const Mat6RowMajor& J, const Equilibration& D) {
+  if (!lu.factor_scaled(J, D.row, D.col)) return false;
+  // D_r and D_c hold 1 or σ (Equilibration): one division
+  const double is = 1.0 / D.size;
+  double dp[6], idp[6], ic[6];
+  for (int i = 0; i < 6; ++i) {
+    const bool scaled = D.row[lu.perm[i]] != 1.0;
+    dp[i] = scaled ? D.size : 1.0;
+    idp[i] = scaled ? is : 1.0;
+    ic[i] = D.col[i] != 1.0 ? is : 1.0;
+  }
+  for (int i = 0; i < 6; ++i) {
+    for (int j = 0; j < i; ++j) lu.lu[i][j] *= dp[j] * idp[i];
+    for (int j = i; j < 6; ++j) lu.lu[i][j] *= idp[i] * ic[j];
+    lu.inv_diag[i] *= dp[i] * D.col[i];
+  }
+  return true;
+}
 
 // The regularized Newton step of newton() (δ_x·I added to the ∇²ₓₓL block of E, δ_s to its s–s
 // entry; E, e: Equilibration): the step d̃ in E's units and the slope of m = ½‖W f‖² = ½‖e‖² along
@@ -321,7 +384,7 @@ DIFFCOL_HD inline bool newton_plain(const Kkt<S1, S2>& kkt, const SolveOptions& 
   Mat6RowMajor Jt;
   ShapeData sdt;
   for (int k = 0; k < opt.max_iterations; ++k) {
-    if (stopping_norm(f, P.size) < opt.tolerance) return z.l1 > 0.0 && z.l2 > 0.0;
+    if (residual_converged(f, J, z.x, z.l1, z.l2, P.size, opt.tolerance)) return z.l1 > 0.0 && z.l2 > 0.0;
     if (st.evaluations - evaluations0 >= max_evaluations) return false;
     ++st.iterations;
     // Newton direction in units of the pair's size (Equilibration), or a Levenberg-Marquardt step
@@ -386,7 +449,7 @@ DIFFCOL_HD inline bool newton_plain(const Kkt<S1, S2>& kkt, const SolveOptions& 
     m = m_new;
     recent[k % kNonmonotoneMemory] = m;
   }
-  return stopping_norm(f, P.size) < opt.tolerance && z.l1 > 0.0 && z.l2 > 0.0;
+  return residual_converged(f, J, z.x, z.l1, z.l2, P.size, opt.tolerance) && z.l1 > 0.0 && z.l2 > 0.0;
 }
 
 // newton_plain with the whole loop inlined (shape evaluations, KKT assembly, LU): the solver's hot
@@ -426,7 +489,7 @@ DIFFCOL_HD void polish(const Kkt<S1, S2>& kkt, const SolveOptions& opt, Iterate&
   const double size = kkt.P.size;
   if (!kkt(zt, ft, Jt, sdt) || !(stopping_norm(ft, size) <= std::max(stopping_norm(f, size), opt.tolerance))) return;
   Lu6 lut;
-  if (!lut.factor(Jt)) return;
+  if (!factor_equilibrated(lut, Jt, Equilibration(size))) return;
   ++st.iterations;
   z = zt;
   f = ft;

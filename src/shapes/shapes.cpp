@@ -18,6 +18,17 @@ void require_positive(double v, const char* shape, const char* what) {
   }
 }
 
+// A size: in [kMinLength, kMaxLength] (below 1e-100 products of lengths underflow and the
+// gradients lose their direction: a sphere of radius 1e-300 had NaN normals).
+void require_length(double v, const char* shape, const char* what) {
+  if (!std::isfinite(v) || !(v >= kMinLength) || v > kMaxLength) {
+    std::ostringstream os;
+    os << shape << ": " << what << " must be finite and in [1e-100, 1e100] (kMinLength, kMaxLength) (got " << v
+       << ")";
+    throw std::invalid_argument(os.str());
+  }
+}
+
 // The supporting planes of the convex hull of a point set (defined with the convex hull below).
 void hull_planes(const std::vector<Vec3>& P, double tol, const char* what, std::vector<Vec3>& normals,
                  std::vector<double>& offsets);
@@ -147,16 +158,16 @@ const char* shape_type_name(ShapeType t) {
 }
 
 // ---------------------------------------------------------------- sphere
-Sphere::Sphere(double radius) : R_(radius), inv_R_(1.0 / radius) { require_positive(radius, "sphere", "radius"); }
+Sphere::Sphere(double radius) : R_(radius), inv_R_(1.0 / radius) { require_length(radius, "sphere", "radius"); }
 
 // ---------------------------------------------------------------- superellipsoid
 Superellipsoid::Superellipsoid(int n, double a, double b, double c, double epsilon)
     : n_(n), eps_(n > 1 ? epsilon : 0.0), sqrt_count_(detail::sqrt_count_for(n)) {
   require_exponent(n, "superellipsoid");
-  require_positive(a, "superellipsoid", "semi-axis a");
-  require_positive(b, "superellipsoid", "semi-axis b");
-  require_positive(c, "superellipsoid", "semi-axis c");
-  require_epsilon(epsilon, "superellipsoid");
+  require_length(a, "superellipsoid", "semi-axis a");
+  require_length(b, "superellipsoid", "semi-axis b");
+  require_length(c, "superellipsoid", "semi-axis c");
+  if (n > 1) require_epsilon(epsilon, "superellipsoid");  // n = 1 does not use ε
   inv_axes_ = Vec3(1.0 / a, 1.0 / b, 1.0 / c);
   // Σ u_i^n ≤ (Σ u_i)^n, so ‖ȳ‖² ≤ 1 − 3ε implies φ ≤ 0.
   inner_ = std::min({a, b, c}) * std::sqrt(1.0 - 3.0 * eps_);
@@ -173,9 +184,9 @@ double Superellipsoid::value(const Vec3& y) const {
 SuperellipticCylinder::SuperellipticCylinder(int n, double radius, double half_height, double epsilon)
     : n_(n), eps_(n > 1 ? epsilon : 0.0), sqrt_count_(detail::sqrt_count_for(n)) {
   require_exponent(n, "superelliptic_cylinder");
-  require_positive(radius, "superelliptic_cylinder", "radius R");
-  require_positive(half_height, "superelliptic_cylinder", "half-height h");
-  require_epsilon(epsilon, "superelliptic_cylinder");
+  require_length(radius, "superelliptic_cylinder", "radius R");
+  require_length(half_height, "superelliptic_cylinder", "half-height h");
+  if (n > 1) require_epsilon(epsilon, "superelliptic_cylinder");  // n = 1 does not use ε
   invR_ = 1.0 / radius;
   invh_ = 1.0 / half_height;
   inner_ = std::min(radius, half_height) * std::sqrt(1.0 - 2.0 * eps_);
@@ -193,7 +204,7 @@ SmoothPolytope::SmoothPolytope(const Eigen::MatrixX3d& A, const Eigen::VectorXd&
                                double length)
     : beta_(beta), L_(length) {
   require_positive(beta, "smooth_polytope", "beta");
-  require_positive(length, "smooth_polytope", "characteristic length L");
+  require_length(length, "smooth_polytope", "characteristic length L");
   const int m = static_cast<int>(A.rows());
   if (b.size() != m) {
     std::ostringstream os;
@@ -237,6 +248,11 @@ SmoothPolytope::SmoothPolytope(const Eigen::MatrixX3d& A, const Eigen::VectorXd&
   const double slack = L_ * std::log(static_cast<double>(m)) / beta_;
   inner_ = 1e300;
   for (int i = 0; i < m; ++i) inner_ = std::min(inner_, (b[i] - slack) / A.row(i).norm());
+  if (!(inner_ >= kMinLength) && value(Vec3::Zero()) < 0.0 && inner_ > 0.0) {
+    std::ostringstream os;
+    os << "smooth_polytope: inner radius " << inner_ << " below 1e-100 (kMinLength)";
+    throw std::invalid_argument(os.str());
+  }
   if (!(value(Vec3::Zero()) < 0.0) || !(inner_ > 0.0)) {
     std::ostringstream os;
     os << "smooth_polytope: the body origin is not strictly inside the smooth shape at beta = " << beta
@@ -246,9 +262,9 @@ SmoothPolytope::SmoothPolytope(const Eigen::MatrixX3d& A, const Eigen::VectorXd&
 }
 
 SmoothPolytope SmoothPolytope::box(double hx, double hy, double hz, double beta, double length) {
-  require_positive(hx, "smooth_polytope box", "half-extent x");
-  require_positive(hy, "smooth_polytope box", "half-extent y");
-  require_positive(hz, "smooth_polytope box", "half-extent z");
+  require_length(hx, "smooth_polytope box", "half-extent x");
+  require_length(hy, "smooth_polytope box", "half-extent y");
+  require_length(hz, "smooth_polytope box", "half-extent z");
   Eigen::MatrixX3d A(6, 3);
   A << 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1, 0, 0, 0, 1, 0, 0, -1;
   Eigen::VectorXd b(6);
@@ -389,10 +405,10 @@ SmoothTruncatedCone::SmoothTruncatedCone(double beta, double bottom_radius, doub
                                          double b)
     : beta_(beta), Rb_(bottom_radius), Rt_(top_radius), a_(a), b_(b) {
   require_positive(beta, "smooth_truncated_cone", "beta");
-  require_positive(bottom_radius, "smooth_truncated_cone", "bottom radius");
-  require_positive(top_radius, "smooth_truncated_cone", "top radius");
-  require_positive(a, "smooth_truncated_cone", "bottom extent a");
-  require_positive(b, "smooth_truncated_cone", "top extent b");
+  require_length(bottom_radius, "smooth_truncated_cone", "bottom radius");
+  require_length(top_radius, "smooth_truncated_cone", "top radius");
+  require_length(a, "smooth_truncated_cone", "bottom extent a");
+  require_length(b, "smooth_truncated_cone", "top extent b");
   inva_ = 1.0 / a;
   invb_ = 1.0 / b;
   kappa_ = (Rt_ - Rb_) / (a + b);

@@ -117,7 +117,10 @@ struct ContactSolution {
   /// J_c at z* = (x, s, λ1, λ2) in the original (unscaled) variables: rows (10a),(10b),(10c)×3,(10d);
   /// columns x (3), s = log α, λ1, λ2. The derivative with respect to α is column 3 divided by α.
   Mat6 kkt_jacobian = Mat6::Zero();
-  Lu6 kkt_lu;                    ///< LU factors of kkt_jacobian, for the implicit-function derivatives
+  /// LU factors of kkt_jacobian, for the implicit-function derivatives and the warm start. The rows
+  /// are pivoted on the equilibrated matrix (J_c in units of the pair's size), and min_pivot,
+  /// max_pivot (pivot_ratio()) are that matrix's: the same for the same pair in any unit.
+  Lu6 kkt_lu;
 
   /// Warm-start bookkeeping (SolveOptions::warm_predictor), read by the next warm start: the body
   /// twist [ω; v] from the warm start's X_12 to this X_12, and z* minus its first-order prediction

@@ -70,13 +70,28 @@ enum class DerivativeStatus : std::uint8_t {
   not_converged = 2,       ///< the solve did not reach a KKT point
   invalid_input = 3,       ///< the solve had an invalid pose, or X_W1 is not valid (Pose::invalid_reason)
   singular_kkt = 4,        ///< J_c is singular (or a derivative came out non-finite)
+  /// J_c is numerically singular: the condition number of its equilibrated form (ContactDerivatives::
+  /// kkt_condition) exceeds kMaxKktCondition = 1e6, where the derivatives are not trustworthy
+  /// (nearly parallel flat faces). Blocks are zero; alpha_gradient_envelope() stays defined, or solve the
+  /// smoother problem (lower exponent n or β; docs/idcol.md, "Derivatives").
+  ill_conditioned = 5,
 };
+/// The largest condition number (1-norm, equilibrated J_c; ContactDerivatives::kkt_condition) at
+/// which contact_derivatives() reports ok. Measured on nearly parallel flat faces against the
+/// envelope gradient and finite differences (docs/notes/idcol.md): the error of dα/dξ grows about
+/// as 1e-13 × the condition number, at most 7e-8 below 1e6, 2e-6 up to 1e7, 0.3 at 1e9.
+inline constexpr double kMaxKktCondition = 1e6;
 const char* derivative_status_name(DerivativeStatus s);
 
 /// All first-order derivatives of one contact solution (see the file comment for conventions).
 struct ContactDerivatives {
   DerivativeStatus status = DerivativeStatus::invalid_input;
   bool ok() const { return status == DerivativeStatus::ok; }
+  /// ‖Ĵ‖₁‖Ĵ⁻¹‖₁ of the equilibrated KKT Jacobian Ĵ = D_r J_c D_c: J_c in the dimensionless
+  /// unknowns x/(α L), log α, λ/α with rows (10c) times L, L = ‖p1‖ + ‖p2 − r‖ the pair's length
+  /// at the contact. Free of the unit of length and of ‖r‖ (homogeneity). Set when status is ok
+  /// or ill_conditioned; 0 otherwise (singular_kkt included: every field stays finite).
+  double kkt_condition = 0.0;
 
   // --- with respect to the body twist ξ of X_12 (body 2 relative to body 1) --------------
   /// dz*/dξ, z = (x_B1, α, λ1, λ2): T_c of (27)–(28) with the s = log α row multiplied by α.
@@ -113,8 +128,9 @@ struct ContactDerivatives {
 
 /// Derivatives of a solution returned by solve_contact / ContactPair. X_W1 is the pose of body 1
 /// that was passed to the solve (the world-frame outputs need it; X_W2 = X_W1·sol.X_12). Uses
-/// the shape data stored in the solution (ContactSolution::grad1/hess1/grad2/hess2) and reuses
-/// sol.kkt_lu (triangular solves for the 6 columns of G_c, no factorization, no shape
+/// the shape data stored in the solution (ContactSolution::grad1/hess1/grad2/hess2) and
+/// sol.kkt_jacobian, factored in its equilibrated form (kkt_condition) so that the pivoting, the
+/// singularity test and the condition estimate do not depend on the unit of length (no shape
 /// evaluation); allocates nothing: meant for the hot path.
 void contact_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDerivatives& out);
 ContactDerivatives contact_derivatives(const Pose& X_W1, const ContactSolution& sol);

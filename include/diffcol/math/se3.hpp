@@ -24,6 +24,10 @@ using Mat6 = Eigen::Matrix<double, 6, 6>;
 /// on accepted input. Constructors reject larger sizes; larger coordinates get a status or an
 /// error where a function documents it.
 inline constexpr double kMaxLength = 1e100;
+/// The smallest shape size diffcol accepts (semi-axes, radii, extents, a polytope's inner radius;
+/// in any unit): 1e-100. Products of three lengths stay above 1e-300, clear of underflow, so the
+/// shapes' gradients and the contact solve stay finite; constructors reject smaller sizes.
+inline constexpr double kMinLength = 1e-100;
 
 /// Which twist a velocity or a Jacobian column refers to (see the file comment).
 enum class TwistConvention : std::uint8_t {

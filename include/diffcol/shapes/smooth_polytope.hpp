@@ -112,7 +112,8 @@ class SmoothPolytope {
   /// @param b m offsets; every b_i > 0 (origin strictly inside).
   /// @param beta sharpness β > 0.  @param length characteristic length L > 0.
   /// @throws std::invalid_argument for m < 4 or m > kMaxFaces, non-finite data, b_i ≤ 0, a zero
-  ///         row, an unbounded polytope, a vertex beyond kMaxLength, β ≤ 0, L ≤ 0, or an origin
+  ///         row, an unbounded polytope, a vertex beyond kMaxLength, an inner radius below
+  ///         kMinLength (1e-100), β ≤ 0, L outside [kMinLength, kMaxLength], or an origin
   ///         outside the smooth shape; std::runtime_error if the vertex enumeration (above 64
   ///         faces) fails on near-degenerate half-spaces.
   SmoothPolytope(const Eigen::MatrixX3d& A, const Eigen::VectorXd& b, double beta, double length = 1.0);

@@ -16,7 +16,8 @@ namespace diffcol {
 
 class SmoothTruncatedCone {
  public:
-  /// @throws std::invalid_argument unless β, R_b, R_t, a, b are finite and > 0.
+  /// @throws std::invalid_argument unless β is finite and > 0 and R_b, R_t, a, b are in
+  /// [kMinLength, kMaxLength] = [1e-100, 1e100].
   SmoothTruncatedCone(double beta, double bottom_radius, double top_radius, double a, double b);
 
   DIFFCOL_HD double beta() const { return beta_; }

@@ -9,7 +9,7 @@ namespace diffcol {
 
 class Sphere {
  public:
-  /// @throws std::invalid_argument unless radius is finite and > 0.
+  /// @throws std::invalid_argument unless radius is in [kMinLength, kMaxLength] = [1e-100, 1e100].
   explicit Sphere(double radius);
 
   DIFFCOL_HD double radius() const { return R_; }

@@ -16,7 +16,8 @@ class Superellipsoid {
   /// Default regularization ε of (A27).
   static constexpr double kDefaultEpsilon = 1e-6;
 
-  /// @throws std::invalid_argument unless n ≥ 1, a, b, c > 0 and finite, 0 ≤ ε < 0.1.
+  /// @throws std::invalid_argument unless 1 ≤ n ≤ 64, a, b, c in [kMinLength, kMaxLength] = [1e-100, 1e100]
+  /// and, for n > 1, 0 ≤ ε < 0.1 (n = 1 does not use ε: any value is accepted and ignored).
   Superellipsoid(int n, double a, double b, double c, double epsilon = kDefaultEpsilon);
   /// The ellipsoid with semi-axes a, b, c (n = 1).
   static Superellipsoid ellipsoid(double a, double b, double c) { return Superellipsoid(1, a, b, c); }

@@ -15,7 +15,8 @@ class SuperellipticCylinder {
  public:
   static constexpr double kDefaultEpsilon = 1e-6;
 
-  /// @throws std::invalid_argument unless n ≥ 1, R, h > 0 and finite, 0 ≤ ε < 0.1.
+  /// @throws std::invalid_argument unless 1 ≤ n ≤ 64, R, h in [kMinLength, kMaxLength] = [1e-100, 1e100]
+  /// and, for n > 1, 0 ≤ ε < 0.1 (n = 1 does not use ε: any value is accepted and ignored).
   SuperellipticCylinder(int n, double radius, double half_height, double epsilon = kDefaultEpsilon);
 
   DIFFCOL_HD int exponent() const { return n_; }
@@ -39,10 +40,12 @@ class SuperellipticCylinder {
     Mat3 d2S = Mat3::Zero();
     const double q1 = (n_ > 1) ? (n_ - 1) * detail::ipow(u1, n_ - 2) * 4.0 * yb * yb : 0.0;
     d2S(0, 0) = n_ * (q1 + 2.0 * p1) * invh_ * invh_;          // (A33)
-    const double qr = (n_ > 1) ? n_ * (n_ - 1) * detail::ipow(ur, n_ - 2) * k * k : 0.0;
-    d2S(1, 1) = qr * y.y() * y.y() + n_ * pr * k;              // (A34)
-    d2S(2, 2) = qr * y.z() * y.z() + n_ * pr * k;              // (A35)
-    d2S(1, 2) = d2S(2, 1) = qr * y.y() * y.z();                // (A36)
+    // k·y (1/length) squared, not k² (1/length⁴, which overflows for R ≲ 1e-77)
+    const double qr = (n_ > 1) ? n_ * (n_ - 1) * detail::ipow(ur, n_ - 2) : 0.0;
+    const double ky = k * y.y(), kz = k * y.z();
+    d2S(1, 1) = qr * ky * ky + n_ * pr * k;                    // (A34)
+    d2S(2, 2) = qr * kz * kz + n_ * pr * k;                    // (A35)
+    d2S(1, 2) = d2S(2, 1) = qr * ky * kz;                      // (A36)
     if (S < detail::kTinyS) S = detail::kTinyS;
     const double P = detail::root_2n(S, n_, sqrt_count_);
     const double d1 = P / (2.0 * n_ * S);
