@@ -50,15 +50,18 @@ AOPC sampling (make_aopc, AopcOptions, OrientedPointCloud), the soft signed dist
 collision points (12)-(13), and the SCM forces: point_plane_force (14)-(20), point_ssdf_contact
 (21)-(22), pair_contact (23), with analytic first derivatives.)");
 
-  py::class_<AopcOptions>(m, "AopcOptions", "Options of make_aopc: num_points I (>= 4), candidates_per_point, seed, feature_angle (rad).")
-      .def(py::init([](int num_points, int candidates_per_point, std::uint64_t seed, double feature_angle) {
-             return AopcOptions{num_points, candidates_per_point, seed, feature_angle};
+  py::class_<AopcOptions> aopc_options(m, "AopcOptions", "Options of make_aopc: num_points I (>= 4), candidates_per_point, seed, feature_angle (rad).");
+  aopc_options.def(py::init([](int num_points, int candidates_per_point, std::uint64_t seed, double feature_angle) {
+             const AopcOptions o{num_points, candidates_per_point, seed, feature_angle};
+             o.validate();
+             return o;
            }),
-           py::arg("num_points") = 500, py::arg("candidates_per_point") = 8, py::arg("seed") = 1, py::arg("feature_angle") = 0.5)
-      .def_readwrite("num_points", &AopcOptions::num_points, "I, the number of AOPC points (the resolution), >= 4")
-      .def_readwrite("candidates_per_point", &AopcOptions::candidates_per_point, "oversampling before farthest-point thinning, >= 1")
-      .def_readwrite("seed", &AopcOptions::seed, "random seed (deterministic given the options)")
-      .def_readwrite("feature_angle", &AopcOptions::feature_angle, "dihedral angle (rad) above which an edge is sharp");
+           py::arg("num_points") = 500, py::arg("candidates_per_point") = 8, py::arg("seed") = 1, py::arg("feature_angle") = 0.5);
+  const auto check_aopc = [](const AopcOptions& o) { o.validate(); };
+  def_checked(aopc_options, "num_points", &AopcOptions::num_points, "I, the number of AOPC points (the resolution), >= 4", +check_aopc);
+  def_checked(aopc_options, "candidates_per_point", &AopcOptions::candidates_per_point, "oversampling before farthest-point thinning, 1 ... 64", +check_aopc);
+  def_checked(aopc_options, "seed", &AopcOptions::seed, "random seed (deterministic given the options)", +check_aopc);
+  def_checked(aopc_options, "feature_angle", &AopcOptions::feature_angle, "dihedral angle (rad) above which an edge is sharp, >= 0 (ValueError for NaN)", +check_aopc);
 
   py::class_<OrientedPointCloud, std::shared_ptr<OrientedPointCloud>>(m, "OrientedPointCloud", R"(An AOPC in its body frame: points p_i (I, 3) with unit outward normals n_i (I, 3), and for the
 reduction (12) the vertices y_v and each point's up to 3 vertex indices (-1 unused).

@@ -204,17 +204,21 @@ Vec3 OrientedPointCloud::world_normal(int i, const Pose& X_WB, Mat36* J) const {
   return X_WB.R * n;
 }
 
-OrientedPointCloud make_aopc(const mesh::TriangleMesh& mesh, const AopcOptions& options) {
-  if (options.num_points < 4) throw std::invalid_argument("make_aopc: num_points must be >= 4");
-  if (options.candidates_per_point < 1) throw std::invalid_argument("make_aopc: candidates_per_point must be >= 1");
+void AopcOptions::validate() const {
+  if (num_points < 4) throw std::invalid_argument("make_aopc: num_points must be >= 4");
+  if (candidates_per_point < 1) throw std::invalid_argument("make_aopc: candidates_per_point must be >= 1");
   // bounded so that a typo (10^7 points) is an error, not minutes of work and gigabytes
-  if (options.num_points > kMaxAopcPoints)
+  if (num_points > kMaxAopcPoints)
     throw std::invalid_argument("make_aopc: num_points must be <= " + std::to_string(kMaxAopcPoints) +
                                 " (kMaxAopcPoints)");
-  if (options.candidates_per_point > 64) throw std::invalid_argument("make_aopc: candidates_per_point must be <= 64");
-  if (std::isnan(options.feature_angle) || options.feature_angle < 0.0)
+  if (candidates_per_point > 64) throw std::invalid_argument("make_aopc: candidates_per_point must be <= 64");
+  if (!(feature_angle >= 0.0))  // NaN would silently mean "no sharp edge"
     throw std::invalid_argument("make_aopc: feature_angle must be >= 0 (radians; >= pi: no sharp edge), got " +
-                                std::to_string(options.feature_angle));
+                                std::to_string(feature_angle));
+}
+
+OrientedPointCloud make_aopc(const mesh::TriangleMesh& mesh, const AopcOptions& options) {
+  options.validate();
   const auto& V = mesh.vertices();
   const auto& F = mesh.faces();
   const int num_faces = mesh.num_faces();

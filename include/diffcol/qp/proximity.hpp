@@ -74,7 +74,7 @@ struct ProximityOptions {
   /// radius of core i about its body origin).
   double core_contact_tolerance = 1e-12;
 
-  /// @throws std::invalid_argument if qp.validate() does or core_contact_tolerance is not finite ≥ 0.
+  /// @throws std::invalid_argument if qp.validate() does or core_contact_tolerance ∉ [0, 1e-3].
   void validate() const;
   /// The same test without throwing (proximity returns status invalid_input when it fails).
   bool is_valid() const noexcept;

@@ -77,7 +77,10 @@ struct AopcOptions {
   int num_points = 500;             ///< I, the number of AOPC points (the resolution parameter), 4 … kMaxAopcPoints
   int candidates_per_point = 8;     ///< oversampling of the random candidates before thinning, 1 … 64
   std::uint64_t seed = 1;           ///< random seed (the result is deterministic given the options)
-  double feature_angle = 0.5;       ///< dihedral angle (rad) above which an edge is sharp; ≥ π: none
+  double feature_angle = 0.5;       ///< dihedral angle (rad) above which an edge is sharp, ≥ 0; ≥ π: none
+  /// @throws std::invalid_argument naming the field: num_points ∉ [4, kMaxAopcPoints],
+  ///         candidates_per_point ∉ [1, 64], feature_angle NaN or negative.
+  void validate() const;
 };
 
 /// An AOPC in its body frame (see the file comment).
