@@ -250,7 +250,7 @@ TEST(Aopc, FarSignMarginOfFaceCentres) {
   // +x e_x the smallest n·g is min over facets of g_x = (1/ex)/‖g‖, the same for every facet
   const Vec3 g = e.cwiseInverse();
   const double expected = std::min({g.x(), g.y(), g.z()}) / g.norm();
-  EXPECT_NEAR(ssdf::far_sign_margin(p, n), expected, 1e-12);
+  EXPECT_NEAR(ssdf::far_sign_margin(p, n), expected, 1e-10);
   // a flipped normal: that point is extreme along its own face direction and reads inside there
   n[5] = -n[5];
   Vec3 dir;
@@ -260,7 +260,8 @@ TEST(Aopc, FarSignMarginOfFaceCentres) {
 
 // far_sign_margin against brute force: random points on a thin box's faces (raw clouds, some with
 // negative margins): the least n·u of the extreme point over 40000 spread directions is at least
-// the bound and close to it.
+// the bound, and close to it where the bound is below kMinFarSignMargin (there every point's
+// constraints enter; above, a point's neighbours may settle it with a looser bound).
 TEST(Aopc, FarSignMarginMatchesSampledDirections) {
   std::mt19937 rng(55);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
@@ -287,7 +288,8 @@ TEST(Aopc, FarSignMarginMatchesSampledDirections) {
       sampled = std::min(sampled, n[b].dot(u));
     }
     EXPECT_GE(sampled, bound - 1e-12) << trial;
-    EXPECT_LE(sampled, bound + 0.03) << trial;
+    if (bound < ssdf::kMinFarSignMargin) EXPECT_LE(sampled, bound + 0.03) << trial;
+    std::printf("  trial %d: bound %.4f, sampled %.4f\n", trial, bound, sampled);
   }
 }
 

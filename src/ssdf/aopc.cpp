@@ -462,11 +462,10 @@ void clip(const Poly& P, const Eigen::Vector2d& g, double c, Poly& Q) {
 }
 
 // The slice a of N_i: the polygon {w : wᵀd̄_j ≤ a·z_j} within the box.
-void slice(const std::vector<Eigen::Vector3d>& h, double a, Poly& P, Poly& tmp) {
+void slice(const std::vector<Eigen::Vector3d>& h, size_t count, double a, Poly& P, Poly& tmp) {
   P = {{-kFarBox, -kFarBox}, {kFarBox, -kFarBox}, {kFarBox, kFarBox}, {-kFarBox, kFarBox}};
-  for (const Eigen::Vector3d& c : h) {
-    if (P.empty()) return;
-    clip(P, c.head<2>(), a * c.z(), tmp);
+  for (size_t k = 0; k < count && !P.empty(); ++k) {
+    clip(P, h[k].head<2>(), a * h[k].z(), tmp);
     P.swap(tmp);
   }
 }
@@ -479,20 +478,39 @@ double max_norm(const Poly& P, Eigen::Vector2d* arg) {
 }
 
 // Lower bound of min_{u ∈ N_i, ‖u‖ = 1} n_iᵀu from the points `near` (indices), and a direction
-// where it is attained (about); +1 where p_i is extreme in no direction.
+// where it is attained (about); +1 where p_i is extreme in no direction. After the first `early`
+// points, a bound already at least `target` is returned (the rest can only raise it).
 double point_far_margin(const std::vector<Vec3>& points, const Vec3& n, size_t i, const std::vector<size_t>& near,
-                        std::vector<Eigen::Vector3d>& h, Poly& P, Poly& tmp, Vec3* direction) {
+                        size_t early, double target, std::vector<Eigen::Vector3d>& h, Poly& P, Poly& tmp,
+                        Vec3* direction) {
   const Vec3 t1 = n.unitOrthogonal(), t2 = n.cross(t1);
   h.clear();
-  for (size_t j : near) {
-    const Vec3 d = points[j] - points[i];
-    const double len = d.norm();
-    if (!(len > 0.0)) continue;
-    h.emplace_back(t1.dot(d) / len, t2.dot(d) / len, -n.dot(d) / len);  // (d̄, z) / ‖d‖
-  }
+  const auto add = [&](size_t from, size_t to) {
+    for (size_t k = from; k < to; ++k) {
+      const Vec3 d = points[near[k]] - points[i];
+      const double len = d.norm();
+      if (len > 0.0) h.emplace_back(t1.dot(d) / len, t2.dot(d) / len, -n.dot(d) / len);  // (d̄, z) / ‖d‖
+    }
+  };
   const auto dir = [&](double a, const Eigen::Vector2d& w) { return Vec3(a * n + w.x() * t1 + w.y() * t2).normalized(); };
   Eigen::Vector2d w(0.0, 0.0);
-  slice(h, 1.0, P, tmp);
+  early = std::min(early, near.size());
+  if (early < near.size() && target > 0.0 && target < 1.0) {  // the nearby points first
+    add(0, early);
+    const double R_target = std::sqrt(1.0 / (target * target) - 1.0);
+    slice(h, h.size(), 1.0, P, tmp);
+    if (!P.empty()) {
+      const double R = max_norm(P, &w);
+      if (R <= R_target) {
+        *direction = dir(1.0, w);
+        return 1.0 / std::sqrt(1.0 + R * R);
+      }
+    }
+    add(early, near.size());
+  } else {
+    add(0, near.size());
+  }
+  slice(h, h.size(), 1.0, P, tmp);
   double R = -1.0;
   if (!P.empty()) {
     R = max_norm(P, &w);
@@ -500,7 +518,7 @@ double point_far_margin(const std::vector<Vec3>& points, const Vec3& n, size_t i
     if (R < 0.999 * kFarBox) return 1.0 / std::sqrt(1.0 + R * R);  // bounded: N_i within a > 0
   }
   const Eigen::Vector2d w_up = w;
-  slice(h, -1.0, P, tmp);
+  slice(h, h.size(), -1.0, P, tmp);
   if (!P.empty()) {  // the worst direction: the point of the slice nearest −n
     double best = std::numeric_limits<double>::infinity();
     bool inside = true;
@@ -519,7 +537,7 @@ double point_far_margin(const std::vector<Vec3>& points, const Vec3& n, size_t i
     *direction = dir(0.0, w_up);
     return 0.0;
   }
-  slice(h, 0.0, P, tmp);
+  slice(h, h.size(), 0.0, P, tmp);
   if (max_norm(P, &w) > 1e-9 * kFarBox) {
     *direction = dir(0.0, w);
     return 0.0;
@@ -536,8 +554,9 @@ double far_sign_margin(const std::vector<Vec3>& points, const std::vector<Vec3>&
   if (worst_direction) worst_direction->setZero();
   if (worst_point) *worst_point = -1;
   if (I < 4) return -1.0;
-  // candidate neighbours of the first pass: the points within two grid cells, and the extreme
-  // points of the cloud along 128 spread directions
+  // first pass: the points within about three spacings (those bound N_i near the tangent plane;
+  // usually enough), then the extreme points of the cloud along 128 spread directions; all points
+  // where the bound stays below kMinFarSignMargin
   std::vector<size_t> extreme;
   for (int k = 0; k < 128; ++k) {
     const double zk = 1.0 - (2.0 * k + 1.0) / 128.0, rk = std::sqrt(std::max(0.0, 1.0 - zk * zk));
@@ -553,7 +572,7 @@ double far_sign_margin(const std::vector<Vec3>& points, const std::vector<Vec3>&
     lo = lo.cwiseMin(p);
     hi = hi.cwiseMax(p);
   }
-  const double h = (hi - lo).norm() / std::cbrt(static_cast<double>(I));
+  const double h = 2.0 * (hi - lo).norm() / std::sqrt(static_cast<double>(I));  // ~2 spacings of a surface cloud
   const CandidateGrid grid(points, h);
   std::vector<size_t> near, all(I);
   for (size_t j = 0; j < I; ++j) all[j] = j;
@@ -561,11 +580,15 @@ double far_sign_margin(const std::vector<Vec3>& points, const std::vector<Vec3>&
   Poly P, tmp;
   double worst = std::numeric_limits<double>::infinity();
   for (size_t i = 0; i < I; ++i) {
-    near = extreme;
-    grid.for_each_near(points[i], 2.0 * h, [&](size_t j) { near.push_back(j); });
+    near.clear();
+    grid.for_each_near(points[i], h, [&](size_t j) {
+      if ((points[j] - points[i]).squaredNorm() <= h * h) near.push_back(j);
+    });
+    const size_t local = near.size();
+    near.insert(near.end(), extreme.begin(), extreme.end());
     Vec3 dir;
-    double mi = point_far_margin(points, normals[i], i, near, hs, P, tmp, &dir);
-    if (mi < kMinFarSignMargin) mi = point_far_margin(points, normals[i], i, all, hs, P, tmp, &dir);
+    double mi = point_far_margin(points, normals[i], i, near, local, kMinFarSignMargin, hs, P, tmp, &dir);
+    if (mi < kMinFarSignMargin) mi = point_far_margin(points, normals[i], i, all, 0, 1.0, hs, P, tmp, &dir);
     if (mi < worst) {
       worst = mi;
       if (worst_direction) *worst_direction = dir;

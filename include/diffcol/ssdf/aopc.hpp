@@ -130,8 +130,9 @@ inline constexpr double kMinFarSignMargin = 0.005;
 
 /// Far sign. Along a direction u, far from the cloud, the SSDF weights concentrate on the point i
 /// that is extreme along u, and φ → D·n_iᵀu + n_iᵀ(c − p_i) at distance D from the centre c. The
-/// margin is a lower bound of n_iᵀu over every unit u and the point i extreme along it (computed
-/// from the normal cones of the points, O(I) each, O(I²) at worst): where it is positive, far
+/// margin is a lower bound of n_iᵀu over every unit u and the point i extreme along it (from the
+/// normal cones of the points: each point's neighbours first, all points where the bound stays
+/// below kMinFarSignMargin, so it is tight there; O(I²) at worst): where it is positive, far
 /// queries read outside in every direction, at least beyond radius / margin from c (radius of
 /// bounds()), with weights concentrated. worst_direction and worst_point (if not null) get a
 /// direction where the bound is attained (about) and the point extreme there. A cloud of fewer
