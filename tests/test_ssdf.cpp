@@ -293,6 +293,38 @@ TEST(Aopc, FarSignMarginMatchesSampledDirections) {
   }
 }
 
+TEST(Aopc, OptionsAreValidated) {
+  // validate() names the field; make_aopc calls it (a NaN feature_angle used to mean "no sharp edge")
+  const TriangleMesh box = mesh::make_box(Vec3(0.2, 0.1, 0.3));
+  auto expect_rejected = [&](const ssdf::AopcOptions& o, const char* field) {
+    try {
+      o.validate();
+      ADD_FAILURE() << field << ": no exception";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(ssdf::make_aopc(box, o), std::invalid_argument) << field;
+  };
+  ssdf::AopcOptions o;
+  EXPECT_NO_THROW(o.validate());
+  o.feature_angle = kNaN;
+  expect_rejected(o, "feature_angle");
+  o.feature_angle = -0.1;
+  expect_rejected(o, "feature_angle");
+  o = {};
+  o.num_points = 3;
+  expect_rejected(o, "num_points");
+  o = {};
+  o.candidates_per_point = 65;
+  expect_rejected(o, "candidates_per_point");
+  o = {};
+  o.feature_angle = 4.0;  // >= pi: no sharp edge (documented)
+  o.num_points = 200;
+  const int size = ssdf::make_aopc(box, o).size();  // (without mirrors a few points may be added
+  EXPECT_GE(size, 200);                              // for the far sign: 203 when written)
+  EXPECT_LE(size, 200 + 200 / 2 + 8);
+}
+
 TEST(Aopc, WorldJacobiansMatchFiniteDifferences) {
   std::mt19937 rng(11);
   const OrientedPointCloud c = aopc_of(mesh::make_box(Vec3(0.1, 0.2, 0.3)), 50);
