@@ -4,7 +4,8 @@
 // nearest-point evaluation of eqs. (6)–(7), derivatives against central finite differences on
 // SE(3), separation distance of two spheres against the closed form, collision points.
 //
-// DIFFCOL_SSDF_POINTS (default 10000): number of random query points of the sign test.
+// DIFFCOL_SSDF_POINTS (default 10000): number of random query points of the sign test (and / 50
+// the far directions per cloud of FarSignOfThinShapes).
 // DIFFCOL_SCM_TRIALS (default 20, at most 8 for the collision points): random poses of the
 // separation Jacobian tests (the sanitizer step uses fewer).
 #include <gtest/gtest.h>
@@ -197,6 +198,8 @@ TEST(Aopc, FarSignOfThinShapes) {
                                     {"rod 1x0.1x0.1", mesh::make_box(Vec3(1.0, 0.1, 0.1))},
                                     {"T 1 cm thick", mesh::make_t_shape(thin_t)}};
   int clouds = 0, refused = 0, queries = 0, inside = 0;
+  // 200 directions per cloud (20 in the sanitized run, DIFFCOL_SSDF_POINTS = 1000)
+  const int directions = static_cast<int>(std::max<long>(20, env_count("DIFFCOL_SSDF_POINTS", 10000) / 50));
   SsdfWorkspace ws;
   for (const Thin& shape : shapes)
     for (int num_points : {20, 30, 40, 60})
@@ -216,7 +219,7 @@ TEST(Aopc, FarSignOfThinShapes) {
         EXPECT_GE(ssdf::far_sign_margin(c), ssdf::kMinFarSignMargin) << shape.name;
         const double size = 2.0 * c.bounds().radius, h = c.mean_spacing();
         int bad = 0;
-        for (int k = 0; k < 200; ++k) {
+        for (int k = 0; k < directions; ++k) {
           const Vec3 u = random_unit(rng);
           for (double ratio : {1e2, 1e3, 1e4, 1e6})
             for (double eps1 : {0.0, 0.3 * h * h, 3.0 * h * h}) {
