@@ -106,7 +106,22 @@ ValueError on empty / mismatched / non-finite input or a zero normal.)")
 
   m.def("make_aopc", &make_aopc, py::arg("mesh"), py::arg("options") = AopcOptions{},
         "Samples an AOPC from a closed diffcol.mesh.TriangleMesh: area-weighted random candidates thinned by farthest-point\n"
-        "sampling (sharp edges act as mirrors), each point with its face's normal. Deterministic. ValueError on bad options.");
+        "sampling (sharp edges act as mirrors), each point with its face's normal; narrow faces sampled along their\n"
+        "mid-line, and points added where a far direction would read inside (docs/ssdf.md). Deterministic. ValueError\n"
+        "on bad options, or when the cloud's far-sign margin stays below 0.005 (raise num_points).");
+  m.def(
+      "far_sign_margin",
+      [](const OrientedPointCloud& cloud) {
+        Vec3 direction;
+        int point = -1;
+        const double margin = ssdf::far_sign_margin(cloud, &direction);
+        ssdf::far_sign_margin(cloud.points(), cloud.normals(), nullptr, &point);
+        return py::make_tuple(margin, direction, point);
+      },
+      py::arg("cloud"),
+      "(margin, direction (3,), point): a lower bound of n_i . u over every far direction u and the point i extreme\n"
+      "along it (positive: far queries read outside, at least beyond radius / margin), a direction where it is\n"
+      "attained (about) and that point's index (docs/ssdf.md, \"Far queries\").");
 
   m.def(
       "soft_signed_distance",
