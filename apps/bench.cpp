@@ -108,7 +108,7 @@ Options
   --fcl-tolerance T    FCL's distance_tolerance (default 1e-6)
   --fcl-unsigned       enable_signed_distance = false: no EPA, penetrating queries return -1
                        (implied by --fcl-solver indep, which has no signed distance in FCL 0.7)
-  --tolerance T        diffcol residual tolerance (default 1e-10)
+  --tolerance T        diffcol residual tolerance, in [1e-14, 1e-3] (default 1e-10)
   --no-continuation    disable diffcol's continuation fallback
   --no-warm-predictor  warm starts from the previous solution itself (SolveOptions::warm_predictor
                        = false) instead of its first-order prediction
@@ -162,7 +162,8 @@ int cmd_bench(const std::vector<std::string>& args0) {
       if (!(fopt.tolerance > 0)) throw InputError("--fcl-tolerance must be > 0");
     } else if (take_option(args, i, "--tolerance", v)) {
       sopt.tolerance = parse_double(v, "--tolerance");
-      if (!(sopt.tolerance > 0)) throw InputError("--tolerance must be > 0");
+      if (!(sopt.tolerance >= 1e-14 && sopt.tolerance <= 1e-3))  // SolveOptions::validate()'s range
+        throw InputError("--tolerance must be in [1e-14, 1e-3]");
     } else if (a == "--no-continuation") {
       sopt.continuation = false;
     } else if (a == "--no-warm-predictor") {

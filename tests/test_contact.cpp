@@ -615,13 +615,13 @@ TEST(Contact, ThinPlatesConvergeWithoutTheLastResort) {
 
 TEST(Contact, NotConvergedReturnsTheBestIterate) {
   // When no attempt converges, the result holds the best iterate over all attempts (smallest
-  // ‖f‖), not the last attempt's. With an unreachable tolerance and 3 Newton iterations per
+  // ‖f‖), not the last attempt's. With the tightest tolerance and one Newton iteration per
   // attempt, every attempt fails; the full sequence of attempts must do at least as well as its
   // first attempt alone.
   std::mt19937 rng(210);
   diffcol::idcol::SolveOptions all;
-  all.tolerance = 1e-300;
-  all.max_iterations = 3;
+  all.tolerance = 1e-14;  // the smallest validate() accepts
+  all.max_iterations = 1;
   all.last_resort_iterations = 0;  // the last attempt: a spread start, then its continuation
   diffcol::idcol::SolveOptions first = all;
   first.max_attempts = 1;
@@ -1409,6 +1409,11 @@ TEST(ContactPair, InvalidOptionsAreRejected) {
   add("surrogate_factor", [](SolveOptions& o) { o.surrogate_factor = 1e200; });  // gave NaN
   add("coincident_tolerance", [](SolveOptions& o) { o.coincident_tolerance = -1.0; });
   add("polish_threshold", [](SolveOptions& o) { o.polish_threshold = -1.0; });
+  // tolerances outside [1e-14, 1e-3] (1e300 was accepted and reported converged, α 3e-3 off)
+  add("tolerance", [](SolveOptions& o) { o.tolerance = 1e300; });
+  add("tolerance", [](SolveOptions& o) { o.tolerance = 2e-3; });
+  add("tolerance", [](SolveOptions& o) { o.tolerance = 1e-300; });
+  add("coincident_tolerance", [](SolveOptions& o) { o.coincident_tolerance = 1e-2; });
   for (const auto& [o, field] : bad) {
     expect_invalid_field(o, field);
     EXPECT_THROW(ContactPair(A, B, o), std::invalid_argument) << field;
@@ -1422,6 +1427,13 @@ TEST(ContactPair, InvalidOptionsAreRejected) {
   SolveOptions never;
   never.polish_threshold = std::numeric_limits<double>::infinity();  // documented: never polish
   EXPECT_NO_THROW(never.validate());
+  SolveOptions edges;  // the ends of the ranges are accepted
+  edges.tolerance = 1e-14;
+  edges.coincident_tolerance = 1e-3;
+  EXPECT_NO_THROW(edges.validate());
+  edges.tolerance = 1e-3;
+  edges.coincident_tolerance = 0.0;
+  EXPECT_NO_THROW(edges.validate());
 }
 
 TEST(ContactPair, ColdSolveFromAndResetBehaveAsDocumented) {

@@ -85,6 +85,10 @@ TEST(DcolOptions, InvalidOptionsAreRejected) {
   add("final_centering_steps", [&](SolveOptions& o) { o.final_centering_steps = -1; });
   add("final_centering_tolerance", [&](SolveOptions& o) { o.final_centering_tolerance = 0.0; });
   add("polish_start", [&](SolveOptions& o) { o.polish_start = std::numeric_limits<double>::infinity(); });
+  // stopping tolerances outside [1e-14, 1e-3]
+  add("feasibility_tolerance", [&](SolveOptions& o) { o.feasibility_tolerance = 1e300; });
+  add("gap_tolerance", [&](SolveOptions& o) { o.gap_tolerance = 1e-2; });
+  add("gap_relative_tolerance", [&](SolveOptions& o) { o.gap_relative_tolerance = 1e-15; });
   Pose X2 = Pose::identity();
   X2.p = Vec3(1.0, 2.0, 0.5);
   for (const auto& [o, field] : bad) {
@@ -93,6 +97,11 @@ TEST(DcolOptions, InvalidOptionsAreRejected) {
     EXPECT_EQ(r.status, SolveStatus::invalid_input) << field;
     EXPECT_TRUE(std::isfinite(r.alpha) && r.x_W.allFinite()) << field;
   }
+  SolveOptions edges;  // the ends of the range are accepted
+  edges.feasibility_tolerance = 1e-3;
+  edges.gap_tolerance = 1e-14;
+  edges.gap_relative_tolerance = 1e-3;
+  EXPECT_NO_THROW(edges.validate());
 }
 
 TEST(DcolClosedForm, SphereSphere) {

@@ -575,6 +575,25 @@ TEST(QpProximity, InvalidOptionsAreRejected) {
   expect_rejected(o, "certificate_tolerance");
   o.certificate_tolerance = kNaN;
   expect_rejected(o, "certificate_tolerance");
+  // tolerances outside their ranges ([1e-14, 1e-3]; [0, 1e-3] for the thresholds)
+  for (double bad_tolerance : {1e300, 1e-2, 1e-15}) {
+    o = {};
+    o.qp.tolerance = bad_tolerance;
+    expect_rejected(o, "tolerance");
+  }
+  o = {};
+  o.qp.singular_tolerance = 0.5;
+  expect_rejected(o, "singular_tolerance");
+  o = {};
+  o.core_contact_tolerance = 0.1;
+  expect_rejected(o, "core_contact_tolerance");
+  o = {};
+  o.qp.tolerance = 1e-3;
+  o.qp.singular_tolerance = 1e-3;
+  o.core_contact_tolerance = 1e-3;
+  EXPECT_NO_THROW(o.validate());
+  o.qp.tolerance = 1e-14;
+  EXPECT_NO_THROW(o.validate());
 }
 
 TEST(QpProximity, SimpleClosedForms) {

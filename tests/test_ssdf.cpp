@@ -4,7 +4,8 @@
 // nearest-point evaluation of eqs. (6)–(7), derivatives against central finite differences on
 // SE(3), separation distance of two spheres against the closed form, collision points.
 //
-// DIFFCOL_SSDF_POINTS (default 10000): number of random query points of the sign test.
+// DIFFCOL_SSDF_POINTS (default 10000): number of random query points of the sign test (and / 50
+// the far directions per cloud of FarSignOfThinShapes).
 // DIFFCOL_SCM_TRIALS (default 20, at most 8 for the collision points): random poses of the
 // separation Jacobian tests (the sanitizer step uses fewer).
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include <limits>
 #include <vector>
 #include <random>
+#include <string>
 
 #include "diffcol/math/gradient_check.hpp"
 #include "diffcol/mesh/triangle_mesh.hpp"
@@ -176,6 +178,154 @@ TEST(Aopc, RejectsBadClouds) {
   EXPECT_THROW(OrientedPointCloud({Vec3::Zero(), Vec3::Ones()}, {Vec3::UnitX()}), std::invalid_argument);
   EXPECT_THROW(OrientedPointCloud({Vec3::Zero()}, {Vec3::UnitX()}, {Vec3::Zero()}, {{{0, 3, -1}}}),
                std::invalid_argument);
+}
+
+// Far sign of coarse clouds of thin shapes: every cloud make_aopc builds reads outside far away
+// in every direction (sampled on a sphere at 1e2 … 1e6 × the size, three temperatures); a cloud it
+// refuses says which face lacks points. Small point counts on thin boxes leave the narrow faces
+// unsampled by the mirror rule alone, and then some far directions read inside.
+TEST(Aopc, FarSignOfThinShapes) {
+  std::mt19937 rng(54);
+  struct Thin {
+    const char* name;
+    TriangleMesh mesh;
+  };
+  mesh::TShapeDimensions thin_t;
+  thin_t.thickness = 0.01;
+  const std::vector<Thin> shapes = {{"box 1x0.05x0.25", mesh::make_box(Vec3(1.0, 0.05, 0.25))},
+                                    {"box 1x0.02x0.3", mesh::make_box(Vec3(1.0, 0.02, 0.3))},
+                                    {"plate 0.5x0.5x0.01", mesh::make_box(Vec3(0.5, 0.5, 0.01))},
+                                    {"rod 1x0.1x0.1", mesh::make_box(Vec3(1.0, 0.1, 0.1))},
+                                    {"T 1 cm thick", mesh::make_t_shape(thin_t)}};
+  int clouds = 0, refused = 0, queries = 0, inside = 0;
+  // 200 directions per cloud (20 in the sanitized run, DIFFCOL_SSDF_POINTS = 1000)
+  const int directions = static_cast<int>(std::max<long>(20, env_count("DIFFCOL_SSDF_POINTS", 10000) / 50));
+  SsdfWorkspace ws;
+  for (const Thin& shape : shapes)
+    for (int num_points : {20, 30, 40, 60})
+      for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+        ssdf::AopcOptions o;
+        o.num_points = num_points;
+        o.seed = seed;
+        OrientedPointCloud c({Vec3::Zero()}, {Vec3::UnitX()});
+        try {
+          c = ssdf::make_aopc(shape.mesh, o);
+        } catch (const std::invalid_argument& e) {
+          ++refused;
+          EXPECT_NE(std::string(e.what()).find("raise num_points"), std::string::npos) << e.what();
+          continue;
+        }
+        ++clouds;
+        EXPECT_GE(ssdf::far_sign_margin(c), ssdf::kMinFarSignMargin) << shape.name;
+        const double size = 2.0 * c.bounds().radius, h = c.mean_spacing();
+        int bad = 0;
+        for (int k = 0; k < directions; ++k) {
+          const Vec3 u = random_unit(rng);
+          for (double ratio : {1e2, 1e3, 1e4, 1e6})
+            for (double eps1 : {0.0, 0.3 * h * h, 3.0 * h * h}) {
+              const double phi = ssdf::soft_signed_distance(c, c.bounds().center + ratio * size * u, eps1, ws);
+              ++queries;
+              if (!(phi > 0.0)) ++bad;
+            }
+        }
+        inside += bad;
+        EXPECT_EQ(bad, 0) << shape.name << ", " << num_points << " points, seed " << seed;
+      }
+  std::printf("far sign of thin shapes: %d clouds built, %d refused; %d of %d far queries inside\n", clouds,
+              refused, inside, queries);
+  EXPECT_GE(clouds, 10 * refused);  // refusing is the exception (2 of 60 when written)
+}
+
+// far_sign_margin against its definition: for a box's face-centre cloud (6 points) the extreme
+// point along u is the face centre most aligned with u, and the minimum of n·u over its normal cone
+// (cone of the octahedron's facet normals around it) is attained on those facet normals.
+TEST(Aopc, FarSignMarginOfFaceCentres) {
+  const Vec3 e(0.5, 0.1, 0.2);  // half extents
+  std::vector<Vec3> p, n;
+  for (int a = 0; a < 3; ++a)
+    for (double s : {-1.0, 1.0}) {
+      Vec3 x = Vec3::Zero();
+      x[a] = s * e[a];
+      p.push_back(x);
+      n.push_back(s * Vec3::Unit(a));
+    }
+  // facet normals of the octahedron conv{±e_a}: (±1/ex, ±1/ey, ±1/ez) normalized; at the vertex
+  // +x e_x the smallest n·g is min over facets of g_x = (1/ex)/‖g‖, the same for every facet
+  const Vec3 g = e.cwiseInverse();
+  const double expected = std::min({g.x(), g.y(), g.z()}) / g.norm();
+  EXPECT_NEAR(ssdf::far_sign_margin(p, n), expected, 1e-10);
+  // a flipped normal: that point is extreme along its own face direction and reads inside there
+  n[5] = -n[5];
+  Vec3 dir;
+  EXPECT_LT(ssdf::far_sign_margin(p, n, &dir), 0.0);
+  EXPECT_GT(dir.z(), 0.5);
+}
+
+// far_sign_margin against brute force: random points on a thin box's faces (raw clouds, some with
+// negative margins): the least n·u of the extreme point over 40000 spread directions is at least
+// the bound, and close to it where the bound is below kMinFarSignMargin (there every point's
+// constraints enter; above, a point's neighbours may settle it with a looser bound).
+TEST(Aopc, FarSignMarginMatchesSampledDirections) {
+  std::mt19937 rng(55);
+  std::uniform_real_distribution<double> U(-1.0, 1.0);
+  const Vec3 e(0.5, 0.025, 0.125);
+  for (int trial = 0; trial < 6; ++trial) {
+    std::vector<Vec3> p, n;
+    for (int k = 0; k < 12 + 8 * trial; ++k) {
+      const int a = k % 3;
+      const double s = (k / 3) % 2 ? 1.0 : -1.0;
+      Vec3 x(U(rng) * e.x(), U(rng) * e.y(), U(rng) * e.z());
+      x[a] = s * e[a];
+      p.push_back(x);
+      n.push_back(s * Vec3::Unit(a));
+    }
+    const double bound = ssdf::far_sign_margin(p, n);
+    double sampled = 2.0;
+    const int K = 40000;
+    for (int k = 0; k < K; ++k) {
+      const double z = 1.0 - (2.0 * k + 1.0) / K, r = std::sqrt(std::max(0.0, 1.0 - z * z));
+      const Vec3 u(r * std::cos(2.39996322972865332 * k), r * std::sin(2.39996322972865332 * k), z);
+      size_t b = 0;
+      for (size_t j = 1; j < p.size(); ++j)
+        if (u.dot(p[j]) > u.dot(p[b])) b = j;
+      sampled = std::min(sampled, n[b].dot(u));
+    }
+    EXPECT_GE(sampled, bound - 1e-12) << trial;
+    if (bound < ssdf::kMinFarSignMargin) EXPECT_LE(sampled, bound + 0.03) << trial;
+    std::printf("  trial %d: bound %.4f, sampled %.4f\n", trial, bound, sampled);
+  }
+}
+
+TEST(Aopc, OptionsAreValidated) {
+  // validate() names the field; make_aopc calls it (a NaN feature_angle used to mean "no sharp edge")
+  const TriangleMesh box = mesh::make_box(Vec3(0.2, 0.1, 0.3));
+  auto expect_rejected = [&](const ssdf::AopcOptions& o, const char* field) {
+    try {
+      o.validate();
+      ADD_FAILURE() << field << ": no exception";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_NE(std::string(e.what()).find(field), std::string::npos) << e.what();
+    }
+    EXPECT_THROW(ssdf::make_aopc(box, o), std::invalid_argument) << field;
+  };
+  ssdf::AopcOptions o;
+  EXPECT_NO_THROW(o.validate());
+  o.feature_angle = kNaN;
+  expect_rejected(o, "feature_angle");
+  o.feature_angle = -0.1;
+  expect_rejected(o, "feature_angle");
+  o = {};
+  o.num_points = 3;
+  expect_rejected(o, "num_points");
+  o = {};
+  o.candidates_per_point = 65;
+  expect_rejected(o, "candidates_per_point");
+  o = {};
+  o.feature_angle = 4.0;  // >= pi: no sharp edge (documented)
+  o.num_points = 200;
+  const int size = ssdf::make_aopc(box, o).size();  // (without mirrors a few points may be added
+  EXPECT_GE(size, 200);                              // for the far sign: 203 when written)
+  EXPECT_LE(size, 200 + 200 / 2 + 8);
 }
 
 TEST(Aopc, WorldJacobiansMatchFiniteDifferences) {

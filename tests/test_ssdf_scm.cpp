@@ -430,6 +430,10 @@ TEST(PairContact, WeightCutoffChangesAlmostNothing) {
   }
   p.weight_cutoff = 1.0;
   EXPECT_THROW(p.validate(), std::invalid_argument);
+  p.weight_cutoff = 1e-2;  // a truncation that changes the forces
+  EXPECT_THROW(p.validate(), std::invalid_argument);
+  p.weight_cutoff = 1e-3;
+  EXPECT_NO_THROW(p.validate());
 }
 
 TEST(PairContact, RejectsBadInput) {

@@ -15,8 +15,10 @@ namespace diffcol::python {
 
 using DoubleArray = py::array_t<double, py::array::c_style | py::array::forcecast>;
 
-/// obj as a C-contiguous double array; ValueError naming `what` if it is not numeric.
+/// obj as a C-contiguous double array; ValueError naming `what` if it is not numeric, TypeError
+/// if it is complex (reject_complex).
 inline DoubleArray as_double_array(const py::handle& obj, const std::string& what) {
+  reject_complex(obj, what);
   DoubleArray a;
   try {
     a = DoubleArray::ensure(obj);

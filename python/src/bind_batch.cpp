@@ -93,6 +93,7 @@ PoseInput parse_poses(const py::object& obj, const char* what) {
     in.pose = obj.cast<Pose>();
     return in;
   }
+  reject_complex(obj, what);
   CArray a;
   try {
     a = CArray::ensure(obj);

@@ -114,7 +114,7 @@ void def_offset(py::class_<T>& c) {
       "7-vector or a 4x4 matrix). The solver places the shape at X_WS = X_WB * offset.");
   c.def(
       "support",
-      [](const T& s, const Eigen::Vector3d& d) -> Eigen::Vector3d {
+      [](const T& s, const Real<Eigen::Vector3d>& d) -> Eigen::Vector3d {
         if (!d.allFinite()) throw py::value_error("support: d must be finite");
         return s.support(d);
       },
@@ -186,7 +186,7 @@ Derivatives: contact_derivatives, ContactDerivatives, DerivativeStatus, derivati
   py::class_<dcol::Polytope> poly(m, "Polytope", R"(Convex polytope {y : A y <= b} in the shape frame, eq. (10)-(11).
 
 Scaled set: A y <= alpha b. The rows are stored with unit normals (row i and b_i divided by |a_i|).)");
-  poly.def(py::init([](const Eigen::MatrixXd& A, const Eigen::VectorXd& b, const PoseArg& offset) {
+  poly.def(py::init([](const Real<Eigen::MatrixXd>& A, const Real<Eigen::VectorXd>& b, const PoseArg& offset) {
              return dcol::Polytope(columns<3>(A, "Polytope: A"), b, offset.value);
            }),
            py::arg("A"), py::arg("b"), py::arg("offset") = Pose::identity(),
@@ -236,7 +236,7 @@ apex at -3H/4 e_x, base (radius H tan beta) at +H/4 e_x: the origin is a quarter
   def_offset(cone);
 
   py::class_<dcol::Ellipsoid> ell(m, "Ellipsoid", "Ellipsoid {y : y^T P y <= 1}, eq. (23)-(24) (constraint |U y| <= alpha, P = U^T U).");
-  ell.def(py::init([](const Mat3& P, const PoseArg& o) { return dcol::Ellipsoid(P, o.value); }), py::arg("P"),
+  ell.def(py::init([](const Real<Mat3>& P, const PoseArg& o) { return dcol::Ellipsoid(P, o.value); }), py::arg("P"),
           py::arg("offset") = Pose::identity(),
           "P: (3, 3) symmetric positive definite. Raises ValueError for a non-finite, non-symmetric or not "
           "positive definite P.")
@@ -253,7 +253,7 @@ apex at -3H/4 e_x, base (radius H tan beta) at +H/4 e_x: the origin is a quarter
 
   py::class_<dcol::PaddedPolygon> pp(m, "PaddedPolygon", R"(Padded polygon, eq. (25)-(28): the points within R of the polygon
 {w in R^2 : C w <= d} in the shape x-y plane. Rows are stored with unit normals.)");
-  pp.def(py::init([](const Eigen::MatrixXd& C, const Eigen::VectorXd& d, double R, const PoseArg& o) {
+  pp.def(py::init([](const Real<Eigen::MatrixXd>& C, const Real<Eigen::VectorXd>& d, double R, const PoseArg& o) {
            return dcol::PaddedPolygon(columns<2>(C, "PaddedPolygon: C"), d, R, o.value);
          }),
          py::arg("C"), py::arg("d"), py::arg("R"), py::arg("offset") = Pose::identity(),
@@ -376,10 +376,10 @@ Raises ValueError for an unknown type, a missing or unknown parameter, or invali
            py::arg("direct_newton") = SolveOptions{}.direct_newton,
            "Keyword arguments override the defaults. Raises ValueError for values out of range.");
   def_checked(opts, "feasibility_tolerance", &SolveOptions::feasibility_tolerance,
-              "On |s + Gx - h|/max(1, |h|) and |G^T z + c| (> 0).", check_dcol_options);
-  def_checked(opts, "gap_tolerance", &SolveOptions::gap_tolerance, "Absolute, on the duality gap s^T z (> 0).",
+              "On |s + Gx - h|/max(1, |h|) and |G^T z + c|, in [1e-14, 1e-3].", check_dcol_options);
+  def_checked(opts, "gap_tolerance", &SolveOptions::gap_tolerance, "Absolute, on the duality gap s^T z, in [1e-14, 1e-3].",
               check_dcol_options);
-  def_checked(opts, "gap_relative_tolerance", &SolveOptions::gap_relative_tolerance, "Relative to alpha* (> 0).",
+  def_checked(opts, "gap_relative_tolerance", &SolveOptions::gap_relative_tolerance, "Relative to alpha*, in [1e-14, 1e-3].",
               check_dcol_options);
   def_checked(opts, "max_iterations", &SolveOptions::max_iterations, "Interior-point iteration limit (1..100000).",
               check_dcol_options);
@@ -602,7 +602,7 @@ the opposite sign convention -q negate those four columns).
         "The derivatives of `result` in the DCOL.jl layout (r1, q1, r2, q2); see PositionQuaternionJacobians.");
   m.def(
       "world_twist_to_position_quaternion",
-      [](Eigen::MatrixXd J, const PoseArg& X) {
+      [](Real<Eigen::MatrixXd> J, const PoseArg& X) {
         if (J.rows() == 6 && J.cols() == 1) J.transposeInPlace();  // a (6,) gradient is a 1 x 6 row
         if (J.cols() != 6)
           throw std::invalid_argument("world_twist_to_position_quaternion: J_X must have 6 columns, got " +

@@ -92,7 +92,7 @@ Capacities: 4 free, 4 kinematic bodies, 16 pairs. Invalid input raises ValueErro
            py::arg("params") = ScmParameters{}, py::arg("gravity") = Vec3(0.0, 0.0, -9.81))
       .def(
           "add_free_body",
-          [](Scene& s, double mass, const Mat3& inertia, const std::shared_ptr<OrientedPointCloud>& cloud, double radius, bool ground_contact) {
+          [](Scene& s, double mass, const Real<Mat3>& inertia, const std::shared_ptr<OrientedPointCloud>& cloud, double radius, bool ground_contact) {
             FreeBodySpec spec;
             spec.mass = mass;
             spec.inertia = inertia;
@@ -163,7 +163,7 @@ Capacities: 4 free, 4 kinematic bodies, 16 pairs. Invalid input raises ValueErro
       doc(std::string("One step and its Jacobian: (next State, J_next_z (12 n, dim z)); columns [0, 12 n) are d x+ / d x.") + kDynamicsDoc));
   m.def(
       "inverse_dynamics",
-      [](const Scene& s, const State& x, const Control& u, const Eigen::VectorXd& acceleration) {
+      [](const Scene& s, const State& x, const Control& u, const Real<Eigen::VectorXd>& acceleration) {
         if (acceleration.size() > kMaxGeneralizedDim)
           throw std::invalid_argument("inverse_dynamics: acceleration has more than 6 * kMaxFreeBodies entries");
         return to_dynamic(inverse_dynamics(s, x, u, GenVec(acceleration)));
@@ -182,7 +182,7 @@ Capacities: 4 free, 4 kinematic bodies, 16 pairs. Invalid input raises ValueErro
   m.def(
       "step_hessian",
       [](const Scene& s, const State& x, const Control& u, double h, Integrator integrator,
-         const Eigen::VectorXd& weights) {
+         const Real<Eigen::VectorXd>& weights) {
         if (weights.size() > kMaxStateDim)
           throw std::invalid_argument("step_hessian: weights has more than 12 * kMaxFreeBodies entries");
         const StepHessian r = step_hessian(s, x, u, h, integrator, StateVec(weights));
@@ -219,6 +219,9 @@ Capacities: 4 free, 4 kinematic bodies, 16 pairs. Invalid input raises ValueErro
           for (const auto& c : controls) us.push_back(c.cast<Control>());
         }
         if (us.empty()) throw std::invalid_argument("rollout: no control");
+        if (steps < -1)
+          throw std::invalid_argument("rollout: steps must be >= 0, or -1 for one step per control (got " +
+                                      std::to_string(steps) + ")");
         if (steps < 0) steps = static_cast<int>(us.size());
         if (us.size() != 1 && static_cast<int>(us.size()) != steps)
           throw std::invalid_argument("rollout: give one Control (held) or one per step");

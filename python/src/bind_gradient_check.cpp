@@ -11,6 +11,7 @@ namespace bind_gradient_check_local {
 
 // The callable's result as a flat vector (a float, a list or an array of any shape).
 Eigen::VectorXd as_vector(const py::object& r) {
+  reject_complex(r, "gradient check: the function's result");
   const auto a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(r);
   if (!a) throw py::type_error("gradient check: the function must return a number or an array of numbers");
   return Eigen::Map<const Eigen::VectorXd>(a.data(), a.size());
@@ -94,7 +95,7 @@ blocks: list of OutputBlock (assign a whole list; appending to the returned copy
       .def("__bool__", &GradientCheckResult::passed, "passed().");
 
   m.def(
-      "perturb", &perturb, py::arg("X"), py::arg("xi"), py::arg("side"),
+      "perturb", refuse_complex(&perturb), py::arg("X"), py::arg("xi"), py::arg("side"),
       "The perturbed pose: exp(xi^) X (world) or X exp(xi^) (body), xi = [w; v]. ValueError for a "
       "non-finite input or result.");
 
@@ -108,19 +109,19 @@ ContactDerivatives, body: the X12 blocks). Returns a GradientCheckResult (truthy
 )") + kConventionsDoc;
   m.def(
       "check_pose_gradient",
-      [](const py::function& f, const Pose& X, const Eigen::MatrixXd& A, const GradientCheckOptions& o) {
+      [](const py::function& f, const Pose& X, const Real<Eigen::MatrixXd>& A, const GradientCheckOptions& o) {
         return check_pose_gradient(wrap1(f), X, rows_of(A), o);
       },
       py::arg("f"), py::arg("X"), py::arg("analytic"), py::arg("options") = GradientCheckOptions{}, check_doc.c_str());
   m.def(
       "check_pose_gradient",
-      [](const py::function& f, const Pose& X1, const Pose& X2, const Eigen::MatrixXd& A,
+      [](const py::function& f, const Pose& X1, const Pose& X2, const Real<Eigen::MatrixXd>& A,
          const GradientCheckOptions& o) { return check_pose_gradient(wrap2(f), X1, X2, rows_of(A), o); },
       py::arg("f"), py::arg("X1"), py::arg("X2"), py::arg("analytic"), py::arg("options") = GradientCheckOptions{});
   m.def(
       "check_gradient",
-      [](const py::function& f, const Eigen::VectorXd& q, const Eigen::MatrixXd& A, const GradientCheckOptions& o) {
-        return check_gradient(wrapv(f), q, q.size() == 1 ? A : rows_of(A), o);
+      [](const py::function& f, const Real<Eigen::VectorXd>& q, const Real<Eigen::MatrixXd>& A, const GradientCheckOptions& o) {
+        return check_gradient(wrapv(f), q, q.size() == 1 ? static_cast<const Eigen::MatrixXd&>(A) : rows_of(A), o);
       },
       py::arg("f"), py::arg("q"), py::arg("analytic"), py::arg("options") = GradientCheckOptions{},
       "Checks the Jacobian (m, n) of f(q) -> array (plain vector input q (n,)) against finite differences.");

@@ -111,7 +111,7 @@ void bind_idcol(py::module_& m) {
            py::arg("warm_predictor") = SolveOptions{}.warm_predictor,
            py::arg("last_resort_iterations") = SolveOptions{}.last_resort_iterations,
            "Keyword arguments override the defaults. Raises ValueError for values out of range.");
-  def_checked(opts, "tolerance", &SolveOptions::tolerance, "Tolerance on |f_c|_2 (> 0).", check_solve_options);
+  def_checked(opts, "tolerance", &SolveOptions::tolerance, "Tolerance on |f_c|_2, in [1e-14, 1e-3].", check_solve_options);
   def_checked(opts, "max_iterations", &SolveOptions::max_iterations, "Newton iterations per attempt.", check_solve_options);
   def_checked(opts, "max_attempts", &SolveOptions::max_attempts, "Cold-start attempts.", check_solve_options);
   def_checked(opts, "surrogate_factor", &SolveOptions::surrogate_factor, "f_S in [1, 1e6] of eq. (21).", check_solve_options);
@@ -395,13 +395,13 @@ Jacobians: J_fn_* (6,), J_Fc*_* (6, 6) with twist columns [w; v] (X12 / X1 / X2 
     return J;
   };
   py::class_<idcol::BodyJacobian>(m, "BodyJacobian", "The geometric Jacobian (6, n) of one rigid body, rows [w; v].")
-      .def(py::init([checked_body_jacobian](const Eigen::MatrixXd& J, idcol::TwistConvention c, const PoseArg& X) {
+      .def(py::init([checked_body_jacobian](const Real<Eigen::MatrixXd>& J, idcol::TwistConvention c, const PoseArg& X) {
              return idcol::BodyJacobian{checked_body_jacobian(J), c, X.value};
            }),
            py::arg("J"), py::arg("convention") = idcol::TwistConvention::world, py::arg("X_WB") = Pose{})
       .def_property(
           "J", [](const idcol::BodyJacobian& b) { return b.J; },
-          [checked_body_jacobian](idcol::BodyJacobian& b, const Eigen::MatrixXd& J) { b.J = checked_body_jacobian(J); },
+          [checked_body_jacobian](idcol::BodyJacobian& b, const Real<Eigen::MatrixXd>& J) { b.J = checked_body_jacobian(J); },
           "The Jacobian (6, n), rows [w; v] (finite).")
       .def_readwrite("convention", &idcol::BodyJacobian::convention, "TwistConvention of J.")
       .def_readwrite("X_WB", &idcol::BodyJacobian::X_WB, "Pose of the frame B in which a body-convention J is expressed.");
@@ -413,7 +413,7 @@ Jacobians: J_fn_* (6,), J_Fc*_* (6, 6) with twist columns [w; v] (X12 / X1 / X2 
       "Ad_{X_BS^-1}: the body twist of a shape mounted at X_BS from the body twist of its body.");
   m.def(
       "to_coordinates",
-      [](Eigen::MatrixXd J1, Eigen::MatrixXd J2, const idcol::BodyJacobian& b1, const idcol::BodyJacobian& b2) {
+      [](Real<Eigen::MatrixXd> J1, Real<Eigen::MatrixXd> J2, const idcol::BodyJacobian& b1, const idcol::BodyJacobian& b2) {
         // a (6,) gradient arrives as a 6 x 1 column: use it as the 1 x 6 row it is
         if (J1.rows() == 6 && J1.cols() == 1) J1.transposeInPlace();
         if (J2.rows() == 6 && J2.cols() == 1) J2.transposeInPlace();

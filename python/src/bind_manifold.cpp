@@ -256,7 +256,7 @@ from grad f (footnote 2). ValueError on invalid sizes / exponents.)")
 (t = 0: the max of eq. (4)). Build with from_halfspaces or from_vertices.)")
       .def_static(
           "from_halfspaces",
-          [](const Eigen::MatrixX3d& normals, const Eigen::VectorXd& offsets, double temperature, const PoseArg& X_OP) {
+          [](const Real<Eigen::MatrixX3d>& normals, const Real<Eigen::VectorXd>& offsets, double temperature, const PoseArg& X_OP) {
             return ConvexPolyhedron::from_halfspaces(normals, offsets, temperature, X_OP.value);
           },
           py::arg("normals"), py::arg("offsets"), py::arg("temperature"), py::arg("X_OP") = Pose::identity(),
@@ -264,7 +264,7 @@ from grad f (footnote 2). ValueError on invalid sizes / exponents.)")
           "inside and the set bounded. temperature t >= 0 of eq. (5) (a length). ValueError otherwise.")
       .def_static(
           "from_vertices",
-          [](const Eigen::MatrixX3d& vertices, double temperature, const PoseArg& X_OP) {
+          [](const Real<Eigen::MatrixX3d>& vertices, double temperature, const PoseArg& X_OP) {
             return ConvexPolyhedron::from_vertices(vertices, temperature, X_OP.value);
           },
           py::arg("vertices"), py::arg("temperature"), py::arg("X_OP") = Pose::identity(),
@@ -281,7 +281,7 @@ from grad f (footnote 2). ValueError on invalid sizes / exponents.)")
   py::class_<OrientedPointCloud>(m, "OrientedPointCloud", R"(Oriented point cloud SDF primitive, eq. (6): phi(x) = sum B_i n_i^T (x - p_i) / sum B_i with
 Gaussian kernels B_i = exp(-|x - p_i|^2 / (2 sigma^2)). points, normals (N, 3) (normalized), bandwidth
 sigma > 0. ValueError on invalid input.)")
-      .def(py::init([](const Eigen::MatrixX3d& points, const Eigen::MatrixX3d& normals, double bandwidth, const PoseArg& X_OP) {
+      .def(py::init([](const Real<Eigen::MatrixX3d>& points, const Real<Eigen::MatrixX3d>& normals, double bandwidth, const PoseArg& X_OP) {
              require_coordinates(points.data(), points.size(), "points");
              return OrientedPointCloud(points, normals, bandwidth, X_OP.value);
            }),

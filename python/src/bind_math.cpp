@@ -82,8 +82,20 @@ void poses_from_buffer(const double* data, long count, int layout, const std::st
   }
 }
 
+void reject_complex(const py::handle& obj, const std::string& what) {
+  bool complex = PyComplex_Check(obj.ptr());
+  if (!complex && !py::isinstance<py::str>(obj) && !py::isinstance<py::bytes>(obj)) {
+    const py::array a = py::array::ensure(obj);  // its own dtype; empty (error cleared) if not array-like
+    complex = a && a.dtype().kind() == 'c';
+  }
+  if (complex)
+    throw py::type_error((what.empty() ? std::string("argument") : what) +
+                         ": complex numbers are not accepted (the imaginary part would be dropped)");
+}
+
 Pose pose_from_object(const py::handle& obj, const std::string& what) {
   if (py::isinstance<Pose>(obj)) return obj.cast<Pose>();
+  reject_complex(obj, what.empty() ? "pose" : what);
   py::array_t<double, py::array::c_style | py::array::forcecast> a;
   try {
     a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(obj);
@@ -138,17 +150,17 @@ Invalid input (non-finite, zero quaternion, not a rotation) raises ValueError.)"
            "A pose from a 7-vector [x, y, z, qw, qx, qy, qz] or a 4x4 matrix (or a copy of a Pose).")
       .def_static(
           "from_quaternion",
-          [](const Vec3& position, const Eigen::Vector4d& q) {
+          [](const Real<Vec3>& position, const Real<Eigen::Vector4d>& q) {
             return Pose::from_quaternion(position, q[0], q[1], q[2], q[3]);
           },
           py::arg("position"), py::arg("quaternion"),
           "Pose from a position (3,) and a quaternion (4,) ordered (w, x, y, z); the quaternion is "
           "normalized. Raises ValueError for a zero or non-finite quaternion or a non-finite position.")
-      .def_static("from_rotation", &Pose::from_rotation, py::arg("R"), py::arg("p"),
+      .def_static("from_rotation", refuse_complex(&Pose::from_rotation), py::arg("R"), py::arg("p"),
                   "Pose from a 3x3 rotation matrix and a position. Raises ValueError if R is not a "
                   "rotation (to 1e-6) or an entry is not finite.")
       .def_static(
-          "from_matrix", [](const Eigen::Matrix4d& T) { return from_matrix(T, ""); }, py::arg("T"),
+          "from_matrix", [](const Real<Eigen::Matrix4d>& T) { return from_matrix(T, ""); }, py::arg("T"),
           "Pose from a 4x4 homogeneous matrix [[R, p], [0, 0, 0, 1]].")
       .def_static("identity", &Pose::identity, "The identity pose.")
       .def_property_readonly("R", [](const Pose& g) { return Mat3(g.R); }, "Rotation matrix (3, 3) (a copy).")
@@ -169,7 +181,7 @@ Invalid input (non-finite, zero quaternion, not a rotation) raises ValueError.)"
           "Composition X_AC = X_AB * X_BC.")
       .def(
           "__mul__",
-          [](const Pose& a, const Vec3& x) {
+          [](const Pose& a, const Real<Vec3>& x) {
             const Vec3 y = a * x;
             if (!y.allFinite()) throw std::invalid_argument("Pose * x: x must be finite and the result must not overflow");
             return y;
@@ -193,15 +205,15 @@ Invalid input (non-finite, zero quaternion, not a rotation) raises ValueError.)"
     if (!v.allFinite()) throw std::invalid_argument(std::string(what) + ": entries must be finite");
   };
   m.def(
-      "skew", [finite](const Vec3& v) { finite(v, "skew: v"); return skew(v); }, py::arg("v"),
+      "skew", [finite](const Real<Vec3>& v) { finite(v, "skew: v"); return skew(v); }, py::arg("v"),
       "The skew-symmetric matrix of v: skew(v) @ u = cross(v, u). ValueError for a non-finite v.");
-  m.def("so3_exp", &so3_exp, py::arg("w"),
+  m.def("so3_exp", refuse_complex(&so3_exp), py::arg("w"),
         "Rodrigues' formula, exp: so(3) -> SO(3). ValueError for a non-finite w or result.");
-  m.def("so3_log", &so3_log, py::arg("R"), "Inverse of so3_exp, with |result| <= pi. ValueError for a non-finite R.");
-  m.def("rotation_between", &rotation_between, py::arg("a"), py::arg("b"),
+  m.def("so3_log", refuse_complex(&so3_log), py::arg("R"), "Inverse of so3_exp, with |result| <= pi. ValueError for a non-finite R.");
+  m.def("rotation_between", refuse_complex(&rotation_between), py::arg("a"), py::arg("b"),
         "The rotation (3, 3) by the smallest angle taking the direction of a to that of b (about a x b; for "
         "opposite directions a half-turn). a, b need not be unit vectors. ValueError if either is zero or not finite.");
-  m.def("se3_exp", &se3_exp, py::arg("xi"),
+  m.def("se3_exp", refuse_complex(&se3_exp), py::arg("xi"),
         "exp: se(3) -> SE(3) for a twist xi = [w; v] (6,). ValueError for a non-finite xi or result.");
   m.def("se3_log", &se3_log, py::arg("g"), "Inverse of se3_exp: the twist [w; v] (6,).");
   m.def("adjoint", &adjoint, py::arg("g"),

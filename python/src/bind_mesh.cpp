@@ -16,6 +16,7 @@ namespace bind_mesh_local {
 using mesh::TriangleMesh;
 
 std::vector<mesh::Face> faces_from(const py::handle& obj) {
+  reject_complex(obj, "faces");
   py::array_t<long long, py::array::c_style | py::array::forcecast> a;
   try {
     a = py::array_t<long long, py::array::c_style | py::array::forcecast>::ensure(obj);

@@ -113,7 +113,7 @@ a_B = (+length/2, 0, 0), b_B = (-length/2, 0, 0) (length is the FULL length). A 
 sphere) and a zero radius (a bare segment) are allowed.)")
       .def(py::init<double, double>(), py::arg("length"), py::arg("radius"),
            "Raises ValueError if a value is negative or not finite.")
-      .def_static("from_end_points", &Capsule::from_end_points, py::arg("a_B"), py::arg("b_B"), py::arg("radius"),
+      .def_static("from_end_points", refuse_complex(&Capsule::from_end_points), py::arg("a_B"), py::arg("b_B"), py::arg("radius"),
                   "A capsule with end points a_B (theta = 1) and b_B (theta = 0) in the body frame. Raises "
                   "ValueError if a value is not finite or the radius is negative.")
       .def_property_readonly("a_B", [](const Capsule& c) { return Vec3(c.a_B()); }, "End point a (theta = 1), body frame (3,).")
@@ -136,7 +136,7 @@ sphere) and a zero radius (a bare segment) are allowed.)")
 
   py::class_<PaddedPolygon>(m, "PaddedPolygon", R"(A padded polygon: all points within `radius` of the convex polygon
 {(y, 0) : C y <= d} in the body x-y plane, eq. (29). Rows of C are stored normalized.)")
-      .def(py::init([](const Eigen::MatrixXd& C, const Eigen::VectorXd& d, double radius) {
+      .def(py::init([](const Real<Eigen::MatrixXd>& C, const Real<Eigen::VectorXd>& d, double radius) {
              if (C.cols() != 2)
                throw std::invalid_argument("qp.PaddedPolygon: C must be an (m, 2) array, got (" + std::to_string(C.rows()) +
                                            ", " + std::to_string(C.cols()) + ")");
@@ -148,7 +148,7 @@ sphere) and a zero radius (a bare segment) are allowed.)")
            "empty / zero-area polygon.")
       .def_static(
           "from_vertices",
-          [](const Eigen::MatrixXd& V, double radius) {
+          [](const Real<Eigen::MatrixXd>& V, double radius) {
             if (V.cols() != 2)
               throw std::invalid_argument("qp.PaddedPolygon.from_vertices: vertices must be a (k, 2) array, got (" +
                                           std::to_string(V.rows()) + ", " + std::to_string(V.cols()) + ")");
@@ -206,7 +206,7 @@ sphere) and a zero radius (a bare segment) are allowed.)")
           },
           "Vertices (k, 2) of the polygon, counter-clockwise, redundant rows removed.")
       .def("core_radius", &PaddedPolygon::core_radius, "Largest distance of a vertex from the body origin.")
-      .def("contains", &PaddedPolygon::contains, py::arg("y"), py::arg("tol") = 0.0,
+      .def("contains", refuse_complex(&PaddedPolygon::contains), py::arg("y"), py::arg("tol") = 0.0,
            "True if C y <= d + tol componentwise, y (2,).")
       .def("__repr__", [](const PaddedPolygon& p) {
         return "qp.PaddedPolygon(num_constraints=" + std::to_string(p.num_constraints()) + ", radius=" + fmt(p.radius()) + ")";
@@ -267,7 +267,7 @@ sphere) and a zero radius (a bare segment) are allowed.)")
           py::arg("step_fraction") = qp::QpOptions{}.step_fraction, py::arg("centrality") = qp::QpOptions{}.centrality,
           py::arg("polish") = qp::QpOptions{}.polish, py::arg("singular_tolerance") = qp::QpOptions{}.singular_tolerance,
           "Keyword arguments override the defaults. Raises ValueError for values out of range.");
-  def_checked(qpo, "tolerance", &qp::QpOptions::tolerance, "KKT residual and complementarity tolerance (> 0).", check_qp_options);
+  def_checked(qpo, "tolerance", &qp::QpOptions::tolerance, "KKT residual and complementarity tolerance, in [1e-14, 1e-3].", check_qp_options);
   def_checked(qpo, "max_iterations", &qp::QpOptions::max_iterations, "Iteration limit (1..100000).", check_qp_options);
   def_checked(qpo, "step_fraction", &qp::QpOptions::step_fraction, "Fraction of the step to the boundary, (0, 1].", check_qp_options);
   def_checked(qpo, "centrality", &qp::QpOptions::centrality, "Central-path neighbourhood gamma, [0, 1).", check_qp_options);
@@ -448,7 +448,7 @@ Raises:
   m.def("swap_shapes", &qp::swap_shapes, py::arg("result"),
         "Swaps the roles of shape 1 and 2 in a result, in place (p1 <-> p2, closest1 <-> closest2, normal -> "
         "-normal; p1_B1 <-> p2_B2). The qp field is left unchanged.");
-  m.def("segment_pair_parameters", &qp::segment_pair_parameters, py::arg("u1"), py::arg("u2"), py::arg("g"),
+  m.def("segment_pair_parameters", refuse_complex(&qp::segment_pair_parameters), py::arg("u1"), py::arg("u2"), py::arg("g"),
         "Algorithm 4 for segments p1 = b1 + theta1 u1, p2 = b2 + theta2 u2, g = b1 - b2: the minimizing "
         "(theta1, theta2) in [0, 1]^2 (2,). Always finite (parallel and zero-length segments included).");
 
@@ -502,7 +502,7 @@ blocks are finite in every case and zero when not_solved.
   // ------------------------------------------------------------------ quaternion coordinates
   m.def(
       "twist_from_position_quaternion",
-      [](const Vec3& r, const Eigen::Vector4d& q, TwistConvention c) { return qp::twist_from_position_quaternion(r, q, c); },
+      [](const Real<Vec3>& r, const Real<Eigen::Vector4d>& q, TwistConvention c) { return qp::twist_from_position_quaternion(r, q, c); },
       py::arg("r"), py::arg("q_wxyz"), py::arg("convention"),
       "The (6, 7) map M with twist = M [dr; dq] for a pose Pose.from_quaternion(r, q) built from raw (not "
       "necessarily unit) q = (w, x, y, z); M [0; q] = 0. J_out_rq = J_out_X @ M. Raises ValueError if q is zero "

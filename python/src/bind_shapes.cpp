@@ -41,17 +41,19 @@ double checked_value(const T& s, const Vec3& y) {
 template <class T>
 void def_common(py::class_<T>& c) {
   c.def(
-       "eval", [](const T& s, const Vec3& y) { return checked_eval(s, y); },
+       "eval", [](const T& s, const py::object& y) { return checked_eval(s, eigen_arg<Vec3>(y, "eval: y")); },
        py::arg("y"),
        "(phi, grad, hess) of the implicit function at the point y (3,) of the body frame: phi < 0 inside, "
        "0 on the surface, > 0 outside; grad (3,), hess (3, 3).")
       .def(
-          "value", [](const T& s, const Vec3& y) { return checked_value(s, y); }, py::arg("y"),
+          "value", [](const T& s, const py::object& y) { return checked_value(s, eigen_arg<Vec3>(y, "value: y")); },
+          py::arg("y"),
           "phi(y) at the point y (3,) of the body frame. ValueError for a y that is not finite, beyond 1e100, or "
           "so far out that phi overflows (steep shapes: large n or beta).")
       .def(
           "ray_extent",
-          [](const T& s, const Vec3& u) {
+          [](const T& s, const py::object& u_obj) {
+            const Vec3 u = eigen_arg<Vec3>(u_obj, "ray_extent: u");
             require_finite_point(u, "ray_extent: u");
             if (!(u.norm() > 0.0)) throw py::value_error("ray_extent: u must be non-zero");
             return s.ray_extent(u);
@@ -69,7 +71,8 @@ template <class T>
 void def_support(py::class_<T>& c) {
   c.def(
       "support",
-      [](const T& s, const Vec3& d) -> Vec3 {
+      [](const T& s, const py::object& d_obj) -> Vec3 {
+        const Vec3 d = eigen_arg<Vec3>(d_obj, "support: d");
         if (!d.allFinite()) throw py::value_error("support: d must be finite");
         return s.support(d);
       },
@@ -124,7 +127,10 @@ axis = body x axis, radius R, half-height h, integer exponent n >= 1.)");
   py::class_<SmoothPolytope> poly(m, "SmoothPolytope", R"(Smooth polytope, seed eq. (13)-(14):
 phi(y) = smax_beta((A y - b)/L) (LogSumExp). The exact polytope {A y <= b} must be bounded and
 contain the origin strictly (b > 0); the smooth shape lies inside it.)");
-  poly.def(py::init<const Eigen::MatrixX3d&, const Eigen::VectorXd&, double, double>(), py::arg("A"), py::arg("b"),
+  poly.def(py::init([](const Real<Eigen::MatrixX3d>& A, const Real<Eigen::VectorXd>& b, double beta, double length) {
+             return SmoothPolytope(A, b, beta, length);
+           }),
+           py::arg("A"), py::arg("b"),
            py::arg("beta"), py::arg("length") = 1.0,
            "A: (m, 3) outward face normals, b: (m,) offsets > 0, beta > 0 sharpness, length L > 0. Raises "
            "ValueError for m < 4, non-finite data, b_i <= 0, a zero row, an unbounded polytope, beta <= 0, "
@@ -133,7 +139,7 @@ contain the origin strictly (b > 0); the smooth shape lies inside it.)");
                   py::arg("length") = 1.0, "Axis-aligned box with half-extents hx, hy, hz about the origin.")
       .def_static(
           "convex_hull",
-          [](const Eigen::Ref<const Eigen::MatrixXd>& points, double beta, double length) {
+          [](const Real<Eigen::MatrixXd>& points, double beta, double length) {
             if (points.cols() != 3)
               throw std::invalid_argument("SmoothPolytope.convex_hull: points must be an (n, 3) array");
             std::vector<Vec3> pts(static_cast<size_t>(points.rows()));
@@ -197,10 +203,12 @@ passed wherever a Shape is expected. The primitive itself is Shape.primitive.)")
       .def_property_readonly(
           "primitive", [](const Shape& s) { return s.variant(); }, "The primitive (a Sphere, Superellipsoid, ...).")
       .def(
-          "eval", [](const Shape& s, const Vec3& y) { return checked_eval(s, y); }, py::arg("y"),
+          "eval", [](const Shape& s, const py::object& y) { return checked_eval(s, eigen_arg<Vec3>(y, "eval: y")); },
+          py::arg("y"),
           "(phi, grad, hess) at the point y (3,) of the body frame.")
       .def(
-          "value", [](const Shape& s, const Vec3& y) { return checked_value(s, y); }, py::arg("y"), "phi(y).")
+          "value", [](const Shape& s, const py::object& y) { return checked_value(s, eigen_arg<Vec3>(y, "value: y")); },
+          py::arg("y"), "phi(y).")
       .def_property_readonly("inner_radius", &Shape::inner_radius, "Inscribed origin-centred sphere radius (bound).")
       .def_property_readonly("outer_radius", &Shape::outer_radius, "Circumscribed origin-centred sphere radius (bound).")
       .def("describe", &Shape::describe, "One-line description, e.g. 'superellipsoid(n=8, a=0.5, b=1, c=1.5)'.")

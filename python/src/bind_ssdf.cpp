@@ -50,15 +50,18 @@ AOPC sampling (make_aopc, AopcOptions, OrientedPointCloud), the soft signed dist
 collision points (12)-(13), and the SCM forces: point_plane_force (14)-(20), point_ssdf_contact
 (21)-(22), pair_contact (23), with analytic first derivatives.)");
 
-  py::class_<AopcOptions>(m, "AopcOptions", "Options of make_aopc: num_points I (>= 4), candidates_per_point, seed, feature_angle (rad).")
-      .def(py::init([](int num_points, int candidates_per_point, std::uint64_t seed, double feature_angle) {
-             return AopcOptions{num_points, candidates_per_point, seed, feature_angle};
+  py::class_<AopcOptions> aopc_options(m, "AopcOptions", "Options of make_aopc: num_points I (>= 4), candidates_per_point, seed, feature_angle (rad).");
+  aopc_options.def(py::init([](int num_points, int candidates_per_point, std::uint64_t seed, double feature_angle) {
+             const AopcOptions o{num_points, candidates_per_point, seed, feature_angle};
+             o.validate();
+             return o;
            }),
-           py::arg("num_points") = 500, py::arg("candidates_per_point") = 8, py::arg("seed") = 1, py::arg("feature_angle") = 0.5)
-      .def_readwrite("num_points", &AopcOptions::num_points, "I, the number of AOPC points (the resolution), >= 4")
-      .def_readwrite("candidates_per_point", &AopcOptions::candidates_per_point, "oversampling before farthest-point thinning, >= 1")
-      .def_readwrite("seed", &AopcOptions::seed, "random seed (deterministic given the options)")
-      .def_readwrite("feature_angle", &AopcOptions::feature_angle, "dihedral angle (rad) above which an edge is sharp");
+           py::arg("num_points") = 500, py::arg("candidates_per_point") = 8, py::arg("seed") = 1, py::arg("feature_angle") = 0.5);
+  const auto check_aopc = [](const AopcOptions& o) { o.validate(); };
+  def_checked(aopc_options, "num_points", &AopcOptions::num_points, "I, the number of AOPC points (the resolution), >= 4", +check_aopc);
+  def_checked(aopc_options, "candidates_per_point", &AopcOptions::candidates_per_point, "oversampling before farthest-point thinning, 1 ... 64", +check_aopc);
+  def_checked(aopc_options, "seed", &AopcOptions::seed, "random seed (deterministic given the options)", +check_aopc);
+  def_checked(aopc_options, "feature_angle", &AopcOptions::feature_angle, "dihedral angle (rad) above which an edge is sharp, >= 0 (ValueError for NaN)", +check_aopc);
 
   py::class_<OrientedPointCloud, std::shared_ptr<OrientedPointCloud>>(m, "OrientedPointCloud", R"(An AOPC in its body frame: points p_i (I, 3) with unit outward normals n_i (I, 3), and for the
 reduction (12) the vertices y_v and each point's up to 3 vertex indices (-1 unused).
@@ -103,7 +106,22 @@ ValueError on empty / mismatched / non-finite input or a zero normal.)")
 
   m.def("make_aopc", &make_aopc, py::arg("mesh"), py::arg("options") = AopcOptions{},
         "Samples an AOPC from a closed diffcol.mesh.TriangleMesh: area-weighted random candidates thinned by farthest-point\n"
-        "sampling (sharp edges act as mirrors), each point with its face's normal. Deterministic. ValueError on bad options.");
+        "sampling (sharp edges act as mirrors), each point with its face's normal; narrow faces sampled along their\n"
+        "mid-line, and points added where a far direction would read inside (docs/ssdf.md). Deterministic. ValueError\n"
+        "on bad options, or when the cloud's far-sign margin stays below 0.005 (raise num_points).");
+  m.def(
+      "far_sign_margin",
+      [](const OrientedPointCloud& cloud) {
+        Vec3 direction;
+        int point = -1;
+        const double margin = ssdf::far_sign_margin(cloud, &direction);
+        ssdf::far_sign_margin(cloud.points(), cloud.normals(), nullptr, &point);
+        return py::make_tuple(margin, direction, point);
+      },
+      py::arg("cloud"),
+      "(margin, direction (3,), point): a lower bound of n_i . u over every far direction u and the point i extreme\n"
+      "along it (positive: far queries read outside, at least beyond radius / margin), a direction where it is\n"
+      "attained (about) and that point's index (docs/ssdf.md, \"Far queries\").");
 
   m.def(
       "soft_signed_distance",

@@ -102,6 +102,7 @@ std::vector<Pose> pose_sequence(const py::object& obj, const std::string& what) 
       return out;
     }
   }
+  reject_complex(obj, what);
   py::array_t<double, py::array::c_style | py::array::forcecast> a;
   try {
     a = py::array_t<double, py::array::c_style | py::array::forcecast>::ensure(obj);

@@ -37,6 +37,61 @@ void bind_dynamics(py::module_& m);        // bind_dynamics.cpp: ssdf.Scene, ste
 /// Shared text of the docstrings: frames, twists and Jacobian layout.
 extern const char* const kConventionsDoc;
 
+/// Rejects complex numbers (a complex numpy array or scalar, or a sequence holding one): the
+/// conversion to double would drop the imaginary part silently. @throws py::type_error naming `what`.
+void reject_complex(const py::handle& obj, const std::string& what);
+
+/// An Eigen argument (Vec3, Mat3, Eigen::MatrixXd, ...) that refuses complex input: a parameter
+/// `const Real<Vec3>& y` converts like `const Vec3& y` and is one, but a complex array raises
+/// TypeError (reject_complex) instead of losing its imaginary part.
+template <class M>
+struct Real : M {
+  Real() = default;
+  Real(M m) : M(std::move(m)) {}
+};
+
+/// refuse_complex(&f): f with every Eigen (plain matrix) parameter taken as Real<M>, so that a
+/// complex array raises TypeError (for bindings of function pointers).
+template <class A, class = void>
+struct real_arg {
+  using type = A;
+};
+template <class A>
+struct real_arg<A, std::enable_if_t<std::is_base_of_v<Eigen::PlainObjectBase<std::decay_t<A>>, std::decay_t<A>>>> {
+  using type = const Real<std::decay_t<A>>&;
+};
+template <class R, class... A>
+auto refuse_complex(R (*f)(A...)) {
+  return [f](typename real_arg<A>::type... a) -> R { return f(a...); };
+}
+template <class R, class... A>
+auto refuse_complex(R (*f)(A...) noexcept) {
+  return [f](typename real_arg<A>::type... a) -> R { return f(a...); };
+}
+template <class R, class C, class... A>
+auto refuse_complex(R (C::*f)(A...) const) {
+  return [f](const C& c, typename real_arg<A>::type... a) -> R { return (c.*f)(a...); };
+}
+template <class R, class C, class... A>
+auto refuse_complex(R (C::*f)(A...) const noexcept) {
+  return [f](const C& c, typename real_arg<A>::type... a) -> R { return (c.*f)(a...); };
+}
+
+/// A fixed-size Eigen argument (Vec3, Mat3, ...) from an array-like, complex rejected
+/// (reject_complex); TypeError naming `what` when it does not convert.
+template <class M>
+M eigen_arg(const py::handle& obj, const std::string& what) {
+  reject_complex(obj, what);
+  try {
+    return obj.cast<M>();
+  } catch (const py::cast_error&) {
+    throw py::type_error(what + ": expected an array of real numbers of shape " +
+                         (M::ColsAtCompileTime == 1 ? "(" + std::to_string(M::RowsAtCompileTime) + ",)"
+                                                    : "(" + std::to_string(M::RowsAtCompileTime) + ", " +
+                                                          std::to_string(M::ColsAtCompileTime) + ")"));
+  }
+}
+
 /// Converts one pose given as a Pose, a 7-vector [x, y, z, qw, qx, qy, qz] or a 4×4 homogeneous
 /// matrix. @throws std::invalid_argument (→ ValueError) naming `what` on anything else.
 Pose pose_from_object(const py::handle& obj, const std::string& what);
@@ -141,6 +196,24 @@ struct type_caster<diffcol::python::PoseArg> {
   }
   static handle cast(const diffcol::python::PoseArg& src, return_value_policy policy, handle parent) {
     return type_caster_base<diffcol::Pose>::cast(src.value, policy, parent);
+  }
+};
+
+// (the second argument makes this more specialized than pybind11's caster of Eigen types, which
+// Real<M> also is)
+template <class M>
+struct type_caster<diffcol::python::Real<M>, enable_if_t<is_eigen_dense_plain<diffcol::python::Real<M>>::value>> {
+  PYBIND11_TYPE_CASTER(diffcol::python::Real<M>, make_caster<M>::name);
+
+  bool load(handle src, bool convert) {
+    diffcol::python::reject_complex(src, "");
+    make_caster<M> inner;
+    if (!inner.load(src, convert)) return false;
+    value = diffcol::python::Real<M>(cast_op<M&&>(std::move(inner)));
+    return true;
+  }
+  static handle cast(const diffcol::python::Real<M>& src, return_value_policy policy, handle parent) {
+    return make_caster<M>::cast(static_cast<const M&>(src), policy, parent);
   }
 };
 

@@ -636,23 +636,23 @@ entry("ssdf.pair_contact[params]",
 # ---- diffcol.ssdf: dynamics
 def _scene(mass=1.0, inertia=np.eye(3) * 0.01, radius=0.05, gravity=(0.0, 0.0, -9.81), ground_point=(0.0, 0.0, -1.0),
            ground_normal=(0.0, 0.0, 1.0)):
-    scene = ssdf.Scene(_scm(), gravity=np.asarray(gravity, float))
+    scene = ssdf.Scene(_scm(), gravity=np.asarray(gravity))
     scene.add_free_body(mass, inertia, cloud())
     scene.add_kinematic_body(None, radius)
     scene.add_contact_pair(ssdf.BodyId.free(0), ssdf.BodyId.driven(0))
-    scene.set_ground(np.asarray(ground_point, float), np.asarray(ground_normal, float))
+    scene.set_ground(np.asarray(ground_point), np.asarray(ground_normal))
     return scene
 
 
 def _state(scene, pose=(0.0, 0.0, 0.0, 1, 0, 0, 0), velocity=(0.1, -0.2, 0.05, 0.01, 0.0, -0.02),
            kpose=(0.0, 0.0, 0.58, 1, 0, 0, 0), kvel=(0.0, 0.0, 0.0, 0.0, 0.0, -0.1), wrench=(0.0, 0.0, 0.0, 0.0, 0.0, 0.0)):
     x = ssdf.State.zeros(scene)
-    x.poses = np.asarray(pose, float).reshape(1, -1)
-    x.velocities = np.asarray(velocity, float).reshape(1, -1)
+    x.poses = np.asarray(pose).reshape(1, -1)
+    x.velocities = np.asarray(velocity).reshape(1, -1)
     u = ssdf.Control.zeros(scene)
-    u.kinematic_poses = np.asarray(kpose, float).reshape(1, -1)
-    u.kinematic_velocities = np.asarray(kvel, float).reshape(1, -1)
-    u.wrenches = np.asarray(wrench, float).reshape(1, -1)
+    u.kinematic_poses = np.asarray(kpose).reshape(1, -1)
+    u.kinematic_velocities = np.asarray(kvel).reshape(1, -1)
+    u.wrenches = np.asarray(wrench).reshape(1, -1)
     return x, u
 
 
@@ -836,3 +836,97 @@ FAR_CASES = {
 @pytest.mark.parametrize("check", [pytest.param(f, id=n) for n, f in FAR_CASES.items()])
 def test_far_queries_are_not_contacts(check):
     assert _far(check)
+
+
+# ---------------------------------------------------------------- complex input is rejected
+
+# A complex array (or pose) used to lose its imaginary part silently in the conversion to double.
+# Every array, pose and pose-array input of the entries above, made complex (imaginary part 0.5 on
+# element 0, real part the valid default), must raise TypeError.
+def _complex_variant(p):
+    a = np.array(p.default, dtype=complex)
+    a.flat[0] += 0.5j
+    return a
+
+
+def _complex_cases():
+    for name, fn, params in ENTRIES:
+        base = {k: (p.default if isinstance(p, Fuzz) else p) for k, p in params.items()}
+        for k, p in params.items():
+            if isinstance(p, (A, P, PA)):
+                yield pytest.param(fn, {**base, k: _complex_variant(p)}, id=f"{name}:{k}=complex")
+
+
+@pytest.mark.parametrize("fn,kw", list(_complex_cases()))
+def test_complex_input_is_rejected(fn, kw):
+    with pytest.raises(TypeError, match="complex"):
+        fn(**kw)
+
+
+def test_complex_scalars_and_lists_are_rejected():
+    with pytest.raises(TypeError, match="complex"):
+        diffcol.Pose([0, 0, 1j, 1, 0, 0, 0])
+    with pytest.raises(TypeError, match="complex"):
+        diffcol.solve_contact(diffcol.Sphere(1.0), IDENT, diffcol.Sphere(1.0), [3 + 0j, 0, 0, 1, 0, 0, 0])
+    with pytest.raises(TypeError, match="complex"):
+        diffcol.Sphere(1.0).value(np.array([2.0, 0.0, 0.0], dtype=np.complex64))
+    with pytest.raises(TypeError, match="complex"):
+        dcol.Ellipsoid(np.eye(3) * (1 + 1j), IDENT)
+    # a real array of another dtype still converts
+    assert diffcol.Sphere(1.0).value(np.array([2, 0, 0], dtype=np.int32)) == pytest.approx(1.0, rel=0.5)
+
+
+# ---------------------------------------------------------------- options out of their ranges
+
+@pytest.mark.parametrize("make,field", [
+    (lambda: diffcol.SolveOptions(tolerance=1e300), "tolerance"),
+    (lambda: diffcol.SolveOptions(tolerance=1e-2), "tolerance"),
+    (lambda: diffcol.SolveOptions(tolerance=1e-300), "tolerance"),
+    (lambda: diffcol.SolveOptions(coincident_tolerance=0.1), "coincident_tolerance"),
+    (lambda: dcol.SolveOptions(feasibility_tolerance=1e300), "feasibility_tolerance"),
+    (lambda: dcol.SolveOptions(gap_tolerance=1e-2), "gap_tolerance"),
+    (lambda: dcol.SolveOptions(gap_relative_tolerance=1e-20), "gap_relative_tolerance"),
+    (lambda: qp.QpOptions(tolerance=1e300), "tolerance"),
+    (lambda: qp.QpOptions(singular_tolerance=0.5), "singular_tolerance"),
+    (lambda: qp.ProximityOptions(core_contact_tolerance=0.1), "core_contact_tolerance"),
+    (lambda: ssdf.AopcOptions(feature_angle=NAN), "feature_angle"),
+    (lambda: ssdf.AopcOptions(feature_angle=-0.1), "feature_angle"),
+    (lambda: ssdf.AopcOptions(num_points=3), "num_points"),
+])
+def test_options_out_of_range_are_rejected(make, field):
+    with pytest.raises(ValueError, match=field):
+        make()
+
+
+def test_options_setters_are_checked():
+    o = diffcol.SolveOptions()
+    with pytest.raises(ValueError, match="tolerance"):
+        o.tolerance = 1e300
+    assert o.tolerance == 1e-10
+    a = ssdf.AopcOptions()
+    with pytest.raises(ValueError, match="feature_angle"):
+        a.feature_angle = NAN
+    assert a.feature_angle == 0.5
+    a.feature_angle = 4.0  # >= pi: no sharp edge (documented)
+    # the ends of the tolerance ranges are accepted
+    diffcol.SolveOptions(tolerance=1e-14)
+    diffcol.SolveOptions(tolerance=1e-3)
+    dcol.SolveOptions(feasibility_tolerance=1e-3, gap_tolerance=1e-14, gap_relative_tolerance=1e-3)
+    qp.QpOptions(tolerance=1e-14, singular_tolerance=0.0)
+
+
+def test_scm_weight_cutoff_range():
+    with pytest.raises(ValueError, match="weight_cutoff"):
+        ssdf.pair_contact(cloud(), [0, 0, 0.5, 1, 0, 0, 0], np.zeros(6), cloud("ball"), IDENT, np.zeros(6),
+                          ssdf.ScmParameters(weight_cutoff=0.5))
+
+
+def test_rollout_negative_steps():
+    scene = _scene()
+    x, u = _state(scene)
+    with pytest.raises(ValueError, match="steps"):
+        ssdf.rollout(scene, x, u, 0.01, -5)
+    poses, _ = ssdf.rollout(scene, x, u, 0.01, 0)
+    assert poses.shape[0] == 1
+    poses, _ = ssdf.rollout(scene, x, [u, u, u], 0.01)  # steps = -1: one per control
+    assert poses.shape[0] == 4

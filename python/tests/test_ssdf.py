@@ -394,3 +394,26 @@ def test_aopc_sizes_are_bounded():
         ssdf.make_aopc(box, ssdf.AopcOptions(num_points=10**7))
     with pytest.raises(ValueError, match="candidates_per_point"):
         ssdf.make_aopc(box, ssdf.AopcOptions(num_points=100, candidates_per_point=1000))
+
+
+def test_far_sign_margin():
+    """far_sign_margin: a box's face-centre cloud against the closed form; a flipped normal reads
+    inside (negative margin, direction toward that face); make_aopc's clouds keep at least 0.005."""
+    e = np.array([0.5, 0.1, 0.2])
+    p, n = [], []
+    for a in range(3):
+        for s in (-1.0, 1.0):
+            x = np.zeros(3)
+            x[a] = s * e[a]
+            p.append(x)
+            n.append(s * np.eye(3)[a])
+    g = 1.0 / e
+    margin, direction, point = ssdf.far_sign_margin(ssdf.OrientedPointCloud(np.array(p), np.array(n)))
+    assert margin == pytest.approx(g.min() / np.linalg.norm(g), abs=1e-10)
+    n[5] = -n[5]
+    margin, direction, point = ssdf.far_sign_margin(ssdf.OrientedPointCloud(np.array(p), np.array(n)))
+    assert margin < 0 and point == 5 and direction[2] > 0.5
+    thin = mesh.make_box([1.0, 0.05, 0.25])
+    cloud = ssdf.make_aopc(thin, ssdf.AopcOptions(num_points=30))
+    assert ssdf.far_sign_margin(cloud)[0] >= 0.005
+    assert 30 <= cloud.size <= 30 + 30 // 2 + 8

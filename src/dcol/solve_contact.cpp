@@ -2096,9 +2096,12 @@ IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2
 
 const char* SolveOptions::invalid_field() const noexcept {
   auto positive = [](double v) { return v > 0.0 && std::isfinite(v); };
-  if (!positive(feasibility_tolerance)) return "feasibility_tolerance must be finite and > 0";
-  if (!positive(gap_tolerance)) return "gap_tolerance must be finite and > 0";
-  if (!positive(gap_relative_tolerance)) return "gap_relative_tolerance must be finite and > 0";
+  // stopping tolerances: below 1e-14 they sit under the rounding floor, above 1e-3 a
+  // "converged" answer is not one
+  auto sane = [](double v) { return v >= 1e-14 && v <= 1e-3; };
+  if (!sane(feasibility_tolerance)) return "feasibility_tolerance must be in [1e-14, 1e-3]";
+  if (!sane(gap_tolerance)) return "gap_tolerance must be in [1e-14, 1e-3]";
+  if (!sane(gap_relative_tolerance)) return "gap_relative_tolerance must be in [1e-14, 1e-3]";
   if (max_iterations < 1 || max_iterations > 100000) return "max_iterations must be in [1, 100000]";
   if (!(barrier_target >= 0.0) || !std::isfinite(barrier_target)) return "barrier_target must be finite and >= 0";
   if (final_centering_steps < 0 || final_centering_steps > 1000) return "final_centering_steps must be in [0, 1000]";

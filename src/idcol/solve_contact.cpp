@@ -384,15 +384,16 @@ ContactPair::SolveFn lookup(const Shape& s1, const Shape& s2) {
 }  // namespace
 
 const char* SolveOptions::invalid_field() const noexcept {
-  if (!(tolerance > 0.0) || !std::isfinite(tolerance)) return "tolerance must be finite and > 0";
+  // below 1e-14 the test sits under the rounding floor, above 1e-3 "converged" is not
+  if (!(tolerance >= 1e-14 && tolerance <= 1e-3)) return "tolerance must be in [1e-14, 1e-3]";
   static_assert(kMaxIterationsLimit == 100000 && kMaxAttemptsLimit == 1000 && kLastResortIterationsLimit == 100000,
                 "the messages below quote the limits");
   if (max_iterations < 1 || max_iterations > kMaxIterationsLimit) return "max_iterations must be in [1, 100000]";
   if (max_attempts < 1 || max_attempts > kMaxAttemptsLimit) return "max_attempts must be in [1, 1000]";
   if (!(surrogate_factor >= 1.0) || !(surrogate_factor <= kMaxSurrogateFactor))
     return "surrogate_factor must be in [1, 1e6]";
-  if (!(coincident_tolerance >= 0.0) || !std::isfinite(coincident_tolerance))
-    return "coincident_tolerance must be finite and >= 0";
+  if (!(coincident_tolerance >= 0.0 && coincident_tolerance <= 1e-3))
+    return "coincident_tolerance must be in [0, 1e-3]";
   if (!(polish_threshold >= 0.0)) return "polish_threshold must be >= 0 (+inf: never polish)";
   if (last_resort_iterations < 0 || last_resort_iterations > kLastResortIterationsLimit) return "last_resort_iterations must be in [0, 100000]";
   return nullptr;

@@ -287,14 +287,14 @@ void swap_shapes(ProximityResult& r) {
 
 void ProximityOptions::validate() const {
   qp.validate();
-  if (!(core_contact_tolerance >= 0.0) || !std::isfinite(core_contact_tolerance))
-    throw std::invalid_argument("qp::ProximityOptions: core_contact_tolerance must be finite and >= 0");
+  if (!(core_contact_tolerance >= 0.0 && core_contact_tolerance <= 1e-3))
+    throw std::invalid_argument("qp::ProximityOptions: core_contact_tolerance must be in [0, 1e-3]");
   if (!(certificate_tolerance >= 1e-14 && certificate_tolerance <= 1e-3))
     throw std::invalid_argument("qp::ProximityOptions: certificate_tolerance must be in [1e-14, 1e-3]");
 }
 
 bool ProximityOptions::is_valid() const noexcept {
-  return qp.is_valid() && core_contact_tolerance >= 0.0 && std::isfinite(core_contact_tolerance) &&
+  return qp.is_valid() && core_contact_tolerance >= 0.0 && core_contact_tolerance <= 1e-3 &&
          certificate_tolerance >= 1e-14 && certificate_tolerance <= 1e-3;
 }
 

@@ -11,12 +11,13 @@
 namespace diffcol::qp {
 
 const char* QpOptions::invalid_field() const noexcept {
-  if (!(tolerance > 0.0) || !std::isfinite(tolerance)) return "tolerance must be finite and > 0";
+  // below 1e-14 the test sits under the rounding floor, above 1e-3 "solved" is not
+  if (!(tolerance >= 1e-14 && tolerance <= 1e-3)) return "tolerance must be in [1e-14, 1e-3]";
   if (max_iterations < 1 || max_iterations > 100000) return "max_iterations must be in [1, 100000]";
   if (!(step_fraction > 0.0 && step_fraction <= 1.0)) return "step_fraction must be in (0, 1]";
   if (!(centrality >= 0.0 && centrality < 1.0)) return "centrality must be in [0, 1)";
-  if (!(singular_tolerance >= 0.0) || !std::isfinite(singular_tolerance))
-    return "singular_tolerance must be finite and >= 0";
+  if (!(singular_tolerance >= 0.0 && singular_tolerance <= 1e-3))
+    return "singular_tolerance must be in [0, 1e-3]";
   return nullptr;
 }
 

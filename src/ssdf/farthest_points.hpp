@@ -13,8 +13,9 @@ namespace diffcol::ssdf::detail {
 /// squared distance (+inf for none); pick k is the first candidate (lowest index) of largest
 /// dist, after which dist = min(dist, ‖c − pick‖²) for every candidate. `cell` is the grid
 /// spacing (about twice the final sample spacing; any positive value gives the same picks).
+/// `first` (optional) are the first picks, in order, whatever their dist.
 std::vector<size_t> farthest_points(const std::vector<Vec3>& candidates, std::vector<double> dist, size_t n,
-                                    double cell);
+                                    double cell, const std::vector<size_t>& first = {});
 
 /// For each point, the distance to its nearest other point (+inf for a single point).
 std::vector<double> nearest_neighbour_distances(const std::vector<Vec3>& points);

@@ -26,8 +26,9 @@ void ScmParameters::validate() const {
   smooth::validate_temperature(eps1, "ScmParameters: eps1");
   smooth::validate_temperature(eps2, "ScmParameters: eps2");
   smooth::validate_temperature(eps3, "ScmParameters: eps3");
-  if (!(weight_cutoff >= 0.0 && weight_cutoff < 1.0))
-    throw std::invalid_argument("ScmParameters: weight_cutoff must be in [0, 1)");
+  // a truncation, not a model parameter: above 1e-3 it changes the forces, not just their cost
+  if (!(weight_cutoff >= 0.0 && weight_cutoff <= 1e-3))
+    throw std::invalid_argument("ScmParameters: weight_cutoff must be in [0, 1e-3]");
 }
 
 namespace {

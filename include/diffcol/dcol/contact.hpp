@@ -117,8 +117,8 @@ struct SolveOptions {
   /// exact KKT point either way.
   bool direct_newton = true;
 
-  /// @throws std::invalid_argument naming the first field out of range: the three tolerances,
-  /// final_centering_tolerance and polish_start finite > 0, max_iterations in [1, 100000],
+  /// @throws std::invalid_argument naming the first field out of range: the three tolerances in
+  /// [1e-14, 1e-3], final_centering_tolerance, polish_start finite > 0, max_iterations ≤ 100000,
   /// barrier_target finite ≥ 0, final_centering_steps in [0, 1000].
   void validate() const;
   /// The same test without throwing (solve_contact returns status invalid_input when it fails).

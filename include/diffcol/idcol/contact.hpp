@@ -77,9 +77,9 @@ struct SolveOptions {
   static constexpr int kLastResortIterationsLimit = 100000;
   static constexpr double kMaxSurrogateFactor = 1e6;
 
-  /// @throws std::invalid_argument naming the first field out of range: tolerance finite > 0,
+  /// @throws std::invalid_argument naming the first field out of range: tolerance in [1e-14, 1e-3],
   /// max_iterations in [1, 100000], max_attempts in [1, 1000], surrogate_factor in [1, 1e6],
-  /// coincident_tolerance finite ≥ 0, polish_threshold ≥ 0 (+inf: never polish),
+  /// coincident_tolerance in [0, 1e-3], polish_threshold ≥ 0 (+inf: never polish),
   /// last_resort_iterations in [0, 100000].
   void validate() const;
   /// The same test without throwing (the solvers return status invalid_input when it fails).

@@ -89,8 +89,8 @@ struct ProximityOptions {
   /// (+ a rounding allowance 8ε·L²/distance for nearly touching cores). In [1e-14, 1e-3].
   double certificate_tolerance = 1e-9;
 
-  /// @throws std::invalid_argument if qp.validate() does, core_contact_tolerance is not finite ≥ 0
-  /// or certificate_tolerance is outside [1e-14, 1e-3].
+  /// @throws std::invalid_argument if qp.validate() does, core_contact_tolerance ∉ [0, 1e-3] or
+  /// certificate_tolerance ∉ [1e-14, 1e-3].
   void validate() const;
   /// The same test without throwing (proximity returns status invalid_input when it fails).
   bool is_valid() const noexcept;

@@ -56,9 +56,9 @@ struct QpOptions {
   /// minimizer is then not unique (QpSolution::unique = false) and S uses the pseudo-inverse.
   double singular_tolerance = 1e-12;
 
-  /// @throws std::invalid_argument naming the first field out of range: tolerance finite > 0,
+  /// @throws std::invalid_argument naming the first field out of range: tolerance in [1e-14, 1e-3],
   /// max_iterations in [1, 100000], step_fraction in (0, 1], centrality in [0, 1),
-  /// singular_tolerance finite ≥ 0.
+  /// singular_tolerance in [0, 1e-3].
   void validate() const;
   /// The same test without throwing (solve_qp returns status invalid_input when it fails).
   bool is_valid() const noexcept;

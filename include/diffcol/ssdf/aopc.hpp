@@ -20,7 +20,13 @@
 /// counts as if a point lay at distance 2e, so points keep about half a spacing from both sides
 /// of every sharp edge and the planes of neighbouring points intersect near the edge (the
 /// placement the seed asks for; without it the nearest-plane SSDF flips sign behind points that
-/// hug an edge). Deterministic given the options.
+/// hug an edge). A flat face (mesh faces joined across edges that are not sharp) narrower than
+/// the spacing has its mirror distances stretched so that its mid-line counts as a spacing away:
+/// it gets points along its length. A flat face left without a point seeds the thinning with its
+/// most interior candidate. Then the far sign (far_sign_margin): where a direction's extreme point
+/// faces away from it, the mesh's farthest point along it on a face facing it is added (so the
+/// cloud may hold up to num_points / 2 + 8 more points than asked), and a cloud whose margin stays
+/// below kMinFarSignMargin is refused. Deterministic given the options.
 
 #include <array>
 #include <cstdint>
@@ -71,7 +77,10 @@ struct AopcOptions {
   int num_points = 500;             ///< I, the number of AOPC points (the resolution parameter), 4 … kMaxAopcPoints
   int candidates_per_point = 8;     ///< oversampling of the random candidates before thinning, 1 … 64
   std::uint64_t seed = 1;           ///< random seed (the result is deterministic given the options)
-  double feature_angle = 0.5;       ///< dihedral angle (rad) above which an edge is sharp; ≥ π: none
+  double feature_angle = 0.5;       ///< dihedral angle (rad) above which an edge is sharp, ≥ 0; ≥ π: none
+  /// @throws std::invalid_argument naming the field: num_points ∉ [4, kMaxAopcPoints],
+  ///         candidates_per_point ∉ [1, 64], feature_angle NaN or negative.
+  void validate() const;
 };
 
 /// An AOPC in its body frame (see the file comment).
@@ -116,8 +125,27 @@ class OrientedPointCloud {
   CloudBounds bounds_;
 };
 
+/// The smallest far-sign margin make_aopc accepts (see far_sign_margin).
+inline constexpr double kMinFarSignMargin = 0.005;
+
+/// Far sign. Along a direction u, far from the cloud, the SSDF weights concentrate on the point i
+/// that is extreme along u, and φ → D·n_iᵀu + n_iᵀ(c − p_i) at distance D from the centre c. The
+/// margin is a lower bound of n_iᵀu over every unit u and the point i extreme along it (from the
+/// normal cones of the points: each point's neighbours first, all points where the bound stays
+/// below kMinFarSignMargin, so it is tight there; O(I²) at worst): where it is positive, far
+/// queries read outside in every direction, at least beyond radius / margin from c (radius of
+/// bounds()), with weights concentrated. worst_direction and worst_point (if not null) get a
+/// direction where the bound is attained (about) and the point extreme there. A cloud of fewer
+/// than 4 points gets −1.
+double far_sign_margin(const std::vector<Vec3>& points, const std::vector<Vec3>& normals,
+                       Vec3* worst_direction = nullptr, int* worst_point = nullptr);
+double far_sign_margin(const OrientedPointCloud& cloud, Vec3* worst_direction = nullptr);
+
 /// Samples an AOPC from a closed mesh (see the file comment).
-/// @throws std::invalid_argument on num_points ∉ [4, kMaxAopcPoints] or candidates_per_point ∉ [1, 64].
+/// @throws std::invalid_argument on num_points ∉ [4, kMaxAopcPoints], candidates_per_point ∉
+///         [1, 64], a NaN or negative feature_angle, or when the sampled cloud's far_sign_margin is
+///         below kMinFarSignMargin (the message names the direction and the mesh face that lacks
+///         points: raise num_points).
 OrientedPointCloud make_aopc(const mesh::TriangleMesh& mesh, const AopcOptions& options = {});
 
 }  // namespace diffcol::ssdf

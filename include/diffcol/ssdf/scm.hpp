@@ -48,10 +48,10 @@ struct ScmParameters {
   /// weight_cutoff × (the largest weight) are skipped. The dropped mass is at most
   /// (number of terms) × weight_cutoff of the total; with 1e-12 the result changes by far less
   /// than the smoothing itself while pair_contact skips most far-away points. The returned
-  /// Jacobians are those of the kept terms. In [0, 1).
+  /// Jacobians are those of the kept terms. In [0, 1e-3] (larger values change the forces).
   double weight_cutoff = 0.0;
   /// @throws std::invalid_argument on a non-finite or out-of-range field (k, v_d, v_s > 0;
-  ///         μ ≥ 0; temperatures ≥ 0; weight_cutoff ∈ [0, 1)).
+  ///         μ ≥ 0; temperatures ≥ 0; weight_cutoff ∈ [0, 1e-3]).
   void validate() const;
 };
 
