@@ -321,6 +321,22 @@ TEST(DcolFinite, FailedSolvesHoldFiniteFields) {
   }
 }
 
+TEST(DcolInput, SizesOutsideTheDocumentedRangeAreRejected) {
+  // [kMinLength, kMaxLength] = [1e-100, 1e100]: below, products of lengths underflow
+  EXPECT_THROW(dcol::Sphere(1e-101), std::invalid_argument);
+  EXPECT_THROW(Capsule(1e-101, 1.0), std::invalid_argument);
+  EXPECT_THROW(Polytope::box(1.0, 1e-120, 1.0), std::invalid_argument);
+  EXPECT_THROW(Ellipsoid::from_semi_axes(1.0, 1.0, 1e-101), std::invalid_argument);
+  EXPECT_THROW(Ellipsoid(1e210 * Mat3::Identity()), std::invalid_argument);
+  EXPECT_THROW(PaddedPolygon::rectangle(1.0, 1.0, 1e-200), std::invalid_argument);
+  // at the bounds: finite, certified answers
+  const dcol::Sphere tiny(1e-100);
+  const ContactResult r = solve_contact(tiny, Pose::identity(), tiny, make_pose(Mat3::Identity(), Vec3(3e-100, 0, 0)));
+  ASSERT_EQ(r.status, SolveStatus::converged) << summary(r);
+  EXPECT_NEAR(r.alpha, 1.5, 1e-14);
+  EXPECT_TRUE(all_finite(r));
+}
+
 // ------------------------------------------------------------------------------ property-based sweep
 
 /// A random primitive of size ~`size` with aspect ratios up to `aspect`.

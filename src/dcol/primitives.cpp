@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -20,9 +21,11 @@ void check_offset(const Pose& offset, const char* what) {
 }
 
 void check_positive(double v, const char* what, const char* name) {
-  if (!std::isfinite(v) || v <= 0.0 || v > kMaxLength)
-    throw std::invalid_argument(std::string(what) + ": " + name + " must be finite, > 0 and at most 1e100 (kMaxLength) (got " +
-                                std::to_string(v) + ")");
+  if (!std::isfinite(v) || !(v >= kMinLength) || v > kMaxLength) {
+    std::ostringstream os;
+    os << what << ": " << name << " must be finite and in [1e-100, 1e100] (kMinLength, kMaxLength) (got " << v << ")";
+    throw std::invalid_argument(os.str());
+  }
 }
 
 /// Rows a_i (k-dimensional) and offsets > 0; throws unless the set {y : A y ≤ b} is bounded.
@@ -88,6 +91,8 @@ Polytope::Polytope(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& b_in, co
     inner_radius = std::min(inner_radius, b[i] / A.row(i).norm());
     b_max = std::max(b_max, b[i]);
   }
+  if (!(inner_radius >= kMinLength))
+    throw std::invalid_argument("Polytope: a face lies closer than 1e-100 (kMinLength) to the origin");
   const double tol = 1e-9 * b_max;  // vertex tests relative to the polytope's size (any unit of length)
   // Outer radius by vertex enumeration (construction time only).
   outer_radius = 0.0;
@@ -191,6 +196,8 @@ Ellipsoid::Ellipsoid(const Mat3& P_, const Pose& off) : P(P_), offset(off) {
   P_inverse = 0.5 * (P_inverse + P_inverse.transpose()).eval();
   inner_radius = 1.0 / std::sqrt(lmax);
   outer_radius = 1.0 / std::sqrt(lmin);
+  if (!(inner_radius >= kMinLength) || !(outer_radius <= kMaxLength))
+    throw std::invalid_argument("Ellipsoid: semi-axes must lie in [1e-100, 1e100] (kMinLength, kMaxLength)");
 }
 
 Ellipsoid Ellipsoid::from_semi_axes(double a, double b, double c, const Pose& offset) {

@@ -60,7 +60,8 @@ struct Polytope {
   /// @param A face normals (m×3, rows need not be unit), 4 ≤ m ≤ kMaxPolytopeFaces.
   /// @param b offsets (m), all > 0 (the origin is strictly inside).
   /// @throws std::invalid_argument for wrong sizes, non-finite entries, b_i ≤ 0, a zero row,
-  ///         or an unbounded set (checked through the recession cone {d : A d ≤ 0}).
+  ///         a face closer than kMinLength = 1e-100 to the origin, or an unbounded set (checked
+  ///         through the recession cone {d : A d ≤ 0}).
   Polytope(const Eigen::MatrixX3d& A, const Eigen::VectorXd& b, const Pose& offset = Pose::identity());
   /// The axis-aligned box with half-extents (hx, hy, hz) > 0, centred at the shape origin.
   static Polytope box(double hx, double hy, double hz, const Pose& offset = Pose::identity());
@@ -97,7 +98,7 @@ struct Polytope {
 
 /// Capsule: the points within R of the segment from −L/2·e_x to +L/2·e_x, eq. (12)–(13).
 struct Capsule {
-  /// @throws std::invalid_argument unless R > 0 and L > 0 are finite.
+  /// @throws std::invalid_argument unless R and L lie in [kMinLength, kMaxLength] = [1e-100, 1e100].
   Capsule(double R, double L, const Pose& offset = Pose::identity());
   double R = 0.0, L = 0.0;
   Pose offset;
@@ -114,7 +115,7 @@ struct Capsule {
 
 /// Cylinder of radius R and length L along the shape x axis, centred at the origin, eq. (16)–(17).
 struct Cylinder {
-  /// @throws std::invalid_argument unless R > 0 and L > 0 are finite.
+  /// @throws std::invalid_argument unless R and L lie in [kMinLength, kMaxLength] = [1e-100, 1e100].
   Cylinder(double R, double L, const Pose& offset = Pose::identity());
   double R = 0.0, L = 0.0;
   Pose offset;
@@ -130,7 +131,7 @@ struct Cylinder {
 
 /// Cone of height H and half-angle β along +x: apex at −3H/4·e_x, base at +H/4·e_x, eq. (19)–(20).
 struct Cone {
-  /// @throws std::invalid_argument unless H > 0 is finite and 0 < β < π/2.
+  /// @throws std::invalid_argument unless H lies in [1e-100, 1e100] and 0 < β < π/2.
   Cone(double H, double beta, const Pose& offset = Pose::identity());
   double H = 0.0, beta = 0.0;
   double tan_beta = 0.0;  ///< tan β
@@ -150,7 +151,8 @@ struct Cone {
 /// Ellipsoid {y : yᵀ P y ≤ 1}, eq. (23).
 struct Ellipsoid {
   /// @param P symmetric positive definite (symmetric to 1e-12 relative).
-  /// @throws std::invalid_argument for a non-finite, non-symmetric or not positive definite P.
+  /// @throws std::invalid_argument for a non-finite, non-symmetric or not positive definite P, or
+  ///         semi-axes outside [1e-100, 1e100].
   explicit Ellipsoid(const Mat3& P, const Pose& offset = Pose::identity());
   /// The ellipsoid with semi-axes a, b, c > 0 along the shape x, y, z axes (P = diag(1/a², 1/b², 1/c²)).
   static Ellipsoid from_semi_axes(double a, double b, double c, const Pose& offset = Pose::identity());
@@ -172,7 +174,7 @@ struct Ellipsoid {
 struct PaddedPolygon {
   /// @param C edge normals (m×2), 3 ≤ m ≤ kMaxPolygonEdges. @param d offsets, all > 0. @param R padding > 0.
   /// @throws std::invalid_argument for wrong sizes, non-finite entries, d_i ≤ 0, a zero row,
-  ///         an unbounded polygon, or R ≤ 0.
+  ///         an unbounded polygon, or R outside [kMinLength, kMaxLength] = [1e-100, 1e100].
   PaddedPolygon(const Eigen::MatrixX2d& C, const Eigen::VectorXd& d, double R, const Pose& offset = Pose::identity());
   /// The rectangle |w_1| ≤ hx, |w_2| ≤ hy padded by R.
   static PaddedPolygon rectangle(double hx, double hy, double R, const Pose& offset = Pose::identity());
@@ -207,7 +209,7 @@ struct PaddedPolygon {
 
 /// Sphere of radius R centred at the shape origin.
 struct Sphere {
-  /// @throws std::invalid_argument unless R > 0 is finite.
+  /// @throws std::invalid_argument unless R lies in [kMinLength, kMaxLength] = [1e-100, 1e100].
   explicit Sphere(double R, const Pose& offset = Pose::identity());
   double R = 0.0;
   Pose offset;
