@@ -34,6 +34,17 @@ void world_to_body(Block& J, const Pose& X) {
   J.template rightCols<3>() = Jv * X.R;
 }
 
+// Splits a 12-column world-twist derivative [η1 | η2] into its X1 and X2 blocks, in the convention asked.
+template <class Src, class Block>
+void store_split(const Src& J, Block& J_X1, Block& J_X2, const Pose& X1, const Pose& X2, TwistConvention conv) {
+  J_X1 = J.template leftCols<6>();
+  J_X2 = J.template rightCols<6>();
+  if (conv == TwistConvention::body) {
+    world_to_body(J_X1, X1);
+    world_to_body(J_X2, X2);
+  }
+}
+
 // Core of the derivatives for cores p_i = X_Wi·(E_i·x_i + o_i) with K1 + K2 QP variables.
 // World twists [η1 | η2] (12 columns); see the header for the formulas.
 template <int K1, int K2>
@@ -84,36 +95,13 @@ void derivatives_core(const Pose& X1, const Pose& X2, const Eigen::Matrix<double
   }
   const Mat312 dc1 = dp1 + R1 * dn;
   const Mat312 dc2 = dp2 - R2 * dn;
-  out.J_phi_X1 = dphi.leftCols<6>();
-  out.J_phi_X2 = dphi.rightCols<6>();
-  out.J_signed_distance_X1 = dsd.leftCols<6>();
-  out.J_signed_distance_X2 = dsd.rightCols<6>();
-  out.J_p1_W_X1 = dp1.leftCols<6>();
-  out.J_p1_W_X2 = dp1.rightCols<6>();
-  out.J_p2_W_X1 = dp2.leftCols<6>();
-  out.J_p2_W_X2 = dp2.rightCols<6>();
-  out.J_closest1_W_X1 = dc1.leftCols<6>();
-  out.J_closest1_W_X2 = dc1.rightCols<6>();
-  out.J_closest2_W_X1 = dc2.leftCols<6>();
-  out.J_closest2_W_X2 = dc2.rightCols<6>();
-  out.J_normal_W_X1 = dn.leftCols<6>();
-  out.J_normal_W_X2 = dn.rightCols<6>();
-  if (convention == TwistConvention::body) {
-    world_to_body(out.J_phi_X1, X1);
-    world_to_body(out.J_signed_distance_X1, X1);
-    world_to_body(out.J_p1_W_X1, X1);
-    world_to_body(out.J_p2_W_X1, X1);
-    world_to_body(out.J_closest1_W_X1, X1);
-    world_to_body(out.J_closest2_W_X1, X1);
-    world_to_body(out.J_normal_W_X1, X1);
-    world_to_body(out.J_phi_X2, X2);
-    world_to_body(out.J_signed_distance_X2, X2);
-    world_to_body(out.J_p1_W_X2, X2);
-    world_to_body(out.J_p2_W_X2, X2);
-    world_to_body(out.J_closest1_W_X2, X2);
-    world_to_body(out.J_closest2_W_X2, X2);
-    world_to_body(out.J_normal_W_X2, X2);
-  }
+  store_split(dphi, out.J_phi_X1, out.J_phi_X2, X1, X2, convention);
+  store_split(dsd, out.J_signed_distance_X1, out.J_signed_distance_X2, X1, X2, convention);
+  store_split(dp1, out.J_p1_W_X1, out.J_p1_W_X2, X1, X2, convention);
+  store_split(dp2, out.J_p2_W_X1, out.J_p2_W_X2, X1, X2, convention);
+  store_split(dc1, out.J_closest1_W_X1, out.J_closest1_W_X2, X1, X2, convention);
+  store_split(dc2, out.J_closest2_W_X1, out.J_closest2_W_X2, X1, X2, convention);
+  store_split(dn, out.J_normal_W_X1, out.J_normal_W_X2, X1, X2, convention);
   if (res.cores_touch)
     out.status = ProximityDerivativeStatus::cores_touch;
   else if (!res.unique_minimizer)
@@ -192,32 +180,12 @@ void penetration_derivatives(const S1& s1, const Pose& X1, const S2& s2, const P
   const Mat312 dc1 = da + R1 * dn, dc2 = db - R2 * dn;
   out.J_phi_X1.setZero();
   out.J_phi_X2.setZero();
-  out.J_signed_distance_X1 = ds.leftCols<6>();
-  out.J_signed_distance_X2 = ds.rightCols<6>();
-  out.J_p1_W_X1 = da.leftCols<6>();
-  out.J_p1_W_X2 = da.rightCols<6>();
-  out.J_p2_W_X1 = db.leftCols<6>();
-  out.J_p2_W_X2 = db.rightCols<6>();
-  out.J_closest1_W_X1 = dc1.leftCols<6>();
-  out.J_closest1_W_X2 = dc1.rightCols<6>();
-  out.J_closest2_W_X1 = dc2.leftCols<6>();
-  out.J_closest2_W_X2 = dc2.rightCols<6>();
-  out.J_normal_W_X1 = dn.leftCols<6>();
-  out.J_normal_W_X2 = dn.rightCols<6>();
-  if (out.convention == TwistConvention::body) {
-    world_to_body(out.J_signed_distance_X1, X1);
-    world_to_body(out.J_p1_W_X1, X1);
-    world_to_body(out.J_p2_W_X1, X1);
-    world_to_body(out.J_closest1_W_X1, X1);
-    world_to_body(out.J_closest2_W_X1, X1);
-    world_to_body(out.J_normal_W_X1, X1);
-    world_to_body(out.J_signed_distance_X2, X2);
-    world_to_body(out.J_p1_W_X2, X2);
-    world_to_body(out.J_p2_W_X2, X2);
-    world_to_body(out.J_closest1_W_X2, X2);
-    world_to_body(out.J_closest2_W_X2, X2);
-    world_to_body(out.J_normal_W_X2, X2);
-  }
+  store_split(ds, out.J_signed_distance_X1, out.J_signed_distance_X2, X1, X2, out.convention);
+  store_split(da, out.J_p1_W_X1, out.J_p1_W_X2, X1, X2, out.convention);
+  store_split(db, out.J_p2_W_X1, out.J_p2_W_X2, X1, X2, out.convention);
+  store_split(dc1, out.J_closest1_W_X1, out.J_closest1_W_X2, X1, X2, out.convention);
+  store_split(dc2, out.J_closest2_W_X1, out.J_closest2_W_X2, X1, X2, out.convention);
+  store_split(dn, out.J_normal_W_X1, out.J_normal_W_X2, X1, X2, out.convention);
   out.status = res.unique_minimizer ? ProximityDerivativeStatus::ok : ProximityDerivativeStatus::non_unique_minimizer;
 }
 
@@ -259,24 +227,10 @@ void proximity_derivatives(const Capsule& s1, const Pose& X_W1, const Capsule& s
       dp2 << w.J_p2_W_X1, w.J_p2_W_X2;
     }
     const Mat312 dc1 = dp1 + s1.radius() * dn, dc2 = dp2 - s2.radius() * dn;
-    out.J_signed_distance_X1 = dsd.leftCols<6>();
-    out.J_signed_distance_X2 = dsd.rightCols<6>();
-    out.J_normal_W_X1 = dn.leftCols<6>();
-    out.J_normal_W_X2 = dn.rightCols<6>();
-    out.J_closest1_W_X1 = dc1.leftCols<6>();
-    out.J_closest1_W_X2 = dc1.rightCols<6>();
-    out.J_closest2_W_X1 = dc2.leftCols<6>();
-    out.J_closest2_W_X2 = dc2.rightCols<6>();
-    if (conv == TwistConvention::body) {
-      world_to_body(out.J_signed_distance_X1, X_W1);
-      world_to_body(out.J_normal_W_X1, X_W1);
-      world_to_body(out.J_closest1_W_X1, X_W1);
-      world_to_body(out.J_closest2_W_X1, X_W1);
-      world_to_body(out.J_signed_distance_X2, X_W2);
-      world_to_body(out.J_normal_W_X2, X_W2);
-      world_to_body(out.J_closest1_W_X2, X_W2);
-      world_to_body(out.J_closest2_W_X2, X_W2);
-    }
+    store_split(dsd, out.J_signed_distance_X1, out.J_signed_distance_X2, X_W1, X_W2, conv);
+    store_split(dn, out.J_normal_W_X1, out.J_normal_W_X2, X_W1, X_W2, conv);
+    store_split(dc1, out.J_closest1_W_X1, out.J_closest1_W_X2, X_W1, X_W2, conv);
+    store_split(dc2, out.J_closest2_W_X1, out.J_closest2_W_X2, X_W1, X_W2, conv);
   }
 }
 
