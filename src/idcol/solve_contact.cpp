@@ -97,6 +97,18 @@ void fill_invalid(ContactSolution& out) {
   out.status = ContactStatus::invalid_input;
 }
 
+// The shape data at the solution and the body-1-frame quantities mapped to the world frame.
+void fill_world_fields(const ShapeData& sd, const Pose& X_W1, ContactSolution& out) {
+  out.grad1 = sd.g1;
+  out.grad2 = sd.g2;
+  out.hess1 = sd.H1;
+  out.hess2 = sd.H2;
+  out.x_W = X_W1 * out.x_B1;
+  out.p1_W = X_W1 * out.p1_B1;
+  out.p2_W = X_W1 * out.p2_B1;
+  out.normal_W = X_W1.R * out.normal_B1;
+}
+
 // Writes the solution in original variables (z = c·z_S for x, λ; s = s_S + log c).
 void fill_solution(const ShapeData& sd, const Pose& X_W1, const Pose& X_12, const Vec3& rS, const Iterate& zS,
                    const Vec6& f, const Mat6RowMajor& JS, const Lu6& luS, double c, ContactSolution& out) {
@@ -113,14 +125,7 @@ void fill_solution(const ShapeData& sd, const Pose& X_W1, const Pose& X_12, cons
   out.p2_B1 = r + (zS.x - rS) / alphaS;
   out.gap = c * rS.norm() - rS.norm() / alphaS;  // = (1 − 1/α)‖r‖, finite as c → 0
   out.normal_B1 = sd.g1.normalized();
-  out.grad1 = sd.g1;
-  out.grad2 = sd.g2;
-  out.hess1 = sd.H1;
-  out.hess2 = sd.H2;
-  out.x_W = X_W1 * out.x_B1;
-  out.p1_W = X_W1 * out.p1_B1;
-  out.p2_W = X_W1 * out.p2_B1;
-  out.normal_W = X_W1.R * out.normal_B1;
+  fill_world_fields(sd, X_W1, out);
   // J in original variables: columns x and λ divided by c (at c = 0 the surrogate J is kept);
   // its factors are those of J_S with the same columns of U scaled
   out.kkt_lu = luS;
@@ -234,14 +239,7 @@ void solve_sphere_pair(const Sphere& a, const Sphere& b, const Pose& X_W1, const
   out.p2_B1 = r - R2 * rhat;
   out.gap = rn - S;  // (30)
   out.normal_B1 = rhat;
-  out.grad1 = sd.g1;
-  out.grad2 = sd.g2;
-  out.hess1 = sd.H1;
-  out.hess2 = sd.H2;
-  out.x_W = X_W1 * out.x_B1;
-  out.p1_W = X_W1 * out.p1_B1;
-  out.p2_W = X_W1 * out.p2_B1;
-  out.normal_W = X_W1.R * rhat;
+  fill_world_fields(sd, X_W1, out);
   out.X_12 = X_12;
   out.kkt_jacobian = J;
   factor_equilibrated(out.kkt_lu, J, Equilibration(S));
