@@ -93,7 +93,7 @@ void bind_shapes(py::module_& m) {
       .value("smooth_truncated_cone", ShapeType::smooth_truncated_cone);
 
   py::class_<Sphere> sphere(m, "Sphere", "Sphere of radius R centred at the body origin: phi(y) = |y|/R - 1.");
-  sphere.def(py::init<double>(), py::arg("radius"), "Raises ValueError unless radius is finite and > 0.")
+  sphere.def(py::init<double>(), py::arg("radius"), "Raises ValueError unless radius is in [1e-100, 1e100].")
       .def_property_readonly("radius", &Sphere::radius, "R.");
   def_common(sphere);
   def_support(sphere);
@@ -103,7 +103,8 @@ phi(y) = (sum_i ((y_i/a_i)^2 + eps)^n)^(1/(2n)) - 1, semi-axes a, b, c along the
 axes, integer exponent n >= 1 (n = 1: ellipsoid, eps unused).)");
   se.def(py::init<int, double, double, double, double>(), py::arg("n"), py::arg("a"), py::arg("b"), py::arg("c"),
          py::arg("epsilon") = Superellipsoid::kDefaultEpsilon,
-         "Raises ValueError unless n >= 1, a, b, c > 0 and finite, 0 <= epsilon < 0.1.")
+         "Raises ValueError unless 1 <= n <= 64, a, b, c are in [1e-100, 1e100] and, for n > 1, "
+         "0 <= epsilon < 0.1 (n = 1 ignores epsilon).")
       .def_static("ellipsoid", &Superellipsoid::ellipsoid, py::arg("a"), py::arg("b"), py::arg("c"),
                   "The ellipsoid with semi-axes a, b, c (n = 1).")
       .def_property_readonly("exponent", &Superellipsoid::exponent, "n.")
@@ -116,7 +117,8 @@ axes, integer exponent n >= 1 (n = 1: ellipsoid, eps unused).)");
 axis = body x axis, radius R, half-height h, integer exponent n >= 1.)");
   sec.def(py::init<int, double, double, double>(), py::arg("n"), py::arg("radius"), py::arg("half_height"),
           py::arg("epsilon") = SuperellipticCylinder::kDefaultEpsilon,
-          "Raises ValueError unless n >= 1, radius, half_height > 0 and finite, 0 <= epsilon < 0.1.")
+          "Raises ValueError unless 1 <= n <= 64, radius and half_height are in [1e-100, 1e100] and, for "
+          "n > 1, 0 <= epsilon < 0.1 (n = 1 ignores epsilon).")
       .def_property_readonly("exponent", &SuperellipticCylinder::exponent, "n.")
       .def_property_readonly("radius", &SuperellipticCylinder::radius, "R.")
       .def_property_readonly("half_height", &SuperellipticCylinder::half_height, "h.")
@@ -133,8 +135,8 @@ contain the origin strictly (b > 0); the smooth shape lies inside it.)");
            py::arg("A"), py::arg("b"),
            py::arg("beta"), py::arg("length") = 1.0,
            "A: (m, 3) outward face normals, b: (m,) offsets > 0, beta > 0 sharpness, length L > 0. Raises "
-           "ValueError for m < 4, non-finite data, b_i <= 0, a zero row, an unbounded polytope, beta <= 0, "
-           "L <= 0 or an origin outside the smooth shape.")
+           "ValueError for m < 4, non-finite data, b_i <= 0, a zero row, an unbounded polytope, an inner "
+           "radius below 1e-100, beta <= 0, L outside [1e-100, 1e100] or an origin outside the smooth shape.")
       .def_static("box", &SmoothPolytope::box, py::arg("hx"), py::arg("hy"), py::arg("hz"), py::arg("beta"),
                   py::arg("length") = 1.0, "Axis-aligned box with half-extents hx, hy, hz about the origin.")
       .def_static(
@@ -182,7 +184,7 @@ axis = body x axis, bottom cap at x = -a (radius R_b), top cap at x = b (radius 
 LogSumExp sharpness beta.)");
   tc.def(py::init<double, double, double, double, double>(), py::arg("beta"), py::arg("bottom_radius"),
          py::arg("top_radius"), py::arg("a"), py::arg("b"),
-         "Raises ValueError unless every argument is finite and > 0.")
+         "Raises ValueError unless beta is finite and > 0 and the radii and a, b are in [1e-100, 1e100].")
       .def_property_readonly("beta", &SmoothTruncatedCone::beta, "beta.")
       .def_property_readonly("bottom_radius", &SmoothTruncatedCone::bottom_radius, "R_b.")
       .def_property_readonly("top_radius", &SmoothTruncatedCone::top_radius, "R_t.")
