@@ -65,11 +65,6 @@ ShapeParams random_shape(std::mt19937& rng, double size, double aspect) {
   return p;
 }
 
-/// The φ of `s` at the world point p_W of a body at X_W, relative: dimensionless for every
-/// built-in shape (a box's is in units of its L, the smallest half-extent).
-double surface_value(const Shape& s, const Pose& X_W, const Vec3& p_W) {
-  return s.value(X_W.R.transpose() * (p_W - X_W.p));
-}
 
 bool all_finite(const idcol::ContactSolution& s) {
   return std::isfinite(s.alpha + s.lambda1 + s.lambda2 + s.gap + s.residual_norm) && s.x_B1.allFinite() &&
@@ -94,6 +89,10 @@ std::string describe(const idcol::ContactSolution& s) {
   return o.str();
 }
 
+/// The default SolveOptions::tolerance (1e-10 on the weighted KKT residual) leaves α about that
+/// far from the exact optimum, so two posings of one problem may differ by a few 1e-10.
+constexpr double kInvarianceTolerance = 1e-9;
+
 TEST(IdcolProperties, RandomPairsAtExtremeScalesAreFiniteInvariantAndOnTheSurfaces) {
   const long samples = diffcol::test::env_count("DIFFCOL_IDCOL_FUZZ_SAMPLES", 1500);
   std::mt19937 rng(5401);
@@ -102,10 +101,13 @@ TEST(IdcolProperties, RandomPairsAtExtremeScalesAreFiniteInvariantAndOnTheSurfac
   long off_surface = 0, derivative_ok = 0, ill_conditioned = 0, other_derivative_status = 0;
   long derivative_checked = 0, derivative_wrong = 0, derivative_fd_failed = 0;
   double worst_surface = 0.0, worst_invariance = 0.0;
+  long beyond_1e10 = 0;
   long variant_not_converged[5] = {0, 0, 0, 0, 0};
   int described = 0;
+  const bool verbose = std::getenv("DIFFCOL_IDCOL_FUZZ_VERBOSE") != nullptr;
   const auto report = [&](const std::string& what) {
     if (described++ < 10) ADD_FAILURE() << what;
+    else if (verbose) std::printf("%s\n", what.c_str());
   };
   for (long t = 0; t < samples; ++t) {
     const double size = std::pow(10.0, -9.0 + 18.0 * U(rng));
@@ -137,12 +139,15 @@ TEST(IdcolProperties, RandomPairsAtExtremeScalesAreFiniteInvariantAndOnTheSurfac
       continue;
     }
     ++converged;
-    // witness points on their surfaces: φ to the solve's tolerance plus the rounding of
-    // p2 = (1 − 1/α) r + x/α, ~eps·(‖r‖ + size) in position, times ‖∇φ‖ (relative φ per length)
+    // witness points on their surfaces: φ to the solve's tolerance plus the rounding of the
+    // positions, ~eps·(‖r‖ + sizes), times ‖∇φ‖ there
     {
-      const double round = 64.0 * 2.2e-16 * (X2.p.norm() + a.outer_radius() + b.outer_radius());
-      const double tol1 = 1e-8 + round / a.inner_radius(), tol2 = 1e-8 + round / b.inner_radius();
-      const double phi1 = surface_value(a, X1, r.p1_W), phi2 = surface_value(b, X2, r.p2_W);
+      const double round = 256.0 * 2.2e-16 * (X2.p.norm() + a.outer_radius() + b.outer_radius());
+      Vec3 g1, g2;
+      Mat3 H;
+      const double phi1 = a.eval(X1.R.transpose() * (r.p1_W - X1.p), g1, H);
+      const double phi2 = b.eval(X2.R.transpose() * (r.p2_W - X2.p), g2, H);
+      const double tol1 = 1e-8 + round * g1.norm(), tol2 = 1e-8 + round * g2.norm();
       worst_surface = std::max({worst_surface, std::abs(phi1) / tol1, std::abs(phi2) / tol2});
       if (!(std::abs(phi1) <= tol1 && std::abs(phi2) <= tol2)) {
         ++off_surface;
@@ -175,13 +180,14 @@ TEST(IdcolProperties, RandomPairsAtExtremeScalesAreFiniteInvariantAndOnTheSurfac
       } else if (v.sol.status != idcol::ContactStatus::converged) {
         ++variant_status;
         ++variant_not_converged[&v - same];
-        if (std::getenv("DIFFCOL_IDCOL_FUZZ_VERBOSE") != nullptr)
+        if (verbose)
           std::printf("%s not converged: %s: %s; as posed: %s\n", v.how, at.c_str(), describe(v.sol).c_str(),
                       describe(r).c_str());
       } else {
         const double rel = std::abs(v.sol.alpha / v.scale - r.alpha) / r.alpha;
         worst_invariance = std::max(worst_invariance, rel);
-        if (!(rel <= 1e-10)) {
+        if (rel > 1e-10) ++beyond_1e10;
+        if (!(rel <= kInvarianceTolerance)) {
           ++wrong;
           std::ostringstream o;
           o.precision(17);
@@ -255,6 +261,7 @@ TEST(IdcolProperties, RandomPairsAtExtremeScalesAreFiniteInvariantAndOnTheSurfac
       samples, converged, coincident, not_converged, variant_status, non_finite, wrong, worst_invariance, off_surface,
       worst_surface, derivative_ok, ill_conditioned, other_derivative_status, derivative_checked, derivative_wrong,
       derivative_fd_failed);
+  std::printf("variants with alpha beyond 1e-10 relative (within %g): %ld\n", kInvarianceTolerance, beyond_1e10);
   std::printf("variants not converged: swapped %ld, r x 1/8 %ld, r x 3 %ld, unit x 1e3 %ld, world rotated %ld\n",
               variant_not_converged[0], variant_not_converged[1], variant_not_converged[2], variant_not_converged[3],
               variant_not_converged[4]);
