@@ -66,6 +66,23 @@ ShapeParams random_shape(std::mt19937& rng, double size, double aspect) {
 }
 
 
+/// The touching point of a solution in the frame of the shape of a body at X_W, at unit scale
+/// (x*/α* there: a point of the shape's surface), divided by `unit` (back to the posed unit).
+Vec3 touching_point(const idcol::ContactSolution& s, const Pose& X_W1, const Pose& X_W, double unit) {
+  return X_W.R.transpose() * (X_W1 * s.x_B1 - X_W.p) / (s.alpha * unit);
+}
+
+/// Whether the chord between two surface points u, v of `s` leaves the shape (φ > 1e-6 at one of
+/// 63 interior points): then the shape is not convex there, and the solve's KKT point need not
+/// be the global minimum (the solver assumes convex shapes).
+bool chord_leaves(const Shape& s, const Vec3& u, const Vec3& v) {
+  for (int k = 1; k < 64; ++k) {
+    const double t = k / 64.0;
+    if (s.value((1.0 - t) * u + t * v) > 1e-6) return true;
+  }
+  return false;
+}
+
 bool all_finite(const idcol::ContactSolution& s) {
   return std::isfinite(s.alpha + s.lambda1 + s.lambda2 + s.gap + s.residual_norm) && s.x_B1.allFinite() &&
          s.p1_B1.allFinite() && s.p2_B1.allFinite() && s.normal_B1.allFinite() && s.grad1.allFinite() &&
@@ -101,7 +118,7 @@ TEST(IdcolProperties, RandomPairsAtExtremeScalesAreFiniteInvariantAndOnTheSurfac
   long off_surface = 0, derivative_ok = 0, ill_conditioned = 0, other_derivative_status = 0;
   long derivative_checked = 0, derivative_wrong = 0, derivative_fd_failed = 0;
   double worst_surface = 0.0, worst_invariance = 0.0;
-  long beyond_1e10 = 0;
+  long beyond_1e10 = 0, nonconvex_shape = 0;
   long variant_not_converged[5] = {0, 0, 0, 0, 0};
   int described = 0;
   const bool verbose = std::getenv("DIFFCOL_IDCOL_FUZZ_VERBOSE") != nullptr;
@@ -166,13 +183,17 @@ TEST(IdcolProperties, RandomPairsAtExtremeScalesAreFiniteInvariantAndOnTheSurfac
     struct Variant {
       const char* how;
       idcol::ContactSolution sol;
-      double scale;  // its α over the posed α
+      double scale;    // its α over the posed α
+      Pose Xa, Xb;     // the poses of shape a and shape b in it
+      double unit;     // its unit of length over the posed one
+      bool a_first;    // shape a is its body 1
     };
-    const Variant same[] = {{"swapped", idcol::solve_contact(b, X2, a, X1), 1.0},
-                            {"r x 1/8", idcol::solve_contact(a, X1, b, S1), c1},
-                            {"r x 3", idcol::solve_contact(a, X1, b, S2), c2},
-                            {"unit x 1e3", idcol::solve_contact(pa.build(1e3), X1, pb.build(1e3), Y2), 1.0},
-                            {"world rotated", idcol::solve_contact(a, Z1, b, Z2), 1.0}};
+    const Variant same[] = {{"swapped", idcol::solve_contact(b, X2, a, X1), 1.0, X1, X2, 1.0, false},
+                            {"r x 1/8", idcol::solve_contact(a, X1, b, S1), c1, X1, S1, 1.0, true},
+                            {"r x 3", idcol::solve_contact(a, X1, b, S2), c2, X1, S2, 1.0, true},
+                            {"unit x 1e3", idcol::solve_contact(pa.build(1e3), X1, pb.build(1e3), Y2), 1.0, X1, Y2, 1e3,
+                             true},
+                            {"world rotated", idcol::solve_contact(a, Z1, b, Z2), 1.0, Z1, Z2, 1.0, true}};
     for (const Variant& v : same) {
       if (!all_finite(v.sol)) {
         ++non_finite;
@@ -187,7 +208,21 @@ TEST(IdcolProperties, RandomPairsAtExtremeScalesAreFiniteInvariantAndOnTheSurfac
         const double rel = std::abs(v.sol.alpha / v.scale - r.alpha) / r.alpha;
         worst_invariance = std::max(worst_invariance, rel);
         if (rel > 1e-10) ++beyond_1e10;
-        if (!(rel <= kInvarianceTolerance)) {
+        // a different α with a chord between the two touching points that leaves a shape: that
+        // shape is not convex (a smooth truncated cone of low β and a nearly pointed cap)
+        const Pose& V1 = v.a_first ? v.Xa : v.Xb;
+        const bool nonconvex =
+            !(rel <= kInvarianceTolerance) &&
+            (chord_leaves(a, touching_point(r, X1, X1, 1.0), touching_point(v.sol, V1, v.Xa, v.unit)) ||
+             chord_leaves(b, touching_point(r, X1, X2, 1.0), touching_point(v.sol, V1, v.Xb, v.unit)));
+        if (nonconvex) {
+          ++nonconvex_shape;
+          std::ostringstream o;
+          o.precision(17);
+          o << v.how << " changed alpha by " << rel << " relative on a shape found not convex: " << at << ": "
+            << describe(v.sol) << "; as posed: " << describe(r);
+          if (verbose) std::printf("%s\n", o.str().c_str());
+        } else if (!(rel <= kInvarianceTolerance)) {
           ++wrong;
           std::ostringstream o;
           o.precision(17);
@@ -262,11 +297,13 @@ TEST(IdcolProperties, RandomPairsAtExtremeScalesAreFiniteInvariantAndOnTheSurfac
       worst_surface, derivative_ok, ill_conditioned, other_derivative_status, derivative_checked, derivative_wrong,
       derivative_fd_failed);
   std::printf("variants with alpha beyond 1e-10 relative (within %g): %ld\n", kInvarianceTolerance, beyond_1e10);
+  std::printf("variants with another alpha on a shape proven not convex (chord test): %ld\n", nonconvex_shape);
   std::printf("variants not converged: swapped %ld, r x 1/8 %ld, r x 3 %ld, unit x 1e3 %ld, world rotated %ld\n",
               variant_not_converged[0], variant_not_converged[1], variant_not_converged[2], variant_not_converged[3],
               variant_not_converged[4]);
   EXPECT_EQ(non_finite, 0);
   EXPECT_EQ(wrong, 0);
+  EXPECT_LE(nonconvex_shape, 2 + samples / 200000);
   EXPECT_EQ(off_surface, 0);
   EXPECT_EQ(derivative_wrong, 0);
   EXPECT_LE(not_converged + variant_status, samples / 100);
