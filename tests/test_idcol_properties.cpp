@@ -54,6 +54,15 @@ struct ShapeParams {
   }
 };
 
+/// The exact parameters (for a reproducer; Shape::describe() rounds to 6 digits).
+std::string exact(const ShapeParams& p) {
+  std::ostringstream o;
+  o.precision(17);
+  o << "{type " << p.type << ", n " << p.n << ", beta " << p.beta << ", lengths " << p.len[0] << " " << p.len[1] << " "
+    << p.len[2] << " " << p.len[3] << "}";
+  return o.str();
+}
+
 /// A random shape of size ~`size` (log-uniform lengths over size·aspect^[−1/2, 1/2]).
 ShapeParams random_shape(std::mt19937& rng, double size, double aspect) {
   std::uniform_real_distribution<double> U(0.0, 1.0);
@@ -140,7 +149,7 @@ TEST(IdcolProperties, RandomPairsAtExtremeScalesAreFiniteInvariantAndOnTheSurfac
     where_stream.precision(17);
     where_stream << a.describe() << " at R1 [" << X1.R.reshaped().transpose() << "] / " << b.describe() << " at R2 ["
                  << X2.R.reshaped().transpose() << "] r [" << X2.p.transpose() << "] (|r|/size " << f
-                 << ") sample " << t;
+                 << ") sample " << t << " exact shapes " << exact(pa) << " " << exact(pb);
     const std::string at = where_stream.str();
     if (!all_finite(r)) {
       ++non_finite;
@@ -306,7 +315,7 @@ TEST(IdcolProperties, RandomPairsAtExtremeScalesAreFiniteInvariantAndOnTheSurfac
   EXPECT_LE(nonconvex_shape, 2 + samples / 200000);
   EXPECT_EQ(off_surface, 0);
   EXPECT_EQ(derivative_wrong, 0);
-  EXPECT_LE(not_converged + variant_status, samples / 100);
+  EXPECT_LE(not_converged + variant_status, samples / 200);
   EXPECT_LE(derivative_fd_failed, std::max(1L, derivative_checked / 20));
 }
 
