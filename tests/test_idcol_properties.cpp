@@ -223,15 +223,18 @@ TEST(IdcolProperties, RandomPairsAtExtremeScalesAreFiniteInvariantAndOnTheSurfac
         // a different α with a chord between the two touching points that leaves a shape: that
         // shape is not convex (a smooth truncated cone of low β and a nearly pointed cap)
         const Pose& V1 = v.a_first ? v.Xa : v.Xb;
-        const bool nonconvex =
-            !(rel <= kInvarianceTolerance) &&
-            (chord_leaves(a, touching_point(r, X1, X1, 1.0), touching_point(v.sol, V1, v.Xa, v.unit)) ||
-             chord_leaves(b, touching_point(r, X1, X2, 1.0), touching_point(v.sol, V1, v.Xb, v.unit)));
+        const bool far = !(rel <= kInvarianceTolerance);
+        const bool nonconvex_a =
+            far && chord_leaves(a, touching_point(r, X1, X1, 1.0), touching_point(v.sol, V1, v.Xa, v.unit));
+        const bool nonconvex_b =
+            far && chord_leaves(b, touching_point(r, X1, X2, 1.0), touching_point(v.sol, V1, v.Xb, v.unit));
+        const bool nonconvex = nonconvex_a || nonconvex_b;
         if (nonconvex) {
           ++nonconvex_shape;
           std::ostringstream o;
           o.precision(17);
-          o << v.how << " changed alpha by " << rel << " relative on a shape found not convex: " << at << ": "
+          o << v.how << " changed alpha by " << rel << " relative on a shape found not convex (" << (nonconvex_a ? "shape 1" : "")
+            << (nonconvex_b ? " shape 2" : "") << "): " << at << ": "
             << describe(v.sol) << "; as posed: " << describe(r);
           if (verbose) std::printf("%s\n", o.str().c_str());
         } else if (!(rel <= kInvarianceTolerance)) {
