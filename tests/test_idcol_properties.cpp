@@ -233,8 +233,8 @@ TEST(IdcolProperties, RandomPairsAtExtremeScalesAreFiniteInvariantAndOnTheSurfac
           ++nonconvex_shape;
           std::ostringstream o;
           o.precision(17);
-          o << v.how << " changed alpha by " << rel << " relative on a shape found not convex (" << (nonconvex_a ? "shape 1" : "")
-            << (nonconvex_b ? " shape 2" : "") << "): " << at << ": "
+          o << v.how << " changed alpha by " << rel << " relative on a shape found not convex ("
+            << (nonconvex_a ? "shape 1" : "") << (nonconvex_b ? " shape 2" : "") << "): " << at << ": "
             << describe(v.sol) << "; as posed: " << describe(r);
           if (verbose) std::printf("%s\n", o.str().c_str());
         } else if (!(rel <= kInvarianceTolerance)) {
