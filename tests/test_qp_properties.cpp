@@ -10,6 +10,7 @@
 
 #include <Eigen/Dense>
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -538,6 +539,56 @@ TEST(QpProperties, RandomPairsAtExtremeScalesAreCertifiedAndInvariant) {
     EXPECT_EQ(c.scaled_copy_refused, 0) << names[k];
     EXPECT_LE(c.not_ok + c.variant_status, c.samples / 40 + 5) << names[k];
   }
+}
+
+}  // namespace qp_properties_test
+
+namespace qp_properties_test {
+
+PaddedPolygon polygon_from_rows(const std::vector<std::array<double, 3>>& rows, double radius) {
+  Eigen::MatrixX2d C(static_cast<int>(rows.size()), 2);
+  Eigen::VectorXd d(static_cast<int>(rows.size()));
+  for (size_t i = 0; i < rows.size(); ++i) {
+    C.row(static_cast<int>(i)) << rows[i][0], rows[i][1];
+    d(static_cast<int>(i)) = rows[i][2];
+  }
+  return PaddedPolygon(C, d, radius);
+}
+
+// A case of the sweep (polygon-polygon, seed 5401, long run): a polygon ~5e-10 across (offsets ~2e-10)
+// overlapping a larger one, L = 1.1e-7. The penetration answer is `ok`, but its witness p1 lies 4e-11
+// off core 1 (certify fails) and the same scene × 1e3 gives a signed distance 7.4e-12 (6.6e-5 L)
+// different: the penetration measure of overlapping cores is not unit-free at this scale.
+// Disabled: it describes a known defect (run with --gtest_also_run_disabled_tests).
+TEST(QpProperties, DISABLED_TinyOverlappingPolygonsPenetrationIsUnitFree) {
+  const PaddedPolygon a = polygon_from_rows({{-0.10869061134968615, 0.99407562640094516, 1.5459363899075242e-10},
+                                             {-0.55169393625297403, -0.83404664180230326, 1.2823539169471717e-10},
+                                             {0.11360846601535289, -0.99352559929255901, 2.0520694995051321e-10},
+                                             {0.30390307360360869, -0.95270295572874109, 2.3301187660073912e-10},
+                                             {0.87774614279170815, 0.47912598428208647, 2.7664090838363377e-10}},
+                                            5.5251457547183987e-09);
+  const PaddedPolygon b = polygon_from_rows({{-0.21976162979699893, 0.97555359979294143, 1.7960917878390654e-08},
+                                             {-0.38699124003410679, -0.92208339109695725, 2.9695264700900421e-08},
+                                             {-0.084387869436037891, -0.99643298193709262, 1.8660206410846663e-08},
+                                             {0.10917340737319021, -0.99402271962089861, 1.5953775973505315e-08},
+                                             {0.62237774168407778, -0.78271702846956603, 4.9662802789250202e-08},
+                                             {0.227792036255861, 0.97370980698481646, 1.6769106220153971e-08}},
+                                            3.4285155574274811e-08);
+  Mat3 R1, R2;
+  R1 << 0.27717667419371483, 0.42956031176002812, 0.85944809607301975, -0.93959596749296903, -0.065784445191318763,
+      0.33590448737970391, 0.20082955249131684, -0.90063885399837029, 0.3853792229929367;
+  R2 << -0.71623091807255523, -0.10443269968743302, 0.69000513275840147, 0.69078975063739101, 0.03432507585075939,
+      0.722240479052629, -0.099110001570356432, 0.99393943497772252, 0.047556357985971798;
+  // the description prints R column-major (Eigen reshaped): transpose back
+  const Pose X1 = make_pose(R1.transpose(), Vec3::Zero());
+  const Pose X2 = make_pose(R2.transpose(), Vec3(5.2257700147533304e-16, -6.9219600502280315e-17, 5.0288951558475267e-16));
+  const ProximityResult r = proximity(a, X1, b, X2);
+  ASSERT_TRUE(r.ok());
+  const ProximityResult s = proximity(scaled(a, 1e3), X1, scaled(b, 1e3), make_pose(X2.R, 1e3 * X2.p));
+  ASSERT_TRUE(s.ok());
+  const double L = std::max(bounding_radius(a), bounding_radius(b));
+  EXPECT_NEAR(s.signed_distance / 1e3, r.signed_distance, 1e-9 * L);
+  EXPECT_TRUE(certified(a, X1, b, X2, r));
 }
 
 }  // namespace qp_properties_test
