@@ -303,6 +303,8 @@ struct Counts {
   long samples = 0, ok = 0, not_ok = 0, non_finite = 0, wrong = 0, variant_status = 0;
   long penetration_derivative_wrong = 0, scaled_copy_refused = 0, vertex_list_wrong = 0, reference_checked = 0, derivative_checked = 0, derivative_inconclusive = 0, derivative_near_contact = 0;
   long by_status[5] = {0, 0, 0, 0, 0};
+  /// wrong answers by check (certificate, reference, invariance, derivative) and [separated, penetration]
+  long wrong_by_check[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
   double worst_invariance = 0.0, worst_reference = 0.0, worst_derivative = 0.0;
   int described = 0;
   void report(const std::string& what) {
@@ -354,6 +356,7 @@ void check_pair(std::mt19937& rng, const S1& a, const S2& b, const std::string& 
   const double scale = L + std::abs(r.signed_distance);
   if (!certified(a, X1, b, X2, r)) {
     ++c.wrong;
+    ++c.wrong_by_check[0][r.penetration ? 1 : 0];
     c.report("ok but not certified: " + at + ": " + summary(r));
   }
   // independent reference: the signed core distance s = signed_distance + R1 + R2 is the enumerated
@@ -372,6 +375,7 @@ void check_pair(std::mt19937& rng, const S1& a, const S2& b, const std::string& 
     c.worst_reference = std::max(c.worst_reference, err / scale);
     if (!(err <= tol)) {
       ++c.wrong;
+      ++c.wrong_by_check[1][r.penetration ? 1 : 0];
       std::ostringstream m;
       m.precision(17);
       ProximityResult lower = r;
@@ -433,6 +437,7 @@ void check_pair(std::mt19937& rng, const S1& a, const S2& b, const std::string& 
     c.worst_invariance = std::max(c.worst_invariance, err / scale);
     if (!(err <= 1e-9 * scale)) {
       ++c.wrong;
+      ++c.wrong_by_check[2][r.penetration ? 1 : 0];
       c.report(std::string(how) + " changed the answer by " + std::to_string(err / scale * 1e9) + "e-9 of L + |sd|: " + at +
                ": " + summary(*o) + "; as posed: " + summary(r));
     }
@@ -488,6 +493,7 @@ void check_pair(std::mt19937& rng, const S1& a, const S2& b, const std::string& 
                   analytic, fd2, at.c_str(), summary(r).c_str());
   } else if (!(err <= tol)) {
     ++c.wrong;
+    ++c.wrong_by_check[3][0];
     std::ostringstream m;
     m.precision(17);
     // each pose alone, and the world-twist Jacobians of the same result
@@ -534,6 +540,10 @@ TEST(QpProperties, RandomPairsAtExtremeScalesAreCertifiedAndInvariant) {
                 names[k], c.samples, c.ok, c.not_ok, c.by_status[1], c.by_status[2], c.by_status[4], c.non_finite,
                 c.wrong, c.variant_status, c.reference_checked, c.worst_reference, c.worst_invariance,
                 c.derivative_checked, c.worst_derivative, c.penetration_derivative_wrong, c.derivative_inconclusive, c.derivative_near_contact, c.scaled_copy_refused, c.vertex_list_wrong);
+    std::printf("  wrong by check (separated / penetration): certificate %ld / %ld, reference %ld / %ld, invariance "
+                "%ld / %ld, derivative %ld\n",
+                c.wrong_by_check[0][0], c.wrong_by_check[0][1], c.wrong_by_check[1][0], c.wrong_by_check[1][1],
+                c.wrong_by_check[2][0], c.wrong_by_check[2][1], c.wrong_by_check[3][0]);
     EXPECT_EQ(c.non_finite, 0) << names[k];
     EXPECT_EQ(c.wrong, 0) << names[k];
     EXPECT_EQ(c.scaled_copy_refused, 0) << names[k];
