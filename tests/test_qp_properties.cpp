@@ -566,11 +566,11 @@ PaddedPolygon polygon_from_rows(const std::vector<std::array<double, 3>>& rows, 
 }
 
 // A case of the sweep (polygon-polygon, seed 5401, long run): a polygon ~5e-10 across (offsets ~2e-10)
-// overlapping a larger one, L = 1.1e-7. The penetration answer is `ok`, but its witness p1 lies 4e-11
-// off core 1 (certify fails) and the same scene × 1e3 gives a signed distance 7.4e-12 (6.6e-5 L)
-// different: the penetration measure of overlapping cores is not unit-free at this scale.
-// Disabled: it describes a known defect (run with --gtest_also_run_disabled_tests).
-TEST(QpProperties, DISABLED_TinyOverlappingPolygonsPenetrationIsUnitFree) {
+// overlapping a larger one, L = 1.1e-7. With the constructor's vertex tolerance absolute
+// (1e-10·(1 + max d), larger than this polygon) its vertices merged: the penetration answer was `ok`
+// with its witness p1 4e-11 off core 1 (certify failed) and the scene × 1e3 gave a signed distance
+// 7.4e-12 (6.6e-5 L) different. The tolerance is now relative to the offsets.
+TEST(QpProperties, TinyOverlappingPolygonsPenetrationIsUnitFree) {
   const PaddedPolygon a = polygon_from_rows({{-0.10869061134968615, 0.99407562640094516, 1.5459363899075242e-10},
                                              {-0.55169393625297403, -0.83404664180230326, 1.2823539169471717e-10},
                                              {0.11360846601535289, -0.99352559929255901, 2.0520694995051321e-10},

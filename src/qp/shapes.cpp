@@ -87,7 +87,7 @@ void PaddedPolygon::init(const Eigen::MatrixX2d& C, const Eigen::VectorXd& d, do
           "qp::PaddedPolygon: polygon C y <= d is unbounded (the rows of C do not positively span the plane)");
 
   // Vertices: feasible pairwise intersections of the constraint lines.
-  const double tol = 1e-10 * (1.0 + dscale);
+  const double tol = 1e-10 * dscale;  // relative to the polygon's offsets: any unit of length
   std::vector<Vec2> pts;
   for (int i = 0; i < m_; ++i) {
     for (int j = i + 1; j < m_; ++j) {
