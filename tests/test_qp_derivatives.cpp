@@ -133,6 +133,18 @@ std::vector<double> slacks(const PaddedPolygon& a, const Capsule& b, const Proxi
 
 // ------------------------------------------------------------------------------ the check
 
+/// The derivatives in `conv` against central differences of the proximity outputs (step h).
+template <class F>
+diffcol::GradientCheckResult check_against_differences(const F& f, const Pose& X1, const Pose& X2,
+                                                       const ProximityDerivatives& d, TwistConvention conv, double h) {
+  GradientCheckOptions opt;
+  opt.step = h;
+  opt.column_group = 3;
+  opt.blocks = blocks();
+  opt.side = conv == TwistConvention::world ? PerturbationSide::world : PerturbationSide::body;
+  return diffcol::check_pose_gradient(f, X1, X2, jacobian(d), opt);
+}
+
 struct DerivStats {
   int checked = 0;
   double worst_ratio = 0;
@@ -163,12 +175,7 @@ void check_pair(const char* name, unsigned seed, S1 (*make1)(std::mt19937&), S2 
     for (const TwistConvention conv : {TwistConvention::world, TwistConvention::body}) {
       const ProximityDerivatives d = proximity_derivatives(s1, X1, s2, X2, r, conv);
       ASSERT_EQ(d.status, ProximityDerivativeStatus::ok) << what;
-      GradientCheckOptions opt;
-      opt.step = 1e-4;
-      opt.column_group = 3;
-      opt.blocks = blocks();
-      opt.side = conv == TwistConvention::world ? PerturbationSide::world : PerturbationSide::body;
-      const auto res = diffcol::check_pose_gradient(f, X1, X2, jacobian(d), opt);
+      const auto res = check_against_differences(f, X1, X2, d, conv, 1e-4);
       EXPECT_TRUE(res.passed()) << what << (conv == TwistConvention::world ? " world\n" : " body\n") << res.report();
       for (const auto& b : res.blocks) st.worst_ratio = std::max(st.worst_ratio, b.worst_ratio);
       // The fast φ-gradient path gives the same row.
@@ -277,12 +284,7 @@ void check_penetration(const char* name, unsigned seed, S1 (*make1)(std::mt19937
       const ProximityDerivatives d = proximity_derivatives(s1, X1, s2, X2, r, conv);
       ASSERT_EQ(d.status, ProximityDerivativeStatus::ok) << what;
       EXPECT_GT(d.J_signed_distance_X1.norm() + d.J_signed_distance_X2.norm(), 0.5) << what;
-      GradientCheckOptions opt;
-      opt.step = 1e-5;
-      opt.column_group = 3;
-      opt.blocks = blocks();
-      opt.side = conv == TwistConvention::world ? PerturbationSide::world : PerturbationSide::body;
-      const auto res = diffcol::check_pose_gradient(f, X1, X2, jacobian(d), opt);
+      const auto res = check_against_differences(f, X1, X2, d, conv, 1e-5);
       EXPECT_TRUE(res.passed()) << what << (conv == TwistConvention::world ? " world\n" : " body\n") << res.report();
       for (const auto& b : res.blocks) st.worst_ratio = std::max(st.worst_ratio, b.worst_ratio);
     }
