@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks the AVX2 clones of the library (src/target_clones.hpp) for calls into baseline code of
+"""Checks the AVX2 clones of the library (src/util/target_clones.hpp) for calls into baseline code of
 their own object file.
 
 GCC knows the register use of a helper defined in the same file, may keep a 256-bit register live
@@ -77,7 +77,7 @@ def main():
         print(b)
     if bad:
         print(f"{len(bad)} call(s) from an AVX2 clone into baseline code of its own file "
-              "(make the helper [[gnu::always_inline]] or a clone; see src/target_clones.hpp)")
+              "(make the helper [[gnu::always_inline]] or a clone; see src/util/target_clones.hpp)")
         return 1
     if args.expect_clones and clones == 0:
         print("no AVX2 clone found, but this build should have them")

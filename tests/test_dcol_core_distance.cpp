@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "../src/dcol/core_distance.hpp"
-#include "../src/dcol/support_search.hpp"
+#include "../src/dcol/support_pair_search.hpp"
 #include "diffcol/dcol/primitives.hpp"
 #include "diffcol/math/se3.hpp"
 #include "diffcol/qp/proximity.hpp"

@@ -1,7 +1,7 @@
 #pragma once
 // Closest points of the cores of ball-padded DCOL primitives (sphere: a point, capsule: a
 // segment, padded polygon: a convex polygon) and of the solids of revolution (cylinder, cone:
-// against a point or a segment), for the exact start of src/dcol/solve_contact.cpp ("ball-padded pairs"). Internal to src/dcol
+// against a point or a segment), for the exact start of src/dcol/geometric_starts.hpp ("ball-padded pairs"). Internal to src/dcol
 // (and its white-box test).
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 
 #include "diffcol/math/se3.hpp"
 
-#include "../gjk_distance.hpp"
+#include "../geometry/gjk_distance.hpp"
 
 namespace diffcol::dcol::detail {
 
@@ -197,7 +197,7 @@ inline bool closest_segment_revolved(const double (*P)[2], int n, const Vec3& a,
   return false;
 }
 
-// GJK (src/gjk_distance.hpp, shared with the iDCOL touching start), under the names used here.
+// GJK (src/geometry/gjk_distance.hpp, shared with the iDCOL touching start), under the names used here.
 using diffcol::detail::copy_simplex;
 using diffcol::detail::gjk_closest_points;
 using diffcol::detail::GjkSimplex;

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "../target_clones.hpp"
+#include "../util/target_clones.hpp"
 #include "cone_ops.hpp"
 
 namespace diffcol::dcol {
@@ -40,7 +40,7 @@ namespace {
 }
 
 /// dr/dη of a point r rigidly attached to the moving body: [−r^, I]. Inlined into the AVX2 clone
-/// of its caller (see target_clones.hpp).
+/// of its caller (see src/util/target_clones.hpp).
 [[gnu::always_inline]] inline Mat36 point_twist_jacobian(const Vec3& r) {
   Mat36 J;
   J.leftCols<3>() = -skew(r);
@@ -153,7 +153,7 @@ DIFFCOL_TARGET_CLONES void reduced_inverse_rows(const ConeKkt& k, int q, double 
 static_assert(detail::kMaxKktDim - 2 == 14, "reduced_inverse_rows lists 4..kMaxKktDim - 2");
 
 /// dx̂/dη (x̂ = (p̂, α), scaled coordinates) of a polished solution by the IFT on the reduced
-/// exact KKT system F(x, y; θ) = 0 of the Newton polish (solve_contact.cpp), reusing its LU
+/// exact KKT system F(x, y; θ) = 0 of the Newton polish (polish.cpp), reusing its LU
 /// factors: dx̂ = −(K⁻¹)_{0:4,:} ∂F/∂θ. K is symmetric, so the four needed rows of K⁻¹ are four
 /// solves. Per row of body b, ∂s/∂η_b|x = [(p × g)ᵀ, gᵀ]/ℓ (g = the row's p-coefficients); the
 /// stationarity rows get ∂(Gᵀz)/∂ω = −skew(Σ z_i g_i) and, for a boundary cone, the curvature
@@ -260,7 +260,7 @@ DIFFCOL_TARGET_CLONES void polished_dx(const ContactResult& res, double (&dx)[2]
 }
 
 /// polished_dx<Q> for the runtime dimension q of K, 4 ≤ q ≤ kMaxKktDim (checked by the caller).
-/// Inlined into its (cloned) caller, see target_clones.hpp.
+/// Inlined into its (cloned) caller, see src/util/target_clones.hpp.
 template <int Q = 4>
 [[gnu::always_inline]] inline void polished_dx(const ContactResult& res, int q, double (&dx)[2][6][kMaxConeVars]) {
   if constexpr (Q <= detail::kMaxKktDim) {

@@ -1,6 +1,6 @@
 #include "diffcol/dcol/primitives.hpp"
 
-#include "../rows_span.hpp"
+#include "../util/rows_span.hpp"
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>

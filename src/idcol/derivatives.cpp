@@ -4,7 +4,7 @@
 
 #include "envelope_gradient.hpp"
 #include "kkt_pose_jacobian.hpp"
-#include "../target_clones.hpp"
+#include "../util/target_clones.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -158,7 +158,7 @@ template <class Block>
 
 }  // namespace
 
-// AVX2/FMA copy picked at load time (-17% measured with -march=native), see target_clones.hpp.
+// AVX2/FMA copy picked at load time (-17% measured with -march=native), see src/util/target_clones.hpp.
 DIFFCOL_TARGET_CLONES
 void contact_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDerivatives& out) {
   DerivativeStatus st = status_of(sol);

@@ -3,7 +3,7 @@
 // Rows (10a), (10b), (10c) ×3, (10d); z = (x, s = log α, λ1, λ2) in original variables.
 // Shared by the derivatives (T_c = −J_c⁻¹ G_c, derivatives.cpp) and the first-order warm start
 // of the solver (solve_contact.cpp). Internal header. Always inlined: the derivatives call it from
-// their AVX2 clone (see src/target_clones.hpp).
+// their AVX2 clone (see src/util/target_clones.hpp).
 #pragma once
 
 #include "diffcol/idcol/contact.hpp"

@@ -14,9 +14,9 @@
 #include "diffcol/idcol/contact.hpp"
 #include "diffcol/math/hd.hpp"
 
-#include "../minkowski_ray_cast.hpp"
+#include "../geometry/minkowski_ray_cast.hpp"
 #ifndef __CUDA_ARCH__
-#include "../gjk_distance.hpp"
+#include "../geometry/gjk_distance.hpp"
 #endif
 
 namespace diffcol::idcol {
@@ -753,7 +753,7 @@ constexpr double kPolytopeTouchTolerance = 1e-3;
 // is a polytope) scaled about its centre touches K scaled about its origin where, after the linear
 // map M = diag(1/ax)·REᵀ (the ellipsoid to a unit ball, K to the polytope MK, both still scaled
 // about their own origins), the unit ball about M·cE touches MK: sphere_proxy_touch, with MK's
-// closest point by GJK (src/gjk_distance.hpp), each call started from the previous call's simplex.
+// closest point by GJK (src/geometry/gjk_distance.hpp), each call started from the previous call's simplex.
 // α and the touching point M⁻¹(α·q*) in K's frame; false where a step fails (the start is skipped).
 template <class Proxy>
 bool ellipsoid_polytope_touch(const Vec3& ax, const Mat3& RE, const Vec3& cE, const Proxy& K, double& alpha, Vec3& x) {
@@ -918,7 +918,7 @@ DIFFCOL_HD bool solve_from_cold_starts(const Kkt<S1, S2>& kkt, const Surrogate& 
     }
   };
   // A start from the touching point of the exact shapes the smooth ones approximate
-  // (exact_support), by a ray cast on their Minkowski difference (src/minkowski_ray_cast.hpp):
+  // (exact_support), by a ray cast on their Minkowski difference (src/geometry/minkowski_ray_cast.hpp):
   // α* = ‖r‖/t*, x* = α*·a. Tried after the first cold start fails (to 1e-9 of the size): flat
   // discs and thin plates, where the centre-line start leaves Newton's method a long crawl along
   // the flat face or multipliers (10c) cannot balance with (10d) (docs/idcol.md, "Starts"). On the

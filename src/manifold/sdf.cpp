@@ -1,7 +1,7 @@
 // Construction and validation of the SDF primitives (Contax seed, Sec. IV-B).
 #include "diffcol/manifold/sdf.hpp"
 
-#include "../rows_span.hpp"
+#include "../util/rows_span.hpp"
 
 #include <cmath>
 #include <string>

@@ -5,7 +5,7 @@
 // For two shapes scaled about their origins c1, c2, α* = ‖c2 − c1‖ / t* where t*·u (u the unit
 // vector from c1 to c2) is where the ray from the origin leaves D = (S1 − c1) ⊕ (−(S2 − c2)): at
 // that point t*u = a − b with a ∈ S1 − c1, b ∈ S2 − c2, and x* = c1 + α*·a (DCOL seed, problem (9)).
-// Used by the DCOL geometric start (src/dcol/solve_contact.cpp) and by an iDCOL cold start for
+// Used by the DCOL geometric starts (src/dcol/geometric_starts.hpp) and by an iDCOL cold start for
 // shapes with closed-form support points (src/idcol/solver_core.hpp). Internal to src/ (and cuda/).
 #pragma once
 
