@@ -1,4 +1,4 @@
-// Contax at scale (issue 7, seed Sec. V-2/V-3, Figs. 6–7): Google Benchmark cases.
+// Contax at scale (seed Sec. V-2/V-3, Figs. 6–7): Google Benchmark cases.
 //
 //  ContaxScale/EdgeEdgeBatch/<smooth|hard>/<N>        edge_edge_witness_batch, N queries, 1 thread
 //  ContaxScale/VertexFaceBatch/<smooth|hard>/<N>      vertex_face_witness_batch, N queries, 1 thread

@@ -1,5 +1,5 @@
 // Contax part 2: meshes of SDF objects, the contact manifold between two objects, its
-// derivatives w.r.t. both poses, and the box-on-box acceptance cases of issue 7.
+// derivatives w.r.t. both poses, and the seed's box-on-box cases.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -98,7 +98,7 @@ TEST(ManifoldMesh, RejectsBadGrids) {
 }
 
 // ------------------------------------------------------------------------------------------
-// Box on box (issue 7 acceptance)
+// Box on box (the seed's cases)
 // ------------------------------------------------------------------------------------------
 
 constexpr double kBottomHalf = 0.5;  // body 2: unit cube at its pose

@@ -38,7 +38,7 @@ template <class P> constexpr bool is_revolved() { return std::is_same_v<P, Cylin
 /// along it, to a polygon the simplex walk of closest_flat_curved). Two polygons cost m1·m2 edge
 /// pairs per Newton step and still gain (measured: 2.70 → 2.42 µs). A polytope against a cylinder
 /// or cone (ρ = 0: the distance itself goes to 0 at t*) by the same walk measured slower than the
-/// ray cast (stop 33: cone–polytope 1.56 → 2.61 µs, polytope–cylinder at par; docs/dcol.md).
+/// ray cast (cone–polytope 1.56 → 2.61 µs, polytope–cylinder at par; docs/notes/dcol.md).
 template <class P1, class P2> constexpr bool has_exact_ball_start() {
   return (has_ball_core<P1>() && has_ball_core<P2>() && !(std::is_same_v<P1, Sphere> && std::is_same_v<P2, Sphere>)) ||
          (has_ball_core<P1>() && is_revolved<P2>()) || (is_revolved<P1>() && has_ball_core<P2>()) ||

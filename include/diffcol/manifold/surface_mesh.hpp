@@ -1,6 +1,6 @@
 #pragma once
 /// @file surface_mesh.hpp
-/// Meshes for Contax objects (issue 7, seed supplementary II-C): iso-surface extraction of an
+/// Meshes for Contax objects (seed supplementary II-C): iso-surface extraction of an
 /// SdfObject's zero level set by marching tetrahedra with the vertices projected onto the level
 /// set by Newton steps, and the cube meshes of the seed's Fig. 5 (8 and 98 vertices).
 ///

@@ -12,7 +12,7 @@
 /// generalized velocity is its body twist, J_p is exactly the seed's translational Jacobian J_i
 /// (v_i = J_i·V): J_p = [−R·skew(p) | R], J_n = [−R·skew(n) | 0].
 ///
-/// Sampling (our substitute for the seed's quad remeshing, allowed by issue 8): area-weighted
+/// Sampling (our substitute for the seed's quad remeshing): area-weighted
 /// random candidates on the mesh faces (candidates_per_point × num_points of them, seeded
 /// std::mt19937_64), thinned by farthest-point sampling to num_points well-spread points; each
 /// point takes the normal of the face it lies on. Sharp mesh edges (dihedral angle above
