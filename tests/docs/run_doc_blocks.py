@@ -7,8 +7,9 @@ Blocks by info string (its first word):
            fresh temporary folder, so files a block writes land there.
   cpp/c++  each block is a complete program with main(): compiled with the project's compiler
            against the built library and its headers, then run (exit status 0 required).
-           `cpp needs=diffcol_cuda`: linked and run only when the GPU library is given
-           (--cuda-link); otherwise compiled with -fsyntax-only against its header.
+           `cpp needs=<library>` (an optional library: diffcol_view, diffcol_cuda): linked and
+           run only where the build has it (--have, --cuda-link); otherwise compiled with
+           -fsyntax-only against the headers.
   other    (sh, text, console, json, cmake, none, ...) not executed.
 
 A failure prints the file, the line of the block's opening fence and the error (compiler
@@ -102,18 +103,20 @@ def parse_blocks(text: str, display_path: str) -> list[Block]:
 # Python blocks: one interpreter per Markdown file.
 
 PY_DRIVER = r'''
-import json, sys, traceback
+import json, linecache, sys, traceback
 blocks = json.load(open(sys.argv[1], encoding="utf-8"))
 scope = {"__name__": "__main__"}
 for b in blocks:
     print(f"--- {b['where']} (python)", flush=True)
+    # padded with blank lines so that tracebacks give the Markdown file's line numbers, and put
+    # into linecache under the Markdown file's name so that they show the failing line
+    source = "\n" * (b["first_line"] - 1) + b["code"]
+    linecache.cache[b["path"]] = (len(source), None, source.splitlines(True), b["path"])
     try:
-        # padded with blank lines so that tracebacks give the Markdown file's line numbers
-        code = compile("\n" * (b["first_line"] - 1) + b["code"], b["path"], "exec")
+        code = compile(source, b["path"], "exec")
         exec(code, scope)
     except BaseException:
         sys.stdout.flush()
-        print(f"FAIL {b['where']} (python):", file=sys.stderr)
         etype, value, tb = sys.exc_info()
         # drop the driver's own frame
         traceback.print_exception(etype, value, tb.tb_next, file=sys.stderr)
@@ -195,15 +198,18 @@ def run_cpp(block: Block, index: int, args, work: Path) -> tuple[bool, str]:
     flags += [f"-I{p}" for p in split_list(args.include_dirs)]
     flags += split_list(args.compile_options)
     flags += [f"-D{p}" for p in split_list(args.compile_definitions)]
-    needs_cuda = block.attrs.get("needs") == "diffcol_cuda"
-    if needs_cuda:
+    needs = block.attrs.get("needs", "")
+    if needs == "diffcol_cuda":
         flags += [f"-I{p}" for p in split_list(args.cuda_include_dirs)]
-        if not args.cuda_link:
-            cmd = [args.cxx] + flags + ["-fsyntax-only", str(src)]
-            proc = subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=args.timeout)
-            if proc.returncode != 0:
-                return False, "compile error (syntax check):\n" + proc.stderr.strip()
-            return True, "compiled only (-fsyntax-only: this build has no diffcol_cuda)"
+    have = set(split_list(args.have)) | ({"diffcol_cuda"} if args.cuda_link else set())
+    if needs and needs not in have:
+        # an optional library this build lacks: check the code against the headers only
+        cmd = [args.cxx] + flags + ["-fsyntax-only", str(src)]
+        proc = subprocess.run(cmd, cwd=d, capture_output=True, text=True, timeout=args.timeout)
+        if proc.returncode != 0:
+            return False, "compile error (syntax check):\n" + proc.stderr.strip()
+        return True, f"compiled only (-fsyntax-only: this build has no {needs})"
+    needs_cuda = needs == "diffcol_cuda"
     exe = d / "block"
     link = (split_list(args.cuda_link) if needs_cuda else []) + split_list(args.link)
     cmd = [args.cxx] + flags + [str(src), "-o", str(exe)] + link
@@ -244,6 +250,8 @@ def main() -> int:
     ap.add_argument("--compile-options", help="'|'-separated compile options (the library's interface)")
     ap.add_argument("--compile-definitions", help="'|'-separated preprocessor definitions")
     ap.add_argument("--link", help="'|'-separated libraries and link flags, in link order")
+    ap.add_argument("--have", help="'|'-separated optional libraries this build has (blocks tagged "
+                    "needs=<name> are only syntax-checked without theirs), e.g. diffcol_view")
     ap.add_argument("--cuda-include-dirs", help="'|'-separated include folders of the GPU library")
     ap.add_argument("--cuda-link", help="'|'-separated GPU library and its dependencies (else compile only)")
     ap.add_argument("--work-dir", help="keep the generated files here (default: a temporary folder)")
