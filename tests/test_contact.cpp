@@ -795,7 +795,7 @@ TEST(Contact, ScalingShapesAndTranslationLeavesAlphaUnchanged) {
 // The stopping test measures rows (10c) in units of the pair's size
 // (SolveOptions::tolerance), so sharp pairs scaled far down converge as they do at unit size, to
 // the same α. With the plain ‖f‖ as the test, the benchmark truncated cone against a box at
-// β = 200 and k = 1e-5 stalled at ‖f‖ ≈ 1e-9 on 40% of sweep poses (docs/idcol.md).
+// β = 200 and k = 1e-5 stalled at ‖f‖ ≈ 1e-9 on 40% of sweep poses (docs/notes/idcol.md).
 TEST(Contact, SmallSharpPairsConvergeAsAtUnitSize) {
   const double beta = 200.0;
   const Shape tc = SmoothTruncatedCone(beta, 1.0, 1.5, 1.5, 1.5);

@@ -691,7 +691,7 @@ bool ray_cast_newton(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b
   // the hit point is much less accurate along the portal than across it, so the threshold grows
   // with the tolerance: with 1e-5·α at every tolerance, casts looser than 1e-6 misread the active
   // sets. Measured on the ergodic sweep against (1e-6, 1e-5): 28% fewer portal refinements, 10%
-  // more Newton steps, the same fallbacks, curved pairs 6–15% faster (docs/dcol.md). When the
+  // more Newton steps, the same fallbacks, curved pairs 6–15% faster (docs/notes/dcol.md). When the
   // active set is rejected — near-degenerate contacts, where D is nearly flat along the portal —
   // the ray is cast once more to 1e-11, rows with slack ≤ 1e-5·α active.
   for (const double rel : {1e-4, 1e-11}) {

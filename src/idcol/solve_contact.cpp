@@ -250,7 +250,7 @@ void solve_sphere_pair(const Sphere& a, const Sphere& b, const Pose& X_W1, const
 // Evaluations a warm attempt may use before the next start is tried (a warm solve normally needs
 // 2–4). A few warm starts land where Newton's method crawls (nearly parallel flat faces): on
 // 200 000 sweep poses per pair the slowest warm solve took up to 593 evaluations (se–tc; sec–poly
-// 548), with this cap at most 70 over all pairs, the mean unchanged (docs/idcol.md).
+// 548), with this cap at most 70 over all pairs, the mean unchanged (docs/notes/idcol.md).
 constexpr int kWarmEvaluations = 24;
 
 template <class S1, class S2>
