@@ -90,12 +90,10 @@ IpmOutcome interior_point(ConeKkt& k, const SolveOptions& opt);
 /// is accepted only with a certificate: s = h − Gx ∈ K, z ∈ K, Gᵀz + c = 0 and sᵀz = 0 within
 /// the tolerances. On success k.x, k.s, k.z, the active set and the LU factors of the reduced
 /// matrix at the final Newton step (reused by contact_derivatives) are stored.
-template <int N>
-bool polish(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome& out);
-
-/// Newton's method on the exact KKT conditions for the active set A from x_start (scaled
+/// polish_newton: Newton's method on those equations for the active set A from x_start (scaled
 /// coordinates) and A.y, then the optimality certificate; on success the solution, the active set
-/// and the LU factors are stored in k (see polish).
+/// and the LU factors are stored in k. The interior-point method reads A off its last iterate
+/// (interior_point.cpp); the starts build it from their start points (start_active_set).
 template <int N>
 bool polish_newton(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome& out, ActiveSet& A,
                    const double* x_start);

@@ -14,6 +14,9 @@
 #include "../geometry/minkowski_ray_cast.hpp"
 
 namespace diffcol::dcol::detail {
+// Internal linkage, as for code of solve_contact.cpp itself (the one unit that includes this):
+// the inliner then treats each start as local to that unit.
+namespace {
 
 // ============================================================================ ball-padded pairs
 // Sphere, capsule and padded polygon are a core K (a point, a segment, a convex polygon) padded by
@@ -720,4 +723,5 @@ bool ray_cast_newton(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b
   return false;
 }
 
+}  // namespace
 }  // namespace diffcol::dcol::detail

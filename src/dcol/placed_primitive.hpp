@@ -6,6 +6,9 @@
 #include "cone_program.hpp"
 
 namespace diffcol::dcol::detail {
+// Internal linkage, as for code of solve_contact.cpp itself (the one unit that includes this):
+// the inliner then treats each start as local to that unit.
+namespace {
 
 /// Slack unknowns at a start point p̂ (scaled coordinates) and scale α: the capsule's γ clamped
 /// to the scaled segment, the padded polygon's w projected onto the scaled polygon (the optimal
@@ -172,4 +175,5 @@ struct PlacedPrimitive<PaddedPolygon> {
   void slacks(double inv, double alpha, double* x) const { start_slacks(shape, Q, w, inv, alpha, x); }
 };
 
+}  // namespace
 }  // namespace diffcol::dcol::detail

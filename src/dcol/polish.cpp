@@ -49,54 +49,9 @@ bool stationarity_multipliers(const double (&B)[kMaxConeVars][kMaxConeVars], int
 
 }  // namespace
 
-/// Reads the active set off the interior-point iterate (k.s, k.z) and polishes from k.x.
-template <int N>
-bool polish(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome& out) {
-  const int n = k.n, l = orthant_count(k);
-  ActiveSet A;
-  int* act = A.act;
-  double* y = A.y;
-  int na = 0;
-  for (int i = 0; i < l; ++i)
-    if (k.s[i] < k.z[i]) {
-      if (na == n) return false;  // more active rows than unknowns: degenerate, keep the IPM point
-      y[na] = k.z[i];
-      act[na++] = i;
-    }
-  int p = na;
-  int state[2] = {0, 0}, yoff[2] = {0, 0};
-  for (int c = 0; c < k.soc_count; ++c) {
-    const int s0 = k.soc_start[c], d = k.soc_dim[c];
-    double sn = 0.0, zn = 0.0;
-    for (int r = 1; r < d; ++r) {
-      sn += k.s[s0 + r] * k.s[s0 + r];
-      zn += k.z[s0 + r] * k.z[s0 + r];
-    }
-    sn = std::sqrt(sn);
-    zn = std::sqrt(zn);
-    const double sl = k.s[s0] - sn, su = k.s[s0] + sn, zl = k.z[s0] - zn, zu = k.z[s0] + zn;
-    state[c] = (sl < zu) + (su < zl);
-    yoff[c] = p;
-    if (state[c] == 1) {
-      if (p + 1 > n) return false;
-      y[p++] = 0.5 * zu;
-    } else if (state[c] == 2) {
-      if (p + d > n) return false;
-      for (int r = 0; r < d; ++r) y[p++] = k.z[s0 + r];
-    }
-  }
-  A.na = na;
-  A.p = p;
-  for (int c = 0; c < 2; ++c) {
-    A.state[c] = state[c];
-    A.yoff[c] = yoff[c];
-  }
-  return polish_newton<N>(k, opt, hnorm, out, A, k.x);
-}
-
 /// Newton's method on the exact KKT conditions for the active set A from x_start (scaled
 /// coordinates) and A.y, then the optimality certificate; on success the solution, the active set
-/// and the LU factors are stored in k (see polish above).
+/// and the LU factors are stored in k (see cone_program.hpp).
 template <int N>
 bool polish_newton(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome& out, ActiveSet& A,
                    const double* x_start) {
@@ -495,7 +450,6 @@ bool start_active_set(const ConeKkt& k, const double* x0, double tau, ActiveSet&
 }
 
 #define DIFFCOL_DCOL_POLISH_INSTANCES(N)                                                                  \
-  template bool polish<N>(ConeKkt&, const SolveOptions&, double, IpmOutcome&);                            \
   template bool polish_newton<N>(ConeKkt&, const SolveOptions&, double, IpmOutcome&, ActiveSet&, const double*); \
   template bool start_active_set<N>(const ConeKkt&, const double*, double, ActiveSet&);
 DIFFCOL_DCOL_POLISH_INSTANCES(4)
