@@ -284,6 +284,16 @@ void check_penetration(const char* name, unsigned seed, S1 (*make1)(std::mt19937
       const ProximityDerivatives d = proximity_derivatives(s1, X1, s2, X2, r, conv);
       ASSERT_EQ(d.status, ProximityDerivativeStatus::ok) << what;
       EXPECT_GT(d.J_signed_distance_X1.norm() + d.J_signed_distance_X2.norm(), 0.5) << what;
+      // The axis the result records and a search for it give the same derivatives.
+      ASSERT_NE(r.axis, PenetrationAxis::none) << what;
+      ProximityResult unrecorded = r;
+      unrecorded.axis = PenetrationAxis::none;
+      const ProximityDerivatives e = proximity_derivatives(s1, X1, s2, X2, unrecorded, conv);
+      for (const auto& [dj, ej] : {std::pair{&d.J_signed_distance_X1, &e.J_signed_distance_X1},
+                                   std::pair{&d.J_signed_distance_X2, &e.J_signed_distance_X2}})
+        EXPECT_LE((*dj - *ej).norm(), 1e-9 * (1.0 + dj->norm())) << what;
+      EXPECT_LE((d.J_normal_W_X2 - e.J_normal_W_X2).norm(), 1e-9 * (1.0 + d.J_normal_W_X2.norm())) << what;
+      EXPECT_LE((d.J_p1_W_X1 - e.J_p1_W_X1).norm(), 1e-9 * (1.0 + d.J_p1_W_X1.norm())) << what;
       const auto res = check_against_differences(f, X1, X2, d, conv, 1e-5);
       EXPECT_TRUE(res.passed()) << what << (conv == TwistConvention::world ? " world\n" : " body\n") << res.report();
       for (const auto& b : res.blocks) st.worst_ratio = std::max(st.worst_ratio, b.worst_ratio);

@@ -187,6 +187,8 @@ void solve_certified(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2,
     r.status = from_qp(sol.status);
     r.length_unit = L;
     r.penetration = false;
+    r.axis = PenetrationAxis::none;
+    r.axis_edge1 = r.axis_edge2 = -1;
     // Back to the caller's unit: x = D x', S = D S' D / L², λ_i = λ'_i·L²/(row unit).
     r.qp.x.template head<N>() = D.cwiseProduct(sol.x);
     for (int i = 0; i < r.qp.m; ++i) r.qp.lambda(i) *= i < theta_rows ? L * L : L;
@@ -238,6 +240,13 @@ void solve_certified(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2,
       out.closest2_W = out.p2_W - s2.radius() * ax.n;
       out.unique_minimizer = ax.i >= 0;  // else a coplanar overlap: one common point of many
       out.penetration = true;
+      out.axis = ax.kind == detail::AxisKind::face1   ? PenetrationAxis::face1
+                 : ax.kind == detail::AxisKind::face2 ? PenetrationAxis::face2
+                                                      : PenetrationAxis::edges;
+      if (out.axis == PenetrationAxis::edges) {
+        out.axis_edge1 = ax.i;
+        out.axis_edge2 = ax.j;
+      }
     }
   }
 }
@@ -283,6 +292,11 @@ void swap_shapes(ProximityResult& r) {
   std::swap(r.p1_B1, r.p2_B2);
   std::swap(r.closest1_W, r.closest2_W);
   r.normal_W = -r.normal_W;
+  if (r.axis == PenetrationAxis::face1)
+    r.axis = PenetrationAxis::face2;
+  else if (r.axis == PenetrationAxis::face2)
+    r.axis = PenetrationAxis::face1;
+  std::swap(r.axis_edge1, r.axis_edge2);
 }
 
 void ProximityOptions::validate() const {
@@ -351,6 +365,8 @@ void proximity(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pos
   }
   out.length_unit = 1.0;
   out.penetration = false;
+  out.axis = PenetrationAxis::none;
+  out.axis_edge1 = out.axis_edge2 = -1;
   const double t1 = info.x(0), t2 = info.x(1);
   finish(b1 + t1 * u1, b2 + t2 * u2, s1.core_point_B(t1), s2.core_point_B(t2), s1.radius(), s2.radius(),
          core_radius(s1) + core_radius(s2), opt, out);

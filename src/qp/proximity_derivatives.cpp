@@ -119,6 +119,33 @@ void derivatives_core(const Pose& X1, const Pose& X2, const Eigen::Matrix<double
 //  - edge × edge: a, b are the closest points of the two edge lines (2×2 normal equations,
 //    differentiated), n = ±(e1 × e2)/‖e1 × e2‖.
 // ds = nᵀ(db − da) in every case (b − a ∥ n, dn ⊥ n). φ is constant (−(R1 + R2)²) there.
+// The axis the result records (ProximityResult::axis) with its witnesses h1, h2 (relative, in the
+// unit); the search of best_separating_axis only for a result that records none or an unusable one.
+detail::SeparatingAxis recorded_axis(const detail::CoreVertices& V1, const detail::CoreVertices& V2,
+                                     const ProximityResult& res, const Vec3& h1, const Vec3& h2) {
+  detail::SeparatingAxis ax;
+  ax.n = res.normal_W;
+  ax.a = h1;
+  ax.b = h2;
+  switch (res.axis) {
+    case PenetrationAxis::face1: ax.kind = detail::AxisKind::face1; return ax;
+    case PenetrationAxis::face2: ax.kind = detail::AxisKind::face2; return ax;
+    case PenetrationAxis::edges: {
+      const int i = res.axis_edge1, j = res.axis_edge2;
+      if (i < 0 || i >= V1.edge_count() || j < 0 || j >= V2.edge_count()) break;
+      const Vec3 c = (V1.v[V1.edge_end(i)] - V1.v[i]).cross(V2.v[V2.edge_end(j)] - V2.v[j]);
+      if (!(c.norm() > 0.0)) break;
+      ax.kind = detail::AxisKind::edges;
+      ax.i = i;
+      ax.j = j;
+      ax.sign = ax.n.dot(c) < 0.0 ? -1.0 : 1.0;
+      return ax;
+    }
+    case PenetrationAxis::none: break;
+  }
+  return detail::best_separating_axis(V1, V2, &h1, &h2);
+}
+
 template <class S1, class S2>
 void penetration_derivatives(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, const ProximityResult& res,
                              ProximityDerivatives& out) {
@@ -126,7 +153,7 @@ void penetration_derivatives(const S1& s1, const Pose& X1, const S2& s2, const P
   const detail::CoreVertices V1 = detail::core_vertices(s1, X1, X2.p, inv);
   const detail::CoreVertices V2 = detail::core_vertices(s2, X2, X2.p, inv);
   const Vec3 h1 = (res.p1_W - X2.p) * inv, h2 = (res.p2_W - X2.p) * inv;  // the reported witnesses
-  const detail::SeparatingAxis ax = detail::best_separating_axis(V1, V2, &h1, &h2);
+  const detail::SeparatingAxis ax = recorded_axis(V1, V2, res, h1, h2);
   if (ax.kind == detail::AxisKind::none) return;
   auto world = [&](const Vec3& rel) -> Vec3 { return X2.p + rel * L; };
   auto rigid = [](int body, const Vec3& x) {  // δx = ω_k × x + v_k

@@ -109,6 +109,9 @@ struct ProximityQpInfo {
   Eigen::Matrix4d S = Eigen::Matrix4d::Zero();  ///< sensitivity dx = −S(dP·x + dc), top-left n×n
 };
 
+/// The kind of separating axis behind a penetration measure (ProximityResult::axis).
+enum class PenetrationAxis : std::uint8_t { none, face1, face2, edges };
+
 /// Result of one proximity query. Every field is always set.
 struct ProximityResult {
   ProximityStatus status = ProximityStatus::invalid_input;
@@ -135,6 +138,13 @@ struct ProximityResult {
   /// axis), normal_W that axis, p1_W / p2_W its witness points on the cores (p2 − p1 = s·normal),
   /// closest_i = p_i ± R_i·normal. φ and core_distance stay the QP's (flat there).
   bool penetration = false;
+  /// With penetration: which separating axis it is, so that proximity_derivatives differentiates
+  /// that axis without searching again. face1 / face2: the plane normal of polygon core 1 / 2;
+  /// edges: the cross product of edge axis_edge1 of core 1 (vertices i, i + 1) and edge
+  /// axis_edge2 of core 2 (−1 otherwise). none without penetration.
+  PenetrationAxis axis = PenetrationAxis::none;
+  int axis_edge1 = -1;
+  int axis_edge2 = -1;
   ProximityQpInfo qp;
 };
 
