@@ -221,6 +221,11 @@ sphere) and a zero radius (a bare segment) are allowed.)")
       .value("not_certified", qp::ProximityStatus::not_certified,
              "polygon pairs: the answer failed its a posteriori certificate even after a re-solve (fields finite; "
              "core_distance_lower_bound is what is certified)");
+  py::enum_<qp::PenetrationAxis>(m, "PenetrationAxis", "The separating axis behind a penetration measure.")
+      .value("none", qp::PenetrationAxis::none, "no penetration measure")
+      .value("face1", qp::PenetrationAxis::face1, "the plane normal of polygon core 1")
+      .value("face2", qp::PenetrationAxis::face2, "the plane normal of polygon core 2")
+      .value("edges", qp::PenetrationAxis::edges, "edge axis_edge1 of core 1 crossed with edge axis_edge2 of core 2");
   py::enum_<qp::QpStatus>(m, "QpStatus", "How an interior-point QP solve ended.")
       .value("solved", qp::QpStatus::solved)
       .value("max_iterations", qp::QpStatus::max_iterations)
@@ -354,6 +359,10 @@ Fields (read-only; vectors are numpy arrays, the C++ names):
       .def_readonly("penetration", &ProximityResult::penetration,
                     "Polygon pairs with overlapping cores: signed_distance, normal_W, p_i and closest_i come from the "
                     "best separating axis (signed core distance < 0), with a non-zero gradient.")
+      .def_readonly("axis", &ProximityResult::axis,
+                    "PenetrationAxis: which separating axis the penetration measure is (none without one).")
+      .def_readonly("axis_edge1", &ProximityResult::axis_edge1, "axis == edges: the edge of core 1 (else -1).")
+      .def_readonly("axis_edge2", &ProximityResult::axis_edge2, "axis == edges: the edge of core 2 (else -1).")
       .def_readonly("qp", &ProximityResult::qp, "ProximityQpInfo: the QP behind the result.")
       .def("__repr__", &result_repr);
 

@@ -43,6 +43,9 @@ def test_overlapping_cores_have_a_gradient():
     X2 = diffcol.Pose(np.r_[0.35, -0.15, 0.85, 0.7, -0.1, 0.5, 0.3])  # through the capsule
     r = qp.proximity(cap, X1, poly, X2)
     assert r.ok() and r.cores_touch and r.penetration and r.signed_distance < -0.4
+    assert r.axis != qp.PenetrationAxis.none
+    assert (r.axis == qp.PenetrationAxis.edges) == (r.axis_edge1 >= 0 and r.axis_edge2 >= 0)
+    assert qp.proximity(cap, X1, poly, diffcol.Pose(np.r_[9.0, 0, 0, 1, 0, 0, 0])).axis == qp.PenetrationAxis.none
     d = qp.proximity_derivatives(cap, X1, poly, X2, r)
     assert d.status == qp.ProximityDerivativeStatus.ok
     g = np.asarray(d.J_signed_distance_X2).ravel()
