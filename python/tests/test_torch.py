@@ -22,7 +22,15 @@ import diffcol
 from diffcol import dcol, qp
 from diffcol import torch as dt
 
-torch.set_default_dtype(torch.float64)
+
+
+@pytest.fixture(autouse=True)
+def double_precision():
+    """Tensors made here from Python lists are float64; the default is restored afterwards."""
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    yield
+    torch.set_default_dtype(previous)
 
 
 def random_quaternion(rng):
