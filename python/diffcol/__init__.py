@@ -37,6 +37,8 @@ diffcol.manifold: Contax contact manifolds: SDF primitives and objects, iso-surf
     ContactObject, compute_manifold, compute_manifold_derivatives, limbed figures.
 diffcol.ssdf: AOPC, soft signed distance, smooth separation, collision points, SCM forces, and
     the dynamics (Scene, State, Control, step, step_jacobian, rollout).
+diffcol.torch (optional: needs PyTorch, Debian's python3-torch; `import diffcol` does not import
+    it): autograd functions contact, dcol_contact, qp_proximity over (N, 7) pose tensors.
 
 Invalid input raises ValueError with the C++ library's message.
 """

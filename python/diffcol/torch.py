@@ -10,7 +10,7 @@ Functions (each batched over N pairs of poses, values and gradients in one call)
 
 Poses are tensors of shape (N, 7), rows [x, y, z, qw, qx, qy, qz] (the layout of diffcol.Pose's
 7-vector); a single pose (7,) is used for all N pairs (broadcast by torch, so its gradient is the
-sum over the pairs). The quaternion need not be unit: the library normalizes it, and the gradient
+sum over the pairs; two single poses make N = 1). The quaternion need not be unit: the library normalizes it, and the gradient
 includes that normalization (it is orthogonal to q). Other shapes raise ValueError. A shape
 argument is one shape for every pair or a sequence of N shapes. Outputs have the poses' dtype and
 device (the library computes in double on the CPU); use float64 for gradients you will check.
