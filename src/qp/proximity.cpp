@@ -132,11 +132,31 @@ double core_violation(const PaddedPolygon& p, const Vec3& q_B, double inv) {
   return v;
 }
 
+// max of s(n) over the in-plane normals n = face normal × edge (every edge of both cores, against
+// each polygon core's plane): axes that the separating-axis candidates lack where the cores lie in
+// (nearly) one plane; s(n) is a lower bound of the core distance for any unit n.
+double in_plane_separation(const detail::CoreVertices& V1, const detail::CoreVertices& V2) {
+  double best = -std::numeric_limits<double>::infinity();
+  for (const detail::CoreVertices* f : {&V1, &V2}) {
+    if (!f->polygon) continue;
+    for (const detail::CoreVertices* c : {&V1, &V2})
+      for (int k = 0; k < c->edge_count(); ++k) {
+        const Vec3 axis = f->face_normal.cross(c->v[c->edge_end(k)] - c->v[k]);
+        const double len = axis.norm();
+        if (!(len > 0.0)) continue;
+        best = std::max({best, detail::separation(V1, V2, axis / len), detail::separation(V1, V2, -axis / len)});
+      }
+  }
+  return best;
+}
+
 // A posteriori certificate of a proximity answer (pair unit L, origin at body 2):
 //  - the witness points lie in their cores (to certificate_tolerance);
 //  - the core distance is within certificate_tolerance·(1 + dist) of a lower bound: s(n) of
 //    core_separation.hpp along the witnesses' normal (the QP's dual bound at ν = p1 − p2), and
-//    where that is not enough (nearly touching cores: n is only known to ε/dist) the best SAT axis.
+//    where that is not enough (nearly touching cores: n is only known to ε/dist) the best SAT axis,
+//    which must then agree with the answer (no certified separation beyond it; no overlap of the
+//    cores, confirmed by the in-plane axes, under a distance beyond the tolerance).
 // Returns whether it holds; sets out.core_distance_lower_bound.
 template <class S1, class S2>
 bool certify_in_unit(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, double L, const ProximityOptions& opt,
@@ -160,16 +180,26 @@ bool certify_in_unit(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2,
   double lb = 0.0;
   // Rounding of n = d/dist tilts the bound by ~ε/dist per unit of core size.
   const double allowed = tol * (1.0 + dist) + 8.0 * std::numeric_limits<double>::epsilon() / std::max(dist, 1e-300);
+  bool consistent = true;
   if (dist > 0.0) {
     const detail::CoreVertices V1 = detail::core_vertices(s1, X1, X2.p, inv);
     const detail::CoreVertices V2 = detail::core_vertices(s2, X2, X2.p, inv);
     const Vec3 n = d / dist;
     lb = dist - detail::support_gap1(V1, n, w1) - detail::support_gap2(V2, n, w2);
-    if (dist - lb > allowed) lb = std::max(lb, detail::best_separating_axis(V1, V2).s);
+    if (dist - lb > tol * (1.0 + dist)) {
+      // Only the rounding allowance (large where dist is tiny: n = d/dist is then ill-determined)
+      // would accept the answer: the separating axes must agree with it. A certified separation
+      // beyond dist, or overlapping cores (max s < 0) under a distance beyond the tolerance,
+      // refutes it.
+      const double sat = detail::best_separating_axis(V1, V2).s;
+      lb = std::max(lb, sat);
+      consistent = sat <= dist + tol * (1.0 + dist) &&
+                   !(sat < -tol && dist > tol && in_plane_separation(V1, V2) < -tol);
+    }
   }
   lb = std::clamp(lb, 0.0, dist);
   out.core_distance_lower_bound = std::min(lb * L, out.core_distance);
-  return viol <= tol && dist - lb <= allowed;
+  return viol <= tol && consistent && dist - lb <= allowed;
 }
 
 // Solves a rescaled polygon-pair QP (x = D·x', lengths in the unit L), maps the solution back,
@@ -228,7 +258,10 @@ void solve_certified(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2,
     const Vec3 w1 = X1.R * (out.p1_B1 * inv) + (X1.p - X2.p) * inv, w2 = X2.R * (out.p2_B2 * inv);
     const detail::SeparatingAxis ax = detail::best_separating_axis(
         detail::core_vertices(s1, X1, X2.p, inv), detail::core_vertices(s2, X2, X2.p, inv), &w1, &w2);
-    if (ax.kind != detail::AxisKind::none) {
+    if (ax.kind != detail::AxisKind::none && ax.s > opt.certificate_tolerance) {
+      // a separating axis proves the cores apart: the QP's touching answer is refuted
+      out.status = ProximityStatus::not_certified;
+    } else if (ax.kind != detail::AxisKind::none) {
       const double s = std::min(ax.s, 0.0) * L;
       out.p1_W = X2.p + ax.a * L;
       out.p2_W = X2.p + ax.b * L;
