@@ -451,7 +451,15 @@ radius); x (n,), s (m,), z (m,) are the primal variables, slacks and multipliers
           "Slacks s = h - G x (m,).")
       .def_property_readonly(
           "z", [](const dcol::ConeKkt& k) { return Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(k.z, k.m)); },
-          "Dual variables (m,).");
+          "Dual variables (m,).")
+      .def("__repr__", [](const dcol::ConeKkt& k) {
+        return ReprBuilder("dcol.ConeKkt")
+            .field("n", k.n)
+            .field("m", k.m)
+            .field("soc_count", k.soc_count)
+            .field("polished", k.polished)
+            .str();
+      });
 
   py::class_<ContactResult> res(m, "ContactResult", doc(std::string(R"(Result of one DCOL query (problem (9), eq. (29)-(30)).
 

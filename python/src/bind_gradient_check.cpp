@@ -82,7 +82,15 @@ blocks: list of OutputBlock (assign a whole list; appending to the returned copy
       .def_readonly("worst_numeric", &BlockError::worst_numeric, "Finite-difference value there.")
       .def_readonly("worst_ratio", &BlockError::worst_ratio, "min(abs/abs_tol, rel/rel_tol) there; <= 1 passes.")
       .def_readonly("worst_fd_error", &BlockError::worst_fd_error, "Finite-difference error estimate there.")
-      .def_readonly("passed", &BlockError::passed, "Every entry passed.");
+      .def_readonly("passed", &BlockError::passed, "Every entry passed.")
+      .def("__repr__", [](const BlockError& b) {
+        return ReprBuilder("BlockError")
+            .field("name", py::repr(py::str(b.name)).cast<std::string>())
+            .field("passed", b.passed)
+            .field("max_abs_error", b.max_abs_error)
+            .field("max_rel_error", b.max_rel_error)
+            .str();
+      });
 
   py::class_<GradientCheckResult>(m, "GradientCheckResult", "Result of a gradient check.")
       .def_readonly("blocks", &GradientCheckResult::blocks, "list of BlockError")

@@ -338,7 +338,16 @@ sphere) and a zero radius (a bare segment) are allowed.)")
       .def_readonly("iterations", &qp::ProximityQpInfo::iterations, "Interior-point iterations (0 for the active set).")
       .def_readonly("interior_point", &qp::ProximityQpInfo::interior_point, "Solved by the interior-point QP.")
       .def_readonly("polished", &qp::ProximityQpInfo::polished, "Interior point: active-set polish accepted.")
-      .def_readonly("S", &qp::ProximityQpInfo::S, "Sensitivity dx = -S (dP x + dc) (4, 4), top-left n x n.");
+      .def_readonly("S", &qp::ProximityQpInfo::S, "Sensitivity dx = -S (dP x + dc) (4, 4), top-left n x n.")
+      .def("__repr__", [](const qp::ProximityQpInfo& q) {
+        return ReprBuilder("qp.ProximityQpInfo")
+            .field("n", q.n)
+            .field("m", q.m)
+            .field("iterations", q.iterations)
+            .field("interior_point", q.interior_point)
+            .field("polished", q.polished)
+            .str();
+      });
 
   py::class_<ProximityResult> res(m, "ProximityResult", doc(std::string(R"(Result of one proximity query.
 

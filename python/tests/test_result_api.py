@@ -38,6 +38,7 @@ def results():
     box, cap = dcol.Polytope.box(0.4, 0.4, 0.4), dcol.Capsule(0.3, 1.0)
     r = dcol.solve_contact(box, pose(0.0), cap, pose(2.0, 0.2))
     out["dcol.ContactResult"] = r
+    out["dcol.ConeKkt"] = r.kkt
     out["dcol.Certificate"] = dcol.certify(box, cap, r)
     dd = dcol.contact_derivatives(r)
     out["dcol.ContactDerivatives"] = dd
@@ -48,6 +49,7 @@ def results():
     Y2 = [0.3, 0.0, 1.0] + turn
     p = qp.proximity(c1, pose(0.0), c2, Y2)
     out["qp.ProximityResult"] = p
+    out["qp.ProximityQpInfo"] = p.qp
     pd = qp.proximity_derivatives(c1, pose(0.0), c2, Y2, p)
     out["qp.ProximityDerivatives"] = pd
     out["qp.ProximityGradient"] = qp.proximity_gradient(c1, pose(0.0), c2, Y2)
@@ -79,6 +81,7 @@ def results():
 
     out["GradientCheckResult"] = diffcol.check_pose_gradient(
         lambda A, B: diffcol.solve_contact(s1, A, s2, B).alpha, X1, X2, np.concatenate([d.J_alpha_X1, d.J_alpha_X2]))
+    out["BlockError"] = out["GradientCheckResult"].blocks[0]
     return out
 
 
@@ -166,6 +169,10 @@ REPR = {
     "ssdf.PointPlaneForce": rf"ssdf\.PointPlaneForce\(phi={NUM}, normal_force={NUM}\)",
     "ssdf.PointSsdfContact": rf"ssdf\.PointSsdfContact\(phi={NUM}\)",
     "ssdf.PairContact": rf"ssdf\.PairContact\(separation={NUM}\)",
+    "dcol.ConeKkt": r"dcol\.ConeKkt\(n=\d+, m=\d+, soc_count=[0-2], polished=(True|False)\)",
+    "qp.ProximityQpInfo": r"qp\.ProximityQpInfo\(n=[2-4], m=\d+, iterations=\d+, interior_point=(True|False), "
+                          r"polished=(True|False)\)",
+    "BlockError": rf"BlockError\(name='[a-z_]+', passed=True, max_abs_error={NUM}, max_rel_error={NUM}\)",
     "GradientCheckResult": rf"GradientCheckResult\(passed=True, blocks=1, max_abs_error={NUM}, max_rel_error={NUM}\)",
 }
 
