@@ -196,13 +196,13 @@ def _solve_dcol(shape1, X1, shape2, X2, need_jacobians, options):
     bad = []
     for k in range(n):
         r = _dcol.solve_contact(s1[k], X1[k], s2[k], X2[k], *extra)
-        if not r.ok():
+        if not r.ok:
             raise SolveError(f"diffcol.torch.dcol_contact: pair {k} of {n}: solve status {r.status.name}")
         for j, name in enumerate(DcolContact._fields):
             values[j].append(getattr(r, name))
         if need_jacobians:
             d = _dcol.contact_derivatives(r)
-            if not d.ok():
+            if not d.ok:
                 bad.append((k, d.status.name))
             for i in (1, 2):
                 for j, name in enumerate(DcolContact._fields):
@@ -222,7 +222,7 @@ def _solve_qp(shape1, X1, shape2, X2, need_jacobians, options, accept_one_sided)
     bad = []
     for k in range(n):
         r = _qp.proximity(s1[k], X1[k], s2[k], X2[k], *extra)
-        if not r.ok():
+        if not r.ok:
             raise SolveError(f"diffcol.torch.qp_proximity: pair {k} of {n}: solve status {r.status.name}")
         for j, name in enumerate(QpProximity._fields):
             values[j].append(getattr(r, name))

@@ -36,7 +36,7 @@ class Tally:
 
     def add(self, key, sol):
         self.total[key] = self.total.get(key, 0) + 1
-        self.failed[key] = self.failed.get(key, 0) + (not sol.ok())
+        self.failed[key] = self.failed.get(key, 0) + (not sol.ok)
         self.iterations.setdefault(key, []).append(sol.iterations)
 
     def report(self, header):

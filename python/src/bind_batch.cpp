@@ -235,6 +235,16 @@ BatchResult solve_batch(PyContactBatch& self, const py::object& X_W1, const py::
   return res;
 }
 
+// Boolean array: the status array (uint8) holds one of the values `good` (or `also_good`).
+py::object status_is(const py::object& status, int good, int also_good) {
+  return status.attr("__eq__")(good).attr("__or__")(status.attr("__eq__")(also_good));
+}
+
+// "k/n": how many entries of a boolean array are true.
+std::string count_text(const py::object& ok) {
+  return std::to_string(ok.attr("sum")().cast<long>()) + "/" + std::to_string(ok.attr("size").cast<long>());
+}
+
 }  // namespace bind_batch_local
 
 void bind_batch(py::module_& m) {
@@ -266,6 +276,16 @@ Element [t, p] equals solution(t, p) of the batch, bit for bit.)");
     const char* name = kCounterFields[k];
     res.def_property_readonly(name, [name](const BatchResult& r) { return r.arrays[name]; }, counter_docs[k]);
   }
+  constexpr int kConverged = static_cast<int>(idcol::ContactStatus::converged);
+  constexpr int kCoincident = static_cast<int>(idcol::ContactStatus::coincident_origins);
+  res.def_property_readonly(
+         "ok", [](const BatchResult& r) { return status_is(r.arrays["status"], kConverged, kCoincident); },
+         "Boolean array, shape (...): ContactSolution.ok of every query (converged or coincident_origins).")
+      .def("__repr__", [](const BatchResult& r) {
+        return "BatchResult(steps=" + std::to_string(r.steps) + ", pairs=" + std::to_string(r.pairs) +
+               ", ok=" + count_text(status_is(r.arrays["status"], kConverged, kCoincident)) +
+               ", derivatives=" + (r.derivatives.is_none() ? "False" : "True") + ")";
+      });
   batch::for_each_solution_field([&](const char* name, auto member) {
     using M = std::remove_cvref_t<decltype(std::declval<ContactSolution>().*member)>;
     res.def_property_readonly(
@@ -287,6 +307,15 @@ ContactDerivatives with the leading (P,) or (T, P) axes: scalar outputs (..., 6)
       .def_property_readonly(
           "status", [](const BatchDerivatives& d) { return d.arrays["status"]; },
           "DerivativeStatus values (uint8), shape (...).");
+  constexpr int kDerivativeOk = static_cast<int>(idcol::DerivativeStatus::ok);
+  der.def_property_readonly(
+         "ok", [](const BatchDerivatives& d) { return status_is(d.arrays["status"], kDerivativeOk, kDerivativeOk); },
+         "Boolean array, shape (...): ContactDerivatives.ok of every query (status == DerivativeStatus.ok).")
+      .def("__repr__", [](const BatchDerivatives& d) {
+        const py::object st = d.arrays["status"];
+        return "BatchDerivatives(shape=" + py::repr(st.attr("shape")).cast<std::string>() +
+               ", ok=" + count_text(status_is(st, kDerivativeOk, kDerivativeOk)) + ")";
+      });
   batch::for_each_derivative_block([&](const char* name, auto member) {
     using M = std::remove_cvref_t<decltype(std::declval<ContactDerivatives>().*member)>;
     der.def_property_readonly(

@@ -133,6 +133,19 @@ std::string result_repr(const ContactResult& r) {
   return os.str();
 }
 
+std::string certificate_repr(const dcol::Certificate& c) {
+  std::ostringstream os;
+  os.precision(10);
+  os << "dcol.Certificate(ok=" << (c.ok() ? "True" : "False") << ", gap=" << c.gap() << ", bound_gap=" << c.bound_gap
+     << ", witness_violation=" << c.witness_violation << ")";
+  return os.str();
+}
+
+template <class D>
+std::string derivative_repr(const char* name, const D& d) {
+  return std::string("dcol.") + name + "(status=" + dcol::derivative_status_name(d.status) + ")";
+}
+
 // Docstring of a DCOL output or Jacobian block.
 std::string dcol_field_doc(const std::string& name, const std::string& shape) {
   static const std::pair<const char*, const char*> kFields[] = {
@@ -438,12 +451,20 @@ radius); x (n,), s (m,), z (m,) are the primal variables, slacks and multipliers
           "Slacks s = h - G x (m,).")
       .def_property_readonly(
           "z", [](const dcol::ConeKkt& k) { return Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(k.z, k.m)); },
-          "Dual variables (m,).");
+          "Dual variables (m,).")
+      .def("__repr__", [](const dcol::ConeKkt& k) {
+        return ReprBuilder("dcol.ConeKkt")
+            .field("n", k.n)
+            .field("m", k.m)
+            .field("soc_count", k.soc_count)
+            .field("polished", k.polished)
+            .str();
+      });
 
   py::class_<ContactResult> res(m, "ContactResult", doc(std::string(R"(Result of one DCOL query (problem (9), eq. (29)-(30)).
 
 Fields (read-only; vectors are numpy arrays, the C++ names):
-  status             SolveStatus; ok() is status == converged
+  status             SolveStatus; ok (a bool) is status == converged
   iterations         interior-point iterations (predictor-corrector pairs)
   alpha              alpha*, the minimum scaling (> 1 separated, < 1 penetrating)
   x_W (3,)           intersection point of the scaled shapes (world)
@@ -474,7 +495,7 @@ Fields (read-only; vectors are numpy arrays, the C++ names):
       .def_readonly("X_WB1", &ContactResult::X_WB1, "The body-1 pose passed in.")
       .def_readonly("X_WB2", &ContactResult::X_WB2, "The body-2 pose passed in.")
       .def_readonly("kkt", &ContactResult::kkt, "ConeKkt: the final iterate (kkt.polished: exact KKT solution).")
-      .def("ok", &ContactResult::ok, "status == SolveStatus.converged.")
+      .def_property_readonly("ok", &ContactResult::ok, "status == SolveStatus.converged (a bool, not a method).")
       .def("__repr__", &result_repr);
 
   static const std::string solve_doc = std::string(R"(Solves DCOL problem (9) for two primitives (cold start).
@@ -523,8 +544,11 @@ Both are relative (the same at every scale); inf where there is nothing to check
       .def_readonly("witness_violation", &dcol::Certificate::witness_violation,
                     "How far p1_W, p2_W lie outside their shapes, in units of the outer radii (0 inside).")
       .def_property_readonly("gap", &dcol::Certificate::gap, "max(bound_gap - bound_slack, witness_violation), >= 0.")
-      .def("ok", &dcol::Certificate::ok, py::arg("tolerance") = dcol::kCertificateTolerance,
-           "gap <= tolerance.");
+      .def_property_readonly(
+          "ok", [](const dcol::Certificate& c) { return c.ok(); },
+          "gap <= certificate_tolerance (a bool, not a method; within(tolerance) for another tolerance).")
+      .def("within", &dcol::Certificate::ok, py::arg("tolerance"), "gap <= tolerance.")
+      .def("__repr__", &certificate_repr);
   m.def(
       "certify",
       [](const py::object& shape1, const py::object& shape2, const ContactResult& r) {
@@ -558,7 +582,8 @@ derivatives of the central-path solution at the final mu (finite; an element of 
 subdifferential at a kink).
 )") + kDcolConventionsDoc));
   der.def_readonly("status", &ContactDerivatives::status, "DerivativeStatus; every block is zero unless ok.")
-      .def("ok", &ContactDerivatives::ok, "status == DerivativeStatus.ok.");
+      .def_property_readonly("ok", &ContactDerivatives::ok, "status == DerivativeStatus.ok (a bool, not a method).")
+      .def("__repr__", [](const ContactDerivatives& d) { return derivative_repr("ContactDerivatives", d); });
 #define DIFFCOL_DCOL_BLOCK(name, shape) \
   der.def_readonly(#name, &ContactDerivatives::name, doc(dcol_field_doc(#name, shape)))
   DIFFCOL_DCOL_BLOCK(J_alpha_X12, "(6,)");
@@ -592,6 +617,11 @@ w >= 0 of X_WBi; orthogonal to q_i, since the normalization removes the radial d
 the opposite sign convention -q negate those four columns).
   J_alpha (14,), J_distance (14,), J_x_W, J_p1_W, J_p2_W (3, 14).)")
       .def_readonly("status", &dcol::PositionQuaternionJacobians::status, "DerivativeStatus of the derivatives mapped.")
+      .def_property_readonly(
+          "ok", [](const dcol::PositionQuaternionJacobians& j) { return j.status == dcol::DerivativeStatus::ok; },
+          "status == DerivativeStatus.ok (a bool, not a method).")
+      .def("__repr__",
+           [](const dcol::PositionQuaternionJacobians& j) { return derivative_repr("PositionQuaternionJacobians", j); })
       .def_readonly("J_alpha", &dcol::PositionQuaternionJacobians::J_alpha, "d alpha / d(r1, q1, r2, q2), (14,).")
       .def_readonly("J_x_W", &dcol::PositionQuaternionJacobians::J_x_W, "d x_W / d(r1, q1, r2, q2), (3, 14).")
       .def_readonly("J_p1_W", &dcol::PositionQuaternionJacobians::J_p1_W, "d p1_W / d(r1, q1, r2, q2), (3, 14).")

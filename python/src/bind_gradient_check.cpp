@@ -1,5 +1,6 @@
 // Python bindings of include/diffcol/math/gradient_check.hpp: finite-difference checks of
 // Jacobians of Python callables of one pose, two poses or a vector.
+#include <sstream>
 #include <string>
 
 #include "bindings.hpp"
@@ -81,18 +82,33 @@ blocks: list of OutputBlock (assign a whole list; appending to the returned copy
       .def_readonly("worst_numeric", &BlockError::worst_numeric, "Finite-difference value there.")
       .def_readonly("worst_ratio", &BlockError::worst_ratio, "min(abs/abs_tol, rel/rel_tol) there; <= 1 passes.")
       .def_readonly("worst_fd_error", &BlockError::worst_fd_error, "Finite-difference error estimate there.")
-      .def_readonly("passed", &BlockError::passed, "Every entry passed.");
+      .def_readonly("passed", &BlockError::passed, "Every entry passed.")
+      .def("__repr__", [](const BlockError& b) {
+        return ReprBuilder("BlockError")
+            .field("name", py::repr(py::str(b.name)).cast<std::string>())
+            .field("passed", b.passed)
+            .field("max_abs_error", b.max_abs_error)
+            .field("max_rel_error", b.max_rel_error)
+            .str();
+      });
 
   py::class_<GradientCheckResult>(m, "GradientCheckResult", "Result of a gradient check.")
       .def_readonly("blocks", &GradientCheckResult::blocks, "list of BlockError")
       .def_readonly("numeric", &GradientCheckResult::numeric, "The finite-difference Jacobian.")
       .def_readonly("fd_error", &GradientCheckResult::fd_error, "Its estimated error per entry (Ridders).")
       .def_readonly("shape_ok", &GradientCheckResult::shape_ok, "Analytic and numeric Jacobians have the same shape.")
-      .def("passed", &GradientCheckResult::passed, "Every block passed.")
-      .def("max_abs_error", &GradientCheckResult::max_abs_error, "Largest absolute error.")
-      .def("max_rel_error", &GradientCheckResult::max_rel_error, "Largest relative error.")
+      .def_property_readonly("passed", &GradientCheckResult::passed, "Every block passed (a bool, not a method).")
+      .def_property_readonly("max_abs_error", &GradientCheckResult::max_abs_error, "Largest absolute error.")
+      .def_property_readonly("max_rel_error", &GradientCheckResult::max_rel_error, "Largest relative error.")
       .def("report", &GradientCheckResult::report, "One line per block.")
-      .def("__bool__", &GradientCheckResult::passed, "passed().");
+      .def("__bool__", &GradientCheckResult::passed, "passed.")
+      .def("__repr__", [](const GradientCheckResult& r) {
+        std::ostringstream os;
+        os.precision(10);
+        os << "GradientCheckResult(passed=" << (r.passed() ? "True" : "False") << ", blocks=" << r.blocks.size()
+           << ", max_abs_error=" << r.max_abs_error() << ", max_rel_error=" << r.max_rel_error() << ")";
+        return os.str();
+      });
 
   m.def(
       "perturb", refuse_complex(&perturb), py::arg("X"), py::arg("xi"), py::arg("side"),

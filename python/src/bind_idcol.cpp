@@ -70,6 +70,23 @@ std::string solution_repr(const ContactSolution& s) {
   return os.str();
 }
 
+std::string derivatives_repr(const ContactDerivatives& d) {
+  std::ostringstream os;
+  os.precision(10);
+  os << "ContactDerivatives(status=" << idcol::derivative_status_name(d.status) << ", kkt_condition=" << d.kkt_condition
+     << ")";
+  return os.str();
+}
+
+std::string wrenches_repr(const idcol::ContactWrenches& w) {
+  std::ostringstream os;
+  os.precision(10);
+  os << "ContactWrenches(status=" << idcol::derivative_status_name(w.status)
+     << ", in_contact=" << (w.in_contact ? "True" : "False") << ", penetration=" << w.penetration << ", f_n=" << w.f_n
+     << ")";
+  return os.str();
+}
+
 }  // namespace bind_idcol_local
 
 void bind_idcol(py::module_& m) {
@@ -178,7 +195,7 @@ Fields (read-only; vectors are numpy arrays, same names as the C++ members):
       .def_readonly("grad2", &ContactSolution::grad2,
                     "Gradient of phi2 at y2 = R^T (x* - r)/alpha*, body 2's frame (3,).")
       .def_readonly("hess2", &ContactSolution::hess2, "Hessian of phi2 at y2, body 2's frame (3, 3).")
-      .def("ok", &ContactSolution::ok, "True when converged or coincident_origins.")
+      .def_property_readonly("ok", &ContactSolution::ok, "True when converged or coincident_origins (a bool, not a method).")
       .def("__repr__", &solution_repr);
   batch::for_each_solution_field([&](const char* name, auto member) {
     using M = std::remove_cvref_t<decltype(std::declval<ContactSolution>().*member)>;
@@ -279,7 +296,8 @@ Scalar outputs: shape (6,); 3-vectors: (3, 6); J_z_X12: (6, 6). Columns [w; v].
 status: DerivativeStatus; when not ok every block is zero.
 )") + kConventionsDoc));
   der.def_readonly("status", &ContactDerivatives::status, "DerivativeStatus; every block is zero unless ok.")
-      .def("ok", &ContactDerivatives::ok, "status == DerivativeStatus.ok.")
+      .def_property_readonly("ok", &ContactDerivatives::ok, "status == DerivativeStatus.ok (a bool, not a method).")
+      .def("__repr__", &derivatives_repr)
       .def_readonly("kkt_condition", &ContactDerivatives::kkt_condition,
                     "1-norm condition number of the equilibrated KKT Jacobian (unit-free); 0 when not computed.");
   batch::for_each_derivative_block([&](const char* name, auto member) {
@@ -346,7 +364,8 @@ Wrenches are 6-vectors [torque; force]:
 Jacobians: J_fn_* (6,), J_Fc*_* (6, 6) with twist columns [w; v] (X12 / X1 / X2 as elsewhere).
 )") + kConventionsDoc))
       .def_readonly("status", &idcol::ContactWrenches::status, "DerivativeStatus of the Jacobians (see class doc).")
-      .def("ok", &idcol::ContactWrenches::ok, "status == DerivativeStatus.ok.")
+      .def_property_readonly("ok", &idcol::ContactWrenches::ok, "status == DerivativeStatus.ok (a bool, not a method).")
+      .def("__repr__", &wrenches_repr)
       .def_readonly("in_contact", &idcol::ContactWrenches::in_contact, "delta > 0.")
       .def_readonly("penetration", &idcol::ContactWrenches::penetration, "delta = -gap.")
       .def_readonly("f_n", &idcol::ContactWrenches::f_n, "Normal force magnitude (31).")

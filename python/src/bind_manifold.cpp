@@ -232,7 +232,8 @@ both poses as body twists or se(3) log coordinates).)");
   py::class_<SdfPoint<double>>(m, "SdfPoint", "One SDF evaluation: value (signed distance), gradient (3,) and unit outward normal (3,).")
       .def_property_readonly("value", [](const SdfPoint<double>& s) { return s.value; }, "Signed distance phi (< 0 inside).")
       .def_property_readonly("gradient", [](const SdfPoint<double>& s) { return Vec3(values(s.gradient)); }, "grad phi (3,), frame of the query.")
-      .def_property_readonly("normal", [](const SdfPoint<double>& s) { return Vec3(values(s.normal)); }, "Unit outward normal (3,), 0 where undefined.");
+      .def_property_readonly("normal", [](const SdfPoint<double>& s) { return Vec3(values(s.normal)); }, "Unit outward normal (3,), 0 where undefined.")
+      .def("__repr__", [](const SdfPoint<double>& s) { return ReprBuilder("manifold.SdfPoint").field("value", s.value).str(); });
 
   py::class_<Superquadric>(m, "Superquadric", R"(Superquadric SDF primitive, eq. (1)-(3): semi-axes (a, b, c) > 0, exponents eps1, eps2 in
 [0.01, 2) (1 round, -> 0 boxy), pose X_OP in its object. phi = |x| (1 - f(x~)^(-eps1/2)); normals
@@ -503,7 +504,13 @@ and num_edges = (|E_1|, |E_2|) actually used.)") + kManifoldConventionsDoc))
       .def_readonly("other_sources", &ManifoldArrays::other_sources, "(K,) int32: E-E edge on the other body, -1 for V-S")
       .def_readonly("num_vertex_sdf", &ManifoldArrays::num_vertex_sdf, "(|V_1|, |V_2|) used")
       .def_readonly("num_edges", &ManifoldArrays::num_edges, "(|E_1|, |E_2|) used (0 without E-E)")
-      .def("__len__", [](const ManifoldArrays& a) { return a.distances.size(); });
+      .def("__len__", [](const ManifoldArrays& a) { return a.distances.size(); })
+      .def("__repr__", [](const ManifoldArrays& a) {
+        return ReprBuilder("manifold.ContactManifold")
+            .field("entries", static_cast<long>(a.distances.size()))
+            .field("min_distance", array_min_text(a.distances))
+            .str();
+      });
 
   py::class_<DerivativeArrays>(m, "ManifoldDerivatives", R"(Derivatives of every manifold entry w.r.t. the 12 pose coordinates [body 1 (6) | body 2 (6)], each
 [w; v] (body twists or se(3) log coordinates, see `coordinates`): J_point_X12 (K, 3, 12),
@@ -512,7 +519,13 @@ J_normal_X12 (K, 3, 12), J_distance_X12 (K, 12), J_activity_X12 (K, 12).)")
       .def_readonly("J_normal_X12", &DerivativeArrays::J_normal_X12, "(K, 3, 12) d normal / d [pose 1 | pose 2]")
       .def_readonly("J_distance_X12", &DerivativeArrays::J_distance_X12, "(K, 12) d distance / d [pose 1 | pose 2]")
       .def_readonly("J_activity_X12", &DerivativeArrays::J_activity_X12, "(K, 12) d activity / d [pose 1 | pose 2]")
-      .def_readonly("coordinates", &DerivativeArrays::coordinates, "PoseCoordinates of the columns");
+      .def_readonly("coordinates", &DerivativeArrays::coordinates, "PoseCoordinates of the columns")
+      .def("__repr__", [](const DerivativeArrays& d) {
+        return ReprBuilder("manifold.ManifoldDerivatives")
+            .field("entries", static_cast<long>(d.J_distance_X12.shape(0)))
+            .field("coordinates", d.coordinates == PoseCoordinates::body_twist ? "body_twist" : "se3_log")
+            .str();
+      });
 
   m.def("compute_manifold", &run_manifold, py::arg("body1"), py::arg("X_W1").none(true), py::arg("body2"), py::arg("X_W2").none(true),
         py::arg("options") = ManifoldOptions{},
@@ -597,7 +610,15 @@ J_activity_X12 (N, K, 12) (else None). Entry order as ContactManifold.)")
       .def_readonly("J_point_X12", &BatchArrays::J_point_X12, "(N, K, 3, 12) or None")
       .def_readonly("J_normal_X12", &BatchArrays::J_normal_X12, "(N, K, 3, 12) or None")
       .def_readonly("J_distance_X12", &BatchArrays::J_distance_X12, "(N, K, 12) or None")
-      .def_readonly("J_activity_X12", &BatchArrays::J_activity_X12, "(N, K, 12) or None");
+      .def_readonly("J_activity_X12", &BatchArrays::J_activity_X12, "(N, K, 12) or None")
+      .def("__repr__", [](const BatchArrays& b) {
+        return ReprBuilder("manifold.ManifoldBatchResult")
+            .field("poses", static_cast<long>(b.distances.shape(0)))
+            .field("entries", static_cast<long>(b.distances.ndim() > 1 ? b.distances.shape(1) : 0))
+            .field("min_distance", array_min_text(b.distances))
+            .field("derivatives", !b.J_distance_X12.is_none())
+            .str();
+      });
   py::class_<ManifoldBatch>(m, "ManifoldBatch", R"(The manifold of one object pair at N pose pairs per call over a persistent thread pool (batch.hpp);
 results are bit for bit those of compute_manifold(_derivatives), whatever the number of threads.
 ManifoldBatch(body1, body2, options=ManifoldOptions(), num_threads=0 (all cores), grain=1,

@@ -82,6 +82,21 @@ std::string result_repr(const ProximityResult& r) {
   return os.str();
 }
 
+const char* convention_name(TwistConvention c) { return c == TwistConvention::world ? "world" : "body"; }
+
+std::string derivatives_repr(const ProximityDerivatives& d) {
+  return std::string("qp.ProximityDerivatives(status=") + qp::status_name(d.status) +
+         ", convention=" + convention_name(d.convention) + ")";
+}
+
+std::string gradient_repr(const qp::ProximityGradient& g) {
+  std::ostringstream os;
+  os.precision(10);
+  os << "qp.ProximityGradient(status=" << qp::status_name(g.status) << ", phi=" << g.phi
+     << ", signed_distance=" << g.signed_distance << ", convention=" << convention_name(g.convention) << ")";
+  return os.str();
+}
+
 }  // namespace bind_qp_local
 
 void bind_qp(py::module_& parent) {
@@ -119,8 +134,8 @@ sphere) and a zero radius (a bare segment) are allowed.)")
       .def_property_readonly("a_B", [](const Capsule& c) { return Vec3(c.a_B()); }, "End point a (theta = 1), body frame (3,).")
       .def_property_readonly("b_B", [](const Capsule& c) { return Vec3(c.b_B()); }, "End point b (theta = 0), body frame (3,).")
       .def_property_readonly("radius", &Capsule::radius, "Padding radius R.")
-      .def("length", &Capsule::length, "Full core length |a - b|.")
-      .def("half_length", &Capsule::half_length, "Half the core length.")
+      .def_property_readonly("length", &Capsule::length, "Full core length |a - b|.")
+      .def_property_readonly("half_length", &Capsule::half_length, "Half the core length.")
       .def(
           "core_point_B",
           [](const Capsule& c, double theta) {
@@ -161,7 +176,7 @@ sphere) and a zero radius (a bare segment) are allowed.)")
           "kMaxPolygonEdges). Raises ValueError otherwise.")
       .def_static("rectangle", &PaddedPolygon::rectangle, py::arg("half_x"), py::arg("half_y"), py::arg("radius"),
                   "The rectangle |y_x| <= half_x, |y_y| <= half_y (both > 0) padded by radius.")
-      .def("num_constraints", &PaddedPolygon::num_constraints, "m, the rows of C.")
+      .def_property_readonly("num_constraints", &PaddedPolygon::num_constraints, "m, the rows of C.")
       .def(
           "normal",
           [](const PaddedPolygon& p, int i) {
@@ -196,8 +211,8 @@ sphere) and a zero radius (a bare segment) are allowed.)")
             return d;
           },
           "All offsets d (m,) of the normalized rows.")
-      .def("radius", &PaddedPolygon::radius, "Padding radius R.")
-      .def(
+      .def_property_readonly("radius", &PaddedPolygon::radius, "Padding radius R.")
+      .def_property_readonly(
           "vertices",
           [](const PaddedPolygon& p) {
             Eigen::MatrixX2d V(static_cast<Eigen::Index>(p.vertices().size()), 2);
@@ -205,7 +220,7 @@ sphere) and a zero radius (a bare segment) are allowed.)")
             return V;
           },
           "Vertices (k, 2) of the polygon, counter-clockwise, redundant rows removed.")
-      .def("core_radius", &PaddedPolygon::core_radius, "Largest distance of a vertex from the body origin.")
+      .def_property_readonly("core_radius", &PaddedPolygon::core_radius, "Largest distance of a vertex from the body origin.")
       .def("contains", refuse_complex(&PaddedPolygon::contains), py::arg("y"), py::arg("tol") = 0.0,
            "True if C y <= d + tol componentwise, y (2,).")
       .def("__repr__", [](const PaddedPolygon& p) {
@@ -323,12 +338,21 @@ sphere) and a zero radius (a bare segment) are allowed.)")
       .def_readonly("iterations", &qp::ProximityQpInfo::iterations, "Interior-point iterations (0 for the active set).")
       .def_readonly("interior_point", &qp::ProximityQpInfo::interior_point, "Solved by the interior-point QP.")
       .def_readonly("polished", &qp::ProximityQpInfo::polished, "Interior point: active-set polish accepted.")
-      .def_readonly("S", &qp::ProximityQpInfo::S, "Sensitivity dx = -S (dP x + dc) (4, 4), top-left n x n.");
+      .def_readonly("S", &qp::ProximityQpInfo::S, "Sensitivity dx = -S (dP x + dc) (4, 4), top-left n x n.")
+      .def("__repr__", [](const qp::ProximityQpInfo& q) {
+        return ReprBuilder("qp.ProximityQpInfo")
+            .field("n", q.n)
+            .field("m", q.m)
+            .field("iterations", q.iterations)
+            .field("interior_point", q.interior_point)
+            .field("polished", q.polished)
+            .str();
+      });
 
   py::class_<ProximityResult> res(m, "ProximityResult", doc(std::string(R"(Result of one proximity query.
 
 Fields (read-only; vectors are numpy arrays, the C++ names):
-  status              ProximityStatus; ok() is status == ok
+  status              ProximityStatus; ok (a bool) is status == ok
   phi                 |p1 - p2|^2 - (R1 + R2)^2, eq. (20)
   signed_distance     |p1 - p2| - (R1 + R2)
   core_distance       |p1 - p2|
@@ -339,7 +363,7 @@ Fields (read-only; vectors are numpy arrays, the C++ names):
   qp                  ProximityQpInfo
 )") + kQpConventionsDoc));
   res.def_readonly("status", &ProximityResult::status, "ProximityStatus.")
-      .def("ok", &ProximityResult::ok, "status == ProximityStatus.ok.")
+      .def_property_readonly("ok", &ProximityResult::ok, "status == ProximityStatus.ok (a bool, not a method).")
       .def_readonly("phi", &ProximityResult::phi, doc(qp_field_doc("phi", "()")))
       .def_readonly("signed_distance", &ProximityResult::signed_distance, doc(qp_field_doc("signed_distance", "()")))
       .def_readonly("core_distance", &ProximityResult::core_distance, doc(qp_field_doc("core_distance", "()")))
@@ -472,7 +496,11 @@ status: ProximityDerivativeStatus (ok, non_unique_minimizer, cores_touch, not_so
 blocks are finite in every case and zero when not_solved.
 )") + kQpConventionsDoc));
   der.def_readonly("status", &ProximityDerivatives::status, "ProximityDerivativeStatus.")
-      .def_readonly("convention", &ProximityDerivatives::convention, "TwistConvention of the columns.");
+      .def_property_readonly(
+          "ok", [](const ProximityDerivatives& d) { return d.status == qp::ProximityDerivativeStatus::ok; },
+          "status == ProximityDerivativeStatus.ok (a bool, not a method): a unique minimizer, cores apart.")
+      .def_readonly("convention", &ProximityDerivatives::convention, "TwistConvention of the columns.")
+      .def("__repr__", &derivatives_repr);
 #define DIFFCOL_QP_BLOCK(name, shape) der.def_readonly(#name, &ProximityDerivatives::name, doc(qp_field_doc(#name, shape)))
   DIFFCOL_QP_BLOCK(J_phi_X1, "(6,)");
   DIFFCOL_QP_BLOCK(J_phi_X2, "(6,)");
@@ -492,11 +520,15 @@ blocks are finite in every case and zero when not_solved.
 
   py::class_<qp::ProximityGradient>(m, "ProximityGradient", "phi and its gradient only (capsule-capsule fast path).")
       .def_readonly("status", &qp::ProximityGradient::status, "ProximityStatus.")
+      .def_property_readonly(
+          "ok", [](const qp::ProximityGradient& g) { return g.status == qp::ProximityStatus::ok; },
+          "status == ProximityStatus.ok (a bool, not a method).")
       .def_readonly("convention", &qp::ProximityGradient::convention, "TwistConvention of the columns.")
       .def_readonly("phi", &qp::ProximityGradient::phi, doc(qp_field_doc("phi", "()")))
       .def_readonly("signed_distance", &qp::ProximityGradient::signed_distance, doc(qp_field_doc("signed_distance", "()")))
       .def_readonly("J_phi_X1", &qp::ProximityGradient::J_phi_X1, doc(qp_field_doc("J_phi_X1", "(6,)")))
-      .def_readonly("J_phi_X2", &qp::ProximityGradient::J_phi_X2, doc(qp_field_doc("J_phi_X2", "(6,)")));
+      .def_readonly("J_phi_X2", &qp::ProximityGradient::J_phi_X2, doc(qp_field_doc("J_phi_X2", "(6,)")))
+      .def("__repr__", &gradient_repr);
   m.def(
       "proximity_gradient",
       [](const Capsule& s1, const PoseArg& X1, const Capsule& s2, const PoseArg& X2, TwistConvention c) {
@@ -539,6 +571,13 @@ J_closest2_W_rq1/2, J_normal_W_rq1/2 (3, 7).)");
   DIFFCOL_QP_CBLOCK(J_normal_W_rq1, "(3, 7)");
   DIFFCOL_QP_CBLOCK(J_normal_W_rq2, "(3, 7)");
 #undef DIFFCOL_QP_CBLOCK
+  cj.def("__repr__", [](const qp::ProximityCoordinateJacobians& j) {
+    std::ostringstream os;
+    os.precision(10);
+    os << "qp.ProximityCoordinateJacobians(|J_phi_rq1|=" << j.J_phi_rq1.norm() << ", |J_phi_rq2|=" << j.J_phi_rq2.norm()
+       << ")";
+    return os.str();
+  });
   m.def("to_position_quaternion", &qp::to_position_quaternion, py::arg("derivatives"), py::arg("r1"), py::arg("q1_wxyz"),
         py::arg("r2"), py::arg("q2_wxyz"),
         "The chain rule of twist_from_position_quaternion applied to every block of `derivatives`, for poses "

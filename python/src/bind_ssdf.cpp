@@ -142,7 +142,8 @@ ValueError on empty / mismatched / non-finite input or a zero normal.)")
   py::class_<SsdfQuery>(m, "SsdfQuery", "World-frame SSDF query: phi, J_phi_p (3,) = grad_p phi (world), J_phi_X (6,) = d phi / d body twist of X_WB.")
       .def_readonly("phi", &SsdfQuery::phi, "phi(p), eq. (9)")
       .def_property_readonly("J_phi_p", [](const SsdfQuery& s) { return Vec3(s.J_phi_p); }, "(3,) grad_p phi, world frame")
-      .def_property_readonly("J_phi_X", [](const SsdfQuery& s) { return Vec6(s.J_phi_X.transpose()); }, "(6,) d phi / d body twist of X_WB");
+      .def_property_readonly("J_phi_X", [](const SsdfQuery& s) { return Vec6(s.J_phi_X.transpose()); }, "(6,) d phi / d body twist of X_WB")
+      .def("__repr__", [](const SsdfQuery& s) { return ReprBuilder("ssdf.SsdfQuery").field("phi", s.phi).str(); });
   m.def(
       "soft_signed_distance_world",
       [](const OrientedPointCloud& cloud, const PoseArg& X, const py::object& p, double eps1) {
@@ -163,7 +164,14 @@ distribution = sigma_eps2(-Phi12).)")
       .def_property_readonly("size1", [](const SeparationResult& s) { return s.separation.size1; }, "I1")
       .def_property_readonly("size2", [](const SeparationResult& s) { return s.separation.size2; }, "I2")
       .def_readonly("field", &SeparationResult::field, "(I1 + I2,) Phi12")
-      .def_readonly("distribution", &SeparationResult::distribution, "(I1 + I2,) sigma_eps2(-Phi12)");
+      .def_readonly("distribution", &SeparationResult::distribution, "(I1 + I2,) sigma_eps2(-Phi12)")
+      .def("__repr__", [](const SeparationResult& s) {
+        return ReprBuilder("ssdf.Separation")
+            .field("distance", s.separation.distance)
+            .field("size1", static_cast<long>(s.separation.size1))
+            .field("size2", static_cast<long>(s.separation.size2))
+            .str();
+      });
   m.def(
       "smooth_separation_distance",
       [](const OrientedPointCloud& c1, const PoseArg& X1, const OrientedPointCloud& c2, const PoseArg& X2, double eps1, double eps2,
@@ -186,7 +194,10 @@ distribution = sigma_eps2(-Phi12).)")
   py::class_<CollisionPoints>(m, "CollisionPoints", "collision_points' result: points (K, 3) world frame, masses (K,), J_points (K, 3, 12) = d c_k / d [xi1 | xi2].")
       .def_readonly("points", &CollisionPoints::points, "(K, 3) world-frame collision points c_k, eq. (13)")
       .def_readonly("masses", &CollisionPoints::masses, "(K,) selected masses Gamma^K(z) z")
-      .def_readonly("J_points", &CollisionPoints::J_points, "(K, 3, 12) d c_k / d [xi1 | xi2] (body twists)");
+      .def_readonly("J_points", &CollisionPoints::J_points, "(K, 3, 12) d c_k / d [xi1 | xi2] (body twists)")
+      .def("__repr__", [](const CollisionPoints& c) {
+        return ReprBuilder("ssdf.CollisionPoints").field("points", static_cast<long>(c.masses.size())).str();
+      });
   m.def(
       "collision_points",
       [](const OrientedPointCloud& c1, const PoseArg& X1, const OrientedPointCloud& c2, const PoseArg& X2, double eps1, double eps2, int K,
@@ -239,7 +250,10 @@ distribution = sigma_eps2(-Phi12).)")
       .def_readonly("normal_force", &PointPlaneForce::normal_force, "lambda_n, eq. (18)")
       .def_property_readonly("force", [](const PointPlaneForce& f) { return Vec3(f.force); }, "(3,) lambda, eq. (20): force on the moving point")
       .def_property_readonly("J_force_p", [](const PointPlaneForce& f) { return Mat3(f.J_force_p); }, "(3, 3) d lambda / d p (= -d lambda / d p_i)")
-      .def_property_readonly("J_force_v", [](const PointPlaneForce& f) { return Mat3(f.J_force_v); }, "(3, 3) d lambda / d v");
+      .def_property_readonly("J_force_v", [](const PointPlaneForce& f) { return Mat3(f.J_force_v); }, "(3, 3) d lambda / d v")
+      .def("__repr__", [](const PointPlaneForce& f) {
+        return ReprBuilder("ssdf.PointPlaneForce").field("phi", f.phi).field("normal_force", f.normal_force).str();
+      });
   m.def(
       "point_plane_force",
       [](const py::object& p, const py::object& v, const py::object& pp, const py::object& pn, const ScmParameters& params) {
@@ -256,7 +270,8 @@ distribution = sigma_eps2(-Phi12).)")
       .def_property_readonly("wrench_B", [](const PointSsdfContact& c) { return Vec6(c.wrench_B); }, "(6,) body wrench on body B (the cloud's)")
       .def_property_readonly("J_phi_X", [](const PointSsdfContact& c) { return Eigen::Matrix<double, 12, 1>(c.J_phi_X.transpose()); }, "(12,) d phi / d [xiA | xiB]")
       .def_property_readonly("J_wrench_X", [](const PointSsdfContact& c) { return Mat12(c.J_wrench_X); }, "(12, 12) d [wrench_A; wrench_B] / d [xiA | xiB]")
-      .def_property_readonly("J_wrench_V", [](const PointSsdfContact& c) { return Mat12(c.J_wrench_V); }, "(12, 12) d [wrench_A; wrench_B] / d [VA | VB]");
+      .def_property_readonly("J_wrench_V", [](const PointSsdfContact& c) { return Mat12(c.J_wrench_V); }, "(12, 12) d [wrench_A; wrench_B] / d [VA | VB]")
+      .def("__repr__", [](const PointSsdfContact& c) { return ReprBuilder("ssdf.PointSsdfContact").field("phi", c.phi).str(); });
   m.def(
       "point_ssdf_contact",
       [](const py::object& a, const PoseArg& XA, const py::object& VA, const OrientedPointCloud& cloud, const PoseArg& XB, const py::object& VB,
@@ -275,7 +290,8 @@ distribution = sigma_eps2(-Phi12).)")
       .def_property_readonly("wrench_1", [](const PairContact& c) { return Vec6(c.wrench_1); }, "(6,) body wrench on body 1")
       .def_property_readonly("wrench_2", [](const PairContact& c) { return Vec6(c.wrench_2); }, "(6,) body wrench on body 2")
       .def_property_readonly("J_wrench_X", [](const PairContact& c) { return Mat12(c.J_wrench_X); }, "(12, 12) d [wrench_1; wrench_2] / d [xi1 | xi2]")
-      .def_property_readonly("J_wrench_V", [](const PairContact& c) { return Mat12(c.J_wrench_V); }, "(12, 12) d [wrench_1; wrench_2] / d [V1 | V2]");
+      .def_property_readonly("J_wrench_V", [](const PairContact& c) { return Mat12(c.J_wrench_V); }, "(12, 12) d [wrench_1; wrench_2] / d [V1 | V2]")
+      .def("__repr__", [](const PairContact& c) { return ReprBuilder("ssdf.PairContact").field("separation", c.separation).str(); });
   m.def(
       "pair_contact",
       [](const OrientedPointCloud& c1, const PoseArg& X1, const py::object& V1, const OrientedPointCloud& c2, const PoseArg& X2,

@@ -231,7 +231,8 @@ void bind_view(py::module_& m) {
       py::arg("show_scaled_shapes") = view::ViewOptions{}.show_scaled_shapes,
       py::arg("frame_duration") = view::ViewOptions{}.frame_duration,
       py::arg("autoplay") = view::ViewOptions{}.autoplay, py::arg("options") = idcol::SolveOptions{}, kViewDoc);
-  m.def("three_version", &view::three_version, "Version of the bundled three.js package (e.g. '0.187.0').");
+  // A constant of the build: an attribute (a str), like has_viewer.
+  m.attr("three_version") = view::three_version();
   m.def(
       "view_manifold",
       [](const py::object& path, const manifold::ContactObject& b1, const py::object& X1, const manifold::ContactObject& b2,
@@ -280,9 +281,7 @@ void bind_view(py::module_& m) {
             "viewer/node_modules); run 'bash viewer/setup.sh', reconfigure and rebuild");
       },
       kViewDoc);
-  m.def(
-      "three_version", []() -> std::string { return ""; },
-      "Version of the bundled three.js package; '' when this diffcol was built without the viewer.");
+  m.attr("three_version") = "";  // the bundled three.js version (a str); '' without the viewer
   for (const char* name : {"view_manifold", "view_rollout"}) {
     m.def(
         name,

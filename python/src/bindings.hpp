@@ -8,6 +8,7 @@
 
 #include <functional>
 #include <span>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <type_traits>
@@ -173,6 +174,33 @@ void def_checked(py::class_<T>& c, const char* name, M T::*member, const char* t
         o = copy;
       },
       text);
+}
+
+/// __repr__ text of a result: "<name>(key=value, ...)", numbers with 10 significant digits.
+class ReprBuilder {
+ public:
+  explicit ReprBuilder(const std::string& name) { os_.precision(10); os_ << name << "("; }
+  ReprBuilder& field(const char* key, double v) { return put(key), os_ << v, *this; }
+  ReprBuilder& field(const char* key, long v) { return put(key), os_ << v, *this; }
+  ReprBuilder& field(const char* key, int v) { return field(key, static_cast<long>(v)); }
+  ReprBuilder& field(const char* key, bool v) { return put(key), os_ << (v ? "True" : "False"), *this; }
+  ReprBuilder& field(const char* key, const char* text) { return put(key), os_ << text, *this; }
+  ReprBuilder& field(const char* key, const std::string& text) { return field(key, text.c_str()); }
+  std::string str() const { return os_.str() + ")"; }
+
+ private:
+  void put(const char* key) { os_ << (first_ ? "" : ", ") << key << "=", first_ = false; }
+  std::ostringstream os_;
+  bool first_ = true;
+};
+
+/// The smallest entry of a numpy array as repr text ("None" for an empty array).
+inline std::string array_min_text(const py::object& a) {
+  if (a.attr("size").cast<long>() == 0) return "None";
+  std::ostringstream os;
+  os.precision(10);
+  os << a.attr("min")().cast<double>();
+  return os.str();
 }
 
 }  // namespace diffcol::python

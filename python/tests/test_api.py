@@ -209,7 +209,7 @@ def test_non_converged_solutions_are_reported_by_status_not_exceptions():
     sol = diffcol.solve_contact(s1, np.eye(4), s2, [2.0, 0.3, 0.1, 1, 0, 0, 0],
                                 diffcol.SolveOptions(max_iterations=1, max_attempts=1, continuation=False,
                                                      last_resort_iterations=0))
-    assert sol.status == diffcol.ContactStatus.not_converged and not sol.ok()
+    assert sol.status == diffcol.ContactStatus.not_converged and not sol.ok
     d = diffcol.contact_derivatives(s1, s2, np.eye(4), sol)
     assert d.status == diffcol.DerivativeStatus.not_converged
     assert np.all(d.J_alpha_X1 == 0) and np.all(np.isfinite(d.J_z_X12))

@@ -85,7 +85,7 @@ def test_solve_and_derivatives_equal_cpp_bit_for_bit(reference_exe, with_offsets
         r = dcol.solve_contact(s1, p1, s2, p2)
         d = dcol.contact_derivatives(r)
         compare(r, d, dcol.to_position_quaternion(r, d), ref, f"{a}-{b} at {p1}, {p2}")
-        converged += r.ok()
+        converged += r.ok
     assert converged == len(qs)
 
 
@@ -119,7 +119,7 @@ OUTPUTS = ["alpha", "distance", "x_W", "p1_W", "p2_W"]
 
 
 def outputs(r):
-    assert r.ok()
+    assert r.ok
     return {n: np.atleast_1d(np.array(getattr(r, n), dtype=float)) for n in OUTPUTS}
 
 
@@ -135,11 +135,11 @@ def test_twist_jacobians_match_finite_differences(a, b, p1, p2):
     s1, s2 = primitive(a), primitive(b)
     T1, T2 = diffcol.Pose(p1).matrix(), diffcol.Pose(p2).matrix()
     r = dcol.solve_contact(s1, T1, s2, T2)
-    assert r.ok()
+    assert r.ok
     if not r.kkt.polished:
         pytest.skip("unpolished (non-unique x*): a non-smooth configuration")
     d = dcol.contact_derivatives(r)
-    assert d.ok()
+    assert d.ok
     for wrt in ["X1", "X2"]:
         N = twist_fd(s1, s2, T1, T2, wrt)
         for n in OUTPUTS:
@@ -194,7 +194,7 @@ def test_sphere_sphere_closed_form():
         p1, p2 = random_pose7(rng, 2.0), random_pose7(rng, 2.0)
         r = dcol.solve_contact(dcol.Sphere(R1), p1, dcol.Sphere(R2), p2)
         d12 = np.linalg.norm(p2[:3] - p1[:3])
-        assert r.ok() and r.start == dcol.StartMethod.closed_form
+        assert r.ok and r.start == dcol.StartMethod.closed_form
         assert r.alpha == pytest.approx(d12 / (R1 + R2), rel=1e-9)
         assert r.distance == pytest.approx(d12 - R1 - R2, abs=1e-9)
         n = (p2[:3] - p1[:3]) / d12
@@ -213,7 +213,7 @@ def test_kkt_summary_counts_the_eliminated_slacks():
             u = rng.normal(size=3)
             u *= rng.uniform(0.3, 1.5) * (dcol.outer_radius(a) + dcol.outer_radius(b)) / np.linalg.norm(u)
             r = dcol.solve_contact(a, random_pose7(rng), b, diffcol.Pose(np.concatenate([u, rng.normal(size=4)])))
-            assert r.ok()
+            assert r.ok
             k = r.kkt
             if not k.polished:
                 continue
@@ -234,7 +234,7 @@ def test_offset_equals_composed_body_pose():
     assert np.array_equal(dcol.primitive_offset(cone_off).matrix(), off.matrix())
     a = dcol.solve_contact(dcol.Ellipsoid.from_semi_axes(0.5, 1, 1.5), X1, cone_off, X2)
     b = dcol.solve_contact(dcol.Ellipsoid.from_semi_axes(0.5, 1, 1.5), X1, dcol.Cone(2.0, math.radians(30)), X2 * off)
-    assert a.ok() and b.ok()
+    assert a.ok and b.ok
     assert a.alpha == pytest.approx(b.alpha, rel=1e-10)
     assert np.allclose(a.x_W, b.x_W, atol=1e-9) and np.allclose(a.X_WS2.matrix(), (X2 * off).matrix(), atol=1e-15)
     assert np.array_equal(a.X_WB2.matrix(), X2.matrix())
@@ -259,10 +259,10 @@ def test_primitives_expose_their_parameters():
     opts = dcol.SolveOptions(max_iterations=30, polish=False)
     assert opts.max_iterations == 30 and not opts.polish
     r = dcol.solve_contact(dcol.Sphere(1.0), np.eye(4), dcol.Sphere(1.0), [3, 0, 0, 1, 0, 0, 0], opts)
-    assert r.ok() and not r.kkt.polished and r.kkt.x.shape == (r.kkt.n,) and r.kkt.z.shape == (r.kkt.m,)
+    assert r.ok and not r.kkt.polished and r.kkt.x.shape == (r.kkt.n,) and r.kkt.z.shape == (r.kkt.m,)
     smooth = dcol.solve_contact(dcol.Sphere(1.0), np.eye(4), dcol.Sphere(1.0), [3, 0, 0, 1, 0, 0, 0],
                                 dcol.SolveOptions(barrier_target=1e-3))
-    assert smooth.ok() and smooth.duality_measure > 1e-6  # stopped on the central path
+    assert smooth.ok and smooth.duality_measure > 1e-6  # stopped on the central path
     assert smooth.alpha != r.alpha  # the smoothed problem is biased by O(mu)
 
 
@@ -296,7 +296,7 @@ def test_coincident_origins_and_derivative_status():
     assert r.status == dcol.SolveStatus.coincident_origins and r.alpha == 0.0
     assert r.start == dcol.StartMethod.none
     d = dcol.contact_derivatives(r)
-    assert d.status == dcol.DerivativeStatus.coincident_origins and not d.ok()
+    assert d.status == dcol.DerivativeStatus.coincident_origins and not d.ok
     assert not np.any(d.J_alpha_X1) and not np.any(d.J_x_W_X2)
 
 
@@ -304,17 +304,17 @@ def test_near_coincident_origins_and_the_certificate():
     # two unit spheres 1e-11 apart: alpha = 5e-12 exactly (the unit instance), certified
     s = dcol.Sphere(1.0)
     r = dcol.solve_contact(s, np.eye(4), s, [1e-11, 0, 0, 1, 0, 0, 0])
-    assert r.ok() and r.alpha == pytest.approx(5e-12, rel=1e-13)
+    assert r.ok and r.alpha == pytest.approx(5e-12, rel=1e-13)
     assert r.certificate_gap <= dcol.certificate_tolerance
     c = dcol.certify(s, s, r)
-    assert c.ok() and c.gap == r.certificate_gap
+    assert c.ok and c.gap == r.certificate_gap
     assert dcol.SolveStatus.not_certified.name == "not_certified"
     # a box and an ellipsoid 1e-8 apart: the answer at unit distance, scaled
     box, ell = dcol.Polytope.box(0.5, 0.7, 0.9), dcol.Ellipsoid.from_semi_axes(0.4, 0.8, 1.1)
     q = np.array([0.9, 0.1, 0.3, 0.2]) / np.linalg.norm([0.9, 0.1, 0.3, 0.2])
     r = dcol.solve_contact(box, np.eye(4), ell, np.concatenate([[1e-8, 2e-8, -1e-8], q]))
     unit = dcol.solve_contact(box, np.eye(4), ell, np.concatenate([[1.0, 2.0, -1.0], q]))
-    assert r.ok() and dcol.certify(box, ell, r).ok()
+    assert r.ok and dcol.certify(box, ell, r).ok
     assert r.alpha == pytest.approx(1e-8 * unit.alpha, rel=1e-10)
 
 

@@ -335,7 +335,7 @@ def _gradient_check(res):
     # make the numeric column non-finite and fail the check, a size mismatch sets shape_ok = False.
     # Such a report may hold inf / NaN errors, as long as it fails.
     if non_finite(res):
-        assert not res.passed(), "a gradient check with non-finite errors passed"
+        assert not res.passed, "a gradient check with non-finite errors passed"
         return None
     return res
 
@@ -415,11 +415,11 @@ entry("dcol.world_twist_to_position_quaternion", lambda J, X: dcol.world_twist_t
 
 # ---- diffcol.qp
 def _qp_capsule(c):
-    return c, c.length(), c.half_length(), c.core_point_B(0.3)
+    return c, c.length, c.half_length, c.core_point_B(0.3)
 
 
 def _qp_polygon(p):
-    return p, p.radius(), p.core_radius(), p.vertices()
+    return p, p.radius, p.core_radius, p.vertices
 
 
 entry("qp.Capsule", lambda L, r: _qp_capsule(qp.Capsule(L, r)), L=F(2.0), r=F(0.5))

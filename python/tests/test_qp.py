@@ -113,7 +113,7 @@ def test_proximity_equals_cli_json(cli_exe):
 # ---------------------------------------------------------------- finite differences
 
 def outputs(r):
-    assert r.ok()
+    assert r.ok
     return {n: np.atleast_1d(np.array(getattr(r, n), dtype=float)) for n in OUTS}
 
 
@@ -197,7 +197,7 @@ def test_capsule_capsule_phi_against_dense_sampling():
         r = qp.proximity(c1, T1, c2, T2)
         P, Q = segment_points(c1, T1, n), segment_points(c2, T2, n)
         dmin = np.sqrt(((P[:, None, :] - Q[None, :, :]) ** 2).sum(-1).min())
-        h = max(c1.length(), c2.length()) / (n - 1)  # sampling resolution
+        h = max(c1.length, c2.length) / (n - 1)  # sampling resolution
         assert r.core_distance <= dmin + 1e-12 and r.core_distance >= dmin - h
         assert r.phi == pytest.approx(r.core_distance ** 2 - (0.5 + 0.2) ** 2, abs=1e-12)
         # the active-set and interior-point solvers agree; the gradient fast path gives the same numbers
@@ -214,7 +214,7 @@ def test_capsule_capsule_phi_against_dense_sampling():
 def test_parallel_segments_are_finite_and_flagged():
     c = qp.Capsule(2.0, 0.25)
     r = qp.proximity(c, np.eye(4), c, [0.5, 1.0, 0.0, 1, 0, 0, 0])  # parallel, overlapping
-    assert r.ok() and not r.unique_minimizer
+    assert r.ok and not r.unique_minimizer
     assert r.core_distance == pytest.approx(1.0, abs=1e-14) and r.signed_distance == pytest.approx(0.5, abs=1e-14)
     d = qp.proximity_derivatives(c, np.eye(4), c, [0.5, 1.0, 0.0, 1, 0, 0, 0], r)
     assert d.status == qp.ProximityDerivativeStatus.non_unique_minimizer
@@ -235,10 +235,10 @@ def test_swap_shapes_and_polygon_capsule_order():
 def test_shapes_expose_their_parameters():
     c = qp.Capsule(2.0, 0.5)
     assert np.array_equal(c.a_B, [1, 0, 0]) and np.array_equal(c.b_B, [-1, 0, 0]) and c.radius == 0.5
-    assert c.length() == 2.0 and np.array_equal(c.core_point_B(0.25), [-0.5, 0, 0])
+    assert c.length == 2.0 and np.array_equal(c.core_point_B(0.25), [-0.5, 0, 0])
     p = qp.PaddedPolygon.from_vertices(PENTAGON, 0.1)
-    assert p.num_constraints() == 5 and p.C.shape == (5, 2) and np.allclose(np.linalg.norm(p.C, axis=1), 1)
-    assert p.vertices().shape == (5, 2) and p.contains([0.0, 0.0]) and not p.contains([2.0, 0.0])
+    assert p.num_constraints == 5 and p.C.shape == (5, 2) and np.allclose(np.linalg.norm(p.C, axis=1), 1)
+    assert p.vertices.shape == (5, 2) and p.contains([0.0, 0.0]) and not p.contains([2.0, 0.0])
     assert np.allclose(p.normal(0), p.C[0]) and p.offset(0) == p.d[0]
     info = qp.proximity(c, np.eye(4), p, [0, 0, 2, 1, 0, 0, 0]).qp
     assert info.n == 3 and info.x.shape == (4,) and getattr(info, "lambda").shape == (34,)

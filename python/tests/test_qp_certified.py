@@ -25,7 +25,7 @@ def test_same_answer_at_every_scale_and_certified():
     cap, X1, poly, X2 = scene(1.0)
     for s1, s2 in [(cap, poly), (poly, poly)]:
         r1 = qp.proximity(s1, X1, s2, X2)
-        assert r1.ok()
+        assert r1.ok
         for f in [1e-6, 1e-4, 1e-2, 1e2, 1e6]:
             c, Y1, p, Y2 = scene(f)
             a, b = (c, p) if s1 is cap else (p, p)
@@ -42,7 +42,7 @@ def test_overlapping_cores_have_a_gradient():
     cap, X1, poly, _ = scene(1.0)
     X2 = diffcol.Pose(np.r_[0.35, -0.15, 0.85, 0.7, -0.1, 0.5, 0.3])  # through the capsule
     r = qp.proximity(cap, X1, poly, X2)
-    assert r.ok() and r.cores_touch and r.penetration and r.signed_distance < -0.4
+    assert r.ok and r.cores_touch and r.penetration and r.signed_distance < -0.4
     assert r.axis != qp.PenetrationAxis.none
     assert (r.axis == qp.PenetrationAxis.edges) == (r.axis_edge1 >= 0 and r.axis_edge2 >= 0)
     assert qp.proximity(cap, X1, poly, diffcol.Pose(np.r_[9.0, 0, 0, 1, 0, 0, 0])).axis == qp.PenetrationAxis.none

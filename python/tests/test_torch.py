@@ -280,5 +280,5 @@ def test_import_diffcol_does_not_import_torch():
     r = python(block + "import diffcol.torch", path)
     assert r.returncode != 0 and "ImportError" in r.stderr and "python3-torch" in r.stderr, r.stderr
     r = python(block + "assert diffcol.solve_contact(diffcol.Sphere(1), [0,0,0,1,0,0,0], diffcol.Sphere(1),"
-               " [3,0,0,1,0,0,0]).ok()", path)
+               " [3,0,0,1,0,0,0]).ok", path)
     assert r.returncode == 0, r.stderr

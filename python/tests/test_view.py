@@ -76,14 +76,14 @@ def test_view_rejects_bad_input(tmp_path):
         diffcol.view(tmp_path / "a.html", s, np.eye(4), s, [3, 0, 0, 1, 0, 0, 0], frame_duration=0.0)
     with pytest.raises(OSError):
         diffcol.view(tmp_path / "no" / "such" / "dir.html", s, np.eye(4), s, [3, 0, 0, 1, 0, 0, 0], subdivisions=0)
-    assert diffcol.three_version()
+    assert diffcol.three_version
 
 
 @pytest.mark.skipif(diffcol.has_viewer, reason="built with the viewer")
 def test_view_without_the_viewer_raises_a_clear_error(tmp_path):
     with pytest.raises(RuntimeError, match="viewer/setup.sh"):
         diffcol.view(tmp_path / "a.html", diffcol.Sphere(1.0), np.eye(4), diffcol.Sphere(1.0), [3, 0, 0, 1, 0, 0, 0])
-    assert diffcol.three_version() == ""
+    assert diffcol.three_version == ""
 
 
 def test_view_is_documented():
