@@ -57,6 +57,10 @@ class CMakeBuild(build_ext):
     """Builds diffcol._diffcol with the project's CMake build instead of compiling sources."""
 
     def build_extension(self, ext):
+        if self.inplace or getattr(self, "editable_mode", False):
+            raise RuntimeError("setup.py: editable installs (pip install -e) are not supported: the "
+                               "module would land in the source tree; use `pip install .`, or "
+                               "build/python on the path (scripts/setup.sh's .pth file)")
         if shutil.which("cmake") is None:
             raise RuntimeError("setup.py: cmake not found (Debian: apt-get install cmake)")
         suffix = sysconfig.get_config_var("EXT_SUFFIX")
