@@ -132,21 +132,27 @@ double core_violation(const PaddedPolygon& p, const Vec3& q_B, double inv) {
   return v;
 }
 
-// max of s(n) over the in-plane normals n = face normal × edge (every edge of both cores, against
-// each polygon core's plane): axes that the separating-axis candidates lack where the cores lie in
-// (nearly) one plane; s(n) is a lower bound of the core distance for any unit n.
-double in_plane_separation(const detail::CoreVertices& V1, const detail::CoreVertices& V2) {
+// max of s(n) over a complete set of separating-axis candidates: the polygon cores' plane normals,
+// the cross products of every edge pair, and the in-plane normals face normal × edge (which the
+// others lack where the cores lie in one plane). s(n) is a lower bound of the core distance for any
+// unit n, and the max is < 0 only if the cores overlap (separating axis theorem): unlike
+// best_separating_axis (the penetration measure's, whose edge axes are filtered), a proof either way.
+double complete_separation(const detail::CoreVertices& V1, const detail::CoreVertices& V2) {
   double best = -std::numeric_limits<double>::infinity();
+  auto axis = [&](const Vec3& a) {
+    const double len = a.norm();
+    if (!(len > 0.0)) return;
+    best = std::max({best, detail::separation(V1, V2, a / len), detail::separation(V1, V2, -a / len)});
+  };
   for (const detail::CoreVertices* f : {&V1, &V2}) {
     if (!f->polygon) continue;
+    axis(f->face_normal);
     for (const detail::CoreVertices* c : {&V1, &V2})
-      for (int k = 0; k < c->edge_count(); ++k) {
-        const Vec3 axis = f->face_normal.cross(c->v[c->edge_end(k)] - c->v[k]);
-        const double len = axis.norm();
-        if (!(len > 0.0)) continue;
-        best = std::max({best, detail::separation(V1, V2, axis / len), detail::separation(V1, V2, -axis / len)});
-      }
+      for (int k = 0; k < c->edge_count(); ++k) axis(f->face_normal.cross(c->v[c->edge_end(k)] - c->v[k]));
   }
+  for (int i = 0; i < V1.edge_count(); ++i)
+    for (int k = 0; k < V2.edge_count(); ++k)
+      axis((V1.v[V1.edge_end(i)] - V1.v[i]).cross(V2.v[V2.edge_end(k)] - V2.v[k]));
   return best;
 }
 
@@ -154,13 +160,14 @@ double in_plane_separation(const detail::CoreVertices& V1, const detail::CoreVer
 //  - the witness points lie in their cores (to certificate_tolerance);
 //  - the core distance is within certificate_tolerance·(1 + dist) of a lower bound: s(n) of
 //    core_separation.hpp along the witnesses' normal (the QP's dual bound at ν = p1 − p2), and
-//    where that is not enough (nearly touching cores: n is only known to ε/dist) the best SAT axis,
-//    which must then agree with the answer (no certified separation beyond it; no overlap of the
-//    cores, confirmed by the in-plane axes, under a distance beyond the tolerance).
-// Returns whether it holds; sets out.core_distance_lower_bound.
+//    where that is not enough (nearly touching cores: n is only known to ε/dist) the separating axes:
+//    the max over a complete set of axes, which must then agree with the answer (no certified
+//    separation beyond it; no overlap of the cores under a distance beyond the tolerance).
+// Returns whether it holds; sets out.core_distance_lower_bound and, where the separating axes were
+// consulted, *overlap: whether they prove the cores overlapping.
 template <class S1, class S2>
 bool certify_in_unit(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, double L, const ProximityOptions& opt,
-             ProximityResult& out) {
+             ProximityResult& out, bool* overlap = nullptr) {
   const double inv = 1.0 / L;
   const double tol = opt.certificate_tolerance;
   const double viol = std::max(core_violation(s1, out.p1_B1, inv), core_violation(s2, out.p2_B2, inv));
@@ -191,10 +198,11 @@ bool certify_in_unit(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2,
       // would accept the answer: the separating axes must agree with it. A certified separation
       // beyond dist, or overlapping cores (max s < 0) under a distance beyond the tolerance,
       // refutes it.
-      const double sat = detail::best_separating_axis(V1, V2).s;
+      const double sat = complete_separation(V1, V2);
       lb = std::max(lb, sat);
-      consistent = sat <= dist + tol * (1.0 + dist) &&
-                   !(sat < -tol && dist > tol && in_plane_separation(V1, V2) < -tol);
+      const bool overlapping = sat < -tol;
+      consistent = sat <= dist + tol * (1.0 + dist) && !(overlapping && dist > tol);
+      if (overlap != nullptr) *overlap = overlapping;
     }
   }
   lb = std::clamp(lb, 0.0, dist);
@@ -237,20 +245,28 @@ void solve_certified(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2,
     finish(X1 * c1, X2 * c2, c1, c2, d, s1.radius(), s2.radius(), core_radius(s1) + core_radius(s2), opt, r);
   };
   solve(opt.qp, out);
-  if (out.status == ProximityStatus::ok && !certify_in_unit(s1, X1, s2, X2, L, opt, out)) {
+  bool overlap = false;  // cores within the tolerance of touching that the separating axes prove overlapping
+  if (out.status == ProximityStatus::ok && !certify_in_unit(s1, X1, s2, X2, L, opt, out, &overlap)) {
     QpOptions tight = opt.qp;
     tight.tolerance = std::max(1e-3 * tight.tolerance, 1e-15);
     tight.max_iterations = std::max(tight.max_iterations, 200);
     ProximityResult again;
     solve(tight, again);
-    const bool ok = again.status == ProximityStatus::ok && certify_in_unit(s1, X1, s2, X2, L, opt, again);
+    bool overlap_again = false;
+    const bool ok =
+        again.status == ProximityStatus::ok && certify_in_unit(s1, X1, s2, X2, L, opt, again, &overlap_again);
     if (ok || (again.status == ProximityStatus::ok &&
-               again.core_distance - again.core_distance_lower_bound < out.core_distance - out.core_distance_lower_bound))
+               again.core_distance - again.core_distance_lower_bound < out.core_distance - out.core_distance_lower_bound)) {
       out = again;
+      overlap = overlap_again;
+    }
     if (!ok) out.status = ProximityStatus::not_certified;
   } else if (out.status != ProximityStatus::ok) {
     out.core_distance_lower_bound = 0.0;
   }
+  // Within the tolerance of touching but overlapping (the QP's distance is only accurate to its
+  // tolerance, above core_contact_tolerance): the penetration measure, as for touching cores.
+  if (overlap && out.status == ProximityStatus::ok) out.cores_touch = true;
   if (out.cores_touch && (out.status == ProximityStatus::ok || out.status == ProximityStatus::not_certified)) {
     // Overlapping cores: the QP distance is 0 on a whole region; the signed core distance
     // max_n s(n) (≤ 0: minus the penetration depth of core 1 − core 2) keeps a gradient.
