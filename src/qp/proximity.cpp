@@ -193,7 +193,7 @@ bool certify_in_unit(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2,
     const detail::CoreVertices V2 = detail::core_vertices(s2, X2, X2.p, inv);
     const Vec3 n = d / dist;
     lb = dist - detail::support_gap1(V1, n, w1) - detail::support_gap2(V2, n, w2);
-    if (dist - lb > tol * (1.0 + dist)) {
+    if (!out.cores_touch && dist - lb > tol * (1.0 + dist)) {  // touching cores: the penetration measure checks
       // Only the rounding allowance (large where dist is tiny: n = d/dist is then ill-determined)
       // would accept the answer: the separating axes must agree with it. A certified separation
       // beyond dist, or overlapping cores (max s < 0) under a distance beyond the tolerance,
