@@ -30,6 +30,7 @@ Superquadric::Superquadric(const Eigen::Vector3d& semi_axes, double eps1, double
       fail("Superquadric: shape exponents eps1, eps2 must lie in [0.01, 2), got " + std::to_string(e));
   validate_pose(X_OP, "Superquadric");
   identity_pose_ = X_OP.R == Mat3::Identity() && X_OP.p.isZero(0.0);
+  normal_scale_ = std::sqrt(3.0) * semi_axes.maxCoeff();
 }
 
 double Superquadric::inside_outside(const Eigen::Vector3d& x_O) const {
@@ -154,6 +155,7 @@ OrientedPointCloud::OrientedPointCloud(const Eigen::MatrixX3d& points, const Eig
     if (len < 1e-12) fail("OrientedPointCloud: normal " + std::to_string(i) + " is zero");
     normals_.row(i) /= len;
   }
+  center_ = 0.5 * (points_.colwise().minCoeff() + points_.colwise().maxCoeff()).transpose();
 }
 
 SdfObject::SdfObject(double blend_temperature, double normal_regularization)

@@ -10,7 +10,9 @@
 ///
 /// Sign: φ < 0 inside, φ > 0 outside. Normals are unit outward directions, normalized as
 /// n = g/√(τ + ‖g‖²) with g = ∇φ (polyhedron, point cloud) or g ∝ ∇f (superquadric, footnote 2:
-/// ∇φ of (3) is not monotone); τ = SdfObject::normal_regularization.
+/// ∇φ of (3) is not monotone; g = √3·max(a, b, c)·∇(f^(ε1/2)), unit-free with ‖g‖ ≥ 1 everywhere);
+/// τ = SdfObject::normal_regularization, dimensionless, so the normals do not depend on the unit
+/// of length.
 ///
 /// Evaluation is a template over the scalar (double or manifold::Dual<N>) so that the contact
 /// routines can carry derivatives through it; it allocates nothing.
@@ -133,6 +135,10 @@ class Superquadric {
   double eps1_, eps2_;
   Pose X_OP_;
   bool identity_pose_ = false;  // X_OP = identity: skip the frame changes
+  // √3·max(a, b, c): h = f^(ε1/2) is homogeneous of degree 1 in x̃ = (x/a, y/b, z/c), so
+  // x̃ᵀ∇_x̃ h = h ≥ max|x̃_i| ≥ ‖x̃‖/√3 and ‖∇_x h‖ ≥ 1/(√3·max(a, b, c)): the normal's g = this·∇h
+  // is unit-free and at least 1 long, and τ stays negligible at any unit of length.
+  double normal_scale_ = 1.0;
 };
 
 /// A convex polyhedron {x : n_iᵀx ≤ h_i} with the smooth SDF (5) φ = LSE_t(n_iᵀx − h_i)
@@ -175,8 +181,11 @@ class ConvexPolyhedron {
 };
 
 /// An oriented point cloud {(p_i, n_i)} with the RBF SDF (6), Gaussian kernels of one bandwidth σ:
-/// φ(x) = Σ B_i n_iᵀ(x − p_i) / Σ B_i, B_i = exp(−‖x − p_i‖²/(2σ²)) (weights evaluated as a
-/// max-shifted softmax, so far queries stay finite).
+/// φ(x) = Σ B_i n_iᵀ(x − p_i) / Σ B_i, B_i = exp(−‖x − p_i‖²/(2σ²)). The weights are a softmax,
+/// unchanged when every logit is shifted by one value: the logits are taken relative to the
+/// centre c of the points' bounding box, −(‖x − p_i‖² − ‖x − c‖²)/(2σ²) = (2(x − c)ᵀ(p_i − c) −
+/// ‖p_i − c‖²)/(2σ²), whose rounding grows with ‖x − c‖·size/σ² instead of ‖x − c‖²/σ² (far
+/// queries keep their digits), and the softmax is shifted by its running maximum (no overflow).
 class OrientedPointCloud {
  public:
   /// @param points N × 3, @param normals N × 3 (normalized here), @param bandwidth σ ≥ 1e-150
@@ -198,6 +207,7 @@ class OrientedPointCloud {
   Eigen::MatrixX3d normals_;
   double bandwidth_;
   Pose X_OP_;
+  Eigen::Vector3d center_ = Eigen::Vector3d::Zero();  // of the points' bounding box (primitive frame)
 };
 
 /// Any primitive.
@@ -210,8 +220,8 @@ using SdfPrimitive = std::variant<Superquadric, ConvexPolyhedron, OrientedPointC
 class SdfObject {
  public:
   /// @param blend_temperature t ≥ 0 of the union / subtraction (a length).
-  /// @param normal_regularization τ ≥ 0 of the normal normalization (a squared inverse-length
-  /// scale for superquadrics, dimensionless otherwise; keep it small, e.g. 1e-12).
+  /// @param normal_regularization τ ≥ 0 of the normal normalization n = g/√(τ + ‖g‖²)
+  /// (dimensionless: every primitive's g is unit-free; keep it small, e.g. 1e-12).
   /// @throws std::invalid_argument on invalid temperatures.
   explicit SdfObject(double blend_temperature = 0.0, double normal_regularization = 1e-12);
 
@@ -347,7 +357,8 @@ SdfPoint<T> Superquadric::evaluate(const V3<T>& x_O, double tau, bool value_only
   // ∇φ = (x/‖x‖)(1 − 1/h) + ‖x‖ ∇h / h².
   const V3<T> grad = (one_minus / r) * x + (r / (h * h)) * grad_h;
   out.gradient = identity_pose_ ? grad : rotate(X_OP_.R, grad);
-  out.normal = detail::regularized_unit(identity_pose_ ? grad_h : rotate(X_OP_.R, grad_h), tau);
+  const V3<T> g_n = normal_scale_ * grad_h;  // unit-free, ‖g_n‖ ≥ 1 (see normal_scale_)
+  out.normal = detail::regularized_unit(identity_pose_ ? g_n : rotate(X_OP_.R, g_n), tau);
   return out;
 }
 
@@ -372,15 +383,17 @@ SdfPoint<T> OrientedPointCloud::evaluate(const V3<T>& x_O, double tau) const {
   using std::exp;
   const V3<T> x = inverse_transform(X_OP_.R, X_OP_.p, x_O);
   const double inv_s2 = 1.0 / (bandwidth_ * bandwidth_);
-  // Streaming softmax over logits a_i = −‖x − p_i‖²/(2σ²) accumulating Σw, Σw n, Σw d,
-  // Σw d (x − p), Σw (x − p) with d_i = n_iᵀ(x − p_i).
+  const V3<T> xc = x - V3<T>::from(center_);
+  // Streaming softmax over the centre-shifted logits a_i = (2(x − c)ᵀ(p_i − c) − ‖p_i − c‖²)/(2σ²)
+  // (= −‖x − p_i‖²/(2σ²) + ‖x − c‖²/(2σ²), the same weights), accumulating Σw, Σw n, Σw d,
+  // Σw (p − c) and Σw d (p − c) with d_i = n_iᵀ(x − p_i).
   T amax{}, sw(0.0), swd(0.0);
-  V3<T> swn, swdr, swr;
+  V3<T> swn, swp, swdp;
   for (int i = 0; i < size(); ++i) {
-    const V3<T> r = x - V3<T>::from(points_.row(i).transpose());
+    const Eigen::Vector3d pc = points_.row(i).transpose() - center_;
     const V3<T> n = V3<T>::from(normals_.row(i).transpose());
-    const T a = -0.5 * inv_s2 * squared_norm(r);
-    const T d = dot(n, r);
+    const T a = inv_s2 * (dot(xc, V3<T>::from(pc)) - 0.5 * pc.squaredNorm());
+    const T d = dot(n, xc) - n.x * pc.x() - n.y * pc.y() - n.z * pc.z();
     T w(1.0);
     if (i == 0) {
       amax = a;
@@ -389,8 +402,8 @@ SdfPoint<T> OrientedPointCloud::evaluate(const V3<T>& x_O, double tau) const {
       sw = scale * sw;
       swd = scale * swd;
       swn = scale * swn;
-      swdr = scale * swdr;
-      swr = scale * swr;
+      swp = scale * swp;
+      swdp = scale * swdp;
       amax = a;
     } else {
       w = exp(a - amax);
@@ -398,14 +411,15 @@ SdfPoint<T> OrientedPointCloud::evaluate(const V3<T>& x_O, double tau) const {
     sw = sw + w;
     swd = swd + w * d;
     swn = swn + w * n;
-    swdr = swdr + (w * d) * r;
-    swr = swr + w * r;
+    swp = swp + w * V3<T>::from(pc);
+    swdp = swdp + (w * d) * V3<T>::from(pc);
   }
   const T inv = T(1.0) / sw;
   SdfPoint<T> out;
   out.value = swd * inv;  // eq. (6)
-  // ∇φ = Σw n/Σw + (1/σ²)(φ·Σw r − Σw d r)/Σw.
-  const V3<T> grad = inv * swn + (inv_s2 * inv) * (out.value * swr - swdr);
+  // ∇φ = Σw n/Σw + Σw (d_i − φ) ∇a_i/Σw with ∇a_i = (p_i − c)/σ² (the shift is common to every i
+  // and cancels, Σw (d_i − φ) = 0): no ‖x − c‖-sized terms that cancel.
+  const V3<T> grad = inv * swn + (inv_s2 * inv) * (swdp - out.value * swp);
   out.gradient = rotate(X_OP_.R, grad);
   out.normal = detail::regularized_unit(out.gradient, tau);
   return out;
