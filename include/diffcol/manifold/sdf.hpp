@@ -17,8 +17,11 @@
 /// Evaluation is a template over the scalar (double or manifold::Dual<N>) so that the contact
 /// routines can carry derivatives through it; it allocates nothing.
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -124,11 +127,32 @@ class Superquadric {
 
   /// φ, ∇φ and the normal (∝ ∇f) at x_O (object frame); normal normalized with τ. With
   /// value_only, only φ is computed (gradient and normal left zero).
+  ///
+  /// Near the primitive's coordinate planes (a coordinate of u = x̃/max|x̃_i| below 1e-100 in size,
+  /// zero included, for T = Dual; a nonzero one below 1e-290 for double) the terms |u_i|^(p−1) of
+  /// ∇f are formed in the log domain and Dual derivatives from the analytic Hessians of φ and h
+  /// (second_order), not by dividing by |u_i|: there the fast form's 1/|u_i| overflows (0·∞ =
+  /// NaN in the derivatives) and at u_i = 0 it drops the derivative of |u_i|^(p−1) (which is 1 for
+  /// p = 2, an ellipsoid). Where ε > 1 the exact derivative of the normal is unbounded at u_i = 0
+  /// (|u_i|^(p−2), p = 2/ε < 2): on the plane itself that term is taken as 0 (as abs_pow does),
+  /// and next to it (0 < |u_i| < 1e-100) Hessian entries are clamped to ±kMaxSecondDerivative.
   template <class T>
   SdfPoint<T> evaluate(const V3<T>& x_O, double tau = 0.0, bool value_only = false) const;
 
   /// The inside–outside function f of eq. (2) at x_O (object frame); f = 1 on the surface.
   double inside_outside(const Eigen::Vector3d& x_O) const;
+
+  /// Second-order evaluation at a point x of the primitive frame (x ≠ 0): φ, ∇φ, ∇h (h = f^(ε1/2),
+  /// so ∇h ∝ ∇f) and the Hessians of φ and h, in double, with the log-domain forms of the near-plane
+  /// path above (entries beyond ±kMaxSecondDerivative clamped).
+  struct SecondOrder {
+    double value = 0.0;
+    Eigen::Vector3d gradient = Eigen::Vector3d::Zero(), gradient_h = Eigen::Vector3d::Zero();
+    Eigen::Matrix3d hessian = Eigen::Matrix3d::Zero(), hessian_h = Eigen::Matrix3d::Zero();
+  };
+  SecondOrder second_order(const Eigen::Vector3d& x) const;
+  /// The clamp of second derivatives where they are unbounded (see evaluate).
+  static constexpr double kMaxSecondDerivative = 1e150;
 
  private:
   Eigen::Vector3d semi_axes_;
@@ -139,6 +163,10 @@ class Superquadric {
   // x̃ᵀ∇_x̃ h = h ≥ max|x̃_i| ≥ ‖x̃‖/√3 and ‖∇_x h‖ ≥ 1/(√3·max(a, b, c)): the normal's g = this·∇h
   // is unit-free and at least 1 long, and τ stays negligible at any unit of length.
   double normal_scale_ = 1.0;
+
+  /// evaluate() near the coordinate planes, at x in the primitive frame (see evaluate).
+  template <class T>
+  SdfPoint<T> evaluate_near_planes(const V3<T>& x, double tau, bool value_only) const;
 };
 
 /// A convex polyhedron {x : n_iᵀx ≤ h_i} with the smooth SDF (5) φ = LSE_t(n_iᵀx − h_i)
@@ -302,6 +330,11 @@ SdfPoint<T> Superquadric::evaluate(const V3<T>& x_O, double tau, bool value_only
     return out;  // center: gradient and normal 0
   }
   const V3<T> u = (T(1.0) / s) * xs;
+  {
+    // near a coordinate plane: the careful path (see the declaration)
+    const double m = std::min({std::abs(value_of(u.x)), std::abs(value_of(u.y)), std::abs(value_of(u.z))});
+    if (std::is_same_v<T, double> ? (m > 0.0 && m < 1e-290) : m < 1e-100) return evaluate_near_planes(x, tau, value_only);
+  }
   const double p2 = 2.0 / eps2_, p1 = 2.0 / eps1_, q = eps2_ / eps1_;
   // A = |u_x|^p2 + |u_y|^p2 in the log domain: A^q and A^(q−1)·|u|^(p2−1) stay finite even
   // where A underflows (tiny ε2), eq. (2).
@@ -359,6 +392,33 @@ SdfPoint<T> Superquadric::evaluate(const V3<T>& x_O, double tau, bool value_only
   out.gradient = identity_pose_ ? grad : rotate(X_OP_.R, grad);
   const V3<T> g_n = normal_scale_ * grad_h;  // unit-free, ‖g_n‖ ≥ 1 (see normal_scale_)
   out.normal = detail::regularized_unit(identity_pose_ ? g_n : rotate(X_OP_.R, g_n), tau);
+  return out;
+}
+
+namespace detail {
+/// A scalar with value v and gradient g (w.r.t. the point x): v for double, v + gᵀdx for Dual.
+inline double with_gradient(double v, const Eigen::Vector3d& /*g*/, const V3<double>& /*x*/) { return v; }
+template <int N>
+Dual<N> with_gradient(double v, const Eigen::Vector3d& g, const V3<Dual<N>>& x) {
+  Dual<N> r(v, typename Dual<N>::NoInit{});
+  for (int i = 0; i < N; ++i) r.d[i] = g.x() * x.x.d[i] + g.y() * x.y.d[i] + g.z() * x.z.d[i];
+  return r;
+}
+}  // namespace detail
+
+template <class T>
+SdfPoint<T> Superquadric::evaluate_near_planes(const V3<T>& x, double tau, bool value_only) const {
+  const SecondOrder so = second_order(values(x));
+  SdfPoint<T> out;
+  out.value = detail::with_gradient(so.value, so.gradient, x);
+  if (value_only) return out;
+  V3<T> grad, gh;
+  for (int i = 0; i < 3; ++i) {
+    grad[i] = detail::with_gradient(so.gradient[i], so.hessian.row(i).transpose(), x);
+    gh[i] = detail::with_gradient(normal_scale_ * so.gradient_h[i], normal_scale_ * so.hessian_h.row(i).transpose(), x);
+  }
+  out.gradient = identity_pose_ ? grad : rotate(X_OP_.R, grad);
+  out.normal = detail::regularized_unit(identity_pose_ ? gh : rotate(X_OP_.R, gh), tau);
   return out;
 }
 
