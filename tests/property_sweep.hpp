@@ -3,11 +3,14 @@
 // of samples, the seed, a first sample to start at and verbosity from the environment, one random
 // generator per sample (so a sample can be rerun alone), and failures counted by class with the
 // first few described as test failures.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <random>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -94,5 +97,55 @@ class FailureCounts {
   int described_ = 0;
   std::map<std::string, long> failures_, notes_;
 };
+
+/// Random draws and descriptions for the sweeps (a namespace of their own: the sweeps share
+/// unity builds with other test files).
+namespace sweep {
+
+using Rng = std::mt19937_64;
+
+inline double uniform(Rng& rng, double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); }
+/// 10^U(a, b).
+inline double log_uniform(Rng& rng, double a, double b) { return std::pow(10.0, uniform(rng, a, b)); }
+inline Mat3 rotation(Rng& rng) {
+  std::mt19937 r(static_cast<unsigned>(rng()));
+  return random_rotation(r);
+}
+inline Vec3 direction(Rng& rng) {
+  std::mt19937 r(static_cast<unsigned>(rng()));
+  return random_unit(r);
+}
+/// The pose with its translation × f.
+inline Pose scaled_pose(const Pose& X, double f) { return make_pose(X.R, f * X.p); }
+/// A rotation that maps the axes onto the axes (a signed permutation, det 1).
+inline Mat3 axis_rotation(Rng& rng) {
+  int perm[3] = {0, 1, 2};
+  std::shuffle(perm, perm + 3, rng);
+  Mat3 R = Mat3::Zero();
+  for (int i = 0; i < 3; ++i) R(i, perm[i]) = rng() % 2 == 0 ? 1.0 : -1.0;
+  if (R.determinant() < 0.0) R.col(0) = -R.col(0);
+  return R;
+}
+/// ± a coordinate axis.
+inline Vec3 axis_direction(Rng& rng) {
+  Vec3 v = Vec3::Zero();
+  v[static_cast<int>(rng() % 3)] = rng() % 2 == 0 ? 1.0 : -1.0;
+  return v;
+}
+/// Vectors and poses with every digit (for reproducers).
+inline std::string vec(const Vec3& v) {
+  std::ostringstream o;
+  o.precision(17);
+  o << "(" << v.x() << ", " << v.y() << ", " << v.z() << ")";
+  return o.str();
+}
+inline std::string pose(const Pose& X) {
+  std::ostringstream o;
+  o.precision(17);
+  o << "R [" << X.R.reshaped().transpose() << "] p " << vec(X.p);
+  return o.str();
+}
+
+}  // namespace sweep
 
 }  // namespace diffcol::test

@@ -23,8 +23,8 @@
 //
 // Failures are counted by class (printed) and the first few described; what cannot be checked
 // (kinks, SoftSort ties, unbounded derivatives) is counted apart and printed. Environment:
-// DIFFCOL_MANIFOLD_FUZZ_SAMPLES (default 2000 primitives with 8 queries each, and 300 object
-// pairs: a few seconds; 1e5 for the long run), _SEED (default 7101), _FIRST (start at that sample:
+// DIFFCOL_MANIFOLD_FUZZ_SAMPLES (default 500 primitives with 8 queries each, and 300 object
+// pairs: a few seconds each; 1e5 for the long run), _SEED (default 7101), _FIRST (start at that sample:
 // _FIRST=k _SAMPLES=k+1 reruns sample k alone), DIFFCOL_FUZZ_VERBOSE (describe every failure).
 #include <gtest/gtest.h>
 
@@ -32,6 +32,7 @@
 #include <cmath>
 #include <cstdio>
 #include <limits>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -55,52 +56,9 @@ using diffcol::Vec3;
 using diffcol::Vec6;
 using diffcol::test::FailureCounts;
 using diffcol::test::make_pose;
-using diffcol::test::random_rotation;
-using diffcol::test::random_unit;
 using diffcol::test::SweepSettings;
-using Rng = std::mt19937_64;
 using LD = long double;
-
-double uniform(Rng& rng, double a, double b) { return std::uniform_real_distribution<double>(a, b)(rng); }
-/// 10^U(a, b).
-double log_uniform(Rng& rng, double a, double b) { return std::pow(10.0, uniform(rng, a, b)); }
-Mat3 rotation(Rng& rng) {
-  std::mt19937 r(static_cast<unsigned>(rng()));
-  return random_rotation(r);
-}
-Vec3 direction(Rng& rng) {
-  std::mt19937 r(static_cast<unsigned>(rng()));
-  return random_unit(r);
-}
-Pose scaled_pose(const Pose& X, double f) { return make_pose(X.R, f * X.p); }
-/// A rotation that maps the axes onto the axes (a signed permutation, det 1).
-Mat3 axis_rotation(Rng& rng) {
-  int perm[3] = {0, 1, 2};
-  std::shuffle(perm, perm + 3, rng);
-  Mat3 R = Mat3::Zero();
-  for (int i = 0; i < 3; ++i) R(i, perm[i]) = rng() % 2 == 0 ? 1.0 : -1.0;
-  if (R.determinant() < 0.0) R.col(0) = -R.col(0);
-  return R;
-}
-/// ± a coordinate axis.
-Vec3 axis_direction(Rng& rng) {
-  Vec3 v = Vec3::Zero();
-  v[static_cast<int>(rng() % 3)] = rng() % 2 == 0 ? 1.0 : -1.0;
-  return v;
-}
-
-std::string vec(const Vec3& v) {
-  std::ostringstream o;
-  o.precision(17);
-  o << "(" << v.x() << ", " << v.y() << ", " << v.z() << ")";
-  return o.str();
-}
-std::string pose(const Pose& X) {
-  std::ostringstream o;
-  o.precision(17);
-  o << "R [" << X.R.reshaped().transpose() << "] p " << vec(X.p);
-  return o.str();
-}
+using namespace diffcol::test::sweep;
 
 // =============================================================================================
 // Primitives
@@ -287,7 +245,7 @@ struct Query {
 };
 
 TEST(ManifoldProperties, PrimitivesMatchReferencesAtExtremeScales) {
-  const SweepSettings set("DIFFCOL_MANIFOLD_FUZZ", 2000, 7101);
+  const SweepSettings set("DIFFCOL_MANIFOLD_FUZZ", 500, 7101);
   FailureCounts fails(set.verbose);
   constexpr int kQueries = 8;
   double worst_value[3] = {0, 0, 0}, worst_normal[3] = {0, 0, 0}, worst_scale[3] = {0, 0, 0};
@@ -315,7 +273,8 @@ TEST(ManifoldProperties, PrimitivesMatchReferencesAtExtremeScales) {
     for (int k = 0; k < kQueries; ++k) {
       // primitive-frame query: radially at 10^[−6, 8] sizes (1 in 4 near the surface, ±1e-3 size)
       Vec3 u = direction(rng);
-      if (rng() % 4 == 0) u[static_cast<int>(rng() % 3)] *= log_uniform(rng, -300.0, -20.0);  // tiny coordinate
+      const bool tiny = rng() % 4 == 0;
+      if (tiny) u[static_cast<int>(rng() % 3)] *= log_uniform(rng, -300.0, -20.0);  // tiny coordinate
       u.normalize();
       double r = size * log_uniform(rng, -6.0, 8.0);
       if (k % 4 == 0) {
@@ -365,8 +324,11 @@ TEST(ManifoldProperties, PrimitivesMatchReferencesAtExtremeScales) {
       // random directions)
       const double rho = 16.0 * 2.2e-16 * (r + x_O.norm() + P.p.norm() + X_NO.p.norm());
       double dvalue = 0.0, dnormal = 0.0;
-      for (int j = 0; j < 3; ++j) {
-        const Reference q = reference(x_P + rho * direction(rng));
+      // (three random directions and the six axis ones: a coordinate that rounding can flip in sign
+      // flips a superquadric's normal component where ε > 1, |u_i|^(p−1) with p − 1 → 0)
+      for (int j = 0; j < (tiny && type == 0 ? 9 : 3); ++j) {
+        const Vec3 dir = j < 3 ? direction(rng) : Vec3((j - 3 == 0) - (j - 3 == 1), (j - 3 == 2) - (j - 3 == 3), (j - 3 == 4) - (j - 3 == 5));
+        const Reference q = reference(x_P + rho * dir);
         dvalue = std::max(dvalue, std::abs(static_cast<double>(q.value - ref.value)));
         if (ref_normal != Vec3::Zero() && q.direction.norm() > 0)
           dnormal = std::max(dnormal, (P.R * unit_direction(q) - ref_normal).norm());
@@ -418,8 +380,19 @@ TEST(ManifoldProperties, PrimitivesMatchReferencesAtExtremeScales) {
       for (const double c : {1e-3, 1e3}) {
         const mf::SdfObject& o = c < 1.0 ? small : large;
         const mf::SdfPoint<double> w = o.evaluate(mf::V3<double>::from(Vec3(c * x_O)));
-        const double derr = std::abs(w.value / c - v.value);
-        const double nerr = (mf::values(w.normal) - normal).norm();
+        // a polyhedron built from its vertices × c has its planes recomputed (cross products of
+        // edges: a sliver facet's normal rounds with ε·extent/edge): the references of both
+        // constructions tell how much that moves the answer
+        double build_value = 0.0, build_normal = 0.0;
+        if (type == 1) {
+          const mf::SdfPrimitive pc = spec.build(size * c, unit_pose);
+          const Reference rc = polyhedron_reference(std::get<mf::ConvexPolyhedron>(pc), c * x_P);
+          build_value = std::abs(static_cast<double>(rc.value / c - ref.value));
+          if (ref_normal != Vec3::Zero() && rc.direction.norm() > 0)
+            build_normal = (P.R * unit_direction(rc) - ref_normal).norm();
+        }
+        const double derr = std::abs(w.value / c - v.value) - 4.0 * build_value;
+        const double nerr = (mf::values(w.normal) - normal).norm() - 4.0 * build_normal;
         worst_scale[type] = std::max({worst_scale[type], derr / value_tol, nerr / normal_tol});
         if (!(derr <= value_tol) || !(nerr <= normal_tol)) {
           std::ostringstream m;
@@ -544,6 +517,9 @@ bool mesh_object(ObjectSpec& o) {
   iso.cell_size = std::max(smallest / 2.0, 2.6 * reach / 8.0);
   try {
     const diffcol::mesh::TriangleMesh m = mf::mesh_from_sdf(o.sdf(1.0), iso);
+    // a flat solid (random hull points nearly coplanar) meshes into a sliver whose signed volume
+    // is ~0 against its rounding: redrawn
+    if (!(m.volume() > 1e-3 * reach * reach * reach)) return false;
     o.vertices = m.vertices();
     o.faces = m.faces();
   } catch (const std::invalid_argument&) {
@@ -596,8 +572,8 @@ struct Scene {
   }
   /// Draws the objects, the unit, the options and the poses.
   void draw(Rng& rng, FailureCounts& fails) {
-    while (!random_object(rng, a)) fails.note("iso-surface refused (redrawn)");
-    while (!random_object(rng, b)) fails.note("iso-surface refused (redrawn)");
+    while (!random_object(rng, a)) fails.note("objects redrawn (iso-surface refused or flat)");
+    while (!random_object(rng, b)) fails.note("objects redrawn (iso-surface refused or flat)");
     L = log_uniform(rng, -6.0, 6.0);
     hard = rng() % 8 == 0;
     projection = !hard && rng() % 8 == 0 ? 3 : 0;
@@ -765,7 +741,22 @@ TEST(ManifoldProperties, RandomManifoldsAreFiniteSymmetricInvariantAndDifferenti
     Rng rng = set.generator(t);
     Scene sc;
     sc.draw(rng, fails);
-    const mf::ContactObject o1 = sc.a.build(sc.L), o2 = sc.b.build(sc.L);
+    // the objects in the scene's unit and in the unit × c of the unit-invariance check. A mesh
+    // whose signed volume is ~0 against its rounding (a point cloud's zero level set with a
+    // cavity) can fail TriangleMesh's orientation check at one scale: skipped (counted)
+    const double c_unit = t % 2 == 0 ? 1e-3 : 1e3;  // every length × 1e-3 or × 1e3 (alternately)
+    std::unique_ptr<mf::ContactObject> built[4];
+    try {
+      built[0] = std::make_unique<mf::ContactObject>(sc.a.build(sc.L));
+      built[1] = std::make_unique<mf::ContactObject>(sc.b.build(sc.L));
+      built[2] = std::make_unique<mf::ContactObject>(sc.a.build(sc.L * c_unit));
+      built[3] = std::make_unique<mf::ContactObject>(sc.b.build(sc.L * c_unit));
+    } catch (const std::invalid_argument& e) {
+      fails.note(std::string("samples skipped: a mesh refused at the scale (") + e.what() + ")");
+      continue;
+    }
+    const mf::ContactObject& o1 = *built[0];
+    const mf::ContactObject& o2 = *built[1];
     const mf::ManifoldOptions opt = sc.options(sc.L);
     const auto at = [&] { return sc.describe() + ", sample " + std::to_string(t); };
     mf::ManifoldWorkspace ws;
@@ -938,8 +929,9 @@ TEST(ManifoldProperties, RandomManifoldsAreFiniteSymmetricInvariantAndDifferenti
                     Vec3::Zero(), 1.0, &worst_sym);
     }
     {
-      const double c = t % 2 == 0 ? 1e-3 : 1e3;  // every length × 1e-3 or × 1e3 (alternately)
-      const mf::ContactObject s1 = sc.a.build(sc.L * c), s2 = sc.b.build(sc.L * c);
+      const double c = c_unit;
+      const mf::ContactObject& s1 = *built[2];
+      const mf::ContactObject& s2 = *built[3];
       const mf::ManifoldOptions so = sc.options(sc.L * c);
       mf::ContactManifold o;
       mf::compute_manifold(s1, scaled_pose(sc.X1, c), s2, scaled_pose(sc.X2, c), so, ws, o);
