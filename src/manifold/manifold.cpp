@@ -406,11 +406,18 @@ void soft_top_k_generic(const T* x, int n, int k, double t, T* P, int* order, in
       for (int j = 0; j < n; ++j) row[j] = T(j == c ? 1.0 : 0.0);
       continue;
     }
-    // P_rj = softmax_j(−|s_r − x_j|/t); the largest logit is 0 at j = c.
+    // P_rj = softmax_j(−|s_r − x_j|/t); the largest logit is 0 at j = c. The sign of s_r − x_j
+    // follows the sort order, also at ties (x_j = x_c, j ≠ c): the derivative is that of the order
+    // held fixed, for every row alike. (Deciding a tie by the sign of 0 gave the row of the
+    // second tied entry the opposite branch, and a wrong derivative where metrics tie, e.g. the
+    // mirror-image vertices of axis-aligned scenes.)
     T sum(0.0);
+    const double vc = value_of(x[c]);
     for (int j = 0; j < n; ++j) {
       const T d = x[c] - x[j];
-      const T ad = value_of(d) < 0.0 ? T(-d) : d;
+      const double vj = value_of(x[j]);
+      const bool before_c = vj > vc || (vj == vc && j < c);  // x_j sorts before x_c: s_r − x_j ≤ 0
+      const T ad = before_c ? T(-d) : d;
       row[j] = exp(-ad / t);
       sum = sum + row[j];
     }

@@ -3,7 +3,9 @@
 
 #include "../util/rows_span.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 
@@ -30,6 +32,7 @@ Superquadric::Superquadric(const Eigen::Vector3d& semi_axes, double eps1, double
       fail("Superquadric: shape exponents eps1, eps2 must lie in [0.01, 2), got " + std::to_string(e));
   validate_pose(X_OP, "Superquadric");
   identity_pose_ = X_OP.R == Mat3::Identity() && X_OP.p.isZero(0.0);
+  normal_scale_ = std::sqrt(3.0) * semi_axes.maxCoeff();
 }
 
 double Superquadric::inside_outside(const Eigen::Vector3d& x_O) const {
@@ -38,6 +41,76 @@ double Superquadric::inside_outside(const Eigen::Vector3d& x_O) const {
   // eq. (2)
   const double A = std::pow(xs.x() * xs.x(), 1.0 / eps2_) + std::pow(xs.y() * xs.y(), 1.0 / eps2_);
   return std::pow(A, eps2_ / eps1_) + std::pow(xs.z() * xs.z(), 1.0 / eps1_);
+}
+
+Superquadric::SecondOrder Superquadric::second_order(const Eigen::Vector3d& x) const {
+  // In u = x̃/s (s = max|x̃_i|, x̃ = x/(a, b, c)): g(u) = A^q + |u_z|^p1, A = |u_x|^p2 + |u_y|^p2,
+  // ∇_u g = p1·t with t = (A^(q−1) sgn|u_x|^(p2−1), A^(q−1) sgn|u_y|^(p2−1), sgn|u_z|^(p1−1)). h is
+  // homogeneous of degree 1 in x̃: ∇_x̃ h = G(u) = g^(ε1/2−1)·t (degree 0), ∇²_x̃ h = J_G(u)/s with
+  // J_G = g^(ε1/2−1)·(J_t + (ε1/2 − 1)·p1/g·t tᵀ). Powers of |u_i| in the log domain, with
+  // 0·log 0 = 0 (so |0|^0 = 1).
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  const auto clamp = [](double v) {
+    if (std::isnan(v)) return 0.0;
+    return std::clamp(v, -kMaxSecondDerivative, kMaxSecondDerivative);
+  };
+  const auto log_abs = [](double a) { return a == 0.0 ? -kInf : std::log(std::abs(a)); };
+  const auto times = [](double e, double l) { return e == 0.0 ? 0.0 : e * l; };  // e·log|a|
+  // exp(c + e·log|a|) = e^c·|a|^e, with |0|^0 = 1 and, where e < 0 (an unbounded derivative of
+  // |a|^(p−1), p < 2), 0 at a = 0: the convention of abs_pow on the plane itself
+  const auto power = [](double c, double e, double l) {
+    if (l == -kInf) return e == 0.0 ? std::exp(c) : 0.0;
+    return std::exp(c + e * l);
+  };
+  const auto sign = [](double a) { return a < 0.0 ? -1.0 : 1.0; };
+  SecondOrder o;
+  const Eigen::Vector3d xs = x.cwiseQuotient(semi_axes_);
+  const double s = xs.cwiseAbs().maxCoeff();
+  const Eigen::Vector3d u = xs / s;
+  const double p2 = 2.0 / eps2_, p1 = 2.0 / eps1_, q = eps2_ / eps1_;
+  const double lx = log_abs(u.x()), ly = log_abs(u.y()), lz = log_abs(u.z());
+  double logA = -kInf;
+  if (lx > -kInf || ly > -kInf) {
+    const double hi = std::max(lx, ly), lo = std::min(lx, ly);
+    logA = p2 * hi + std::log1p(std::exp(p2 * (lo - hi)));
+  }
+  Eigen::Vector3d t = Eigen::Vector3d::Zero();
+  Eigen::Matrix3d J = Eigen::Matrix3d::Zero();
+  if (logA == -kInf) {
+    // on the z axis: the limits along the x and y axes, d|u|^(p1−1)/du
+    J(0, 0) = J(1, 1) = clamp((p1 - 1.0) * power(0.0, p1 - 2.0, -kInf));
+  } else {
+    t.x() = sign(u.x()) * power((q - 1.0) * logA, p2 - 1.0, lx);
+    t.y() = sign(u.y()) * power((q - 1.0) * logA, p2 - 1.0, ly);
+    J(0, 0) = clamp((q - 1.0) * p2 * power((q - 2.0) * logA, 2.0 * p2 - 2.0, lx) +
+                    (p2 - 1.0) * power((q - 1.0) * logA, p2 - 2.0, lx));
+    J(1, 1) = clamp((q - 1.0) * p2 * power((q - 2.0) * logA, 2.0 * p2 - 2.0, ly) +
+                    (p2 - 1.0) * power((q - 1.0) * logA, p2 - 2.0, ly));
+    J(0, 1) = J(1, 0) = clamp((q - 1.0) * p2 * sign(u.x()) * sign(u.y()) *
+                              power((q - 2.0) * logA + times(p2 - 1.0, lx), p2 - 1.0, ly));
+  }
+  t.z() = sign(u.z()) * power(0.0, p1 - 1.0, lz);
+  J(2, 2) = clamp((p1 - 1.0) * power(0.0, p1 - 2.0, lz));
+  const double g = (logA == -kInf ? 0.0 : std::exp(q * logA)) + power(0.0, p1, lz);  // ≥ 1
+  const double gpow = std::pow(g, 0.5 * eps1_ - 1.0);
+  const double h = s * gpow * g;  // s·g^(ε1/2)
+  const Eigen::Matrix3d JG = gpow * (J + (0.5 * eps1_ - 1.0) * p1 / g * t * t.transpose());
+  o.gradient_h = (gpow * t).cwiseQuotient(semi_axes_);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 3; ++j) o.hessian_h(i, j) = clamp(JG(i, j) / (s * semi_axes_[i] * semi_axes_[j]));
+  // φ = r(1 − 1/h): ∇φ = x̂(1 − 1/h) + r∇h/h², ∇²φ = (1 − 1/h)(I − x̂x̂ᵀ)/r + (x̂∇hᵀ + ∇hx̂ᵀ)/h² +
+  // r∇²h/h² − 2r∇h∇hᵀ/h³
+  const double r = x.norm();
+  const Eigen::Vector3d xh = x / r;
+  const double one_minus = 1.0 - 1.0 / h;
+  const Eigen::Vector3d& gh = o.gradient_h;
+  o.value = r * one_minus;
+  o.gradient = one_minus * xh + (r / (h * h)) * gh;
+  const Eigen::Matrix3d H = (one_minus / r) * (Eigen::Matrix3d::Identity() - xh * xh.transpose()) +
+                            (xh * gh.transpose() + gh * xh.transpose()) / (h * h) + (r / (h * h)) * o.hessian_h -
+                            (2.0 * r / (h * h * h)) * gh * gh.transpose();
+  o.hessian = H.unaryExpr(clamp);
+  return o;
 }
 
 ConvexPolyhedron ConvexPolyhedron::from_halfspaces(const Eigen::MatrixX3d& normals,
@@ -154,6 +227,7 @@ OrientedPointCloud::OrientedPointCloud(const Eigen::MatrixX3d& points, const Eig
     if (len < 1e-12) fail("OrientedPointCloud: normal " + std::to_string(i) + " is zero");
     normals_.row(i) /= len;
   }
+  center_ = 0.5 * (points_.colwise().minCoeff() + points_.colwise().maxCoeff()).transpose();
 }
 
 SdfObject::SdfObject(double blend_temperature, double normal_regularization)

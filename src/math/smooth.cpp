@@ -47,6 +47,15 @@ bool ranks_before(const double* x, int a, int b) {
   return a < b;
 }
 
+// sign(x_c − x_j) for the SoftSort logit −|x_c − x_j|/t, with ties decided by the order: −1 where
+// x_j ranks before x_c, +1 after, 0 at j = c. The derivative is then that of the sort order held
+// fixed, for every row alike (the sign of 0 gave the row of the second tied entry the opposite
+// branch to the first's, and a derivative that matched neither side of the tie).
+double order_sign(const double* x, int c, int j) {
+  if (j == c) return 0.0;
+  return ranks_before(x, j, c) ? -1.0 : 1.0;
+}
+
 // The entry ranked right after `prev` (prev = −1: the largest): the r-th pick of the top-K in
 // O(n) without memory.
 int next_in_order(const double* x, int n, int prev) {
@@ -186,8 +195,7 @@ void soft_top_k_vjp(const double* x, int n, int k, double t, const double* P, co
     double to_center = 0.0;
     for (int j = 0; j < n; ++j) {
       const double abar = Pr[j] * (Gr[j] - dot);
-      const double d = x[c] - x[j];
-      const double sg = d > 0.0 ? 1.0 : (d < 0.0 ? -1.0 : 0.0);
+      const double sg = order_sign(x, c, j);
       // ∂a_j/∂x_c = −sg/t, ∂a_j/∂x_j = +sg/t.
       to_center -= abar * sg / t;
       dL_dx[j] += abar * sg / t;
@@ -213,8 +221,7 @@ void soft_top_k_jvp(const double* x, int n, int k, double t, const double* P, co
     // da_j = −sg_j (dx_c − dx_j)/t; dP_j = P_j (da_j − Σ_l P_l da_l).
     double mean = 0.0;
     for (int j = 0; j < n; ++j) {
-      const double d = x[c] - x[j];
-      const double sg = d > 0.0 ? 1.0 : (d < 0.0 ? -1.0 : 0.0);
+      const double sg = order_sign(x, c, j);
       dPr[j] = -sg * (dx[c] - dx[j]) / t;
       mean += Pr[j] * dPr[j];
     }

@@ -10,13 +10,18 @@
 ///
 /// Sign: φ < 0 inside, φ > 0 outside. Normals are unit outward directions, normalized as
 /// n = g/√(τ + ‖g‖²) with g = ∇φ (polyhedron, point cloud) or g ∝ ∇f (superquadric, footnote 2:
-/// ∇φ of (3) is not monotone); τ = SdfObject::normal_regularization.
+/// ∇φ of (3) is not monotone; g = √3·max(a, b, c)·∇(f^(ε1/2)), unit-free with ‖g‖ ≥ 1 everywhere);
+/// τ = SdfObject::normal_regularization, dimensionless, so the normals do not depend on the unit
+/// of length.
 ///
 /// Evaluation is a template over the scalar (double or manifold::Dual<N>) so that the contact
 /// routines can carry derivatives through it; it allocates nothing.
 
+#include <algorithm>
+#include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -122,17 +127,46 @@ class Superquadric {
 
   /// φ, ∇φ and the normal (∝ ∇f) at x_O (object frame); normal normalized with τ. With
   /// value_only, only φ is computed (gradient and normal left zero).
+  ///
+  /// Near the primitive's coordinate planes (a coordinate of u = x̃/max|x̃_i| below 1e-100 in size,
+  /// zero included, for T = Dual; a nonzero one below 1e-290 for double) the terms |u_i|^(p−1) of
+  /// ∇f are formed in the log domain and Dual derivatives from the analytic Hessians of φ and h
+  /// (second_order), not by dividing by |u_i|: there the fast form's 1/|u_i| overflows (0·∞ =
+  /// NaN in the derivatives) and at u_i = 0 it drops the derivative of |u_i|^(p−1) (which is 1 for
+  /// p = 2, an ellipsoid). Where ε > 1 the exact derivative of the normal is unbounded at u_i = 0
+  /// (|u_i|^(p−2), p = 2/ε < 2): on the plane itself that term is taken as 0 (as abs_pow does),
+  /// and next to it (0 < |u_i| < 1e-100) Hessian entries are clamped to ±kMaxSecondDerivative.
   template <class T>
   SdfPoint<T> evaluate(const V3<T>& x_O, double tau = 0.0, bool value_only = false) const;
 
   /// The inside–outside function f of eq. (2) at x_O (object frame); f = 1 on the surface.
   double inside_outside(const Eigen::Vector3d& x_O) const;
 
+  /// Second-order evaluation at a point x of the primitive frame (x ≠ 0): φ, ∇φ, ∇h (h = f^(ε1/2),
+  /// so ∇h ∝ ∇f) and the Hessians of φ and h, in double, with the log-domain forms of the near-plane
+  /// path above (entries beyond ±kMaxSecondDerivative clamped).
+  struct SecondOrder {
+    double value = 0.0;
+    Eigen::Vector3d gradient = Eigen::Vector3d::Zero(), gradient_h = Eigen::Vector3d::Zero();
+    Eigen::Matrix3d hessian = Eigen::Matrix3d::Zero(), hessian_h = Eigen::Matrix3d::Zero();
+  };
+  SecondOrder second_order(const Eigen::Vector3d& x) const;
+  /// The clamp of second derivatives where they are unbounded (see evaluate).
+  static constexpr double kMaxSecondDerivative = 1e150;
+
  private:
   Eigen::Vector3d semi_axes_;
   double eps1_, eps2_;
   Pose X_OP_;
   bool identity_pose_ = false;  // X_OP = identity: skip the frame changes
+  // √3·max(a, b, c): h = f^(ε1/2) is homogeneous of degree 1 in x̃ = (x/a, y/b, z/c), so
+  // x̃ᵀ∇_x̃ h = h ≥ max|x̃_i| ≥ ‖x̃‖/√3 and ‖∇_x h‖ ≥ 1/(√3·max(a, b, c)): the normal's g = this·∇h
+  // is unit-free and at least 1 long, and τ stays negligible at any unit of length.
+  double normal_scale_ = 1.0;
+
+  /// evaluate() near the coordinate planes, at x in the primitive frame (see evaluate).
+  template <class T>
+  SdfPoint<T> evaluate_near_planes(const V3<T>& x, double tau, bool value_only) const;
 };
 
 /// A convex polyhedron {x : n_iᵀx ≤ h_i} with the smooth SDF (5) φ = LSE_t(n_iᵀx − h_i)
@@ -175,8 +209,11 @@ class ConvexPolyhedron {
 };
 
 /// An oriented point cloud {(p_i, n_i)} with the RBF SDF (6), Gaussian kernels of one bandwidth σ:
-/// φ(x) = Σ B_i n_iᵀ(x − p_i) / Σ B_i, B_i = exp(−‖x − p_i‖²/(2σ²)) (weights evaluated as a
-/// max-shifted softmax, so far queries stay finite).
+/// φ(x) = Σ B_i n_iᵀ(x − p_i) / Σ B_i, B_i = exp(−‖x − p_i‖²/(2σ²)). The weights are a softmax,
+/// unchanged when every logit is shifted by one value: the logits are taken relative to the
+/// centre c of the points' bounding box, −(‖x − p_i‖² − ‖x − c‖²)/(2σ²) = (2(x − c)ᵀ(p_i − c) −
+/// ‖p_i − c‖²)/(2σ²), whose rounding grows with ‖x − c‖·size/σ² instead of ‖x − c‖²/σ² (far
+/// queries keep their digits), and the softmax is shifted by its running maximum (no overflow).
 class OrientedPointCloud {
  public:
   /// @param points N × 3, @param normals N × 3 (normalized here), @param bandwidth σ ≥ 1e-150
@@ -198,6 +235,7 @@ class OrientedPointCloud {
   Eigen::MatrixX3d normals_;
   double bandwidth_;
   Pose X_OP_;
+  Eigen::Vector3d center_ = Eigen::Vector3d::Zero();  // of the points' bounding box (primitive frame)
 };
 
 /// Any primitive.
@@ -210,8 +248,8 @@ using SdfPrimitive = std::variant<Superquadric, ConvexPolyhedron, OrientedPointC
 class SdfObject {
  public:
   /// @param blend_temperature t ≥ 0 of the union / subtraction (a length).
-  /// @param normal_regularization τ ≥ 0 of the normal normalization (a squared inverse-length
-  /// scale for superquadrics, dimensionless otherwise; keep it small, e.g. 1e-12).
+  /// @param normal_regularization τ ≥ 0 of the normal normalization n = g/√(τ + ‖g‖²)
+  /// (dimensionless: every primitive's g is unit-free; keep it small, e.g. 1e-12).
   /// @throws std::invalid_argument on invalid temperatures.
   explicit SdfObject(double blend_temperature = 0.0, double normal_regularization = 1e-12);
 
@@ -292,6 +330,11 @@ SdfPoint<T> Superquadric::evaluate(const V3<T>& x_O, double tau, bool value_only
     return out;  // center: gradient and normal 0
   }
   const V3<T> u = (T(1.0) / s) * xs;
+  {
+    // near a coordinate plane: the careful path (see the declaration)
+    const double m = std::min({std::abs(value_of(u.x)), std::abs(value_of(u.y)), std::abs(value_of(u.z))});
+    if (std::is_same_v<T, double> ? (m > 0.0 && m < 1e-290) : m < 1e-100) return evaluate_near_planes(x, tau, value_only);
+  }
   const double p2 = 2.0 / eps2_, p1 = 2.0 / eps1_, q = eps2_ / eps1_;
   // A = |u_x|^p2 + |u_y|^p2 in the log domain: A^q and A^(q−1)·|u|^(p2−1) stay finite even
   // where A underflows (tiny ε2), eq. (2).
@@ -347,7 +390,35 @@ SdfPoint<T> Superquadric::evaluate(const V3<T>& x_O, double tau, bool value_only
   // ∇φ = (x/‖x‖)(1 − 1/h) + ‖x‖ ∇h / h².
   const V3<T> grad = (one_minus / r) * x + (r / (h * h)) * grad_h;
   out.gradient = identity_pose_ ? grad : rotate(X_OP_.R, grad);
-  out.normal = detail::regularized_unit(identity_pose_ ? grad_h : rotate(X_OP_.R, grad_h), tau);
+  const V3<T> g_n = normal_scale_ * grad_h;  // unit-free, ‖g_n‖ ≥ 1 (see normal_scale_)
+  out.normal = detail::regularized_unit(identity_pose_ ? g_n : rotate(X_OP_.R, g_n), tau);
+  return out;
+}
+
+namespace detail {
+/// A scalar with value v and gradient g (w.r.t. the point x): v for double, v + gᵀdx for Dual.
+inline double with_gradient(double v, const Eigen::Vector3d& /*g*/, const V3<double>& /*x*/) { return v; }
+template <int N>
+Dual<N> with_gradient(double v, const Eigen::Vector3d& g, const V3<Dual<N>>& x) {
+  Dual<N> r(v, typename Dual<N>::NoInit{});
+  for (int i = 0; i < N; ++i) r.d[i] = g.x() * x.x.d[i] + g.y() * x.y.d[i] + g.z() * x.z.d[i];
+  return r;
+}
+}  // namespace detail
+
+template <class T>
+SdfPoint<T> Superquadric::evaluate_near_planes(const V3<T>& x, double tau, bool value_only) const {
+  const SecondOrder so = second_order(values(x));
+  SdfPoint<T> out;
+  out.value = detail::with_gradient(so.value, so.gradient, x);
+  if (value_only) return out;
+  V3<T> grad, gh;
+  for (int i = 0; i < 3; ++i) {
+    grad[i] = detail::with_gradient(so.gradient[i], so.hessian.row(i).transpose(), x);
+    gh[i] = detail::with_gradient(normal_scale_ * so.gradient_h[i], normal_scale_ * so.hessian_h.row(i).transpose(), x);
+  }
+  out.gradient = identity_pose_ ? grad : rotate(X_OP_.R, grad);
+  out.normal = detail::regularized_unit(identity_pose_ ? gh : rotate(X_OP_.R, gh), tau);
   return out;
 }
 
@@ -372,15 +443,17 @@ SdfPoint<T> OrientedPointCloud::evaluate(const V3<T>& x_O, double tau) const {
   using std::exp;
   const V3<T> x = inverse_transform(X_OP_.R, X_OP_.p, x_O);
   const double inv_s2 = 1.0 / (bandwidth_ * bandwidth_);
-  // Streaming softmax over logits a_i = −‖x − p_i‖²/(2σ²) accumulating Σw, Σw n, Σw d,
-  // Σw d (x − p), Σw (x − p) with d_i = n_iᵀ(x − p_i).
+  const V3<T> xc = x - V3<T>::from(center_);
+  // Streaming softmax over the centre-shifted logits a_i = (2(x − c)ᵀ(p_i − c) − ‖p_i − c‖²)/(2σ²)
+  // (= −‖x − p_i‖²/(2σ²) + ‖x − c‖²/(2σ²), the same weights), accumulating Σw, Σw n, Σw d,
+  // Σw (p − c) and Σw d (p − c) with d_i = n_iᵀ(x − p_i).
   T amax{}, sw(0.0), swd(0.0);
-  V3<T> swn, swdr, swr;
+  V3<T> swn, swp, swdp;
   for (int i = 0; i < size(); ++i) {
-    const V3<T> r = x - V3<T>::from(points_.row(i).transpose());
+    const Eigen::Vector3d pc = points_.row(i).transpose() - center_;
     const V3<T> n = V3<T>::from(normals_.row(i).transpose());
-    const T a = -0.5 * inv_s2 * squared_norm(r);
-    const T d = dot(n, r);
+    const T a = inv_s2 * (dot(xc, V3<T>::from(pc)) - 0.5 * pc.squaredNorm());
+    const T d = dot(n, xc) - n.x * pc.x() - n.y * pc.y() - n.z * pc.z();
     T w(1.0);
     if (i == 0) {
       amax = a;
@@ -389,8 +462,8 @@ SdfPoint<T> OrientedPointCloud::evaluate(const V3<T>& x_O, double tau) const {
       sw = scale * sw;
       swd = scale * swd;
       swn = scale * swn;
-      swdr = scale * swdr;
-      swr = scale * swr;
+      swp = scale * swp;
+      swdp = scale * swdp;
       amax = a;
     } else {
       w = exp(a - amax);
@@ -398,14 +471,15 @@ SdfPoint<T> OrientedPointCloud::evaluate(const V3<T>& x_O, double tau) const {
     sw = sw + w;
     swd = swd + w * d;
     swn = swn + w * n;
-    swdr = swdr + (w * d) * r;
-    swr = swr + w * r;
+    swp = swp + w * V3<T>::from(pc);
+    swdp = swdp + (w * d) * V3<T>::from(pc);
   }
   const T inv = T(1.0) / sw;
   SdfPoint<T> out;
   out.value = swd * inv;  // eq. (6)
-  // ∇φ = Σw n/Σw + (1/σ²)(φ·Σw r − Σw d r)/Σw.
-  const V3<T> grad = inv * swn + (inv_s2 * inv) * (out.value * swr - swdr);
+  // ∇φ = Σw n/Σw + Σw (d_i − φ) ∇a_i/Σw with ∇a_i = (p_i − c)/σ² (the shift is common to every i
+  // and cancels, Σw (d_i − φ) = 0): no ‖x − c‖-sized terms that cancel.
+  const V3<T> grad = inv * swn + (inv_s2 * inv) * (swdp - out.value * swp);
   out.gradient = rotate(X_OP_.R, grad);
   out.normal = detail::regularized_unit(out.gradient, tau);
   return out;

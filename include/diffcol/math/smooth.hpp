@@ -250,7 +250,8 @@ void soft_top_k(const double* x, int n, int k, double t, double* P, int* order =
 /// row-major, same layout as P) writes ∂L/∂x (n entries, overwritten). P must be the output of
 /// soft_top_k(x, n, k, t) for the same arguments. The sort permutation is treated as locally
 /// constant (it is piecewise constant; the SoftSort relaxation is continuous across its
-/// switches). t = 0: zero.
+/// switches); at tied entries it is the order of soft_top_k (ties by index), held fixed for every
+/// row: the one-sided derivative in directions that keep that order. t = 0: zero.
 /// @throws std::invalid_argument as soft_top_k.
 void soft_top_k_vjp(const double* x, int n, int k, double t, const double* P, const double* G,
                     double* dL_dx);
