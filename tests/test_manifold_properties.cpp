@@ -883,8 +883,8 @@ TEST(ManifoldProperties, RandomManifoldsAreFiniteSymmetricInvariantAndDifferenti
     // SDF normals at its own witness points (by up to 2/ε1 times that near a boxy superquadric's
     // corner). An E-E entry's sign γ (soft sign of such a normal against the witness direction,
     // t_sign = 0.2) and its witness (costs ~ D·L compared at temperatures ~ L²) follow, and its
-    // distance γ·‖e1 − e2‖ ~ D moves by up to ~3e3·ε·(D/L)² L: about 7e-7 L at D = 1e3 L, 0.7 L at
-    // 1e6 L (E-E entries of bodies that far apart are inactive).
+    // distance γ·‖e1 − e2‖ ~ D moves by ~ε·(D/L)² L times up to ~3e3 (measured; tolerance 1e4):
+    // 2e-6 L at D = 1e3 L, 2 L at 1e6 L (E-E entries of bodies that far apart are inactive).
     const double pose_round = 2.2e-16 * (sc.X1.p.norm() + sc.X2.p.norm()) / sc.L;
     const double D = (sc.X2.p - sc.X1.p).norm() / sc.L;
     // A superquadric with ε > 1 has a normal that is only Hölder continuous on its coordinate
@@ -897,9 +897,25 @@ TEST(ManifoldProperties, RandomManifoldsAreFiniteSymmetricInvariantAndDifferenti
         for (const PrimitiveSpec& pr : o->prims)
           if (pr.type == 0 && std::max(pr.eps1, pr.eps2) > 1.0)
             holder = std::max(holder, 0.1 * std::pow(1e-15 + 1e3 * pose_round, 2.0 / std::max(pr.eps1, pr.eps2) - 1.0));
+    // A V-S entry's distance is the other body's SDF at the point, which moves by ‖∇φ‖ times the
+    // point's rounding; a selected point (soft top-K, |V_b| < n) moves with its candidates'
+    // metrics over t_topk (0.05 L) times their spread (~2 L). ‖∇φ‖ ≫ 1 far from a point cloud,
+    // whose RBF weights switch between points over small angles (|d_i − φ| ~ D).
+    std::vector<double> gain(m.entries.size(), 1.0);
+    for (size_t e = 0; e < m.entries.size(); ++e) {
+      const mf::ManifoldEntry& me = m.entries[e];
+      if (me.kind != mf::ContactKind::vertex_sdf) continue;
+      const mf::ContactObject& other = me.body == 0 ? o2 : o1;
+      const Pose& Xo = me.body == 0 ? sc.X2 : sc.X1;
+      const double g = other.sdf().gradient(Xo.inverse() * me.point).norm();
+      // (the base tolerance's factor 1e3 on the rounding covers ‖∇φ‖ ~ 1 and the selection's
+      // amplification of ordinary scenes: only larger gradients widen it)
+      gain[e] = std::max(1.0, g) * (opt.num_vertices[me.body] >= 0 && !sc.hard ? std::max(1.0, 0.04 * g) : 1.0);
+    }
     const auto entry_tol = [&](int e) {
       const bool ee = m.entries[static_cast<size_t>(e)].kind == mf::ContactKind::edge_edge;
-      return 1e-10 + 1e3 * pose_round + (ee ? 3e3 * 2.2e-16 * D * D : 0.0) + holder * (ee ? 1.0 + D : 1.0);
+      return (1e-10 + 1e3 * pose_round) * gain[static_cast<size_t>(e)] + (ee ? 1e4 * 2.2e-16 * D * D : 0.0) +
+             holder * (ee ? 1.0 + D : 1.0);
     };
     const auto check_variant = [&](const char* cls, const mf::ContactManifold& o, auto map, const Mat3& R,
                                    const Vec3& p, double c, double* worst) {
@@ -971,8 +987,10 @@ TEST(ManifoldProperties, RandomManifoldsAreFiniteSymmetricInvariantAndDifferenti
     }
     if (sc.hard) continue;  // piecewise constant selections and argmins: no finite differences
     // a random direction: rotations scaled so that the farthest point of the other body moves
-    // about as far as the translations (L per unit step)
-    const double reach = 1.0 + (sc.X2.p - sc.X1.p).norm() / sc.L;
+    // about as far as the translations (L per unit step); in se(3) log coordinates a rotation
+    // also moves the body's origin by up to its distance from the world origin
+    const double reach = 1.0 + (sc.X2.p - sc.X1.p).norm() / sc.L +
+                         (log_coordinates ? (sc.X1.p.norm() + sc.X2.p.norm()) / sc.L : 0.0);
     Eigen::Matrix<double, 12, 1> z;
     z << direction(rng) / reach, sc.L * direction(rng), direction(rng) / reach, sc.L * direction(rng);
     const Eigen::VectorXd analytic = directional(d, z);
@@ -1008,14 +1026,17 @@ TEST(ManifoldProperties, RandomManifoldsAreFiniteSymmetricInvariantAndDifferenti
     // per output: lengths in L, normals and activities as they are; rounding of the values
     // ~ε·(reach)/h. Outputs with a kink or unsettled differences are left out (counted).
     const double noise = 64.0 * 2.2e-16 * (reach + (sc.X1.p.norm() + sc.X2.p.norm()) / sc.L) / (h / 8);
-    // A superquadric with ε > 1 has unbounded second derivatives on its coordinate planes (the
-    // terms |u_i|^(p−2), p = 2/ε < 2, of the derivative of its normal; the code takes them as 0 on
-    // the plane itself), and axis-aligned scenes put points there: their outputs are left out.
-    bool pinched = false;
+    // Axis-aligned scenes put points on the superquadrics' coordinate planes. With ε > 1 the
+    // derivative of the normal is unbounded there (the terms |u_i|^(p−2), p = 2/ε < 2; the code
+    // takes them as 0 on the plane itself); with 2/3 < ε < 1 it is finite but its own derivative
+    // is not (|u_i|^(p−3)), so central differences converge only like h^(p−2). Such scenes' outputs
+    // are left out (an ellipsoid's terms are polynomial: kept).
+    bool rough = false;
     for (const ObjectSpec* o : {&sc.a, &sc.b})
-      for (const PrimitiveSpec& pr : o->prims) pinched = pinched || (pr.type == 0 && std::max(pr.eps1, pr.eps2) > 1.0);
-    if (sc.aligned && pinched) {
-      fails.note("derivative outputs left out (axis-aligned, superquadric with eps > 1)", analytic.size());
+      for (const PrimitiveSpec& pr : o->prims)
+        rough = rough || (pr.type == 0 && std::max(pr.eps1, pr.eps2) > 2.0 / 3.0 && !(pr.eps1 == 1.0 && pr.eps2 == 1.0));
+    if (sc.aligned && rough) {
+      fails.note("derivative outputs left out (axis-aligned, superquadric with eps > 2/3)", analytic.size());
       continue;
     }
     double worst = 0.0;
@@ -1026,8 +1047,8 @@ TEST(ManifoldProperties, RandomManifoldsAreFiniteSymmetricInvariantAndDifferenti
       const double unit = (k < 4) ? sc.L : 1.0;
       const double err = std::abs(analytic[i] - fd[i]) / unit;
       const mf::ManifoldEntry& me = m.entries[static_cast<size_t>(i / 8)];
-      // an E-E entry's values carry ~3e3·ε·(D/L)² L (see the invariance tolerances above)
-      const double ee_noise = me.kind == mf::ContactKind::edge_edge ? 3e3 * 2.2e-16 * D * D / (h / 8) : 0.0;
+      // an E-E entry's values carry up to ~1e4·ε·(D/L)² L (see the invariance tolerances above)
+      const double ee_noise = me.kind == mf::ContactKind::edge_edge ? 1e4 * 2.2e-16 * D * D / (h / 8) : 0.0;
       // 1e-5 relative: selections by soft top-K over hundreds of candidates are piecewise smooth
       // with kinks wherever two metrics cross, and central differences across them converge
       // only like O(h)
