@@ -226,11 +226,11 @@ int cmd_bench(const std::vector<std::string>& args0) {
         const size_t m = std::min(sols.size(), n - b);
         for (size_t k = 0; k < m; ++k) sols[k] = pair.solve_cold(I, poses[b + k]);
         if (b == 0)
-          for (size_t k = 0; k < std::min(warmup, m); ++k) idcol::contact_derivatives(s1, s2, I, sols[k], deriv);
+          for (size_t k = 0; k < std::min(warmup, m); ++k) idcol::contact_derivatives(sols[k], deriv);
         const double c0 = thread_cpu_seconds();
         const auto t0 = BenchClock::now();
         for (size_t k = 0; k < m; ++k) {
-          idcol::contact_derivatives(s1, s2, I, sols[k], deriv);
+          idcol::contact_derivatives(sols[k], deriv);
           ok += deriv.ok();
         }
         const auto t1 = BenchClock::now();

@@ -55,6 +55,8 @@ Json pose_arg_to_json(const std::string& arg);
 double parse_double(const std::string& s, const std::string& what);
 /// An integer in [lo, hi] from a whole string. @throws InputError.
 long parse_long(const std::string& s, const std::string& what, long lo, long hi);
+/// --frame: world, local or local_world_aligned (ReferenceFrame).
+ReferenceFrame parse_frame(const std::string& s);
 /// Splits on any of the separator characters (empty fields kept).
 std::vector<std::string> split(const std::string& s, const std::string& seps);
 

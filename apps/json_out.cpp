@@ -132,9 +132,10 @@ Json derivatives_json(const idcol::ContactDerivatives& d) {
   Json j;
   j["status"] = idcol::derivative_status_name(d.status);
   j["ok"] = d.ok();
+  j["frame"] = reference_frame_name(d.frame);
   j["layout"] =
       "J_<out>_<in>: rows = components of <out>, 6 columns = twist of <in> ordered [omega; v]; "
-      "X1, X2 = world twist of body 1, body 2 (X_Wi <- exp(eta^) X_Wi; the full 12-column Jacobian is "
+      "X1, X2 = twist of body 1, body 2 in `frame` (world: X_Wi <- exp(eta^) X_Wi; the full 12-column Jacobian is "
       "[J_<out>_X1 | J_<out>_X2]); X12 = body twist of body 2 relative to body 1 (X_12 <- X_12 exp(xi^)); "
       "_B1 = body 1's frame, _W = world; z = (x_B1, alpha, lambda1, lambda2); all blocks zero unless status is ok";
 #define DIFFCOL_BLOCK(name) j[#name] = rows_json(d.name)

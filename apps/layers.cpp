@@ -24,7 +24,7 @@
 namespace diffcol::cli {
 namespace {
 
-using qp::TwistConvention;
+using qp::ReferenceFrame;
 
 
 std::string num(double v) {
@@ -40,7 +40,7 @@ using QpShape = std::variant<qp::Capsule, qp::PaddedPolygon>;
 
 /// The shapes of bench/qp_benchmarks.cpp: capsule L = 2, R = 0.5; regular hexagon of
 /// circumradius 1 padded by 0.2.
-qp::Capsule qp_bench_capsule() { return qp::Capsule(2.0, 0.5); }
+qp::Capsule qp_bench_capsule() { return qp::Capsule(0.5, 2.0); }
 qp::PaddedPolygon qp_bench_polygon() {
   std::vector<qp::Vec2> v;
   for (int k = 0; k < 6; ++k) v.emplace_back(std::cos(k * M_PI / 3), std::sin(k * M_PI / 3));
@@ -112,7 +112,7 @@ QpShape parse_qp_shape(const std::string& arg, const std::string& where) {
     if (f.count("length")) {
       const double L = scalar_field(f, "length", w);
       no_more_fields(f, w, "length, radius (or a, b, radius)");
-      return qp::Capsule(L, R);
+      return qp::Capsule(R, L);
     }
     if (!f.count("a") || !f.count("b")) throw InputError(w + ": give length=L or a=x/y/z;b=x/y/z");
     if (f["a"].size() != 1 || f["b"].size() != 1) throw InputError(w + ": a and b take x/y/z");
@@ -203,10 +203,11 @@ Json qp_derivatives_json(const qp::ProximityDerivatives& d) {
   Json j;
   j["status"] = qp::status_name(d.status);
   j["ok"] = d.status == qp::ProximityDerivativeStatus::ok;
-  j["convention"] = d.convention == TwistConvention::world ? "world" : "body";
+  j["frame"] = reference_frame_name(d.frame);
   j["layout"] =
       "J_<out>_<in>: rows = components of <out>, 6 columns = twist of pose <in> ordered [omega; v]; "
-      "convention world: X_Wi <- exp(eta^) X_Wi; body: X_Wi <- X_Wi exp(zeta^); all blocks zero when status is "
+      "frame world: X_Wi <- exp(eta^) X_Wi; local: X_Wi <- X_Wi exp(zeta^); local_world_aligned: omega and the "
+      "velocity of the body origin in world axes; all blocks zero when status is "
       "not_solved";
 #define DIFFCOL_BLOCK(name) j[#name] = rows_json(d.name)
   DIFFCOL_BLOCK(J_phi_X1);
@@ -301,9 +302,10 @@ Json dcol_derivatives_json(const dcol::ContactDerivatives& d) {
   Json j;
   j["status"] = dcol::derivative_status_name(d.status);
   j["ok"] = d.ok();
+  j["frame"] = reference_frame_name(d.frame);
   j["layout"] =
-      "J_<out>_<in>: rows = components of <out>, 6 columns = twist of <in> ordered [omega; v]; X1, X2 = world "
-      "twist of body 1, body 2 (X_WBi <- exp(eta^) X_WBi); X12 = body twist of body 2 relative to body 1; all "
+      "J_<out>_<in>: rows = components of <out>, 6 columns = twist of <in> ordered [omega; v]; X1, X2 = "
+      "twist of body 1, body 2 in `frame` (world: X_WBi <- exp(eta^) X_WBi); X12 = body twist of body 2 relative to body 1; all "
       "blocks zero unless status is ok";
 #define DIFFCOL_BLOCK(name) j[#name] = rows_json(d.name)
   DIFFCOL_BLOCK(J_alpha_X12);
@@ -327,8 +329,7 @@ struct LayerQueryArgs {
   std::string shape1, shape2;
   Pose X1 = Pose::identity(), X2 = Pose::identity();
   bool derivatives = false;
-  TwistConvention twist = TwistConvention::world;
-  bool twist_given = false;
+  ReferenceFrame frame = ReferenceFrame::world;
   long max_iterations = -1;  // dcol only
 };
 
@@ -353,11 +354,8 @@ LayerQueryArgs scan_query(const std::vector<std::string>& args, const char* meth
       q.X2 = parse_pose(pose_arg_to_json(v), "pose2");
     } else if (a == "--derivatives") {
       q.derivatives = true;
-    } else if (std::string(method) == "qp" && take_option(args, i, "--twist", v)) {
-      if (v == "world") q.twist = TwistConvention::world;
-      else if (v == "body") q.twist = TwistConvention::body;
-      else throw InputError("--twist: expected world or body, got '" + v + "'");
-      q.twist_given = true;
+    } else if (take_option(args, i, "--frame", v)) {
+      q.frame = parse_frame(v);
     } else if (std::string(method) == "dcol" && take_option(args, i, "--max-iterations", v)) {
       q.max_iterations = parse_long(v, "--max-iterations", 1, 100000);
     } else {
@@ -376,7 +374,7 @@ LayerQueryArgs scan_query(const std::vector<std::string>& args, const char* meth
 
 void print_query_qp_usage(std::ostream& os) {
   os << R"(usage: diffcol query --method qp --shape1 SHAPE --shape2 SHAPE [--pose1 POSE] [--pose2 POSE]
-                     [--derivatives] [--twist world|body]
+                     [--derivatives] [--frame world|local|local_world_aligned]
 
 DiffPills proximity (include/diffcol/qp) between capsules and padded polygons: the QP of the
 two cores, phi = |p1 - p2|^2 - (R1 + R2)^2 (eq. (20)), the signed distance, witness points
@@ -391,13 +389,14 @@ on the cores, closest points on the padded surfaces (eq. (21)-(22)) and the norm
                                            circumradius 1, R = 0.2)
   POSE   x,y,z or x,y,z,qw,qx,qy,qz or JSON, as for the default method
   --derivatives   add qp::proximity_derivatives: every block J_<out>_X1 / J_<out>_X2
-  --twist T       twist convention of the derivative columns: world (default) or body
+  --frame F       twist of the derivative columns (docs/conventions.md): world (default),
+                  local or local_world_aligned
 )";
 }
 
 void print_query_dcol_usage(std::ostream& os) {
   os << R"(usage: diffcol query --method dcol --shape1 SHAPE --shape2 SHAPE [--pose1 POSE] [--pose2 POSE]
-                     [--derivatives] [--max-iterations N]
+                     [--derivatives] [--frame world|local|local_world_aligned] [--max-iterations N]
 
 DCOL (include/diffcol/dcol): the minimum uniform scaling alpha at which two convex primitives
 intersect (cone program, seed eq. (9)), the intersection point x_W, the contact points p1_W,
@@ -409,6 +408,7 @@ p2_W (eq. (29)) and the signed distance (eq. (30)), as JSON.
            cone:H=..,beta=..  (radians)            ellipsoid:a=..,b=..,c=..
            padded_polygon:hx=..,hy=..,R=..          sphere:R=..
   --derivatives       add dcol::contact_derivatives: every block J_<out>_<X1|X2|X12>
+  --frame F           twist of the X1 / X2 columns: world (default), local or local_world_aligned
   --max-iterations N  interior-point iteration limit (default 40)
 )";
 }
@@ -427,7 +427,7 @@ int cmd_query_qp(const std::vector<std::string>& args) {
   std::visit(
       [&](const auto& a, const auto& b) {
         qp::proximity(a, q.X1, b, q.X2, opt, r);
-        if (q.derivatives) qp::proximity_derivatives(a, q.X1, b, q.X2, r, d, q.twist);
+        if (q.derivatives) qp::proximity_derivatives(a, q.X1, b, q.X2, r, d, q.frame);
       },
       s1, s2);
   Json out;
@@ -464,7 +464,7 @@ int cmd_query_dcol(const std::vector<std::string>& args) {
   for (auto it = res.begin(); it != res.end(); ++it) out[it.key()] = it.value();
   if (q.derivatives) {
     auto d = std::make_unique<dcol::ContactDerivatives>();
-    dcol::contact_derivatives(*r, *d);
+    dcol::contact_derivatives(*r, *d, q.frame);
     out["derivatives"] = dcol_derivatives_json(*d);
   }
   Json in;

@@ -118,6 +118,13 @@ double parse_double(const std::string& s0, const std::string& what) {
   return v;
 }
 
+ReferenceFrame parse_frame(const std::string& s) {
+  if (s == "world") return ReferenceFrame::world;
+  if (s == "local") return ReferenceFrame::local;
+  if (s == "local_world_aligned") return ReferenceFrame::local_world_aligned;
+  throw InputError("--frame: expected world, local or local_world_aligned, got '" + s + "'");
+}
+
 long parse_long(const std::string& s0, const std::string& what, long lo, long hi) {
   const std::string s = trim(s0);
   errno = 0;

@@ -33,7 +33,9 @@ Input
 Output
   --derivatives   also compute idcol::contact_derivatives and add a "derivatives" object:
                   its status and every Jacobian block J_<out>_<in> (rows of [w; v] twist
-                  columns; X1/X2: world twists of body 1/2, X12: body twist of body 2 in body 1)
+                  columns; X1/X2: twists of body 1/2 in --frame, X12: body twist of body 2 in body 1)
+  --frame F       twist of the X1/X2 columns (docs/conventions.md): world (default), local or
+                  local_world_aligned
 
 Solver options (defaults of idcol::SolveOptions)
   --tolerance T          residual tolerance on ||f_c|| (1e-10)
@@ -57,6 +59,7 @@ int cmd_query(const std::vector<std::string>& args0) {
   Json cli_options = Json::object();
   bool have_json = false;
   bool with_derivatives = false;
+  ReferenceFrame frame = ReferenceFrame::world;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string v;
     const std::string& a = args[i];
@@ -93,6 +96,8 @@ int cmd_query(const std::vector<std::string>& args0) {
     } else if (take_solver_option(args, i, cli_options)) {
     } else if (a == "--derivatives") {
       with_derivatives = true;
+    } else if (std::string v; take_option(args, i, "--frame", v)) {
+      frame = parse_frame(v);
     } else {
       throw InputError("query: unknown argument '" + a + "' (see diffcol query --help)");
     }
@@ -113,7 +118,7 @@ int cmd_query(const std::vector<std::string>& args0) {
   const idcol::ContactSolution sol = idcol::solve_contact(s1, X1, s2, X2, opt);
 
   Json out = solution_json(sol);
-  if (with_derivatives) out["derivatives"] = derivatives_json(idcol::contact_derivatives(s1, s2, X1, sol));
+  if (with_derivatives) out["derivatives"] = derivatives_json(idcol::contact_derivatives(sol, frame));
   Json in;
   in["shape1"] = s1.describe();
   in["pose1"] = pose_json(X1);

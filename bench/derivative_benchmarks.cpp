@@ -43,7 +43,7 @@ void BM_Derivatives(benchmark::State& state, const std::string& n1, const std::s
   idcol::ContactDerivatives out;
   size_t i = 0;
   for (auto _ : state) {
-    idcol::contact_derivatives(d.s1, d.s2, I, d.sols[i], out);
+    idcol::contact_derivatives(d.sols[i], out);
     benchmark::DoNotOptimize(&out);
     benchmark::ClobberMemory();
     if (++i == d.sols.size()) i = 0;

@@ -114,7 +114,7 @@ void BM_BoxOnBox(benchmark::State& state, bool derivatives, bool select_edges) {
   mf::ManifoldDerivatives d;
   for (auto _ : state) {
     if (derivatives)
-      mf::compute_manifold_derivatives(top, X1, bottom, X2, opt, mf::PoseCoordinates::body_twist, ws, m, d);
+      mf::compute_manifold_derivatives(top, X1, bottom, X2, opt, mf::PoseCoordinates::local, ws, m, d);
     else
       mf::compute_manifold(top, X1, bottom, X2, opt, ws, m);
     benchmark::DoNotOptimize(m.entries.data());

@@ -156,7 +156,7 @@ void BM_Figures(benchmark::State& state, bool gradient, int variant) {
     active = 0.0;
     for (int i = 0; i < kPoses; ++i) {
       if (gradient)
-        mf::compute_manifold_derivatives(a, s.X1[i], b, s.X2[i], opt, mf::PoseCoordinates::body_twist, ws, m, d);
+        mf::compute_manifold_derivatives(a, s.X1[i], b, s.X2[i], opt, mf::PoseCoordinates::local, ws, m, d);
       else
         mf::compute_manifold(a, s.X1[i], b, s.X2[i], opt, ws, m);
       for (const mf::ManifoldEntry& e : m.entries) active += e.activity > 0.5;

@@ -25,7 +25,7 @@ namespace qp = diffcol::qp;
 constexpr long kQpPoses = 100000;  // 10 s of the sweep (dt = 1e-4)
 
 const qp::Capsule& bench_capsule() {
-  static const qp::Capsule c(2.0, 0.5);
+  static const qp::Capsule c(0.5, 2.0);
   return c;
 }
 const qp::PaddedPolygon& bench_polygon() {

@@ -223,12 +223,12 @@ TEST(ContactBatch, WarmStartedScheduleEqualsSequentialContactPairsBitForBit) {
     for (long t = 0; t < T0; ++t) {
       const size_t i = static_cast<size_t>(t) * P + p;
       ref_a[i] = pair.solve(A1[i], A2[i]);
-      der_a[i] = idcol::contact_derivatives(pair.shape1(), pair.shape2(), A1[i], ref_a[i]);
+      der_a[i] = idcol::contact_derivatives(ref_a[i]);
     }
     for (long t = 0; t < T1; ++t) {
       const size_t i = static_cast<size_t>(t) * P + p;
       ref_b[i] = pair.solve(B1[i], B2[i]);
-      der_b[i] = idcol::contact_derivatives(pair.shape1(), pair.shape2(), B1[i], ref_b[i]);
+      der_b[i] = idcol::contact_derivatives(ref_b[i]);
       warm_count += ref_b[i].warm_started;
     }
   }
@@ -278,7 +278,7 @@ TEST(ContactBatch, ColdScheduleEqualsSolveContactBitForBit) {
   for (size_t i = 0; i < X1.size(); ++i) {
     const auto& [s1, s2] = s.pairs[i % P];
     ref[i] = idcol::solve_contact(s1, X1[i], s2, X2[i], cold);
-    der[i] = idcol::contact_derivatives(s1, s2, X1[i], ref[i]);
+    der[i] = idcol::contact_derivatives(ref[i]);
   }
   for (int threads : {1, 2, 4}) {
     BatchOptions opt;

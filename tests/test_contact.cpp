@@ -872,8 +872,8 @@ TEST(Contact, AlphaDerivativesDoNotDependOnTheLengthUnit) {
         const Pose X2 = sweep.pose(i), X2k = make_pose(X2.R, k * X2.p);
         const ContactSolution base = unit.solve_cold(I, X2), s = large.solve_cold(I, X2k);
         ASSERT_TRUE(base.ok() && s.ok()) << na << "-" << nb << ", pose " << i;
-        const diffcol::idcol::ContactDerivatives d0 = diffcol::idcol::contact_derivatives(I, base),
-                                                 dk = diffcol::idcol::contact_derivatives(I, s);
+        const diffcol::idcol::ContactDerivatives d0 = diffcol::idcol::contact_derivatives(base),
+                                                 dk = diffcol::idcol::contact_derivatives(s);
         // the same status in either unit (ill_conditioned on nearly parallel flat faces: both)
         ASSERT_EQ(d0.status, dk.status) << na << "-" << nb << ", pose " << i << ", condition " << d0.kkt_condition
                                         << " at unit size, " << dk.kkt_condition << " at k = 1e3";

@@ -18,7 +18,7 @@ using diffcol::compare_jacobians;
 using diffcol::GradientCheckOptions;
 using diffcol::GradientCheckResult;
 using diffcol::Mat3;
-using diffcol::PerturbationSide;
+using diffcol::ReferenceFrame;
 using diffcol::Pose;
 using diffcol::skew;
 using diffcol::Vec3;
@@ -74,7 +74,7 @@ TEST(GradientCheck, AcceptsExactBodyTwistJacobian) {
     J.block<3, 3>(0, 3) = X.R;
     J.block<3, 3>(3, 0) = -X.R * skew(u);
     GradientCheckOptions opt;
-    opt.side = PerturbationSide::body;
+    opt.frame = ReferenceFrame::local;
     const GradientCheckResult res =
         check_pose_gradient([&](const Pose& Y) { return point_and_vector(Y, u); }, X, J, opt);
     EXPECT_TRUE(res.passed()) << res.report();
@@ -210,8 +210,8 @@ TEST(GradientCheck, PerturbIsTheExponentialOnTheChosenSide) {
   const Pose X = random_pose(rng);
   Vec6 xi;
   xi << 0.1, -0.2, 0.3, 1.0, 2.0, -0.5;
-  const Pose Lw = diffcol::perturb(X, xi, PerturbationSide::world);
-  const Pose Lb = diffcol::perturb(X, xi, PerturbationSide::body);
+  const Pose Lw = diffcol::perturb(X, xi, ReferenceFrame::world);
+  const Pose Lb = diffcol::perturb(X, xi, ReferenceFrame::local);
   const Pose E = diffcol::se3_exp(xi);
   EXPECT_LT(((E * X).R - Lw.R).norm() + ((E * X).p - Lw.p).norm(), 1e-14);
   EXPECT_LT(((X * E).R - Lb.R).norm() + ((X * E).p - Lb.p).norm(), 1e-14);

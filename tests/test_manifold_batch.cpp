@@ -115,7 +115,7 @@ TEST(ManifoldBatch, MatchesSingleQueriesBitForBit) {
   random_poses(37, 0.4, 1, X1, X2);
   for (int threads : {1, 2})
     for (bool derivatives : {false, true})
-      for (auto coords : {mf::PoseCoordinates::body_twist, mf::PoseCoordinates::se3_log}) {
+      for (auto coords : {mf::PoseCoordinates::local, mf::PoseCoordinates::se3_log}) {
         if (!derivatives && coords == mf::PoseCoordinates::se3_log) continue;
         mf::ManifoldBatchOptions o;
         o.num_threads = threads;

@@ -510,7 +510,7 @@ TEST(ManifoldSelection, NoAllocationAfterFirstCall) {
   ManifoldDerivatives d;
   const Pose X1 = rot_x(0.2, Vec3(0.0, 0.0, 0.8));
   compute_manifold(a, X1, b, Pose::identity(), opt, ws, m);
-  compute_manifold_derivatives(a, X1, b, Pose::identity(), opt, PoseCoordinates::body_twist, ws, m, d);
+  compute_manifold_derivatives(a, X1, b, Pose::identity(), opt, PoseCoordinates::local, ws, m, d);
   const long before = g_allocations.load();
   compute_manifold(a, rot_x(0.3, Vec3(0.0, 0.1, 0.8)), b, Pose::identity(), opt, ws, m);
   compute_manifold_derivatives(a, X1, b, rot_y(0.1, Vec3::Zero()), opt, PoseCoordinates::se3_log, ws, m, d);
@@ -575,7 +575,7 @@ TEST(ManifoldDerivatives, MatchFiniteDifferences) {
     ManifoldWorkspace ws;
     ContactManifold m;
     ManifoldDerivatives d;
-    for (const PoseCoordinates coords : {PoseCoordinates::body_twist, PoseCoordinates::se3_log}) {
+    for (const PoseCoordinates coords : {PoseCoordinates::local, PoseCoordinates::se3_log}) {
       compute_manifold_derivatives(top, X1, bottom, X2, opt, coords, ws, m, d);
       const Eigen::MatrixXd J = stack(d);
       GradientCheckOptions g;
@@ -584,8 +584,8 @@ TEST(ManifoldDerivatives, MatchFiniteDifferences) {
       g.abs_tolerance = 1e-8;
       g.column_group = 3;
       GradientCheckResult res;
-      if (coords == PoseCoordinates::body_twist) {
-        g.side = PerturbationSide::body;
+      if (coords == PoseCoordinates::local) {
+        g.frame = ReferenceFrame::local;
         res = check_pose_gradient(
             [&](const Pose& A, const Pose& B) {
               ManifoldWorkspace w2;
@@ -655,13 +655,13 @@ TEST(ManifoldProjection, WitnessPointsLandOnTheirSurfacesAndDerivativesHold) {
     EXPECT_GT(before, 1e-3) << "trial " << trial << ": the unprojected points should be off the surface";
     EXPECT_LT(after, 1e-6) << "trial " << trial << " (before the projection: " << before << ")";
     ManifoldDerivatives d;
-    compute_manifold_derivatives(top, X1, bottom, X2, popt, PoseCoordinates::body_twist, ws, projected, d);
+    compute_manifold_derivatives(top, X1, bottom, X2, popt, PoseCoordinates::local, ws, projected, d);
     GradientCheckOptions g;
     g.step = 1e-3;
     g.rel_tolerance = 1e-6;
     g.abs_tolerance = 1e-8;
     g.column_group = 3;
-    g.side = PerturbationSide::body;
+    g.frame = ReferenceFrame::local;
     const GradientCheckResult res = check_pose_gradient(
         [&](const Pose& A, const Pose& B) {
           ManifoldWorkspace w2;

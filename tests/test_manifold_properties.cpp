@@ -969,7 +969,7 @@ TEST(ManifoldProperties, RandomManifoldsAreFiniteSymmetricInvariantAndDifferenti
     mf::ContactManifold md;
     mf::ManifoldDerivatives d;
     mf::compute_manifold_derivatives(o1, sc.X1, o2, sc.X2, opt,
-                                     log_coordinates ? mf::PoseCoordinates::se3_log : mf::PoseCoordinates::body_twist,
+                                     log_coordinates ? mf::PoseCoordinates::se3_log : mf::PoseCoordinates::local,
                                      ws, md, d);
     fails.note("derivative passes");
     if (!all_finite(d)) {
@@ -1322,7 +1322,7 @@ TEST(ManifoldProperties, FarApartPairOfTheSweepHasFiniteJacobians) {
   o.num_edges[0] = 3;
   mf::compute_manifold_derivatives(poly.build(L), make_pose(R1, Vec3(0.007432137597849651, 0.0029157457268456808, -0.0032343175444988835)),
                                    box2.build(L), make_pose(R2, Vec3(-14.14339849163075, 12.51172186475539, 17.490234029597822)),
-                                   o, mf::PoseCoordinates::body_twist, ws, m, d);
+                                   o, mf::PoseCoordinates::local, ws, m, d);
   EXPECT_TRUE(all_finite(m));
   EXPECT_TRUE(all_finite(d)) << first_non_finite(m, d);
 }

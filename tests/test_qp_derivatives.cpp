@@ -34,7 +34,7 @@ using namespace diffcol::qp;
 using diffcol::GradientCheckOptions;
 using diffcol::Mat3;
 using diffcol::OutputBlock;
-using diffcol::PerturbationSide;
+using diffcol::ReferenceFrame;
 using diffcol::Pose;
 using diffcol::Vec3;
 using diffcol::test::kNaN;
@@ -76,7 +76,7 @@ Eigen::MatrixXd jacobian(const ProximityCoordinateJacobians& d) {
 Capsule random_capsule(std::mt19937& rng) {
   std::uniform_real_distribution<double> L(0.3, 2.0), R(0.0, 0.5), U(-1.0, 1.0);
   if (rng() % 4 == 0) return Capsule::from_end_points(Vec3(U(rng), U(rng), U(rng)), Vec3(U(rng), U(rng), U(rng)), R(rng));
-  return Capsule(L(rng), R(rng));
+  return Capsule(R(rng), L(rng));
 }
 PaddedPolygon random_polygon(std::mt19937& rng) {
   std::uniform_real_distribution<double> U(0.0, 1.0);
@@ -136,12 +136,12 @@ std::vector<double> slacks(const PaddedPolygon& a, const Capsule& b, const Proxi
 /// The derivatives in `conv` against central differences of the proximity outputs (step h).
 template <class F>
 diffcol::GradientCheckResult check_against_differences(const F& f, const Pose& X1, const Pose& X2,
-                                                       const ProximityDerivatives& d, TwistConvention conv, double h) {
+                                                       const ProximityDerivatives& d, ReferenceFrame conv, double h) {
   GradientCheckOptions opt;
   opt.step = h;
   opt.column_group = 3;
   opt.blocks = blocks();
-  opt.side = conv == TwistConvention::world ? PerturbationSide::world : PerturbationSide::body;
+  opt.frame = conv == ReferenceFrame::world ? ReferenceFrame::world : ReferenceFrame::local;
   return diffcol::check_pose_gradient(f, X1, X2, jacobian(d), opt);
 }
 
@@ -172,11 +172,11 @@ void check_pair(const char* name, unsigned seed, S1 (*make1)(std::mt19937&), S2 
     if (!r.unique_minimizer || r.core_distance < 1e-2 || !strictly_complementary(r, slacks(s1, s2, r))) continue;
     const std::string what = std::string(name) + " attempt " + std::to_string(attempts);
     auto f = [&](const Pose& A, const Pose& B) { return values(proximity(s1, A, s2, B)); };
-    for (const TwistConvention conv : {TwistConvention::world, TwistConvention::body}) {
+    for (const ReferenceFrame conv : {ReferenceFrame::world, ReferenceFrame::local}) {
       const ProximityDerivatives d = proximity_derivatives(s1, X1, s2, X2, r, conv);
       ASSERT_EQ(d.status, ProximityDerivativeStatus::ok) << what;
       const auto res = check_against_differences(f, X1, X2, d, conv, 1e-4);
-      EXPECT_TRUE(res.passed()) << what << (conv == TwistConvention::world ? " world\n" : " body\n") << res.report();
+      EXPECT_TRUE(res.passed()) << what << (conv == ReferenceFrame::world ? " world\n" : " body\n") << res.report();
       for (const auto& b : res.blocks) st.worst_ratio = std::max(st.worst_ratio, b.worst_ratio);
       // The fast φ-gradient path gives the same row.
       if constexpr (std::is_same_v<S1, Capsule> && std::is_same_v<S2, Capsule>) {
@@ -185,7 +185,7 @@ void check_pair(const char* name, unsigned seed, S1 (*make1)(std::mt19937&), S2 
         EXPECT_NEAR(g.phi, r.phi, 1e-14) << what;
         EXPECT_LE((g.J_phi_X1 - d.J_phi_X1).norm() + (g.J_phi_X2 - d.J_phi_X2).norm(), 1e-12) << what;
       }
-      if (conv == TwistConvention::world) {
+      if (conv == ReferenceFrame::world) {
         // Position–quaternion coordinates, raw (unnormalized) quaternions.
         const Eigen::Vector4d q1 = 1.3 * Eigen::Vector4d(X1.quaternion().w(), X1.quaternion().x(),
                                                          X1.quaternion().y(), X1.quaternion().z());
@@ -205,7 +205,7 @@ void check_pair(const char* name, unsigned seed, S1 (*make1)(std::mt19937&), S2 
         const auto qres = diffcol::check_gradient(fq, z, jacobian(Jq), qopt);
         EXPECT_TRUE(qres.passed()) << what << " quaternion\n" << qres.report();
         // The same through the body convention's map.
-        const ProximityDerivatives db = proximity_derivatives(s1, X1, s2, X2, r, TwistConvention::body);
+        const ProximityDerivatives db = proximity_derivatives(s1, X1, s2, X2, r, ReferenceFrame::local);
         EXPECT_LE((jacobian(to_position_quaternion(db, X1.p, q1, X2.p, q2)) - jacobian(Jq)).cwiseAbs().maxCoeff(),
                   1e-9 * (1.0 + jacobian(Jq).cwiseAbs().maxCoeff()))
             << what;
@@ -280,7 +280,7 @@ void check_penetration(const char* name, unsigned seed, S1 (*make1)(std::mt19937
     if (!smooth) continue;
     const std::string what = std::string(name) + " attempt " + std::to_string(attempts);
     auto f = [&](const Pose& A, const Pose& B) { return values(proximity(s1, A, s2, B)); };
-    for (const TwistConvention conv : {TwistConvention::world, TwistConvention::body}) {
+    for (const ReferenceFrame conv : {ReferenceFrame::world, ReferenceFrame::local}) {
       const ProximityDerivatives d = proximity_derivatives(s1, X1, s2, X2, r, conv);
       ASSERT_EQ(d.status, ProximityDerivativeStatus::ok) << what;
       EXPECT_GT(d.J_signed_distance_X1.norm() + d.J_signed_distance_X2.norm(), 0.5) << what;
@@ -295,7 +295,7 @@ void check_penetration(const char* name, unsigned seed, S1 (*make1)(std::mt19937
       EXPECT_LE((d.J_normal_W_X2 - e.J_normal_W_X2).norm(), 1e-9 * (1.0 + d.J_normal_W_X2.norm())) << what;
       EXPECT_LE((d.J_p1_W_X1 - e.J_p1_W_X1).norm(), 1e-9 * (1.0 + d.J_p1_W_X1.norm())) << what;
       const auto res = check_against_differences(f, X1, X2, d, conv, 1e-5);
-      EXPECT_TRUE(res.passed()) << what << (conv == TwistConvention::world ? " world\n" : " body\n") << res.report();
+      EXPECT_TRUE(res.passed()) << what << (conv == ReferenceFrame::world ? " world\n" : " body\n") << res.report();
       for (const auto& b : res.blocks) st.worst_ratio = std::max(st.worst_ratio, b.worst_ratio);
     }
     ++st.checked;
@@ -355,7 +355,7 @@ TEST(QpDerivatives, CrossingCapsulesHaveAOneSidedGradient) {
 bool all_finite(const ProximityDerivatives& d) { return jacobian(d).allFinite(); }
 
 TEST(QpDerivatives, DegenerateConfigurationsStayFinite) {
-  const Capsule c(2.0, 0.2), dot(0.0, 0.3);
+  const Capsule c(0.2, 2.0), dot(0.3, 0.0);
   const PaddedPolygon sq = PaddedPolygon::rectangle(1.0, 0.5, 0.1);
   Pose I, X;
   // Parallel overlapping capsules: non-unique minimizer.
@@ -411,7 +411,7 @@ TEST(QpDerivatives, DegenerateConfigurationsStayFinite) {
   proximity_gradient(c, bad, c, I, g);
   EXPECT_EQ(g.status, ProximityStatus::invalid_input);
   EXPECT_TRUE(std::isfinite(g.phi) && g.J_phi_X1.allFinite());
-  EXPECT_THROW(twist_from_position_quaternion(Vec3::Zero(), Eigen::Vector4d::Zero(), TwistConvention::world),
+  EXPECT_THROW(twist_from_position_quaternion(Vec3::Zero(), Eigen::Vector4d::Zero(), ReferenceFrame::world),
                std::invalid_argument);
 }
 
@@ -420,7 +420,7 @@ TEST(QpDerivatives, RandomDegenerateFamiliesFinite) {
   std::mt19937 rng(9);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
   for (int k = 0; k < 2000; ++k) {
-    const Capsule c1(k % 3 == 0 ? 0.0 : 1.0, 0.1), c2(1.5, 0.2);
+    const Capsule c1(0.1, k % 3 == 0 ? 0.0 : 1.0), c2(0.2, 1.5);
     const PaddedPolygon p = random_polygon(rng);
     const Mat3 R = random_rotation(rng);
     const Pose X1 = make_pose(R, Vec3(U(rng), U(rng), U(rng)));
@@ -431,7 +431,7 @@ TEST(QpDerivatives, RandomDegenerateFamiliesFinite) {
     const auto r2 = proximity(p, X1, p, X2);
     const auto r3 = proximity(c2, X1, p, X2);
     ASSERT_TRUE(r1.ok() && r2.ok() && r3.ok()) << k << " " << status_name(r1.status) << " " << status_name(r2.status) << " " << status_name(r3.status) << " it " << r2.qp.iterations << " " << r3.qp.iterations;
-    EXPECT_TRUE(all_finite(proximity_derivatives(c1, X1, c2, X2, r1, TwistConvention::body)));
+    EXPECT_TRUE(all_finite(proximity_derivatives(c1, X1, c2, X2, r1, ReferenceFrame::local)));
     EXPECT_TRUE(all_finite(proximity_derivatives(p, X1, p, X2, r2)));
     EXPECT_TRUE(all_finite(proximity_derivatives(c2, X1, p, X2, r3)));
     EXPECT_TRUE(values(r1).allFinite() && values(r2).allFinite() && values(r3).allFinite());
@@ -456,7 +456,7 @@ TEST(QpDerivatives, HotPathAllocatesNothing) {
     proximity_derivatives(c, poses[k], c, poses[k + 1], r, d);
     proximity_gradient(c, poses[k], c, poses[k + 1], g);
     proximity(p, poses[k], p, poses[k + 1], opt, r);
-    proximity_derivatives(p, poses[k], p, poses[k + 1], r, d, TwistConvention::body);
+    proximity_derivatives(p, poses[k], p, poses[k + 1], r, d, ReferenceFrame::local);
     proximity(c, poses[k], p, poses[k + 1], opt, r);
     proximity_derivatives(c, poses[k], p, poses[k + 1], r, d);
     proximity(p, poses[k], c, poses[k + 1], opt, r);

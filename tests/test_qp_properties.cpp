@@ -184,7 +184,7 @@ Capsule random_capsule(std::mt19937& rng, double size) {
   std::uniform_real_distribution<double> U(0.0, 1.0);
   const auto len = [&] { return size * std::pow(10.0, 4.0 * U(rng) - 2.0); };
   const int kind = static_cast<int>(rng() % 12);
-  return Capsule(kind == 0 ? 0.0 : len(), kind == 1 ? 0.0 : len());
+  return Capsule(kind == 1 ? 0.0 : len(), kind == 0 ? 0.0 : len());
 }
 /// Valid polygons the constructor refused (redrawn): rectangles with a half-width below ~1e-10
 /// (vertices closer than its absolute merge tolerance 1e-10·(1 + max d) collapse), and vertex lists
@@ -465,7 +465,7 @@ void check_pair(std::mt19937& rng, const S1& a, const S2& b, const std::string& 
   // every 4th sample with a classical derivative; steps h and h/2 must agree (else a kink or the
   // rounding of far poses lies within the step: inconclusive, not counted wrong)
   if (t % 4 != 0) return;
-  const ProximityDerivatives d = proximity_derivatives(a, X1, b, X2, r, diffcol::TwistConvention::body);
+  const ProximityDerivatives d = proximity_derivatives(a, X1, b, X2, r, diffcol::ReferenceFrame::local);
   if (!all_finite(d)) {
     ++c.non_finite;
     c.report("non-finite derivative: " + at + ": " + summary(r));
@@ -522,7 +522,7 @@ void check_pair(std::mt19937& rng, const S1& a, const S2& b, const std::string& 
       return q.signed_distance;
     };
     const double fd_1 = (sd_one(1, h / 2) - sd_one(1, -h / 2)) / h, fd_2 = (sd_one(2, h / 2) - sd_one(2, -h / 2)) / h;
-    const ProximityDerivatives w = proximity_derivatives(a, X1, b, X2, r, diffcol::TwistConvention::world);
+    const ProximityDerivatives w = proximity_derivatives(a, X1, b, X2, r, diffcol::ReferenceFrame::world);
     const double world_1 = w.J_signed_distance_X1.dot(diffcol::adjoint(X1) * zeta1);
     const double world_2 = w.J_signed_distance_X2.dot(diffcol::adjoint(X2) * zeta2);
     m << "d signed distance: analytic " << analytic << " central difference " << fd2 << " (h " << h << ": " << fd1

@@ -212,7 +212,7 @@ Capsule random_capsule(std::mt19937& rng, bool zero_length = false) {
     const Vec3 a(U(rng), U(rng), U(rng));
     return Capsule::from_end_points(a, zero_length ? a : Vec3(U(rng), U(rng), U(rng)), R(rng));
   }
-  return Capsule(zero_length ? 0.0 : L(rng), R(rng));
+  return Capsule(R(rng), zero_length ? 0.0 : L(rng));
 }
 
 PaddedPolygon random_polygon(std::mt19937& rng) {
@@ -377,7 +377,7 @@ TEST(QpProximity, CapsuleCapsuleAgainstReferenceAndBruteForce) {
     Pose X2 = make_pose(random_rotation(rng), 2.0 * Vec3(U(rng), U(rng), U(rng)));
     if (cat == 1 || cat == 4) {
       // Same core direction: same rotation (or flipped about body z, exactly), same end-point form.
-      const Capsule a(1.0 + T(rng), 0.2), b(T(rng) < 0.5 ? 1.0 : 0.5 + T(rng), 0.3);
+      const Capsule a(0.2, 1.0 + T(rng)), b(0.3, T(rng) < 0.5 ? 1.0 : 0.5 + T(rng));
       Mat3 R2 = X1.R;
       if (rng() % 2) R2 = X1.R * Eigen::Vector3d(-1, -1, 1).asDiagonal();
       if (cat == 4) R2 = R2 * Eigen::AngleAxisd(1e-7 * (1 + T(rng)), random_unit(rng)).toRotationMatrix();
@@ -449,7 +449,7 @@ TEST(QpProximity, CapsulePolygonAgainstReferenceAndBruteForce) {
     const Pose X2 = make_pose(random_rotation(rng), 2.0 * Vec3(U(rng), U(rng), U(rng)));
     if (cat == 1 || cat == 2) {
       // Core direction in the polygon's plane: body x of the capsule → a direction in plane 2.
-      const Capsule a(0.5 + T(rng), 0.2);
+      const Capsule a(0.2, 0.5 + T(rng));
       const Mat3 R1 = X2.R * rot_z(M_PI * U(rng));
       const double dz = cat == 2 ? 0.0 : U(rng);
       X1 = make_pose(R1, X2 * Vec3(1.5 * U(rng), 1.5 * U(rng), dz));
@@ -501,7 +501,7 @@ TEST(QpProximity, SolverChoiceForCapsules) {
 }
 
 TEST(QpProximity, InvalidPoseGivesStatusNotNaN) {
-  const Capsule c(1.0, 0.1);
+  const Capsule c(0.1, 1.0);
   const PaddedPolygon p = PaddedPolygon::rectangle(1.0, 0.5, 0.1);
   Pose bad;
   bad.p.x() = kNaN;
@@ -516,7 +516,7 @@ TEST(QpProximity, InvalidPoseGivesStatusNotNaN) {
 TEST(QpProximity, FarApartPosesGiveStatusNotOverflow) {
   // Positions beyond kMaxLength (1e100) are rejected like a non-finite pose (Pose::invalid_reason,
   // as in every layer), while two bodies both far from the world origin within it are fine.
-  const Capsule c(1.0, 0.1);
+  const Capsule c(0.1, 1.0);
   const PaddedPolygon p = PaddedPolygon::rectangle(1.0, 0.5, 0.1);
   Pose far;
   far.p.z() = 1e300;
@@ -539,7 +539,7 @@ TEST(QpProximity, FarApartPosesGiveStatusNotOverflow) {
 
 TEST(QpProximity, InvalidOptionsAreRejected) {
   // validate() names the field; the queries return status invalid_input (finite fields) instead.
-  const Capsule c(1.0, 0.1);
+  const Capsule c(0.1, 1.0);
   const PaddedPolygon p = PaddedPolygon::rectangle(1.0, 0.5, 0.1);
   EXPECT_NO_THROW(ProximityOptions{}.validate());
   auto expect_rejected = [&](const ProximityOptions& o, const char* field) {
@@ -610,7 +610,7 @@ TEST(QpProximity, SimpleClosedForms) {
   EXPECT_NEAR(r.closest1_W.z(), 0.25, 1e-12);
   EXPECT_NEAR(r.closest2_W.z(), 1.75, 1e-12);
   // Crossed capsules (x axis and y axis, 1 apart in z): witness points at the crossing.
-  const Capsule c(2.0, 0.1);
+  const Capsule c(0.1, 2.0);
   Pose Y;
   Y.R = Eigen::AngleAxisd(M_PI / 2, Vec3::UnitZ()).toRotationMatrix();
   Y.p = Vec3(0.25, 0.5, 1.0);
@@ -622,14 +622,14 @@ TEST(QpProximity, SimpleClosedForms) {
 }
 
 TEST(QpShapes, ValidationThrowsClearErrors) {
-  EXPECT_THROW(Capsule(-1.0, 0.1), std::invalid_argument);
-  EXPECT_THROW(Capsule(1.0, -0.1), std::invalid_argument);
-  EXPECT_THROW(Capsule(kNaN, 0.1), std::invalid_argument);
+  EXPECT_THROW(Capsule(0.1, -1.0), std::invalid_argument);
+  EXPECT_THROW(Capsule(-0.1, 1.0), std::invalid_argument);
+  EXPECT_THROW(Capsule(0.1, kNaN), std::invalid_argument);
   EXPECT_THROW(Capsule::from_end_points(Vec3(kInf, 0, 0), Vec3::Zero(), 0.1), std::invalid_argument);
   EXPECT_NO_THROW(Capsule(0.0, 0.0));
   // sizes whose squares would overflow in the QPs (a 1e155 capsule used to report ok with φ = inf)
-  EXPECT_THROW(Capsule(1e155, 0.2), std::invalid_argument);
-  EXPECT_THROW(Capsule(1.0, 1e151), std::invalid_argument);
+  EXPECT_THROW(Capsule(0.2, 1e155), std::invalid_argument);
+  EXPECT_THROW(Capsule(1e151, 1.0), std::invalid_argument);
   EXPECT_THROW(Capsule::from_end_points(Vec3(0, 2e150, 0), Vec3::Zero(), 0.1), std::invalid_argument);
   EXPECT_NO_THROW(Capsule(kMaxShapeCoordinate, kMaxShapeCoordinate));
   Eigen::MatrixX2d C(3, 2);
@@ -914,7 +914,7 @@ TEST(QpCertified, BenchmarkSweepIsCertified) {
   std::vector<Vec2> hex;
   for (int k = 0; k < 6; ++k) hex.emplace_back(std::cos(k * M_PI / 3), std::sin(k * M_PI / 3));
   const PaddedPolygon poly = PaddedPolygon::from_vertices(hex, 0.2);
-  const Capsule cap(2.0, 0.5);
+  const Capsule cap(0.5, 2.0);
   diffcol::idcol::ErgodicSweep e;
   e.rmin = 0.02;
   e.rmax = 3.0;

@@ -32,7 +32,7 @@ namespace {
 
 using diffcol::GradientCheckOptions;
 using diffcol::Mat3;
-using diffcol::PerturbationSide;
+using diffcol::ReferenceFrame;
 using diffcol::Pose;
 using diffcol::Vec3;
 using diffcol::Vec6;
@@ -340,7 +340,7 @@ TEST(Aopc, WorldJacobiansMatchFiniteDifferences) {
     Eigen::MatrixXd J(6, 6);
     J << Jp, Jn;
     GradientCheckOptions opt;
-    opt.side = PerturbationSide::body;
+    opt.frame = ReferenceFrame::local;
     const auto res = diffcol::check_pose_gradient(
         [&](const Pose& Y) {
           Eigen::VectorXd v(6);
@@ -389,7 +389,7 @@ TEST(Ssdf, HardLimitIsNearestPlane) {
 /// pose) against central differences with the given step.
 void expect_ssdf_gradients(const OrientedPointCloud& c, const Pose& X, const Vec3& p_W, double eps1, double step,
                            SsdfWorkspace& ws) {
-  const ssdf::SsdfQuery qy = ssdf::soft_signed_distance(c, X, p_W, eps1, ws);
+  const ssdf::SsdfQuery qy = ssdf::soft_signed_distance(c, X, p_W, eps1, ws, ReferenceFrame::local);
   auto phi_at = [&](const Pose& Y, const Vec3& p) {
     Eigen::VectorXd v(1);
     v(0) = ssdf::soft_signed_distance(c, Y, p, eps1, ws).phi;
@@ -400,7 +400,7 @@ void expect_ssdf_gradients(const OrientedPointCloud& c, const Pose& X, const Vec
   auto rp = diffcol::check_gradient([&](const Eigen::VectorXd& x) { return phi_at(X, Vec3(x)); },
                                     Eigen::VectorXd(p_W), Eigen::MatrixXd(qy.J_phi_p.transpose()), opt);
   EXPECT_TRUE(rp.passed()) << rp.report();
-  opt.side = PerturbationSide::body;
+  opt.frame = ReferenceFrame::local;
   auto rx = diffcol::check_pose_gradient([&](const Pose& Y) { return phi_at(Y, p_W); }, X,
                                          Eigen::MatrixXd(qy.J_phi_X), opt);
   EXPECT_TRUE(rx.passed()) << rx.report();
@@ -774,7 +774,7 @@ TEST(Separation, JacobianMatchesFiniteDifferences) {
     const Pose X1 = random_pose(rng, 0.02), X2 = random_pose(rng, 0.1);
     const ssdf::Separation s = ssdf::smooth_separation_distance(c1, X1, c2, X2, 2e-4, 5e-3, ws, true);
     GradientCheckOptions opt;
-    opt.side = PerturbationSide::body;
+    opt.frame = ReferenceFrame::world;  // the default frame of the queries
     auto r = diffcol::check_pose_gradient(
         [&](const Pose& A, const Pose& B) {
           Eigen::VectorXd v(1);
@@ -828,7 +828,7 @@ TEST(Separation, CollisionPointJacobiansMatchFiniteDifferences) {
     Eigen::MatrixXd JA(3 * K, 12);
     for (int k = 0; k < K; ++k) JA.middleRows(3 * k, 3) = J[k];
     GradientCheckOptions opt;
-    opt.side = PerturbationSide::body;
+    opt.frame = ReferenceFrame::world;  // the default frame of the queries
     const auto r = diffcol::check_pose_gradient(
         [&](const Pose& A, const Pose& B) {
           Vec3 p[K];

@@ -30,7 +30,7 @@ namespace {
 
 using diffcol::GradientCheckOptions;
 using diffcol::Mat3;
-using diffcol::PerturbationSide;
+using diffcol::ReferenceFrame;
 using diffcol::Pose;
 using diffcol::Vec3;
 using diffcol::Vec6;
@@ -187,7 +187,7 @@ void expect_point_ssdf_jacobians(const Vec3& a, const Pose& X_A, const Vec6& V_A
   Eigen::MatrixXd JX(13, 12);
   JX << c.J_wrench_X, c.J_phi_X;
   GradientCheckOptions opt;
-  opt.side = PerturbationSide::body;
+  opt.frame = ReferenceFrame::local;
   opt.step = 1e-3;
   const auto rx = diffcol::check_pose_gradient(
       [&](const Pose& A, const Pose& B) { return outputs(A, V_A, B, V_B); }, X_A, X_B, JX, opt);
@@ -320,7 +320,7 @@ TEST(PairContact, JacobiansMatchFiniteDifferences) {
     // smoothing scales (sqrt(eps1) ≈ 4.5 mm, eps3 = 2 mm, v_s = 0.02 m/s), so its O(h⁴) error
     // is far below 1e-6 relative while the rounding error stays ~1e-10 absolute.
     GradientCheckOptions opt;
-    opt.side = PerturbationSide::body;
+    opt.frame = ReferenceFrame::local;
     opt.method = diffcol::FdMethod::richardson;
     opt.step = 1e-5;
     const auto rx = diffcol::check_pose_gradient(

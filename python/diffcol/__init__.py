@@ -13,10 +13,10 @@ Contact: solve_contact, SolveOptions, ContactSolution, ContactStatus, ContactPai
 Derivatives: contact_derivatives, ContactDerivatives, DerivativeStatus,
     alpha_gradient_envelope, alpha_gradient_envelope_world
 Penalty wrenches: HertzModel, hertz_wrenches, ContactWrenches
-Generalized coordinates: BodyJacobian, TwistConvention, to_coordinates, world_twist_map,
+Frames and generalized coordinates: ReferenceFrame, world_twist_from_frame, express_in_frame, BodyJacobian, to_coordinates,
     shape_body_twist_map
 Gradient checker: check_pose_gradient, check_gradient, numeric_jacobian, perturb,
-    GradientCheckOptions, GradientCheckResult, OutputBlock, FdMethod, PerturbationSide
+    GradientCheckOptions, GradientCheckResult, OutputBlock, FdMethod, ReferenceFrame
 Ergodic sweep: ErgodicSweep
 Batches: ContactBatch, BatchResult, BatchDerivatives, available_cores
 Viewer: view (writes the self-contained HTML page), view_manifold (a Contax manifold),
@@ -28,7 +28,7 @@ diffcol.dcol: DCOL's exact convex primitives (polytope, capsule, cylinder, cone,
     padded polygon, sphere) as cone programs: solve_contact, contact_derivatives, the DCOL.jl
     (r, q) layout. See help(diffcol.dcol).
 diffcol.qp: DiffPills capsule / padded-polygon proximity QPs: proximity,
-    proximity_derivatives (world or body twists), quaternion coordinates. See help(diffcol.qp).
+    proximity_derivatives (twists in any ReferenceFrame), quaternion coordinates. See help(diffcol.qp).
 diffcol.mesh: closed triangle meshes (TriangleMesh, load_mesh, make_box, make_icosphere,
     make_t_shape, contains, signed_distance).
 diffcol.smooth: soft operators with temperatures (sigmoid, softplus, soft_clip, logsumexp,

@@ -334,6 +334,7 @@ ContactBatch(pairs, num_threads=0, options=SolveOptions(), derivatives=False)
           order, warm-started from its previous solution (also across calls): simulation, MPC.
     False: every (step, pair) query is an independent cold solve, all spread over the threads.
   derivatives: also compute contact_derivatives for every query.
+  frame: ReferenceFrame of the derivatives' X1 / X2 columns (default world).
 
 solve(X_W1, X_W2) takes world poses of body 1 and body 2 as arrays of shape
   (P, 7) or (P, 4, 4)       one step: pose of each pair ([x, y, z, qw, qx, qy, qz] or 4x4),
@@ -344,16 +345,18 @@ step order per pair, resp. solve_contact; then contact_derivatives) for any thre
 Invalid poses raise ValueError (nothing is solved then).
 )") + kConventionsDoc))
       .def(py::init([](const std::vector<std::pair<Shape, Shape>>& pairs, int num_threads,
-                       const idcol::SolveOptions& options, bool derivatives) {
+                       const idcol::SolveOptions& options, bool derivatives, ReferenceFrame frame) {
              batch::BatchOptions o;
              o.num_threads = num_threads;
              o.solve = options;
              o.derivatives = derivatives;
+             o.frame = frame;
              check_solve_options(options);
              return std::make_unique<PyContactBatch>(pairs, o);
            }),
            py::arg("pairs") = std::vector<std::pair<Shape, Shape>>{}, py::kw_only(), py::arg("num_threads") = 0,
-           py::arg("options") = idcol::SolveOptions{}, py::arg("derivatives") = false)
+           py::arg("options") = idcol::SolveOptions{}, py::arg("derivatives") = false,
+           py::arg("frame") = ReferenceFrame::world)
       .def(
           "add_pair",
           [](PyContactBatch& b, Shape s1, Shape s2) {
@@ -383,6 +386,9 @@ Invalid poses raise ValueError (nothing is solved then).
             b.batch.set_derivatives(on);
           },
           "Whether solve() also computes derivatives.")
+      .def_property_readonly(
+          "frame", [](const PyContactBatch& b) { return b.batch.options().frame; },
+          "ReferenceFrame of the derivatives' X1 / X2 columns (set at construction).")
       .def("solve", &solve_batch, py::arg("X_W1"), py::arg("X_W2"),
            "Solves every pair at the given poses (see the class docstring); returns a BatchResult.")
       .def(

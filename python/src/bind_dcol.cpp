@@ -572,7 +572,7 @@ Both are relative (the same at every scale); inf where there is nothing to check
 
 Blocks J_<output>_<input> (numpy arrays, read-only, the C++ names):
   J_alpha_X12 (6,)                         w.r.t. the body twist of X_12
-  J_alpha_X1, J_alpha_X2 (6,)              w.r.t. the world twists of body 1 / 2
+  J_alpha_X1, J_alpha_X2 (6,)              w.r.t. the twists of body 1 / 2 in .frame (default world)
   J_distance_X1, J_distance_X2 (6,)
   J_x_W_X1, J_x_W_X2, J_p1_W_X1, J_p1_W_X2, J_p2_W_X1, J_p2_W_X2 (3, 6)
 status: DerivativeStatus; when not ok every block is zero.
@@ -583,6 +583,7 @@ subdifferential at a kink).
 )") + kDcolConventionsDoc));
   der.def_readonly("status", &ContactDerivatives::status, "DerivativeStatus; every block is zero unless ok.")
       .def_property_readonly("ok", &ContactDerivatives::ok, "status == DerivativeStatus.ok (a bool, not a method).")
+      .def_readonly("frame", &ContactDerivatives::frame, "ReferenceFrame of the X1 / X2 columns.")
       .def("__repr__", [](const ContactDerivatives& d) { return derivative_repr("ContactDerivatives", d); });
 #define DIFFCOL_DCOL_BLOCK(name, shape) \
   der.def_readonly(#name, &ContactDerivatives::name, doc(dcol_field_doc(#name, shape)))
@@ -600,11 +601,15 @@ subdifferential at a kink).
 #undef DIFFCOL_DCOL_BLOCK
 
   m.def(
-      "contact_derivatives", [](const ContactResult& r) { return dcol::contact_derivatives(r); }, py::arg("result"),
+      "contact_derivatives",
+      [](const ContactResult& r, ReferenceFrame f) { return dcol::contact_derivatives(r, f); }, py::arg("result"),
+      py::arg("frame") = ReferenceFrame::world,
       doc(std::string(R"(Derivatives of a DCOL result (implicit function theorem on the KKT conditions (2)-(5)).
 
 Args:
   result: a ContactResult from solve_contact (it holds the poses and the factorization).
+  frame: ReferenceFrame of the X1 / X2 columns (world, local, local_world_aligned), about the
+    body poses X_WB1, X_WB2 of the solve (docs/conventions.md).
 Returns:
   ContactDerivatives with every block J_<out>_<X12|X1|X2> (see help(diffcol.dcol.ContactDerivatives)).
 )") + kDcolConventionsDoc));

@@ -38,9 +38,6 @@ Eigen::MatrixXd rows_of(Eigen::MatrixXd A) {
 
 void bind_gradient_check(py::module_& m) {
   using namespace bind_gradient_check_local;
-  py::enum_<PerturbationSide>(m, "PerturbationSide", "Which twist a finite-difference column perturbs.")
-      .value("world", PerturbationSide::world, "X <- exp(h e_k^) X: columns = world twist (the X1 / X2 blocks)")
-      .value("body", PerturbationSide::body, "X <- X exp(h e_k^): columns = body twist (the X12 blocks)");
   py::enum_<FdMethod>(m, "FdMethod", "Finite-difference scheme.")
       .value("central", FdMethod::central, "(f(+h) - f(-h)) / 2h")
       .value("richardson", FdMethod::richardson, "(4 D(h/2) - D(h)) / 3")
@@ -64,7 +61,7 @@ blocks: list of OutputBlock (assign a whole list; appending to the returned copy
       .def_readwrite("method", &GradientCheckOptions::method, "FdMethod (default ridders).")
       .def_readwrite("ridders_levels", &GradientCheckOptions::ridders_levels, "Steps h/1.4^k, k < ridders_levels.")
       .def_readwrite("ridders_restarts", &GradientCheckOptions::ridders_restarts, "Further runs from 10x smaller steps while entries disagree.")
-      .def_readwrite("side", &GradientCheckOptions::side, "PerturbationSide (default world).")
+      .def_readwrite("frame", &GradientCheckOptions::frame, "ReferenceFrame of the twist columns (default world).")
       .def_readwrite("rel_tolerance", &GradientCheckOptions::rel_tolerance, "Relative tolerance (1e-6).")
       .def_readwrite("abs_tolerance", &GradientCheckOptions::abs_tolerance, "Absolute tolerance (1e-8).")
       .def_readwrite("column_group", &GradientCheckOptions::column_group, "Columns sharing a relative scale (1 = entrywise).")
@@ -111,7 +108,7 @@ blocks: list of OutputBlock (assign a whole list; appending to the returned copy
       });
 
   m.def(
-      "perturb", refuse_complex(&perturb), py::arg("X"), py::arg("xi"), py::arg("side"),
+      "perturb", refuse_complex(&perturb), py::arg("X"), py::arg("xi"), py::arg("frame"),
       "The perturbed pose: exp(xi^) X (world) or X exp(xi^) (body), xi = [w; v]. ValueError for a "
       "non-finite input or result.");
 
@@ -120,7 +117,7 @@ blocks: list of OutputBlock (assign a whole list; appending to the returned copy
 check_pose_gradient(f, X, analytic, options)       f(X) -> array; analytic (m, 6)
 check_pose_gradient(f, X1, X2, analytic, options)  f(X1, X2) -> array; analytic (m, 12) = [pose 1 | pose 2]
 f returns a number or an array (flattened to m outputs); a (6,) / (12,) analytic is one row.
-Poses are perturbed through the exponential map on options.side (world: the X1 / X2 blocks of
+Poses are perturbed through the exponential map on options.frame (world: the X1 / X2 blocks of
 ContactDerivatives, body: the X12 blocks). Returns a GradientCheckResult (truthy if passed).
 )") + kConventionsDoc;
   m.def(
@@ -147,7 +144,7 @@ ContactDerivatives, body: the X12 blocks). Returns a GradientCheckResult (truthy
         return numeric_jacobian(wrap1(f), X, o);
       },
       py::arg("f"), py::arg("X"), py::arg("options") = GradientCheckOptions{},
-      "Finite-difference Jacobian (m, 6) of f(X) on options.side.");
+      "Finite-difference Jacobian (m, 6) of f(X) on options.frame.");
   m.def(
       "numeric_jacobian",
       [](const py::function& f, const Pose& X1, const Pose& X2, const GradientCheckOptions& o) {

@@ -187,6 +187,7 @@ Fields (read-only; vectors are numpy arrays, same names as the C++ members):
       .def_readonly("attempts", &ContactSolution::attempts, "1: the first attempt succeeded.")
       .def_readonly("warm_started", &ContactSolution::warm_started, "The accepted attempt started from a previous solution.")
       .def_readonly("X_12", &ContactSolution::X_12, "Pose of body 2 in body 1.")
+      .def_readonly("X_W1", &ContactSolution::X_W1, "Pose of body 1 used by the solve (identity on invalid input).")
       .def_readonly("kkt_jacobian", &ContactSolution::kkt_jacobian,
                     "J_c (6, 6) at z* in unscaled variables; rows (10a), (10b), (10c) x3, (10d).")
       .def_readonly("grad1", &ContactSolution::grad1,
@@ -218,8 +219,7 @@ Returns:
 Raises:
   ValueError for an invalid pose (non-finite, zero quaternion, not a rotation) or options.
 
-Derivatives: contact_derivatives(X_W1, solution) (or contact_derivatives(shape1, shape2, X_W1,
-solution), the same numbers). For repeated queries of the same pair use ContactPair (warm
+Derivatives: contact_derivatives(solution, frame=ReferenceFrame.world). For repeated queries of the same pair use ContactPair (warm
 starts), for many pairs ContactBatch (threads).
 )") + kConventionsDoc;
   m.def(
@@ -262,8 +262,8 @@ the C++ ContactPair, bit for bit.)")
       .def("reset_warm_start", &idcol::ContactPair::reset_warm_start, "The next solve() starts cold.")
       .def(
           "derivatives",
-          [](const idcol::ContactPair& p, const PoseArg& X1) { return idcol::contact_derivatives(p, X1.value); },
-          py::arg("X_W1"), "contact_derivatives of the last solution; X_W1 is the body-1 pose of that solve.")
+          [](const idcol::ContactPair& p, ReferenceFrame f) { return idcol::contact_derivatives(p, f); },
+          py::arg("frame") = ReferenceFrame::world, "contact_derivatives of the last solution.")
       .def_property_readonly("shape1", &idcol::ContactPair::shape1, "Shape of body 1.")
       .def_property_readonly("shape2", &idcol::ContactPair::shape2, "Shape of body 2.")
       .def_property(
@@ -289,13 +289,15 @@ the C++ ContactPair, bit for bit.)")
 
 Blocks J_<output>_<input> (numpy arrays, read-only, the C++ names):
   inputs:  X12 = body twist of body 2 relative to body 1 (X_12 <- X_12 exp(xi^)),
-           X1, X2 = world twists of body 1, body 2 (X_Wi <- exp(eta^) X_Wi)
+           X1, X2 = twists of body 1, body 2 in .frame (ReferenceFrame; default world:
+           X_Wi <- exp(eta^) X_Wi)
   outputs: z = (x_B1, alpha, lambda1, lambda2) (X12 only), alpha, lambda1, lambda2, gap,
            x_B1, p1_B1, p2_B1, normal_B1 and (X1, X2 only) x_W, p1_W, p2_W, normal_W.
 Scalar outputs: shape (6,); 3-vectors: (3, 6); J_z_X12: (6, 6). Columns [w; v].
 status: DerivativeStatus; when not ok every block is zero.
 )") + kConventionsDoc));
   der.def_readonly("status", &ContactDerivatives::status, "DerivativeStatus; every block is zero unless ok.")
+      .def_readonly("frame", &ContactDerivatives::frame, "ReferenceFrame of the X1 / X2 columns.")
       .def_property_readonly("ok", &ContactDerivatives::ok, "status == DerivativeStatus.ok (a bool, not a method).")
       .def("__repr__", &derivatives_repr)
       .def_readonly("kkt_condition", &ContactDerivatives::kkt_condition,
@@ -308,40 +310,32 @@ status: DerivativeStatus; when not ok every block is zero.
   static const std::string deriv_doc = std::string(R"(Derivatives of a contact solution (implicit function theorem on (10)).
 
 Args:
-  shape1, shape2: the shapes of the solve.
-  X_W1: the body-1 world pose passed to the solve (world-frame outputs need it).
-  solution: the ContactSolution returned by solve_contact / ContactPair for these shapes.
+  solution: the ContactSolution returned by solve_contact / ContactPair (it carries the poses of
+    the solve, the shapes' derivatives and the factored KKT Jacobian: nothing else is needed).
+  frame: ReferenceFrame of the X1 / X2 columns: world (default), local or local_world_aligned,
+    each about its body's pose in the solve (docs/conventions.md).
 Returns:
   ContactDerivatives with every block J_<out>_<X12|X1|X2> (see help(diffcol.ContactDerivatives)).
 )") + kConventionsDoc;
   m.def(
       "contact_derivatives",
-      [](const Shape& s1, const Shape& s2, const PoseArg& X1, const ContactSolution& s) {
-        return idcol::contact_derivatives(s1, s2, X1.value, s);
-      },
-      py::arg("shape1"), py::arg("shape2"), py::arg("X_W1"), py::arg("solution"), deriv_doc.c_str());
+      [](const ContactSolution& s, ReferenceFrame f) { return idcol::contact_derivatives(s, f); },
+      py::arg("solution"), py::arg("frame") = ReferenceFrame::world, deriv_doc.c_str());
   m.def(
       "contact_derivatives",
-      [](const PoseArg& X1, const ContactSolution& s) { return idcol::contact_derivatives(X1.value, s); },
-      py::arg("X_W1"), py::arg("solution"),
-      doc("Derivatives of a contact solution from the solution alone: it carries the shapes' derivatives "
-          "(grad1, hess1, grad2, hess2) and the LU factors of J_c, so no shape is evaluated; the same numbers as "
-          "contact_derivatives(shape1, shape2, X_W1, solution).\n" + deriv_doc));
-  m.def(
-      "contact_derivatives",
-      [](const idcol::ContactPair& p, const PoseArg& X1) { return idcol::contact_derivatives(p, X1.value); },
-      py::arg("pair"), py::arg("X_W1"), "Derivatives of pair.last; X_W1 is the body-1 pose of that solve.");
+      [](const idcol::ContactPair& p, ReferenceFrame f) { return idcol::contact_derivatives(p, f); },
+      py::arg("pair"), py::arg("frame") = ReferenceFrame::world, "Derivatives of pair.last.");
 
   m.def("alpha_gradient_envelope", &idcol::alpha_gradient_envelope, py::arg("solution"),
         R"(d alpha*/d xi (6,) by the envelope theorem (eq. (9), (25a)), xi = body twist of X_12 [w; v].
 No linear solve, no shape evaluation; zero unless the solution is converged with r != 0.)");
   m.def(
       "alpha_gradient_envelope_world",
-      [](const ContactSolution& s, const PoseArg& X1) {
-        return Eigen::Matrix<double, 12, 1>(idcol::alpha_gradient_envelope_world(s, X1.value).transpose());
+      [](const ContactSolution& s, ReferenceFrame f) {
+        return Eigen::Matrix<double, 12, 1>(idcol::alpha_gradient_envelope_world(s, f).transpose());
       },
-      py::arg("solution"), py::arg("X_W1"),
-      "d alpha*/d [eta1 | eta2] (12,): the envelope gradient with respect to the world twists of body 1 and 2.");
+      py::arg("solution"), py::arg("frame") = ReferenceFrame::world,
+      "d alpha*/d [eta1 | eta2] (12,): the envelope gradient with respect to the twists of body 1 and 2 in frame.");
 
   // ------------------------------------------------------------------ Hertz wrenches
   py::class_<idcol::HertzModel> hertz(m, "HertzModel", "Hertz normal force f_n = k delta^p, delta = -gap (eq. (31)).");
@@ -361,11 +355,13 @@ Wrenches are 6-vectors [torque; force]:
   F_c1_B1  on body 1, in body 1's frame, about body 1's origin (force -f_n n at x*)
   F_c2_B2  the reaction on body 2, in body 2's frame, about body 2's origin
   F_c1_W, F_c2_W  the same in world coordinates about the world origin (F_c1_W + F_c2_W = 0)
-Jacobians: J_fn_* (6,), J_Fc*_* (6, 6) with twist columns [w; v] (X12 / X1 / X2 as elsewhere).
+Jacobians: J_fn_* (6,), J_Fc*_* (6, 6) with twist columns [w; v] (X12 / X1 / X2 as elsewhere;
+X1 / X2 in .frame, the frame of the derivatives they were built from).
 )") + kConventionsDoc))
       .def_readonly("status", &idcol::ContactWrenches::status, "DerivativeStatus of the Jacobians (see class doc).")
       .def_property_readonly("ok", &idcol::ContactWrenches::ok, "status == DerivativeStatus.ok (a bool, not a method).")
       .def("__repr__", &wrenches_repr)
+      .def_readonly("frame", &idcol::ContactWrenches::frame, "ReferenceFrame of the X1 / X2 columns.")
       .def_readonly("in_contact", &idcol::ContactWrenches::in_contact, "delta > 0.")
       .def_readonly("penetration", &idcol::ContactWrenches::penetration, "delta = -gap.")
       .def_readonly("f_n", &idcol::ContactWrenches::f_n, "Normal force magnitude (31).")
@@ -389,54 +385,47 @@ Jacobians: J_fn_* (6,), J_Fc*_* (6, 6) with twist columns [w; v] (X12 / X1 / X2 
 
   m.def(
       "hertz_wrenches",
-      [](const ContactSolution& s, const PoseArg& X1, const idcol::HertzModel& h) {
+      [](const ContactSolution& s, const idcol::HertzModel& h) {
         check_hertz(h);
-        return idcol::hertz_wrenches(s, X1.value, h);
+        return idcol::hertz_wrenches(s, h);
       },
-      py::arg("solution"), py::arg("X_W1"), py::arg("model") = idcol::HertzModel{},
-      "Wrench values only (Jacobian blocks zero). X_W1: the body-1 pose of the solve.");
+      py::arg("solution"), py::arg("model") = idcol::HertzModel{}, "Wrench values only (Jacobian blocks zero).");
   m.def(
       "hertz_wrenches",
-      [](const ContactSolution& s, const ContactDerivatives& d, const PoseArg& X1, const idcol::HertzModel& h) {
+      [](const ContactSolution& s, const ContactDerivatives& d, const idcol::HertzModel& h) {
         check_hertz(h);
-        return idcol::hertz_wrenches(s, d, X1.value, h);
+        return idcol::hertz_wrenches(s, d, h);
       },
-      py::arg("solution"), py::arg("derivatives"), py::arg("X_W1"), py::arg("model") = idcol::HertzModel{},
+      py::arg("solution"), py::arg("derivatives"), py::arg("model") = idcol::HertzModel{},
       "Wrenches and their Jacobians; derivatives = contact_derivatives of the same solution.");
 
   // ------------------------------------------------------------------ generalized coordinates
-  py::enum_<idcol::TwistConvention>(m, "TwistConvention", "How a 6 x n geometric Jacobian maps qdot to a twist.")
-      .value("world", idcol::TwistConvention::world, "J qdot = world twist, X <- exp(eta^) X")
-      .value("body", idcol::TwistConvention::body, "J qdot = body twist, X <- X exp(zeta^)");
   // A body Jacobian J: 6 rows, finite entries.
   const auto checked_body_jacobian = [](const Eigen::MatrixXd& J) -> const Eigen::MatrixXd& {
     if (J.rows() != 6 || !J.allFinite()) throw std::invalid_argument("BodyJacobian: J must be a finite (6, n) array");
     return J;
   };
-  py::class_<idcol::BodyJacobian>(m, "BodyJacobian", "The geometric Jacobian (6, n) of one rigid body, rows [w; v].")
-      .def(py::init([checked_body_jacobian](const Real<Eigen::MatrixXd>& J, idcol::TwistConvention c, const PoseArg& X) {
-             return idcol::BodyJacobian{checked_body_jacobian(J), c, X.value};
+  py::class_<BodyJacobian>(m, "BodyJacobian", "The geometric Jacobian (6, n) of one rigid body, rows [w; v].")
+      .def(py::init([checked_body_jacobian](const Real<Eigen::MatrixXd>& J, ReferenceFrame c, const PoseArg& X) {
+             return BodyJacobian{checked_body_jacobian(J), c, X.value};
            }),
-           py::arg("J"), py::arg("convention") = idcol::TwistConvention::world, py::arg("X_WB") = Pose{})
+           py::arg("J"), py::arg("frame") = ReferenceFrame::world, py::arg("X_WB") = Pose{})
       .def_property(
-          "J", [](const idcol::BodyJacobian& b) { return b.J; },
-          [checked_body_jacobian](idcol::BodyJacobian& b, const Real<Eigen::MatrixXd>& J) { b.J = checked_body_jacobian(J); },
+          "J", [](const BodyJacobian& b) { return b.J; },
+          [checked_body_jacobian](BodyJacobian& b, const Real<Eigen::MatrixXd>& J) { b.J = checked_body_jacobian(J); },
           "The Jacobian (6, n), rows [w; v] (finite).")
-      .def_readwrite("convention", &idcol::BodyJacobian::convention, "TwistConvention of J.")
-      .def_readwrite("X_WB", &idcol::BodyJacobian::X_WB, "Pose of the frame B in which a body-convention J is expressed.");
+      .def_readwrite("frame", &BodyJacobian::frame, "ReferenceFrame of J q_dot.")
+      .def_readwrite("X_WB", &BodyJacobian::X_WB, "The body's pose (read by the local frames).");
   m.def(
-      "world_twist_map", [](idcol::TwistConvention c, const PoseArg& X) { return idcol::world_twist_map(c, X.value); },
-      py::arg("convention"), py::arg("X_WB"), "6x6 map from the body's twist (convention) to its world twist.");
-  m.def(
-      "shape_body_twist_map", [](const PoseArg& X) { return idcol::shape_body_twist_map(X.value); }, py::arg("X_BS"),
+      "shape_body_twist_map", [](const PoseArg& X) { return shape_body_twist_map(X.value); }, py::arg("X_BS"),
       "Ad_{X_BS^-1}: the body twist of a shape mounted at X_BS from the body twist of its body.");
   m.def(
       "to_coordinates",
-      [](Real<Eigen::MatrixXd> J1, Real<Eigen::MatrixXd> J2, const idcol::BodyJacobian& b1, const idcol::BodyJacobian& b2) {
+      [](Real<Eigen::MatrixXd> J1, Real<Eigen::MatrixXd> J2, const BodyJacobian& b1, const BodyJacobian& b2) {
         // a (6,) gradient arrives as a 6 x 1 column: use it as the 1 x 6 row it is
         if (J1.rows() == 6 && J1.cols() == 1) J1.transposeInPlace();
         if (J2.rows() == 6 && J2.cols() == 1) J2.transposeInPlace();
-        return idcol::to_coordinates(J1, J2, b1, b2);
+        return to_coordinates(J1, J2, b1, b2);
       },
       py::arg("J_out_X1"), py::arg("J_out_X2"), py::arg("body1"),
         py::arg("body2"),

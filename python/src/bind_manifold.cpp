@@ -46,7 +46,7 @@ struct ManifoldArrays {
 /// The derivative blocks as arrays (K leading axis).
 struct DerivativeArrays {
   py::array_t<double> J_point_X12, J_normal_X12, J_distance_X12, J_activity_X12;
-  PoseCoordinates coordinates = PoseCoordinates::body_twist;
+  PoseCoordinates coordinates = PoseCoordinates::world;
 };
 
 ManifoldArrays to_arrays(const ContactManifold& mf) {
@@ -484,9 +484,13 @@ the pose is not finite.)")
   py::enum_<ContactKind>(m, "ContactKind", "Which routine produced a manifold entry.")
       .value("vertex_sdf", ContactKind::vertex_sdf)
       .value("edge_edge", ContactKind::edge_edge);
-  py::enum_<PoseCoordinates>(m, "PoseCoordinates", R"(Pose coordinates of the derivative blocks: body_twist (X_b <- X_b exp(xi_b)) or se3_log
-(X_b = exp(s_b), s_b = se3_log(X_b)); 6 per body, [w; v].)")
-      .value("body_twist", PoseCoordinates::body_twist)
+  py::enum_<PoseCoordinates>(m, "PoseCoordinates", R"(Pose coordinates of the derivative blocks, 6 per body, [w; v]: the twist in
+the ReferenceFrame of the same name (world: X_b <- exp(eta^) X_b; local: X_b <- X_b exp(xi^);
+local_world_aligned: w and the velocity of the body origin in world axes), or se3_log
+(X_b = exp(s_b), s_b = se3_log(X_b)).)")
+      .value("world", PoseCoordinates::world)
+      .value("local", PoseCoordinates::local)
+      .value("local_world_aligned", PoseCoordinates::local_world_aligned)
       .value("se3_log", PoseCoordinates::se3_log);
 
   py::class_<ManifoldArrays>(m, "ContactManifold", doc(std::string(R"(The contact manifold as numpy arrays (K entries, the order of the C++ ContactManifold::entries).
@@ -513,7 +517,7 @@ and num_edges = (|E_1|, |E_2|) actually used.)") + kManifoldConventionsDoc))
       });
 
   py::class_<DerivativeArrays>(m, "ManifoldDerivatives", R"(Derivatives of every manifold entry w.r.t. the 12 pose coordinates [body 1 (6) | body 2 (6)], each
-[w; v] (body twists or se(3) log coordinates, see `coordinates`): J_point_X12 (K, 3, 12),
+[w; v] (twists in a ReferenceFrame or se(3) log coordinates, see `coordinates`): J_point_X12 (K, 3, 12),
 J_normal_X12 (K, 3, 12), J_distance_X12 (K, 12), J_activity_X12 (K, 12).)")
       .def_readonly("J_point_X12", &DerivativeArrays::J_point_X12, "(K, 3, 12) d point / d [pose 1 | pose 2]")
       .def_readonly("J_normal_X12", &DerivativeArrays::J_normal_X12, "(K, 3, 12) d normal / d [pose 1 | pose 2]")
@@ -523,7 +527,7 @@ J_normal_X12 (K, 3, 12), J_distance_X12 (K, 12), J_activity_X12 (K, 12).)")
       .def("__repr__", [](const DerivativeArrays& d) {
         return ReprBuilder("manifold.ManifoldDerivatives")
             .field("entries", static_cast<long>(d.J_distance_X12.shape(0)))
-            .field("coordinates", d.coordinates == PoseCoordinates::body_twist ? "body_twist" : "se3_log")
+            .field("coordinates", pose_coordinates_name(d.coordinates))
             .str();
       });
 
@@ -554,9 +558,9 @@ J_normal_X12 (K, 3, 12), J_distance_X12 (K, 12), J_activity_X12 (K, 12).)")
         return py::make_tuple(to_arrays(mf), out);
       },
       py::arg("body1"), py::arg("X_W1"), py::arg("body2"), py::arg("X_W2"), py::arg("options") = ManifoldOptions{},
-      py::arg("coordinates") = PoseCoordinates::body_twist,
+      py::arg("coordinates") = PoseCoordinates::world,
       doc(std::string("The manifold and its derivatives (forward mode) at X_W1, X_W2: returns (ContactManifold, ManifoldDerivatives).\n"
-                      "coordinates: PoseCoordinates.body_twist (X_b <- X_b exp(xi_b)) or se3_log. ValueError as compute_manifold.") +
+                      "coordinates: PoseCoordinates (default world; local, local_world_aligned or se3_log). ValueError as compute_manifold.") +
           kManifoldConventionsDoc));
   // figures.hpp: the 18-superquadric limbed figures of the scale experiments.
   m.attr("kFigurePieces") = kFigurePieces;
@@ -622,7 +626,7 @@ J_activity_X12 (N, K, 12) (else None). Entry order as ContactManifold.)")
   py::class_<ManifoldBatch>(m, "ManifoldBatch", R"(The manifold of one object pair at N pose pairs per call over a persistent thread pool (batch.hpp);
 results are bit for bit those of compute_manifold(_derivatives), whatever the number of threads.
 ManifoldBatch(body1, body2, options=ManifoldOptions(), num_threads=0 (all cores), grain=1,
-coordinates=PoseCoordinates.body_twist), or ManifoldBatch(objects, pairs, ...) for the manifolds of
+coordinates=PoseCoordinates.world), or ManifoldBatch(objects, pairs, ...) for the manifolds of
 several object pairs of a scene at S configurations per call (compute_scenes). Not for use from two
 Python threads at once.)")
       .def(py::init([](const ContactObject& b1, const ContactObject& b2, const ManifoldOptions& options, int num_threads, long grain,
@@ -630,13 +634,13 @@ Python threads at once.)")
              return std::make_unique<ManifoldBatch>(b1, b2, batch_options(options, num_threads, grain, coordinates));
            }),
            py::arg("body1"), py::arg("body2"), py::arg("options") = ManifoldOptions{}, py::kw_only(), py::arg("num_threads") = 0,
-           py::arg("grain") = 1, py::arg("coordinates") = PoseCoordinates::body_twist)
+           py::arg("grain") = 1, py::arg("coordinates") = PoseCoordinates::world)
       .def(py::init([](const std::vector<ContactObject>& objects, const std::vector<std::array<int, 2>>& pairs,
                        const ManifoldOptions& options, int num_threads, long grain, PoseCoordinates coordinates) {
              return std::make_unique<ManifoldBatch>(objects, pairs, batch_options(options, num_threads, grain, coordinates));
            }),
            py::arg("objects"), py::arg("pairs"), py::arg("options") = ManifoldOptions{}, py::kw_only(), py::arg("num_threads") = 0,
-           py::arg("grain") = 1, py::arg("coordinates") = PoseCoordinates::body_twist,
+           py::arg("grain") = 1, py::arg("coordinates") = PoseCoordinates::world,
            "A scene: objects (list of ContactObject) and pairs [(a, b), ...] of object indices; use compute_scenes.")
       .def_property_readonly("entries_per_manifold", &ManifoldBatch::entries_per_manifold, "K")
       .def_property_readonly("num_threads", &ManifoldBatch::num_threads, "threads per call")

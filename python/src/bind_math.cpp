@@ -218,6 +218,29 @@ Invalid input (non-finite, zero quaternion, not a rotation) raises ValueError.)"
   m.def("se3_log", &se3_log, py::arg("g"), "Inverse of se3_exp: the twist [w; v] (6,).");
   m.def("adjoint", &adjoint, py::arg("g"),
         "The 6x6 adjoint Ad_g for twists ordered [w; v]: a body twist xi of g is the world twist Ad_g xi.");
+  py::enum_<ReferenceFrame>(m, "ReferenceFrame", R"(The frame of a twist and of the 6 columns [w; v] of a pose Jacobian.
+
+world: X <- exp(eta^) X (w in world axes, v the velocity of the point at the world origin);
+local: X <- X exp(zeta^) (body twist, body axes); local_world_aligned: [w; v] in world axes with v
+the velocity of the body origin (MuJoCo's mj_jac). See docs/conventions.md.)")
+      .value("world", ReferenceFrame::world)
+      .value("local", ReferenceFrame::local)
+      .value("local_world_aligned", ReferenceFrame::local_world_aligned);
+  m.def(
+      "world_twist_from_frame",
+      [](ReferenceFrame f, const Pose& X) { return world_twist_from_frame(f, X); }, py::arg("frame"), py::arg("X_WB"),
+      "M (6, 6) with eta = M tau: the world twist of a body at X_WB from its twist tau in frame.");
+  m.def(
+      "express_in_frame",
+      [](const Eigen::MatrixXd& J, ReferenceFrame f, const Pose& X) {
+        if (J.cols() != 6 || !J.allFinite()) throw std::invalid_argument("express_in_frame: J must be a finite (k, 6) array");
+        Eigen::MatrixXd out = J;
+        express_in_frame(out, f, X);
+        return out;
+      },
+      py::arg("J"), py::arg("frame"), py::arg("X_WB"),
+      "J (k, 6) with world-twist columns re-expressed in frame: J @ world_twist_from_frame(frame, X_WB).");
+
 }
 
 }  // namespace diffcol::python

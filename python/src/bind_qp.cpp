@@ -21,7 +21,7 @@ using qp::PaddedPolygon;
 using qp::ProximityDerivatives;
 using qp::ProximityOptions;
 using qp::ProximityResult;
-using qp::TwistConvention;
+using qp::ReferenceFrame;
 
 const char* const kQpConventionsDoc = R"(
 Conventions (diffcol.qp, as the C++ include/diffcol/qp)
@@ -33,9 +33,10 @@ Outputs (world frame unless _B1/_B2): p1_W, p2_W the witness points on the cores
   |p1 - p2| - (R1 + R2); normal_W = (p2 - p1)/|p2 - p1| from shape 1 towards shape 2 (zero when
   the cores touch); closest1_W = p1 + R1 normal_W, closest2_W = p2 - R2 normal_W, eq. (21)-(22).
 Twists are 6-vectors ordered [w; v] (angular first). J_<output>_X1 / J_<output>_X2: rows = the
-  output's components, 6 columns = the twist of X_W1 / X_W2 in the chosen convention:
-  TwistConvention.world (default): X_Wi <- exp(eta^) X_Wi (w in world axes, v the velocity of
-  the point at the world origin); TwistConvention.body: X_Wi <- X_Wi exp(zeta^).
+  output's components, 6 columns = the twist of X_W1 / X_W2 in the chosen ReferenceFrame `frame`:
+  ReferenceFrame.world (default): X_Wi <- exp(eta^) X_Wi (w in world axes, v the velocity of
+  the point at the world origin); .local: X_Wi <- X_Wi exp(zeta^); .local_world_aligned: w and
+  the velocity of body i's origin in world axes (docs/conventions.md).
   Scalar outputs give (6,) arrays, 3-vectors (3, 6). Every block is zero when not_solved.
 Quaternion coordinates: to_position_quaternion(d, r1, q1, r2, q2) gives 7 columns [r_i | q_i]
   per pose, q = (w, x, y, z) raw (normalization included).
@@ -67,7 +68,7 @@ std::string qp_field_doc(const std::string& name, const std::string& shape) {
   };
   auto wrt = [](const std::string& in) -> std::string {
     if (in == "X1" || in == "X2")
-      return std::string("the twist [w; v] of X_W") + in[1] + " (in the convention of the `convention` field)";
+      return std::string("the twist [w; v] of X_W") + in[1] + " (in the ReferenceFrame of the `frame` field)";
     return std::string("the coordinates [r") + in[2] + " (3) | q" + in[2] + " = (w, x, y, z) (4)] of pose " + in[2];
   };
   return block_doc(name, shape, kFields, wrt);
@@ -82,18 +83,18 @@ std::string result_repr(const ProximityResult& r) {
   return os.str();
 }
 
-const char* convention_name(TwistConvention c) { return c == TwistConvention::world ? "world" : "body"; }
+
 
 std::string derivatives_repr(const ProximityDerivatives& d) {
   return std::string("qp.ProximityDerivatives(status=") + qp::status_name(d.status) +
-         ", convention=" + convention_name(d.convention) + ")";
+         ", frame=" + reference_frame_name(d.frame) + ")";
 }
 
 std::string gradient_repr(const qp::ProximityGradient& g) {
   std::ostringstream os;
   os.precision(10);
   os << "qp.ProximityGradient(status=" << qp::status_name(g.status) << ", phi=" << g.phi
-     << ", signed_distance=" << g.signed_distance << ", convention=" << convention_name(g.convention) << ")";
+     << ", signed_distance=" << g.signed_distance << ", frame=" << reference_frame_name(g.frame) << ")";
   return os.str();
 }
 
@@ -113,20 +114,20 @@ Shapes: Capsule, PaddedPolygon
 Proximity: proximity, certify, ProximityOptions, QpOptions, ProximityResult, ProximityQpInfo,
   ProximityStatus, CapsuleSolver, status_name, swap_shapes, segment_pair_parameters
 Derivatives: proximity_derivatives, ProximityDerivatives, ProximityDerivativeStatus,
-  proximity_gradient, ProximityGradient, TwistConvention (= diffcol.TwistConvention)
+  proximity_gradient, ProximityGradient, ReferenceFrame (= diffcol.ReferenceFrame)
 Quaternion coordinates: twist_from_position_quaternion, to_position_quaternion,
   ProximityCoordinateJacobians
 )");
   m.attr("kMaxPolygonEdges") = qp::kMaxPolygonEdges;
-  m.attr("TwistConvention") = parent.attr("TwistConvention");
+  m.attr("ReferenceFrame") = parent.attr("ReferenceFrame");
 
   // ------------------------------------------------------------------ shapes
   py::class_<Capsule>(m, "Capsule", R"(A capsule: all points within `radius` of the core segment [b_B, a_B], eq. (18), (23)-(24).
 
-Capsule(length, radius): the seed's capsule, core along the body x axis centred at the origin,
+Capsule(radius, length): the seed's capsule, core along the body x axis centred at the origin,
 a_B = (+length/2, 0, 0), b_B = (-length/2, 0, 0) (length is the FULL length). A zero length (a
 sphere) and a zero radius (a bare segment) are allowed.)")
-      .def(py::init<double, double>(), py::arg("length"), py::arg("radius"),
+      .def(py::init<double, double>(), py::arg("radius"), py::arg("length"),
            "Raises ValueError if a value is negative or not finite.")
       .def_static("from_end_points", refuse_complex(&Capsule::from_end_points), py::arg("a_B"), py::arg("b_B"), py::arg("radius"),
                   "A capsule with end points a_B (theta = 1) and b_B (theta = 0) in the body frame. Raises "
@@ -420,7 +421,7 @@ factorization); phi and the signed distance by the envelope theorem.
 Args:
   shape1, X_W1, shape2, X_W2: the shapes and poses of the proximity() call.
   result: its ProximityResult.
-  convention: TwistConvention.world (default) or TwistConvention.body for the 6 columns.
+  frame: ReferenceFrame.world (default), .local or .local_world_aligned for the 6 columns.
 Returns:
   ProximityDerivatives with blocks J_<out>_X1, J_<out>_X2 (see help(diffcol.qp.ProximityDerivatives)).
 Raises:
@@ -459,13 +460,13 @@ Raises:
     m.def(
         "proximity_derivatives",
         [](const S1& s1, const PoseArg& X1, const S2& s2, const PoseArg& X2, const ProximityResult& r,
-           TwistConvention c) {
+           ReferenceFrame c) {
           ProximityDerivatives d;
           qp::proximity_derivatives(s1, X1.value, s2, X2.value, r, d, c);
           return d;
         },
         py::arg("shape1"), py::arg("X_W1"), py::arg("shape2"), py::arg("X_W2"), py::arg("result"),
-        py::arg("convention") = TwistConvention::world, deriv_doc.c_str());
+        py::arg("frame") = ReferenceFrame::world, deriv_doc.c_str());
   };
   struct CapsuleTag {
     using type = Capsule;
@@ -489,7 +490,7 @@ Raises:
   py::class_<ProximityDerivatives> der(m, "ProximityDerivatives", doc(std::string(R"(Derivatives of one proximity result.
 
 Blocks J_<output>_<X1|X2> (numpy arrays, read-only, the C++ names), 6 columns = the twist of
-X_W1 / X_W2 in `convention`:
+X_W1 / X_W2 in `frame`:
   J_phi_X1, J_phi_X2, J_signed_distance_X1, J_signed_distance_X2 (6,)
   J_p1_W_*, J_p2_W_*, J_closest1_W_*, J_closest2_W_*, J_normal_W_* (3, 6)
 status: ProximityDerivativeStatus (ok, non_unique_minimizer, cores_touch, not_solved); the
@@ -499,7 +500,7 @@ blocks are finite in every case and zero when not_solved.
       .def_property_readonly(
           "ok", [](const ProximityDerivatives& d) { return d.status == qp::ProximityDerivativeStatus::ok; },
           "status == ProximityDerivativeStatus.ok (a bool, not a method): a unique minimizer, cores apart.")
-      .def_readonly("convention", &ProximityDerivatives::convention, "TwistConvention of the columns.")
+      .def_readonly("frame", &ProximityDerivatives::frame, "ReferenceFrame of the columns.")
       .def("__repr__", &derivatives_repr);
 #define DIFFCOL_QP_BLOCK(name, shape) der.def_readonly(#name, &ProximityDerivatives::name, doc(qp_field_doc(#name, shape)))
   DIFFCOL_QP_BLOCK(J_phi_X1, "(6,)");
@@ -523,7 +524,7 @@ blocks are finite in every case and zero when not_solved.
       .def_property_readonly(
           "ok", [](const qp::ProximityGradient& g) { return g.status == qp::ProximityStatus::ok; },
           "status == ProximityStatus.ok (a bool, not a method).")
-      .def_readonly("convention", &qp::ProximityGradient::convention, "TwistConvention of the columns.")
+      .def_readonly("frame", &qp::ProximityGradient::frame, "ReferenceFrame of the columns.")
       .def_readonly("phi", &qp::ProximityGradient::phi, doc(qp_field_doc("phi", "()")))
       .def_readonly("signed_distance", &qp::ProximityGradient::signed_distance, doc(qp_field_doc("signed_distance", "()")))
       .def_readonly("J_phi_X1", &qp::ProximityGradient::J_phi_X1, doc(qp_field_doc("J_phi_X1", "(6,)")))
@@ -531,20 +532,20 @@ blocks are finite in every case and zero when not_solved.
       .def("__repr__", &gradient_repr);
   m.def(
       "proximity_gradient",
-      [](const Capsule& s1, const PoseArg& X1, const Capsule& s2, const PoseArg& X2, TwistConvention c) {
+      [](const Capsule& s1, const PoseArg& X1, const Capsule& s2, const PoseArg& X2, ReferenceFrame c) {
         qp::ProximityGradient g;
         qp::proximity_gradient(s1, X1.value, s2, X2.value, g, c);
         return g;
       },
-      py::arg("shape1"), py::arg("X_W1"), py::arg("shape2"), py::arg("X_W2"), py::arg("convention") = TwistConvention::world,
+      py::arg("shape1"), py::arg("X_W1"), py::arg("shape2"), py::arg("X_W2"), py::arg("frame") = ReferenceFrame::world,
       "Capsule-capsule phi and d phi / d(twists) with the box active-set solver, without a full result (the same "
       "numbers as proximity() + proximity_derivatives()). Returns a ProximityGradient.");
 
   // ------------------------------------------------------------------ quaternion coordinates
   m.def(
       "twist_from_position_quaternion",
-      [](const Real<Vec3>& r, const Real<Eigen::Vector4d>& q, TwistConvention c) { return qp::twist_from_position_quaternion(r, q, c); },
-      py::arg("r"), py::arg("q_wxyz"), py::arg("convention"),
+      [](const Real<Vec3>& r, const Real<Eigen::Vector4d>& q, ReferenceFrame c) { return qp::twist_from_position_quaternion(r, q, c); },
+      py::arg("r"), py::arg("q_wxyz"), py::arg("frame"),
       "The (6, 7) map M with twist = M [dr; dq] for a pose Pose.from_quaternion(r, q) built from raw (not "
       "necessarily unit) q = (w, x, y, z); M [0; q] = 0. J_out_rq = J_out_X @ M. Raises ValueError if q is zero "
       "or not finite, or r is not finite.");

@@ -31,8 +31,9 @@ struct CollisionPoints {
 
 const char* const kSsdfConventionsDoc = R"(
 Poses X_W1, X_W2, X_WB: world_from_body (a Pose, [x, y, z, qw, qx, qy, qz] or 4x4). Pose
-derivatives J_<out>_X are w.r.t. *body* twists [w; v] (X <- X exp(xi^)), [xi1 | xi2] for two
-bodies (unlike the idcol X1/X2 blocks, which use world twists). Velocities V are body twists.
+derivatives J_<out>_X of the queries are w.r.t. the twists [w; v] in `frame` (ReferenceFrame,
+default world as in every layer), [xi1 | xi2] for two bodies. The soft contact model
+(pair_contact, point_ssdf_contact) uses body twists (ReferenceFrame.local) and body-twist velocities V.
 Temperatures: eps1 in length^2 (SSDF), eps2 in length (separation distribution); 0 = hard.)";
 
 void check_pose_finite(const Pose& X, const char* what) {
@@ -139,28 +140,30 @@ ValueError on empty / mismatched / non-finite input or a zero normal.)")
       "SSDF (9) at body-frame points q: (3,) -> (phi, grad (3,)); (n, 3) -> (phi (n,), grad (n, 3)). eps1 in length^2.\n"
       "ValueError on an invalid eps1 or non-finite q.");
 
-  py::class_<SsdfQuery>(m, "SsdfQuery", "World-frame SSDF query: phi, J_phi_p (3,) = grad_p phi (world), J_phi_X (6,) = d phi / d body twist of X_WB.")
+  py::class_<SsdfQuery>(m, "SsdfQuery", "World-frame SSDF query: phi, J_phi_p (3,) = grad_p phi (world), J_phi_X (6,) = d phi / d twist of X_WB in frame.")
+      .def_readonly("frame", &SsdfQuery::frame, "ReferenceFrame of J_phi_X")
       .def_readonly("phi", &SsdfQuery::phi, "phi(p), eq. (9)")
       .def_property_readonly("J_phi_p", [](const SsdfQuery& s) { return Vec3(s.J_phi_p); }, "(3,) grad_p phi, world frame")
-      .def_property_readonly("J_phi_X", [](const SsdfQuery& s) { return Vec6(s.J_phi_X.transpose()); }, "(6,) d phi / d body twist of X_WB")
+      .def_property_readonly("J_phi_X", [](const SsdfQuery& s) { return Vec6(s.J_phi_X.transpose()); }, "(6,) d phi / d twist of X_WB (in frame)")
       .def("__repr__", [](const SsdfQuery& s) { return ReprBuilder("ssdf.SsdfQuery").field("phi", s.phi).str(); });
   m.def(
       "soft_signed_distance_world",
-      [](const OrientedPointCloud& cloud, const PoseArg& X, const py::object& p, double eps1) {
+      [](const OrientedPointCloud& cloud, const PoseArg& X, const py::object& p, double eps1, ReferenceFrame f) {
         SsdfWorkspace ws;
-        return soft_signed_distance(cloud, X.value, vec3_from(p, "p_W", false), eps1, ws);
+        return soft_signed_distance(cloud, X.value, vec3_from(p, "p_W", false), eps1, ws, f);
       },
-      py::arg("cloud"), py::arg("X_WB"), py::arg("p_W"), py::arg("eps1"),
+      py::arg("cloud"), py::arg("X_WB"), py::arg("p_W"), py::arg("eps1"), py::arg("frame") = ReferenceFrame::world,
       doc(std::string("SSDF (9) of the cloud posed at X_WB at the world point p_W, with derivatives: an SsdfQuery.\n"
                       "(The C++ overload soft_signed_distance(cloud, X_WB, p_W, eps1, ws).)") + kSsdfConventionsDoc));
 
   py::class_<SeparationResult>(m, "Separation", R"(Smooth separation between two posed clouds (Sec. III-B3): distance = sigma_eps2(-Phi12)^T Phi12
-(< 0 penetration), J_distance_X (12,) = d distance / d [xi1 | xi2] (body twists), size1, size2 (I1,
+(< 0 penetration), J_distance_X (12,) = d distance / d [xi1 | xi2] (twists in frame), size1, size2 (I1,
 I2), field = Phi12 (I1 + I2: SSDF of body 2 at body 1's points, then of body 1 at body 2's) and
 distribution = sigma_eps2(-Phi12).)")
       .def_property_readonly("distance", [](const SeparationResult& s) { return s.separation.distance; }, "smooth separation distance")
       .def_property_readonly("J_distance_X", [](const SeparationResult& s) { return Eigen::Matrix<double, 12, 1>(s.separation.J_distance_X.transpose()); },
                              "(12,) d distance / d [xi1 | xi2]")
+      .def_property_readonly("frame", [](const SeparationResult& s) { return s.separation.frame; }, "ReferenceFrame of J_distance_X")
       .def_property_readonly("size1", [](const SeparationResult& s) { return s.separation.size1; }, "I1")
       .def_property_readonly("size2", [](const SeparationResult& s) { return s.separation.size2; }, "I2")
       .def_readonly("field", &SeparationResult::field, "(I1 + I2,) Phi12")
@@ -175,33 +178,33 @@ distribution = sigma_eps2(-Phi12).)")
   m.def(
       "smooth_separation_distance",
       [](const OrientedPointCloud& c1, const PoseArg& X1, const OrientedPointCloud& c2, const PoseArg& X2, double eps1, double eps2,
-         bool with_jacobian) {
+         bool with_jacobian, ReferenceFrame f) {
         SsdfWorkspace ws;
         SeparationResult out;
         {
           py::gil_scoped_release release;
-          out.separation = smooth_separation_distance(c1, X1.value, c2, X2.value, eps1, eps2, ws, with_jacobian);
+          out.separation = smooth_separation_distance(c1, X1.value, c2, X2.value, eps1, eps2, ws, with_jacobian, f);
         }
         out.field = vector_to_array(ws.field);
         out.distribution = vector_to_array(ws.distribution);
         return out;
       },
       py::arg("cloud1"), py::arg("X_W1"), py::arg("cloud2"), py::arg("X_W2"), py::arg("eps1"), py::arg("eps2"),
-      py::arg("with_jacobian") = true,
+      py::arg("with_jacobian") = true, py::arg("frame") = ReferenceFrame::world,
       doc(std::string("Separation field, distribution and smooth separation distance (11) with its pose Jacobian: a Separation.\n"
                       "ValueError on invalid temperatures or non-finite poses.") + kSsdfConventionsDoc));
 
-  py::class_<CollisionPoints>(m, "CollisionPoints", "collision_points' result: points (K, 3) world frame, masses (K,), J_points (K, 3, 12) = d c_k / d [xi1 | xi2].")
+  py::class_<CollisionPoints>(m, "CollisionPoints", "collision_points' result: points (K, 3) world frame, masses (K,), J_points (K, 3, 12) = d c_k / d [xi1 | xi2] (twists in the frame passed).")
       .def_readonly("points", &CollisionPoints::points, "(K, 3) world-frame collision points c_k, eq. (13)")
       .def_readonly("masses", &CollisionPoints::masses, "(K,) selected masses Gamma^K(z) z")
-      .def_readonly("J_points", &CollisionPoints::J_points, "(K, 3, 12) d c_k / d [xi1 | xi2] (body twists)")
+      .def_readonly("J_points", &CollisionPoints::J_points, "(K, 3, 12) d c_k / d [xi1 | xi2] (twists in the frame passed)")
       .def("__repr__", [](const CollisionPoints& c) {
         return ReprBuilder("ssdf.CollisionPoints").field("points", static_cast<long>(c.masses.size())).str();
       });
   m.def(
       "collision_points",
       [](const OrientedPointCloud& c1, const PoseArg& X1, const OrientedPointCloud& c2, const PoseArg& X2, double eps1, double eps2, int K,
-         double topk_temperature) {
+         double topk_temperature, ReferenceFrame f) {
         if (K < 1 || K > static_cast<int>(c1.vertices().size() + c2.vertices().size()))
           throw std::invalid_argument("collision_points: K must be in [1, V1 + V2]");
         SsdfWorkspace ws;
@@ -210,7 +213,7 @@ distribution = sigma_eps2(-Phi12).)")
         std::vector<Eigen::Matrix<double, 3, 12>> J(static_cast<size_t>(K));
         {
           py::gil_scoped_release release;
-          collision_points(c1, X1.value, c2, X2.value, eps1, eps2, K, topk_temperature, ws, pts.data(), masses.data(), J.data());
+          collision_points(c1, X1.value, c2, X2.value, eps1, eps2, K, topk_temperature, ws, pts.data(), masses.data(), J.data(), f);
         }
         CollisionPoints out;
         out.points = points_to_array(pts);
@@ -223,7 +226,7 @@ distribution = sigma_eps2(-Phi12).)")
         return out;
       },
       py::arg("cloud1"), py::arg("X_W1"), py::arg("cloud2"), py::arg("X_W2"), py::arg("eps1"), py::arg("eps2"), py::arg("K"),
-      py::arg("topk_temperature"),
+      py::arg("topk_temperature"), py::arg("frame") = ReferenceFrame::world,
       doc(std::string("Reduction of the separation distribution to K collision points, eqs. (12)-(13) (SoftSort top-K of the\n"
                       "vertex masses): a CollisionPoints. ValueError on invalid temperatures or K outside [1, V1 + V2].") +
           kSsdfConventionsDoc));

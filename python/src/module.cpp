@@ -20,7 +20,7 @@ contact model); view(...), view_manifold(...), view_rollout(...) write the HTML 
   dp::bind_gradient_check(m);
   dp::bind_batch(m);
   dp::bind_dcol(m);  // submodule diffcol.dcol
-  dp::bind_qp(m);    // submodule diffcol.qp (after bind_idcol: reuses TwistConvention)
+  dp::bind_qp(m);    // submodule diffcol.qp (after bind_idcol: reuses ReferenceFrame)
   dp::bind_mesh(m);      // submodule diffcol.mesh
   dp::bind_smooth(m);    // submodule diffcol.smooth
   dp::bind_manifold(m);  // submodule diffcol.manifold (after mesh: uses TriangleMesh)

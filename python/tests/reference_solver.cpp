@@ -14,7 +14,7 @@
 //                            optionally with an offset: NAME@x,y,z,qw,qx,qy,qz.
 //   qp SHAPE1 SHAPE2 ...     qp::proximity, qp::proximity_derivatives (world twists) and
 //   qp_body SHAPE1 SHAPE2 ...  (body twists), then qp::to_position_quaternion at the line's
-//                            (r, q). SHAPE: capsule:L:R (qp::Capsule(L, R)), rect:HX:HY:R
+//                            (r, q). SHAPE: capsule:L:R (qp::Capsule(R, L)), rect:HX:HY:R
 //                            (PaddedPolygon::rectangle), pentagon:R (from_vertices of the five
 //                            vertices (1, 0), (0.3, 0.9), (-0.8, 0.6), (-0.7, -0.7), (0.4, -0.9)).
 //   manifold N1 N2 ...       manifold::compute_manifold_derivatives (body twists, default options)
@@ -112,7 +112,7 @@ using QpShape = std::variant<qp::Capsule, qp::PaddedPolygon>;
 
 QpShape qp_shape(const std::string& spec) {
   const auto f = split(spec, ':');
-  if (f[0] == "capsule" && f.size() == 3) return qp::Capsule(number(f[1]), number(f[2]));
+  if (f[0] == "capsule" && f.size() == 3) return qp::Capsule(number(f[2]), number(f[1]));
   if (f[0] == "rect" && f.size() == 4) return qp::PaddedPolygon::rectangle(number(f[1]), number(f[2]), number(f[3]));
   if (f[0] == "pentagon" && f.size() == 2)
     return qp::PaddedPolygon::from_vertices({{1.0, 0.0}, {0.3, 0.9}, {-0.8, 0.6}, {-0.7, -0.7}, {0.4, -0.9}},
@@ -164,7 +164,7 @@ void run_qp(const std::string& n1, const std::string& n2, const double* v, bool 
   const QpShape s1 = qp_shape(n1), s2 = qp_shape(n2);
   qp::ProximityResult r;
   qp::ProximityDerivatives d;
-  const auto convention = body ? qp::TwistConvention::body : qp::TwistConvention::world;
+  const auto convention = body ? qp::ReferenceFrame::local : qp::ReferenceFrame::world;
   std::visit(
       [&](const auto& a, const auto& b) {
         qp::proximity(a, X1, b, X2, qp::ProximityOptions{}, r);
@@ -228,7 +228,7 @@ void run_manifold(int n1, int n2, const Pose& X1, const Pose& X2) {
   manifold::ManifoldWorkspace ws;
   manifold::ContactManifold mf;
   manifold::ManifoldDerivatives d;
-  manifold::compute_manifold_derivatives(b1, X1, b2, X2, manifold::ManifoldOptions{}, manifold::PoseCoordinates::body_twist,
+  manifold::compute_manifold_derivatives(b1, X1, b2, X2, manifold::ManifoldOptions{}, manifold::PoseCoordinates::local,
                                          ws, mf, d);
   std::vector<double> points, distances, normals, activities, Jp, Jn, Jd, Ja;
   for (size_t i = 0; i < mf.entries.size(); ++i) {
@@ -315,7 +315,7 @@ int main() {
       std::fprintf(stderr, "reference_solver: unknown mode '%s'\n", mode.c_str());
       return 2;
     }
-    const idcol::ContactDerivatives d = idcol::contact_derivatives(s1, s2, X1, sol);
+    const idcol::ContactDerivatives d = idcol::contact_derivatives(sol);
     std::printf("status %d\niterations %d\nattempts %d\nwarm_started %d\n", static_cast<int>(sol.status),
                 sol.iterations, sol.attempts, sol.warm_started ? 1 : 0);
     batch::for_each_solution_field([&](const char* name, auto member) { print_field(name, sol.*member); });

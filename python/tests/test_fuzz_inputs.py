@@ -229,13 +229,13 @@ def idcol_solution():
 
 @functools.lru_cache(maxsize=None)
 def idcol_derivatives():
-    return diffcol.contact_derivatives(bench("poly"), bench("ellipsoid"), IDENT, idcol_solution())
+    return diffcol.contact_derivatives(idcol_solution())
 
 
 @functools.lru_cache(maxsize=None)
 def penetrating_spheres():
     sol = diffcol.solve_contact(diffcol.Sphere(1.0), IDENT, diffcol.Sphere(1.0), [1.8, 0, 0, 1, 0, 0, 0])
-    return sol, diffcol.contact_derivatives(IDENT, sol)
+    return sol, diffcol.contact_derivatives(sol)
 
 
 def sphere_sdf():
@@ -289,8 +289,7 @@ for _cls, _args in [("Sphere", (1.0,)), ("Superellipsoid", (2, 1.0, 0.8, 0.6)), 
 _POLY_ELL = dict(s1="poly", s2="ellipsoid", X1=P(), X2=P([2.0, 0.3, 0.1, 1, 0, 0, 0]))
 entry("solve_contact", lambda s1, X1, s2, X2: diffcol.solve_contact(bench(s1), X1, bench(s2), X2), **_POLY_ELL)
 entry("solve_contact+contact_derivatives",
-      lambda s1, X1, s2, X2: diffcol.contact_derivatives(
-          bench(s1), bench(s2), X1, diffcol.solve_contact(bench(s1), X1, bench(s2), X2)), **_POLY_ELL)
+      lambda s1, X1, s2, X2: diffcol.contact_derivatives(diffcol.solve_contact(bench(s1), X1, bench(s2), X2)), **_POLY_ELL)
 entry("solve_contact[options]",
       lambda tol, sf, ct, pt: diffcol.solve_contact(
           bench("poly"), IDENT, bench("ellipsoid"), [2.0, 0.3, 0.1, 1, 0, 0, 0],
@@ -308,21 +307,21 @@ entry("solve_contact[box size]",
       hx=F(1.0))
 entry("ContactPair.solve", lambda X1, X2: diffcol.ContactPair(bench("tc"), bench("sec")).solve(X1, X2),
       X1=P(), X2=P([2.5, 0.2, 0.1, 1, 0, 0, 0]))
-entry("contact_derivatives(X_W1, sol)", lambda X1: diffcol.contact_derivatives(X1, idcol_solution()), X1=P())
-entry("contact_derivatives(s1, s2, X_W1, sol)",
-      lambda X1: diffcol.contact_derivatives(bench("poly"), bench("ellipsoid"), X1, idcol_solution()), X1=P())
+entry("contact_derivatives(sol)", lambda X1: diffcol.contact_derivatives(idcol_solution()), X1=P())
+entry("contact_derivatives(sol)",
+      lambda X1: diffcol.contact_derivatives(idcol_solution()), X1=P())
 entry("hertz_wrenches",
-      lambda X1, k, e: diffcol.hertz_wrenches(penetrating_spheres()[0], X1, diffcol.HertzModel(k, e)),
+      lambda X1, k, e: diffcol.hertz_wrenches(penetrating_spheres()[0], diffcol.HertzModel(k, e)),
       X1=P(), k=F(10.0), e=F(1.5))
 entry("hertz_wrenches+derivatives",
-      lambda X1, k, e: diffcol.hertz_wrenches(*penetrating_spheres(), X1, diffcol.HertzModel(k, e)),
+      lambda X1, k, e: diffcol.hertz_wrenches(*penetrating_spheres(), diffcol.HertzModel(k, e)),
       X1=P(), k=F(10.0), e=F(1.5))
-entry("alpha_gradient_envelope_world", lambda X1: diffcol.alpha_gradient_envelope_world(idcol_solution(), X1), X1=P())
-entry("BodyJacobian", lambda J, X: diffcol.BodyJacobian(J, diffcol.TwistConvention.world, X),
+entry("alpha_gradient_envelope_world", lambda X1: diffcol.alpha_gradient_envelope_world(idcol_solution()), X1=P())
+entry("BodyJacobian", lambda J, X: diffcol.BodyJacobian(J, diffcol.ReferenceFrame.world, X),
       J=A(np.eye(6)[:, :2]), X=P([1.0, 2.0, 3.0, 1, 0, 0, 0]))
 entry("to_coordinates",
       lambda J1, J2, B2, X2: diffcol.to_coordinates(
-          J1, J2, diffcol.BodyJacobian(np.full((6, 2), 2.0)), diffcol.BodyJacobian(B2, diffcol.TwistConvention.body, X2)),
+          J1, J2, diffcol.BodyJacobian(np.full((6, 2), 2.0)), diffcol.BodyJacobian(B2, diffcol.ReferenceFrame.local, X2)),
       J1=A(np.full((1, 6), 3.0)), J2=A(np.arange(1.0, 7.0)[None, :]), B2=A(np.full((6, 2), 4.0)),
       X2=P([2.0, 1.0, 0.5, 0.9, 0.1, 0.2, 0.3]))
 entry("ContactBatch.solve",
@@ -360,9 +359,9 @@ entry("rotation_between", lambda a, b: diffcol.rotation_between(a, b), a=A([1.0,
 entry("se3_exp", lambda xi: diffcol.se3_exp(xi), xi=A([0.1, 0.2, 0.3, 1.0, 2.0, 3.0]))
 entry("se3_log", lambda X: diffcol.se3_log(diffcol.Pose(X)), X=P([1.0, 2.0, 3.0, 0.9, 0.1, 0.2, 0.3]))
 entry("adjoint", lambda X: diffcol.adjoint(diffcol.Pose(X)), X=P([1.0, 2.0, 3.0, 0.9, 0.1, 0.2, 0.3]))
-entry("perturb", lambda X, xi: diffcol.perturb(diffcol.Pose(X), xi, diffcol.PerturbationSide.world),
+entry("perturb", lambda X, xi: diffcol.perturb(diffcol.Pose(X), xi, diffcol.ReferenceFrame.world),
       X=P([1.0, 2.0, 3.0, 0.9, 0.1, 0.2, 0.3]), xi=A([0.1, 0.2, 0.3, 1.0, 2.0, 3.0]))
-entry("world_twist_map", lambda X: diffcol.world_twist_map(diffcol.TwistConvention.body, diffcol.Pose(X)),
+entry("world_twist_from_frame", lambda X: diffcol.world_twist_from_frame(diffcol.ReferenceFrame.local, diffcol.Pose(X)),
       X=P([1.0, 2.0, 3.0, 0.9, 0.1, 0.2, 0.3]))
 entry("shape_body_twist_map", lambda X: diffcol.shape_body_twist_map(diffcol.Pose(X)), X=P([1.0, 2.0, 3.0, 0.9, 0.1, 0.2, 0.3]))
 
@@ -422,10 +421,10 @@ def _qp_polygon(p):
     return p, p.radius, p.core_radius, p.vertices
 
 
-entry("qp.Capsule", lambda L, r: _qp_capsule(qp.Capsule(L, r)), L=F(2.0), r=F(0.5))
+entry("qp.Capsule", lambda L, r: _qp_capsule(qp.Capsule(r, L)), L=F(2.0), r=F(0.5))
 entry("qp.Capsule.from_end_points", lambda a, b, r: _qp_capsule(qp.Capsule.from_end_points(a, b, r)),
       a=A([0.0, 0.0, 0.0]), b=A([0.0, 0.0, 1.0]), r=F(0.1))
-entry("qp.Capsule.core_point_B", lambda t: qp.Capsule(2.0, 0.5).core_point_B(t), t=F(0.3))
+entry("qp.Capsule.core_point_B", lambda t: qp.Capsule(0.5, 2.0).core_point_B(t), t=F(0.3))
 entry("qp.PaddedPolygon", lambda C, d, r: _qp_polygon(qp.PaddedPolygon(C, d, r)),
       C=A(SQUARE), d=A(np.ones(4), sizes=True, scale=True), r=F(0.2))
 entry("qp.PaddedPolygon.from_vertices", lambda V, r: _qp_polygon(qp.PaddedPolygon.from_vertices(V, r)),
@@ -443,29 +442,29 @@ def _qp_all(s1, X1, s2, X2, options=None):
     return r, d, qp.to_position_quaternion(d, X1v[:3], X1v[3:], X2v[:3], X2v[3:])
 
 
-_QP_SHAPES = {"capsule": lambda: qp.Capsule(2.0, 0.5), "polygon": lambda: qp.PaddedPolygon.from_vertices(PENTAGON, 0.1)}
+_QP_SHAPES = {"capsule": lambda: qp.Capsule(0.5, 2.0), "polygon": lambda: qp.PaddedPolygon.from_vertices(PENTAGON, 0.1)}
 for _a, _b in [("capsule", "capsule"), ("capsule", "polygon"), ("polygon", "polygon")]:
     entry(f"qp.proximity+derivatives[{_a}-{_b}]",
           lambda a, b, X1, X2: _qp_all(_QP_SHAPES[a](), X1, _QP_SHAPES[b](), X2),
           a=_a, b=_b, X1=P(), X2=P([0.3, 0.2, 1.5, 0.9, 0.3, 0.1, 0.0]))
 entry("qp.proximity[options]",
       lambda tol, sf, c, st, cct: _qp_all(
-          qp.Capsule(2.0, 0.5), IDENT, qp.PaddedPolygon.from_vertices(PENTAGON, 0.1), [0.3, 0.2, 1.5, 0.9, 0.3, 0.1, 0.0],
+          qp.Capsule(0.5, 2.0), IDENT, qp.PaddedPolygon.from_vertices(PENTAGON, 0.1), [0.3, 0.2, 1.5, 0.9, 0.3, 0.1, 0.0],
           qp.ProximityOptions(capsule_solver=qp.CapsuleSolver.interior_point, core_contact_tolerance=cct,
                               qp=qp.QpOptions(tolerance=tol, step_fraction=sf, centrality=c, singular_tolerance=st))),
       tol=F(1e-10), sf=F(0.99), c=F(0.01), st=F(1e-12), cct=F(1e-12))
 entry("qp.proximity_gradient",
-      lambda X1, X2: qp.proximity_gradient(qp.Capsule(2.0, 0.5), X1, qp.Capsule(1.2, 0.3), X2),
+      lambda X1, X2: qp.proximity_gradient(qp.Capsule(0.5, 2.0), X1, qp.Capsule(0.3, 1.2), X2),
       X1=P(), X2=P([0.3, 0.2, 1.5, 0.9, 0.3, 0.1, 0.0]))
 entry("qp.proximity[Capsule size]",
-      lambda L, r: _qp_all(qp.Capsule(L, r), IDENT, qp.Capsule(1.0, 0.2), [0.3, 0.2, 1.5, 0.9, 0.3, 0.1, 0.0]),
+      lambda L, r: _qp_all(qp.Capsule(r, L), IDENT, qp.Capsule(0.2, 1.0), [0.3, 0.2, 1.5, 0.9, 0.3, 0.1, 0.0]),
       L=F(2.0), r=F(0.5))
 entry("qp.proximity[rectangle size]",
-      lambda hx: _qp_all(qp.PaddedPolygon.rectangle(hx, 0.6, 0.2), IDENT, qp.Capsule(1.0, 0.2),
+      lambda hx: _qp_all(qp.PaddedPolygon.rectangle(hx, 0.6, 0.2), IDENT, qp.Capsule(0.2, 1.0),
                          [0.3, 0.2, 1.5, 0.9, 0.3, 0.1, 0.0]),
       hx=F(1.0))
 entry("qp.twist_from_position_quaternion",
-      lambda r, q: qp.twist_from_position_quaternion(r, q, qp.TwistConvention.world),
+      lambda r, q: qp.twist_from_position_quaternion(r, q, qp.ReferenceFrame.world),
       r=A([1.0, 2.0, 3.0]), q=A([0.9, 0.1, 0.2, 0.3]))
 entry("qp.segment_pair_parameters", lambda u1, u2, g: qp.segment_pair_parameters(u1, u2, g),
       u1=A([1.0, 0.0, 0.0]), u2=A([0.0, 1.0, 0.2]), g=A([0.1, 0.2, 1.0]))

@@ -1,5 +1,5 @@
 """iDCOL fields added after the module was first written: ContactSolution.grad1/hess1/grad2/hess2,
-SolveOptions.polish_threshold and the contact_derivatives(X_W1, solution) overload.
+SolveOptions.polish_threshold and the contact_derivatives(solution) overload.
 
 grad/hess are checked against the shapes' own eval() at the points y1 = x*/alpha* and
 y2 = R^T (x* - r)/alpha* (body frames, seed eq. (8)); the bit-for-bit comparison with C++ of the
@@ -37,8 +37,8 @@ def test_two_argument_contact_derivatives_equal_the_four_argument_ones():
     for a, b, p1, p2 in ergodic_queries(1, seed=19)[::3]:
         s1, s2 = diffcol.benchmark_shape(a), diffcol.benchmark_shape(b)
         sol = diffcol.solve_contact(s1, p1, s2, p2)
-        d2 = diffcol.contact_derivatives(p1, sol)
-        d4 = diffcol.contact_derivatives(s1, s2, p1, sol)
+        d2 = diffcol.contact_derivatives(sol)
+        d4 = diffcol.contact_derivatives(sol)
         assert d2.status == d4.status
         for n in BLOCKS:
             assert same_bits(getattr(d2, n), getattr(d4, n)), f"{a}-{b}: {n}"

@@ -80,7 +80,7 @@ SMOOTH = manifold.ManifoldOptions(contact=manifold.ContactOptions(t_pen=0.01, t_
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-@pytest.mark.parametrize("coordinates", [manifold.PoseCoordinates.body_twist, manifold.PoseCoordinates.se3_log])
+@pytest.mark.parametrize("coordinates", [manifold.PoseCoordinates.local, manifold.PoseCoordinates.se3_log])
 def test_derivatives_against_finite_differences(seed, coordinates):
     rng = np.random.default_rng(seed)
     b1, b2 = cube(1), cube(2)
@@ -89,7 +89,7 @@ def test_derivatives_against_finite_differences(seed, coordinates):
     assert d.coordinates == coordinates
     K = len(m)
     assert d.J_point_X12.shape == (K, 3, 12) and d.J_distance_X12.shape == (K, 12)
-    if coordinates == manifold.PoseCoordinates.body_twist:
+    if coordinates == manifold.PoseCoordinates.local:
         def coords(dz):
             return T1 @ se3_exp(dz[:6]), T2 @ se3_exp(dz[6:])
     else:

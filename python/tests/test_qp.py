@@ -35,7 +35,7 @@ def shape(spec):
     kind, *v = spec.split(":")
     v = [float(x) for x in v]
     if kind == "capsule":
-        return qp.Capsule(v[0], v[1])
+        return qp.Capsule(v[1], v[0])
     if kind == "rect":
         return qp.PaddedPolygon.rectangle(v[0], v[1], v[2])
     return qp.PaddedPolygon.from_vertices(PENTAGON, v[0])
@@ -62,7 +62,7 @@ def test_proximity_and_derivatives_equal_cpp_bit_for_bit(reference_exe, conventi
     qs = queries(3, seed=31 if convention == "world" else 32)
     mode = "qp" if convention == "world" else "qp_body"
     refs = run_reference(reference_exe, [query_line(mode, *q) for q in qs])
-    conv = getattr(qp.TwistConvention, convention)
+    conv = getattr(qp.ReferenceFrame, "local" if convention == "body" else convention)
     for (a, b, p1, p2), ref in zip(qs, refs):
         where = f"{a}-{b} at {p1}, {p2}"
         s1, s2 = shape(a), shape(b)
@@ -75,7 +75,7 @@ def test_proximity_and_derivatives_equal_cpp_bit_for_bit(reference_exe, conventi
         for name in RESULT_FIELDS:
             assert same_bits(np.ravel(getattr(r, name)), ref[name]), f"{where}: {name}"
         assert same_bits(r.qp.x, ref["qp_x"]) and same_bits(np.ravel(r.qp.S), ref["qp_S"]), where
-        assert int(d.status) == int(ref["derivative_status"][0]) and d.convention == conv, where
+        assert int(d.status) == int(ref["derivative_status"][0]) and d.frame == conv, where
         for name in BLOCKS:
             assert same_bits(np.ravel(getattr(d, name)), ref[name]), f"{where}: {name}"
         for name in COORD_BLOCKS:
@@ -142,7 +142,7 @@ def test_twist_jacobians_match_finite_differences(a, b, p1, p2):
     T1, T2 = diffcol.Pose(p1).matrix(), diffcol.Pose(p2).matrix()
     r = qp.proximity(s1, T1, s2, T2)
     for convention in ["world", "body"]:
-        d = qp.proximity_derivatives(s1, T1, s2, T2, r, getattr(qp.TwistConvention, convention))
+        d = qp.proximity_derivatives(s1, T1, s2, T2, r, getattr(qp.ReferenceFrame, "local" if convention == "body" else convention))
         assert d.status == qp.ProximityDerivativeStatus.ok
         for wrt in ["X1", "X2"]:
             N = twist_jacobians_fd(lambda A, B: outputs(qp.proximity(s1, A, s2, B)), T1, T2, wrt, OUTS, convention)
@@ -176,7 +176,7 @@ def test_position_quaternion_jacobians_match_finite_differences(index):
     for n in names:
         check_block(np.hstack([np.atleast_2d(getattr(c, f"J_{n}_rq1")), np.atleast_2d(getattr(c, f"J_{n}_rq2"))]),
                     N[n], f"J_{n}_rq")
-    M = qp.twist_from_position_quaternion(p1[:3], p1[3:], qp.TwistConvention.world)
+    M = qp.twist_from_position_quaternion(p1[:3], p1[3:], qp.ReferenceFrame.world)
     assert M.shape == (6, 7) and np.allclose(M @ np.r_[0, 0, 0, p1[3:]], 0, atol=1e-14)
 
 
@@ -190,7 +190,7 @@ def segment_points(c, T, n):
 
 def test_capsule_capsule_phi_against_dense_sampling():
     rng = np.random.default_rng(2)
-    c1, c2 = qp.Capsule(2.0, 0.5), qp.Capsule.from_end_points([0.1, -0.3, 0.2], [-0.4, 0.5, 0.6], 0.2)
+    c1, c2 = qp.Capsule(0.5, 2.0), qp.Capsule.from_end_points([0.1, -0.3, 0.2], [-0.4, 0.5, 0.6], 0.2)
     n = 1001
     for _ in range(20):
         T1, T2 = diffcol.Pose(random_pose7(rng)).matrix(), diffcol.Pose(random_pose7(rng)).matrix()
@@ -212,7 +212,7 @@ def test_capsule_capsule_phi_against_dense_sampling():
 
 
 def test_parallel_segments_are_finite_and_flagged():
-    c = qp.Capsule(2.0, 0.25)
+    c = qp.Capsule(0.25, 2.0)
     r = qp.proximity(c, np.eye(4), c, [0.5, 1.0, 0.0, 1, 0, 0, 0])  # parallel, overlapping
     assert r.ok and not r.unique_minimizer
     assert r.core_distance == pytest.approx(1.0, abs=1e-14) and r.signed_distance == pytest.approx(0.5, abs=1e-14)
@@ -222,7 +222,7 @@ def test_parallel_segments_are_finite_and_flagged():
 
 
 def test_swap_shapes_and_polygon_capsule_order():
-    cap, poly = qp.Capsule(1.0, 0.1), qp.PaddedPolygon.from_vertices(PENTAGON, 0.1)
+    cap, poly = qp.Capsule(0.1, 1.0), qp.PaddedPolygon.from_vertices(PENTAGON, 0.1)
     X1, X2 = [0.2, 0.1, 1.0, 0.9, 0.1, 0.3, 0.0], [0.0, 0.0, 0.0, 1, 0, 0, 0]
     a = qp.proximity(cap, X1, poly, X2)
     b = qp.proximity(poly, X2, cap, X1)
@@ -233,7 +233,7 @@ def test_swap_shapes_and_polygon_capsule_order():
 
 
 def test_shapes_expose_their_parameters():
-    c = qp.Capsule(2.0, 0.5)
+    c = qp.Capsule(0.5, 2.0)
     assert np.array_equal(c.a_B, [1, 0, 0]) and np.array_equal(c.b_B, [-1, 0, 0]) and c.radius == 0.5
     assert c.length == 2.0 and np.array_equal(c.core_point_B(0.25), [-0.5, 0, 0])
     p = qp.PaddedPolygon.from_vertices(PENTAGON, 0.1)
@@ -247,7 +247,7 @@ def test_shapes_expose_their_parameters():
 # ---------------------------------------------------------------- invalid input and docs
 
 @pytest.mark.parametrize("make,match", [
-    (lambda: qp.Capsule(-1.0, 0.5), ""),
+    (lambda: qp.Capsule(0.5, -1.0), ""),
     (lambda: qp.Capsule(1.0, float("inf")), ""),
     (lambda: qp.Capsule.from_end_points([0, 0, float("nan")], [0, 0, 0], 0.1), ""),
     (lambda: qp.PaddedPolygon(np.ones((4, 3)), np.ones(4), 0.1), r"\(m, 2\)"),
@@ -257,8 +257,8 @@ def test_shapes_expose_their_parameters():
     (lambda: qp.PaddedPolygon.rectangle(1.0, 1.0, 0.1).normal(4), "out of range"),
     (lambda: qp.QpOptions(tolerance=0.0), "tolerance"),
     (lambda: qp.ProximityOptions(core_contact_tolerance=-1.0), "core_contact_tolerance"),
-    (lambda: qp.proximity(qp.Capsule(1, 0.1), [0, 0, 0, 0, 0, 0, 0], qp.Capsule(1, 0.1), np.eye(4)), "quaternion"),
-    (lambda: qp.twist_from_position_quaternion(np.zeros(3), np.zeros(4), qp.TwistConvention.world), "quaternion"),
+    (lambda: qp.proximity(qp.Capsule(0.1, 1), [0, 0, 0, 0, 0, 0, 0], qp.Capsule(0.1, 1), np.eye(4)), "quaternion"),
+    (lambda: qp.twist_from_position_quaternion(np.zeros(3), np.zeros(4), qp.ReferenceFrame.world), "quaternion"),
 ])
 def test_invalid_input_raises_value_error(make, match):
     with pytest.raises(ValueError, match=match):
@@ -268,8 +268,8 @@ def test_invalid_input_raises_value_error(make, match):
 def test_every_public_name_has_a_docstring():
     from test_dcol import public_members_without_docs
     assert not public_members_without_docs(qp)
-    for needle in ["X_W1", "[w; v]", "TwistConvention.body", "phi", "closest1_W"]:
+    for needle in ["X_W1", "[w; v]", "ReferenceFrame.local", "phi", "closest1_W"]:
         assert needle in qp.proximity.__doc__, needle
-    assert qp.TwistConvention is diffcol.TwistConvention
+    assert qp.ReferenceFrame is diffcol.ReferenceFrame
     from diffcol.qp import proximity  # importable as a package module
     assert proximity is qp.proximity

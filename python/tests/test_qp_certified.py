@@ -14,7 +14,7 @@ HEX = np.array([[np.cos(k * np.pi / 3), np.sin(k * np.pi / 3)] for k in range(6)
 
 
 def scene(f):
-    cap = qp.Capsule(2.0 * f, 0.3 * f)
+    cap = qp.Capsule(0.3 * f, 2.0 * f)
     poly = qp.PaddedPolygon.from_vertices(HEX * f, 0.1 * f)
     X1 = diffcol.Pose(np.r_[np.array([0.3, -0.2, 0.9]) * f, 0.9, 0.2, -0.3, 0.1])
     X2 = diffcol.Pose(np.r_[np.array([-0.1, 0.4, -0.2]) * f, 0.7, -0.1, 0.5, 0.3])

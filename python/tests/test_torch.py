@@ -77,7 +77,7 @@ def test_pose_tangent_map_against_autograd_of_a_body_point():
 
 def test_pose_tangent_map_equals_the_qp_layers_chain_rule():
     rng = np.random.default_rng(2)
-    cap, rect = qp.Capsule(2.0, 0.5), qp.PaddedPolygon.rectangle(1.0, 0.6, 0.2)
+    cap, rect = qp.Capsule(0.5, 2.0), qp.PaddedPolygon.rectangle(1.0, 0.6, 0.2)
     X1, X2 = (X.detach() for X in separated_poses(rng, 4, 1.5, 1.2))
     for a, b in zip(X1.numpy(), X2.numpy()):
         r = qp.proximity(cap, a, rect, b)
@@ -93,7 +93,7 @@ def test_pose_tangent_map_equals_the_qp_layers_chain_rule():
 
 IDCOL_PAIRS = [("poly", "ellipsoid"), ("se", "sphere"), ("tc", "sec"), ("ellipsoid", "poly")]
 DCOL_PAIRS = [("polytope", "ellipsoid"), ("capsule", "cone"), ("cylinder", "sphere"), ("padded_polygon", "capsule")]
-QP_SHAPES = {"capsule": qp.Capsule(2.0, 0.5), "capsule_thin": qp.Capsule(1.2, 0.3),
+QP_SHAPES = {"capsule": qp.Capsule(0.5, 2.0), "capsule_thin": qp.Capsule(0.3, 1.2),
              "rect": qp.PaddedPolygon.rectangle(1.0, 0.6, 0.2),
              "pentagon": qp.PaddedPolygon.from_vertices(
                  [[1.0, 0.0], [0.3, 0.9], [-0.8, 0.6], [-0.7, -0.7], [0.4, -0.9]], 0.1)}
@@ -251,7 +251,7 @@ def test_failed_solve_raises():
 
 def test_missing_derivative_raises_in_backward_only_when_needed():
     # Two parallel capsules side by side: the minimizer is not unique (non_unique_minimizer).
-    cap = qp.Capsule(2.0, 0.3)
+    cap = qp.Capsule(0.3, 2.0)
     X1 = torch.tensor([[0.0, 0, 0, 1, 0, 0, 0], [0.0, 0, 0, 1, 0, 0, 0]], requires_grad=True)
     X2 = torch.tensor([[0.2, 1.0, 0, 1, 0, 0, 0], [0.0, 1.0, 0, 0.9, 0.1, 0.2, 0.3]], requires_grad=True)
     out = dt.qp_proximity(cap, X1, cap, X2)

@@ -70,6 +70,7 @@ void ContactBatch::solve(std::span<const Pose> X_W1, std::span<const Pose> X_W2,
                                 " pairs), got " + std::to_string(X_W1.size()) + " and " +
                                 std::to_string(X_W2.size()));
   const bool with_derivatives = options_.derivatives;
+  const ReferenceFrame frame = options_.frame;
   // grow the result grid only (allocation-free when it already fits)
   if (solutions_.size() < n) solutions_.resize(n);
   if (with_derivatives && derivatives_.size() < n) derivatives_.resize(n);
@@ -89,7 +90,7 @@ void ContactBatch::solve(std::span<const Pose> X_W1, std::span<const Pose> X_W2,
         for (long t = 0; t < num_steps; ++t) {
           const size_t i = static_cast<size_t>(t * P + p);
           sols[i] = pair.solve(X_W1[i], X_W2[i]);
-          if (with_derivatives) idcol::contact_derivatives(pair.shape1(), pair.shape2(), X_W1[i], sols[i], ders[i]);
+          if (with_derivatives) idcol::contact_derivatives(sols[i], ders[i], frame);
         }
       }
     };
@@ -102,7 +103,7 @@ void ContactBatch::solve(std::span<const Pose> X_W1, std::span<const Pose> X_W2,
         const idcol::ContactPair& pair = pairs[k % P];
         const size_t i = static_cast<size_t>(k);
         sols[i] = idcol::solve_contact(pair.shape1(), X_W1[i], pair.shape2(), X_W2[i], opt);
-        if (with_derivatives) idcol::contact_derivatives(pair.shape1(), pair.shape2(), X_W1[i], sols[i], ders[i]);
+        if (with_derivatives) idcol::contact_derivatives(sols[i], ders[i], frame);
       }
     };
     // about 8 chunks per thread (load balance), at most 32 queries (~50 µs) each

@@ -271,7 +271,8 @@ template <int Q = 4>
 
 }  // namespace
 
-DIFFCOL_TARGET_CLONES void contact_derivatives(const ContactResult& res, ContactDerivatives& out) {
+namespace {
+DIFFCOL_TARGET_CLONES void world_derivatives(const ContactResult& res, ContactDerivatives& out) {
   // every block is written below on success; failures reset the whole struct
   auto fail = [&out](DerivativeStatus why) {
     out = ContactDerivatives{};
@@ -360,10 +361,24 @@ DIFFCOL_TARGET_CLONES void contact_derivatives(const ContactResult& res, Contact
   if (!finite) return fail(DerivativeStatus::singular_kkt);
   out.status = DerivativeStatus::ok;
 }
+}  // namespace
 
-ContactDerivatives contact_derivatives(const ContactResult& result) {
+void contact_derivatives(const ContactResult& result, ContactDerivatives& out, ReferenceFrame frame) {
+  world_derivatives(result, out);
+  out.frame = frame;
+  if (frame == ReferenceFrame::world || !out.ok()) return;
+  const Pose &X1 = result.X_WB1, &X2 = result.X_WB2;
+  express_in_frame(out.J_alpha_X1, frame, X1);
+  express_in_frame(out.J_distance_X1, frame, X1);
+  for (Mat36* J : {&out.J_x_W_X1, &out.J_p1_W_X1, &out.J_p2_W_X1}) express_in_frame(*J, frame, X1);
+  express_in_frame(out.J_alpha_X2, frame, X2);
+  express_in_frame(out.J_distance_X2, frame, X2);
+  for (Mat36* J : {&out.J_x_W_X2, &out.J_p1_W_X2, &out.J_p2_W_X2}) express_in_frame(*J, frame, X2);
+}
+
+ContactDerivatives contact_derivatives(const ContactResult& result, ReferenceFrame frame) {
   ContactDerivatives d;
-  contact_derivatives(result, d);
+  contact_derivatives(result, d, frame);
   return d;
 }
 
@@ -389,6 +404,8 @@ Eigen::Matrix<double, Eigen::Dynamic, 7> world_twist_to_position_quaternion(
 
 PositionQuaternionJacobians to_position_quaternion(const ContactResult& res, const ContactDerivatives& d) {
   PositionQuaternionJacobians out;
+  if (d.frame != ReferenceFrame::world)
+    throw std::invalid_argument("to_position_quaternion: the derivatives must be in ReferenceFrame::world");
   out.status = d.status;
   if (!d.ok()) return out;
   auto fill = [&](auto& dst, const auto& J1, const auto& J2) {

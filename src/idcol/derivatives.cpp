@@ -159,8 +159,9 @@ template <class Block>
 }  // namespace
 
 // AVX2/FMA copy picked at load time (-17% measured with -march=native), see src/util/target_clones.hpp.
+namespace {
 DIFFCOL_TARGET_CLONES
-void contact_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDerivatives& out) {
+void world_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDerivatives& out) {
   DerivativeStatus st = status_of(sol);
   if (st == DerivativeStatus::ok && !X_W1.is_valid()) st = DerivativeStatus::invalid_input;
   const Mat3& R = sol.X_12.R;
@@ -314,25 +315,32 @@ void contact_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDe
   put_world(R1, K2, kN, R1 * n, false, out.J_normal_W_X1, out.J_normal_W_X2);
 }
 
-void contact_derivatives(const Shape&, const Shape&, const Pose& X_W1, const ContactSolution& sol,
-                         ContactDerivatives& out) {
-  contact_derivatives(X_W1, sol, out);
+}  // namespace
+
+void contact_derivatives(const ContactSolution& sol, ContactDerivatives& out, ReferenceFrame frame) {
+  world_derivatives(sol.X_W1, sol, out);
+  out.frame = frame;
+  if (frame == ReferenceFrame::world || out.status != DerivativeStatus::ok) return;  // other blocks are zero
+  const Pose& X1 = sol.X_W1;
+  const Pose X2 = sol.X_W1 * sol.X_12;
+  for (auto* J : {&out.J_alpha_X1, &out.J_lambda1_X1, &out.J_lambda2_X1, &out.J_gap_X1}) express_in_frame(*J, frame, X1);
+  for (auto* J : {&out.J_x_B1_X1, &out.J_x_W_X1, &out.J_p1_B1_X1, &out.J_p1_W_X1, &out.J_p2_B1_X1, &out.J_p2_W_X1,
+                  &out.J_normal_B1_X1, &out.J_normal_W_X1})
+    express_in_frame(*J, frame, X1);
+  for (auto* J : {&out.J_alpha_X2, &out.J_lambda1_X2, &out.J_lambda2_X2, &out.J_gap_X2}) express_in_frame(*J, frame, X2);
+  for (auto* J : {&out.J_x_B1_X2, &out.J_x_W_X2, &out.J_p1_B1_X2, &out.J_p1_W_X2, &out.J_p2_B1_X2, &out.J_p2_W_X2,
+                  &out.J_normal_B1_X2, &out.J_normal_W_X2})
+    express_in_frame(*J, frame, X2);
 }
 
-ContactDerivatives contact_derivatives(const Shape&, const Shape&, const Pose& X_W1, const ContactSolution& sol) {
+ContactDerivatives contact_derivatives(const ContactSolution& sol, ReferenceFrame frame) {
   ContactDerivatives d;
-  contact_derivatives(X_W1, sol, d);
+  contact_derivatives(sol, d, frame);
   return d;
 }
 
-ContactDerivatives contact_derivatives(const Pose& X_W1, const ContactSolution& sol) {
-  ContactDerivatives d;
-  contact_derivatives(X_W1, sol, d);
-  return d;
-}
-
-ContactDerivatives contact_derivatives(const ContactPair& pair, const Pose& X_W1) {
-  return contact_derivatives(X_W1, pair.last());
+ContactDerivatives contact_derivatives(const ContactPair& pair, ReferenceFrame frame) {
+  return contact_derivatives(pair.last(), frame);
 }
 
 RowVec6 alpha_gradient_envelope(const ContactSolution& sol) {
@@ -348,12 +356,16 @@ RowVec6 alpha_gradient_envelope(const ContactSolution& sol) {
   return out;
 }
 
-Eigen::Matrix<double, 1, 12> alpha_gradient_envelope_world(const ContactSolution& sol, const Pose& X_W1) {
+Eigen::Matrix<double, 1, 12> alpha_gradient_envelope_world(const ContactSolution& sol, ReferenceFrame frame) {
   Eigen::Matrix<double, 1, 12> out = Eigen::Matrix<double, 1, 12>::Zero();
+  const Pose& X_W1 = sol.X_W1;
   if (!X_W1.is_valid()) return out;
+  const Pose X_W2 = X_W1 * sol.X_12;
   const RowVec6 a = alpha_gradient_envelope(sol);
-  const RowVec6 a2 = a * adjoint_inverse(X_W1 * sol.X_12);
-  out.head<6>() = -a2;
+  RowVec6 a1 = -a * adjoint_inverse(X_W2), a2 = -a1;
+  express_in_frame(a1, frame, X_W1);
+  express_in_frame(a2, frame, X_W2);
+  out.head<6>() = a1;
   out.tail<6>() = a2;
   return out;
 }
@@ -419,14 +431,16 @@ using Rows13 = Eigen::Matrix<double, 13, 6, Eigen::RowMajor>;  // f_n, F_c1 (6),
 
 }  // namespace
 
-ContactWrenches hertz_wrenches(const ContactSolution& sol, const Pose& X_W1, const HertzModel& model) {
+ContactWrenches hertz_wrenches(const ContactSolution& sol, const HertzModel& model) {
   ContactWrenches w;
-  wrench_values(sol, X_W1, model, w);
+  wrench_values(sol, sol.X_W1, model, w);
   return w;
 }
 
-[[gnu::flatten]] void hertz_wrenches(const ContactSolution& sol, const ContactDerivatives& d, const Pose& X_W1,
-                                     const HertzModel& model, ContactWrenches& out) {
+[[gnu::flatten]] void hertz_wrenches(const ContactSolution& sol, const ContactDerivatives& d, const HertzModel& model,
+                                     ContactWrenches& out) {
+  const Pose& X_W1 = sol.X_W1;
+  out.frame = d.frame;
   const bool have_values = wrench_values(sol, X_W1, model, out);
   if (have_values && !d.ok()) out.status = d.status;
   if (!have_values || !d.ok() || !out.in_contact) {  // no derivatives, or the zero-force branch
@@ -491,40 +505,20 @@ ContactWrenches hertz_wrenches(const ContactSolution& sol, const Pose& X_W1, con
   if (!std::isfinite(W2.sum()) || !out.J_Fc1_W_X1.allFinite() || !out.J_Fc1_W_X2.allFinite()) {
     zero_wrench_jacobians(out);
     out.status = DerivativeStatus::singular_kkt;
+    return;
   }
+  if (d.frame == ReferenceFrame::world) return;
+  const Pose X_W2 = X_W1 * sol.X_12;
+  express_in_frame(out.J_fn_X1, d.frame, X_W1);
+  express_in_frame(out.J_fn_X2, d.frame, X_W2);
+  for (Mat66* J : {&out.J_Fc1_B1_X1, &out.J_Fc2_B2_X1, &out.J_Fc1_W_X1, &out.J_Fc2_W_X1}) express_in_frame(*J, d.frame, X_W1);
+  for (Mat66* J : {&out.J_Fc1_B1_X2, &out.J_Fc2_B2_X2, &out.J_Fc1_W_X2, &out.J_Fc2_W_X2}) express_in_frame(*J, d.frame, X_W2);
 }
 
-ContactWrenches hertz_wrenches(const ContactSolution& sol, const ContactDerivatives& d, const Pose& X_W1,
-                               const HertzModel& model) {
+ContactWrenches hertz_wrenches(const ContactSolution& sol, const ContactDerivatives& d, const HertzModel& model) {
   ContactWrenches w;
-  hertz_wrenches(sol, d, X_W1, model, w);
+  hertz_wrenches(sol, d, model, w);
   return w;
-}
-
-// ------------------------------------------------------------ generalized coordinates
-
-Mat6 world_twist_map(TwistConvention convention, const Pose& X_WB) {
-  return convention == TwistConvention::world ? Mat6(Mat6::Identity()) : adjoint(X_WB);
-}
-
-Mat6 shape_body_twist_map(const Pose& X_BS) {
-  if (!X_BS.is_finite()) throw std::invalid_argument("shape_body_twist_map: X_BS is not finite");
-  return adjoint_inverse(X_BS);
-}
-
-Eigen::MatrixXd to_coordinates(const Eigen::Ref<const Eigen::MatrixXd>& J_out_X1,
-                               const Eigen::Ref<const Eigen::MatrixXd>& J_out_X2, const BodyJacobian& body1,
-                               const BodyJacobian& body2) {
-  if (J_out_X1.cols() != 6 || J_out_X2.cols() != 6 || J_out_X1.rows() != J_out_X2.rows())
-    throw std::invalid_argument("to_coordinates: output Jacobians must be k×6 with the same k");
-  if (body1.J.rows() != 6 || body2.J.rows() != 6 || body1.J.cols() != body2.J.cols())
-    throw std::invalid_argument("to_coordinates: body Jacobians must be 6×n with the same n");
-  if (!J_out_X1.allFinite() || !J_out_X2.allFinite() || !body1.J.allFinite() || !body2.J.allFinite() ||
-      !body1.X_WB.is_valid() || !body2.X_WB.is_valid())
-    throw std::invalid_argument("to_coordinates: Jacobians must be finite and body poses valid (Pose::invalid_reason)");
-  const Eigen::MatrixXd M1 = J_out_X1 * world_twist_map(body1.convention, body1.X_WB);
-  const Eigen::MatrixXd M2 = J_out_X2 * world_twist_map(body2.convention, body2.X_WB);
-  return M1 * body1.J + M2 * body2.J;
 }
 
 }  // namespace diffcol::idcol

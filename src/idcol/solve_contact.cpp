@@ -254,8 +254,21 @@ void solve_sphere_pair(const Sphere& a, const Sphere& b, const Pose& X_W1, const
 constexpr int kWarmEvaluations = 24;
 
 template <class S1, class S2>
+void solve_typed_at(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pose& X_W2, const SolveOptions& opt,
+                    const ContactSolution* warm, ContactSolution& out);
+
+// Every solve records the body-1 pose it used (identity on invalid input), so that the
+// derivatives need only the solution.
+template <class S1, class S2>
 void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pose& X_W2, const SolveOptions& opt,
                  const ContactSolution* warm, ContactSolution& out) {
+  solve_typed_at<S1, S2>(sh1, sh2, X_W1, X_W2, opt, warm, out);
+  out.X_W1 = out.status == ContactStatus::invalid_input ? Pose{} : X_W1;
+}
+
+template <class S1, class S2>
+void solve_typed_at(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pose& X_W2, const SolveOptions& opt,
+                    const ContactSolution* warm, ContactSolution& out) {
   const S1& a = get<S1>(sh1);
   const S2& b = get<S2>(sh2);
   if (!X_W1.is_valid() || !X_W2.is_valid() || !opt.is_valid()) return fill_invalid(out);

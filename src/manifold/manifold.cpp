@@ -519,12 +519,20 @@ void compute_manifold_derivatives(const ContactObject& body1, const Pose& X_W1, 
   const Mat3 Rt = X21.R.transpose();
   const Mat3 P = skew(X21.p);
   const Mat3& R2 = X_W2.R;
+  // Jr[b]: the body twist of body b from its coordinates (ReferenceFrame twists, or se(3) log).
   Mat6 Jr[2] = {Mat6::Identity(), Mat6::Identity()};
-  const bool log_coordinates = coordinates == PoseCoordinates::se3_log;
-  if (log_coordinates) {
-    Jr[0] = right_jacobian_se3(se3_log(X_W1));
-    Jr[1] = right_jacobian_se3(se3_log(X_W2));
+  const Pose* X_Wb[2] = {&X_W1, &X_W2};
+  for (int b = 0; b < 2; ++b) {
+    switch (coordinates) {
+      case PoseCoordinates::local: break;
+      case PoseCoordinates::se3_log: Jr[b] = right_jacobian_se3(se3_log(*X_Wb[b])); break;
+      case PoseCoordinates::world: Jr[b] = adjoint(X_Wb[b]->inverse()); break;
+      case PoseCoordinates::local_world_aligned:  // Ad⁻¹·[[I, 0], [p^, I]] = diag(Rᵀ, Rᵀ)
+        Jr[b].topLeftCorner<3, 3>() = Jr[b].bottomRightCorner<3, 3>() = X_Wb[b]->R.transpose();
+        break;
+    }
   }
+  const bool log_coordinates = coordinates != PoseCoordinates::local;
   const std::size_t K = manifold.entries.size();
   der.J_point_X12.resize(K);
   der.J_normal_X12.resize(K);

@@ -10,10 +10,17 @@
 
 namespace diffcol {
 
-Pose perturb(const Pose& X, const Vec6& xi, PerturbationSide side) {
+Pose perturb(const Pose& X, const Vec6& xi, ReferenceFrame frame) {
   if (!X.is_finite()) throw std::invalid_argument("perturb: X is not finite");
-  const Pose E = se3_exp(xi);
-  const Pose Y = side == PerturbationSide::world ? E * X : X * E;
+  Pose Y;
+  if (frame == ReferenceFrame::local_world_aligned) {
+    if (!xi.allFinite()) throw std::invalid_argument("perturb: xi is not finite");
+    Y.R = so3_exp(xi.head<3>()) * X.R;
+    Y.p = X.p + xi.tail<3>();
+  } else {
+    const Pose E = se3_exp(xi);
+    Y = frame == ReferenceFrame::world ? E * X : X * E;
+  }
   if (!Y.is_finite()) throw std::invalid_argument("perturb: the result overflows");
   return Y;
 }
@@ -147,7 +154,7 @@ Eigen::MatrixXd fd_columns(int ncols, const Eval& eval, const GradientCheckOptio
 Eigen::MatrixXd numeric_jacobian(const PoseFunction& f, const Pose& X, const GradientCheckOptions& opt,
                                  Eigen::MatrixXd* error) {
   return fd_columns(
-      6, [&](int k, double t) { return f(perturb(X, t * Vec6::Unit(k), opt.side)); }, opt, error);
+      6, [&](int k, double t) { return f(perturb(X, t * Vec6::Unit(k), opt.frame)); }, opt, error);
 }
 
 Eigen::MatrixXd numeric_jacobian(const PosePairFunction& f, const Pose& X1, const Pose& X2,
@@ -155,8 +162,8 @@ Eigen::MatrixXd numeric_jacobian(const PosePairFunction& f, const Pose& X1, cons
   return fd_columns(
       12,
       [&](int k, double t) {
-        if (k < 6) return f(perturb(X1, t * Vec6::Unit(k), opt.side), X2);
-        return f(X1, perturb(X2, t * Vec6::Unit(k - 6), opt.side));
+        if (k < 6) return f(perturb(X1, t * Vec6::Unit(k), opt.frame), X2);
+        return f(X1, perturb(X2, t * Vec6::Unit(k - 6), opt.frame));
       },
       opt, error);
 }

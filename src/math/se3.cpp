@@ -145,4 +145,24 @@ Mat6 adjoint(const Pose& g) {
   return A;
 }
 
+const char* reference_frame_name(ReferenceFrame frame) {
+  switch (frame) {
+    case ReferenceFrame::world: return "world";
+    case ReferenceFrame::local: return "local";
+    case ReferenceFrame::local_world_aligned: return "local_world_aligned";
+  }
+  return "unknown";
+}
+
+Mat6 world_twist_from_frame(ReferenceFrame frame, const Pose& X_WB) {
+  Mat6 M = Mat6::Identity();
+  if (frame == ReferenceFrame::world) return M;
+  if (!X_WB.is_finite()) throw std::invalid_argument("world_twist_from_frame: X_WB is not finite");
+  if (frame == ReferenceFrame::local) return adjoint(X_WB);
+  if (frame != ReferenceFrame::local_world_aligned)
+    throw std::invalid_argument("world_twist_from_frame: unknown ReferenceFrame");
+  M.bottomLeftCorner<3, 3>() = skew(X_WB.p);
+  return M;
+}
+
 }  // namespace diffcol

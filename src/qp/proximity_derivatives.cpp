@@ -24,25 +24,13 @@ namespace {
 using Mat312 = Eigen::Matrix<double, 3, 12>;
 using RowVec12 = Eigen::Matrix<double, 1, 12>;
 
-// J·Ad_X for a block with 6 twist columns: world-twist Jacobian → body-twist Jacobian.
-template <class Block>
-void world_to_body(Block& J, const Pose& X) {
-  const Mat3 SR = skew(X.p) * X.R;
-  const auto Jw = J.template leftCols<3>().eval();
-  const auto Jv = J.template rightCols<3>().eval();
-  J.template leftCols<3>() = Jw * X.R + Jv * SR;
-  J.template rightCols<3>() = Jv * X.R;
-}
-
-// Splits a 12-column world-twist derivative [η1 | η2] into its X1 and X2 blocks, in the convention asked.
+// Splits a 12-column world-twist derivative [η1 | η2] into its X1 and X2 blocks, in the frame asked.
 template <class Src, class Block>
-void store_split(const Src& J, Block& J_X1, Block& J_X2, const Pose& X1, const Pose& X2, TwistConvention conv) {
+void store_split(const Src& J, Block& J_X1, Block& J_X2, const Pose& X1, const Pose& X2, ReferenceFrame frame) {
   J_X1 = J.template leftCols<6>();
   J_X2 = J.template rightCols<6>();
-  if (conv == TwistConvention::body) {
-    world_to_body(J_X1, X1);
-    world_to_body(J_X2, X2);
-  }
+  express_in_frame(J_X1, frame, X1);
+  express_in_frame(J_X2, frame, X2);
 }
 
 // Core of the derivatives for cores p_i = X_Wi·(E_i·x_i + o_i) with K1 + K2 QP variables.
@@ -50,12 +38,12 @@ void store_split(const Src& J, Block& J_X1, Block& J_X2, const Pose& X1, const P
 template <int K1, int K2>
 void derivatives_core(const Pose& X1, const Pose& X2, const Eigen::Matrix<double, 3, K1>& E1_B,
                       const Eigen::Matrix<double, 3, K2>& E2_B, double R1, double R2, const ProximityResult& res,
-                      TwistConvention convention, ProximityDerivatives& out) {
+                      ReferenceFrame frame, ProximityDerivatives& out) {
   constexpr int N = K1 + K2;
-  out.convention = convention;
+  out.frame = frame;
   if (!res.ok() || !X1.is_valid() || !X2.is_valid()) {
     out = ProximityDerivatives{};
-    out.convention = convention;
+    out.frame = frame;
     out.status = res.ok() ? ProximityDerivativeStatus::invalid_input : ProximityDerivativeStatus::not_solved;
     return;
   }
@@ -95,13 +83,13 @@ void derivatives_core(const Pose& X1, const Pose& X2, const Eigen::Matrix<double
   }
   const Mat312 dc1 = dp1 + R1 * dn;
   const Mat312 dc2 = dp2 - R2 * dn;
-  store_split(dphi, out.J_phi_X1, out.J_phi_X2, X1, X2, convention);
-  store_split(dsd, out.J_signed_distance_X1, out.J_signed_distance_X2, X1, X2, convention);
-  store_split(dp1, out.J_p1_W_X1, out.J_p1_W_X2, X1, X2, convention);
-  store_split(dp2, out.J_p2_W_X1, out.J_p2_W_X2, X1, X2, convention);
-  store_split(dc1, out.J_closest1_W_X1, out.J_closest1_W_X2, X1, X2, convention);
-  store_split(dc2, out.J_closest2_W_X1, out.J_closest2_W_X2, X1, X2, convention);
-  store_split(dn, out.J_normal_W_X1, out.J_normal_W_X2, X1, X2, convention);
+  store_split(dphi, out.J_phi_X1, out.J_phi_X2, X1, X2, frame);
+  store_split(dsd, out.J_signed_distance_X1, out.J_signed_distance_X2, X1, X2, frame);
+  store_split(dp1, out.J_p1_W_X1, out.J_p1_W_X2, X1, X2, frame);
+  store_split(dp2, out.J_p2_W_X1, out.J_p2_W_X2, X1, X2, frame);
+  store_split(dc1, out.J_closest1_W_X1, out.J_closest1_W_X2, X1, X2, frame);
+  store_split(dc2, out.J_closest2_W_X1, out.J_closest2_W_X2, X1, X2, frame);
+  store_split(dn, out.J_normal_W_X1, out.J_normal_W_X2, X1, X2, frame);
   if (res.cores_touch)
     out.status = ProximityDerivativeStatus::cores_touch;
   else if (!res.unique_minimizer)
@@ -207,12 +195,12 @@ void penetration_derivatives(const S1& s1, const Pose& X1, const S2& s2, const P
   const Mat312 dc1 = da + R1 * dn, dc2 = db - R2 * dn;
   out.J_phi_X1.setZero();
   out.J_phi_X2.setZero();
-  store_split(ds, out.J_signed_distance_X1, out.J_signed_distance_X2, X1, X2, out.convention);
-  store_split(da, out.J_p1_W_X1, out.J_p1_W_X2, X1, X2, out.convention);
-  store_split(db, out.J_p2_W_X1, out.J_p2_W_X2, X1, X2, out.convention);
-  store_split(dc1, out.J_closest1_W_X1, out.J_closest1_W_X2, X1, X2, out.convention);
-  store_split(dc2, out.J_closest2_W_X1, out.J_closest2_W_X2, X1, X2, out.convention);
-  store_split(dn, out.J_normal_W_X1, out.J_normal_W_X2, X1, X2, out.convention);
+  store_split(ds, out.J_signed_distance_X1, out.J_signed_distance_X2, X1, X2, out.frame);
+  store_split(da, out.J_p1_W_X1, out.J_p1_W_X2, X1, X2, out.frame);
+  store_split(db, out.J_p2_W_X1, out.J_p2_W_X2, X1, X2, out.frame);
+  store_split(dc1, out.J_closest1_W_X1, out.J_closest1_W_X2, X1, X2, out.frame);
+  store_split(dc2, out.J_closest2_W_X1, out.J_closest2_W_X2, X1, X2, out.frame);
+  store_split(dn, out.J_normal_W_X1, out.J_normal_W_X2, X1, X2, out.frame);
   out.status = res.unique_minimizer ? ProximityDerivativeStatus::ok : ProximityDerivativeStatus::non_unique_minimizer;
 }
 
@@ -226,8 +214,8 @@ Eigen::Matrix<double, 3, 2> plane_E() {
 }  // namespace
 
 void proximity_derivatives(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
-                           const ProximityResult& r, ProximityDerivatives& out, TwistConvention conv) {
-  derivatives_core<1, 1>(X_W1, X_W2, segment_E(s1), segment_E(s2), s1.radius(), s2.radius(), r, conv, out);
+                           const ProximityResult& r, ProximityDerivatives& out, ReferenceFrame frame) {
+  derivatives_core<1, 1>(X_W1, X_W2, segment_E(s1), segment_E(s2), s1.radius(), s2.radius(), r, frame, out);
   if (out.status == ProximityDerivativeStatus::cores_touch && r.normal_W.squaredNorm() > 0.0) {
     // Crossing axes (proximity's one-sided normal n = σ(u1 × u2)/‖u1 × u2‖): on that side the
     // signed distance is n·(p2 − p1) − (R1 + R2), whose derivative is nᵀ(δp2 − δp1) at fixed
@@ -246,40 +234,40 @@ void proximity_derivatives(const Capsule& s1, const Pose& X_W1, const Capsule& s
     Mat312 dp1, dp2;
     dp1 << out.J_p1_W_X1, out.J_p1_W_X2;
     dp2 << out.J_p2_W_X1, out.J_p2_W_X2;
-    if (conv == TwistConvention::body) {  // the p blocks are already in body twists: redo them in world ones
+    if (frame != ReferenceFrame::world) {  // the p blocks are already in another frame: redo them in world twists
       ProximityDerivatives w;
       derivatives_core<1, 1>(X_W1, X_W2, segment_E(s1), segment_E(s2), s1.radius(), s2.radius(), r,
-                             TwistConvention::world, w);
+                             ReferenceFrame::world, w);
       dp1 << w.J_p1_W_X1, w.J_p1_W_X2;
       dp2 << w.J_p2_W_X1, w.J_p2_W_X2;
     }
     const Mat312 dc1 = dp1 + s1.radius() * dn, dc2 = dp2 - s2.radius() * dn;
-    store_split(dsd, out.J_signed_distance_X1, out.J_signed_distance_X2, X_W1, X_W2, conv);
-    store_split(dn, out.J_normal_W_X1, out.J_normal_W_X2, X_W1, X_W2, conv);
-    store_split(dc1, out.J_closest1_W_X1, out.J_closest1_W_X2, X_W1, X_W2, conv);
-    store_split(dc2, out.J_closest2_W_X1, out.J_closest2_W_X2, X_W1, X_W2, conv);
+    store_split(dsd, out.J_signed_distance_X1, out.J_signed_distance_X2, X_W1, X_W2, frame);
+    store_split(dn, out.J_normal_W_X1, out.J_normal_W_X2, X_W1, X_W2, frame);
+    store_split(dc1, out.J_closest1_W_X1, out.J_closest1_W_X2, X_W1, X_W2, frame);
+    store_split(dc2, out.J_closest2_W_X1, out.J_closest2_W_X2, X_W1, X_W2, frame);
   }
 }
 
 void proximity_derivatives(const PaddedPolygon& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2,
-                           const ProximityResult& r, ProximityDerivatives& out, TwistConvention conv) {
-  derivatives_core<2, 2>(X_W1, X_W2, plane_E(), plane_E(), s1.radius(), s2.radius(), r, conv, out);
+                           const ProximityResult& r, ProximityDerivatives& out, ReferenceFrame frame) {
+  derivatives_core<2, 2>(X_W1, X_W2, plane_E(), plane_E(), s1.radius(), s2.radius(), r, frame, out);
   if (r.penetration && out.status == ProximityDerivativeStatus::cores_touch)
     penetration_derivatives(s1, X_W1, s2, X_W2, r, out);
 }
 
 void proximity_derivatives(const Capsule& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2,
-                           const ProximityResult& r, ProximityDerivatives& out, TwistConvention conv) {
-  derivatives_core<1, 2>(X_W1, X_W2, segment_E(s1), plane_E(), s1.radius(), s2.radius(), r, conv, out);
+                           const ProximityResult& r, ProximityDerivatives& out, ReferenceFrame frame) {
+  derivatives_core<1, 2>(X_W1, X_W2, segment_E(s1), plane_E(), s1.radius(), s2.radius(), r, frame, out);
   if (r.penetration && out.status == ProximityDerivativeStatus::cores_touch)
     penetration_derivatives(s1, X_W1, s2, X_W2, r, out);
 }
 
 void proximity_derivatives(const PaddedPolygon& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
-                           const ProximityResult& r, ProximityDerivatives& out, TwistConvention conv) {
+                           const ProximityResult& r, ProximityDerivatives& out, ReferenceFrame frame) {
   ProximityResult swapped = r;
   swap_shapes(swapped);
-  proximity_derivatives(s2, X_W2, s1, X_W1, swapped, out, conv);
+  proximity_derivatives(s2, X_W2, s1, X_W1, swapped, out, frame);
   // Back to (polygon = 1, capsule = 2).
   std::swap(out.J_phi_X1, out.J_phi_X2);
   std::swap(out.J_signed_distance_X1, out.J_signed_distance_X2);
@@ -295,8 +283,8 @@ void proximity_derivatives(const PaddedPolygon& s1, const Pose& X_W1, const Caps
 // -------------------------------------------------------------------- fast φ gradient
 
 void proximity_gradient(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
-                        ProximityGradient& out, TwistConvention convention) {
-  out.convention = convention;
+                        ProximityGradient& out, ReferenceFrame frame) {
+  out.frame = frame;
   // as proximity(): invalid poses or bodies more than kMaxRelativeCoordinate apart
   if (!X_W1.is_valid() || !X_W2.is_valid() ||
       !((X_W1.p - X_W2.p).cwiseAbs().maxCoeff() <= kMaxRelativeCoordinate)) {
@@ -319,10 +307,12 @@ void proximity_gradient(const Capsule& s1, const Pose& X_W1, const Capsule& s2, 
   out.phi = dist2 - R * R;
   out.signed_distance = std::sqrt(dist2) - R;
   out.status = ProximityStatus::ok;
-  if (convention == TwistConvention::world) {
+  if (frame != ReferenceFrame::local) {
     const Vec3 p1 = b1 + th(0) * u1, p2 = b2 + th(1) * u2;
     out.J_phi_X1 << 2.0 * p1.cross(d).transpose(), 2.0 * d.transpose();
     out.J_phi_X2 << -2.0 * p2.cross(d).transpose(), -2.0 * d.transpose();
+    express_in_frame(out.J_phi_X1, frame, X_W1);
+    express_in_frame(out.J_phi_X2, frame, X_W2);
   } else {
     const Vec3 c1 = s1.b_B() + th(0) * e1, c2 = s2.b_B() + th(1) * e2;
     const Vec3 d1 = X_W1.R.transpose() * d, d2 = X_W2.R.transpose() * d;
@@ -334,7 +324,7 @@ void proximity_gradient(const Capsule& s1, const Pose& X_W1, const Capsule& s2, 
 // ------------------------------------------------------------ quaternion coordinates
 
 Eigen::Matrix<double, 6, 7> twist_from_position_quaternion(const Vec3& r, const Eigen::Vector4d& q,
-                                                           TwistConvention convention) {
+                                                           ReferenceFrame frame) {
   const double nq = q.norm();
   if (!(nq > 0.0) || !std::isfinite(nq) || !r.allFinite())
     throw std::invalid_argument("qp::twist_from_position_quaternion: quaternion must be finite and non-zero, "
@@ -348,9 +338,12 @@ Eigen::Matrix<double, 6, 7> twist_from_position_quaternion(const Vec3& r, const 
   Mq *= 2.0 / nq;
   const Mat3 R = Eigen::Quaterniond(qh(0), qh(1), qh(2), qh(3)).toRotationMatrix();
   Eigen::Matrix<double, 6, 7> M = Eigen::Matrix<double, 6, 7>::Zero();
-  if (convention == TwistConvention::body) {
+  if (frame == ReferenceFrame::local) {
     M.block<3, 4>(0, 3) = Mq;
     M.block<3, 3>(3, 0) = R.transpose();
+  } else if (frame == ReferenceFrame::local_world_aligned) {
+    M.block<3, 4>(0, 3) = R * Mq;  // ω_w = R ω_b
+    M.block<3, 3>(3, 0).setIdentity();  // v = ṙ
   } else {
     const Eigen::Matrix<double, 3, 4> Mw = R * Mq;  // ω_w = R ω_b
     M.block<3, 4>(0, 3) = Mw;
@@ -363,8 +356,8 @@ Eigen::Matrix<double, 6, 7> twist_from_position_quaternion(const Vec3& r, const 
 ProximityCoordinateJacobians to_position_quaternion(const ProximityDerivatives& d, const Vec3& r1,
                                                     const Eigen::Vector4d& q1, const Vec3& r2,
                                                     const Eigen::Vector4d& q2) {
-  const Eigen::Matrix<double, 6, 7> M1 = twist_from_position_quaternion(r1, q1, d.convention);
-  const Eigen::Matrix<double, 6, 7> M2 = twist_from_position_quaternion(r2, q2, d.convention);
+  const Eigen::Matrix<double, 6, 7> M1 = twist_from_position_quaternion(r1, q1, d.frame);
+  const Eigen::Matrix<double, 6, 7> M2 = twist_from_position_quaternion(r2, q2, d.frame);
   ProximityCoordinateJacobians o;
   o.J_phi_rq1 = d.J_phi_X1 * M1;
   o.J_phi_rq2 = d.J_phi_X2 * M2;

@@ -19,7 +19,7 @@ double cross2(const Vec2& a, const Vec2& b) { return a.x() * b.y() - a.y() * b.x
 
 // ------------------------------------------------------------------------------ Capsule
 
-Capsule::Capsule(double length, double radius) {
+Capsule::Capsule(double radius, double length) {
   require(std::isfinite(length) && length >= 0.0,
           "qp::Capsule: length must be finite and >= 0 (full length L of the core, eq. (23)-(24)), got " +
               std::to_string(length));

@@ -231,7 +231,8 @@ PairContact pair_contact(const OrientedPointCloud& cloud1, const Pose& X_W1, con
   check_inputs(X_W1, V1, X_W2, V2, "pair_contact");
   // Φ12, σ_eps2(−Φ12) and the rows ∂Φ_f/∂[ξ1|ξ2] (in ws.scratch).
   const Separation sep =
-      smooth_separation_distance(cloud1, X_W1, cloud2, X_W2, params.eps1, params.eps2, ws, with_jacobians);
+      smooth_separation_distance(cloud1, X_W1, cloud2, X_W2, params.eps1, params.eps2, ws, with_jacobians,
+                                 ReferenceFrame::local);
   PairContact out;
   out.separation = sep.distance;
   const int n = sep.size1 + sep.size2;

@@ -54,7 +54,7 @@ double soft_signed_distance(const OrientedPointCloud& cloud, const Vec3& q, doub
 }
 
 SsdfQuery soft_signed_distance(const OrientedPointCloud& cloud, const Pose& X_WB, const Vec3& p_W, double eps1,
-                               SsdfWorkspace& ws) {
+                               SsdfWorkspace& ws, ReferenceFrame frame) {
   check_pose(X_WB, "soft_signed_distance");
   check_point(p_W, "soft_signed_distance");
   const Vec3 q = X_WB.R.transpose() * (p_W - X_WB.p);
@@ -65,12 +65,14 @@ SsdfQuery soft_signed_distance(const OrientedPointCloud& cloud, const Pose& X_WB
   out.J_phi_p = X_WB.R * g;
   out.J_phi_X.head<3>() = g.cross(q).transpose();  // q ← exp(−ξ)·q
   out.J_phi_X.tail<3>() = -g.transpose();
+  out.frame = frame;
+  express_local_in_frame(out.J_phi_X, frame, X_WB);
   return out;
 }
 
 Separation smooth_separation_distance(const OrientedPointCloud& cloud1, const Pose& X_W1,
                                       const OrientedPointCloud& cloud2, const Pose& X_W2, double eps1,
-                                      double eps2, SsdfWorkspace& ws, bool with_jacobian) {
+                                      double eps2, SsdfWorkspace& ws, bool with_jacobian, ReferenceFrame frame) {
   smooth::validate_temperature(eps1, "smooth_separation_distance: eps1");
   smooth::validate_temperature(eps2, "smooth_separation_distance: eps2");
   check_pose(X_W1, "smooth_separation_distance");
@@ -104,19 +106,25 @@ Separation smooth_separation_distance(const OrientedPointCloud& cloud1, const Po
       const double c = W[f] * (eps2 > 0.0 ? 1.0 - (ws.field[static_cast<size_t>(f)] - out.distance) / eps2 : 1.0);
       out.J_distance_X += c * Eigen::Map<const Row12>(ws.scratch.data() + 12 * f);
     }
+    auto J1 = out.J_distance_X.leftCols<6>();
+    auto J2 = out.J_distance_X.rightCols<6>();
+    express_local_in_frame(J1, frame, X_W1);
+    express_local_in_frame(J2, frame, X_W2);
   }
+  out.frame = frame;
   return out;
 }
 
 void collision_points(const OrientedPointCloud& cloud1, const Pose& X_W1, const OrientedPointCloud& cloud2,
                       const Pose& X_W2, double eps1, double eps2, int K, double topk_temperature,
-                      SsdfWorkspace& ws, Vec3* points, double* masses, Eigen::Matrix<double, 3, 12>* J_points) {
+                      SsdfWorkspace& ws, Vec3* points, double* masses, Eigen::Matrix<double, 3, 12>* J_points,
+                      ReferenceFrame frame) {
   smooth::validate_temperature(topk_temperature, "collision_points: topk_temperature");
   const int v1 = static_cast<int>(cloud1.vertices().size()), v2 = static_cast<int>(cloud2.vertices().size());
   const int nv = v1 + v2;
   if (K < 1 || K > nv) throw std::invalid_argument("collision_points: K must be in [1, number of vertices]");
   const bool jac = J_points != nullptr;
-  const Separation sep = smooth_separation_distance(cloud1, X_W1, cloud2, X_W2, eps1, eps2, ws, jac);
+  const Separation sep = smooth_separation_distance(cloud1, X_W1, cloud2, X_W2, eps1, eps2, ws, jac, ReferenceFrame::local);
   const int n = sep.size1 + sep.size2;
   const size_t need = static_cast<size_t>(nv) * static_cast<size_t>(jac ? 2 * K + 14 : K + 1);
   if (ws.reduction.size() < need) ws.reduction.resize(need);
@@ -190,6 +198,12 @@ void collision_points(const OrientedPointCloud& cloud1, const Pose& X_W1, const 
       }
       J_points[k].col(d) += acc;
     }
+  }
+  for (int k = 0; k < K; ++k) {
+    auto J1 = J_points[k].leftCols<6>();
+    auto J2 = J_points[k].rightCols<6>();
+    express_local_in_frame(J1, frame, X_W1);
+    express_local_in_frame(J2, frame, X_W2);
   }
 }
 

@@ -47,6 +47,7 @@ struct BatchOptions {
   int num_threads = 0;             ///< threads per call, the caller included; 0 = available_cores()
   idcol::SolveOptions solve;       ///< solver settings of every pair; solve.warm_start picks the schedule
   bool derivatives = false;        ///< also compute idcol::contact_derivatives for every query
+  ReferenceFrame frame = ReferenceFrame::world;  ///< the twist of the derivatives' X1 / X2 columns
 };
 
 class ContactBatch {

@@ -18,9 +18,11 @@
 /// barrier-smoothed (central-path) solution at the final duality measure μ.
 ///
 /// Conventions (as diffcol::idcol::ContactDerivatives)
-///  - Twists are ordered [ω; v]. "X1", "X2" columns: the *world twist* η_i of body i,
+///  - Twists are ordered [ω; v]. "X1", "X2" columns: the twist of body i in the frame chosen
+///    at contact_derivatives() (ReferenceFrame, math/se3.hpp; ContactDerivatives::frame),
+///    about the body pose X_WBi. The default, world: the world twist η_i,
 ///    X_WBi ← exp(η_i^)·X_WBi (ω in world axes, v the velocity of the point at the world
-///    origin). A shape mounted at an offset moves with its body, so the same columns hold.
+///    origin); a shape mounted at an offset moves with its body, so the same columns hold.
 ///  - "X12" columns: the *body twist* ξ of X_12 = X_WB1⁻¹·X_WB2 (body 2 relative to body 1),
 ///    X_12 ← X_12·exp(ξ^); α depends on the poses only through X_12.
 ///  - J_<out>_<in>: rows = components of <out>, 6 columns = [ω; v] of <in>. Row-major Eigen
@@ -60,6 +62,7 @@ const char* derivative_status_name(DerivativeStatus s);
 struct ContactDerivatives {
   DerivativeStatus status = DerivativeStatus::invalid_input;
   bool ok() const { return status == DerivativeStatus::ok; }
+  ReferenceFrame frame = ReferenceFrame::world;  ///< the twist of the "X1" / "X2" columns
 
   RowVec6 J_alpha_X12 = RowVec6::Zero();
   RowVec6 J_alpha_X1 = RowVec6::Zero(), J_alpha_X2 = RowVec6::Zero();
@@ -71,8 +74,11 @@ struct ContactDerivatives {
 
 /// Derivatives of `result` (a solve_contact result; it holds the poses and the factorization).
 /// Allocates nothing.
-void contact_derivatives(const ContactResult& result, ContactDerivatives& out);
-ContactDerivatives contact_derivatives(const ContactResult& result);
+/// @param frame the twist of the "X1" / "X2" columns: world (default), local or
+///        local_world_aligned, about the body poses X_WB1, X_WB2 of the solve.
+void contact_derivatives(const ContactResult& result, ContactDerivatives& out,
+                         ReferenceFrame frame = ReferenceFrame::world);
+ContactDerivatives contact_derivatives(const ContactResult& result, ReferenceFrame frame = ReferenceFrame::world);
 
 /// The same derivatives in the layout of DCOL.jl: with respect to the stacked body coordinates
 /// (r1, q1, r2, q2) ∈ R¹⁴, r_i the body position (world) and q_i = (w, x, y, z) its attitude
@@ -88,6 +94,7 @@ struct PositionQuaternionJacobians {
   Eigen::Matrix<double, 3, 14> J_p2_W = Eigen::Matrix<double, 3, 14>::Zero();
   Eigen::Matrix<double, 1, 14> J_distance = Eigen::Matrix<double, 1, 14>::Zero();
 };
+/// @throws std::invalid_argument unless d is in ReferenceFrame::world.
 PositionQuaternionJacobians to_position_quaternion(const ContactResult& result, const ContactDerivatives& d);
 
 /// Maps a k×6 world-twist Jacobian of body B (pose X_WB) to the 7 columns (r, q) described above.

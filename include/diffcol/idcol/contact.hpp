@@ -113,6 +113,7 @@ struct ContactSolution {
 
   Vec3 x_W = Vec3::Zero(), p1_W = Vec3::Zero(), p2_W = Vec3::Zero(), normal_W = Vec3::Zero();
   Pose X_12;                     ///< pose of body 2 in body 1 used by the solve
+  Pose X_W1;                     ///< pose of body 1 used by the solve (identity on invalid input)
 
   /// J_c at z* = (x, s, λ1, λ2) in the original (unscaled) variables: rows (10a),(10b),(10c)×3,(10d);
   /// columns x (3), s = log α, λ1, λ2. The derivative with respect to α is column 3 divided by α.

@@ -13,10 +13,12 @@
 ///  - "X12" columns: the *body twist* ξ of body 2 relative to body 1, g ← g·exp(ξ^)
 ///    (right perturbation; the seed's (g⁻¹δg)^∨ = J δq in (24)). Quantities in body 1's frame
 ///    depend on the poses only through g.
-///  - "X1", "X2" columns: the *world twist* η_i of body i, X_Wi ← exp(η_i^)·X_Wi (left
-///    perturbation: ω is the angular velocity in world axes, v the velocity of the point at the
-///    world origin). These give ξ = Ad_{X_W2⁻¹}(η2 − η1); world-frame outputs also depend on
-///    X_W1 directly (x_W = R1·x_B1 + p1), which is included.
+///  - "X1", "X2" columns: the twist of body i in the frame chosen at contact_derivatives()
+///    (ReferenceFrame, math/se3.hpp; ContactDerivatives::frame). The default, world, is the
+///    world twist η_i, X_Wi ← exp(η_i^)·X_Wi (ω in world axes, v the velocity of the point at the
+///    world origin), with ξ = Ad_{X_W2⁻¹}(η2 − η1); local and local_world_aligned are about the
+///    pose X_Wi of the solve. World-frame outputs also depend on X_W1 directly
+///    (x_W = R1·x_B1 + p1), which is included.
 ///  - J_<out>_<in> is the derivative of output <out> with respect to input twist <in>:
 ///    rows = components of <out>, 6 columns = [ω; v] of <in>. Every block is always set;
 ///    when status != ok every block is zero and status says why (never NaN).
@@ -43,16 +45,19 @@
 /// ------------------------------
 /// A shape fixed to body B at the constant pose X_BS (the shape's pose in B) has the world pose
 /// X_WS = X_WB·X_BS (pass it to the solver). A world twist of B is the same world twist of every
-/// shape on B, so the "X1"/"X2" Jacobians hold for the bodies unchanged; a body twist ζ_B of B is
-/// the body twist Ad_{X_BS⁻¹}ζ_B of the shape (shape_body_twist_map). "_B1" outputs are in shape
-/// 1's frame; multiply points by X_B1S1 (vectors and Jacobian rows by its rotation) for body 1's
-/// frame. to_coordinates() does the chain rule to generalized coordinates for either convention.
+/// shape on B, so world-frame "X1"/"X2" Jacobians hold for the bodies unchanged (the local frames
+/// are about the shape's pose: for the body's, take world columns and express_in_frame() them with
+/// X_WB); a body twist ζ_B of B is the body twist Ad_{X_BS⁻¹}ζ_B of the shape
+/// (shape_body_twist_map). "_B1" outputs are in shape 1's frame; multiply points by X_B1S1
+/// (vectors and Jacobian rows by its rotation) for body 1's frame. to_coordinates()
+/// (math/jacobians.hpp) does the chain rule to generalized coordinates in any frame.
 
 #include <cstdint>
 
 #include <Eigen/Core>
 
 #include "diffcol/idcol/contact.hpp"
+#include "diffcol/math/jacobians.hpp"
 #include "diffcol/math/se3.hpp"
 #include "diffcol/shapes/shape.hpp"
 
@@ -92,6 +97,7 @@ struct ContactDerivatives {
   /// at the contact. Free of the unit of length and of ‖r‖ (homogeneity). Set when status is ok
   /// or ill_conditioned; 0 otherwise (singular_kkt included: every field stays finite).
   double kkt_condition = 0.0;
+  ReferenceFrame frame = ReferenceFrame::world;  ///< the twist of the "X1" / "X2" columns
 
   // --- with respect to the body twist ξ of X_12 (body 2 relative to body 1) --------------
   /// dz*/dξ, z = (x_B1, α, λ1, λ2): T_c of (27)–(28) with the s = log α row multiplied by α.
@@ -126,31 +132,29 @@ struct ContactDerivatives {
   Mat36 J_normal_B1_X2 = Mat36::Zero(), J_normal_W_X2 = Mat36::Zero();
 };
 
-/// Derivatives of a solution returned by solve_contact / ContactPair. X_W1 is the pose of body 1
-/// that was passed to the solve (the world-frame outputs need it; X_W2 = X_W1·sol.X_12). Uses
-/// the shape data stored in the solution (ContactSolution::grad1/hess1/grad2/hess2) and
-/// sol.kkt_jacobian, factored in its equilibrated form (kkt_condition) so that the pivoting, the
-/// singularity test and the condition estimate do not depend on the unit of length (no shape
-/// evaluation); allocates nothing: meant for the hot path.
-void contact_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDerivatives& out);
-ContactDerivatives contact_derivatives(const Pose& X_W1, const ContactSolution& sol);
-/// The same; the shapes are not needed (the solution carries their derivatives) and are accepted
-/// for symmetry with solve_contact.
-void contact_derivatives(const Shape& shape1, const Shape& shape2, const Pose& X_W1, const ContactSolution& sol,
-                         ContactDerivatives& out);
-ContactDerivatives contact_derivatives(const Shape& shape1, const Shape& shape2, const Pose& X_W1,
-                                       const ContactSolution& sol);
-/// Derivatives of pair.last(); X_W1 is the body-1 pose of that solve.
-ContactDerivatives contact_derivatives(const ContactPair& pair, const Pose& X_W1);
+/// Derivatives of a solution returned by solve_contact / ContactPair: the solution carries what
+/// they need (the poses of the solve, the shapes' derivatives grad1/hess1/grad2/hess2 and
+/// kkt_jacobian, factored in its equilibrated form (kkt_condition) so that the pivoting, the
+/// singularity test and the condition estimate do not depend on the unit of length); no shape
+/// evaluation, no allocation: meant for the hot path.
+/// @param frame the twist of the "X1" / "X2" columns (ReferenceFrame, math/se3.hpp): world
+///        (default), local, or local_world_aligned, each about its own body's pose (X_W1, and
+///        X_W2 = X_W1·X_12). The "X12" columns are always the relative body twist.
+void contact_derivatives(const ContactSolution& sol, ContactDerivatives& out,
+                         ReferenceFrame frame = ReferenceFrame::world);
+ContactDerivatives contact_derivatives(const ContactSolution& sol, ReferenceFrame frame = ReferenceFrame::world);
+/// Derivatives of pair.last().
+ContactDerivatives contact_derivatives(const ContactPair& pair, ReferenceFrame frame = ReferenceFrame::world);
 
 /// dα*/dξ (body twist of X_12) through the envelope theorem: at the optimum
 /// dα*/dξ = ∂L/∂ξ = λ2·∂φ2(y2)/∂ξ = λ2·∇φ2(y2)ᵀ[ỹ2, −I/α] (9), (25a), with ∇φ2 read from the
 /// KKT Jacobian (row (10b) is φ2_x = R∇φ2/α): no linear solve, no shape evaluation.
 /// Zero when the solution is not a converged KKT point with r ≠ 0 (see sol.status).
 RowVec6 alpha_gradient_envelope(const ContactSolution& sol);
-/// The same with respect to the world twists of body 1 and body 2 ([η1 | η2], 12 columns); zero
-/// also when X_W1 is not a valid pose (Pose::invalid_reason).
-Eigen::Matrix<double, 1, 12> alpha_gradient_envelope_world(const ContactSolution& sol, const Pose& X_W1);
+/// The same with respect to the twists of body 1 and body 2 in `frame` ([η1 | η2], 12 columns;
+/// about the poses of the solve); zero also for an invalid solve.
+Eigen::Matrix<double, 1, 12> alpha_gradient_envelope_world(const ContactSolution& sol,
+                                                           ReferenceFrame frame = ReferenceFrame::world);
 
 // ============================================================================ penalty contact
 
@@ -177,6 +181,7 @@ struct HertzModel {
 struct ContactWrenches {
   DerivativeStatus status = DerivativeStatus::invalid_input;
   bool ok() const { return status == DerivativeStatus::ok; }
+  ReferenceFrame frame = ReferenceFrame::world;  ///< the twist of the "X1" / "X2" columns
   bool in_contact = false;   ///< δ > 0
   double penetration = 0.0;  ///< δ = −d_D
   double f_n = 0.0;          ///< normal force magnitude (31)
@@ -191,48 +196,19 @@ struct ContactWrenches {
 };
 
 /// Wrench values only (all Jacobian blocks zero). status reflects the solution (ok when it is
-/// converged with r ≠ 0); values are set whenever the solution is converged. A non-finite X_W1,
-/// or one so far out that the world torque overflows (‖p‖ ≳ 1e150), gives invalid_input and zero
+/// converged with r ≠ 0); values are set whenever the solution is converged. A body-1 pose of the
+/// solve so far out that the world torque overflows (‖p‖ ≳ 1e150) gives invalid_input and zero
 /// values.
-ContactWrenches hertz_wrenches(const ContactSolution& sol, const Pose& X_W1, const HertzModel& model);
-/// Wrenches and their Jacobians; d must be contact_derivatives() of the same solution.
+ContactWrenches hertz_wrenches(const ContactSolution& sol, const HertzModel& model);
+/// Wrenches and their Jacobians; d must be contact_derivatives() of the same solution, and the
+/// "X1" / "X2" wrench Jacobians are in its frame (d.frame).
 /// When d.status != ok, the values are still set (if the solution converged) and the Jacobians
 /// are zero, with status = d.status. World-frame Jacobian blocks that overflow (X_W1 far out)
 /// give zero Jacobians and status singular_kkt.
-void hertz_wrenches(const ContactSolution& sol, const ContactDerivatives& d, const Pose& X_W1,
-                    const HertzModel& model, ContactWrenches& out);
-ContactWrenches hertz_wrenches(const ContactSolution& sol, const ContactDerivatives& d, const Pose& X_W1,
-                               const HertzModel& model);
+void hertz_wrenches(const ContactSolution& sol, const ContactDerivatives& d, const HertzModel& model,
+                    ContactWrenches& out);
+ContactWrenches hertz_wrenches(const ContactSolution& sol, const ContactDerivatives& d, const HertzModel& model);
 
-// ============================================================= generalized coordinates
-
-/// How a 6×n geometric Jacobian maps q̇ to a body's velocity: J q̇ is a world twist
-/// (TwistConvention::world) or a body twist (TwistConvention::body). Defined in math/se3.hpp.
-using TwistConvention = diffcol::TwistConvention;
-
-/// The geometric Jacobian of one rigid body with respect to generalized coordinates q.
-struct BodyJacobian {
-  Eigen::MatrixXd J;  ///< 6×n, rows [ω; v]
-  TwistConvention convention = TwistConvention::world;
-  Pose X_WB;          ///< pose of the body frame B in which J is expressed (used by the body convention)
-};
-
-/// The 6×6 map M with η_shape = M·(twist of the body in `convention`): identity for world twists,
-/// Ad_{X_WB} for body twists (X_WB: the body's pose; a mounted shape's offset does not enter).
-/// @throws std::invalid_argument for body twists and a non-finite X_WB (diffcol::adjoint).
-Mat6 world_twist_map(TwistConvention convention, const Pose& X_WB);
-/// The body twist of a shape mounted at X_BS from the body twist of its body: Ad_{X_BS⁻¹}.
-/// @throws std::invalid_argument on a non-finite X_BS.
-Mat6 shape_body_twist_map(const Pose& X_BS);
-
-/// Chain rule to q: J_out_q = J_out_X1·M1·J1 + J_out_X2·M2·J2 (M_i = world_twist_map), for any
-/// output block pair from ContactDerivatives / ContactWrenches, e.g.
-///   to_coordinates(d.J_alpha_X1, d.J_alpha_X2, body1, body2)   // 1×n
-/// Both Jacobians must have the same number of columns n; body2.J may be 6×n with zero columns
-/// for coordinates that do not move body 2 (and likewise body 1).
-/// @throws std::invalid_argument on mismatched sizes or a non-finite entry or pose.
-Eigen::MatrixXd to_coordinates(const Eigen::Ref<const Eigen::MatrixXd>& J_out_X1,
-                               const Eigen::Ref<const Eigen::MatrixXd>& J_out_X2, const BodyJacobian& body1,
-                               const BodyJacobian& body2);
+// Generalized coordinates: diffcol::to_coordinates and BodyJacobian (math/jacobians.hpp).
 
 }  // namespace diffcol::idcol

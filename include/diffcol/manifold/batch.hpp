@@ -48,7 +48,7 @@ struct ManifoldBatchOptions {
   int num_threads = 0;         ///< threads per call, the caller included; 0 = available cores
   long grain = 1;              ///< queries per scheduling chunk (≥ 1)
   ManifoldOptions manifold;    ///< options of every manifold
-  PoseCoordinates coordinates = PoseCoordinates::body_twist;  ///< Jacobian columns (if requested)
+  PoseCoordinates coordinates = PoseCoordinates::world;  ///< Jacobian columns (if requested)
 };
 
 /// Caller-provided outputs of ManifoldBatch::compute (layouts: see the file comment). The four

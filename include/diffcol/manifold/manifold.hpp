@@ -122,15 +122,24 @@ struct ContactManifold {
 };
 
 /// Derivatives of every entry w.r.t. the 12 pose coordinates [body 1 (6) | body 2 (6)], each
-/// [ω; v]: body twists (X_b ← X_b·exp(ξ_b)) or se(3) log coordinates (X_b = exp(s_b),
-/// s_b = se3_log(X_b)). One matrix per entry, same order as ContactManifold::entries.
+/// [ω; v] (PoseCoordinates): twists in a ReferenceFrame (math/se3.hpp) or se(3) log coordinates
+/// (X_b = exp(s_b), s_b = se3_log(X_b)). One matrix per entry, same order as
+/// ContactManifold::entries.
 struct ManifoldDerivatives {
   std::vector<Eigen::Matrix<double, 3, 12>> J_point_X12, J_normal_X12;
   std::vector<Eigen::Matrix<double, 1, 12>> J_distance_X12, J_activity_X12;
 };
 
-/// Pose coordinates of ManifoldDerivatives.
-enum class PoseCoordinates : int { body_twist = 0, se3_log = 1 };
+/// Pose coordinates of ManifoldDerivatives: the twist of each body in the ReferenceFrame of the
+/// same name (world: X_b ← exp(η^)·X_b; local: X_b ← X_b·exp(ξ^); local_world_aligned: ω and
+/// the velocity of the body origin in world axes), or se(3) log coordinates.
+enum class PoseCoordinates : int { world = 0, local = 1, local_world_aligned = 2, se3_log = 3 };
+/// The PoseCoordinates of the twists in `frame`.
+inline PoseCoordinates pose_coordinates(ReferenceFrame frame) { return static_cast<PoseCoordinates>(frame); }
+/// "world", "local", "local_world_aligned", "se3_log".
+inline const char* pose_coordinates_name(PoseCoordinates c) {
+  return c == PoseCoordinates::se3_log ? "se3_log" : reference_frame_name(static_cast<ReferenceFrame>(c));
+}
 
 /// Scratch space of one scalar type (allocated once, reused).
 template <class T>

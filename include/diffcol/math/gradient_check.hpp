@@ -3,10 +3,12 @@
 /// Finite-difference checks of analytic Jacobians of functions of one or two rigid poses (or of
 /// a plain vector, e.g. generalized coordinates).
 ///
-/// A pose is perturbed through the SE(3) exponential with twists ordered [ω; v]:
-///   PerturbationSide::world: X ← exp(h·e_k^)·X  (columns = world twist, as the "X1"/"X2"
-///                            Jacobians of diffcol::idcol::ContactDerivatives),
-///   PerturbationSide::body:  X ← X·exp(h·e_k^)  (columns = body twist, as the "X12" Jacobians).
+/// A pose is perturbed along twists ordered [ω; v] in GradientCheckOptions::frame (ReferenceFrame,
+/// math/se3.hpp):
+///   world:               X ← exp(h·e_k^)·X  (the "X1"/"X2" Jacobians by default),
+///   local:               X ← X·exp(h·e_k^)  (body twist; the "X12" Jacobians),
+///   local_world_aligned: R ← exp(h·ω^)·R, p ← p + h·v  (rotation about the body origin in
+///                        world axes, the origin translated along world axes).
 /// For two poses the 12 columns are [twist of pose 1 | twist of pose 2].
 ///
 /// Each column is built from central differences D(h) = (f(+h) − f(−h))/(2h):
@@ -53,11 +55,6 @@
 
 namespace diffcol {
 
-enum class PerturbationSide : int {
-  world = 0,  ///< X ← exp(ξ^)·X
-  body = 1,   ///< X ← X·exp(ξ^)
-};
-
 /// A named range of output rows [offset, offset + size).
 struct OutputBlock {
   std::string name;
@@ -76,7 +73,7 @@ struct GradientCheckOptions {
   FdMethod method = FdMethod::ridders;
   int ridders_levels = 16;   ///< steps h/1.4^k, k < ridders_levels (stops early once every entry has settled)
   int ridders_restarts = 4;  ///< further runs from 10× smaller steps while entries disagree
-  PerturbationSide side = PerturbationSide::world;
+  ReferenceFrame frame = ReferenceFrame::world;  ///< the twist of the columns
   double rel_tolerance = 1e-6;
   double abs_tolerance = 1e-8;
   int column_group = 1;      ///< see "Error measure" above; 1 = entrywise relative errors
@@ -112,9 +109,9 @@ using PoseFunction = std::function<Eigen::VectorXd(const Pose&)>;
 using PosePairFunction = std::function<Eigen::VectorXd(const Pose&, const Pose&)>;
 using VectorFunction = std::function<Eigen::VectorXd(const Eigen::VectorXd&)>;
 
-/// The perturbed pose for side and twist ξ. @throws std::invalid_argument on a non-finite X or ξ,
+/// X moved by the twist ξ in `frame` (see the file comment). @throws std::invalid_argument on a non-finite X or ξ,
 /// or a result that overflows.
-Pose perturb(const Pose& X, const Vec6& xi, PerturbationSide side);
+Pose perturb(const Pose& X, const Vec6& xi, ReferenceFrame frame);
 
 /// Finite-difference Jacobians (rows = outputs): 6 columns, 12 columns ([pose 1 | pose 2]), n columns.
 /// If error is given it receives the per-entry error estimate (Ridders; zeros otherwise).

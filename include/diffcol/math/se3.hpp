@@ -2,10 +2,8 @@
 /// @file se3.hpp
 /// Rigid-body poses, the skew operator and the SE(3) exponential / logarithm.
 ///
-/// Twist convention (used everywhere in diffcol): a twist is a 6-vector ordered
-/// [ω; v] (angular first, as in the iDCOL seed's eq. (24)). A *body* twist ξ
-/// perturbs a pose on the right, g ← g·exp(ξ^); a *world* (spatial) twist
-/// perturbs it on the left, g ← exp(ξ^)·g.
+/// Twists (used everywhere in diffcol) are 6-vectors ordered [ω; v] (angular first, as in the
+/// iDCOL seed's eq. (24)), in one of the three frames of ReferenceFrame (docs/conventions.md).
 
 #include <cstdint>
 
@@ -29,11 +27,23 @@ inline constexpr double kMaxLength = 1e100;
 /// shapes' gradients and the contact solve stay finite; constructors reject smaller sizes.
 inline constexpr double kMinLength = 1e-100;
 
-/// Which twist a velocity or a Jacobian column refers to (see the file comment).
-enum class TwistConvention : std::uint8_t {
-  world = 0,  ///< world (spatial) twist η: X_WB ← exp(η^)·X_WB (e.g. a "space Jacobian")
-  body = 1,   ///< body twist ζ: X_WB ← X_WB·exp(ζ^) (e.g. a "body Jacobian")
+/// The frame of a twist, and so of the 6 columns of a pose Jacobian (the names are Pinocchio's;
+/// ordering [ω; v] throughout). For a body with pose X_WB = (R, p):
+///  - world: the spatial twist η, X_WB ← exp(η^)·X_WB; ω in world axes, v the velocity of the
+///    point of the body at the world origin.
+///  - local: the body twist ζ, X_WB ← X_WB·exp(ζ^); ω and v in the body's axes, v the velocity of
+///    the body origin.
+///  - local_world_aligned: [ω; ṗ] with ω in world axes and ṗ the velocity of the body origin in
+///    world axes (MuJoCo's mj_jac, Pinocchio's LOCAL_WORLD_ALIGNED up to the order of ω and v).
+/// η = M·τ for a twist τ in `frame`, with M = I (world), Ad_{X_WB} (local) and
+/// [[I, 0], [p^, I]] (local_world_aligned): world_twist_from_frame().
+enum class ReferenceFrame : std::uint8_t {
+  world = 0,
+  local = 1,
+  local_world_aligned = 2,
 };
+/// "world", "local", "local_world_aligned".
+const char* reference_frame_name(ReferenceFrame frame);
 
 /// A rigid transform X_AB mapping coordinates in frame B to frame A:
 /// p_A = R · p_B + p.
@@ -113,5 +123,44 @@ Pose se3_exp(const Vec6& xi);
 Vec6 se3_log(const Pose& g);
 /// The adjoint Ad_g for twists ordered [ω; v]: a body twist ξ of g is the world twist Ad_g ξ.
 Mat6 adjoint(const Pose& g);
+
+/// M with η = M·τ: the world twist of a body at X_WB from its twist τ in `frame` (see
+/// ReferenceFrame). A Jacobian J with world-twist columns has columns in `frame` J·M.
+/// @throws std::invalid_argument on a non-finite X_WB (any frame but world).
+Mat6 world_twist_from_frame(ReferenceFrame frame, const Pose& X_WB);
+
+/// Re-expresses the 6 columns of J (rows: any outputs; columns: the world twist of a body at X_WB)
+/// in `frame`, in place: J ← J·world_twist_from_frame(frame, X_WB). No allocation for fixed-size J.
+template <class Derived>
+void express_in_frame(Eigen::MatrixBase<Derived>& J, ReferenceFrame frame, const Pose& X_WB) {
+  static_assert(Derived::ColsAtCompileTime == 6 || Derived::ColsAtCompileTime == Eigen::Dynamic);
+  if (frame == ReferenceFrame::world) return;
+  const Mat3 P = skew(X_WB.p);
+  for (Eigen::Index i = 0; i < J.rows(); ++i) {
+    const Eigen::Matrix<double, 1, 3> jw = J.row(i).template head<3>(), jv = J.row(i).template tail<3>();
+    if (frame == ReferenceFrame::local) {  // J·Ad: [jw·R + jv·p^·R, jv·R]
+      J.row(i).template head<3>() = (jw + jv * P) * X_WB.R;
+      J.row(i).template tail<3>() = jv * X_WB.R;
+    } else {  // J·[[I, 0], [p^, I]]
+      J.row(i).template head<3>() = jw + jv * P;
+    }
+  }
+}
+
+/// The same for a J whose columns are the body's local twist (body twist): J ← J·M_local⁻¹·M with
+/// M = world_twist_from_frame(frame, X_WB). No allocation for fixed-size J.
+template <class Derived>
+void express_local_in_frame(Eigen::MatrixBase<Derived>& J, ReferenceFrame frame, const Pose& X_WB) {
+  static_assert(Derived::ColsAtCompileTime == 6 || Derived::ColsAtCompileTime == Eigen::Dynamic);
+  if (frame == ReferenceFrame::local) return;
+  const Mat3 Rt = X_WB.R.transpose();
+  const Mat3 P = skew(X_WB.p);
+  for (Eigen::Index i = 0; i < J.rows(); ++i) {
+    const Eigen::Matrix<double, 1, 3> jw = J.row(i).template head<3>() * Rt, jv = J.row(i).template tail<3>() * Rt;
+    // world: J·Ad⁻¹ = [jw·Rᵀ − jv·Rᵀ·p^, jv·Rᵀ]; local_world_aligned: [jw·Rᵀ, jv·Rᵀ]
+    J.row(i).template head<3>() = frame == ReferenceFrame::world ? Eigen::Matrix<double, 1, 3>(jw - jv * P) : jw;
+    J.row(i).template tail<3>() = jv;
+  }
+}
 
 }  // namespace diffcol

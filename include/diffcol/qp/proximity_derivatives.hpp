@@ -7,12 +7,10 @@
 /// Conventions
 /// -----------
 ///  - Twists are ordered [ω; v]. J_<out>_X1 / J_<out>_X2: rows = components of <out>, 6 columns
-///    = the twist of pose X_W1 / X_W2, in the convention chosen by the caller and recorded in
-///    ProximityDerivatives::convention:
-///      TwistConvention::world (default, as idcol::ContactDerivatives' X1/X2 blocks):
-///        X_Wi ← exp(η^)·X_Wi (ω in world axes, v = velocity of the point at the world origin);
-///      TwistConvention::body: X_Wi ← X_Wi·exp(ζ^) (ω, v in body i's axes; v = velocity of
-///        body i's origin in body axes). J_body = J_world·Ad_{X_Wi}.
+///    = the twist of pose X_W1 / X_W2 in the frame chosen by the caller (ReferenceFrame,
+///    math/se3.hpp) and recorded in ProximityDerivatives::frame: world (default, as every
+///    layer's X1/X2 blocks): X_Wi ← exp(η^)·X_Wi; local: X_Wi ← X_Wi·exp(ζ^);
+///    local_world_aligned: ω and the velocity of body i's origin, in world axes.
 ///  - Outputs: φ (1), signed distance (1), p1_W, p2_W (core witness points), closest1_W,
 ///    closest2_W (padded closest points), normal_W (3 each), all world-frame.
 ///  - Units: per radian (ω columns) and per length unit (v columns).
@@ -50,7 +48,7 @@
 
 namespace diffcol::qp {
 
-using TwistConvention = diffcol::TwistConvention;
+using ReferenceFrame = diffcol::ReferenceFrame;
 using RowVec6 = Eigen::Matrix<double, 1, 6>;
 using Mat36 = Eigen::Matrix<double, 3, 6, Eigen::RowMajor>;
 using RowVec7 = Eigen::Matrix<double, 1, 7>;
@@ -70,7 +68,7 @@ const char* status_name(ProximityDerivativeStatus s);
 /// Derivatives of one ProximityResult (every block always set; zero when not_solved).
 struct ProximityDerivatives {
   ProximityDerivativeStatus status = ProximityDerivativeStatus::not_solved;
-  TwistConvention convention = TwistConvention::world;
+  ReferenceFrame frame = ReferenceFrame::world;
   RowVec6 J_phi_X1 = RowVec6::Zero(), J_phi_X2 = RowVec6::Zero();
   RowVec6 J_signed_distance_X1 = RowVec6::Zero(), J_signed_distance_X2 = RowVec6::Zero();
   Mat36 J_p1_W_X1 = Mat36::Zero(), J_p1_W_X2 = Mat36::Zero();
@@ -84,31 +82,31 @@ struct ProximityDerivatives {
 /// No allocation, no factorization (reuses result.qp.S).
 void proximity_derivatives(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
                            const ProximityResult& result, ProximityDerivatives& out,
-                           TwistConvention convention = TwistConvention::world);
+                           ReferenceFrame frame = ReferenceFrame::world);
 void proximity_derivatives(const PaddedPolygon& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2,
                            const ProximityResult& result, ProximityDerivatives& out,
-                           TwistConvention convention = TwistConvention::world);
+                           ReferenceFrame frame = ReferenceFrame::world);
 void proximity_derivatives(const Capsule& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2,
                            const ProximityResult& result, ProximityDerivatives& out,
-                           TwistConvention convention = TwistConvention::world);
+                           ReferenceFrame frame = ReferenceFrame::world);
 void proximity_derivatives(const PaddedPolygon& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
                            const ProximityResult& result, ProximityDerivatives& out,
-                           TwistConvention convention = TwistConvention::world);
+                           ReferenceFrame frame = ReferenceFrame::world);
 
 /// Convenience returning by value.
 template <class S1, class S2>
 ProximityDerivatives proximity_derivatives(const S1& s1, const Pose& X_W1, const S2& s2, const Pose& X_W2,
                                            const ProximityResult& result,
-                                           TwistConvention convention = TwistConvention::world) {
+                                           ReferenceFrame frame = ReferenceFrame::world) {
   ProximityDerivatives d;
-  proximity_derivatives(s1, X_W1, s2, X_W2, result, d, convention);
+  proximity_derivatives(s1, X_W1, s2, X_W2, result, d, frame);
   return d;
 }
 
 /// φ and its gradient only (the fast path, e.g. for collision-avoidance constraints).
 struct ProximityGradient {
   ProximityStatus status = ProximityStatus::invalid_input;
-  TwistConvention convention = TwistConvention::world;
+  ReferenceFrame frame = ReferenceFrame::world;
   double phi = 0.0;                  ///< φ (20)
   double signed_distance = 0.0;      ///< ‖p1 − p2‖ − (R1 + R2)
   RowVec6 J_phi_X1 = RowVec6::Zero(), J_phi_X2 = RowVec6::Zero();
@@ -117,17 +115,17 @@ struct ProximityGradient {
 /// ProximityResult: the same quantities as proximity() + proximity_derivatives(), equal to them up
 /// to rounding (the arithmetic is ordered differently; φ can differ in the last bit). No allocation.
 void proximity_gradient(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
-                        ProximityGradient& out, TwistConvention convention = TwistConvention::world);
+                        ProximityGradient& out, ReferenceFrame frame = ReferenceFrame::world);
 
 // ------------------------------------------------------------ quaternion coordinates
 
 /// The 6×7 map M with twist = M·[dr; dq] for a pose built as Pose::from_quaternion(r, q) from
 /// raw (not necessarily unit) quaternion coordinates q = (w, x, y, z): it includes the
 /// normalization, so M·[0; q] = 0. Multiply a twist Jacobian by it: J_out_rq = J_out_X·M.
-/// @param convention the twist convention of the Jacobian it will multiply.
+/// @param frame the ReferenceFrame of the Jacobian it will multiply.
 /// @throws std::invalid_argument if q is zero or not finite, or r is not finite.
 Eigen::Matrix<double, 6, 7> twist_from_position_quaternion(const Vec3& r, const Eigen::Vector4d& q_wxyz,
-                                                           TwistConvention convention);
+                                                           ReferenceFrame frame);
 
 /// Jacobians with respect to the position r_i (world) and quaternion q_i = (w, x, y, z) of
 /// each pose: 7 columns [r_i (3) | q_i (4)] per pose.

@@ -33,10 +33,10 @@ class Capsule {
  public:
   /// The seed's capsule (23)–(24): core along the body x axis, centred at the body origin,
   /// a_B = (+length/2, 0, 0), b_B = (−length/2, 0, 0).
+  /// @param radius padding radius R ≥ 0 (radius first, as every capsule and cylinder in diffcol).
   /// @param length full length L ≥ 0 of the core segment (NOT the half-length).
-  /// @param radius padding radius R ≥ 0.
   /// @throws std::invalid_argument if a value is negative, not finite or above kMaxShapeCoordinate.
-  Capsule(double length, double radius);
+  Capsule(double radius, double length);
 
   /// A capsule with arbitrary end points given in the body frame. With the identity pose these
   /// are world end points, e.g. `proximity(Capsule::from_end_points(a_W, b_W, R), Pose::identity(), ...)`.

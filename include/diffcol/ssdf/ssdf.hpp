@@ -10,9 +10,9 @@
 /// Invalid temperatures (negative, NaN, inf) throw std::invalid_argument at the API entry.
 ///
 /// Frames and derivatives: body-frame functions take the query q in the cloud's body frame.
-/// Pose derivatives are w.r.t. *body* twists ξ = [ω; v] (X ← X·exp(ξ^)), rows/columns named
-/// `J_<out>_X1` / `J_<out>_X2` (body 1 / body 2), i.e. PerturbationSide::body of
-/// math/gradient_check.hpp. (This differs from idcol's X1/X2 blocks, which use world twists.)
+/// Pose derivatives of the world-frame queries are w.r.t. the twists [ω; v] of the poses in the
+/// ReferenceFrame passed (math/se3.hpp; default world, as every layer), columns named `J_<out>_X`
+/// ([body 1 | body 2] where two poses enter).
 ///
 /// Allocation: the per-query functions take an SsdfWorkspace whose buffers grow to the largest
 /// cloud seen and are then reused; after the first call with a given size nothing is allocated.
@@ -156,21 +156,23 @@ double soft_signed_distance(const OrientedPointCloud& cloud, const Vec3& q, doub
 struct SsdfQuery {
   double phi = 0.0;                        ///< φ̂_S(p), eq. (9)
   Vec3 J_phi_p = Vec3::Zero();             ///< ∇_p φ, world frame
-  Row6 J_phi_X = Row6::Zero();             ///< ∂φ/∂ξ, body twist of the cloud's pose X_WB
+  Row6 J_phi_X = Row6::Zero();             ///< ∂φ/∂ξ, twist of the cloud's pose X_WB in `frame`
+  ReferenceFrame frame = ReferenceFrame::world;
 };
 
 /// SSDF (9) of the cloud posed at X_WB, at the world point p_W.
 /// @throws std::invalid_argument on an invalid eps1, or a pose / point that is not finite or whose
 ///         coordinates exceed kMaxLength (1e100).
 SsdfQuery soft_signed_distance(const OrientedPointCloud& cloud, const Pose& X_WB, const Vec3& p_W, double eps1,
-                               SsdfWorkspace& ws);
+                               SsdfWorkspace& ws, ReferenceFrame frame = ReferenceFrame::world);
 
 /// Smooth separation between two posed clouds, Sec. III-B3.
 struct Separation {
   /// σ_eps2(−Φ12)ᵀΦ12, the smooth approximation of the separation distance ‖d_Φ‖ of eq. (11)
   /// (negative: penetration depth).
   double distance = 0.0;
-  Row12 J_distance_X = Row12::Zero();  ///< ∂distance/∂[ξ1 | ξ2] (body twists)
+  Row12 J_distance_X = Row12::Zero();  ///< ∂distance/∂[ξ1 | ξ2] (twists in `frame`)
+  ReferenceFrame frame = ReferenceFrame::world;
   int size1 = 0, size2 = 0;            ///< I1, I2 (layout of ws.field / ws.distribution)
 };
 
@@ -180,7 +182,8 @@ struct Separation {
 ///         translation exceeds kMaxLength (1e100).
 Separation smooth_separation_distance(const OrientedPointCloud& cloud1, const Pose& X_W1,
                                       const OrientedPointCloud& cloud2, const Pose& X_W2, double eps1,
-                                      double eps2, SsdfWorkspace& ws, bool with_jacobian = true);
+                                      double eps2, SsdfWorkspace& ws, bool with_jacobian = true,
+                                      ReferenceFrame frame = ReferenceFrame::world);
 
 /// Reduction of the separation distribution to K collision points, eqs. (12)–(13): the masses
 /// σ_eps2(−Φ12)_f are transferred to the vertices of each point (z_v = Σ_f 1_fv σ_f, vertices of
@@ -188,13 +191,14 @@ Separation smooth_separation_distance(const OrientedPointCloud& cloud1, const Po
 /// top-K Γ^K (smooth::soft_top_k, temperature topk_temperature in units of z).
 /// @param points   K world-frame points, written.
 /// @param masses   if not null, K entries receiving the selected masses Γ^K(z)·z.
-/// @param J_points if not null, K Jacobians ∂c_k/∂[ξ1 | ξ2] (body twists). The SoftSort order is
+/// @param J_points if not null, K Jacobians ∂c_k/∂[ξ1 | ξ2] (twists in `frame`). The SoftSort order is
 ///                 treated as locally constant (smooth::soft_top_k_jvp).
 /// Allocates nothing beyond ws.
 /// @throws std::invalid_argument on invalid temperatures, K < 1 or K > V1 + V2.
 void collision_points(const OrientedPointCloud& cloud1, const Pose& X_W1, const OrientedPointCloud& cloud2,
                       const Pose& X_W2, double eps1, double eps2, int K, double topk_temperature,
                       SsdfWorkspace& ws, Vec3* points, double* masses = nullptr,
-                      Eigen::Matrix<double, 3, 12>* J_points = nullptr);
+                      Eigen::Matrix<double, 3, 12>* J_points = nullptr,
+                      ReferenceFrame frame = ReferenceFrame::world);
 
 }  // namespace diffcol::ssdf
