@@ -330,8 +330,8 @@ def test_view_png_draws_the_dcol_contact(tmp_path):
     from diffcol import dcol
     png = tmp_path / "d.png"
     diffcol.view(tmp_path / "d.html", dcol.Cone(2.0, 0.5), diffcol.Pose(), dcol.Polytope.box(0.5, 0.4, 0.6),
-                 [1.9, 0.6, 0.3, 0.9, 0.1, 0.3, 0.2], subdivisions=3, png=png, width=480, height=320)
-    check_picture(png, 480, 320)
+                 [1.9, 0.6, 0.3, 0.9, 0.1, 0.3, 0.2], subdivisions=3, png=png, width=640, height=480)
+    check_picture(png, 640, 480)
 
 
 @needs_chromium
@@ -340,9 +340,9 @@ def test_cli_png_draws_the_qp_contact_and_a_dcol_page(tmp_path, cli_exe):
     png = tmp_path / "q.png"
     r = subprocess.run([cli_exe, "view", "--method", "qp", "--shape1", "capsule:length=2,radius=0.4",
                         "--shape2", "rect:half_x=0.8,half_y=0.5,radius=0.15", "--pose2", "0.3,1.5,0.2,0.9,0.3,0.1,0.2",
-                        "--png", str(png), "--width", "400", "--height", "300"], capture_output=True, text=True)
+                        "--png", str(png), "--width", "640", "--height", "480"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
-    check_picture(png, 400, 300)
+    check_picture(png, 640, 480)
     assert list(tmp_path.iterdir()) == [png]  # the temporary page is gone
     page = tmp_path / "d.html"
     r = subprocess.run([cli_exe, "view", "--method", "dcol", "--shape1", "cylinder:R=0.5,L=2", "--shape2", "sphere:R=0.4",

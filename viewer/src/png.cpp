@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cctype>
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -94,7 +95,9 @@ void render_png(const std::string& html_path, const std::string& png_path, const
   if (::geteuid() == 0) args.push_back("--no-sandbox");  // Chromium refuses to run as root with its sandbox
   for (const char* a : {"--use-angle=swiftshader", "--enable-unsafe-swiftshader", "--no-first-run",
                         "--no-default-browser-check", "--disable-extensions", "--hide-scrollbars", "--mute-audio",
-                        "--disable-dev-shm-usage", "--force-device-scale-factor=1"})
+                        "--disable-dev-shm-usage", "--force-device-scale-factor=1",
+                        // the page's console messages in the log: its load errors and "drawn"
+                        "--enable-logging=stderr", "--log-level=0"})
     args.emplace_back(a);
   args.push_back("--user-data-dir=" + profile);
   args.push_back("--window-size=" + std::to_string(options.width) + "," + std::to_string(options.height));
@@ -157,6 +160,17 @@ void render_png(const std::string& html_path, const std::string& png_path, const
                              ", " + cmd + "); its output:\n" + tail(log, 2000));
   if (!fs::is_regular_file(png_abs, ec) || fs::file_size(png_abs, ec) == 0)
     throw std::runtime_error("view: the browser wrote no PNG to '" + png_abs + "'; its output:\n" + tail(log, 2000));
+  // The page reports on the console (template.html, viewer.js): an error, or that it has drawn.
+  if (const size_t at = log.find("diffcol view error: "); at != std::string::npos) {
+    const size_t end = log.find('\n', at);
+    throw std::runtime_error("view: the page failed in the browser (the PNG shows the error): " +
+                             log.substr(at + 20, std::min<size_t>(end == std::string::npos ? log.size() : end, at + 600) -
+                                                     (at + 20)));
+  }
+  if (log.find("diffcol view: drawn") == std::string::npos)
+    throw std::runtime_error("view: the page had not drawn itself when the browser took the picture (" +
+                             std::to_string(options.virtual_time_ms) + " ms of page time); its output:\n" +
+                             tail(log, 2000));
 }
 
 }  // namespace diffcol::view

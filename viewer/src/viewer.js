@@ -235,7 +235,10 @@ function runFrames(view, stage, frames, settings, draw) {
   view.gridStep = stage.step;
   if (view.status === 'loading') view.status = 'ok';
   const status = document.getElementById('diffcol-status');
-  if (view.status === 'ok') status.textContent = '';
+  if (view.status === 'ok') {
+    status.textContent = '';
+    console.info('diffcol view: drawn');  // read by render_png (diffcol view --png) from the browser log
+  }
   return { redraw: () => setFrame(current) };
 }
 
@@ -314,8 +317,8 @@ function label(text, color, height) {
 }
 
 // World axes at the origin (x, y, z: two grid spacings long, labelled), a ground grid in the
-// world x-y plane at the bottom of the scene's bounding sphere, and a scale bar one grid spacing
-// long at the grid's near corner. Returns the grid spacing.
+// world x-y plane at the bottom of the scene's bounding sphere, and a labelled scale bar one grid
+// spacing long on the ground in front of the scene. Returns the grid spacing.
 function addGuides(world, center, radius) {
   const step = niceStep(radius);
   const fmtLen = (v) => String(Number(v.toPrecision(3)));
@@ -351,9 +354,10 @@ function addGuides(world, center, radius) {
     l.position.copy(dir).multiplyScalar(axisLength + 0.4 * text);
     guides.add(l);
   });
-  // scale bar: one grid spacing along x at the grid's near corner (the camera looks from -y)
-  const y0 = cy - half, x0 = cx - half;
-  const bar = new THREE.Mesh(new THREE.BoxGeometry(step, 0.04 * step, 0.04 * step),
+  // scale bar: one grid spacing along x on the ground, one square in front of the scene's centre
+  // (the camera looks from -y), from one grid line to the next
+  const y0 = cy - step, x0 = cx;
+  const bar = new THREE.Mesh(new THREE.BoxGeometry(step, 0.06 * step, 0.06 * step),
                              new THREE.MeshBasicMaterial({ color: BAR_COLOR, toneMapped: false }));
   bar.position.set(x0 + 0.5 * step, y0, z0);
   guides.add(bar);
@@ -366,11 +370,11 @@ function addGuides(world, center, radius) {
 
 // The panel row that states the scale.
 function scaleRow(row, stage) {
-  const s = String(Number(stage.step.toPrecision(3)));
-  row(`<span class="swatch" style="background:${hex(GRID_CENTER_COLOR)}"></span>grid ${s} per square, bar ${s};` +
-      ` axes x <span class="swatch" style="background:${hex(AXIS_COLORS[0])}"></span>` +
-      ` y <span class="swatch" style="background:${hex(AXIS_COLORS[1])}"></span>` +
-      ` z <span class="swatch" style="background:${hex(AXIS_COLORS[2])}"></span> (length ${String(Number((2 * stage.step).toPrecision(3)))})`);
+  const len = (v) => String(Number(v.toPrecision(3)));
+  const axis = (name, i) => `<b style="color:${hex(AXIS_COLORS[i])}">${name}</b>`;
+  row(`<span class="swatch" style="background:${hex(GRID_CENTER_COLOR)}"></span>` +
+      `<span>grid ${len(stage.step)} per square, scale bar ${len(stage.step)}; axes ` +
+      `${axis('x', 0)} ${axis('y', 1)} ${axis('z', 2)} at the origin, ${len(2 * stage.step)} long</span>`);
 }
 
 // Bodies as flat-shaded meshes with per-frame poses; the manifold (if any) as points and normal
