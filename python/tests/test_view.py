@@ -378,3 +378,7 @@ def test_render_png_with_a_missing_browser_raises(tmp_path):
         diffcol.render_png(page, tmp_path / "a.png", chromium=str(tmp_path / "no-browser"))
     with pytest.raises(ValueError):
         diffcol.render_png(page, tmp_path / "a.png", width=4)
+    with pytest.raises(RuntimeError, match="no directory"):
+        diffcol.render_png(page, tmp_path / "no" / "a.png")
+    with pytest.raises(RuntimeError, match="no page"):
+        diffcol.render_png(tmp_path / "missing.html", tmp_path / "a.png")

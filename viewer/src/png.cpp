@@ -46,8 +46,14 @@ std::string file_url(const std::string& path) {
   return url;
 }
 
+// The end of the browser's output, without its D-Bus complaints (there is no session bus in a
+// headless run; they say nothing about the page).
 std::string tail(const std::string& text, size_t n) {
-  return text.size() <= n ? text : "..." + text.substr(text.size() - n);
+  std::string kept;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);)
+    if (line.find("dbus") == std::string::npos && line.find("D-Bus") == std::string::npos) kept += line + "\n";
+  return kept.size() <= n ? kept : "..." + kept.substr(kept.size() - n);
 }
 
 }  // namespace
@@ -74,6 +80,12 @@ void render_png(const std::string& html_path, const std::string& png_path, const
                                 std::to_string(options.width) + "x" + std::to_string(options.height));
   if (options.virtual_time_ms <= 0 || !(options.timeout_s > 0.0) || !std::isfinite(options.timeout_s))
     throw std::invalid_argument("render_png: virtual_time_ms and timeout_s must be > 0");
+  std::error_code ec;
+  if (!fs::is_regular_file(html_path, ec)) throw std::runtime_error("view: no page '" + html_path + "' to draw");
+  const std::string html_abs = fs::absolute(html_path).lexically_normal().string();
+  const std::string png_abs = fs::absolute(png_path).lexically_normal().string();
+  if (const fs::path dir = fs::path(png_abs).parent_path(); !fs::is_directory(dir, ec))
+    throw std::runtime_error("view: cannot write the PNG '" + png_path + "': no directory '" + dir.string() + "'");
   const std::string exe = options.chromium.empty() ? find_chromium() : options.chromium;
   if (exe.empty())
     throw std::runtime_error(
@@ -81,10 +93,6 @@ void render_png(const std::string& html_path, const std::string& png_path, const
         "google-chrome, google-chrome-stable on PATH); install it (Debian: apt-get install chromium, or run "
         "bash viewer/setup.sh) or set DIFFCOL_CHROMIUM to the browser");
   if (!executable(exe)) throw std::runtime_error("view: the browser '" + exe + "' is not an executable file");
-  std::error_code ec;
-  if (!fs::is_regular_file(html_path, ec)) throw std::runtime_error("view: no page '" + html_path + "' to draw");
-  const std::string html_abs = fs::absolute(html_path).lexically_normal().string();
-  const std::string png_abs = fs::absolute(png_path).lexically_normal().string();
   fs::remove(png_abs, ec);
 
   std::string profile = (fs::temp_directory_path() / "diffcol-png-XXXXXX").string();

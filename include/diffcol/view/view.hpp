@@ -253,9 +253,13 @@ std::string find_chromium();
 /// Chromium: --headless, --no-sandbox when run as root, software WebGL (--use-angle=swiftshader
 /// --enable-unsafe-swiftshader), --window-size, --virtual-time-budget (three.js draws before the
 /// screenshot) and --screenshot. A fresh browser profile in a temporary directory, removed after.
+/// The page reports on the browser console (read from the browser's log): an error while loading
+/// or drawing, or "drawn" once the first frame is on the canvas.
 /// @throws std::invalid_argument for a size outside 16..8192 or a non-positive time;
-///         std::runtime_error if no browser is found (the message says how to install one), the
-///         browser fails or times out (its output is in the message) or writes no PNG.
+///         std::runtime_error if the page does not exist, the PNG's directory does not exist, no
+///         browser is found (the message says how to install one), the browser fails or times out
+///         (the end of its output is in the message), writes no PNG, the page reported an error
+///         (the message has it), or the page had not drawn within the virtual time budget.
 void render_png(const std::string& html_path, const std::string& png_path, const PngOptions& options = {});
 
 /// Version of the bundled three.js package (from its package.json, e.g. "0.187.0").
