@@ -145,7 +145,7 @@ Page
                      another browser); without --out the page is a temporary file
   --width W, --height H  PNG size in pixels (default 1200 x 800)
   --title TEXT       page title (default "diffcol view")
-  --subdivisions K   mesh resolution, 0..7: 10*4^K+2 vertices per iDCOL shape, 8*2^K segments
+  --subdivisions K   mesh resolution, 0..7: 10*4^K+2 vertices per iDCOL shape, max(8, 4*2^K) segments
                      per turn for DCOL and DiffPills shapes (default 5)
   --scaled           start with the scaled shapes (alpha*) shown (default: hidden)
   --no-scaled        start with them hidden (the default)

@@ -358,6 +358,7 @@ def test_cli_png_draws_the_qp_contact_and_a_dcol_page(tmp_path, cli_exe):
     np.testing.assert_allclose(f["p2_W"], np.array([0.3, 1.2, 0.1]) - 0.4 * n, atol=1e-9)
 
 
+@needs_viewer
 def test_cli_png_without_chromium_is_a_clear_error(tmp_path, cli_exe):
     import os
     import subprocess

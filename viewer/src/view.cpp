@@ -637,7 +637,7 @@ void check_subdivisions(int subdivisions, const char* where) {
 }
 
 // Segments per full turn about an axis at resolution k.
-int turn_segments(int k) { return 8 << k; }
+int turn_segments(int k) { return std::max(8, 4 << k); }
 
 std::uint32_t add_vertex(SurfaceMesh& m, const Vec3& v, const Vec3& n) {
   m.vertices.push_back(v);

@@ -164,7 +164,7 @@ MeshScene manifold_scene(const manifold::ContactObject& body1, const std::vector
 
 /// A triangle mesh of a DCOL primitive's surface in its shape frame S (the frame about whose
 /// origin α scales; the solver places it at X_WB·offset). Exact for the polytope (its faces, flat
-/// normals); cylinder and cone: n = 8·2^k segments about the axis, flat caps; sphere and ellipsoid:
+/// normals); cylinder and cone: n = max(8, 4·2^k) segments about the axis, flat caps; sphere and ellipsoid:
 /// the icosphere of mesh_surface mapped onto the surface; capsule and padded polygon: the polygon
 /// (a segment for the capsule) swept by a sphere of radius R, n segments per full turn.
 /// Vertices lie on the surface, triangles are counter-clockwise seen from outside, normals are
