@@ -62,11 +62,21 @@ std::vector<Pose> interpolate(const Pose& from, const Pose& to, long n) {
   return out;
 }
 
+// A temporary file name ending in .html (the page behind --png without --out).
+std::string temporary_page() {
+  std::string name = (std::filesystem::temp_directory_path() / "diffcol-view-XXXXXX.html").string();
+  const int fd = ::mkstemps(name.data(), 5);
+  if (fd < 0) throw std::runtime_error("view: cannot create a temporary file for the page");
+  ::close(fd);
+  return name;
+}
+
 #ifdef DIFFCOL_HAVE_VIEWER
 // `diffcol view --manifold-demo`: the Contax box-on-box manifold page (see the usage text).
 int manifold_demo(const std::vector<std::string>& args) {
-  std::string out_path;
+  std::string out_path, png_path;
   long steps = 1;
+  view::PngOptions png;
   view::ViewOptions vo;
   vo.title = "diffcol manifold: box on box";
   for (size_t i = 0; i < args.size(); ++i) {
@@ -78,10 +88,14 @@ int manifold_demo(const std::vector<std::string>& args) {
     else if (take_option(args, i, "--title", v)) vo.title = v;
     else if (take_option(args, i, "--frame-duration", v)) vo.frame_duration = parse_double(v, "--frame-duration");
     else if (a == "--autoplay") vo.autoplay = true;
-    else throw InputError("view --manifold-demo: unknown argument '" + a + "' (allowed: --out, --steps, --title, "
-                          "--frame-duration, --autoplay)");
+    else if (take_option(args, i, "--png", v)) png_path = v;
+    else if (take_option(args, i, "--width", v)) png.width = static_cast<int>(parse_long(v, "--width", 16, 8192));
+    else if (take_option(args, i, "--height", v)) png.height = static_cast<int>(parse_long(v, "--height", 16, 8192));
+    else throw InputError("view --manifold-demo: unknown argument '" + a + "' (allowed: --out, --png, --width, "
+                          "--height, --steps, --title, --frame-duration, --autoplay)");
   }
-  if (out_path.empty()) throw InputError("view: --out FILE is required");
+  if (out_path.empty() && png_path.empty())
+    throw InputError("view: --out FILE (the page) or --png FILE (a picture of it) is required");
   // Two unit boxes (98-vertex refined cube meshes, superquadric SDFs with eps = 0.1); body 2 tilted
   // about x and z, lowered from above body 1 into an edge-on-face contact over the frames.
   const Eigen::Vector3d size(1.0, 1.0, 1.0);
@@ -94,14 +108,19 @@ int manifold_demo(const std::vector<std::string>& args) {
   manifold::ManifoldOptions mo;
   mo.contact.t_pen = 0.01;
   const view::MeshScene scene = view::manifold_scene(b1, {Pose::identity()}, b2, poses2, mo);
+  const std::string page = out_path.empty() ? temporary_page() : out_path;
   try {
-    view::write_mesh_html(out_path, scene, vo);
+    view::write_mesh_html(page, scene, vo);
+    if (!png_path.empty()) view::render_png(page, png_path, png);
   } catch (const std::runtime_error& e) {
+    if (out_path.empty()) std::filesystem::remove(page);
     throw InputError(e.what());
   }
-  std::cout << "diffcol view: wrote " << out_path << " (manifold demo, " << scene.poses.size() << " frame"
-            << (scene.poses.size() == 1 ? "" : "s") << ", " << scene.manifolds.back().points.size()
-            << " entries per frame)\n";
+  if (out_path.empty()) std::filesystem::remove(page);
+  std::cout << "diffcol view: " << (out_path.empty() ? "drew " + png_path : "wrote " + out_path)
+            << " (manifold demo, " << scene.poses.size() << " frame" << (scene.poses.size() == 1 ? "" : "s") << ", "
+            << scene.manifolds.back().points.size() << " entries per frame)\n";
+  if (!out_path.empty() && !png_path.empty()) std::cout << "diffcol view: drew " << png_path << "\n";
   return kExitOk;
 }
 #endif
@@ -156,7 +175,7 @@ Contax manifold demo
   --manifold-demo    write the contact manifold page of two boxes (98-vertex meshes, superquadric
                      SDFs): points, normals scaled and coloured by activity; with --steps N, body 2
                      is lowered onto body 1 over N frames (default 1 frame, in contact). Takes only
-                     --out, --steps, --title, --frame-duration, --autoplay.
+                     --out, --png, --width, --height, --steps, --title, --frame-duration, --autoplay.
 
 Solver options: --tolerance, --max-iterations, --max-attempts, --surrogate-factor,
 --last-resort-iterations, --no-continuation (as in 'diffcol query'); with --method dcol only
@@ -178,14 +197,6 @@ std::string layer_shape_text(const Json& j, const std::string& where, bool allow
                    " (as for 'diffcol query --method ...')");
 }
 
-// A temporary file name ending in .html (the page behind --png without --out).
-std::string temporary_page() {
-  std::string name = (std::filesystem::temp_directory_path() / "diffcol-view-XXXXXX.html").string();
-  const int fd = ::mkstemps(name.data(), 5);
-  if (fd < 0) throw std::runtime_error("view: cannot create a temporary file for the page");
-  ::close(fd);
-  return name;
-}
 
 }  // namespace
 
