@@ -7,13 +7,16 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "diffcol/dcol/primitives.hpp"
 #include "diffcol/idcol/contact.hpp"
 #include "diffcol/idcol/derivatives.hpp"
 #include "diffcol/math/se3.hpp"
+#include "diffcol/qp/shapes.hpp"
 #include "diffcol/shapes/shape.hpp"
 
 namespace diffcol::cli {
@@ -100,6 +103,11 @@ void print_bench_dcol_usage(std::ostream& os);
 /// Removes "--method M" / "--method=M" from args and returns M ("idcol" when absent).
 /// @throws InputError for a value other than idcol, qp or dcol, or --method given twice.
 std::string take_method(std::vector<std::string>& args);
+/// A DCOL primitive from a --shapeN argument of `diffcol query --method dcol` (benchmark name,
+/// type:key=value,... or JSON). @throws InputError.
+dcol::Primitive parse_dcol_shape_arg(const std::string& arg, const std::string& where);
+/// A DiffPills shape from a --shapeN argument of `diffcol query --method qp`. @throws InputError.
+std::variant<qp::Capsule, qp::PaddedPolygon> parse_qp_shape_arg(const std::string& arg, const std::string& where);
 /// `diffcol view`: writes the HTML viewer page (apps/view.cpp, docs/viewer.md).
 int cmd_view(const std::vector<std::string>& args);
 void print_usage(std::ostream& os);

@@ -864,4 +864,14 @@ int cmd_bench_dcol(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
+// ============================================================== shapes for `diffcol view`
+
+dcol::Primitive parse_dcol_shape_arg(const std::string& arg, const std::string& where) {
+  return parse_dcol_shape(arg, where);
+}
+
+std::variant<qp::Capsule, qp::PaddedPolygon> parse_qp_shape_arg(const std::string& arg, const std::string& where) {
+  return parse_qp_shape(arg, where);
+}
+
 }  // namespace diffcol::cli

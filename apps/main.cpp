@@ -21,7 +21,7 @@ Commands
   query    solve one pair of shapes at one pose and print the contact as JSON
   bench    the ergodic runtime benchmark over ordered pairs of the benchmark shapes
   view     write an HTML page (opens offline) showing the shapes and the contact,
-           animated over a pose sequence
+           animated over a pose sequence, and/or a PNG picture of it (--png)
   help     this message ('diffcol help query', 'diffcol help bench', 'diffcol help view',
            'diffcol help query-qp', 'query-dcol', 'bench-qp', 'bench-dcol')
 
@@ -40,6 +40,7 @@ Examples
   diffcol bench --method qp --poses 100000
   diffcol bench --method dcol --shapes capsule,cone,sphere --poses 10000
   diffcol view --shape1 poly --shape2 se --pose2 2.5,0.5,0 --pose2-to 1.2,0.4,0.3 --out view.html
+  diffcol view --method dcol --shape1 cone --shape2 polytope --pose2 2.5,0.5,0 --png view.png
 )";
 }
 

@@ -1,10 +1,14 @@
 // `diffcol view`: writes the self-contained HTML viewer page (diffcol::view) for one pose or a
 // pose sequence. See docs/viewer.md.
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <iterator>
 #include <sstream>
 #include <stdexcept>
+
+#include <unistd.h>
 
 #include <Eigen/Geometry>
 
@@ -58,11 +62,21 @@ std::vector<Pose> interpolate(const Pose& from, const Pose& to, long n) {
   return out;
 }
 
+// A temporary file name ending in .html (the page behind --png without --out).
+std::string temporary_page() {
+  std::string name = (std::filesystem::temp_directory_path() / "diffcol-view-XXXXXX.html").string();
+  const int fd = ::mkstemps(name.data(), 5);
+  if (fd < 0) throw std::runtime_error("view: cannot create a temporary file for the page");
+  ::close(fd);
+  return name;
+}
+
 #ifdef DIFFCOL_HAVE_VIEWER
 // `diffcol view --manifold-demo`: the Contax box-on-box manifold page (see the usage text).
 int manifold_demo(const std::vector<std::string>& args) {
-  std::string out_path;
+  std::string out_path, png_path;
   long steps = 1;
+  view::PngOptions png;
   view::ViewOptions vo;
   vo.title = "diffcol manifold: box on box";
   for (size_t i = 0; i < args.size(); ++i) {
@@ -74,10 +88,14 @@ int manifold_demo(const std::vector<std::string>& args) {
     else if (take_option(args, i, "--title", v)) vo.title = v;
     else if (take_option(args, i, "--frame-duration", v)) vo.frame_duration = parse_double(v, "--frame-duration");
     else if (a == "--autoplay") vo.autoplay = true;
-    else throw InputError("view --manifold-demo: unknown argument '" + a + "' (allowed: --out, --steps, --title, "
-                          "--frame-duration, --autoplay)");
+    else if (take_option(args, i, "--png", v)) png_path = v;
+    else if (take_option(args, i, "--width", v)) png.width = static_cast<int>(parse_long(v, "--width", 16, 8192));
+    else if (take_option(args, i, "--height", v)) png.height = static_cast<int>(parse_long(v, "--height", 16, 8192));
+    else throw InputError("view --manifold-demo: unknown argument '" + a + "' (allowed: --out, --png, --width, "
+                          "--height, --steps, --title, --frame-duration, --autoplay)");
   }
-  if (out_path.empty()) throw InputError("view: --out FILE is required");
+  if (out_path.empty() && png_path.empty())
+    throw InputError("view: --out FILE (the page) or --png FILE (a picture of it) is required");
   // Two unit boxes (98-vertex refined cube meshes, superquadric SDFs with eps = 0.1); body 2 tilted
   // about x and z, lowered from above body 1 into an edge-on-face contact over the frames.
   const Eigen::Vector3d size(1.0, 1.0, 1.0);
@@ -90,14 +108,19 @@ int manifold_demo(const std::vector<std::string>& args) {
   manifold::ManifoldOptions mo;
   mo.contact.t_pen = 0.01;
   const view::MeshScene scene = view::manifold_scene(b1, {Pose::identity()}, b2, poses2, mo);
+  const std::string page = out_path.empty() ? temporary_page() : out_path;
   try {
-    view::write_mesh_html(out_path, scene, vo);
+    view::write_mesh_html(page, scene, vo);
+    if (!png_path.empty()) view::render_png(page, png_path, png);
   } catch (const std::runtime_error& e) {
+    if (out_path.empty()) std::filesystem::remove(page);
     throw InputError(e.what());
   }
-  std::cout << "diffcol view: wrote " << out_path << " (manifold demo, " << scene.poses.size() << " frame"
-            << (scene.poses.size() == 1 ? "" : "s") << ", " << scene.manifolds.back().points.size()
-            << " entries per frame)\n";
+  if (out_path.empty()) std::filesystem::remove(page);
+  std::cout << "diffcol view: " << (out_path.empty() ? "drew " + png_path : "wrote " + out_path)
+            << " (manifold demo, " << scene.poses.size() << " frame" << (scene.poses.size() == 1 ? "" : "s") << ", "
+            << scene.manifolds.back().points.size() << " entries per frame)\n";
+  if (!out_path.empty() && !png_path.empty()) std::cout << "diffcol view: drew " << png_path << "\n";
   return kExitOk;
 }
 #endif
@@ -105,16 +128,25 @@ int manifold_demo(const std::vector<std::string>& args) {
 }  // namespace
 
 void print_view_usage(std::ostream& os) {
-  os << R"(usage: diffcol view --out FILE [--json FILE|-] [--shape1 SHAPE] [--shape2 SHAPE]
+  os << R"(usage: diffcol view [--method idcol|dcol|qp] (--out FILE | --png FILE | both)
+                    [--json FILE|-] [--shape1 SHAPE] [--shape2 SHAPE]
                     [--pose1 POSE] [--pose2 POSE] [--frames FILE]
                     [--pose1-to POSE] [--pose2-to POSE] [--steps N]
-                    [--title TEXT] [--subdivisions K] [--no-scaled] [--frame-duration S]
-                    [--autoplay] [solver options]
+                    [--title TEXT] [--subdivisions K] [--scaled] [--frame-duration S]
+                    [--autoplay] [--width W] [--height H] [solver options]
 
 Writes a self-contained HTML page (three.js inlined; opens offline in a browser) showing the
-two shapes, the witness points p1 and p2, the normal, and the shapes scaled by alpha* about
-their origins; with several frames, an animation with a time slider. The contact is solved at
-every frame (warm-started from the previous one).
+two shapes, the witness points p1 and p2, the normal, and (toggle on the page) the shapes
+scaled by alpha* about their origins; with several frames, an animation with a time slider.
+World axes, a ground grid and a scale bar give the size. The contact is solved at every frame.
+With --png, headless Chromium draws the page (first frame) into a PNG picture.
+
+Method (as in 'diffcol query')
+  --method idcol     iDCOL shapes (default; warm-started from the previous frame)
+  --method dcol      DCOL primitives: SHAPE as in 'diffcol query --method dcol' (cone,
+                     polytope:hx=1,hy=0.5,hz=0.5, ...); normal = separating normal of the solve
+  --method qp        DiffPills capsules and padded polygons: SHAPE as in 'diffcol query --method
+                     qp'; shows the closest points on the padded surfaces and the normal (no scaling)
 
 Input (shapes and poses as in 'diffcol query')
   --json FILE        read {"shape1", "shape2", "pose1", "pose2", "frames", "options", "view"}
@@ -126,10 +158,16 @@ Input (shapes and poses as in 'diffcol query')
   --steps N          frames of that animation (default 60)
 
 Page
-  --out FILE         the HTML file to write (required)
+  --out FILE         the HTML file to write (--out or --png is required)
+  --png FILE         draw the page into this PNG with headless Chromium (needs chromium:
+                     apt-get install chromium, or bash viewer/setup.sh; $DIFFCOL_CHROMIUM names
+                     another browser); without --out the page is a temporary file
+  --width W, --height H  PNG size in pixels (default 1200 x 800)
   --title TEXT       page title (default "diffcol view")
-  --subdivisions K   mesh resolution, 0..7: 10*4^K+2 vertices per shape (default 5)
-  --no-scaled        start with the scaled shapes (alpha*) hidden
+  --subdivisions K   mesh resolution, 0..7: 10*4^K+2 vertices per iDCOL shape, max(8, 4*2^K) segments
+                     per turn for DCOL and DiffPills shapes (default 5)
+  --scaled           start with the scaled shapes (alpha*) shown (default: hidden)
+  --no-scaled        start with them hidden (the default)
   --frame-duration S seconds per frame when playing (default 1/30)
   --autoplay         start playing on load
 
@@ -137,21 +175,38 @@ Contax manifold demo
   --manifold-demo    write the contact manifold page of two boxes (98-vertex meshes, superquadric
                      SDFs): points, normals scaled and coloured by activity; with --steps N, body 2
                      is lowered onto body 1 over N frames (default 1 frame, in contact). Takes only
-                     --out, --steps, --title, --frame-duration, --autoplay.
+                     --out, --png, --width, --height, --steps, --title, --frame-duration, --autoplay.
 
 Solver options: --tolerance, --max-iterations, --max-attempts, --surrogate-factor,
---last-resort-iterations, --no-continuation (as in 'diffcol query').
+--last-resort-iterations, --no-continuation (as in 'diffcol query'); with --method dcol only
+--max-iterations, with --method qp none.
 
-Exit status: 0 page written and every frame solved, 1 page written but some frame not
-converged (shown on the page), 2 invalid input. See docs/viewer.md.
+Exit status: 0 page (and picture) written and every frame solved, 1 written but some frame not
+solved (shown on the page), 2 invalid input, or the PNG could not be drawn (no Chromium, the
+browser failed). See docs/viewer.md.
 )";
 }
 
-int cmd_view(const std::vector<std::string>& args) {
+namespace {
+
+// A DCOL / DiffPills shape given on the command line (a string) or in the --json file.
+std::string layer_shape_text(const Json& j, const std::string& where, bool allow_object) {
+  if (j.is_string()) return j.get<std::string>();
+  if (allow_object && j.is_object()) return j.dump();
+  throw InputError(where + ": expected " + (allow_object ? "a string or an object" : "a string") +
+                   " (as for 'diffcol query --method ...')");
+}
+
+
+}  // namespace
+
+int cmd_view(const std::vector<std::string>& args_in) {
+  std::vector<std::string> args = args_in;
   Json doc = Json::object();
   Json cli_options = Json::object();
   Json view = Json::object();
-  std::string out_path, frames_path;
+  std::string out_path, frames_path, png_path;
+  long png_width = 1200, png_height = 800;
   Json pose1_to, pose2_to;
   long steps = -1;
   bool have_json = false;
@@ -164,6 +219,8 @@ int cmd_view(const std::vector<std::string>& args) {
                        "'bash viewer/setup.sh', reconfigure and rebuild");
 #endif
     }
+  const std::string method = take_method(args);
+  const bool layer = method != "idcol";
   for (size_t i = 0; i < args.size(); ++i) {
     std::string v;
     const std::string& a = args[i];
@@ -183,6 +240,10 @@ int cmd_view(const std::vector<std::string>& args) {
                            "' (allowed: shape1, pose1, shape2, pose2, frames, options, view)");
         if (!doc.contains(k)) doc[k] = it.value();  // command-line flags seen earlier win
       }
+    } else if (layer && take_option(args, i, "--shape1", v)) {
+      doc["shape1"] = v;  // parsed below as for 'diffcol query --method dcol|qp'
+    } else if (layer && take_option(args, i, "--shape2", v)) {
+      doc["shape2"] = v;
     } else if (take_pair_option(args, i, doc)) {
     } else if (take_option(args, i, "--frames", v)) {
       frames_path = v;
@@ -194,12 +255,20 @@ int cmd_view(const std::vector<std::string>& args) {
       steps = parse_long(v, "--steps", 1, 100000);
     } else if (take_option(args, i, "--out", v)) {
       out_path = v;
+    } else if (take_option(args, i, "--png", v)) {
+      png_path = v;
+    } else if (take_option(args, i, "--width", v)) {
+      png_width = parse_long(v, "--width", 16, 8192);
+    } else if (take_option(args, i, "--height", v)) {
+      png_height = parse_long(v, "--height", 16, 8192);
     } else if (take_option(args, i, "--title", v)) {
       view["title"] = v;
     } else if (take_option(args, i, "--subdivisions", v)) {
       view["subdivisions"] = parse_long(v, "--subdivisions", 0, 7);
     } else if (a == "--no-scaled") {
       view["show_scaled_shapes"] = false;
+    } else if (a == "--scaled") {
+      view["show_scaled_shapes"] = true;
     } else if (take_option(args, i, "--frame-duration", v)) {
       view["frame_duration"] = parse_double(v, "--frame-duration");
     } else if (a == "--autoplay") {
@@ -209,7 +278,8 @@ int cmd_view(const std::vector<std::string>& args) {
       throw InputError("view: unknown argument '" + a + "' (see diffcol view --help)");
     }
   }
-  if (out_path.empty()) throw InputError("view: --out FILE is required");
+  if (out_path.empty() && png_path.empty())
+    throw InputError("view: --out FILE (the page) or --png FILE (a picture of it) is required");
   if (!doc.contains("shape1") || !doc.contains("shape2"))
     throw InputError("view: both shapes are required (--shape1 and --shape2, or --json FILE)");
   if (!frames_path.empty()) doc["frames"] = read_json_file(frames_path);
@@ -225,8 +295,15 @@ int cmd_view(const std::vector<std::string>& args) {
   if (!view_in.is_object()) throw InputError("view: the \"view\" field must be an object");
   for (auto it = view.begin(); it != view.end(); ++it) view_in[it.key()] = it.value();
 
-  const Shape s1 = parse_shape(doc["shape1"], "shape1");
-  const Shape s2 = parse_shape(doc["shape2"], "shape2");
+  if (method == "qp" && (!cli_options.empty() || !options.empty()))
+    throw InputError("view --method qp: no solver options apply (got '" +
+                     (cli_options.empty() ? options.begin().key() : cli_options.begin().key()) + "')");
+  if (method == "dcol")
+    for (const Json* o : {&cli_options, &options})
+      for (auto it = o->begin(); it != o->end(); ++it)
+        if (it.key() != "max_iterations")
+          throw InputError("view --method dcol: only the solver option max_iterations applies (got '" + it.key() +
+                           "')");
   const Pose X1 = parse_pose(doc.contains("pose1") ? doc["pose1"] : Json(), "pose1");
   const Pose X2 = parse_pose(doc.contains("pose2") ? doc["pose2"] : Json(), "pose2");
 
@@ -254,7 +331,6 @@ int cmd_view(const std::vector<std::string>& args) {
 
 #ifdef DIFFCOL_HAVE_VIEWER
   view::ViewOptions vo;
-  vo.solve_options = parse_options(options);
   for (auto it = view_in.begin(); it != view_in.end(); ++it) {
     const std::string& k = it.key();
     const Json& v = it.value();
@@ -267,23 +343,73 @@ int cmd_view(const std::vector<std::string>& args) {
       throw InputError("view." + k + ": unknown field or wrong type (title: string, subdivisions: integer 0..7, "
                        "show_scaled_shapes: bool, frame_duration: number > 0, autoplay: bool)");
   }
-  const std::vector<view::ViewFrame> frames = view::solve_frames(s1, poses1, s2, poses2, vo);
-  size_t failed = 0;
-  for (const auto& f : frames) failed += f.solution.ok() ? 0 : 1;
+  view::PngOptions png;
+  png.width = static_cast<int>(png_width);
+  png.height = static_cast<int>(png_height);
+  if (!png_path.empty() && view::find_chromium().empty())  // before any work: say so at once
+    throw InputError("view: --png needs Chromium, and none was found (looked for $DIFFCOL_CHROMIUM, then chromium, "
+                     "chromium-browser, google-chrome, google-chrome-stable on PATH); install it (Debian: "
+                     "apt-get install chromium, or bash viewer/setup.sh) or set DIFFCOL_CHROMIUM");
+  const std::string page = out_path.empty() ? temporary_page() : out_path;
+  size_t frame_count = 0, failed = 0;
   try {
-    view::write_html(out_path, s1, poses1, s2, poses2, vo);
+    if (method == "idcol") {
+      vo.solve_options = parse_options(options);
+      const Shape s1 = parse_shape(doc["shape1"], "shape1");
+      const Shape s2 = parse_shape(doc["shape2"], "shape2");
+      const std::vector<view::ViewFrame> frames = view::solve_frames(s1, poses1, s2, poses2, vo);
+      frame_count = frames.size();
+      for (const auto& f : frames) failed += f.solution.ok() ? 0 : 1;
+      view::write_html(page, s1, poses1, s2, poses2, vo);
+    } else if (method == "dcol") {
+      if (options.contains("max_iterations")) {
+        if (!options["max_iterations"].is_number_integer())
+          throw InputError("options.max_iterations: expected an integer");
+        vo.dcol_options.max_iterations = options["max_iterations"].get<int>();
+      }
+      const dcol::Primitive s1 = parse_dcol_shape_arg(layer_shape_text(doc["shape1"], "shape1", true), "shape1");
+      const dcol::Primitive s2 = parse_dcol_shape_arg(layer_shape_text(doc["shape2"], "shape2", true), "shape2");
+      const auto frames = view::solve_dcol_frames(s1, poses1, s2, poses2, vo);
+      frame_count = frames.size();
+      for (const auto& f : frames) failed += f.ok() ? 0 : 1;
+      view::write_dcol_html(page, s1, poses1, s2, poses2, vo);
+    } else {
+      const view::QpShape s1 = parse_qp_shape_arg(layer_shape_text(doc["shape1"], "shape1", false), "shape1");
+      const view::QpShape s2 = parse_qp_shape_arg(layer_shape_text(doc["shape2"], "shape2", false), "shape2");
+      const auto results = view::solve_qp_frames(s1, poses1, s2, poses2, vo);
+      frame_count = results.size();
+      for (const auto& r : results) failed += r.ok() ? 0 : 1;
+      view::write_qp_html(page, s1, poses1, s2, poses2, vo);
+    }
   } catch (const std::runtime_error& e) {  // an unwritable --out is the user's input, not a bug
+    if (out_path.empty()) std::filesystem::remove(page);
     throw InputError(e.what());
+  } catch (...) {
+    if (out_path.empty()) std::filesystem::remove(page);
+    throw;
   }
-  std::ifstream written(out_path, std::ios::binary | std::ios::ate);
-  std::cout << "diffcol view: wrote " << out_path << " (" << frames.size() << " frame"
-            << (frames.size() == 1 ? "" : "s") << ", " << failed << " not solved, "
-            << (written ? static_cast<long>(written.tellg()) / 1024 : 0) << " KiB, three.js "
-            << view::three_version() << ")\n";
+  if (!out_path.empty()) {
+    std::ifstream written(out_path, std::ios::binary | std::ios::ate);
+    std::cout << "diffcol view: wrote " << out_path << " (" << method << ", " << frame_count << " frame"
+              << (frame_count == 1 ? "" : "s") << ", " << failed << " not solved, "
+              << (written ? static_cast<long>(written.tellg()) / 1024 : 0) << " KiB, three.js "
+              << view::three_version() << ")\n";
+  }
+  if (!png_path.empty()) {
+    try {
+      view::render_png(page, png_path, png);
+    } catch (const std::runtime_error& e) {
+      if (out_path.empty()) std::filesystem::remove(page);
+      throw InputError(std::string(e.what()));
+    }
+    if (out_path.empty()) std::filesystem::remove(page);
+    std::cout << "diffcol view: drew " << png_path << " (" << png.width << "x" << png.height << ", " << method << ", "
+              << frame_count << " frame" << (frame_count == 1 ? "" : "s") << ", " << failed << " not solved)\n";
+  }
   return failed > 0 ? kExitNotConverged : kExitOk;
 #else
-  (void)s1;
-  (void)s2;
+  (void)png_width;
+  (void)png_height;
   throw InputError("view: this diffcol was built without the viewer (three.js not found); run "
                    "'bash viewer/setup.sh', reconfigure and rebuild");
 #endif

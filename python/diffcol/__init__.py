@@ -20,7 +20,8 @@ Gradient checker: check_pose_gradient, check_gradient, numeric_jacobian, perturb
 Ergodic sweep: ErgodicSweep
 Batches: ContactBatch, BatchResult, BatchDerivatives, available_cores
 Viewer: view (writes the self-contained HTML page), view_manifold (a Contax manifold),
-    view_rollout (animated meshes, e.g. a simulation), has_viewer, three_version
+    view_rollout (animated meshes, e.g. a simulation), render_png (a page drawn into a PNG with
+    headless Chromium), find_chromium, has_viewer, three_version
 
 Submodules
 ----------

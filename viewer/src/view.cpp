@@ -8,8 +8,12 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
+#include <type_traits>
 #include <stdexcept>
 #include <utility>
+
+#include <Eigen/Eigenvalues>
 
 #include "assets.hpp"
 
@@ -248,24 +252,34 @@ std::vector<ViewFrame> solve_frames(const Shape& shape1, const std::vector<Pose>
   return frames;
 }
 
-std::string scene_json(const Shape& shape1, const std::vector<Pose>& X_W1, const Shape& shape2,
-                       const std::vector<Pose>& X_W2, const ViewOptions& options) {
-  const std::vector<ViewFrame> frames = solve_frames(shape1, X_W1, shape2, X_W2, options);
-  const double r1 = shape1.outer_radius(), r2 = shape2.outer_radius();
+namespace {
 
-  // bounding sphere of both bodies over all frames (for the camera)
+// A body as the page draws it: its mesh in the frame that the frames' poses place.
+struct SceneBody {
+  std::string type, description;
+  double outer_radius = 0.0;  // about the mesh frame's origin
+  SurfaceMesh mesh;
+};
+
+// The scene up to the opening of "frames":[ (each method appends its frames and "]}").
+std::string scene_head(const char* method, const ViewOptions& options, const SceneBody (&bodies)[2],
+                       const std::vector<std::pair<Pose, Pose>>& poses) {
+  const double r1 = bodies[0].outer_radius, r2 = bodies[1].outer_radius;
+  // bounding sphere of both bodies over all frames (for the camera and the grid)
   Vec3 lo = Vec3::Constant(1e300), hi = Vec3::Constant(-1e300);
-  for (const ViewFrame& f : frames) {
-    lo = lo.cwiseMin(f.X_W1.p - Vec3::Constant(r1)).cwiseMin(f.X_W2.p - Vec3::Constant(r2));
-    hi = hi.cwiseMax(f.X_W1.p + Vec3::Constant(r1)).cwiseMax(f.X_W2.p + Vec3::Constant(r2));
+  for (const auto& [X1, X2] : poses) {
+    lo = lo.cwiseMin(X1.p - Vec3::Constant(r1)).cwiseMin(X2.p - Vec3::Constant(r2));
+    hi = hi.cwiseMax(X1.p + Vec3::Constant(r1)).cwiseMax(X2.p + Vec3::Constant(r2));
   }
   const Vec3 center = 0.5 * (lo + hi);
   double radius = 0.0;
-  for (const ViewFrame& f : frames)
-    radius = std::max({radius, (f.X_W1.p - center).norm() + r1, (f.X_W2.p - center).norm() + r2});
+  for (const auto& [X1, X2] : poses)
+    radius = std::max({radius, (X1.p - center).norm() + r1, (X2.p - center).norm() + r2});
 
   std::string out;
-  out += "{\"format\":\"diffcol-view/1\",\"title\":";
+  out += "{\"format\":\"diffcol-view/1\",\"method\":\"";
+  out += method;
+  out += "\",\"title\":";
   append_string(out, options.title);
   out += ",\"three_version\":";
   append_string(out, std::string(assets::three_version));
@@ -282,45 +296,80 @@ std::string scene_json(const Shape& shape1, const std::vector<Pose>& X_W1, const
   out += ",\"radius\":";
   append_number(out, radius);
   out += "},\"shapes\":[";
-  const Shape* shapes[2] = {&shape1, &shape2};
   for (int i = 0; i < 2; ++i) {
     if (i) out += ',';
     out += "{\"type\":";
-    append_string(out, shape_type_name(shapes[i]->type()));
+    append_string(out, bodies[i].type);
     out += ",\"description\":";
-    append_string(out, shapes[i]->describe());
+    append_string(out, bodies[i].description);
     out += ",\"outer_radius\":";
-    append_number(out, shapes[i]->outer_radius());
+    append_number(out, bodies[i].outer_radius);
     out += ",\"mesh\":";
-    append_mesh(out, mesh_surface(*shapes[i], options.mesh_subdivisions));
+    append_mesh(out, bodies[i].mesh);
     out += '}';
   }
   out += "],\"frames\":[";
+  return out;
+}
+
+void append_field(std::string& out, const char* name, double v) {
+  out += ",\"";
+  out += name;
+  out += "\":";
+  append_number(out, v);
+}
+void append_field(std::string& out, const char* name, const Vec3& v) {
+  out += ",\"";
+  out += name;
+  out += "\":";
+  append_vec(out, v);
+}
+void append_field(std::string& out, const char* name, bool v) {
+  out += ",\"";
+  out += name;
+  out += "\":";
+  out += v ? "true" : "false";
+}
+
+// {"pose1":..,"pose2":..,"status":"..","ok":..  (the caller adds the method's fields and '}')
+void append_frame_head(std::string& out, size_t i, const Pose& X1, const Pose& X2, const char* status, bool ok) {
+  if (i) out += ',';
+  out += "\n{\"pose1\":";
+  append_pose(out, X1);
+  out += ",\"pose2\":";
+  append_pose(out, X2);
+  out += ",\"status\":";
+  append_string(out, status);
+  append_field(out, "ok", ok);
+}
+
+}  // namespace
+
+std::string scene_json(const Shape& shape1, const std::vector<Pose>& X_W1, const Shape& shape2,
+                       const std::vector<Pose>& X_W2, const ViewOptions& options) {
+  const std::vector<ViewFrame> frames = solve_frames(shape1, X_W1, shape2, X_W2, options);
+  const Shape* shapes[2] = {&shape1, &shape2};
+  SceneBody bodies[2];
+  for (int i = 0; i < 2; ++i) {
+    bodies[i].type = shape_type_name(shapes[i]->type());
+    bodies[i].description = shapes[i]->describe();
+    bodies[i].outer_radius = shapes[i]->outer_radius();
+    bodies[i].mesh = mesh_surface(*shapes[i], options.mesh_subdivisions);
+  }
+  std::vector<std::pair<Pose, Pose>> poses;
+  for (const ViewFrame& f : frames) poses.emplace_back(f.X_W1, f.X_W2);
+  std::string out = scene_head("idcol", options, bodies, poses);
   for (size_t i = 0; i < frames.size(); ++i) {
     const ViewFrame& f = frames[i];
     const idcol::ContactSolution& s = f.solution;
-    if (i) out += ',';
-    out += "\n{\"pose1\":";
-    append_pose(out, f.X_W1);
-    out += ",\"pose2\":";
-    append_pose(out, f.X_W2);
-    out += ",\"status\":";
-    append_string(out, idcol::status_name(s.status));
-    out += ",\"ok\":";
-    out += s.ok() ? "true" : "false";
+    append_frame_head(out, i, f.X_W1, f.X_W2, idcol::status_name(s.status), s.ok());
     out += ",\"iterations\":" + std::to_string(s.iterations);
-    out += ",\"alpha\":";
-    append_number(out, s.alpha);
-    out += ",\"gap\":";
-    append_number(out, s.gap);
-    out += ",\"x_W\":";
-    append_vec(out, s.x_W);
-    out += ",\"p1_W\":";
-    append_vec(out, s.p1_W);
-    out += ",\"p2_W\":";
-    append_vec(out, s.p2_W);
-    out += ",\"normal_W\":";
-    append_vec(out, s.normal_W);
+    append_field(out, "alpha", s.alpha);
+    append_field(out, "gap", s.gap);
+    append_field(out, "x_W", s.x_W);
+    append_field(out, "p1_W", s.p1_W);
+    append_field(out, "p2_W", s.p2_W);
+    append_field(out, "normal_W", s.normal_W);
     out += '}';
   }
   out += "]}";
@@ -576,6 +625,429 @@ MeshScene manifold_scene(const manifold::ContactObject& body1, const std::vector
   }
   return scene;
 }
+
+// ------------------------------------------------------------------ DCOL and DiffPills meshes
+
+namespace {
+
+void check_subdivisions(int subdivisions, const char* where) {
+  if (subdivisions < 0 || subdivisions > 7)
+    throw std::invalid_argument(std::string(where) + ": subdivisions must be in [0, 7], got " +
+                                std::to_string(subdivisions));
+}
+
+// Segments per full turn about an axis at resolution k.
+int turn_segments(int k) { return std::max(8, 4 << k); }
+
+std::uint32_t add_vertex(SurfaceMesh& m, const Vec3& v, const Vec3& n) {
+  m.vertices.push_back(v);
+  m.normals.push_back(n);
+  return static_cast<std::uint32_t>(m.vertices.size() - 1);
+}
+
+// Makes every triangle counter-clockwise seen from outside: the body is convex with `inside`
+// strictly inside it, so the outward side of a face is the one away from `inside`.
+void orient_outward(SurfaceMesh& m, const Vec3& inside) {
+  for (auto& t : m.triangles) {
+    const Vec3 &a = m.vertices[t[0]], &b = m.vertices[t[1]], &c = m.vertices[t[2]];
+    if ((b - a).cross(c - a).dot((a + b + c) / 3.0 - inside) < 0.0) std::swap(t[1], t[2]);
+  }
+}
+
+// The polygon `poly` (counter-clockwise, ≥ 1 vertex; 2 = a segment) in the plane of the frame
+// (origin o, axes ex, ey, normal ez) swept by a sphere of radius R: rings of constant elevation φ,
+// each going round the polygon (at vertex k through the in-plane directions between the normals
+// of its two edges), and the two flat faces at ±R.
+SurfaceMesh swept_polygon(const std::vector<Eigen::Vector2d>& poly, double R, const Vec3& o, const Vec3& ex,
+                          const Vec3& ey, const Vec3& ez, int k) {
+  const int n = static_cast<int>(poly.size());
+  const int N = turn_segments(k);
+  const double two_pi = 2.0 * M_PI;
+  // in-plane outward normal angle of edge j (from vertex j to j + 1)
+  std::vector<double> edge_angle(static_cast<size_t>(std::max(n, 1)), 0.0);
+  if (n >= 2)
+    for (int j = 0; j < n; ++j) {
+      const Eigen::Vector2d d = poly[static_cast<size_t>((j + 1) % n)] - poly[static_cast<size_t>(j)];
+      edge_angle[static_cast<size_t>(j)] = std::atan2(-d.x(), d.y());
+    }
+  struct RingPoint {
+    Eigen::Vector2d v;
+    double psi;
+  };
+  std::vector<RingPoint> ring;
+  for (int j = 0; j < n; ++j) {
+    double a0 = 0.0, span = two_pi;
+    if (n >= 2) {
+      a0 = edge_angle[static_cast<size_t>((j + n - 1) % n)];
+      span = std::remainder(edge_angle[static_cast<size_t>(j)] - a0, two_pi);
+      if (span < 0.0) span += two_pi;
+    }
+    const int segs = std::max(1, static_cast<int>(std::ceil(span / (two_pi / N) - 1e-9)));
+    for (int s = 0; s <= segs; ++s) ring.push_back({poly[static_cast<size_t>(j)], a0 + span * s / segs});
+  }
+  const int P = static_cast<int>(ring.size());
+  const int M = std::max(2, N / 2);  // elevation steps from −π/2 to π/2
+  SurfaceMesh m;
+  const auto point = [&](const RingPoint& r, double phi, Vec3& normal) {
+    normal = std::cos(phi) * (std::cos(r.psi) * ex + std::sin(r.psi) * ey) + std::sin(phi) * ez;
+    return Vec3(o + r.v.x() * ex + r.v.y() * ey + R * normal);
+  };
+  for (int e = 0; e <= M; ++e) {
+    const double phi = -0.5 * M_PI + M_PI * e / M;
+    for (const RingPoint& r : ring) {
+      Vec3 nrm;
+      const Vec3 p = point(r, phi, nrm);
+      add_vertex(m, p, nrm);
+    }
+  }
+  for (int e = 0; e < M; ++e)
+    for (int i = 0; i < P; ++i) {
+      const auto a = static_cast<std::uint32_t>(e * P + i), b = static_cast<std::uint32_t>(e * P + (i + 1) % P);
+      const auto c = static_cast<std::uint32_t>(a + P), d = static_cast<std::uint32_t>(b + P);
+      m.triangles.push_back({a, b, d});
+      m.triangles.push_back({a, d, c});
+    }
+  if (n >= 3)
+    for (const double side : {-1.0, 1.0}) {  // the flat faces
+      const std::uint32_t first = static_cast<std::uint32_t>(m.vertices.size());
+      for (const Eigen::Vector2d& v : poly) add_vertex(m, o + v.x() * ex + v.y() * ey + side * R * ez, side * ez);
+      for (int j = 1; j + 1 < n; ++j)
+        m.triangles.push_back({first, first + static_cast<std::uint32_t>(j), first + static_cast<std::uint32_t>(j + 1)});
+    }
+  Eigen::Vector2d centroid = Eigen::Vector2d::Zero();
+  for (const auto& v : poly) centroid += v;
+  centroid /= std::max(n, 1);
+  orient_outward(m, o + centroid.x() * ex + centroid.y() * ey);
+  return m;
+}
+
+// A solid of revolution about the shape x axis from the profile (x_i, r_i) (r ≥ 0), with its
+// outward normals in the (axial, radial) plane: one ring per profile point, flat-shaded where the
+// caller repeats a point with another normal.
+SurfaceMesh revolve(const std::vector<std::array<double, 4>>& profile, int k) {  // x, r, n_axial, n_radial
+  const int N = turn_segments(k);
+  SurfaceMesh m;
+  for (const auto& pr : profile)
+    for (int i = 0; i < N; ++i) {
+      const double t = 2.0 * M_PI * i / N, c = std::cos(t), s = std::sin(t);
+      add_vertex(m, Vec3(pr[0], pr[1] * c, pr[1] * s), Vec3(pr[2], pr[3] * c, pr[3] * s).normalized());
+    }
+  for (size_t j = 0; j + 1 < profile.size(); ++j)
+    for (int i = 0; i < N; ++i) {
+      const auto a = static_cast<std::uint32_t>(j * N + i), b = static_cast<std::uint32_t>(j * N + (i + 1) % N);
+      m.triangles.push_back({a, b, b + static_cast<std::uint32_t>(N)});
+      m.triangles.push_back({a, b + static_cast<std::uint32_t>(N), a + static_cast<std::uint32_t>(N)});
+    }
+  orient_outward(m, Vec3::Zero());
+  return m;
+}
+
+// The icosphere directions u mapped to the surface points f(u) with normals g(u).
+template <class F, class G>
+SurfaceMesh mapped_icosphere(int k, F&& f, G&& g) {
+  SurfaceMesh m;
+  std::vector<Vec3> dirs;
+  icosphere(k, dirs, m.triangles);
+  for (const Vec3& u : dirs) add_vertex(m, f(u), g(u));
+  return m;
+}
+
+std::string num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v + 0.0);
+  return buf;
+}
+
+std::string offset_text(const Pose& X) {
+  if (X.p.norm() == 0.0 && (X.R - Mat3::Identity()).norm() == 0.0) return "";
+  const Eigen::Quaterniond q = X.quaternion();
+  return ", offset p=" + num(X.p.x()) + "/" + num(X.p.y()) + "/" + num(X.p.z()) + " q=" + num(q.w()) + "/" +
+         num(q.x()) + "/" + num(q.y()) + "/" + num(q.z());
+}
+
+double qp_outer_radius(const qp::Capsule& c) { return std::max(c.a_B().norm(), c.b_B().norm()) + c.radius(); }
+double qp_outer_radius(const qp::PaddedPolygon& p) { return p.core_radius() + p.radius(); }
+
+}  // namespace
+
+SurfaceMesh mesh_primitive(const dcol::Primitive& shape, int subdivisions) {
+  check_subdivisions(subdivisions, "mesh_primitive");
+  const int k = subdivisions;
+  return std::visit(
+      [k](const auto& s) -> SurfaceMesh {
+        using T = std::decay_t<decltype(s)>;
+        if constexpr (std::is_same_v<T, dcol::Polytope>) {
+          SurfaceMesh m;
+          for (int f = 0; f < s.num_faces; ++f) {
+            const int begin = s.face_start[static_cast<size_t>(f)], end = s.face_start[static_cast<size_t>(f) + 1];
+            if (end - begin < 3) continue;  // a face that only touches at a vertex or an edge
+            const Vec3 nrm = s.A.row(f).transpose();
+            const std::uint32_t first = static_cast<std::uint32_t>(m.vertices.size());
+            for (int j = begin; j < end; ++j) {
+              const int v = s.face_vertices[static_cast<size_t>(j)];
+              add_vertex(m, Vec3(s.V(v, 0), s.V(v, 1), s.V(v, 2)), nrm);
+            }
+            for (int j = 1; j + 1 < end - begin; ++j)
+              m.triangles.push_back({first, first + static_cast<std::uint32_t>(j), first + static_cast<std::uint32_t>(j + 1)});
+          }
+          orient_outward(m, Vec3::Zero());
+          return m;
+        } else if constexpr (std::is_same_v<T, dcol::Capsule>) {
+          return swept_polygon({Eigen::Vector2d(-0.5 * s.L, 0.0), Eigen::Vector2d(0.5 * s.L, 0.0)}, s.R, Vec3::Zero(),
+                               Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ(), k);
+        } else if constexpr (std::is_same_v<T, dcol::Cylinder>) {
+          const double h = 0.5 * s.L;
+          return revolve({{-h, 0, -1, 0}, {-h, s.R, -1, 0}, {-h, s.R, 0, 1}, {h, s.R, 0, 1}, {h, s.R, 1, 0}, {h, 0, 1, 0}},
+                         k);
+        } else if constexpr (std::is_same_v<T, dcol::Cone>) {
+          // apex at −3H/4, base of radius H tan β at +H/4; side normal ∝ (−tan β, 1) in (axial, radial)
+          const double xa = -0.75 * s.H, xb = 0.25 * s.H, rb = s.H * s.tan_beta;
+          return revolve({{xa, 0, -s.tan_beta, 1}, {xb, rb, -s.tan_beta, 1}, {xb, rb, 1, 0}, {xb, 0, 1, 0}}, k);
+        } else if constexpr (std::is_same_v<T, dcol::Ellipsoid>) {
+          // yᵀPy = ‖Uy‖² = 1: y = U⁻¹u for unit u; outward normal ∝ P y
+          const Mat3 Uinv = s.U.inverse();
+          return mapped_icosphere(
+              k, [&](const Vec3& u) { return Vec3(Uinv * u); }, [&](const Vec3& u) { return Vec3((s.P * (Uinv * u)).normalized()); });
+        } else if constexpr (std::is_same_v<T, dcol::PaddedPolygon>) {
+          std::vector<Eigen::Vector2d> poly;
+          for (int i = 0; i < s.num_vertices; ++i) poly.emplace_back(s.V(i, 0), s.V(i, 1));
+          return swept_polygon(poly, s.R, Vec3::Zero(), Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ(), k);
+        } else {
+          return mapped_icosphere(
+              k, [&](const Vec3& u) { return Vec3(s.R * u); }, [](const Vec3& u) { return u; });
+        }
+      },
+      shape);
+}
+
+SurfaceMesh mesh_qp_shape(const qp::Capsule& shape, int subdivisions) {
+  check_subdivisions(subdivisions, "mesh_qp_shape");
+  const Vec3 a = shape.a_B(), b = shape.b_B();
+  const double L = (a - b).norm();
+  Vec3 ex = Vec3::UnitX();
+  if (L > 0.0) ex = (a - b) / L;
+  const Vec3 helper = std::abs(ex.x()) < 0.9 ? Vec3::UnitX() : Vec3::UnitY();
+  const Vec3 ey = ex.cross(helper).normalized(), ez = ex.cross(ey);
+  std::vector<Eigen::Vector2d> poly{Eigen::Vector2d(-0.5 * L, 0.0)};
+  if (L > 0.0) poly.emplace_back(0.5 * L, 0.0);
+  return swept_polygon(poly, shape.radius(), 0.5 * (a + b), ex, ey, ez, subdivisions);
+}
+
+SurfaceMesh mesh_qp_shape(const qp::PaddedPolygon& shape, int subdivisions) {
+  check_subdivisions(subdivisions, "mesh_qp_shape");
+  return swept_polygon(shape.vertices(), shape.radius(), Vec3::Zero(), Vec3::UnitX(), Vec3::UnitY(), Vec3::UnitZ(),
+                       subdivisions);
+}
+
+std::string describe(const dcol::Primitive& shape) {
+  const std::string body = std::visit(
+      [](const auto& s) -> std::string {
+        using T = std::decay_t<decltype(s)>;
+        if constexpr (std::is_same_v<T, dcol::Polytope>)
+          return "polytope(" + std::to_string(s.num_faces) + " faces, " + std::to_string(s.num_vertices) + " vertices)";
+        else if constexpr (std::is_same_v<T, dcol::Capsule>) return "capsule(R=" + num(s.R) + ", L=" + num(s.L);
+        else if constexpr (std::is_same_v<T, dcol::Cylinder>) return "cylinder(R=" + num(s.R) + ", L=" + num(s.L);
+        else if constexpr (std::is_same_v<T, dcol::Cone>) return "cone(H=" + num(s.H) + ", beta=" + num(s.beta);
+        else if constexpr (std::is_same_v<T, dcol::Ellipsoid>) {
+          const Eigen::SelfAdjointEigenSolver<Mat3> es(s.P);
+          const Vec3 ax = es.eigenvalues().cwiseSqrt().cwiseInverse();
+          return "ellipsoid(semi-axes " + num(ax[2]) + ", " + num(ax[1]) + ", " + num(ax[0]);
+        } else if constexpr (std::is_same_v<T, dcol::PaddedPolygon>)
+          return "padded_polygon(" + std::to_string(s.num_vertices) + " vertices, R=" + num(s.R);
+        else return "sphere(R=" + num(s.R);
+      },
+      shape);
+  std::string out = body + offset_text(dcol::primitive_offset(shape));
+  if (out.find('(') != std::string::npos && out.back() != ')') out += ')';
+  return out;
+}
+
+std::string describe(const qp::Capsule& c) {
+  const Vec3 a = c.a_B(), b = c.b_B();
+  return "capsule(a=" + num(a.x()) + "/" + num(a.y()) + "/" + num(a.z()) + ", b=" + num(b.x()) + "/" + num(b.y()) +
+         "/" + num(b.z()) + ", radius=" + num(c.radius()) + ")";
+}
+
+std::string describe(const qp::PaddedPolygon& p) {
+  std::string s = "padded_polygon(vertices=";
+  for (size_t i = 0; i < p.vertices().size(); ++i) {
+    if (i) s += ';';
+    s += num(p.vertices()[i].x()) + "/" + num(p.vertices()[i].y());
+  }
+  return s + ", radius=" + num(p.radius()) + ")";
+}
+
+// ------------------------------------------------------------------ DCOL pages
+
+Vec3 dcol_normal(const dcol::ContactResult& r) {
+  const dcol::ConeKkt& k = r.kkt;
+  if (!(r.alpha > 0.0) || k.n < 4 || k.m <= 0) return Vec3::Zero();
+  Vec3 n = Vec3::Zero();
+  const auto add = [&](int i) { n += k.z[i] * Vec3(k.G[i][0], k.G[i][1], k.G[i][2]); };
+  for (int i = 0; i < k.orthant_rows[0]; ++i) add(i);
+  for (int s = 0; s < k.soc_count; ++s)
+    if (k.soc_body[s] == 0)
+      for (int j = 0; j < k.soc_dim[s]; ++j) add(k.soc_start[s] + j);
+  const double nn = n.norm();
+  if (!(nn > 0.0) || !std::isfinite(nn)) return Vec3::Zero();
+  n /= nn;
+  return n.dot(r.x_W - r.X_WS1.p) < 0.0 ? Vec3(-n) : n;
+}
+
+namespace {
+
+// One pose or one per frame for both bodies: the frame count, or throws.
+size_t frame_count(const std::vector<Pose>& X_W1, const std::vector<Pose>& X_W2) {
+  if (X_W1.empty() || X_W2.empty()) throw std::invalid_argument("view: the pose sequences must not be empty");
+  if (X_W1.size() != X_W2.size() && X_W1.size() != 1 && X_W2.size() != 1)
+    throw std::invalid_argument("view: pose sequences of different lengths (" + std::to_string(X_W1.size()) + " and " +
+                                std::to_string(X_W2.size()) + "); give one pose or one per frame");
+  const size_t n = std::max(X_W1.size(), X_W2.size());
+  for (size_t i = 0; i < n; ++i)
+    for (const Pose* X : {&X_W1[X_W1.size() == 1 ? 0 : i], &X_W2[X_W2.size() == 1 ? 0 : i]})
+      if (const char* why = X->invalid_reason())
+        throw std::invalid_argument("view: frame " + std::to_string(i) + ": pose: " + why);
+  return n;
+}
+
+}  // namespace
+
+std::vector<DcolViewFrame> solve_dcol_frames(const dcol::Primitive& shape1, const std::vector<Pose>& X_WB1,
+                                             const dcol::Primitive& shape2, const std::vector<Pose>& X_WB2,
+                                             const ViewOptions& options) {
+  validate(options);
+  options.dcol_options.validate();
+  const size_t n = frame_count(X_WB1, X_WB2);
+  std::vector<DcolViewFrame> frames(n);
+  auto r = std::make_unique<dcol::ContactResult>();  // large (KKT storage)
+  for (size_t i = 0; i < n; ++i) {
+    DcolViewFrame& f = frames[i];
+    f.X_WB1 = X_WB1[X_WB1.size() == 1 ? 0 : i];
+    f.X_WB2 = X_WB2[X_WB2.size() == 1 ? 0 : i];
+    dcol::solve_contact(shape1, f.X_WB1, shape2, f.X_WB2, *r, options.dcol_options);
+    f.X_WS1 = f.X_WB1 * dcol::primitive_offset(shape1);
+    f.X_WS2 = f.X_WB2 * dcol::primitive_offset(shape2);
+    f.status = r->status;
+    f.iterations = r->iterations;
+    f.alpha = r->alpha;
+    f.distance = r->distance;
+    f.x_W = r->x_W;
+    f.p1_W = r->p1_W;
+    f.p2_W = r->p2_W;
+    f.normal_W = dcol_normal(*r);
+  }
+  return frames;
+}
+
+std::string dcol_scene_json(const dcol::Primitive& shape1, const std::vector<Pose>& X_WB1,
+                            const dcol::Primitive& shape2, const std::vector<Pose>& X_WB2,
+                            const ViewOptions& options) {
+  const std::vector<DcolViewFrame> frames = solve_dcol_frames(shape1, X_WB1, shape2, X_WB2, options);
+  const dcol::Primitive* shapes[2] = {&shape1, &shape2};
+  SceneBody bodies[2];
+  for (int i = 0; i < 2; ++i) {
+    bodies[i].type = dcol::primitive_type_name(dcol::primitive_type(*shapes[i]));
+    bodies[i].description = describe(*shapes[i]);
+    bodies[i].outer_radius = dcol::outer_radius(*shapes[i]);
+    bodies[i].mesh = mesh_primitive(*shapes[i], options.mesh_subdivisions);
+  }
+  std::vector<std::pair<Pose, Pose>> poses;
+  for (const DcolViewFrame& f : frames) poses.emplace_back(f.X_WS1, f.X_WS2);
+  std::string out = scene_head("dcol", options, bodies, poses);
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const DcolViewFrame& f = frames[i];
+    append_frame_head(out, i, f.X_WS1, f.X_WS2, dcol::status_name(f.status), f.ok());
+    out += ",\"iterations\":" + std::to_string(f.iterations);
+    append_field(out, "alpha", f.alpha);
+    append_field(out, "distance", f.distance);
+    append_field(out, "x_W", f.x_W);
+    append_field(out, "p1_W", f.p1_W);
+    append_field(out, "p2_W", f.p2_W);
+    append_field(out, "normal_W", f.normal_W);
+    out += '}';
+  }
+  out += "]}";
+  return out;
+}
+
+std::string render_dcol_html(const dcol::Primitive& shape1, const std::vector<Pose>& X_WB1,
+                             const dcol::Primitive& shape2, const std::vector<Pose>& X_WB2,
+                             const ViewOptions& options) {
+  return fill_template(options.title, dcol_scene_json(shape1, X_WB1, shape2, X_WB2, options));
+}
+
+void write_dcol_html(const std::string& path, const dcol::Primitive& shape1, const std::vector<Pose>& X_WB1,
+                     const dcol::Primitive& shape2, const std::vector<Pose>& X_WB2, const ViewOptions& options) {
+  write_file(path, render_dcol_html(shape1, X_WB1, shape2, X_WB2, options));
+}
+
+// ------------------------------------------------------------------ DiffPills pages
+
+std::vector<qp::ProximityResult> solve_qp_frames(const QpShape& shape1, const std::vector<Pose>& X_W1,
+                                                 const QpShape& shape2, const std::vector<Pose>& X_W2,
+                                                 const ViewOptions& options) {
+  validate(options);
+  options.qp_options.validate();
+  const size_t n = frame_count(X_W1, X_W2);
+  std::vector<qp::ProximityResult> out(n);
+  for (size_t i = 0; i < n; ++i)
+    std::visit(
+        [&](const auto& a, const auto& b) {
+          qp::proximity(a, X_W1[X_W1.size() == 1 ? 0 : i], b, X_W2[X_W2.size() == 1 ? 0 : i], options.qp_options,
+                        out[i]);
+        },
+        shape1, shape2);
+  return out;
+}
+
+std::string qp_scene_json(const QpShape& shape1, const std::vector<Pose>& X_W1, const QpShape& shape2,
+                          const std::vector<Pose>& X_W2, const ViewOptions& options) {
+  const std::vector<qp::ProximityResult> results = solve_qp_frames(shape1, X_W1, shape2, X_W2, options);
+  const QpShape* shapes[2] = {&shape1, &shape2};
+  SceneBody bodies[2];
+  for (int i = 0; i < 2; ++i)
+    std::visit(
+        [&](const auto& s) {
+          using T = std::decay_t<decltype(s)>;
+          bodies[i].type = std::is_same_v<T, qp::Capsule> ? "capsule" : "padded_polygon";
+          bodies[i].description = describe(s);
+          bodies[i].outer_radius = qp_outer_radius(s);
+          bodies[i].mesh = mesh_qp_shape(s, options.mesh_subdivisions);
+        },
+        *shapes[i]);
+  std::vector<std::pair<Pose, Pose>> poses;
+  for (size_t i = 0; i < results.size(); ++i)
+    poses.emplace_back(X_W1[X_W1.size() == 1 ? 0 : i], X_W2[X_W2.size() == 1 ? 0 : i]);
+  std::string out = scene_head("qp", options, bodies, poses);
+  for (size_t i = 0; i < results.size(); ++i) {
+    const qp::ProximityResult& r = results[i];
+    append_frame_head(out, i, poses[i].first, poses[i].second, qp::status_name(r.status), r.ok());
+    append_field(out, "phi", r.phi);
+    append_field(out, "signed_distance", r.signed_distance);
+    append_field(out, "core_distance", r.core_distance);
+    append_field(out, "closest1_W", r.closest1_W);
+    append_field(out, "closest2_W", r.closest2_W);
+    append_field(out, "p1_W", r.p1_W);
+    append_field(out, "p2_W", r.p2_W);
+    append_field(out, "normal_W", r.normal_W);
+    append_field(out, "cores_touch", r.cores_touch);
+    append_field(out, "penetration", r.penetration);
+    out += '}';
+  }
+  out += "]}";
+  return out;
+}
+
+std::string render_qp_html(const QpShape& shape1, const std::vector<Pose>& X_W1, const QpShape& shape2,
+                           const std::vector<Pose>& X_W2, const ViewOptions& options) {
+  return fill_template(options.title, qp_scene_json(shape1, X_W1, shape2, X_W2, options));
+}
+
+void write_qp_html(const std::string& path, const QpShape& shape1, const std::vector<Pose>& X_W1,
+                   const QpShape& shape2, const std::vector<Pose>& X_W2, const ViewOptions& options) {
+  write_file(path, render_qp_html(shape1, X_W1, shape2, X_W2, options));
+}
+
 
 const char* three_version() {
   static const std::string version(assets::three_version);

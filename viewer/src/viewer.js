@@ -1,5 +1,6 @@
-// diffcol view: renders the scene JSON of diffcol::view::scene_json (format "diffcol-view/1",
-// docs/viewer.md) with three.js. Loaded by the loader in template.html, which calls start(view).
+// diffcol view: renders the scene JSON of diffcol::view::scene_json, dcol_scene_json and
+// qp_scene_json (format "diffcol-view/1") and mesh_scene_json ("diffcol-mesh-view/1"; docs/viewer.md)
+// with three.js. Loaded by the loader in template.html, which calls start(view).
 import * as THREE from 'three';
 import { OrbitControls } from 'three/addons/controls/OrbitControls.js';
 
@@ -8,6 +9,8 @@ const P1_COLOR = 0xd81b60;                  // witness point on body 1 (magenta)
 const P2_COLOR = 0x1e8a3c;                  // witness point on body 2 (green)
 const X_COLOR = 0x111111;                   // touching point x of the scaled shapes (black)
 const NORMAL_COLOR = 0xe41a1c;              // normal out of body 1 (red)
+const AXIS_COLORS = [0xc45a5a, 0x4f9a4f, 0x5a6fc4];  // world x, y, z (muted: not the markers' colours)
+const GRID_COLOR = 0xc9ccd1, GRID_CENTER_COLOR = 0xa9adb4, BAR_COLOR = 0x30363d;
 
 // Base64 (little-endian) to a typed array.
 function decode(b64, Type) {
@@ -51,8 +54,15 @@ export function start(view) {
   if (scene.format !== 'diffcol-view/1') throw new Error('scene: unknown format ' + scene.format);
   const frames = scene.frames;
   if (!Array.isArray(frames) || frames.length === 0) throw new Error('scene: no frames');
+  // idcol (iDCOL) and dcol (DCOL): witness points p1, p2 of eq. (29), x*, bodies scaled by alpha*;
+  // qp (DiffPills): closest points on the padded surfaces (eq. (21)-(22)), no scaling
+  const method = scene.method || 'idcol';
+  if (!['idcol', 'dcol', 'qp'].includes(method)) throw new Error('scene: unknown method ' + method);
+  const scaling = method !== 'qp';
+  const witness1 = method === 'qp' ? 'closest1_W' : 'p1_W';
+  const witness2 = method === 'qp' ? 'closest2_W' : 'p2_W';
 
-  // renderer, camera, lights, orbit controls
+  // renderer, camera, lights, orbit controls, axes, grid, scale bar
   const stage = makeStage(scene);
   const { world } = stage;
 
@@ -93,14 +103,16 @@ export function start(view) {
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
   scene.shapes.forEach((s, i) => row(`<span class="swatch" style="background:${hex(SHAPE_COLORS[i])}"></span>` +
                                      `body ${i + 1}: ${esc(s.description)}`));
-  row(`<span class="swatch dot" style="background:${hex(P1_COLOR)}"></span>p1 (on body 1)` +
-      `<span class="swatch dot" style="background:${hex(P2_COLOR)}"></span>p2 (on body 2)` +
+  const names = method === 'qp' ? ['closest point 1', 'closest point 2'] : ['p1 (on body 1)', 'p2 (on body 2)'];
+  row(`<span class="swatch dot" style="background:${hex(P1_COLOR)}"></span>${names[0]}` +
+      `<span class="swatch dot" style="background:${hex(P2_COLOR)}"></span>${names[1]}` +
       `<span class="swatch" style="background:${hex(NORMAL_COLOR)}"></span>normal`);
-  const toggles = row(`<label><input type="checkbox" id="diffcol-show-scaled"> scaled shapes (α*)</label>` +
+  const toggles = row((scaling ? `<label><input type="checkbox" id="diffcol-show-scaled"> scaled shapes (α*)</label>` : '') +
                       `<label><input type="checkbox" id="diffcol-show-contact" checked> contact</label>`);
-  const showScaled = toggles.querySelector('#diffcol-show-scaled');
+  const showScaled = toggles.querySelector('#diffcol-show-scaled') || { checked: false, addEventListener() {} };
   const showContact = toggles.querySelector('#diffcol-show-contact');
-  showScaled.checked = !!scene.settings.show_scaled_shapes;
+  showScaled.checked = scaling && !!scene.settings.show_scaled_shapes;
+  scaleRow(row, stage);
 
   const info = document.getElementById('diffcol-frame');
   const dt = scene.settings.frame_duration;
@@ -119,21 +131,35 @@ export function start(view) {
     });
     const contact = showContact.checked && f.ok;
     for (const m of [p1, p2, x, normal, segment]) m.visible = contact;
+    const hasNormal = f.normal_W.some((v) => v !== 0);
+    normal.visible = contact && hasNormal;
+    x.visible = contact && scaling;
     if (f.ok) {
-      p1.position.copy(vec(f.p1_W));
-      p2.position.copy(vec(f.p2_W));
-      x.position.copy(vec(f.x_W));
-      normal.position.copy(vec(f.p1_W));
-      normal.setDirection(vec(f.normal_W));
-      segment.geometry.setFromPoints([vec(f.p1_W), vec(f.p2_W)]);
+      p1.position.copy(vec(f[witness1]));
+      p2.position.copy(vec(f[witness2]));
+      if (scaling) x.position.copy(vec(f.x_W));
+      normal.position.copy(vec(f[witness1]));
+      if (hasNormal) normal.setDirection(vec(f.normal_W));
+      segment.geometry.setFromPoints([vec(f[witness1]), vec(f[witness2])]);
     }
-    info.textContent =
-      `frame ${current + 1}/${frames.length}   t = ${fmt(current * dt, 4)} s\n` +
-      `status  ${f.status} (${f.iterations} iterations)\n` +
-      `alpha*  ${fmt(f.alpha)}   gap ${fmt(f.gap)}\n` +
-      `p1_W    [${f.p1_W.map((v) => fmt(v, 4)).join(', ')}]\n` +
-      `p2_W    [${f.p2_W.map((v) => fmt(v, 4)).join(', ')}]\n` +
-      `normal  [${f.normal_W.map((v) => fmt(v, 4)).join(', ')}]`;
+    const v3 = (v) => `[${v.map((c) => fmt(c, 4)).join(', ')}]`;
+    const head = `frame ${current + 1}/${frames.length}   t = ${fmt(current * dt, 4)} s\n`;
+    if (method === 'qp') {
+      info.textContent = head +
+        `status  ${f.status}${f.cores_touch ? ' (cores touch)' : ''}\n` +
+        `signed distance ${fmt(f.signed_distance)}   phi ${fmt(f.phi)}\n` +
+        `closest1_W [${f.closest1_W.map((v) => fmt(v, 4)).join(', ')}]\n` +
+        `closest2_W ${v3(f.closest2_W)}\n` +
+        `cores   p1 ${v3(f.p1_W)}  p2 ${v3(f.p2_W)}\n` +
+        `normal  ${v3(f.normal_W)}`;
+    } else {
+      info.textContent = head +
+        `status  ${f.status} (${f.iterations} iterations)\n` +
+        `alpha*  ${fmt(f.alpha)}   ${method === 'dcol' ? 'distance ' + fmt(f.distance) : 'gap ' + fmt(f.gap)}\n` +
+        `p1_W    [${f.p1_W.map((v) => fmt(v, 4)).join(', ')}]\n` +
+        `p2_W    ${v3(f.p2_W)}\n` +
+        `normal  ${v3(f.normal_W)}`;
+    }
   }
 
   const player = runFrames(view, stage, frames, scene.settings, draw);
@@ -144,7 +170,8 @@ export function start(view) {
 // The frame loop shared by both page kinds. draw(i) updates the objects for frame i; this
 // function owns the rest: the timeline (slider, time label, play button), rendering on camera
 // moves and resizes, the first frame and autoplay, and the hooks that tests and scripts use
-// (view.frameCount, view.frame, view.setFrame, view.renderer, view.triangles, view.status).
+// (view.frameCount, view.frame, view.setFrame, view.renderer, view.triangles, view.status,
+// view.gridStep).
 // Returns { redraw } for controls that change what a frame shows.
 function runFrames(view, stage, frames, settings, draw) {
   const { host, renderer, world, camera, controls } = stage;
@@ -205,9 +232,13 @@ function runFrames(view, stage, frames, settings, draw) {
   view.setFrame = (i) => { play(false); setFrame(i); return current; };
   view.renderer = renderer;
   view.triangles = () => renderer.info.render.triangles;
+  view.gridStep = stage.step;
   if (view.status === 'loading') view.status = 'ok';
   const status = document.getElementById('diffcol-status');
-  if (view.status === 'ok') status.textContent = '';
+  if (view.status === 'ok') {
+    status.textContent = '';
+    console.info('diffcol view: drawn');  // read by render_png (diffcol view --png) from the browser log
+  }
   return { redraw: () => setFrame(current) };
 }
 
@@ -252,7 +283,98 @@ function makeStage(scene) {
   const controls = new OrbitControls(camera, renderer.domElement);
   controls.target.copy(center);
   controls.update();
-  return { host, renderer, world, camera, controls, radius };
+  const step = addGuides(world, center, radius);
+  return { host, renderer, world, camera, controls, radius, step };
+}
+
+// The grid spacing: 1, 2 or 5 times a power of ten, about a fifth of the scene radius.
+function niceStep(radius) {
+  const raw = radius / 5;
+  const p = Math.pow(10, Math.floor(Math.log10(raw)));
+  const m = raw / p;
+  return (m < 1.5 ? 1 : m < 3.5 ? 2 : m < 7.5 ? 5 : 10) * p;
+}
+
+// A text label drawn on a canvas, as a sprite `height` world units tall, always in front.
+function label(text, color, height) {
+  const canvas = document.createElement('canvas');
+  const ctx = canvas.getContext('2d');
+  const font = 'bold 48px system-ui, sans-serif';
+  ctx.font = font;
+  canvas.width = Math.ceil(ctx.measureText(text).width) + 16;
+  canvas.height = 64;
+  ctx.font = font;
+  ctx.fillStyle = color;
+  ctx.textBaseline = 'middle';
+  ctx.fillText(text, 8, 34);
+  const texture = new THREE.CanvasTexture(canvas);
+  texture.colorSpace = THREE.SRGBColorSpace;
+  const sprite = new THREE.Sprite(new THREE.SpriteMaterial({ map: texture, depthTest: false, toneMapped: false,
+                                                             transparent: true }));
+  sprite.scale.set(height * canvas.width / canvas.height, height, 1);
+  sprite.renderOrder = 3;
+  return sprite;
+}
+
+// World axes at the origin (x, y, z: two grid spacings long, labelled), a ground grid in the
+// world x-y plane at the bottom of the scene's bounding sphere, and a labelled scale bar one grid
+// spacing long on the ground in front of the scene. Returns the grid spacing.
+function addGuides(world, center, radius) {
+  const step = niceStep(radius);
+  const fmtLen = (v) => String(Number(v.toPrecision(3)));
+  const guides = new THREE.Group();
+  guides.name = 'guides';
+  world.add(guides);
+  // ground grid: covers the bounding sphere's footprint, lines on multiples of the spacing
+  const half = Math.ceil(1.3 * radius / step) * step;
+  const cx = Math.round(center.x / step) * step, cy = Math.round(center.y / step) * step;
+  const z0 = center.z - radius;
+  const lines = [], colors = [];
+  const c = new THREE.Color(GRID_COLOR), cc = new THREE.Color(GRID_CENTER_COLOR);
+  for (let k = -half / step; k <= half / step + 1e-9; ++k) {
+    const col = Math.abs(cx + k * step) < 1e-9 * step || Math.abs(cy + k * step) < 1e-9 * step ? cc : c;
+    lines.push(cx + k * step, cy - half, z0, cx + k * step, cy + half, z0);
+    lines.push(cx - half, cy + k * step, z0, cx + half, cy + k * step, z0);
+    for (let j = 0; j < 4; ++j) colors.push(col.r, col.g, col.b);
+  }
+  const grid = new THREE.BufferGeometry();
+  grid.setAttribute('position', new THREE.Float32BufferAttribute(lines, 3));
+  grid.setAttribute('color', new THREE.Float32BufferAttribute(colors, 3));
+  guides.add(new THREE.LineSegments(grid, new THREE.LineBasicMaterial({ vertexColors: true, toneMapped: false })));
+  // axes at the world origin
+  const axisLength = 2 * step, text = 0.45 * step;
+  ['x', 'y', 'z'].forEach((name, i) => {
+    const dir = new THREE.Vector3().setComponent(i, 1);
+    const axis = new THREE.ArrowHelper(dir, new THREE.Vector3(), axisLength, AXIS_COLORS[i], 0.18 * axisLength,
+                                       0.07 * axisLength);
+    axis.line.material.toneMapped = false;
+    axis.cone.material.toneMapped = false;
+    guides.add(axis);
+    const l = label(name, hex(AXIS_COLORS[i]), text);
+    l.position.copy(dir).multiplyScalar(axisLength + 0.4 * text);
+    guides.add(l);
+  });
+  // scale bar: one grid spacing along x on the ground, one square in front of the scene's centre
+  // (the camera looks from -y), from one grid line to the next
+  const y0 = cy - step, x0 = cx;
+  const bar = new THREE.Mesh(new THREE.BoxGeometry(step, 0.06 * step, 0.06 * step),
+                             new THREE.MeshBasicMaterial({ color: BAR_COLOR, toneMapped: false }));
+  bar.position.set(x0 + 0.5 * step, y0, z0);
+  guides.add(bar);
+  const barLabel = label(fmtLen(step), hex(BAR_COLOR), text);
+  barLabel.position.set(x0 + 0.5 * step, y0, z0 + 0.6 * text);
+  guides.add(barLabel);
+  guides.userData = { step, groundZ: z0 };
+  return step;
+}
+
+// The panel row that states the scale.
+function scaleRow(row, stage) {
+  const len = (v) => String(Number(v.toPrecision(3)));
+  const axis = (name, i) => `<b style="color:${hex(AXIS_COLORS[i])}">${name}</b>`;
+  row(`<span class="swatch" style="background:${hex(GRID_CENTER_COLOR)}"></span>` +
+      `<span>grid ${len(stage.step)} per square, scale bar ${len(stage.step)}; axes ` +
+      `${axis('x', 0)} ${axis('y', 1)} ${axis('z', 2)} at the origin, ${len(2 * stage.step)} long</span>`);
 }
 
 // Bodies as flat-shaded meshes with per-frame poses; the manifold (if any) as points and normal
@@ -300,6 +422,7 @@ function startMeshView(view, scene) {
   const row = (html) => { const d = document.createElement('div'); d.className = 'row'; d.innerHTML = html; legend.appendChild(d); return d; };
   const esc = (s) => String(s).replace(/[&<>"]/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' }[c]));
   scene.bodies.forEach((b, i) => row(`<span class="swatch" style="background:${hex(bodies[i].color)}"></span>${esc(b.name)}`));
+  scaleRow(row, stage);
   let showManifold = { checked: false }, transparentBodies = { checked: false }, minActivity = { value: '0' };
   if (hasManifold) {
     row(`manifold: normals scaled by activity, colour ` +

@@ -9,6 +9,7 @@ Checks, for each page (through the DevTools protocol over a pipe, python3 standa
     both shapes' colours and of both witness-point markers (read from the canvas, not from the HTML
     panel, whose legend shows the same colours);
   * on an animated page, moving to the last frame changes the picture.
+The same for a DCOL page (`--method dcol`, animated) and a DiffPills page (`--method qp`).
 And for the Contax manifold page of `diffcol view --manifold-demo` (a mesh page, format
 "diffcol-mesh-view/1"): the same load / offline / console checks, both bodies visible, manifold
 markers drawn (red, high-activity arrows and points read from the canvas) on the contact frame,
@@ -545,6 +546,18 @@ def main():
     print(run([args.diffcol, 'view', '--shape1', 'tc', '--shape2', 'sec', '--pose2', '3,-1.5,0.5',
                '--pose2-to', '-1,1.6,0,0.8,0.2,0.5,0.2', '--steps', str(frames), '--out', anim]).strip())
 
+    # DCOL and DiffPills pages: a box sliding into a cone (apart first, penetrating last), a capsule
+    # over a padded rectangle.
+    dcol_page = out('dcol.html')
+    dcol_frames = 12
+    print(run([args.diffcol, 'view', '--method', 'dcol', '--shape1', 'cone', '--shape2', 'polytope:hx=0.5,hy=0.4,hz=0.6',
+               '--pose2', '2.6,0.5,0.3,0.9,0.1,0.3,0.2', '--pose2-to', '1.2,0.5,0.3,0.9,0.1,0.3,0.2',
+               '--steps', str(dcol_frames), '--out', dcol_page]).strip())
+    qp_page = out('qp.html')
+    print(run([args.diffcol, 'view', '--method', 'qp', '--shape1', 'capsule:length=2,radius=0.4',
+               '--shape2', 'rect:half_x=0.8,half_y=0.5,radius=0.15', '--pose2', '0.3,1.5,0.2,0.9,0.3,0.1,0.2',
+               '--out', qp_page]).strip())
+
     # The Contax manifold page: box 2 lowered onto box 1 (separated first, in contact last).
     manifold_page = out('manifold.html')
     manifold_frames = 6
@@ -554,7 +567,7 @@ def main():
     failures = 0
     try:
         if args.only != 'negative':
-            for html, n in ((still, 1), (anim, frames)):
+            for html, n in ((still, 1), (anim, frames), (dcol_page, dcol_frames), (qp_page, 1)):
                 name = os.path.splitext(os.path.basename(html))[0]
                 try:
                     summary = check_page(browser, html, n, out(name))
