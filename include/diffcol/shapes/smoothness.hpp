@@ -52,8 +52,8 @@ struct SuperellipticCylinderFit {
 constexpr double kMinRelativeTolerance = 1e-8;
 
 /// Hausdorff distance between a smooth polytope's surface (at its own β) and that of its exact
-/// polytope {A y ≤ b}: the largest distance from a vertex to the smooth shape. O(vertices × faces ×
-/// ~50) work: microseconds for a box, about a second for thousands of faces.
+/// polytope {A y ≤ b}: the largest distance from a vertex to the smooth shape. Each vertex sums
+/// only the faces that weigh near it (e⁻⁴⁰ cut, checked against the full sum at the result).
 double smooth_polytope_hausdorff_distance(const SmoothPolytope& shape);
 /// Hausdorff distance between a superellipsoid's surface and that of the box
 /// [−a, a] × [−b, b] × [−c, c] of its semi-axes: the distance from the corner (a, b, c).
@@ -66,7 +66,8 @@ double superelliptic_cylinder_hausdorff_distance(const SuperellipticCylinder& sh
 /// within `tolerance` (a length, in the units of b) of the exact polytope's surface, at the
 /// smallest such β for the characteristic length L = `length`. The Hausdorff distance at the
 /// returned β equals the tolerance to about 1e-6 relative (less when β hits the smallest value
-/// that keeps the origin safely inside, L·log(m)/min b_i).
+/// that keeps the origin safely inside, L·log(m)/min b_i). Measured: microseconds for a box, 50 ms
+/// for an 800-face hull, 2 s for a 4000-face hull of points on a sphere.
 /// @throws std::invalid_argument for invalid A, b or L (as SmoothPolytope's constructor), or a
 ///         tolerance that is not finite, not > 0, not below the polytope's inradius about the
 ///         origin (min_i b_i/‖a_i‖), or below kMinRelativeTolerance × the outer radius.
