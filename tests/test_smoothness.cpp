@@ -330,12 +330,15 @@ TEST(SmoothnessFit, RejectsBadTolerances) {
   // below what n ≤ 64 or double rounding reach
   expect_invalid([] { diffcol::fit_superellipsoid_to_box(0.4, 0.4, 0.4, 1e-3); }, "n = 64");
   expect_invalid([] { diffcol::fit_superelliptic_cylinder(0.3, 0.6, 1e-4); }, "n = 64");
-  expect_invalid([] { diffcol::fit_smooth_box(0.4, 0.4, 0.4, 1e-10); }, "kMinRelativeTolerance");
+  expect_invalid([] { diffcol::fit_smooth_box(0.4, 0.4, 0.4, 1e-10); }, "kMinFitRelativeTolerance");
   // invalid shapes: the constructors' messages
   expect_invalid([] { diffcol::fit_smooth_box(-0.4, 0.4, 0.4, 0.01); }, "half-extent");
   expect_invalid([] { diffcol::fit_smooth_box(0.4, 0.4, 0.4, 0.01, 0.0); }, "characteristic length");
   expect_invalid([] { diffcol::fit_superellipsoid_to_box(kNaN, 0.4, 0.4, 0.01); }, "superellipsoid");
   expect_invalid([] { diffcol::fit_superellipsoid_to_box(0.4, 0.4, 0.4, 0.1, 0.5); }, "superellipsoid");
+  // an invalid ε is rejected even where n = 1 (which ignores ε) meets the tolerance
+  expect_invalid([] { diffcol::fit_superellipsoid_to_box(0.4, 0.4, 0.4, 0.35, 0.5); }, "superellipsoid");
+  expect_invalid([] { diffcol::fit_superelliptic_cylinder(0.3, 0.6, 0.29, kNaN); }, "superelliptic_cylinder");
   expect_invalid([] { diffcol::fit_superelliptic_cylinder(0.3, -1.0, 0.01); }, "superelliptic_cylinder");
   Eigen::MatrixX3d A(4, 3);
   A << 1, 0, 0, 0, 1, 0, 0, 0, 1, -1, -1, -1;

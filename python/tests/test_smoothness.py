@@ -176,7 +176,7 @@ def test_superelliptic_cylinder(R, h, tol):
     (lambda: diffcol.fit_smooth_box(0.4, 0.4, 0.4, tolerance=float("nan")), "finite and > 0"),
     (lambda: diffcol.fit_smooth_box(0.4, 0.4, 0.4, tolerance=-1.0), "finite and > 0"),
     (lambda: diffcol.fit_smooth_box(1.0, 0.3, 0.1, tolerance=0.2), "inradius"),
-    (lambda: diffcol.fit_smooth_box(0.4, 0.4, 0.4, tolerance=1e-12), "kMinRelativeTolerance"),
+    (lambda: diffcol.fit_smooth_box(0.4, 0.4, 0.4, tolerance=1e-12), "kMinFitRelativeTolerance"),
     (lambda: diffcol.fit_superellipsoid_to_box(0.4, 0.4, 0.4, tolerance=float("inf")), "finite and > 0"),
     (lambda: diffcol.fit_superellipsoid_to_box(0.4, 0.4, 0.4, tolerance=1e-3), "n = 64"),
     (lambda: diffcol.fit_superelliptic_cylinder(0.3, 0.6, tolerance=0.5), "inradius"),

@@ -276,9 +276,9 @@ SmoothPolytopeFit fit_polytope(const SmoothPolytope& P, double tolerance, const 
   double inradius = kInf;
   for (int i = 0; i < P.num_faces(); ++i) inradius = std::min(inradius, P.offset(i) / P.normal(i).norm());
   require_tolerance(tolerance, inradius, fn);
-  if (!(tolerance >= kMinRelativeTolerance * P.outer_radius()))
+  if (!(tolerance >= kMinFitRelativeTolerance * P.outer_radius()))
     throw std::invalid_argument(std::string(fn) + ": tolerance " + num(tolerance) + " is below 1e-8 × the outer radius " +
-                                num(P.outer_radius()) + " (kMinRelativeTolerance): double rounding in phi is that large");
+                                num(P.outer_radius()) + " (kMinFitRelativeTolerance): double rounding in phi is that large");
   double hausdorff = 0.0;
   const double beta = fit_beta(P, tolerance, hausdorff);
   return SmoothPolytopeFit{beta, P.length(), hausdorff, rebuild(P, beta)};
@@ -338,7 +338,7 @@ SmoothPolytopeFit fit_smooth_convex_hull(const std::vector<Vec3>& points, double
 }
 
 SuperellipsoidFit fit_superellipsoid_to_box(double hx, double hy, double hz, double tolerance, double epsilon) {
-  Superellipsoid(1, hx, hy, hz, epsilon);  // validates the half-extents and ε
+  Superellipsoid(2, hx, hy, hz, epsilon);  // validates the half-extents and ε (n = 1 ignores ε)
   return fit_exponent<SuperellipsoidFit>(
       tolerance, std::min({hx, hy, hz}), "fit_superellipsoid_to_box",
       [&](int n) { return Superellipsoid(n, hx, hy, hz, epsilon); },

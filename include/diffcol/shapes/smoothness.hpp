@@ -49,7 +49,7 @@ struct SuperellipticCylinderFit {
 
 /// The smallest tolerance the smooth polytope fits accept, relative to the polytope's outer
 /// radius: below it double rounding in φ is comparable to the distance measured.
-constexpr double kMinRelativeTolerance = 1e-8;
+constexpr double kMinFitRelativeTolerance = 1e-8;
 
 /// Hausdorff distance between a smooth polytope's surface (at its own β) and that of its exact
 /// polytope {A y ≤ b}: the largest distance from a vertex to the smooth shape. Each vertex sums
@@ -70,7 +70,7 @@ double superelliptic_cylinder_hausdorff_distance(const SuperellipticCylinder& sh
 /// for an 800-face hull, 2 s for a 4000-face hull of points on a sphere.
 /// @throws std::invalid_argument for invalid A, b or L (as SmoothPolytope's constructor), or a
 ///         tolerance that is not finite, not > 0, not below the polytope's inradius about the
-///         origin (min_i b_i/‖a_i‖), or below kMinRelativeTolerance × the outer radius.
+///         origin (min_i b_i/‖a_i‖), or below kMinFitRelativeTolerance × the outer radius.
 SmoothPolytopeFit fit_smooth_polytope(const Eigen::MatrixX3d& A, const Eigen::VectorXd& b, double tolerance,
                                       double length = 1.0);
 /// fit_smooth_polytope for the box with half-extents hx, hy, hz (SmoothPolytope::box).
