@@ -70,7 +70,8 @@ double superelliptic_cylinder_hausdorff_distance(const SuperellipticCylinder& sh
 /// for an 800-face hull, 2 s for a 4000-face hull of points on a sphere.
 /// @throws std::invalid_argument for invalid A, b or L (as SmoothPolytope's constructor), or a
 ///         tolerance that is not finite, not > 0, not below the polytope's inradius about the
-///         origin (min_i b_i/‖a_i‖), or below kMinFitRelativeTolerance × the outer radius.
+///         origin (min_i b_i/‖a_i‖), or below kMinFitRelativeTolerance × the outer radius;
+///         std::runtime_error if the search for β does not converge (not seen in the tests).
 SmoothPolytopeFit fit_smooth_polytope(const Eigen::MatrixX3d& A, const Eigen::VectorXd& b, double tolerance,
                                       double length = 1.0);
 /// fit_smooth_polytope for the box with half-extents hx, hy, hz (SmoothPolytope::box).
