@@ -9,6 +9,9 @@ Contents
 Poses and SE(3): Pose, se3_exp, se3_log, so3_exp, so3_log, skew, adjoint
 Shapes: Sphere, Superellipsoid, SuperellipticCylinder, SmoothPolytope (box, convex_hull),
     SmoothTruncatedCone, Shape, ShapeType, benchmark_shape, benchmark_shape_names
+Smoothness from a distance tolerance: fit_smooth_box, fit_smooth_polytope, fit_smooth_convex_hull,
+    fit_superellipsoid_to_box, fit_superelliptic_cylinder, smooth_polytope_hausdorff_distance,
+    superellipsoid_box_hausdorff_distance, superelliptic_cylinder_hausdorff_distance
 Contact: solve_contact, SolveOptions, ContactSolution, ContactStatus, ContactPair
 Derivatives: contact_derivatives, ContactDerivatives, DerivativeStatus,
     alpha_gradient_envelope, alpha_gradient_envelope_world

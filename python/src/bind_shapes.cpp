@@ -7,6 +7,7 @@
 #include "arrays.hpp"
 #include "bindings.hpp"
 #include "diffcol/shapes/shape.hpp"
+#include "diffcol/shapes/smoothness.hpp"
 
 namespace diffcol::python {
 
@@ -220,6 +221,91 @@ passed wherever a Shape is expected. The primitive itself is Shape.primitive.)")
   py::implicitly_convertible<SuperellipticCylinder, Shape>();
   py::implicitly_convertible<SmoothPolytope, Shape>();
   py::implicitly_convertible<SmoothTruncatedCone, Shape>();
+
+  // smoothness.hpp: the smoothness parameter from a distance tolerance
+  py::class_<SmoothPolytopeFit>(m, "SmoothPolytopeFit",
+                                "A smooth polytope fitted to an exact one (fit_smooth_box, fit_smooth_polytope, "
+                                "fit_smooth_convex_hull).")
+      .def_readonly("beta", &SmoothPolytopeFit::beta,
+                    "The smallest sharpness beta (to 1e-6 relative) that meets the tolerance.")
+      .def_readonly("length", &SmoothPolytopeFit::length, "The characteristic length L that beta goes with.")
+      .def_readonly("hausdorff_distance", &SmoothPolytopeFit::hausdorff_distance,
+                    "Hausdorff distance between the smooth surface and the exact polytope's surface.")
+      .def_readonly("shape", &SmoothPolytopeFit::shape, "The SmoothPolytope at beta and L.")
+      .def("__repr__", [](const SmoothPolytopeFit& f) {
+        std::ostringstream os;
+        os << "SmoothPolytopeFit(beta=" << f.beta << ", length=" << f.length
+           << ", hausdorff_distance=" << f.hausdorff_distance << ")";
+        return os.str();
+      });
+  py::class_<SuperellipsoidFit>(m, "SuperellipsoidFit", "A superellipsoid fitted to a box (fit_superellipsoid_to_box).")
+      .def_readonly("exponent", &SuperellipsoidFit::exponent, "The smallest n (1 <= n <= 64) that meets the tolerance.")
+      .def_readonly("hausdorff_distance", &SuperellipsoidFit::hausdorff_distance,
+                    "Hausdorff distance between the superellipsoid's surface and the box's.")
+      .def_readonly("shape", &SuperellipsoidFit::shape, "The Superellipsoid.")
+      .def("__repr__", [](const SuperellipsoidFit& f) {
+        std::ostringstream os;
+        os << "SuperellipsoidFit(exponent=" << f.exponent << ", hausdorff_distance=" << f.hausdorff_distance << ")";
+        return os.str();
+      });
+  py::class_<SuperellipticCylinderFit>(m, "SuperellipticCylinderFit",
+                                       "A superelliptic cylinder fitted to a circular one (fit_superelliptic_cylinder).")
+      .def_readonly("exponent", &SuperellipticCylinderFit::exponent,
+                    "The smallest n (1 <= n <= 64) that meets the tolerance.")
+      .def_readonly("hausdorff_distance", &SuperellipticCylinderFit::hausdorff_distance,
+                    "Hausdorff distance between the superelliptic cylinder's surface and the cylinder's.")
+      .def_readonly("shape", &SuperellipticCylinderFit::shape, "The SuperellipticCylinder.")
+      .def("__repr__", [](const SuperellipticCylinderFit& f) {
+        std::ostringstream os;
+        os << "SuperellipticCylinderFit(exponent=" << f.exponent << ", hausdorff_distance=" << f.hausdorff_distance
+           << ")";
+        return os.str();
+      });
+
+  m.def("fit_smooth_box", &fit_smooth_box, py::arg("hx"), py::arg("hy"), py::arg("hz"), py::arg("tolerance"),
+        py::arg("length") = 1.0,
+        "The smooth box (SmoothPolytope.box) with half-extents hx, hy, hz whose surface lies within tolerance (a "
+        "length) of the exact box's, at the smallest sharpness beta for the characteristic length L = length. "
+        "The smooth shape lies inside the box. Returns a SmoothPolytopeFit (beta, length, hausdorff_distance, shape). "
+        "Raises ValueError for invalid sizes or a tolerance that is not finite and > 0, not below min(hx, hy, hz), "
+        "or below 1e-8 x the outer radius.");
+  m.def(
+      "fit_smooth_polytope",
+      [](const Real<Eigen::MatrixX3d>& A, const Real<Eigen::VectorXd>& b, double tolerance, double length) {
+        return fit_smooth_polytope(A, b, tolerance, length);
+      },
+      py::arg("A"), py::arg("b"), py::arg("tolerance"), py::arg("length") = 1.0,
+      "fit_smooth_box for the polytope {A y <= b} (A (m, 3), b (m,), as SmoothPolytope takes them); the tolerance "
+      "must lie below the inradius about the origin, min_i b_i/|a_i|.");
+  m.def(
+      "fit_smooth_convex_hull",
+      [](const Real<Eigen::MatrixXd>& points, double tolerance, double length) {
+        if (points.cols() != 3) throw std::invalid_argument("fit_smooth_convex_hull: points must be an (n, 3) array");
+        std::vector<Vec3> pts(static_cast<size_t>(points.rows()));
+        for (Eigen::Index i = 0; i < points.rows(); ++i) pts[static_cast<size_t>(i)] = points.row(i).transpose();
+        return fit_smooth_convex_hull(pts, tolerance, length);
+      },
+      py::arg("points"), py::arg("tolerance"), py::arg("length") = 1.0,
+      "fit_smooth_box for the convex hull of points (n, 3) (SmoothPolytope.convex_hull).");
+  m.def("fit_superellipsoid_to_box", &fit_superellipsoid_to_box, py::arg("hx"), py::arg("hy"), py::arg("hz"),
+        py::arg("tolerance"), py::arg("epsilon") = Superellipsoid::kDefaultEpsilon,
+        "The superellipsoid with semi-axes hx, hy, hz and the smallest exponent n whose surface lies within "
+        "tolerance of the box with half-extents hx, hy, hz (it lies inside the box). Returns a SuperellipsoidFit "
+        "(exponent, hausdorff_distance, shape). Raises ValueError for a tolerance that is not finite and > 0, not "
+        "below min(hx, hy, hz), or below the distance at n = 64 (use fit_smooth_box).");
+  m.def("fit_superelliptic_cylinder", &fit_superelliptic_cylinder, py::arg("radius"), py::arg("half_height"),
+        py::arg("tolerance"), py::arg("epsilon") = SuperellipticCylinder::kDefaultEpsilon,
+        "The superelliptic cylinder (axis = body x) with the smallest exponent n whose surface lies within tolerance "
+        "of the circular cylinder of this radius and half-height (it lies inside). Returns a "
+        "SuperellipticCylinderFit (exponent, hausdorff_distance, shape). Raises ValueError as "
+        "fit_superellipsoid_to_box (the tolerance below min(radius, half_height)).");
+  m.def("smooth_polytope_hausdorff_distance", &smooth_polytope_hausdorff_distance, py::arg("shape"),
+        "Hausdorff distance between a SmoothPolytope's surface (at its beta) and its exact polytope's surface.");
+  m.def("superellipsoid_box_hausdorff_distance", &superellipsoid_box_hausdorff_distance, py::arg("shape"),
+        "Hausdorff distance between a Superellipsoid's surface and that of the box of its semi-axes.");
+  m.def("superelliptic_cylinder_hausdorff_distance", &superelliptic_cylinder_hausdorff_distance, py::arg("shape"),
+        "Hausdorff distance between a SuperellipticCylinder's surface and that of the circular cylinder of its "
+        "radius and half-height.");
 }
 
 }  // namespace diffcol::python

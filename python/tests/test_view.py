@@ -227,7 +227,7 @@ def test_view_dcol_page_holds_the_primitives_and_the_solved_contact(tmp_path):
 @needs_viewer
 def test_view_qp_page_holds_the_closest_points(tmp_path):
     from diffcol import qp
-    cap, rect = qp.Capsule(2.0, 0.5), qp.PaddedPolygon.rectangle(1.0, 0.5, 0.1)
+    cap, rect = qp.Capsule(0.5, 2.0), qp.PaddedPolygon.rectangle(1.0, 0.5, 0.1)
     X2 = np.array([[0.5, y, 0.3, 0.9, 0.1, 0.3, 0.2] for y in (1.6, 0.9)])
     diffcol.view(tmp_path / "q.html", cap, diffcol.Pose(), rect, X2, subdivisions=2)
     sc = scene((tmp_path / "q.html").read_text())
@@ -249,7 +249,7 @@ def test_view_qp_page_holds_the_closest_points(tmp_path):
 def test_view_rejects_mixed_kinds_and_wrong_options(tmp_path):
     from diffcol import dcol, qp
     with pytest.raises(ValueError, match="same kind"):
-        diffcol.view(tmp_path / "x.html", dcol.Sphere(1.0), np.eye(4), qp.Capsule(1.0, 0.2), [3, 0, 0, 1, 0, 0, 0])
+        diffcol.view(tmp_path / "x.html", dcol.Sphere(1.0), np.eye(4), qp.Capsule(0.2, 1.0), [3, 0, 0, 1, 0, 0, 0])
     with pytest.raises(ValueError, match="same kind"):
         diffcol.view(tmp_path / "x.html", diffcol.Sphere(1.0), np.eye(4), dcol.Sphere(1.0), [3, 0, 0, 1, 0, 0, 0])
     with pytest.raises(ValueError, match="options"):

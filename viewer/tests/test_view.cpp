@@ -596,7 +596,7 @@ TEST(DcolScene, HoldsThePrimitivesTheSolvedFramesAndTheNormals) {
 }
 
 TEST(QpScene, HoldsTheShapesTheClosestPointsAndTheNormals) {
-  const QpShape s1 = qp::Capsule(2.0, 0.5);
+  const QpShape s1 = qp::Capsule(0.5, 2.0);
   const QpShape s2 = qp::PaddedPolygon::rectangle(1.0, 0.5, 0.1);
   const std::vector<Pose> X2 = {Pose::from_quaternion(Vec3(0.5, 1.6, 0.3), 0.9, 0.1, 0.3, 0.2),
                                 Pose::from_quaternion(Vec3(0.5, 0.9, 0.2), 0.9, 0.1, 0.3, 0.2)};
