@@ -11,6 +11,7 @@
 #include "diffcol/batch/result_fields.hpp"
 #include "diffcol/idcol/contact.hpp"
 #include "diffcol/idcol/derivatives.hpp"
+#include "diffcol/idcol/euclidean.hpp"
 #include "diffcol/idcol/ergodic.hpp"
 
 namespace diffcol::python {
@@ -475,6 +476,81 @@ incommensurate frequencies sqrt(2), sqrt(3), ..., sqrt(17).)")
         "A benchmark shape of the seed by name: 'sphere', 'ellipsoid', 'poly', 'tc', 'se', 'sec'. "
         "Raises ValueError for another name.");
   m.def("benchmark_shape_names", &idcol::benchmark_shape_names, "['sphere', 'ellipsoid', 'poly', 'tc', 'se', 'sec'].");
+  // ------------------------------------------------------------------ Euclidean distance
+  py::enum_<idcol::DistanceStatus>(m, "DistanceStatus", "How a Euclidean distance query ended.")
+      .value("separated", idcol::DistanceStatus::separated, "converged KKT point with positive multipliers")
+      .value("touching_or_overlapping", idcol::DistanceStatus::touching_or_overlapping,
+             "alpha* <= 1: the bodies meet; distance = 0 (not a penetration depth)")
+      .value("not_converged", idcol::DistanceStatus::not_converged, "the contact solve or the Newton iterations failed")
+      .value("invalid_input", idcol::DistanceStatus::invalid_input, "options out of range");
+  py::class_<idcol::DistanceResult>(m, "DistanceResult", R"(Euclidean distance of two separated iDCOL shapes.
+
+distance = |p2_W - p1_W|, closest points p1_W, p2_W on the surfaces (world), normal_W from body 1
+to body 2; contact_gap is iDCOL's d_D of the same pair, for comparison.)")
+      .def_readonly("status", &idcol::DistanceResult::status)
+      .def_property_readonly("ok", &idcol::DistanceResult::ok, "status == DistanceStatus.separated (a bool).")
+      .def_readonly("distance", &idcol::DistanceResult::distance, "|p2_W - p1_W|")
+      .def_readonly("p1_W", &idcol::DistanceResult::p1_W, "closest point on body 1, world (3,)")
+      .def_readonly("p2_W", &idcol::DistanceResult::p2_W, "closest point on body 2, world (3,)")
+      .def_readonly("normal_W", &idcol::DistanceResult::normal_W, "unit normal from body 1 to body 2, world (3,)")
+      .def_readonly("mu1", &idcol::DistanceResult::mu1)
+      .def_readonly("mu2", &idcol::DistanceResult::mu2)
+      .def_readonly("iterations", &idcol::DistanceResult::iterations, "Newton iterations")
+      .def_readonly("residual_norm", &idcol::DistanceResult::residual_norm, "scaled KKT residual")
+      .def_readonly("contact_gap", &idcol::DistanceResult::contact_gap, "iDCOL's d_D (30) of the start")
+      .def("__repr__", [](const idcol::DistanceResult& r) {
+        std::ostringstream os;
+        os.precision(17);
+        os << "DistanceResult(status=" << idcol::status_name(r.status) << ", distance=" << r.distance
+           << ", contact_gap=" << r.contact_gap << ", iterations=" << r.iterations << ")";
+        return os.str();
+      });
+  m.def(
+      "euclidean_distance",
+      [](const Shape& s1, const PoseArg& X1, const Shape& s2, const PoseArg& X2, const py::object& start,
+         double tolerance, int max_iterations) {
+        idcol::DistanceOptions o;
+        o.tolerance = tolerance;
+        o.max_iterations = max_iterations;
+        o.validate();
+        if (!start.is_none())
+          return idcol::euclidean_distance(s1, X1.value, s2, X2.value, start.cast<const ContactSolution&>(), o);
+        return idcol::euclidean_distance(s1, X1.value, s2, X2.value, o);
+      },
+      py::arg("shape1"), py::arg("X_W1"), py::arg("shape2"), py::arg("X_W2"), py::arg("start") = py::none(),
+      py::arg("tolerance") = idcol::DistanceOptions{}.tolerance,
+      py::arg("max_iterations") = idcol::DistanceOptions{}.max_iterations,
+      R"(The Euclidean distance and closest points of two shapes (Newton on the closest-point KKT conditions).
+
+Args:
+  shape1, shape2: shapes; X_W1, X_W2: their world poses.
+  start: optional ContactSolution of solve_contact for the same pair and poses (else one is solved).
+  tolerance: on the scaled KKT residual; max_iterations: Newton iterations.
+Returns DistanceResult. Raises ValueError for an invalid pose or options.)");
+  py::enum_<idcol::DistanceDerivativeStatus>(m, "DistanceDerivativeStatus")
+      .value("ok", idcol::DistanceDerivativeStatus::ok)
+      .value("distance_only", idcol::DistanceDerivativeStatus::distance_only,
+             "closest points ill-determined (numerically singular): distance blocks only")
+      .value("not_separated", idcol::DistanceDerivativeStatus::not_separated, "every block zero");
+  py::class_<idcol::DistanceDerivatives>(m, "DistanceDerivatives", R"(Derivatives of a DistanceResult with respect to
+the world twists [w; v] of body 1 (X1) and body 2 (X2), X_Wi <- exp(eta^) X_Wi.
+J_distance_Xi (1, 6); J_p1_W_Xi, J_p2_W_Xi, J_normal_W_Xi (3, 6).)")
+      .def_readonly("status", &idcol::DistanceDerivatives::status)
+      .def_property_readonly("ok", &idcol::DistanceDerivatives::ok, "status == DistanceDerivativeStatus.ok (a bool).")
+      .def_readonly("J_distance_X1", &idcol::DistanceDerivatives::J_distance_X1)
+      .def_readonly("J_distance_X2", &idcol::DistanceDerivatives::J_distance_X2)
+      .def_readonly("J_p1_W_X1", &idcol::DistanceDerivatives::J_p1_W_X1)
+      .def_readonly("J_p1_W_X2", &idcol::DistanceDerivatives::J_p1_W_X2)
+      .def_readonly("J_p2_W_X1", &idcol::DistanceDerivatives::J_p2_W_X1)
+      .def_readonly("J_p2_W_X2", &idcol::DistanceDerivatives::J_p2_W_X2)
+      .def_readonly("J_normal_W_X1", &idcol::DistanceDerivatives::J_normal_W_X1)
+      .def_readonly("J_normal_W_X2", &idcol::DistanceDerivatives::J_normal_W_X2)
+      .def("__repr__", [](const idcol::DistanceDerivatives& d) {
+        return std::string("DistanceDerivatives(status=") + idcol::status_name(d.status) + ")";
+      });
+  m.def(
+      "distance_derivatives", [](const idcol::DistanceResult& r) { return idcol::distance_derivatives(r); },
+      py::arg("result"), "DistanceDerivatives of a DistanceResult (envelope theorem; IFT on the KKT conditions).");
 }
 
 }  // namespace diffcol::python
