@@ -232,7 +232,8 @@ starts), for many pairs ContactBatch (threads).
       py::arg("shape1"), py::arg("X_W1"), py::arg("shape2"), py::arg("X_W2"), py::arg("options") = SolveOptions{},
       solve_doc.c_str());
 
-  m.def("status_name", &idcol::status_name, py::arg("status"), "The name of a ContactStatus.");
+  m.def("status_name", static_cast<const char* (*)(idcol::ContactStatus)>(&idcol::status_name), py::arg("status"),
+        "The name of a ContactStatus.");
 
   // ------------------------------------------------------------------ ContactPair
   py::class_<idcol::ContactPair>(m, "ContactPair", R"(A pair of shapes with warm-start state, for repeated queries.
