@@ -14,6 +14,7 @@
 #include "diffcol/idcol/euclidean.hpp"
 #include "diffcol/math/se3.hpp"
 #include "dcol_test_util.hpp"
+#include "malloc_counter.hpp"
 #include "test_util.hpp"
 
 #ifdef DIFFCOL_HAVE_FCL
@@ -517,5 +518,28 @@ TEST(EuclideanIdcol, DerivativesAgainstFiniteDifferences) {
   }
   EXPECT_GT(full, n / 3);
 }
+
+#ifdef DIFFCOL_TEST_COUNTS_MALLOC
+TEST(EuclideanDistance, HotPathAllocatesNothing) {
+  auto rng = rng_for(10);
+  std::vector<dc::Primitive> prims;
+  for (int t = 0; t < 8; ++t) prims.push_back(random_primitive(rng, t));
+  std::vector<Pose> poses;
+  for (int k = 0; k < 64; ++k) poses.push_back(random_pose_at(rng, k % 2 ? 3.5 : 0.5));
+  const Shape s1 = diffcol::Superellipsoid(2, 0.5, 0.8, 1.1), s2 = diffcol::Sphere(0.6);
+  dc::DistanceResult r;
+  dc::DistanceDerivatives d;
+  ic::DistanceResult q;
+  ic::DistanceDerivatives e;
+  const long before = g_allocations.load();
+  for (int k = 0; k + 1 < 64; ++k) {
+    dc::euclidean_distance(prims[k % 8], poses[k], prims[(k / 8) % 8], poses[k + 1], r);
+    dc::distance_derivatives(r, d);
+    q = ic::euclidean_distance(s1, poses[k], s2, poses[k + 1]);
+    ic::distance_derivatives(q, e);
+  }
+  EXPECT_EQ(g_allocations.load(), before);
+}
+#endif
 
 }  // namespace

@@ -667,7 +667,7 @@ distance = |p2_W - p1_W|, the closest points p1_W, p2_W (world) and normal_W = (
 (unit, from shape 1 to shape 2); lower_bound is the certified support-function bound.
 status separated: certified; touching_or_overlapping: the shapes meet (distance 0, not a
 penetration depth).)")
-      .def_readonly("status", &dcol::DistanceResult::status)
+      .def_readonly("status", &dcol::DistanceResult::status, "DistanceStatus of the query")
       .def_property_readonly("ok", &dcol::DistanceResult::ok, "status == DistanceStatus.separated (a bool).")
       .def_readonly("distance", &dcol::DistanceResult::distance, "|p2_W - p1_W|")
       .def_readonly("lower_bound", &dcol::DistanceResult::lower_bound, "certified lower bound of the distance")
@@ -678,8 +678,8 @@ penetration depth).)")
       .def_readonly("refine_iterations", &dcol::DistanceResult::refine_iterations, "Newton iterations of the refinement")
       .def_readonly("refined", &dcol::DistanceResult::refined, "the points come from the feature refinement")
       .def_readonly("unique", &dcol::DistanceResult::unique, "the closest points are unique")
-      .def_property_readonly("feature1", [](const dcol::DistanceResult& r) { return r.feature1.kind; })
-      .def_property_readonly("feature2", [](const dcol::DistanceResult& r) { return r.feature2.kind; })
+      .def_property_readonly("feature1", [](const dcol::DistanceResult& r) { return r.feature1.kind; }, "FeatureKind at p1_W")
+      .def_property_readonly("feature2", [](const dcol::DistanceResult& r) { return r.feature2.kind; }, "FeatureKind at p2_W")
       .def("__repr__", [](const dcol::DistanceResult& r) {
         std::ostringstream os;
         os.precision(17);
@@ -711,7 +711,7 @@ Args:
   warm: optional ContactResult of solve_contact for the same pair (its witness points seed GJK).
   tolerance: relative certificate tolerance; max_iterations: GJK iterations.
 Returns DistanceResult. Raises ValueError for an invalid pose or options.)");
-  py::enum_<dcol::DistanceDerivativeStatus>(m, "DistanceDerivativeStatus")
+  py::enum_<dcol::DistanceDerivativeStatus>(m, "DistanceDerivativeStatus", "Why Euclidean distance derivatives are (not) available.")
       .value("ok", dcol::DistanceDerivativeStatus::ok)
       .value("distance_only", dcol::DistanceDerivativeStatus::distance_only,
              "closest points not unique (parallel flat patches) or features not identified: distance blocks only")
@@ -719,16 +719,16 @@ Returns DistanceResult. Raises ValueError for an invalid pose or options.)");
   py::class_<dcol::DistanceDerivatives>(m, "DistanceDerivatives", R"(Derivatives of a DistanceResult with respect to
 the world twists [w; v] of body 1 (X1) and body 2 (X2), X_WBi <- exp(eta^) X_WBi.
 J_distance_Xi (1, 6); J_p1_W_Xi, J_p2_W_Xi, J_normal_W_Xi (3, 6).)")
-      .def_readonly("status", &dcol::DistanceDerivatives::status)
+      .def_readonly("status", &dcol::DistanceDerivatives::status, "DistanceDerivativeStatus")
       .def_property_readonly("ok", &dcol::DistanceDerivatives::ok, "status == DistanceDerivativeStatus.ok (a bool).")
-      .def_readonly("J_distance_X1", &dcol::DistanceDerivatives::J_distance_X1)
-      .def_readonly("J_distance_X2", &dcol::DistanceDerivatives::J_distance_X2)
-      .def_readonly("J_p1_W_X1", &dcol::DistanceDerivatives::J_p1_W_X1)
-      .def_readonly("J_p1_W_X2", &dcol::DistanceDerivatives::J_p1_W_X2)
-      .def_readonly("J_p2_W_X1", &dcol::DistanceDerivatives::J_p2_W_X1)
-      .def_readonly("J_p2_W_X2", &dcol::DistanceDerivatives::J_p2_W_X2)
-      .def_readonly("J_normal_W_X1", &dcol::DistanceDerivatives::J_normal_W_X1)
-      .def_readonly("J_normal_W_X2", &dcol::DistanceDerivatives::J_normal_W_X2)
+      .def_readonly("J_distance_X1", &dcol::DistanceDerivatives::J_distance_X1, "d distance / d (world twist [w; v] of body 1), (1, 6)")
+      .def_readonly("J_distance_X2", &dcol::DistanceDerivatives::J_distance_X2, "d distance / d (world twist [w; v] of body 2), (1, 6)")
+      .def_readonly("J_p1_W_X1", &dcol::DistanceDerivatives::J_p1_W_X1, "d p1_W / d (world twist [w; v] of body 1), (3, 6)")
+      .def_readonly("J_p1_W_X2", &dcol::DistanceDerivatives::J_p1_W_X2, "d p1_W / d (world twist [w; v] of body 2), (3, 6)")
+      .def_readonly("J_p2_W_X1", &dcol::DistanceDerivatives::J_p2_W_X1, "d p2_W / d (world twist [w; v] of body 1), (3, 6)")
+      .def_readonly("J_p2_W_X2", &dcol::DistanceDerivatives::J_p2_W_X2, "d p2_W / d (world twist [w; v] of body 2), (3, 6)")
+      .def_readonly("J_normal_W_X1", &dcol::DistanceDerivatives::J_normal_W_X1, "d normal_W / d (world twist [w; v] of body 1), (3, 6)")
+      .def_readonly("J_normal_W_X2", &dcol::DistanceDerivatives::J_normal_W_X2, "d normal_W / d (world twist [w; v] of body 2), (3, 6)")
       .def("__repr__", [](const dcol::DistanceDerivatives& d) {
         return std::string("dcol.DistanceDerivatives(status=") + dcol::status_name(d.status) + ")";
       });

@@ -488,14 +488,14 @@ incommensurate frequencies sqrt(2), sqrt(3), ..., sqrt(17).)")
 
 distance = |p2_W - p1_W|, closest points p1_W, p2_W on the surfaces (world), normal_W from body 1
 to body 2; contact_gap is iDCOL's d_D of the same pair, for comparison.)")
-      .def_readonly("status", &idcol::DistanceResult::status)
+      .def_readonly("status", &idcol::DistanceResult::status, "DistanceStatus of the query")
       .def_property_readonly("ok", &idcol::DistanceResult::ok, "status == DistanceStatus.separated (a bool).")
       .def_readonly("distance", &idcol::DistanceResult::distance, "|p2_W - p1_W|")
       .def_readonly("p1_W", &idcol::DistanceResult::p1_W, "closest point on body 1, world (3,)")
       .def_readonly("p2_W", &idcol::DistanceResult::p2_W, "closest point on body 2, world (3,)")
       .def_readonly("normal_W", &idcol::DistanceResult::normal_W, "unit normal from body 1 to body 2, world (3,)")
-      .def_readonly("mu1", &idcol::DistanceResult::mu1)
-      .def_readonly("mu2", &idcol::DistanceResult::mu2)
+      .def_readonly("mu1", &idcol::DistanceResult::mu1, "KKT multiplier of body 1")
+      .def_readonly("mu2", &idcol::DistanceResult::mu2, "KKT multiplier of body 2")
       .def_readonly("iterations", &idcol::DistanceResult::iterations, "Newton iterations")
       .def_readonly("residual_norm", &idcol::DistanceResult::residual_norm, "scaled KKT residual")
       .def_readonly("contact_gap", &idcol::DistanceResult::contact_gap, "iDCOL's d_D (30) of the start")
@@ -528,7 +528,7 @@ Args:
   start: optional ContactSolution of solve_contact for the same pair and poses (else one is solved).
   tolerance: on the scaled KKT residual; max_iterations: Newton iterations.
 Returns DistanceResult. Raises ValueError for an invalid pose or options.)");
-  py::enum_<idcol::DistanceDerivativeStatus>(m, "DistanceDerivativeStatus")
+  py::enum_<idcol::DistanceDerivativeStatus>(m, "DistanceDerivativeStatus", "Why Euclidean distance derivatives are (not) available.")
       .value("ok", idcol::DistanceDerivativeStatus::ok)
       .value("distance_only", idcol::DistanceDerivativeStatus::distance_only,
              "closest points ill-determined (numerically singular): distance blocks only")
@@ -536,16 +536,16 @@ Returns DistanceResult. Raises ValueError for an invalid pose or options.)");
   py::class_<idcol::DistanceDerivatives>(m, "DistanceDerivatives", R"(Derivatives of a DistanceResult with respect to
 the world twists [w; v] of body 1 (X1) and body 2 (X2), X_Wi <- exp(eta^) X_Wi.
 J_distance_Xi (1, 6); J_p1_W_Xi, J_p2_W_Xi, J_normal_W_Xi (3, 6).)")
-      .def_readonly("status", &idcol::DistanceDerivatives::status)
+      .def_readonly("status", &idcol::DistanceDerivatives::status, "DistanceDerivativeStatus")
       .def_property_readonly("ok", &idcol::DistanceDerivatives::ok, "status == DistanceDerivativeStatus.ok (a bool).")
-      .def_readonly("J_distance_X1", &idcol::DistanceDerivatives::J_distance_X1)
-      .def_readonly("J_distance_X2", &idcol::DistanceDerivatives::J_distance_X2)
-      .def_readonly("J_p1_W_X1", &idcol::DistanceDerivatives::J_p1_W_X1)
-      .def_readonly("J_p1_W_X2", &idcol::DistanceDerivatives::J_p1_W_X2)
-      .def_readonly("J_p2_W_X1", &idcol::DistanceDerivatives::J_p2_W_X1)
-      .def_readonly("J_p2_W_X2", &idcol::DistanceDerivatives::J_p2_W_X2)
-      .def_readonly("J_normal_W_X1", &idcol::DistanceDerivatives::J_normal_W_X1)
-      .def_readonly("J_normal_W_X2", &idcol::DistanceDerivatives::J_normal_W_X2)
+      .def_readonly("J_distance_X1", &idcol::DistanceDerivatives::J_distance_X1, "d distance / d (world twist [w; v] of body 1), (1, 6)")
+      .def_readonly("J_distance_X2", &idcol::DistanceDerivatives::J_distance_X2, "d distance / d (world twist [w; v] of body 2), (1, 6)")
+      .def_readonly("J_p1_W_X1", &idcol::DistanceDerivatives::J_p1_W_X1, "d p1_W / d (world twist [w; v] of body 1), (3, 6)")
+      .def_readonly("J_p1_W_X2", &idcol::DistanceDerivatives::J_p1_W_X2, "d p1_W / d (world twist [w; v] of body 2), (3, 6)")
+      .def_readonly("J_p2_W_X1", &idcol::DistanceDerivatives::J_p2_W_X1, "d p2_W / d (world twist [w; v] of body 1), (3, 6)")
+      .def_readonly("J_p2_W_X2", &idcol::DistanceDerivatives::J_p2_W_X2, "d p2_W / d (world twist [w; v] of body 2), (3, 6)")
+      .def_readonly("J_normal_W_X1", &idcol::DistanceDerivatives::J_normal_W_X1, "d normal_W / d (world twist [w; v] of body 1), (3, 6)")
+      .def_readonly("J_normal_W_X2", &idcol::DistanceDerivatives::J_normal_W_X2, "d normal_W / d (world twist [w; v] of body 2), (3, 6)")
       .def("__repr__", [](const idcol::DistanceDerivatives& d) {
         return std::string("DistanceDerivatives(status=") + idcol::status_name(d.status) + ")";
       });

@@ -634,7 +634,10 @@ void solve(const Primitive& shape1, const Pose& X_WB1, const Primitive& shape2, 
       w.q = P2.support(v);
       w.y = w.p - w.q;
       lb = std::max(lb, v.dot(w.y) / vn);
-      if (vn - lb <= std::max(rel * vn, floor)) return;
+      if (vn - lb <= std::max(rel * vn, floor)) {
+        ++it;  // this iteration's support call counts
+        return;
+      }
       bool dup = false;
       for (int i = 0; i < s.n && !dup; ++i) dup = (w.y - s.v[i].y).squaredNorm() <= 1e-28 * w.y.squaredNorm();
       if (dup || vn * vn - v.dot(w.y) <= 8.0 * kEps * vn * w.y.norm()) {  // no progress left
