@@ -429,6 +429,33 @@ TEST(EuclideanDcol, DerivativesAgainstFiniteDifferences) {
   RecordProperty("distance_only", dist_only);
 }
 
+TEST(EuclideanDcol, NearlyTouchingPairs) {
+  // translating body 2 along the closest points' normal by t changes the distance by exactly t:
+  // the exact distance after the move is the gap it was moved to
+  auto rng = rng_for(11);
+  int tested = 0;
+  for (double gap : {1e-3, 1e-6}) {
+    for (int t1 = 0; t1 < 8; ++t1)
+      for (int t2 = 0; t2 < 8; ++t2)
+        for (int i = 0; i < 6; ++i) {
+          const dc::Primitive p1 = random_primitive(rng, t1), p2 = random_primitive(rng, t2);
+          const Pose X1 = random_pose_at(rng, 0.5);
+          Pose X2 = random_pose_at(rng, 4.0);
+          const auto r = dc::euclidean_distance(p1, X1, p2, X2);
+          if (!r.ok()) continue;
+          X2.p += (gap - r.distance) * r.normal_W;
+          const auto q = dc::euclidean_distance(p1, X1, p2, X2);
+          ASSERT_TRUE(q.ok()) << "types " << t1 << " " << t2 << " gap " << gap << " " << dc::status_name(q.status);
+          const double size = dc::outer_radius(p1) + dc::outer_radius(p2);
+          EXPECT_NEAR(q.distance, gap, 1e-10 * size) << "types " << t1 << " " << t2;
+          EXPECT_LE(q.lower_bound, gap + 1e-14 * size);  // the move itself rounds
+          if (r.unique) EXPECT_LT((q.p1_W - r.p1_W).norm(), 1e-6) << "types " << t1 << " " << t2;
+          ++tested;
+        }
+  }
+  EXPECT_GT(tested, 600);
+}
+
 TEST(EuclideanDcol, ParallelFacesAreNotUnique) {
   const dc::Primitive b = dc::Polytope::box(0.5, 0.5, 0.5);
   const auto r = dc::euclidean_distance(b, Pose::identity(), b, make_pose(Mat3::Identity(), Vec3(2.0, 0.2, 0.1)));

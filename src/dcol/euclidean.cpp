@@ -499,6 +499,29 @@ int flat_directions(const Placed& P, const Vec3& m, Vec3 (&dirs)[2]) {
   return k;
 }
 
+/// The feature's own outward unit normal at y where it has one (surfaces), for the certificate:
+/// with a flat exposed face (a polytope face or edge, a cylinder's or cone's side) the support bound
+/// is first-order in the error of its direction, and (y2 − y1)/d carries the rounding of the points
+/// divided by d. False for vertices, edges and circles.
+bool feature_normal(const Feat& f, const Vec3& y, const Vec3& m, Vec3& out) {
+  switch (f.kind) {
+    case FeatureKind::face: out = f.a.dot(m) >= 0.0 ? f.a : Vec3(-f.a); return true;
+    case FeatureKind::sphere: out = unit_or(y - f.c, m); return true;
+    case FeatureKind::cylinder: {
+      const Vec3 q = f.c + (y - f.c).dot(f.a) * f.a;
+      out = unit_or(y - q, m);
+      return true;
+    }
+    case FeatureKind::cone: {
+      const Vec3 u = unit_or((y - f.c) - (y - f.c).dot(f.a) * f.a, m);
+      out = f.cb * u - f.sb * f.a;
+      return true;
+    }
+    case FeatureKind::ellipsoid: out = unit_or(f.U.transpose() * (f.U * (y - f.c)), m); return true;
+    default: return false;
+  }
+}
+
 // ---------------------------------------------------------------------------------- refinement
 
 struct Refined {
@@ -584,7 +607,11 @@ void solve(const Primitive& shape1, const Pose& X_WB1, const Primitive& shape2, 
   const Vec3 base = out.X_WS1.p;
   const double sigma = P2.o.norm() + P1.outer + P2.outer;
   const double floor = 64.0 * kEps * (sigma + base.norm());
-  const auto target = [&](double d) { return std::max(options.tolerance * d, floor); };
+  // relative to the larger of the distance and the pair's size: at distances far below the shapes'
+  // size the normal (p2 − p1)/d carries the points' rounding divided by d, and a flat exposed face
+  // turns that into a first-order error of the support bound
+  const double size = P1.outer + P2.outer;
+  const auto target = [&](double d) { return std::max(options.tolerance * std::max(d, size), floor); };
 
   // ---- GJK: Y = K1 − K2, v its point nearest the origin, p1 − p2 = v
   detail::GjkSimplex s;
@@ -605,15 +632,15 @@ void solve(const Primitive& shape1, const Pose& X_WB1, const Primitive& shape2, 
   double lambda[4] = {1.0, 0.0, 0.0, 0.0};
   double lb = -std::numeric_limits<double>::infinity();
   Vec3 v = s.v[0].y, p = s.v[0].p, q = s.v[0].q;
-  bool overlap = false, stalled = false;
+  bool overlap = false, stalled = false, maybe_overlap = false;
   int it = 0;
   // phase 1 to a coarse gap (curved shapes), then refinement, then GJK on to the tolerance
   const auto run_gjk = [&](double rel) {
     for (; it < options.max_iterations; ++it) {
       if (stalled) return;
-      if (!detail::reduce_simplex(s, lambda)) {  // the origin inside a tetrahedron: the sets meet,
-        if (lb > floor) stalled = true;          // unless the bound proves them apart (a flat simplex)
-        else overlap = true;
+      if (!detail::reduce_simplex(s, lambda)) {  // the origin inside a tetrahedron: the sets meet, or
+        stalled = true;                          // (nearly touching) a flat simplex fails the test: the
+        maybe_overlap = !(lb > floor);           // refinement decides, from the last point
         return;
       }
       v.setZero();
@@ -634,7 +661,7 @@ void solve(const Primitive& shape1, const Pose& X_WB1, const Primitive& shape2, 
       w.q = P2.support(v);
       w.y = w.p - w.q;
       lb = std::max(lb, v.dot(w.y) / vn);
-      if (vn - lb <= std::max(rel * vn, floor)) {
+      if (vn - lb <= std::max(rel * std::max(vn, size), floor)) {
         ++it;  // this iteration's support call counts
         return;
       }
@@ -649,7 +676,7 @@ void solve(const Primitive& shape1, const Pose& X_WB1, const Primitive& shape2, 
     }
   };
   run_gjk(std::max(1e-9, options.tolerance));
-  if (overlap || (lb <= 0.0 && it >= options.max_iterations)) {
+  if (overlap) {
     out.status = DistanceStatus::touching_or_overlapping;
     out.iterations = it;
     out.lower_bound = std::min(lb, 0.0);
@@ -673,7 +700,14 @@ void solve(const Primitive& shape1, const Pose& X_WB1, const Primitive& shape2, 
       const double d = e.norm();
       if (!(d > 1e-12 * sigma) || !std::isfinite(d)) continue;
       const Vec3 n = e / d;
-      const double lbn = lower_bound(P1, P2, n);
+      double lbn = lower_bound(P1, P2, n);
+      Vec3 u;
+      if (feature_normal(C1.f[i], R.y1, n, u)) lbn = std::max(lbn, lower_bound(P1, P2, u));
+      if (feature_normal(C2.f[j], R.y2, Vec3(-n), u)) lbn = std::max(lbn, lower_bound(P1, P2, Vec3(-u)));
+      if (C1.f[i].kind == FeatureKind::edge && C2.f[j].kind == FeatureKind::edge) {
+        u = C1.f[i].a.cross(C2.f[j].a);
+        if (u.norm() > 1e-6) lbn = std::max(lbn, lower_bound(P1, P2, Vec3(u.dot(n) >= 0.0 ? u.normalized() : Vec3(-u.normalized()))));
+      }
       const double tol_in = 1e-9;
       if (placed_outside(P1, R.y1) > tol_in * P1.outer + floor || placed_outside(P2, R.y2) > tol_in * P2.outer + floor)
         continue;
@@ -693,7 +727,7 @@ void solve(const Primitive& shape1, const Pose& X_WB1, const Primitive& shape2, 
   }
   if (!accepted) {
     run_gjk(options.tolerance);
-    if (overlap) {
+    if (overlap || (maybe_overlap && !(lb > floor))) {
       out.status = DistanceStatus::touching_or_overlapping;
       out.iterations = it;
       out.lower_bound = 0.0;
@@ -706,7 +740,7 @@ void solve(const Primitive& shape1, const Pose& X_WB1, const Primitive& shape2, 
   }
   out.iterations = it;
   out.distance = best_d;
-  out.lower_bound = std::min(lb, best_d);
+  out.lower_bound = std::isfinite(lb) ? std::min(lb, best_d) : 0.0;
   out.p1_W = base + best1;
   out.p2_W = base + best2;
   out.normal_W = (best2 - best1) / best_d;

@@ -22,8 +22,10 @@
 ///     support-function bound along its normal certifies it (below).
 ///  3. Certificate: lower_bound is the largest support-function bound met (the refined normal's
 ///     included), distance = ‖p2 − p1‖ for points of the two shapes, and status separated requires
-///     distance − lower_bound ≤ max(tolerance·distance, 64ε·σ), σ = ‖o2 − o1‖ + outer radii
-///     (+ ‖o1‖ for the rounding of world coordinates).
+///     distance − lower_bound ≤ max(tolerance·max(distance, r1 + r2), 64ε·σ), r_i the outer radii,
+///     σ = ‖o2 − o1‖ + r1 + r2 (+ ‖o1‖ for the rounding of world coordinates): relative to the
+///     distance, or to the pair's size when the shapes are much closer than their size (there the
+///     normal (p2 − p1)/d carries the rounding of the points divided by d).
 ///
 /// Status
 ///  - separated: the distance is certified as above.
@@ -60,7 +62,8 @@ enum class DistanceStatus : std::uint8_t {
 const char* status_name(DistanceStatus s);
 
 struct DistanceOptions {
-  /// Relative certificate tolerance on distance − lower_bound (see the file comment), in [1e-14, 1e-2].
+  /// Certificate tolerance on distance − lower_bound, relative to max(distance, r1 + r2) (see the
+  /// file comment), in [1e-14, 1e-2].
   double tolerance = 1e-10;
   /// GJK iterations (each one support call per shape), in [1, 100000].
   int max_iterations = 200;
