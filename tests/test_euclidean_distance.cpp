@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "diffcol/dcol/euclidean.hpp"
+#include "diffcol/idcol/ergodic.hpp"
 #include "diffcol/idcol/euclidean.hpp"
 #include "diffcol/math/se3.hpp"
 #include "dcol_test_util.hpp"
@@ -449,7 +450,9 @@ TEST(EuclideanDcol, NearlyTouchingPairs) {
           const double size = dc::outer_radius(p1) + dc::outer_radius(p2);
           EXPECT_NEAR(q.distance, gap, 1e-10 * size) << "types " << t1 << " " << t2;
           EXPECT_LE(q.lower_bound, gap + 1e-14 * size);  // the move itself rounds
-          if (r.unique) EXPECT_LT((q.p1_W - r.p1_W).norm(), 1e-6) << "types " << t1 << " " << t2;
+          if (r.unique) {
+            EXPECT_LT((q.p1_W - r.p1_W).norm(), 1e-6) << "types " << t1 << " " << t2;
+          }
           ++tested;
         }
   }
@@ -503,6 +506,36 @@ TEST(EuclideanIdcol, SpheresAndEllipsoidsAgainstDcol) {
                                         make_pose(Mat3::Identity(), Vec3(1.0, 2.0, 2.0)));
   ASSERT_TRUE(s.ok());
   EXPECT_NEAR(s.distance, 1.5, 1e-12);
+}
+
+TEST(EuclideanIdcol, BenchmarkShapesAndNearlyTouching) {
+  // every ordered pair of the benchmark shapes (flat-faced superellipsoids and smooth polytopes
+  // included, where Newton from iDCOL's witnesses needs the surface descent), then moved along the
+  // normal to gaps 1e-3 and 1e-6: the exact distance is the gap
+  auto rng = rng_for(12);
+  const char* names[] = {"sphere", "ellipsoid", "poly", "tc", "se", "sec"};
+  int tested = 0;
+  for (const char* a : names)
+    for (const char* b : names) {
+      const Shape s1 = ic::benchmark_shape(a), s2 = ic::benchmark_shape(b);
+      for (int i = 0; i < 15; ++i) {
+        const Pose X1 = random_pose_at(rng, 0.3);
+        Pose X2 = random_pose_at(rng, 6.0);
+        const auto r = ic::euclidean_distance(s1, X1, s2, X2);
+        ASSERT_TRUE(r.ok()) << a << " " << b << " " << ic::status_name(r.status);
+        EXPECT_LE(r.distance, r.contact_gap + 1e-12);
+        const double size = s1.outer_radius() + s2.outer_radius();
+        for (double gap : {1e-3, 1e-6}) {
+          Pose Y2 = X2;
+          Y2.p += (gap - r.distance) * r.normal_W;
+          const auto q = ic::euclidean_distance(s1, X1, s2, Y2);
+          ASSERT_TRUE(q.ok()) << a << " " << b << " gap " << gap << " " << ic::status_name(q.status);
+          EXPECT_NEAR(q.distance, gap, 1e-10 * size) << a << " " << b;
+          ++tested;
+        }
+      }
+    }
+  EXPECT_EQ(tested, 36 * 15 * 2);
 }
 
 Eigen::VectorXd idcol_outputs(const ic::DistanceResult& r) {

@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include <Eigen/Cholesky>
 #include <Eigen/LU>
 
 namespace diffcol::idcol {
@@ -72,6 +73,75 @@ bool evaluate(const Shape& s1, const Shape& s2, const Mat3& R1, const Mat3& R2, 
   return std::isfinite(k.merit);
 }
 
+/// Newton projection of p onto the surface φ = 0 along ∇φ.
+bool to_surface(const Shape& s, const Mat3& R, const Vec3& t, Vec3& p, double tol) {
+  for (int i = 0; i < 30; ++i) {
+    Vec3 g;
+    Mat3 H;
+    const double phi = eval_placed(s, R, t, p, g, H);
+    const double gg = g.squaredNorm();
+    if (!(gg > 0.0) || !std::isfinite(phi)) return false;
+    const Vec3 dp = (phi / gg) * g;
+    p -= dp;
+    if (dp.norm() <= tol) return true;
+  }
+  return false;
+}
+
+/// Descent on ½‖p1 − p2‖² over the two surfaces (steps in the tangent planes, Newton with the
+/// curvature where the Hessian is positive definite, projected back onto the surfaces, backtracking
+/// on the distance): the globalization when Newton on the KKT conditions fails from iDCOL's witnesses.
+void surface_descent(const Shape& s1, const Shape& s2, const Mat3& R1, const Mat3& R2, const Vec3& t2, Vec3& p1,
+                     Vec3& p2, double sigma) {
+  const double tol = 1e-15 * sigma;
+  if (!to_surface(s1, R1, Vec3::Zero(), p1, tol) || !to_surface(s2, R2, t2, p2, tol)) return;
+  double f = 0.5 * (p1 - p2).squaredNorm();
+  for (int it = 0; it < 200; ++it) {
+    Vec3 g1, g2;
+    Mat3 H1, H2;
+    eval_placed(s1, R1, Vec3::Zero(), p1, g1, H1);
+    eval_placed(s2, R2, t2, p2, g2, H2);
+    const Vec3 nu1 = g1.normalized(), nu2 = g2.normalized();
+    Eigen::Matrix<double, 3, 2> T1, T2;
+    T1.col(0) = nu1.unitOrthogonal();
+    T1.col(1) = nu1.cross(T1.col(0));
+    T2.col(0) = nu2.unitOrthogonal();
+    T2.col(1) = nu2.cross(T2.col(0));
+    const Vec3 e = p1 - p2;
+    Eigen::Vector4d grad;
+    grad.head<2>() = T1.transpose() * e;
+    grad.tail<2>() = -(T2.transpose() * e);
+    Eigen::Matrix4d H;
+    H.topLeftCorner<2, 2>() = Eigen::Matrix2d::Identity() - e.dot(nu1) * (T1.transpose() * H1 * T1) / g1.norm();
+    H.bottomRightCorner<2, 2>() = Eigen::Matrix2d::Identity() + e.dot(nu2) * (T2.transpose() * H2 * T2) / g2.norm();
+    H.topRightCorner<2, 2>() = -(T1.transpose() * T2);
+    H.bottomLeftCorner<2, 2>() = H.topRightCorner<2, 2>().transpose();
+    // Levenberg shift until positive definite (far from the optimum the curvature term can be negative)
+    Eigen::LDLT<Eigen::Matrix4d> ldlt;
+    const double scale = std::max(1.0, H.diagonal().cwiseAbs().maxCoeff());
+    for (double lambda = 0.0; lambda < 1e6 * scale; lambda = lambda > 0.0 ? 10.0 * lambda : 1e-6 * scale) {
+      ldlt.compute(H + lambda * Eigen::Matrix4d::Identity());
+      if (ldlt.info() == Eigen::Success && ldlt.vectorD().minCoeff() > 1e-12 * scale) break;
+    }
+    const Eigen::Vector4d step = -ldlt.solve(grad);
+    if (!step.allFinite()) return;
+    double t = 1.0;
+    bool moved = false;
+    for (int ls = 0; ls < 40 && !moved; ++ls, t *= 0.5) {
+      Vec3 q1 = p1 + t * (T1 * step.head<2>()), q2 = p2 + t * (T2 * step.tail<2>());
+      if (!to_surface(s1, R1, Vec3::Zero(), q1, tol) || !to_surface(s2, R2, t2, q2, tol)) continue;
+      const double fn = 0.5 * (q1 - q2).squaredNorm();
+      if (fn < f) {
+        p1 = q1;
+        p2 = q2;
+        f = fn;
+        moved = true;
+      }
+    }
+    if (!moved || t * step.norm() <= 1e-9 * sigma) return;  // KKT Newton finishes from here
+  }
+}
+
 void set_status_only(DistanceResult& out, DistanceStatus st) {
   const Pose X1 = out.X_W1, X2 = out.X_W2;
   out = DistanceResult{};
@@ -108,51 +178,59 @@ void euclidean_distance(const Shape& shape1, const Pose& X_W1, const Shape& shap
   const double eps = std::numeric_limits<double>::epsilon();
   const double tol = options.tolerance * sigma + 64.0 * eps * (t2.norm() + sigma);
   Vec8 z;
-  z.segment<3>(0) = start.p1_W - base;
-  z.segment<3>(3) = start.p2_W - base;
   Kkt k;
-  z[6] = z[7] = 0.0;
-  if (!evaluate(shape1, shape2, R1, R2, t2, z, k)) return set_status_only(out, DistanceStatus::not_converged);
-  const double d0 = (z.segment<3>(3) - z.segment<3>(0)).norm();
-  z[6] = d0 / k.g1.norm();
-  z[7] = d0 / k.g2.norm();
-  evaluate(shape1, shape2, R1, R2, t2, z, k);
-  bool converged = false;
   int it = 0;
-  for (; it < options.max_iterations; ++it) {
-    if (k.merit <= tol) {
-      converged = true;
-      break;
-    }
-    Mat8 K = Mat8::Zero();
-    K.block<3, 3>(0, 0) = Mat3::Identity() + z[6] * k.H1;
-    K.block<3, 3>(0, 3) = -Mat3::Identity();
-    K.block<3, 1>(0, 6) = k.g1;
-    K.block<3, 3>(3, 0) = -Mat3::Identity();
-    K.block<3, 3>(3, 3) = Mat3::Identity() + z[7] * k.H2;
-    K.block<3, 1>(3, 7) = k.g2;
-    K.block<1, 3>(6, 0) = k.g1.transpose();
-    K.block<1, 3>(7, 3) = k.g2.transpose();
-    const Eigen::PartialPivLU<Mat8> lu(K);
-    const Vec8 step = -lu.solve(k.F);
-    if (!step.allFinite()) break;
-    double t = 1.0;
-    bool moved = false;
-    for (int ls = 0; ls < 40; ++ls, t *= 0.5) {
-      const Vec8 zn = z + t * step;
-      if (!(zn[6] > 0.0) || !(zn[7] > 0.0)) continue;
-      Kkt kn;
-      if (!evaluate(shape1, shape2, R1, R2, t2, zn, kn)) continue;
-      if (kn.merit < (1.0 - 1e-4 * t) * k.merit || kn.merit <= tol) {
-        z = zn;
-        k = kn;
-        moved = true;
-        break;
+  // Newton on the KKT conditions from the surface points p1, p2 (μ_i = ‖p2 − p1‖/‖∇φ_i‖)
+  const auto newton = [&](const Vec3& q1, const Vec3& q2) {
+    z.segment<3>(0) = q1;
+    z.segment<3>(3) = q2;
+    z[6] = z[7] = 0.0;
+    if (!evaluate(shape1, shape2, R1, R2, t2, z, k)) return false;
+    const double d0 = (q2 - q1).norm();
+    z[6] = d0 / k.g1.norm();
+    z[7] = d0 / k.g2.norm();
+    if (!evaluate(shape1, shape2, R1, R2, t2, z, k)) return false;
+    for (int i = 0; i < options.max_iterations; ++i, ++it) {
+      if (k.merit <= tol) break;
+      Mat8 K = Mat8::Zero();
+      K.block<3, 3>(0, 0) = Mat3::Identity() + z[6] * k.H1;
+      K.block<3, 3>(0, 3) = -Mat3::Identity();
+      K.block<3, 1>(0, 6) = k.g1;
+      K.block<3, 3>(3, 0) = -Mat3::Identity();
+      K.block<3, 3>(3, 3) = Mat3::Identity() + z[7] * k.H2;
+      K.block<3, 1>(3, 7) = k.g2;
+      K.block<1, 3>(6, 0) = k.g1.transpose();
+      K.block<1, 3>(7, 3) = k.g2.transpose();
+      const Eigen::PartialPivLU<Mat8> lu(K);
+      const Vec8 step = -lu.solve(k.F);
+      if (!step.allFinite()) break;
+      double t = 1.0;
+      bool moved = false;
+      for (int ls = 0; ls < 40; ++ls, t *= 0.5) {
+        const Vec8 zn = z + t * step;
+        if (!(zn[6] > 0.0) || !(zn[7] > 0.0)) continue;
+        Kkt kn;
+        if (!evaluate(shape1, shape2, R1, R2, t2, zn, kn)) continue;
+        if (kn.merit < (1.0 - 1e-4 * t) * k.merit || kn.merit <= tol) {
+          z = zn;
+          k = kn;
+          moved = true;
+          break;
+        }
       }
+      if (!moved) break;
     }
-    if (!moved) break;
+    const Vec3 e = z.segment<3>(3) - z.segment<3>(0);
+    return k.merit <= tol && z[6] > 0.0 && z[7] > 0.0 && e.dot(k.g1) > 0.0 && e.dot(k.g2) < 0.0 &&
+           e.norm() > 1e-12 * sigma;
+  };
+  const Vec3 s1 = start.p1_W - base, s2 = start.p2_W - base;
+  bool converged = newton(s1, s2);
+  if (!converged) {  // globalize: descend on the surfaces, then Newton again
+    Vec3 q1 = s1, q2 = s2;
+    surface_descent(shape1, shape2, R1, R2, t2, q1, q2, sigma);
+    converged = newton(q1, q2);
   }
-  if (!converged && k.merit <= tol) converged = true;
   const Vec3 p1 = z.segment<3>(0), p2 = z.segment<3>(3);
   const double d = (p2 - p1).norm();
   out.iterations = it;
@@ -166,16 +244,10 @@ void euclidean_distance(const Shape& shape1, const Pose& X_W1, const Shape& shap
   out.grad2 = k.g2;
   out.hess1 = k.H1;
   out.hess2 = k.H2;
-  if (!(d > 1e-12 * sigma)) {
-    out.status = DistanceStatus::touching_or_overlapping;
-    out.distance = 0.0;
-    return;
-  }
-  out.normal_W = (p2 - p1) / d;
-  // a KKT point of the convex problem with positive multipliers and the normal along ∇φ1, −∇φ2
-  const bool aligned = out.normal_W.dot(k.g1) > 0.0 && out.normal_W.dot(k.g2) < 0.0;
-  out.status = converged && aligned && z[6] > 0.0 && z[7] > 0.0 ? DistanceStatus::separated
-                                                                 : DistanceStatus::not_converged;
+  // a KKT point of the convex problem with positive multipliers, the normal along ∇φ1 and −∇φ2
+  // (checked by newton): the global minimum. α* > 1, so the bodies are apart.
+  if (d > 0.0) out.normal_W = (p2 - p1) / d;
+  out.status = converged ? DistanceStatus::separated : DistanceStatus::not_converged;
 }
 
 DistanceResult euclidean_distance(const Shape& shape1, const Pose& X_W1, const Shape& shape2, const Pose& X_W2,

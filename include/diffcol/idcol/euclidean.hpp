@@ -11,8 +11,11 @@
 /// (world frame, φ_i(p) = φ_i^body(X_Wi⁻¹ p)), with both constraints active:
 ///   p1 − p2 + μ1 ∇φ1(p1) = 0,   p2 − p1 + μ2 ∇φ2(p2) = 0,   φ1(p1) = 0,   φ2(p2) = 0,
 /// eight unknowns (p1, p2, μ1, μ2), started from iDCOL's witness points (29) and μ_i =
-/// ‖p2 − p1‖/‖∇φ_i‖, with a backtracking line search on the residual. The shapes are convex, so a
-/// KKT point with μ1, μ2 > 0 is the global minimum: the residual is the certificate.
+/// ‖p2 − p1‖/‖∇φ_i‖, with a backtracking line search on the residual. Where that fails (flat-faced
+/// shapes far from the start), a descent on ½‖p1 − p2‖² over the two surfaces (tangent-plane Newton
+/// steps with the curvature, projected back onto φ_i = 0) brings the points close and Newton runs
+/// again. The shapes are convex, so a KKT point with μ1, μ2 > 0 is the global minimum: the
+/// residual is the certificate.
 ///
 /// Status
 ///  - separated: converged, ‖residual‖ ≤ tolerance·σ (σ = outer radii sum; the φ rows divided by
