@@ -425,7 +425,7 @@ TEST(EuclideanDcol, DerivativesAgainstFiniteDifferences) {
           ++dist_only;
         }
       }
-  EXPECT_GT(full, 200);
+  EXPECT_GT(full, 64 * std::max(2, n / 16) / 2);  // most random configurations
   RecordProperty("full", full);
   RecordProperty("distance_only", dist_only);
 }
