@@ -12,9 +12,11 @@
 
 #include "diffcol/dcol/contact.hpp"
 #include "diffcol/dcol/derivatives.hpp"
+#include "diffcol/dcol/euclidean.hpp"
 #include "diffcol/dcol/primitives.hpp"
 #include "diffcol/idcol/contact.hpp"
 #include "diffcol/idcol/derivatives.hpp"
+#include "diffcol/idcol/euclidean.hpp"
 #include "diffcol/manifold/manifold.hpp"
 #include "diffcol/manifold/surface_mesh.hpp"
 #include "diffcol/math/gradient_check.hpp"
@@ -186,6 +188,60 @@ TEST(ReferenceFrames, DcolDerivativesInEveryFrame) {
                    std::invalid_argument);
     }
   }
+}
+
+// ---------------------------------------------------------------------------- Euclidean distances
+
+TEST(ReferenceFrames, EuclideanDistanceDerivativesInEveryFrame) {
+  const dcol::Primitive a = dcol::Cylinder(0.2, 0.6), b = dcol::Ellipsoid::from_semi_axes(0.3, 0.2, 0.25);
+  const Shape c{Superellipsoid(4, 0.5, 0.3, 0.4)}, e{Sphere(0.35)};
+  std::mt19937 rng(29);
+  int checked = 0;
+  for (int trial = 0; trial < 8; ++trial) {
+    const Pose X1 = random_pose(rng, 1.0);
+    Pose X2 = random_pose(rng, 1.0);
+    X2.p = X1.p + (1.2 + 0.1 * trial) * random_unit(rng);
+    const dcol::DistanceResult rd = dcol::euclidean_distance(a, X1, b, X2);
+    const idcol::DistanceResult ri = idcol::euclidean_distance(c, X1, e, X2);
+    ASSERT_TRUE(rd.ok() && ri.ok());
+    for (const ReferenceFrame frame : kFrames) {
+      const dcol::DistanceDerivatives dd = dcol::distance_derivatives(rd, frame);
+      const idcol::DistanceDerivatives di = idcol::distance_derivatives(ri, frame);
+      EXPECT_EQ(dd.frame, frame);
+      EXPECT_EQ(di.frame, frame);
+      if (dd.ok()) {
+        Eigen::MatrixXd J(4, 12);
+        J.row(0) << dd.J_distance_X1, dd.J_distance_X2;
+        J.middleRows(1, 3) << dd.J_p1_W_X1, dd.J_p1_W_X2;
+        const auto res = check_pose_gradient(
+            [&](const Pose& A, const Pose& B) {
+              const dcol::DistanceResult r = dcol::euclidean_distance(a, A, b, B);
+              Eigen::VectorXd v(4);
+              v << r.distance, r.p1_W;
+              return v;
+            },
+            X1, X2, J, fd_options(frame, 2e-5, 1e-7));
+        EXPECT_TRUE(res.passed()) << "dcol " << reference_frame_name(frame) << "\n" << res.report();
+        ++checked;
+      }
+      if (di.ok()) {
+        Eigen::MatrixXd J(4, 12);
+        J.row(0) << di.J_distance_X1, di.J_distance_X2;
+        J.middleRows(1, 3) << di.J_p1_W_X1, di.J_p1_W_X2;
+        const auto res = check_pose_gradient(
+            [&](const Pose& A, const Pose& B) {
+              const idcol::DistanceResult r = idcol::euclidean_distance(c, A, e, B);
+              Eigen::VectorXd v(4);
+              v << r.distance, r.p1_W;
+              return v;
+            },
+            X1, X2, J, fd_options(frame, 2e-5, 1e-7));
+        EXPECT_TRUE(res.passed()) << "idcol " << reference_frame_name(frame) << "\n" << res.report();
+        ++checked;
+      }
+    }
+  }
+  EXPECT_GE(checked, 40);
 }
 
 // ---------------------------------------------------------------------------- QP

@@ -13,6 +13,7 @@
 #include "bindings.hpp"
 #include "diffcol/dcol/contact.hpp"
 #include "diffcol/dcol/derivatives.hpp"
+#include "diffcol/dcol/euclidean.hpp"
 #include "diffcol/dcol/primitives.hpp"
 
 namespace diffcol::python {
@@ -647,6 +648,100 @@ the opposite sign convention -q negate those four columns).
       py::arg("J_X"), py::arg("X_WB"),
       "Maps a (k, 6) world-twist Jacobian of body B (pose X_WB) to the 7 columns (r, q) of DCOL.jl: returns "
       "(k, 7). A (6,) gradient is taken as 1 x 6. Raises ValueError unless J_X has 6 columns.");
+  // ------------------------------------------------------------------ Euclidean distance
+  py::enum_<dcol::DistanceStatus>(m, "DistanceStatus", "How a Euclidean distance query ended.")
+      .value("separated", dcol::DistanceStatus::separated, "the distance is certified (support-function lower bound)")
+      .value("touching_or_overlapping", dcol::DistanceStatus::touching_or_overlapping,
+             "the shapes meet: no Euclidean distance of separated shapes; distance = 0")
+      .value("not_certified", dcol::DistanceStatus::not_certified,
+             "the iterations ended above the tolerance; distance and lower_bound bracket it")
+      .value("invalid_input", dcol::DistanceStatus::invalid_input, "options out of range");
+  py::enum_<dcol::FeatureKind>(m, "FeatureKind", "The local feature of a shape at its closest point.")
+      .value("none", dcol::FeatureKind::none)
+      .value("vertex", dcol::FeatureKind::vertex)
+      .value("edge", dcol::FeatureKind::edge)
+      .value("face", dcol::FeatureKind::face)
+      .value("sphere", dcol::FeatureKind::sphere)
+      .value("cylinder", dcol::FeatureKind::cylinder)
+      .value("circle", dcol::FeatureKind::circle)
+      .value("cone", dcol::FeatureKind::cone)
+      .value("ellipsoid", dcol::FeatureKind::ellipsoid);
+  py::class_<dcol::DistanceResult>(m, "DistanceResult", R"(Euclidean distance of two separated primitives.
+
+distance = |p2_W - p1_W|, the closest points p1_W, p2_W (world) and normal_W = (p2 - p1)/distance
+(unit, from shape 1 to shape 2); lower_bound is the certified support-function bound.
+status separated: certified; touching_or_overlapping: the shapes meet (distance 0, not a
+penetration depth).)")
+      .def_readonly("status", &dcol::DistanceResult::status, "DistanceStatus of the query")
+      .def_property_readonly("ok", &dcol::DistanceResult::ok, "status == DistanceStatus.separated (a bool).")
+      .def_readonly("distance", &dcol::DistanceResult::distance, "|p2_W - p1_W|")
+      .def_readonly("lower_bound", &dcol::DistanceResult::lower_bound, "certified lower bound of the distance")
+      .def_readonly("p1_W", &dcol::DistanceResult::p1_W, "closest point on shape 1, world (3,)")
+      .def_readonly("p2_W", &dcol::DistanceResult::p2_W, "closest point on shape 2, world (3,)")
+      .def_readonly("normal_W", &dcol::DistanceResult::normal_W, "unit normal from shape 1 to shape 2, world (3,)")
+      .def_readonly("iterations", &dcol::DistanceResult::iterations, "GJK iterations")
+      .def_readonly("refine_iterations", &dcol::DistanceResult::refine_iterations, "Newton iterations of the refinement")
+      .def_readonly("refined", &dcol::DistanceResult::refined, "the points come from the feature refinement")
+      .def_readonly("unique", &dcol::DistanceResult::unique, "the closest points are unique")
+      .def_property_readonly("feature1", [](const dcol::DistanceResult& r) { return r.feature1.kind; }, "FeatureKind at p1_W")
+      .def_property_readonly("feature2", [](const dcol::DistanceResult& r) { return r.feature2.kind; }, "FeatureKind at p2_W")
+      .def("__repr__", [](const dcol::DistanceResult& r) {
+        std::ostringstream os;
+        os.precision(17);
+        os << "dcol.DistanceResult(status=" << dcol::status_name(r.status) << ", distance=" << r.distance
+           << ", lower_bound=" << r.lower_bound << ", features=" << dcol::feature_name(r.feature1.kind) << "/"
+           << dcol::feature_name(r.feature2.kind) << ")";
+        return os.str();
+      });
+  m.def(
+      "euclidean_distance",
+      [](const py::object& shape1, const PoseArg& X1, const py::object& shape2, const PoseArg& X2,
+         const py::object& warm, double tolerance, int max_iterations) {
+        const Primitive s1 = to_primitive(shape1, "shape1"), s2 = to_primitive(shape2, "shape2");
+        dcol::DistanceOptions o;
+        o.tolerance = tolerance;
+        o.max_iterations = max_iterations;
+        o.validate();
+        if (!warm.is_none())
+          return dcol::euclidean_distance(s1, X1.value, s2, X2.value, warm.cast<const ContactResult&>(), o);
+        return dcol::euclidean_distance(s1, X1.value, s2, X2.value, o);
+      },
+      py::arg("shape1"), py::arg("X_WB1"), py::arg("shape2"), py::arg("X_WB2"), py::arg("warm") = py::none(),
+      py::arg("tolerance") = dcol::DistanceOptions{}.tolerance,
+      py::arg("max_iterations") = dcol::DistanceOptions{}.max_iterations,
+      R"(The Euclidean distance and closest points of two primitives (GJK, refined and certified).
+
+Args:
+  shape1, shape2: primitives; X_WB1, X_WB2: world poses of their bodies.
+  warm: optional ContactResult of solve_contact for the same pair (its witness points seed GJK).
+  tolerance: relative certificate tolerance; max_iterations: GJK iterations.
+Returns DistanceResult. Raises ValueError for an invalid pose or options.)");
+  py::enum_<dcol::DistanceDerivativeStatus>(m, "DistanceDerivativeStatus", "Why Euclidean distance derivatives are (not) available.")
+      .value("ok", dcol::DistanceDerivativeStatus::ok)
+      .value("distance_only", dcol::DistanceDerivativeStatus::distance_only,
+             "closest points not unique (parallel flat patches) or features not identified: distance blocks only")
+      .value("not_separated", dcol::DistanceDerivativeStatus::not_separated, "every block zero");
+  py::class_<dcol::DistanceDerivatives>(m, "DistanceDerivatives", R"(Derivatives of a DistanceResult with respect to
+the twists [w; v] of body 1 (X1) and body 2 (X2) in .frame (default world: X_WBi <- exp(eta^) X_WBi).
+J_distance_Xi (1, 6); J_p1_W_Xi, J_p2_W_Xi, J_normal_W_Xi (3, 6).)")
+      .def_readonly("status", &dcol::DistanceDerivatives::status, "DistanceDerivativeStatus")
+      .def_readonly("frame", &dcol::DistanceDerivatives::frame, "ReferenceFrame of the X1 / X2 columns")
+      .def_property_readonly("ok", &dcol::DistanceDerivatives::ok, "status == DistanceDerivativeStatus.ok (a bool).")
+      .def_readonly("J_distance_X1", &dcol::DistanceDerivatives::J_distance_X1, "d distance / d (twist [w; v] in frame of body 1), (1, 6)")
+      .def_readonly("J_distance_X2", &dcol::DistanceDerivatives::J_distance_X2, "d distance / d (twist [w; v] in frame of body 2), (1, 6)")
+      .def_readonly("J_p1_W_X1", &dcol::DistanceDerivatives::J_p1_W_X1, "d p1_W / d (twist [w; v] in frame of body 1), (3, 6)")
+      .def_readonly("J_p1_W_X2", &dcol::DistanceDerivatives::J_p1_W_X2, "d p1_W / d (twist [w; v] in frame of body 2), (3, 6)")
+      .def_readonly("J_p2_W_X1", &dcol::DistanceDerivatives::J_p2_W_X1, "d p2_W / d (twist [w; v] in frame of body 1), (3, 6)")
+      .def_readonly("J_p2_W_X2", &dcol::DistanceDerivatives::J_p2_W_X2, "d p2_W / d (twist [w; v] in frame of body 2), (3, 6)")
+      .def_readonly("J_normal_W_X1", &dcol::DistanceDerivatives::J_normal_W_X1, "d normal_W / d (twist [w; v] in frame of body 1), (3, 6)")
+      .def_readonly("J_normal_W_X2", &dcol::DistanceDerivatives::J_normal_W_X2, "d normal_W / d (twist [w; v] in frame of body 2), (3, 6)")
+      .def("__repr__", [](const dcol::DistanceDerivatives& d) {
+        return std::string("dcol.DistanceDerivatives(status=") + dcol::status_name(d.status) + ")";
+      });
+  m.def(
+      "distance_derivatives",
+      [](const dcol::DistanceResult& r, ReferenceFrame f) { return dcol::distance_derivatives(r, f); },
+      py::arg("result"), py::arg("frame") = ReferenceFrame::world, "DistanceDerivatives of a DistanceResult (envelope theorem; IFT on the local features).");
 }
 
 }  // namespace diffcol::python

@@ -11,6 +11,7 @@
 #include "diffcol/batch/result_fields.hpp"
 #include "diffcol/idcol/contact.hpp"
 #include "diffcol/idcol/derivatives.hpp"
+#include "diffcol/idcol/euclidean.hpp"
 #include "diffcol/idcol/ergodic.hpp"
 
 namespace diffcol::python {
@@ -231,7 +232,8 @@ starts), for many pairs ContactBatch (threads).
       py::arg("shape1"), py::arg("X_W1"), py::arg("shape2"), py::arg("X_W2"), py::arg("options") = SolveOptions{},
       solve_doc.c_str());
 
-  m.def("status_name", &idcol::status_name, py::arg("status"), "The name of a ContactStatus.");
+  m.def("status_name", static_cast<const char* (*)(idcol::ContactStatus)>(&idcol::status_name), py::arg("status"),
+        "The name of a ContactStatus.");
 
   // ------------------------------------------------------------------ ContactPair
   py::class_<idcol::ContactPair>(m, "ContactPair", R"(A pair of shapes with warm-start state, for repeated queries.
@@ -464,6 +466,83 @@ incommensurate frequencies sqrt(2), sqrt(3), ..., sqrt(17).)")
         "A benchmark shape of the seed by name: 'sphere', 'ellipsoid', 'poly', 'tc', 'se', 'sec'. "
         "Raises ValueError for another name.");
   m.def("benchmark_shape_names", &idcol::benchmark_shape_names, "['sphere', 'ellipsoid', 'poly', 'tc', 'se', 'sec'].");
+  // ------------------------------------------------------------------ Euclidean distance
+  py::enum_<idcol::DistanceStatus>(m, "DistanceStatus", "How a Euclidean distance query ended.")
+      .value("separated", idcol::DistanceStatus::separated, "converged KKT point with positive multipliers")
+      .value("touching_or_overlapping", idcol::DistanceStatus::touching_or_overlapping,
+             "alpha* <= 1: the bodies meet; distance = 0 (not a penetration depth)")
+      .value("not_converged", idcol::DistanceStatus::not_converged, "the contact solve or the Newton iterations failed")
+      .value("invalid_input", idcol::DistanceStatus::invalid_input, "options out of range");
+  py::class_<idcol::DistanceResult>(m, "DistanceResult", R"(Euclidean distance of two separated iDCOL shapes.
+
+distance = |p2_W - p1_W|, closest points p1_W, p2_W on the surfaces (world), normal_W from body 1
+to body 2; contact_gap is iDCOL's d_D of the same pair, for comparison.)")
+      .def_readonly("status", &idcol::DistanceResult::status, "DistanceStatus of the query")
+      .def_property_readonly("ok", &idcol::DistanceResult::ok, "status == DistanceStatus.separated (a bool).")
+      .def_readonly("distance", &idcol::DistanceResult::distance, "|p2_W - p1_W|")
+      .def_readonly("p1_W", &idcol::DistanceResult::p1_W, "closest point on body 1, world (3,)")
+      .def_readonly("p2_W", &idcol::DistanceResult::p2_W, "closest point on body 2, world (3,)")
+      .def_readonly("normal_W", &idcol::DistanceResult::normal_W, "unit normal from body 1 to body 2, world (3,)")
+      .def_readonly("mu1", &idcol::DistanceResult::mu1, "KKT multiplier of body 1")
+      .def_readonly("mu2", &idcol::DistanceResult::mu2, "KKT multiplier of body 2")
+      .def_readonly("iterations", &idcol::DistanceResult::iterations, "Newton iterations")
+      .def_readonly("residual_norm", &idcol::DistanceResult::residual_norm, "scaled KKT residual")
+      .def_readonly("contact_gap", &idcol::DistanceResult::contact_gap, "iDCOL's d_D (30) of the start")
+      .def("__repr__", [](const idcol::DistanceResult& r) {
+        std::ostringstream os;
+        os.precision(17);
+        os << "DistanceResult(status=" << idcol::status_name(r.status) << ", distance=" << r.distance
+           << ", contact_gap=" << r.contact_gap << ", iterations=" << r.iterations << ")";
+        return os.str();
+      });
+  m.def(
+      "euclidean_distance",
+      [](const Shape& s1, const PoseArg& X1, const Shape& s2, const PoseArg& X2, const py::object& start,
+         double tolerance, int max_iterations) {
+        idcol::DistanceOptions o;
+        o.tolerance = tolerance;
+        o.max_iterations = max_iterations;
+        o.validate();
+        if (!start.is_none())
+          return idcol::euclidean_distance(s1, X1.value, s2, X2.value, start.cast<const ContactSolution&>(), o);
+        return idcol::euclidean_distance(s1, X1.value, s2, X2.value, o);
+      },
+      py::arg("shape1"), py::arg("X_W1"), py::arg("shape2"), py::arg("X_W2"), py::arg("start") = py::none(),
+      py::arg("tolerance") = idcol::DistanceOptions{}.tolerance,
+      py::arg("max_iterations") = idcol::DistanceOptions{}.max_iterations,
+      R"(The Euclidean distance and closest points of two shapes (Newton on the closest-point KKT conditions).
+
+Args:
+  shape1, shape2: shapes; X_W1, X_W2: their world poses.
+  start: optional ContactSolution of solve_contact for the same pair and poses (else one is solved).
+  tolerance: on the scaled KKT residual; max_iterations: Newton iterations.
+Returns DistanceResult. Raises ValueError for an invalid pose or options.)");
+  py::enum_<idcol::DistanceDerivativeStatus>(m, "DistanceDerivativeStatus", "Why Euclidean distance derivatives are (not) available.")
+      .value("ok", idcol::DistanceDerivativeStatus::ok)
+      .value("distance_only", idcol::DistanceDerivativeStatus::distance_only,
+             "closest points ill-determined (numerically singular): distance blocks only")
+      .value("not_separated", idcol::DistanceDerivativeStatus::not_separated, "every block zero");
+  py::class_<idcol::DistanceDerivatives>(m, "DistanceDerivatives", R"(Derivatives of a DistanceResult with respect to
+the twists [w; v] of body 1 (X1) and body 2 (X2) in .frame (default world: X_Wi <- exp(eta^) X_Wi).
+J_distance_Xi (1, 6); J_p1_W_Xi, J_p2_W_Xi, J_normal_W_Xi (3, 6).)")
+      .def_readonly("status", &idcol::DistanceDerivatives::status, "DistanceDerivativeStatus")
+      .def_readonly("frame", &idcol::DistanceDerivatives::frame, "ReferenceFrame of the X1 / X2 columns")
+      .def_property_readonly("ok", &idcol::DistanceDerivatives::ok, "status == DistanceDerivativeStatus.ok (a bool).")
+      .def_readonly("J_distance_X1", &idcol::DistanceDerivatives::J_distance_X1, "d distance / d (twist [w; v] in frame of body 1), (1, 6)")
+      .def_readonly("J_distance_X2", &idcol::DistanceDerivatives::J_distance_X2, "d distance / d (twist [w; v] in frame of body 2), (1, 6)")
+      .def_readonly("J_p1_W_X1", &idcol::DistanceDerivatives::J_p1_W_X1, "d p1_W / d (twist [w; v] in frame of body 1), (3, 6)")
+      .def_readonly("J_p1_W_X2", &idcol::DistanceDerivatives::J_p1_W_X2, "d p1_W / d (twist [w; v] in frame of body 2), (3, 6)")
+      .def_readonly("J_p2_W_X1", &idcol::DistanceDerivatives::J_p2_W_X1, "d p2_W / d (twist [w; v] in frame of body 1), (3, 6)")
+      .def_readonly("J_p2_W_X2", &idcol::DistanceDerivatives::J_p2_W_X2, "d p2_W / d (twist [w; v] in frame of body 2), (3, 6)")
+      .def_readonly("J_normal_W_X1", &idcol::DistanceDerivatives::J_normal_W_X1, "d normal_W / d (twist [w; v] in frame of body 1), (3, 6)")
+      .def_readonly("J_normal_W_X2", &idcol::DistanceDerivatives::J_normal_W_X2, "d normal_W / d (twist [w; v] in frame of body 2), (3, 6)")
+      .def("__repr__", [](const idcol::DistanceDerivatives& d) {
+        return std::string("DistanceDerivatives(status=") + idcol::status_name(d.status) + ")";
+      });
+  m.def(
+      "distance_derivatives",
+      [](const idcol::DistanceResult& r, ReferenceFrame f) { return idcol::distance_derivatives(r, f); },
+      py::arg("result"), py::arg("frame") = ReferenceFrame::world, "DistanceDerivatives of a DistanceResult (envelope theorem; IFT on the KKT conditions).");
 }
 
 }  // namespace diffcol::python

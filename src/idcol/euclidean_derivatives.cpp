@@ -1,0 +1,64 @@
+// Derivatives of the iDCOL Euclidean distance (include/diffcol/idcol/euclidean.hpp): envelope
+// theorem for the distance; for the points and the normal the implicit function theorem on the
+// KKT conditions, reduced to the tangent planes (src/geometry/closest_points_ift.hpp) with the
+// surfaces' second fundamental forms Q_i = T_iᵀ∇²φ_i T_i/‖∇φ_i‖.
+#include "diffcol/idcol/euclidean.hpp"
+
+#include "../geometry/closest_points_ift.hpp"
+
+namespace diffcol::idcol {
+
+const char* status_name(DistanceDerivativeStatus s) {
+  switch (s) {
+    case DistanceDerivativeStatus::ok: return "ok";
+    case DistanceDerivativeStatus::distance_only: return "distance_only";
+    case DistanceDerivativeStatus::not_separated: return "not_separated";
+  }
+  return "unknown";
+}
+
+namespace {
+void world_distance_derivatives(const DistanceResult& r, DistanceDerivatives& out) {
+  out = DistanceDerivatives{};
+  if (!r.ok()) return;
+  const Vec3& n = r.normal_W;
+  detail::FeatureFrame F1, F2;
+  Vec3 t1, t2;
+  detail::tangent_basis(n, t1, t2);
+  F1.dim = F2.dim = 2;
+  F1.T.col(0) = F2.T.col(0) = t1;
+  F1.T.col(1) = F2.T.col(1) = t2;
+  F1.Q = F1.T.transpose() * r.hess1 * F1.T / r.grad1.norm();
+  F2.Q = F2.T.transpose() * r.hess2 * F2.T / r.grad2.norm();
+  detail::ClosestPointJacobians J;
+  const bool full = detail::closest_point_jacobians(r.p1_W, r.p2_W, r.distance, n, F1, F2, J);
+  out.status = full ? DistanceDerivativeStatus::ok : DistanceDerivativeStatus::distance_only;
+  out.J_distance_X1 = J.Jd1;
+  out.J_distance_X2 = J.Jd2;
+  if (!full) return;
+  out.J_p1_W_X1 = J.Jp1_1;
+  out.J_p1_W_X2 = J.Jp1_2;
+  out.J_p2_W_X1 = J.Jp2_1;
+  out.J_p2_W_X2 = J.Jp2_2;
+  out.J_normal_W_X1 = J.Jn_1;
+  out.J_normal_W_X2 = J.Jn_2;
+}
+}  // namespace
+
+void distance_derivatives(const DistanceResult& r, DistanceDerivatives& out, ReferenceFrame frame) {
+  world_distance_derivatives(r, out);
+  out.frame = frame;
+  if (frame == ReferenceFrame::world || out.status == DistanceDerivativeStatus::not_separated) return;
+  express_in_frame(out.J_distance_X1, frame, r.X_W1);
+  express_in_frame(out.J_distance_X2, frame, r.X_W2);
+  for (Mat36* J : {&out.J_p1_W_X1, &out.J_p2_W_X1, &out.J_normal_W_X1}) express_in_frame(*J, frame, r.X_W1);
+  for (Mat36* J : {&out.J_p1_W_X2, &out.J_p2_W_X2, &out.J_normal_W_X2}) express_in_frame(*J, frame, r.X_W2);
+}
+
+DistanceDerivatives distance_derivatives(const DistanceResult& result, ReferenceFrame frame) {
+  DistanceDerivatives out;
+  distance_derivatives(result, out, frame);
+  return out;
+}
+
+}  // namespace diffcol::idcol
