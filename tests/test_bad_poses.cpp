@@ -37,6 +37,7 @@ using diffcol::Mat3;
 using diffcol::Pose;
 using diffcol::Vec3;
 using diffcol::Vec6;
+using diffcol::ReferenceFrame;
 namespace idcol = diffcol::idcol;
 namespace dcol = diffcol::dcol;
 namespace qp = diffcol::qp;
@@ -127,10 +128,15 @@ TEST(BadPoses, IdcolGivesInvalidInputWithFiniteFields) {
       EXPECT_EQ(pair.solve(side == 0 ? b.X : X1, side == 0 ? X2 : b.X).status, idcol::ContactStatus::invalid_input)
           << b.name;
     }
-    const idcol::ContactDerivatives d = idcol::contact_derivatives(good);
-    EXPECT_EQ(d.status, idcol::DerivativeStatus::invalid_input) << b.name;
-    EXPECT_TRUE(finite(d.J_alpha_X1) && finite(d.J_x_W_X1) && finite(d.J_normal_W_X2)) << b.name;
-    EXPECT_TRUE(idcol::alpha_gradient_envelope_world(good).isZero(0.0)) << b.name;
+    // the derivatives read the poses from the solution: a solve with a bad pose gives none
+    const idcol::ContactSolution bad = idcol::solve_contact(sphere, b.X, box, X2);
+    for (const ReferenceFrame frame : {ReferenceFrame::world, ReferenceFrame::local, ReferenceFrame::local_world_aligned}) {
+      const idcol::ContactDerivatives d = idcol::contact_derivatives(bad, frame);
+      EXPECT_EQ(d.status, idcol::DerivativeStatus::invalid_input) << b.name;
+      EXPECT_TRUE(finite(d.J_alpha_X1) && finite(d.J_x_W_X1) && finite(d.J_normal_W_X2)) << b.name;
+      EXPECT_TRUE(idcol::alpha_gradient_envelope_world(bad, frame).isZero(0.0)) << b.name;
+    }
+    EXPECT_TRUE(bad.X_W1.is_valid()) << b.name;  // identity, never the bad pose
   }
 }
 

@@ -608,8 +608,9 @@ TEST(ManifoldDerivatives, MatchFiniteDifferences) {
       }
       EXPECT_TRUE(res.passed()) << "trial " << trial << " coords " << static_cast<int>(coords) << "\n" << res.report();
       EXPECT_GT(J.cwiseAbs().maxCoeff(), 0.1);  // the check is not vacuous
-      worst[static_cast<int>(coords)] = std::max(worst[static_cast<int>(coords)], res.max_rel_error());
-      worst_abs[static_cast<int>(coords)] = std::max(worst_abs[static_cast<int>(coords)], res.max_abs_error());
+      const int slot = coords == PoseCoordinates::local ? 0 : 1;
+      worst[slot] = std::max(worst[slot], res.max_rel_error());
+      worst_abs[slot] = std::max(worst_abs[slot], res.max_abs_error());
     }
   }
   std::printf("  %d pose pairs: worst relative error (entries above 1e-8 abs) twist %.2e, se3 log %.2e; "

@@ -48,6 +48,7 @@ using diffcol::Mat3;
 using diffcol::Pose;
 using diffcol::Vec3;
 using diffcol::Vec6;
+using diffcol::ReferenceFrame;
 using diffcol::test::FailureCounts;
 using diffcol::test::make_pose;
 using diffcol::test::SweepSettings;
@@ -316,7 +317,7 @@ TEST(SsdfProperties, RandomCloudsQueriesSeparationAndCollisionPoints) {
       // the world-frame query of the cloud posed at X1 at X1·q, and J_phi_X by central differences
       {
         const Vec3 qw = X1 * q;
-        const ssdf::SsdfQuery w = ssdf::soft_signed_distance(c1, X1, qw, eps1, ws);
+        const ssdf::SsdfQuery w = ssdf::soft_signed_distance(c1, X1, qw, eps1, ws, ReferenceFrame::local);
         const double ftol = vtol + 64.0 * kEps * X1.p.norm() * (1.0 + g.norm());
         const double e = std::max(std::abs(w.phi - phi) / ftol,
                                   (X1.R.transpose() * w.J_phi_p - g).norm() / (gtol + 4.0 * dgrad * (1.0 + X1.p.norm() / dist)));
@@ -363,7 +364,7 @@ TEST(SsdfProperties, RandomCloudsQueriesSeparationAndCollisionPoints) {
 
     // ---------------------------------------------------------------- smooth separation distance
     const double D = (X2.p - X1.p).norm() / f;  // in units
-    const ssdf::Separation sep = ssdf::smooth_separation_distance(c1, X1, c2, X2, eps1, eps2, ws, true);
+    const ssdf::Separation sep = ssdf::smooth_separation_distance(c1, X1, c2, X2, eps1, eps2, ws, true, ReferenceFrame::local);
     fails.note("separations");
     if (!finite(sep)) {
       fails.report("non-finite separation", at());
@@ -425,13 +426,13 @@ TEST(SsdfProperties, RandomCloudsQueriesSeparationAndCollisionPoints) {
         fails.report(cls, m.str() + at());
       }
     };
-    compare_separation("separation symmetry", ssdf::smooth_separation_distance(c2, X2, c1, X1, eps1, eps2, ws, true), 1.0,
+    compare_separation("separation symmetry", ssdf::smooth_separation_distance(c2, X2, c1, X1, eps1, eps2, ws, true, ReferenceFrame::local), 1.0,
                        true);
     {
       const double c = t % 2 == 0 ? 1e-3 : 1e3;
       const ssdf::OrientedPointCloud s1 = A.build(f * c), s2 = B.build(f * c);
       ssdf::Separation o = ssdf::smooth_separation_distance(s1, scaled_pose(X1, c), s2, scaled_pose(X2, c), eps1 * c * c,
-                                                            eps2 * c, ws, true);
+                                                            eps2 * c, ws, true, ReferenceFrame::local);
       // the ω columns of J are lengths, the v columns unit-free: bring v columns back to lengths
       for (int b = 0; b < 2; ++b) o.J_distance_X.segment<3>(6 * b + 3) *= c;
       compare_separation("separation unit invariance", o, c, false);
@@ -439,7 +440,7 @@ TEST(SsdfProperties, RandomCloudsQueriesSeparationAndCollisionPoints) {
     {
       const Pose T = make_pose(rotation(rng), f * log_uniform(rng, -2.0, 2.0) * direction(rng));
       compare_separation("separation frame invariance",
-                         ssdf::smooth_separation_distance(c1, T * X1, c2, T * X2, eps1, eps2, ws, true), 1.0, false);
+                         ssdf::smooth_separation_distance(c1, T * X1, c2, T * X2, eps1, eps2, ws, true, ReferenceFrame::local), 1.0, false);
     }
     // J_distance_X against central differences (every 4th sample; smooth only)
     if (t % 4 == 1 && eps1 > 0.0 && eps2 > 0.0) {
@@ -478,7 +479,7 @@ TEST(SsdfProperties, RandomCloudsQueriesSeparationAndCollisionPoints) {
     std::vector<Vec3> pts(static_cast<size_t>(K));
     std::vector<double> mass(static_cast<size_t>(K));
     std::vector<Eigen::Matrix<double, 3, 12>> J(static_cast<size_t>(K));
-    ssdf::collision_points(c1, X1, c2, X2, eps1, eps2, K, t_topk, ws, pts.data(), mass.data(), J.data());
+    ssdf::collision_points(c1, X1, c2, X2, eps1, eps2, K, t_topk, ws, pts.data(), mass.data(), J.data(), ReferenceFrame::local);
     fails.note("collision point sets");
     {
       bool ok = true;

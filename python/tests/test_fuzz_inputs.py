@@ -307,16 +307,19 @@ entry("solve_contact[box size]",
       hx=F(1.0))
 entry("ContactPair.solve", lambda X1, X2: diffcol.ContactPair(bench("tc"), bench("sec")).solve(X1, X2),
       X1=P(), X2=P([2.5, 0.2, 0.1, 1, 0, 0, 0]))
-entry("contact_derivatives(sol)", lambda X1: diffcol.contact_derivatives(idcol_solution()), X1=P())
-entry("contact_derivatives(sol)",
-      lambda X1: diffcol.contact_derivatives(idcol_solution()), X1=P())
+entry("contact_derivatives(solve)",
+      lambda X1: diffcol.contact_derivatives(diffcol.solve_contact(bench("poly"), X1, bench("ellipsoid"),
+                                                                   [2.5, 0.2, 0.1, 1, 0, 0, 0]),
+                                             frame=diffcol.ReferenceFrame.local_world_aligned), X1=P())
 entry("hertz_wrenches",
-      lambda X1, k, e: diffcol.hertz_wrenches(penetrating_spheres()[0], diffcol.HertzModel(k, e)),
-      X1=P(), k=F(10.0), e=F(1.5))
+      lambda k, e: diffcol.hertz_wrenches(penetrating_spheres()[0], diffcol.HertzModel(k, e)),
+      k=F(10.0), e=F(1.5))
 entry("hertz_wrenches+derivatives",
-      lambda X1, k, e: diffcol.hertz_wrenches(*penetrating_spheres(), diffcol.HertzModel(k, e)),
-      X1=P(), k=F(10.0), e=F(1.5))
-entry("alpha_gradient_envelope_world", lambda X1: diffcol.alpha_gradient_envelope_world(idcol_solution()), X1=P())
+      lambda k, e: diffcol.hertz_wrenches(*penetrating_spheres(), diffcol.HertzModel(k, e)),
+      k=F(10.0), e=F(1.5))
+entry("alpha_gradient_envelope_world",
+      lambda X1: diffcol.alpha_gradient_envelope_world(diffcol.solve_contact(bench("poly"), X1, bench("ellipsoid"),
+                                                                             [2.5, 0.2, 0.1, 1, 0, 0, 0])), X1=P())
 entry("BodyJacobian", lambda J, X: diffcol.BodyJacobian(J, diffcol.ReferenceFrame.world, X),
       J=A(np.eye(6)[:, :2]), X=P([1.0, 2.0, 3.0, 1, 0, 0, 0]))
 entry("to_coordinates",

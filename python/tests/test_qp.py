@@ -268,7 +268,7 @@ def test_invalid_input_raises_value_error(make, match):
 def test_every_public_name_has_a_docstring():
     from test_dcol import public_members_without_docs
     assert not public_members_without_docs(qp)
-    for needle in ["X_W1", "[w; v]", "ReferenceFrame.local", "phi", "closest1_W"]:
+    for needle in ["X_W1", "[w; v]", ".local_world_aligned", "phi", "closest1_W"]:
         assert needle in qp.proximity.__doc__, needle
     assert qp.ReferenceFrame is diffcol.ReferenceFrame
     from diffcol.qp import proximity  # importable as a package module

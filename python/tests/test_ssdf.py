@@ -105,7 +105,7 @@ def test_ssdf_gradients(clouds):
         T[:3, :3] = random_rotation(rng)
         T[:3, 3] = rng.normal(size=3) * 0.2
         pw = T[:3, :3] @ q + T[:3, 3]
-        r = ssdf.soft_signed_distance_world(c1, pose7(T), pw, eps1)
+        r = ssdf.soft_signed_distance_world(c1, pose7(T), pw, eps1, frame=diffcol.ReferenceFrame.local)
         assert r.phi == pytest.approx(phi, abs=1e-12)
         N = richardson(lambda xi: np.atleast_1d(ssdf.soft_signed_distance_world(c1, pose7(T @ se3_exp(xi)), pw, eps1).phi), 6)
         assert_rows_close(r.J_phi_X, N, "J_phi_X")
@@ -130,13 +130,15 @@ def test_pair_jacobians(clouds, seed):
         return np.concatenate([r.wrench_1, r.wrench_2])
     assert_rows_close(pc.J_wrench_X, richardson(wrenches_X, 12), "J_wrench_X")
     assert_rows_close(pc.J_wrench_V, richardson(wrenches_V, 12), "J_wrench_V")
-    sep = ssdf.smooth_separation_distance(c1, pose7(T1), c2, pose7(T2), params.eps1, params.eps2)
+    sep = ssdf.smooth_separation_distance(c1, pose7(T1), c2, pose7(T2), params.eps1, params.eps2,
+                                          frame=diffcol.ReferenceFrame.local)
     assert sep.field.shape == (c1.size + c2.size,) and sep.size1 == c1.size
     N = richardson(lambda xi: np.atleast_1d(ssdf.smooth_separation_distance(
         c1, pose7(T1 @ se3_exp(xi[:6])), c2, pose7(T2 @ se3_exp(xi[6:])), params.eps1, params.eps2, False).distance), 12)
     assert_rows_close(sep.J_distance_X, N, "J_distance_X")
     K = 4
-    cp = ssdf.collision_points(c1, pose7(T1), c2, pose7(T2), params.eps1, params.eps2, K, 0.05)
+    cp = ssdf.collision_points(c1, pose7(T1), c2, pose7(T2), params.eps1, params.eps2, K, 0.05,
+                               frame=diffcol.ReferenceFrame.local)
     assert cp.points.shape == (K, 3) and cp.J_points.shape == (K, 3, 12)
     N = richardson(lambda xi: ssdf.collision_points(c1, pose7(T1 @ se3_exp(xi[:6])), c2, pose7(T2 @ se3_exp(xi[6:])),
                                                     params.eps1, params.eps2, K, 0.05).points.ravel(), 12)

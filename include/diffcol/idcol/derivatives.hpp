@@ -91,13 +91,13 @@ const char* derivative_status_name(DerivativeStatus s);
 /// All first-order derivatives of one contact solution (see the file comment for conventions).
 struct ContactDerivatives {
   DerivativeStatus status = DerivativeStatus::invalid_input;
+  ReferenceFrame frame = ReferenceFrame::world;  ///< the twist of the "X1" / "X2" columns
   bool ok() const { return status == DerivativeStatus::ok; }
   /// ‖Ĵ‖₁‖Ĵ⁻¹‖₁ of the equilibrated KKT Jacobian Ĵ = D_r J_c D_c: J_c in the dimensionless
   /// unknowns x/(α L), log α, λ/α with rows (10c) times L, L = ‖p1‖ + ‖p2 − r‖ the pair's length
   /// at the contact. Free of the unit of length and of ‖r‖ (homogeneity). Set when status is ok
   /// or ill_conditioned; 0 otherwise (singular_kkt included: every field stays finite).
   double kkt_condition = 0.0;
-  ReferenceFrame frame = ReferenceFrame::world;  ///< the twist of the "X1" / "X2" columns
 
   // --- with respect to the body twist ξ of X_12 (body 2 relative to body 1) --------------
   /// dz*/dξ, z = (x_B1, α, λ1, λ2): T_c of (27)–(28) with the s = log α row multiplied by α.
