@@ -16,6 +16,11 @@ namespace {
 /// polytope, cone and ellipsoid, a row-wise or first-order estimate of one.
 double outside_measure(const Polytope& s, const Vec3& y) {
   double v = -std::numeric_limits<double>::infinity();
+  if (s.large) {
+    const auto& L = *s.large;
+    for (int i = 0; i < s.num_faces; ++i) v = std::max(v, L.A.row(i).dot(y) - L.b[i]);
+    return v;
+  }
   for (int i = 0; i < s.num_faces; ++i) v = std::max(v, s.A.row(i).dot(y) - s.b[i]);  // unit rows
   return v;
 }
@@ -79,7 +84,7 @@ void for_each_face_normal(const Primitive& shape, const Mat3& R, F&& f) {
       [&](const auto& s) {
         using T = std::decay_t<decltype(s)>;
         if constexpr (std::is_same_v<T, Polytope>) {
-          for (int i = 0; i < s.num_faces; ++i) f(Vec3(R * s.A.row(i).transpose()));
+          for (int i = 0; i < s.num_faces; ++i) f(Vec3(R * s.normal(i)));
         } else if constexpr (std::is_same_v<T, Cylinder>) {
           f(Vec3(R.col(0)));
           f(Vec3(-R.col(0)));
