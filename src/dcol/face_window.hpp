@@ -7,6 +7,8 @@
 // again there (docs/dcol.md, "Large polytopes"). The window always holds the polytope's bounding
 // faces (LargePolytopeData::bounding_faces): the relaxed set stays bounded, so α̂ stays positive.
 // Internal to src/dcol.
+#include <limits>
+
 #include "cone_program.hpp"
 
 namespace diffcol::dcol::detail {
@@ -16,8 +18,9 @@ struct FaceWindow {
   Mat3 Q;
   const RowWriter* w = nullptr;
   int row0 = 0;                    // its first orthant row
-  int count = 0;
+  int count = 0;                   // 0: not picked yet (rows zero)
   int face[kInlinePolytopeFaces];
+  Vec3 target;                     // the other body's origin (select_towards)
 
   bool active() const { return poly != nullptr; }
 
@@ -71,19 +74,30 @@ struct FaceWindow {
     double ab;
     frame_point(x, y, ab);
     const double *ax = L.A.col(0).data(), *ay = L.A.col(1).data(), *az = L.A.col(2).data(), *b = L.b.data();
+    const double y0 = y.x(), y1 = y.y(), y2 = y.z();
     double lo = 1e300;
-    for (int i = 0; i < poly->num_faces; ++i) lo = std::min(lo, ab * b[i] - (ax[i] * y.x() + ay[i] * y.y() + az[i] * y.z()));
+    for (int i = 0; i < poly->num_faces; ++i) {  // (a ternary minimum: vectorized)
+      const double s = ab * b[i] - (ax[i] * y0 + ay[i] * y1 + az[i] * y2);
+      lo = s < lo ? s : lo;
+    }
     return lo;
   }
 
  private:
   void select_at(const Vec3& y, double ab, const int* keep, int nk) {
     const LargePolytopeData& L = *poly->large;
+    const int m = poly->num_faces;
     count = 0;
     for (int i : L.bounding_faces) face[count++] = i;
     nk = std::min(nk, kInlinePolytopeFaces - count - 1);
     for (int j = 0; j < nk; ++j) face[count++] = keep[j];
     const int nb = count;
+    // every slack (a vectorized pass), the faces already picked excluded, then the least ones
+    double slack[kMaxPolytopeFaces];
+    const double *ax = L.A.col(0).data(), *ay = L.A.col(1).data(), *az = L.A.col(2).data(), *b = L.b.data();
+    const double y0 = y.x(), y1 = y.y(), y2 = y.z();
+    for (int i = 0; i < m; ++i) slack[i] = ab * b[i] - (ax[i] * y0 + ay[i] * y1 + az[i] * y2);
+    for (int j = 0; j < nb; ++j) slack[face[j]] = std::numeric_limits<double>::infinity();
     double key[kInlinePolytopeFaces];
     int worst = -1;  // the pick of largest slack, once the window is full
     const auto find_worst = [&] {
@@ -91,26 +105,22 @@ struct FaceWindow {
       for (int j = nb + 1; j < count; ++j)
         if (key[j] > key[worst]) worst = j;
     };
-    const double *ax = L.A.col(0).data(), *ay = L.A.col(1).data(), *az = L.A.col(2).data(), *b = L.b.data();
-    const unsigned char* bounding = L.is_bounding.data();
-    for (int i = 0; i < poly->num_faces; ++i) {
-      if (bounding[i]) continue;
-      if (nk > 0) {
-        bool kept = false;
-        for (int j = 0; j < nk && !kept; ++j) kept = keep[j] == i;
-        if (kept) continue;
-      }
-      const double s = ab * b[i] - (ax[i] * y.x() + ay[i] * y.y() + az[i] * y.z());
-      if (count < kInlinePolytopeFaces) {
-        face[count] = i;
-        key[count++] = s;
-        if (count == kInlinePolytopeFaces) find_worst();
-      } else if (s < key[worst]) {
-        face[worst] = i;
-        key[worst] = s;
-        find_worst();
-      }
+    int i = 0;
+    for (; i < m && count < kInlinePolytopeFaces; ++i) {
+      if (slack[i] == std::numeric_limits<double>::infinity()) continue;
+      face[count] = i;
+      key[count++] = slack[i];
     }
+    if (count < kInlinePolytopeFaces) return;
+    find_worst();
+    double bar = key[worst];
+    for (; i < m; ++i)
+      if (slack[i] < bar) {
+        face[worst] = i;
+        key[worst] = slack[i];
+        find_worst();
+        bar = key[worst];
+      }
   }
 };
 

@@ -150,7 +150,7 @@ IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2
   write_orthant(s2, X2.R, w2, k.orthant_rows[0]);
   if constexpr (d1 > 0) write_soc(s1, X1.R, w1, l);
   if constexpr (d2 > 0) write_soc(s2, X2.R, w2, l + d1);
-  // large polytopes: a window of their faces (face_window.hpp), first those facing the other origin
+  // large polytopes: a window of their faces (face_window.hpp)
   constexpr bool polytope_pair = std::is_same_v<P1, Polytope> || std::is_same_v<P2, Polytope>;
   [[maybe_unused]] FaceWindows win;
   if constexpr (polytope_pair) {
@@ -162,8 +162,9 @@ IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2
         f.Q = Q;
         f.w = &w;
         f.row0 = row0;
-        f.select_towards(target);
-        f.write();
+        f.count = 0;  // picked by the start at its start point, or below before the interior-point method
+        for (int j = 0; j < kInlinePolytopeFaces; ++j) w.row(row0 + j, Vec3::Zero(), 0.0);
+        f.target = target;
       }
     };
     open(s1, X1.R, w1, 0, win.body[0], w2.r_hat);
@@ -188,6 +189,11 @@ IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2
       // cutting planes: the interior-point solve on the window, then every face is checked at its
       // solution; a violated one enters the window (the faces of least slack there) and the
       // window is solved again
+      for (FaceWindow& f : win.body)
+        if (f.active() && f.count == 0) {
+          f.select_towards(f.target);
+          f.write();
+        }
       double hnorm = 0.0;
       IpmOutcome res{};
       for (int round = 0; round < kMaxWindowRounds; ++round) {
