@@ -620,6 +620,31 @@ bool support_pair_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& 
   return std::isfinite(hit.t) && hit.a.allFinite();
 }
 
+/// The polish with large polytopes (face_window.hpp): the window is picked at the start point x0
+/// (the faces of least slack there) before the active set is read (rows with slack ≤ tau·α);
+/// after the polish every face is checked and, where one is violated, the window is picked again
+/// at the polished point (its active faces kept) and the polish repeated from there. Out of line:
+/// inlined into the starts, it pushed the ray cast out of line for small polytopes too.
+template <int N>
+[[gnu::noinline]] bool window_polish(FaceWindows& win, ConeKkt& k, const SolveOptions& opt, IpmOutcome& out,
+                                     const double* x_start, double tau) {
+  double x0[kMaxConeVars];
+  for (int j = 0; j < kMaxConeVars; ++j) x0[j] = x_start[j];
+  for (int round = 0; round < 4; ++round) {
+    win.select(x0, round == 0 ? nullptr : &k);
+    double hnorm = 0.0;
+    for (int i = 0; i < k.m; ++i) hnorm += k.h[i] * k.h[i];
+    hnorm = std::max(1.0, std::sqrt(hnorm));
+    ActiveSet A;
+    if (!start_active_set<N>(k, x0, tau * x0[3], A)) return false;
+    out = {SolveStatus::converged, 0, 0.0, 0.0, 0.0};
+    if (!polish_newton<N>(k, opt, hnorm, out, A, x0)) return false;
+    if (win.min_slack(k.x) >= -kWindowTolerance * hnorm) return true;
+    for (int j = 0; j < kMaxConeVars; ++j) x0[j] = k.x[j];
+  }
+  return false;
+}
+
 /// The geometric start for any pair (SolveOptions::direct_newton): a ray cast on the Minkowski
 /// difference of the two shapes (support functions, MPR) gives α and p̂ to within a tolerance, the
 /// slacks follow by projection, the active set and multipliers from the slacks at that point;
@@ -642,28 +667,6 @@ bool ray_cast_newton(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b
   double hnorm = 0.0;
   for (int i = 0; i < k.m; ++i) hnorm += k.h[i] * k.h[i];
   hnorm = std::max(1.0, std::sqrt(hnorm));
-  // Large polytopes (face_window.hpp): the window is picked at the start point x0 (the faces of
-  // least slack there) before the active set is read; after the polish every face is checked
-  // and, where one is violated, the window is picked again at the polished point and the polish
-  // repeated from there.
-  [[maybe_unused]] const auto window_at = [&](const double* x0, const ConeKkt* solved) {
-    win->select(x0, solved);
-    hnorm = 0.0;
-    for (int i = 0; i < k.m; ++i) hnorm += k.h[i] * k.h[i];
-    hnorm = std::max(1.0, std::sqrt(hnorm));
-  };
-  [[maybe_unused]] const auto window_holds = [&](double tau) -> bool {
-    for (int round = 0; round < 4; ++round) {
-      if (win->min_slack(k.x) >= -kWindowTolerance * hnorm) return true;
-      double x1[kMaxConeVars];
-      for (int j = 0; j < kMaxConeVars; ++j) x1[j] = k.x[j];
-      window_at(x1, &k);
-      ActiveSet A;
-      if (!start_active_set<N>(k, x1, tau * x1[3], A)) return false;
-      if (!polish_newton<N>(k, opt, hnorm, out, A, x1)) return false;
-    }
-    return false;
-  };
   // From a hit: the start x0, the active set (rows with slack ≤ tau·α) and the polish.
   const auto polish_from = [&](const diffcol::detail::MinkowskiRayHit& hit, double tau) -> bool {
     const double alpha = D / hit.t;
@@ -676,14 +679,17 @@ bool ray_cast_newton(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b
     x0[3] = alpha;
     b1.slacks(inv, alpha, x0);
     b2.slacks(inv, alpha, x0);
-    if constexpr (polytope_pair)
-      if (win) window_at(x0, nullptr);
+    if constexpr (polytope_pair) {
+      if (win) {
+        if (!window_polish<N>(*win, k, opt, out, x0, tau)) return false;
+        k.factored = false;
+        return true;
+      }
+    }
     ActiveSet A;
     if (!start_active_set<N>(k, x0, tau * alpha, A)) return false;
     out = {SolveStatus::converged, 0, 0.0, 0.0, 0.0};
     if (!polish_newton<N>(k, opt, hnorm, out, A, x0)) return false;
-    if constexpr (polytope_pair)
-      if (win && !window_holds(tau)) return false;
     k.factored = false;
     return true;
   };
@@ -747,14 +753,18 @@ bool ray_cast_newton(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b
     x0[3] = alpha;
     b1.slacks(inv, alpha, x0);
     b2.slacks(inv, alpha, x0);
-    if constexpr (polytope_pair)
-      if (win) window_at(x0, nullptr);
+    if constexpr (polytope_pair) {
+      if (win) {
+        if (!window_polish<N>(*win, k, opt, out, x0, tau)) continue;
+        k.factored = false;
+        out.start = StartMethod::ray_cast;
+        return true;
+      }
+    }
     ActiveSet A;
     if (!start_active_set<N>(k, x0, tau * alpha, A)) continue;
     out = {SolveStatus::converged, 0, 0.0, 0.0, 0.0};
     if (!polish_newton<N>(k, opt, hnorm, out, A, x0)) continue;
-    if constexpr (polytope_pair)
-      if (win && !window_holds(tau)) continue;
     k.factored = false;
     out.start = StartMethod::ray_cast;
     return true;

@@ -105,7 +105,7 @@ struct PlacedPrimitive<Polytope> {
     }
   }
   Vec3 support(const Vec3& d) const {
-    if (big) return large_support(d);
+    if (big) [[unlikely]] return large_support(d);
     const int best = placed_vertex_argmax(V, shape.num_vertices, d);
     return d.squaredNorm() > 0.0 ? Vec3(V[best][0], V[best][1], V[best][2]) : Vec3::Zero();
   }
