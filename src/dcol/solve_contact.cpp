@@ -111,6 +111,42 @@ void write_soc(const Sphere& p, const Mat3& Q, const RowWriter& w, int i0) {
   for (int i = 0; i < 3; ++i) w.row(i0 + 1 + i, Q.col(i), 0.0);
 }
 
+/// The window of a large polytope (face_window.hpp), its rows zero until the start picks it.
+[[gnu::noinline]] void open_window(const Polytope& s, const Mat3& Q, const RowWriter& w, int row0, FaceWindow& f,
+                                   const Vec3& target) {
+  f.poly = &s;
+  f.Q = Q;
+  f.w = &w;
+  f.row0 = row0;
+  f.count = 0;
+  f.target = target;
+  for (int j = 0; j < kInlinePolytopeFaces; ++j) w.row(row0 + j, Vec3::Zero(), 0.0);
+}
+
+/// The interior-point method with large polytopes, by cutting planes: the solve on the windows,
+/// then every face is checked at its solution; a violated one enters the window (the faces of
+/// least slack there, the window's active faces kept) and the windows are solved again.
+template <int N>
+[[gnu::noinline]] IpmOutcome interior_point_windows(ConeKkt& k, const SolveOptions& opt, FaceWindows& win) {
+  for (FaceWindow& f : win.body)
+    if (f.active() && f.count == 0) {  // not picked by a start: the faces facing the other origin
+      f.select_towards(f.target);
+      f.write();
+    }
+  IpmOutcome res{};
+  for (int round = 0; round < kMaxWindowRounds; ++round) {
+    res = interior_point<N>(k, opt);
+    if (res.status != SolveStatus::converged) return res;
+    double hnorm = 0.0;
+    for (int i = 0; i < k.m; ++i) hnorm += k.h[i] * k.h[i];
+    hnorm = std::max(1.0, std::sqrt(hnorm));
+    if (win.min_slack(k.x) >= -opt.feasibility_tolerance * hnorm) return res;
+    win.select(k.x, &k);
+  }
+  res.status = SolveStatus::max_iterations;
+  return res;
+}
+
 template <class P> constexpr bool is_strictly_convex() {
   return std::is_same_v<P, Sphere> || std::is_same_v<P, Ellipsoid>;
 }
@@ -153,23 +189,10 @@ IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2
   // large polytopes: a window of their faces (face_window.hpp)
   constexpr bool polytope_pair = std::is_same_v<P1, Polytope> || std::is_same_v<P2, Polytope>;
   [[maybe_unused]] FaceWindows win;
-  if constexpr (polytope_pair) {
-    const auto open = [&](const auto& s, const Mat3& Q, const RowWriter& w, int row0, FaceWindow& f,
-                          const Vec3& target) {
-      if constexpr (std::is_same_v<std::decay_t<decltype(s)>, Polytope>) {
-        if (!s.large) return;
-        f.poly = &s;
-        f.Q = Q;
-        f.w = &w;
-        f.row0 = row0;
-        f.count = 0;  // picked by the start at its start point, or below before the interior-point method
-        for (int j = 0; j < kInlinePolytopeFaces; ++j) w.row(row0 + j, Vec3::Zero(), 0.0);
-        f.target = target;
-      }
-    };
-    open(s1, X1.R, w1, 0, win.body[0], w2.r_hat);
-    open(s2, X2.R, w2, k.orthant_rows[0], win.body[1], w1.r_hat);
-  }
+  if constexpr (std::is_same_v<P1, Polytope>)
+    if (s1.large) open_window(s1, X1.R, w1, 0, win.body[0], w2.r_hat);
+  if constexpr (std::is_same_v<P2, Polytope>)
+    if (s2.large) open_window(s2, X2.R, w2, k.orthant_rows[0], win.body[1], w1.r_hat);
   if constexpr (is_strictly_convex<P1>() && is_strictly_convex<P2>()) {
     IpmOutcome direct;
     if (opt.direct_newton && opt.polish && !(opt.barrier_target > 0.0) && direct_newton(k, opt, w1.r_hat, w2.r_hat,
@@ -184,31 +207,8 @@ IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2
                         polytope_pair && win.any() ? &win : nullptr))
       return direct;
   }
-  if constexpr (polytope_pair) {
-    if (win.any()) {
-      // cutting planes: the interior-point solve on the window, then every face is checked at its
-      // solution; a violated one enters the window (the faces of least slack there) and the
-      // window is solved again
-      for (FaceWindow& f : win.body)
-        if (f.active() && f.count == 0) {
-          f.select_towards(f.target);
-          f.write();
-        }
-      double hnorm = 0.0;
-      IpmOutcome res{};
-      for (int round = 0; round < kMaxWindowRounds; ++round) {
-        res = interior_point<N>(k, opt);
-        if (res.status != SolveStatus::converged) return res;
-        hnorm = 0.0;
-        for (int i = 0; i < k.m; ++i) hnorm += k.h[i] * k.h[i];
-        hnorm = std::max(1.0, std::sqrt(hnorm));
-        if (win.min_slack(k.x) >= -opt.feasibility_tolerance * hnorm) return res;
-        win.select(k.x, &k);
-      }
-      res.status = SolveStatus::max_iterations;
-      return res;
-    }
-  }
+  if constexpr (polytope_pair)
+    if (win.any()) return interior_point_windows<N>(k, opt, win);
   return interior_point<N>(k, opt);
 }
 
