@@ -18,12 +18,9 @@ double outside_measure(const Polytope& s, const Vec3& y) {
   double v = -std::numeric_limits<double>::infinity();
   if (s.large) {
     const auto& L = *s.large;
-    const double *ax = L.A.col(0).data(), *ay = L.A.col(1).data(), *az = L.A.col(2).data(), *b = L.b.data();
-    for (int i = 0; i < s.num_faces; ++i) {
-      const double t = ax[i] * y.x() + ay[i] * y.y() + az[i] * y.z() - b[i];
-      v = t > v ? t : v;
-    }
-    return v;
+    // (an Eigen expression: a vectorized maximum, no temporary)
+    return (L.A.col(0).array() * y.x() + L.A.col(1).array() * y.y() + L.A.col(2).array() * y.z() - L.b.array())
+        .maxCoeff();
   }
   for (int i = 0; i < s.num_faces; ++i) v = std::max(v, s.A.row(i).dot(y) - s.b[i]);  // unit rows
   return v;

@@ -73,14 +73,9 @@ struct FaceWindow {
     Vec3 y;
     double ab;
     frame_point(x, y, ab);
-    const double *ax = L.A.col(0).data(), *ay = L.A.col(1).data(), *az = L.A.col(2).data(), *b = L.b.data();
-    const double y0 = y.x(), y1 = y.y(), y2 = y.z();
-    double lo = 1e300;
-    for (int i = 0; i < poly->num_faces; ++i) {  // (a ternary minimum: vectorized)
-      const double s = ab * b[i] - (ax[i] * y0 + ay[i] * y1 + az[i] * y2);
-      lo = s < lo ? s : lo;
-    }
-    return lo;
+    // (an Eigen expression: a vectorized minimum, no temporary)
+    return (ab * L.b.array() - (L.A.col(0).array() * y.x() + L.A.col(1).array() * y.y() + L.A.col(2).array() * y.z()))
+        .minCoeff();
   }
 
  private:
@@ -94,9 +89,8 @@ struct FaceWindow {
     const int nb = count;
     // every slack (a vectorized pass), the faces already picked excluded, then the least ones
     double slack[kMaxPolytopeFaces];
-    const double *ax = L.A.col(0).data(), *ay = L.A.col(1).data(), *az = L.A.col(2).data(), *b = L.b.data();
-    const double y0 = y.x(), y1 = y.y(), y2 = y.z();
-    for (int i = 0; i < m; ++i) slack[i] = ab * b[i] - (ax[i] * y0 + ay[i] * y1 + az[i] * y2);
+    Eigen::Map<Eigen::ArrayXd>(slack, m) =
+        ab * L.b.array() - (L.A.col(0).array() * y.x() + L.A.col(1).array() * y.y() + L.A.col(2).array() * y.z());
     for (int j = 0; j < nb; ++j) slack[face[j]] = std::numeric_limits<double>::infinity();
     double key[kInlinePolytopeFaces];
     int worst = -1;  // the pick of largest slack, once the window is full
