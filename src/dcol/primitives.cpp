@@ -212,9 +212,9 @@ void Polytope::build_large(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& 
     dual[static_cast<size_t>(i)] = L->A.row(i).transpose() / L->b[i];
     scale = std::max(scale, dual[static_cast<size_t>(i)].norm());
   }
-  detail::HullFacets H;
+  diffcol::detail::HullFacets H;
   std::string why;
-  if (!detail::qhull_facets(dual, H, why, "Polytope: vertex enumeration"))
+  if (!diffcol::detail::qhull_facets(dual, H, why, "Polytope: vertex enumeration"))
     throw std::invalid_argument("Polytope: unbounded (the normals do not span the space)");
   const int nv = static_cast<int>(H.normals.size());
   L->V.resize(nv, 3);
@@ -319,9 +319,9 @@ Vec3 Polytope::large_support(const Vec3& d) const {
 Polytope Polytope::convex_hull(const std::vector<Vec3>& points, const Pose& offset) {
   for (const Vec3& p : points)
     if (!p.allFinite()) throw std::invalid_argument("Polytope::convex_hull: a point is not finite");
-  detail::HullFacets H;
+  diffcol::detail::HullFacets H;
   std::string why;
-  if (!detail::qhull_facets(points, H, why, "Polytope::convex_hull"))
+  if (!diffcol::detail::qhull_facets(points, H, why, "Polytope::convex_hull"))
     throw std::invalid_argument("Polytope::convex_hull: " + why);
   const int m = static_cast<int>(H.normals.size());
   if (m > kMaxPolytopeFaces)

@@ -280,9 +280,9 @@ namespace {
 // points span no volume.
 void hull_planes(const std::vector<Vec3>& P, const char* what, std::vector<Vec3>& normals,
                  std::vector<double>& offsets) {
-  detail::HullFacets hull;
+  diffcol::detail::HullFacets hull;
   std::string why;
-  if (!detail::qhull_facets(P, hull, why, what)) return;
+  if (!diffcol::detail::qhull_facets(P, hull, why, what)) return;
   normals = std::move(hull.normals);
   offsets = std::move(hull.offsets);
 }
