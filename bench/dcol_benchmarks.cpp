@@ -5,6 +5,9 @@
 //                                       each ~8 KB, so this is the cache-cold cost)
 //  Dcol/<shape1>-<shape2>/evaluate_derivatives  solve_contact then contact_derivatives of that result, the
 //                                       way a planner calls them; minus evaluate = the derivatives' added cost
+//  DcolHull/<F>faces-<shape>/evaluate  solve_contact of the convex hull of points on the unit sphere
+//                                       (F faces, a large polytope above 32) against a box
+//                                       (half-extents 0.5) or the benchmark capsule, same poses
 //
 // Poses: idcol::ErgodicSweep with rmin = 0.1·min(inner radii), rmax = 2·max(outer radii), body 1
 // at the identity, 10⁴ poses per pair computed before timing and cycled through. Every one of
@@ -12,6 +15,7 @@
 // registered; the iDCOL timings for comparison are the Contact/*/cold cases of
 // micro_benchmarks.cpp (--benchmark_filter=Contact/poly-poly/cold etc.).
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -89,6 +93,45 @@ void BM_DcolEvaluateDerivatives(benchmark::State& state, const char* n1, const c
   }
   state.SetItemsProcessed(state.iterations());
 }
+
+/// The hull of F/2 + 2 random points on the unit sphere (F triangular faces).
+dcol::Polytope sphere_hull(int faces) {
+  std::mt19937 rng(12345);
+  std::normal_distribution<double> N(0.0, 1.0);
+  std::vector<diffcol::Vec3> p;
+  for (int i = 0; i < faces / 2 + 2; ++i) p.push_back(diffcol::Vec3(N(rng), N(rng), N(rng)).normalized());
+  return dcol::Polytope::convex_hull(p);
+}
+
+void BM_DcolHullEvaluate(benchmark::State& state, int faces, const char* other) {
+  const dcol::Primitive a = sphere_hull(faces);
+  const dcol::Primitive b = std::string(other) == "box" ? dcol::Primitive(dcol::Polytope::box(0.5, 0.5, 0.5))
+                                                        : dcol::benchmark_primitive(other);
+  const std::vector<Pose> poses = dcol_poses(a, b);
+  auto res = std::make_unique<dcol::ContactResult>();
+  const Pose I = Pose::identity();
+  size_t i = 0;
+  long failures = 0, ipm = 0;
+  for (auto _ : state) {
+    dcol::solve_contact(a, I, b, poses[i], *res);
+    failures += !res->ok();
+    ipm += res->start == dcol::StartMethod::interior_point;
+    benchmark::DoNotOptimize(res->alpha);
+    if (++i == poses.size()) i = 0;
+  }
+  state.SetItemsProcessed(state.iterations());
+  state.counters["faces"] = std::get<dcol::Polytope>(a).num_faces;
+  state.counters["fail"] = benchmark::Counter(static_cast<double>(failures));
+  state.counters["ipm"] = benchmark::Counter(static_cast<double>(ipm), benchmark::Counter::kAvgIterations);
+}
+
+const bool kHullRegistered = [] {
+  for (int faces : {100, 1000, 4000})
+    for (const char* other : {"box", "capsule", "sphere", "ellipsoid", "cylinder"})
+      benchmark::RegisterBenchmark(("DcolHull/" + std::to_string(faces) + "faces-" + other + "/evaluate").c_str(),
+                                   [faces, other](benchmark::State& st) { BM_DcolHullEvaluate(st, faces, other); });
+  return true;
+}();
 
 const bool kRegistered = [] {
   const char* const* names = dcol::benchmark_primitive_names();

@@ -76,7 +76,7 @@ inline double membership_violation(const Primitive& p, const Pose& X_WS, const V
         using T = std::decay_t<decltype(s)>;
         if constexpr (std::is_same_v<T, Polytope>) {
           double v = -1e300;
-          for (int i = 0; i < s.num_faces; ++i) v = std::max(v, s.A.row(i).dot(y) - alpha * s.b[i]);
+          for (int i = 0; i < s.num_faces; ++i) v = std::max(v, s.normal(i).dot(y) - alpha * s.face_offset(i));
           return v;
         } else if constexpr (std::is_same_v<T, Capsule>) {
           const double g = std::clamp(y.x(), -alpha * s.L / 2, alpha * s.L / 2);
@@ -106,8 +106,8 @@ inline double polytope_lp_bruteforce(const Polytope& P1, const Pose& X1, const P
   int row = 0;
   for (const auto& [P, X] : {std::pair<const Polytope*, Pose>{&P1, X1}, {&P2, X2}}) {
     for (int i = 0; i < P->num_faces; ++i, ++row) {
-      const Vec3 a = X.R * P->A.row(i).transpose();
-      G.row(row) << a.x(), a.y(), a.z(), -P->b[i];
+      const Vec3 a = X.R * P->normal(i);
+      G.row(row) << a.x(), a.y(), a.z(), -P->face_offset(i);
       h[row] = a.dot(X.p);
     }
   }
@@ -139,6 +139,7 @@ inline Primitive scaled(const Primitive& p, double s) {
         Pose off = v.offset;
         off.p *= s;
         if constexpr (std::is_same_v<T, Polytope>) {
+          if (v.large) return Polytope(v.large->A, s * v.large->b, off);
           return Polytope(v.A.topRows(v.num_faces), s * v.b.head(v.num_faces), off);
         } else if constexpr (std::is_same_v<T, Capsule>) {
           return Capsule(s * v.R, s * v.L, off);

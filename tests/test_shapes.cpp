@@ -779,7 +779,7 @@ TEST(SmoothPolytope, ConvexHullOfRandomPointsContainsThemAndMatchesBruteForceFac
 }
 
 TEST(SmoothPolytope, ConvexHullMatchesBruteForcePlanesAndScales) {
-  // The incremental hull against an independent O(n⁴) enumeration of supporting planes (every
+  // The hull (Qhull) against an independent O(n⁴) enumeration of supporting planes (every
   // triple whose plane has all points on one side), on point sets with coplanar faces (a grid on
   // a cube's surface), random points in a ball and on a sphere; then 3000 points on a sphere,
   // and a 3000-point box: contains every point, every face tight at ≥ 3; a hull with more faces

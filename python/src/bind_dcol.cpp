@@ -211,17 +211,35 @@ Scaled set: A y <= alpha b. The rows are stored with unit normals (row i and b_i
           "box", [](double hx, double hy, double hz, const PoseArg& o) { return dcol::Polytope::box(hx, hy, hz, o.value); },
           py::arg("hx"), py::arg("hy"), py::arg("hz"), py::arg("offset") = Pose::identity(),
           "The axis-aligned box with half-extents hx, hy, hz > 0 centred at the shape origin.")
+      .def_static(
+          "convex_hull",
+          [](const Real<Eigen::MatrixXd>& points, const PoseArg& o) {
+            if (points.cols() != 3) throw std::invalid_argument("Polytope.convex_hull: points must be an (n, 3) array");
+            std::vector<Vec3> pts(static_cast<size_t>(points.rows()));
+            for (Eigen::Index i = 0; i < points.rows(); ++i) pts[static_cast<size_t>(i)] = points.row(i).transpose();
+            return dcol::Polytope::convex_hull(pts, o.value);
+          },
+          py::arg("points"), py::arg("offset") = Pose::identity(),
+          "Convex hull of points (n, 3) by Qhull, coplanar facets merged (a cube's corners give 6 faces); the shape "
+          "origin must lie strictly inside. Raises ValueError for fewer than 4 points, non-finite or coplanar "
+          "points, or more than kMaxPolytopeFaces hull faces.")
       .def_readonly("num_faces", &dcol::Polytope::num_faces, "m, the number of faces.")
       .def_property_readonly(
-          "A", [](const dcol::Polytope& s) { return Eigen::MatrixX3d(s.A.topRows(s.num_faces)); },
-          "Unit face normals (m, 3) (the first num_faces rows of the C++ fixed-capacity member).")
+          "A",
+          [](const dcol::Polytope& s) {
+            return s.large ? Eigen::MatrixX3d(s.large->A) : Eigen::MatrixX3d(s.A.topRows(s.num_faces));
+          },
+          "Unit face normals (m, 3).")
       .def_property_readonly(
-          "b", [](const dcol::Polytope& s) { return Eigen::VectorXd(s.b.head(s.num_faces)); },
+          "b", [](const dcol::Polytope& s) { return s.large ? Eigen::VectorXd(s.large->b) : Eigen::VectorXd(s.b.head(s.num_faces)); },
           "Offsets (m,) of the unit-normal rows.")
       .def_readonly("inner_radius", &dcol::Polytope::inner_radius, "min_i b_i: radius of the largest origin-centred inscribed ball.")
       .def_readonly("outer_radius", &dcol::Polytope::outer_radius, "Largest vertex norm.")
       .def_property_readonly(
-          "vertices", [](const dcol::Polytope& s) { return Eigen::MatrixX3d(s.V.topRows(s.num_vertices)); },
+          "vertices",
+          [](const dcol::Polytope& s) {
+            return s.large ? Eigen::MatrixX3d(s.large->V) : Eigen::MatrixX3d(s.V.topRows(s.num_vertices));
+          },
           "The vertices (k, 3), enumerated at construction (coincident ones merged).");
   def_offset(poly);
 

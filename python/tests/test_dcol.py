@@ -389,3 +389,30 @@ def test_every_public_name_has_a_docstring():
         assert needle in text
     import diffcol.dcol as mod  # importable as a package module
     assert mod is dcol
+
+
+def test_convex_hull_polytopes():
+    # a cube's corners: six faces (coplanar facets merged); 300 points on a sphere: 596 faces, a
+    # polytope above the inline capacity, solved by both routes to the same alpha
+    cube = np.array([[x, y, z] for x in (-1, 1) for y in (-0.5, 0.5) for z in (-2, 2)], float)
+    P = dcol.Polytope.convex_hull(cube)
+    assert P.num_faces == 6 and P.vertices.shape == (8, 3)
+    rng = np.random.default_rng(3)
+    pts = rng.normal(size=(300, 3))
+    pts /= np.linalg.norm(pts, axis=1, keepdims=True)
+    H = dcol.Polytope.convex_hull(pts)
+    assert H.num_faces == 596 and H.A.shape == (596, 3) and H.b.shape == (596,)
+    assert np.all(pts @ H.A.T <= H.b + 1e-12)
+    box = dcol.Polytope.box(0.5, 0.3, 0.2)
+    for k in range(10):
+        X2 = diffcol.Pose(random_pose7(rng, 3.0))
+        r = dcol.solve_contact(H, diffcol.Pose(), box, X2)
+        s = dcol.solve_contact(H, diffcol.Pose(), box, X2, dcol.SolveOptions(direct_newton=False))
+        assert r.ok and s.ok
+        assert abs(r.alpha - s.alpha) <= 1e-10 * r.alpha
+    with pytest.raises(ValueError, match="coplanar"):
+        dcol.Polytope.convex_hull(np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0.0]]))
+    many = rng.normal(size=(4000, 3))
+    many /= np.linalg.norm(many, axis=1, keepdims=True)  # ~7,996 faces
+    with pytest.raises(ValueError, match="4096"):
+        dcol.Polytope.convex_hull(many)

@@ -16,6 +16,12 @@ namespace {
 /// polytope, cone and ellipsoid, a row-wise or first-order estimate of one.
 double outside_measure(const Polytope& s, const Vec3& y) {
   double v = -std::numeric_limits<double>::infinity();
+  if (s.large) {
+    const auto& L = *s.large;
+    // (an Eigen expression: a vectorized maximum, no temporary)
+    return (L.A.col(0).array() * y.x() + L.A.col(1).array() * y.y() + L.A.col(2).array() * y.z() - L.b.array())
+        .maxCoeff();
+  }
   for (int i = 0; i < s.num_faces; ++i) v = std::max(v, s.A.row(i).dot(y) - s.b[i]);  // unit rows
   return v;
 }
@@ -72,14 +78,23 @@ double support_value(const Primitive& shape, const Mat3& R, const Vec3& u) {
 }
 
 /// Calls f(n) for the outward unit normal n (world axes) of each flat face of a primitive: the
-/// separating direction of a face contact, where the dual's normal is least accurate.
+/// separating direction of a face contact, where the dual's normal is least accurate. Of a large
+/// polytope (Polytope::large) only the faces within 1e-4 outer radii of the witness point p_W:
+/// a face contact's normal is that of a face through the contact point.
 template <class F>
-void for_each_face_normal(const Primitive& shape, const Mat3& R, F&& f) {
+void for_each_face_normal(const Primitive& shape, const Pose& X_WS, const Vec3& p_W, F&& f) {
+  const Mat3& R = X_WS.R;
   std::visit(
       [&](const auto& s) {
         using T = std::decay_t<decltype(s)>;
         if constexpr (std::is_same_v<T, Polytope>) {
-          for (int i = 0; i < s.num_faces; ++i) f(Vec3(R * s.A.row(i).transpose()));
+          if (s.large) {
+            const Vec3 y = R.transpose() * (p_W - X_WS.p);
+            for (int i = 0; i < s.num_faces; ++i)
+              if (s.large->b[i] - s.normal(i).dot(y) <= 1e-4 * s.outer_radius) f(Vec3(R * s.normal(i)));
+            return;
+          }
+          for (int i = 0; i < s.num_faces; ++i) f(Vec3(R * s.normal(i)));
         } else if constexpr (std::is_same_v<T, Cylinder>) {
           f(Vec3(R.col(0)));
           f(Vec3(-R.col(0)));
@@ -137,8 +152,8 @@ Certificate certify(const Primitive& shape1, const Primitive& shape2, const Cont
         u_best = u;
       }
     };
-    for_each_face_normal(shape1, result.X_WS1.R, keep);
-    for_each_face_normal(shape2, result.X_WS2.R, [&](const Vec3& m) { keep(-m); });
+    for_each_face_normal(shape1, result.X_WS1, result.p1_W, keep);
+    for_each_face_normal(shape2, result.X_WS2, result.p2_W, [&](const Vec3& m) { keep(-m); });
     // then a compass search on the sphere from the best direction (an edge or rim contact left
     // unpolished has no face normal): steps from 1e-4 rad down to 1e-13
     const Vec3 t1 = u_best.unitOrthogonal(), t2 = u_best.cross(t1);

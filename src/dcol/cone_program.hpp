@@ -24,7 +24,7 @@ template <class P> constexpr int soc_dimension() {
   else return 4;
 }
 template <class P> int orthant_count_of(const P& p) {
-  if constexpr (std::is_same_v<P, Polytope>) return p.num_faces;
+  if constexpr (std::is_same_v<P, Polytope>) return p.large ? kInlinePolytopeFaces : p.num_faces;  // (a window, face_window.hpp)
   else if constexpr (std::is_same_v<P, PaddedPolygon>) return p.num_edges;
   else if constexpr (std::is_same_v<P, Capsule> || std::is_same_v<P, Cylinder>) return 2;
   else if constexpr (std::is_same_v<P, Cone>) return 1;

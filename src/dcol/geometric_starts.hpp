@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "core_distance.hpp"
+#include "face_window.hpp"
 #include "placed_primitive.hpp"
 #include "support_pair_search.hpp"
 #include "../geometry/minkowski_ray_cast.hpp"
@@ -27,6 +28,10 @@ namespace {
 // features settle; g'(t) = n̂ᵀu with n̂ the unit vector between the closest points. The hit is exact
 // to rounding (a = p + R1 n̂, b = q − R2 n̂), so the polish needs one Newton step instead of the
 // two or three that follow the MPR finish, and no portal refinements run.
+
+/// A face outside a large polytope's window counts as violated by the polished point below
+/// −kWindowTolerance·max(1, ‖h‖) (face_window.hpp; rounding of an exact point is ~1e-16).
+constexpr double kWindowTolerance = 1e-12;
 
 /// Active-set threshold after the exact start (relative, as the MPR start's 1e-5).
 constexpr double kExactStartActiveTolerance = 1e-9;
@@ -364,7 +369,8 @@ bool ellipsoid_polytope_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive
   static const Sphere unit(1.0);
   const Mat3 L = e->shape.U * e->Q.transpose() / e->w.inv_scale;
   PlacedPrimitive<Polytope> mapped(*poly);
-  for (int i = 0; i < poly->shape.num_vertices; ++i) {
+  mapped.M = L * poly->M;  // (large polytopes: the support maps through M)
+  for (int i = 0; i < (poly->big ? 0 : poly->shape.num_vertices); ++i) {
     const Vec3 v = L * Vec3(poly->V[i][0], poly->V[i][1], poly->V[i][2]);
     mapped.V[i][0] = v.x();
     mapped.V[i][1] = v.y();
@@ -520,7 +526,7 @@ void add_support_body(const PlacedPrimitive<P>& b, int s, const Vec3& u, const V
     static_assert(detail::kMaxSetPieces >= kMaxPolygonEdges);
     for (int i = 0; i < b.shape.num_vertices; ++i) add_piece(Vec3(b.V[i][0], b.V[i][1], b.V[i][2]));
   } else if constexpr (std::is_same_v<P, Polytope>) {
-    static_assert(detail::kMaxSetPieces >= kMaxPolytopeVertices);
+    static_assert(detail::kMaxSetPieces >= kInlinePolytopeVertices);
     for (int i = 0; i < b.shape.num_vertices; ++i) add_piece(Vec3(b.V[i][0], b.V[i][1], b.V[i][2]));
     S.num_faces = b.shape.num_faces;
     S.face_start = b.shape.face_start.data();
@@ -584,6 +590,7 @@ bool support_pair_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& 
   const double sg = std::copysign(1.0, u.z()), aa = -1.0 / (sg + u.z()), bb = u.x() * u.y() * aa;
   const Vec3 e1(1.0 + sg * u.x() * u.x() * aa, sg * bb, -sg * u.x());
   const Vec3 e2(bb, sg + u.y() * u.y() * aa, -u.y());
+  if (is_large_placed(b1) || is_large_placed(b2)) return false;  // (its vertices exceed a SupportSet)
   detail::SupportPair F;
   int owner[2] = {0, 0};
   double ball = 0.0;
@@ -613,6 +620,31 @@ bool support_pair_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& 
   return std::isfinite(hit.t) && hit.a.allFinite();
 }
 
+/// The polish with large polytopes (face_window.hpp): the window is picked at the start point x0
+/// (the faces of least slack there) before the active set is read (rows with slack ≤ tau·α);
+/// after the polish every face is checked and, where one is violated, the window is picked again
+/// at the polished point (its active faces kept) and the polish repeated from there. Out of line:
+/// inlined into the starts, it pushed the ray cast out of line for small polytopes too.
+template <int N>
+[[gnu::noinline]] bool window_polish(FaceWindows& win, ConeKkt& k, const SolveOptions& opt, IpmOutcome& out,
+                                     const double* x_start, double tau) {
+  double x0[kMaxConeVars];
+  for (int j = 0; j < kMaxConeVars; ++j) x0[j] = x_start[j];
+  for (int round = 0; round < 4; ++round) {
+    win.select(x0, round == 0 ? nullptr : &k);
+    double hnorm = 0.0;
+    for (int i = 0; i < k.m; ++i) hnorm += k.h[i] * k.h[i];
+    hnorm = std::max(1.0, std::sqrt(hnorm));
+    ActiveSet A;
+    if (!start_active_set<N>(k, x0, tau * x0[3], A)) return false;
+    out = {SolveStatus::converged, 0, 0.0, 0.0, 0.0};
+    if (!polish_newton<N>(k, opt, hnorm, out, A, x0)) return false;
+    if (win.min_slack(k.x) >= -kWindowTolerance * hnorm) return true;
+    for (int j = 0; j < kMaxConeVars; ++j) x0[j] = k.x[j];
+  }
+  return false;
+}
+
 /// The geometric start for any pair (SolveOptions::direct_newton): a ray cast on the Minkowski
 /// difference of the two shapes (support functions, MPR) gives α and p̂ to within a tolerance, the
 /// slacks follow by projection, the active set and multipliers from the slacks at that point;
@@ -620,7 +652,9 @@ bool support_pair_hit(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& 
 /// any step declines: the caller runs the interior-point method.
 template <class P1, class P2>
 bool ray_cast_newton(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b2, double shift, ConeKkt& k,
-                     const SolveOptions& opt, IpmOutcome& out) {
+                     const SolveOptions& opt, IpmOutcome& out, [[maybe_unused]] FaceWindows* win = nullptr) {
+  constexpr int N = 4 + slack_count<P1>() + slack_count<P2>();
+  constexpr bool polytope_pair = std::is_same_v<P1, Polytope> || std::is_same_v<P2, Polytope>;
   const RowWriter& w1 = b1.w;
   const RowWriter& w2 = b2.w;
   const double inv = w1.inv_scale;
@@ -645,10 +679,17 @@ bool ray_cast_newton(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b
     x0[3] = alpha;
     b1.slacks(inv, alpha, x0);
     b2.slacks(inv, alpha, x0);
+    if constexpr (polytope_pair) {
+      if (win) {
+        if (!window_polish<N>(*win, k, opt, out, x0, tau)) return false;
+        k.factored = false;
+        return true;
+      }
+    }
     ActiveSet A;
-    if (!start_active_set<4 + slack_count<P1>() + slack_count<P2>()>(k, x0, tau * alpha, A)) return false;
+    if (!start_active_set<N>(k, x0, tau * alpha, A)) return false;
     out = {SolveStatus::converged, 0, 0.0, 0.0, 0.0};
-    if (!polish_newton<4 + slack_count<P1>() + slack_count<P2>()>(k, opt, hnorm, out, A, x0)) return false;
+    if (!polish_newton<N>(k, opt, hnorm, out, A, x0)) return false;
     k.factored = false;
     return true;
   };
@@ -698,6 +739,10 @@ bool ray_cast_newton(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b
   // active set is rejected — near-degenerate contacts, where D is nearly flat along the portal —
   // the ray is cast once more to 1e-11, rows with slack ≤ 1e-5·α active.
   for (const double rel : {1e-4, 1e-11}) {
+    // (large polytopes: their faces are small, tau = 3e-3 spans several of them and the active set
+    // read at the coarse cast failed about half the time: the fine cast only)
+    if constexpr (polytope_pair)
+      if (win && rel > 1e-6) continue;
     const double tol = rel * shift * inv;
     const double tau = std::max(1e-5, 30.0 * rel) * shift * inv;
     diffcol::detail::MinkowskiRayHit hit;
@@ -712,10 +757,18 @@ bool ray_cast_newton(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b
     x0[3] = alpha;
     b1.slacks(inv, alpha, x0);
     b2.slacks(inv, alpha, x0);
+    if constexpr (polytope_pair) {
+      if (win) {
+        if (!window_polish<N>(*win, k, opt, out, x0, tau)) continue;
+        k.factored = false;
+        out.start = StartMethod::ray_cast;
+        return true;
+      }
+    }
     ActiveSet A;
-    if (!start_active_set<4 + slack_count<P1>() + slack_count<P2>()>(k, x0, tau * alpha, A)) continue;
+    if (!start_active_set<N>(k, x0, tau * alpha, A)) continue;
     out = {SolveStatus::converged, 0, 0.0, 0.0, 0.0};
-    if (!polish_newton<4 + slack_count<P1>() + slack_count<P2>()>(k, opt, hnorm, out, A, x0)) continue;
+    if (!polish_newton<N>(k, opt, hnorm, out, A, x0)) continue;
     k.factored = false;
     out.start = StartMethod::ray_cast;
     return true;

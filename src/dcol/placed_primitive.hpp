@@ -77,16 +77,26 @@ int placed_vertex_argmax(const double (*V)[3], int n, const Vec3& d) {
 }
 
 /// A polytope's vertices are placed once (rotated and scaled into the ray cast's coordinates), so
-/// each support call is the arg max alone.
+/// each support call is the arg max alone. A large polytope (Polytope::large) is not copied: its
+/// support is M·y*, y* the shape-frame vertex maximizing yᵀ(Mᵀd) (M = Q/ℓ, or a linear map of it),
+/// found by hill climbing on the vertex graph from the previous call's vertex (a vertex of a
+/// convex polytope with no better neighbour maximizes the linear function).
 template <>
 struct PlacedPrimitive<Polytope> {
   const Polytope& shape;
   const Mat3& Q;
   const RowWriter& w;
-  double V[kMaxPolytopeVertices][3];
+  const LargePolytopeData* big = nullptr;
+  Mat3 M;
+  mutable int last = 0;  // the previous support vertex (large polytopes)
+  double V[kInlinePolytopeVertices][3];
 
   PlacedPrimitive(const Polytope& s, const Mat3& Q_, const RowWriter& w_) : shape(s), Q(Q_), w(w_) {
-    const Mat3 M = w.inv_scale * Q;
+    M = w.inv_scale * Q;
+    if (s.large) {
+      big = s.large.get();
+      return;
+    }
     for (int i = 0; i < s.num_vertices; ++i) {
       const Vec3 v = M * Vec3(s.V(i, 0), s.V(i, 1), s.V(i, 2));
       V[i][0] = v.x();
@@ -95,11 +105,39 @@ struct PlacedPrimitive<Polytope> {
     }
   }
   Vec3 support(const Vec3& d) const {
+    if (big) [[unlikely]] return large_support(d);
     const int best = placed_vertex_argmax(V, shape.num_vertices, d);
     return d.squaredNorm() > 0.0 ? Vec3(V[best][0], V[best][1], V[best][2]) : Vec3::Zero();
   }
+  [[gnu::noinline]] Vec3 large_support(const Vec3& d) const {
+    if (!(d.squaredNorm() > 0.0)) return Vec3::Zero();
+    const Vec3 e = M.transpose() * d;
+    const double *x = big->V.col(0).data(), *y = big->V.col(1).data(), *z = big->V.col(2).data();
+    const int* nb = big->neighbours.data();
+    const int* start = big->neighbour_start.data();
+    int v = last;
+    double bv = x[v] * e.x() + y[v] * e.y() + z[v] * e.z();
+    for (int step = 0; step < shape.num_vertices; ++step) {
+      int next = v;
+      for (int j = start[v]; j < start[v + 1]; ++j) {
+        const int u = nb[j];
+        const double val = x[u] * e.x() + y[u] * e.y() + z[u] * e.z();
+        if (val > bv) bv = val, next = u;
+      }
+      if (next == v) break;
+      v = next;
+    }
+    last = v;
+    return M * Vec3(x[v], y[v], z[v]);
+  }
   void slacks(double inv, double alpha, double* x) const { start_slacks(shape, Q, w, inv, alpha, x); }
 };
+
+/// Whether a placed primitive is a polytope held in LargePolytopeData (its vertices are not in V).
+template <class P> bool is_large_placed([[maybe_unused]] const PlacedPrimitive<P>& b) {
+  if constexpr (std::is_same_v<P, Polytope>) return b.big != nullptr;
+  else return false;
+}
 
 /// Ball-like primitives in ray-cast coordinates: R·d/‖d‖ does not depend on the frame, so the
 /// sphere, the capsule's and the padded polygon's round parts need no rotation per call; the

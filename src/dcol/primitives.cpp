@@ -1,6 +1,8 @@
 #include "diffcol/dcol/primitives.hpp"
 
+#include "../geometry/convex_hull.hpp"
 #include "../util/rows_span.hpp"
+#include "diffcol/mesh/triangle_mesh.hpp"
 
 #include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
@@ -11,6 +13,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace diffcol::dcol {
 namespace {
@@ -34,11 +37,12 @@ void check_positive(double v, const char* what, const char* name) {
 /// 3-D and ±perp(a_i) in 2-D.
 template <int K>
 void check_halfspaces(const Eigen::Matrix<double, Eigen::Dynamic, K>& A, const Eigen::VectorXd& b, int max_rows,
-                      int min_rows, const char* what) {
+                      int min_rows, const char* what, bool check_bounded = true) {
   const int m = static_cast<int>(A.rows());
   if (m < min_rows || m > max_rows)
     throw std::invalid_argument(std::string(what) + ": needs between " + std::to_string(min_rows) + " and " +
-                                std::to_string(max_rows) + " half-spaces (got " + std::to_string(m) + ")");
+                                std::to_string(max_rows) + " half-spaces (got " + std::to_string(m) + ")" +
+                                (K == 3 ? "; kMaxPolytopeFaces = " + std::to_string(kMaxPolytopeFaces) : std::string()));
   if (b.size() != m)
     throw std::invalid_argument(std::string(what) + ": A has " + std::to_string(m) + " rows but b has " +
                                 std::to_string(b.size()) + " entries");
@@ -48,6 +52,7 @@ void check_halfspaces(const Eigen::Matrix<double, Eigen::Dynamic, K>& A, const E
     if (!(b[i] > 0.0))
       throw std::invalid_argument(std::string(what) + ": offsets must be > 0 (the origin must be strictly inside)");
   }
+  if (!check_bounded) return;
   Eigen::Matrix<double, Eigen::Dynamic, K> An = A;
   for (int i = 0; i < m; ++i) An.row(i).normalize();
   if (!(diffcol::detail::rows_span_volume<K>(An) > 1e-9))
@@ -77,8 +82,12 @@ void check_halfspaces(const Eigen::Matrix<double, Eigen::Dynamic, K>& A, const E
 // ------------------------------------------------------------------------------------ Polytope
 
 Polytope::Polytope(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& b_in, const Pose& off) : offset(off) {
-  check_halfspaces<3>(A_in, b_in, kMaxPolytopeFaces, 4, "Polytope");
+  check_halfspaces<3>(A_in, b_in, kMaxPolytopeFaces, 4, "Polytope", A_in.rows() <= kInlinePolytopeFaces);
   check_offset(off, "Polytope");
+  if (A_in.rows() > kInlinePolytopeFaces) {
+    build_large(A_in, b_in);
+    return;
+  }
   num_faces = static_cast<int>(A_in.rows());
   for (int i = 0; i < num_faces; ++i) {  // unit normals: same set, better scaled rows
     const double n = A_in.row(i).norm();
@@ -116,24 +125,24 @@ Polytope::Polytope(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& b_in, co
         bool seen = false;  // more than three faces meet at a degenerate vertex
         for (int q = 0; q < num_vertices && !seen; ++q)
           seen = (V.row(q).transpose() - v).norm() <= tol;
-        if (!seen && num_vertices < kMaxPolytopeVertices) V.row(num_vertices++) = v.transpose();
+        if (!seen && num_vertices < kInlinePolytopeVertices) V.row(num_vertices++) = v.transpose();
       }
   // each face's vertices, ordered by angle about the face's centroid (counter-clockwise about A_k)
   int used = 0;
   for (int k = 0; k < num_faces; ++k) {
     face_start[k] = static_cast<unsigned short>(used);
     const Vec3 n = A.row(k).transpose();
-    int idx[kMaxPolytopeVertices], c = 0;
+    int idx[kInlinePolytopeVertices], c = 0;
     Vec3 centre = Vec3::Zero();
     for (int i = 0; i < num_vertices; ++i)
       if (std::abs(n.dot(V.row(i).transpose()) - b[k]) <= tol) {
         idx[c++] = i;
         centre += V.row(i).transpose();
       }
-    if (c == 0 || used + c > kMaxPolytopeFaceIncidences) continue;  // (the bound holds: never full)
+    if (c == 0 || used + c > kInlinePolytopeFaceIncidences) continue;  // (the bound holds: never full)
     centre /= c;
     const Vec3 t1 = n.unitOrthogonal(), t2 = n.cross(t1);
-    double ang[kMaxPolytopeVertices];
+    double ang[kInlinePolytopeVertices];
     for (int a = 0; a < c; ++a) {
       const Vec3 r = V.row(idx[a]).transpose() - centre;
       ang[a] = std::atan2(r.dot(t2), r.dot(t1));
@@ -146,6 +155,192 @@ Polytope::Polytope(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& b_in, co
     for (int a = 0; a < c; ++a) face_vertices[used++] = static_cast<unsigned char>(idx[a]);
   }
   face_start[num_faces] = static_cast<unsigned short>(used);
+}
+
+namespace {
+
+/// A direction d ≠ 0 with a_jᵀd ≤ 1e-9 for every listed unit normal (a ray of the recession cone
+/// of {y : a_jᵀy ≤ b_j}), or zero when there is none (the half-spaces bound a set).
+Vec3 recession_ray(const Eigen::Matrix<double, Eigen::Dynamic, 3>& A, const std::vector<int>& rows) {
+  const auto is_ray = [&](const Vec3& d) {
+    for (int i : rows)
+      if (Vec3(A.row(i).transpose()).dot(d) > 1e-9) return false;
+    return true;
+  };
+  Mat3 M = Mat3::Zero();
+  for (int i : rows) M += A.row(i).transpose() * A.row(i);
+  const Eigen::SelfAdjointEigenSolver<Mat3> eig(M);
+  if (!(eig.eigenvalues()(0) > 1e-12)) {  // the normals do not span: ± the null direction
+    const Vec3 d = eig.eigenvectors().col(0);
+    if (is_ray(d)) return d;
+    if (is_ray(-d)) return -d;
+  }
+  for (size_t p = 0; p < rows.size(); ++p)
+    for (size_t q = p + 1; q < rows.size(); ++q) {
+      Vec3 d = Vec3(A.row(rows[p]).transpose()).cross(Vec3(A.row(rows[q]).transpose()));
+      if (d.norm() < 1e-12) continue;
+      d.normalize();
+      if (is_ray(d)) return d;
+      if (is_ray(-d)) return -d;
+    }
+  return Vec3::Zero();
+}
+
+}  // namespace
+
+// Above kInlinePolytopeFaces: the vertices from the polar hull (Qhull): with d_i = a_i/b_i, each
+// facet nᵀd ≤ c of conv{d_i} is a vertex n/c of {A y ≤ b} (refined by least squares on the faces
+// through it), the faces through it are the facet's points, and the set is bounded iff the origin
+// lies strictly inside conv{d_i} (every c > 0).
+void Polytope::build_large(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& b_in) {
+  const int m = static_cast<int>(A_in.rows());
+  auto L = std::make_shared<LargePolytopeData>();
+  L->A.resize(m, 3);
+  L->b.resize(m);
+  for (int i = 0; i < m; ++i) {
+    const double n = A_in.row(i).norm();
+    L->A.row(i) = A_in.row(i) / n;
+    L->b[i] = b_in[i] / n;
+  }
+  num_faces = m;
+  inner_radius = L->b.minCoeff();
+  if (!(inner_radius >= kMinLength))
+    throw std::invalid_argument("Polytope: a face lies closer than 1e-100 (kMinLength) to the origin");
+  std::vector<Vec3> dual(static_cast<size_t>(m));
+  double scale = 0.0;
+  for (int i = 0; i < m; ++i) {
+    dual[static_cast<size_t>(i)] = L->A.row(i).transpose() / L->b[i];
+    scale = std::max(scale, dual[static_cast<size_t>(i)].norm());
+  }
+  diffcol::detail::HullFacets H;
+  std::string why;
+  if (!diffcol::detail::qhull_facets(dual, H, why, "Polytope: vertex enumeration"))
+    throw std::invalid_argument("Polytope: unbounded (the normals do not span the space)");
+  const int nv = static_cast<int>(H.normals.size());
+  L->V.resize(nv, 3);
+  outer_radius = 0.0;
+  std::vector<std::vector<int>> on_face(static_cast<size_t>(m));
+  for (int f = 0; f < nv; ++f) {
+    const double c = H.offsets[static_cast<size_t>(f)];
+    if (!(c > 1e-12 * scale)) throw std::invalid_argument("Polytope: unbounded");
+    Vec3 v = H.normals[static_cast<size_t>(f)] / c;
+    Mat3 M = Mat3::Zero();
+    Vec3 r = Vec3::Zero();
+    for (int i : H.vertices[static_cast<size_t>(f)]) {
+      M += L->A.row(i).transpose() * L->A.row(i);
+      r += L->A.row(i).transpose() * L->b[i];
+      on_face[static_cast<size_t>(i)].push_back(f);
+    }
+    const Vec3 ls = M.fullPivLu().solve(r);  // least squares on the faces through the vertex
+    if (ls.allFinite() && (ls - v).norm() <= 1e-6 * (1.0 + v.norm())) v = ls;
+    L->V.row(f) = v.transpose();
+    outer_radius = std::max(outer_radius, v.norm());
+  }
+  if (!(outer_radius <= kMaxLength))
+    throw std::invalid_argument("Polytope: a vertex lies beyond 1e100 (kMaxLength) from the origin");
+  num_vertices = nv;
+  // each face's vertices counter-clockwise about its normal (as for the inline faces)
+  L->face_start.assign(static_cast<size_t>(m) + 1, 0);
+  std::vector<std::pair<int, int>> edges;
+  for (int k = 0; k < m; ++k) {
+    L->face_start[static_cast<size_t>(k)] = static_cast<int>(L->face_vertices.size());
+    std::vector<int>& idx = on_face[static_cast<size_t>(k)];
+    if (idx.empty()) continue;
+    const Vec3 n = L->A.row(k).transpose();
+    Vec3 centre = Vec3::Zero();
+    for (int i : idx) centre += L->V.row(i).transpose();
+    centre /= static_cast<double>(idx.size());
+    const Vec3 t1 = n.unitOrthogonal(), t2 = n.cross(t1);
+    std::vector<std::pair<double, int>> ang;
+    for (int i : idx) {
+      const Vec3 r = L->V.row(i).transpose() - centre;
+      ang.push_back({std::atan2(r.dot(t2), r.dot(t1)), i});
+    }
+    std::sort(ang.begin(), ang.end());
+    for (size_t a = 0; a < ang.size(); ++a) {
+      L->face_vertices.push_back(ang[a].second);
+      const int u = ang[a].second, w = ang[(a + 1) % ang.size()].second;
+      if (ang.size() > 1 && u != w) edges.push_back({std::min(u, w), std::max(u, w)});
+    }
+  }
+  L->face_start[static_cast<size_t>(m)] = static_cast<int>(L->face_vertices.size());
+  // the vertex graph (the polytope's edges: consecutive vertices of a face)
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
+  std::vector<int> degree(static_cast<size_t>(nv), 0);
+  for (const auto& [u, w] : edges) ++degree[static_cast<size_t>(u)], ++degree[static_cast<size_t>(w)];
+  L->neighbour_start.assign(static_cast<size_t>(nv) + 1, 0);
+  for (int i = 0; i < nv; ++i) L->neighbour_start[static_cast<size_t>(i) + 1] = L->neighbour_start[static_cast<size_t>(i)] + degree[static_cast<size_t>(i)];
+  L->neighbours.assign(static_cast<size_t>(L->neighbour_start.back()), 0);
+  std::vector<int> fill(L->neighbour_start.begin(), L->neighbour_start.end() - 1);
+  for (const auto& [u, w] : edges) {
+    L->neighbours[static_cast<size_t>(fill[static_cast<size_t>(u)]++)] = w;
+    L->neighbours[static_cast<size_t>(fill[static_cast<size_t>(w)]++)] = u;
+  }
+  // bounding faces: the faces most aligned with the 6 axes and the 8 diagonals, then, while their
+  // half-spaces leave a recession ray d, the face maximizing a_iᵀd
+  const auto add_best = [&](const Vec3& d) {
+    Eigen::Index best = 0;
+    (L->A * d).maxCoeff(&best);
+    const int i = static_cast<int>(best);
+    if (std::find(L->bounding_faces.begin(), L->bounding_faces.end(), i) == L->bounding_faces.end())
+      L->bounding_faces.push_back(i);
+  };
+  for (int a = 0; a < 3; ++a)
+    for (const double sg : {1.0, -1.0}) add_best(sg * Vec3::Unit(a));
+  for (int c = 0; c < 8; ++c) add_best(Vec3(c & 1 ? 1.0 : -1.0, c & 2 ? 1.0 : -1.0, c & 4 ? 1.0 : -1.0).normalized());
+  for (Vec3 d = recession_ray(L->A, L->bounding_faces); d.squaredNorm() > 0.0;
+       d = recession_ray(L->A, L->bounding_faces)) {
+    const size_t before = L->bounding_faces.size();
+    add_best(d);
+    if (L->bounding_faces.size() == before || L->bounding_faces.size() > static_cast<size_t>(kMaxBoundingFaces))
+      throw std::invalid_argument("Polytope: no bounded subset of at most " + std::to_string(kMaxBoundingFaces) +
+                                  " faces found (a polytope too elongated for its face count)");
+  }
+  L->is_bounding.assign(static_cast<size_t>(m), 0);
+  for (int i : L->bounding_faces) L->is_bounding[static_cast<size_t>(i)] = 1;
+  large = std::move(L);
+}
+
+Vec3 Polytope::large_support(const Vec3& d) const {
+  const LargePolytopeData& L = *large;
+  const double *x = L.V.col(0).data(), *y = L.V.col(1).data(), *z = L.V.col(2).data();
+  int best = 0;
+  double bv = -1e300;
+  for (int i = 0; i < num_vertices; ++i) {
+    const double v = x[i] * d.x() + y[i] * d.y() + z[i] * d.z();
+    const bool gt = v > bv;
+    bv = gt ? v : bv;
+    best = gt ? i : best;
+  }
+  return d.squaredNorm() > 0.0 ? Vec3(x[best], y[best], z[best]) : Vec3::Zero();
+}
+
+Polytope Polytope::convex_hull(const std::vector<Vec3>& points, const Pose& offset) {
+  for (const Vec3& p : points)
+    if (!p.allFinite()) throw std::invalid_argument("Polytope::convex_hull: a point is not finite");
+  diffcol::detail::HullFacets H;
+  std::string why;
+  if (!diffcol::detail::qhull_facets(points, H, why, "Polytope::convex_hull"))
+    throw std::invalid_argument("Polytope::convex_hull: " + why);
+  const int m = static_cast<int>(H.normals.size());
+  if (m > kMaxPolytopeFaces)
+    throw std::invalid_argument("Polytope::convex_hull: the hull has " + std::to_string(m) + " faces; at most " +
+                                std::to_string(kMaxPolytopeFaces) + " (kMaxPolytopeFaces): simplify the points first");
+  Eigen::MatrixX3d A(m, 3);
+  Eigen::VectorXd b(m);
+  for (int f = 0; f < m; ++f) {
+    A.row(f) = H.normals[static_cast<size_t>(f)].transpose();
+    b[f] = H.offsets[static_cast<size_t>(f)];
+    if (!(b[f] > 0.0))
+      throw std::invalid_argument("Polytope::convex_hull: the shape origin is not strictly inside the hull "
+                                  "(translate the points, e.g. by their centroid, and use the offset pose)");
+  }
+  return Polytope(A, b, offset);
+}
+
+Polytope Polytope::convex_hull(const mesh::TriangleMesh& mesh, const Pose& offset) {
+  return convex_hull(mesh.vertices(), offset);
 }
 
 Polytope Polytope::box(double hx, double hy, double hz, const Pose& offset) {

@@ -46,6 +46,9 @@ namespace {
 
 using namespace detail;  // the solver stages (cone_program.hpp, geometric_starts.hpp)
 
+/// Interior-point solves of a window of a large polytope's faces, at most (face_window.hpp).
+constexpr int kMaxWindowRounds = 16;
+
 /// Origins closer than this times the sum of the outer radii are coincident (α* = 0).
 constexpr double kCoincidentOrigins = 1e-100;
 
@@ -53,6 +56,7 @@ constexpr double kCoincidentOrigins = 1e-100;
 
 // Orthant rows, eq. (11), (14), (18), (21), (27).
 void write_orthant(const Polytope& p, const Mat3& Q, const RowWriter& w, int i0) {
+  if (p.large) return;  // its window's rows (FaceWindow::write)
   for (int i = 0; i < p.num_faces; ++i) w.row(i0 + i, -(Q * p.A.row(i).transpose()), p.b[i]);
 }
 void write_orthant(const Capsule& p, const Mat3&, const RowWriter& w, int i0) {
@@ -107,6 +111,42 @@ void write_soc(const Sphere& p, const Mat3& Q, const RowWriter& w, int i0) {
   for (int i = 0; i < 3; ++i) w.row(i0 + 1 + i, Q.col(i), 0.0);
 }
 
+/// The window of a large polytope (face_window.hpp), its rows zero until the start picks it.
+[[gnu::noinline]] void open_window(const Polytope& s, const Mat3& Q, const RowWriter& w, int row0, FaceWindow& f,
+                                   const Vec3& target) {
+  f.poly = &s;
+  f.Q = Q;
+  f.w = &w;
+  f.row0 = row0;
+  f.count = 0;
+  f.target = target;
+  for (int j = 0; j < kInlinePolytopeFaces; ++j) w.row(row0 + j, Vec3::Zero(), 0.0);
+}
+
+/// The interior-point method with large polytopes, by cutting planes: the solve on the windows,
+/// then every face is checked at its solution; a violated one enters the window (the faces of
+/// least slack there, the window's active faces kept) and the windows are solved again.
+template <int N>
+[[gnu::noinline]] IpmOutcome interior_point_windows(ConeKkt& k, const SolveOptions& opt, FaceWindows& win) {
+  for (FaceWindow& f : win.body)
+    if (f.active() && f.count == 0) {  // not picked by a start: the faces facing the other origin
+      f.select_towards(f.target);
+      f.write();
+    }
+  IpmOutcome res{};
+  for (int round = 0; round < kMaxWindowRounds; ++round) {
+    res = interior_point<N>(k, opt);
+    if (res.status != SolveStatus::converged) return res;
+    double hnorm = 0.0;
+    for (int i = 0; i < k.m; ++i) hnorm += k.h[i] * k.h[i];
+    hnorm = std::max(1.0, std::sqrt(hnorm));
+    if (win.min_slack(k.x) >= -opt.feasibility_tolerance * hnorm) return res;
+    win.select(k.x, &k);
+  }
+  res.status = SolveStatus::max_iterations;
+  return res;
+}
+
 template <class P> constexpr bool is_strictly_convex() {
   return std::is_same_v<P, Sphere> || std::is_same_v<P, Ellipsoid>;
 }
@@ -146,6 +186,13 @@ IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2
   write_orthant(s2, X2.R, w2, k.orthant_rows[0]);
   if constexpr (d1 > 0) write_soc(s1, X1.R, w1, l);
   if constexpr (d2 > 0) write_soc(s2, X2.R, w2, l + d1);
+  // large polytopes: a window of their faces (face_window.hpp)
+  constexpr bool polytope_pair = std::is_same_v<P1, Polytope> || std::is_same_v<P2, Polytope>;
+  [[maybe_unused]] FaceWindows win;
+  if constexpr (std::is_same_v<P1, Polytope>)
+    if (s1.large) open_window(s1, X1.R, w1, 0, win.body[0], w2.r_hat);
+  if constexpr (std::is_same_v<P2, Polytope>)
+    if (s2.large) open_window(s2, X2.R, w2, k.orthant_rows[0], win.body[1], w1.r_hat);
   if constexpr (is_strictly_convex<P1>() && is_strictly_convex<P2>()) {
     IpmOutcome direct;
     if (opt.direct_newton && opt.polish && !(opt.barrier_target > 0.0) && direct_newton(k, opt, w1.r_hat, w2.r_hat,
@@ -156,9 +203,12 @@ IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2
   } else {
     IpmOutcome direct;
     if (opt.direct_newton && opt.polish && !(opt.barrier_target > 0.0) &&
-        ray_cast_newton(PlacedPrimitive<P1>{s1, X1.R, w1}, PlacedPrimitive<P2>{s2, X2.R, w2}, shift, k, opt, direct))
+        ray_cast_newton(PlacedPrimitive<P1>{s1, X1.R, w1}, PlacedPrimitive<P2>{s2, X2.R, w2}, shift, k, opt, direct,
+                        polytope_pair && win.any() ? &win : nullptr))
       return direct;
   }
+  if constexpr (polytope_pair)
+    if (win.any()) return interior_point_windows<N>(k, opt, win);
   return interior_point<N>(k, opt);
 }
 
@@ -201,7 +251,14 @@ void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& 
   out.kkt.factored = false;
   out.kkt.polished = false;
   out.kkt.n = out.kkt.m = 0;
-  if (!X_WB1.is_valid() || !X_WB2.is_valid() || !options.is_valid()) {
+  // a large polytope's rows are a window of its faces (face_window.hpp): exact at the optimum, but
+  // the barrier of a smoothed solve (barrier_target > 0) would sum over the window only
+  const auto is_large = [](const Primitive& s) {
+    const Polytope* p = std::get_if<Polytope>(&s);
+    return p && p->large;
+  };
+  const bool smoothed_large = options.barrier_target > 0.0 && (is_large(shape1) || is_large(shape2));
+  if (!X_WB1.is_valid() || !X_WB2.is_valid() || !options.is_valid() || smoothed_large) {
     out.X_WB1 = out.X_WB2 = out.X_WS1 = out.X_WS2 = Pose::identity();  // every field finite
     return;
   }

@@ -16,7 +16,7 @@
 namespace diffcol::dcol::detail {
 
 constexpr int kMaxSupportPieces = 32;  // ≥ dcol::kMaxPolygonEdges (asserted where the pieces are written)
-constexpr int kMaxSetPieces = 64;      // ≥ dcol::kMaxPolytopeVertices (a SupportSet; asserted alike)
+constexpr int kMaxSetPieces = 64;      // ≥ dcol::kInlinePolytopeVertices (a SupportSet; asserted alike)
 
 // A square-root term ρ √q(w), q = c + 2gᵀw + wᵀMw, M = [[m0, m1], [m1, m2]]: the pieces every
 // objective below is made of.

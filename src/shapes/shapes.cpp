@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "diffcol/shapes/shape.hpp"
+#include "../geometry/convex_hull.hpp"
 
 namespace diffcol {
 namespace {
@@ -30,7 +31,7 @@ void require_length(double v, const char* shape, const char* what) {
 }
 
 // The supporting planes of the convex hull of a point set (defined with the convex hull below).
-void hull_planes(const std::vector<Vec3>& P, double tol, const char* what, std::vector<Vec3>& normals,
+void hull_planes(const std::vector<Vec3>& P, const char* what, std::vector<Vec3>& normals,
                  std::vector<double>& offsets);
 
 // Up to this many half-spaces the polytope's vertices are enumerated by brute force: O(m³)
@@ -100,7 +101,7 @@ std::vector<Vec3> polar_vertices(const Eigen::MatrixX3d& A, const Eigen::VectorX
   const double tol = 1e-9 * scale;
   std::vector<Vec3> normals;
   std::vector<double> offsets;
-  hull_planes(dual, tol, "smooth_polytope: vertex enumeration", normals, offsets);
+  hull_planes(dual, "smooth_polytope: vertex enumeration", normals, offsets);
   bool bounded = normals.size() >= 4;
   for (size_t f = 0; f < offsets.size() && bounded; ++f) bounded = offsets[f] > tol;
   if (!bounded) throw std::invalid_argument(kUnbounded);
@@ -275,93 +276,15 @@ SmoothPolytope SmoothPolytope::box(double hx, double hy, double hz, double beta,
 namespace {
 
 // Supporting planes (unit normal n, offset d: n·p ≤ d for every point, tight at ≥ 3) of the convex
-// hull of `points` by the incremental algorithm: a starting tetrahedron, then each point outside
-// the current hull replaces the faces it sees by a fan from the horizon to it. O(n·faces). Empty
-// if the points are (nearly, to tol) coplanar. @throws std::runtime_error ("<what> failed ...") if
-// a point lies outside the result by more than 10 tol (the incremental construction with a
-// tolerance could in principle miss a point in a face's plane just outside it).
-void hull_planes(const std::vector<Vec3>& P, double tol, const char* what, std::vector<Vec3>& normals,
+// hull of `points` by Qhull (src/geometry/convex_hull.cpp), coplanar facets merged. Empty if the
+// points span no volume.
+void hull_planes(const std::vector<Vec3>& P, const char* what, std::vector<Vec3>& normals,
                  std::vector<double>& offsets) {
-  const int n = static_cast<int>(P.size());
-  // starting tetrahedron: far point, farthest from the line, farthest from the plane
-  int i1 = 0;
-  for (int i = 1; i < n; ++i)
-    if ((P[i] - P[0]).squaredNorm() > (P[i1] - P[0]).squaredNorm()) i1 = i;
-  const Vec3 e = (P[i1] - P[0]).normalized();
-  int i2 = -1;
-  double best = tol;
-  for (int i = 0; i < n; ++i) {
-    const Vec3 q = P[i] - P[0];
-    const double dl = (q - q.dot(e) * e).norm();
-    if (dl > best) best = dl, i2 = i;
-  }
-  if (i2 < 0 || i1 == 0) return;
-  const Vec3 pn = (P[i1] - P[0]).cross(P[i2] - P[0]).normalized();
-  int i3 = -1;
-  best = tol;
-  for (int i = 0; i < n; ++i) {
-    const double dp = std::abs(pn.dot(P[i] - P[0]));
-    if (dp > best) best = dp, i3 = i;
-  }
-  if (i3 < 0) return;
-  const Vec3 inside = 0.25 * (P[0] + P[i1] + P[i2] + P[i3]);
-  struct Face {
-    int a, b, c;
-    Vec3 n;
-    double d;
-    bool alive;
-  };
-  std::vector<Face> F;
-  const auto add = [&](int a, int b, int c) {
-    Vec3 nrm = (P[b] - P[a]).cross(P[c] - P[a]);
-    const double len = nrm.norm();
-    nrm /= len;
-    if (nrm.dot(inside - P[a]) > 0.0) {  // orient outwards
-      std::swap(b, c);
-      nrm = -nrm;
-    }
-    F.push_back({a, b, c, nrm, nrm.dot(P[a]), len > 0.0});
-  };
-  add(0, i1, i2);
-  add(0, i1, i3);
-  add(0, i2, i3);
-  add(i1, i2, i3);
-  std::vector<std::pair<int, int>> visible_edges, horizon;
-  for (int i = 0; i < n; ++i) {
-    if (i == 0 || i == i1 || i == i2 || i == i3) continue;
-    visible_edges.clear();
-    std::vector<size_t> visible;
-    for (size_t f = 0; f < F.size(); ++f)
-      if (F[f].alive && F[f].n.dot(P[i]) - F[f].d > tol) visible.push_back(f);
-    if (visible.empty()) continue;
-    for (size_t f : visible) {
-      const Face& t = F[f];
-      visible_edges.push_back({t.a, t.b});
-      visible_edges.push_back({t.b, t.c});
-      visible_edges.push_back({t.c, t.a});
-    }
-    std::sort(visible_edges.begin(), visible_edges.end());
-    horizon.clear();
-    for (const auto& [u, v] : visible_edges)  // an edge whose reverse is not in a visible face
-      if (!std::binary_search(visible_edges.begin(), visible_edges.end(), std::pair<int, int>{v, u}))
-        horizon.push_back({u, v});
-    for (size_t f : visible) F[f].alive = false;
-    for (const auto& [u, v] : horizon) add(u, v, i);
-  }
-  for (const Face& t : F) {
-    if (!t.alive) continue;
-    bool dup = false;
-    for (size_t f = 0; f < normals.size() && !dup; ++f)
-      dup = (normals[f] - t.n).norm() < 1e-9 && std::abs(offsets[f] - t.d) < tol;
-    if (!dup) {
-      normals.push_back(t.n);
-      offsets.push_back(t.d);
-    }
-  }
-  for (size_t f = 0; f < normals.size(); ++f)
-    for (const Vec3& p : P)
-      if (normals[f].dot(p) - offsets[f] > 10.0 * tol)
-        throw std::runtime_error(std::string(what) + " failed (near-degenerate input)");
+  diffcol::detail::HullFacets hull;
+  std::string why;
+  if (!diffcol::detail::qhull_facets(P, hull, why, what)) return;
+  normals = std::move(hull.normals);
+  offsets = std::move(hull.offsets);
 }
 
 }  // namespace
@@ -369,16 +292,13 @@ void hull_planes(const std::vector<Vec3>& P, double tol, const char* what, std::
 SmoothPolytope SmoothPolytope::convex_hull(const std::vector<Vec3>& points, double beta, double length) {
   const int n = static_cast<int>(points.size());
   if (n < 4) throw std::invalid_argument("smooth_polytope convex_hull: need at least 4 points");
-  double scale = 0.0;
-  for (const Vec3& p : points) {
+  for (const Vec3& p : points)
     if (!p.allFinite()) throw std::invalid_argument("smooth_polytope convex_hull: a point is not finite");
-    scale = std::max(scale, p.norm());
-  }
-  const double tol = 1e-9 * std::max(scale, 1e-300);
   std::vector<Vec3> normals;
   std::vector<double> offsets;
-  hull_planes(points, tol, "smooth_polytope convex_hull: hull construction", normals, offsets);
-  if (normals.size() < 4) throw std::invalid_argument("smooth_polytope convex_hull: points are coplanar");
+  hull_planes(points, "smooth_polytope convex_hull: hull construction", normals, offsets);
+  if (normals.size() < 4)
+    throw std::invalid_argument("smooth_polytope convex_hull: the points are coplanar or collinear (no volume)");
   if (normals.size() > static_cast<size_t>(kMaxFaces)) {
     std::ostringstream os;
     os << "smooth_polytope convex_hull: the hull has " << normals.size() << " faces; at most " << kMaxFaces

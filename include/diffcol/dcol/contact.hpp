@@ -47,8 +47,9 @@ namespace diffcol::dcol {
 
 /// Compile-time capacity: the most unknowns x = (p, α, slacks) (4 + 2 + 2 for two padded polygons).
 inline constexpr int kMaxConeVars = 8;
-/// Compile-time capacity: the most rows of G (two polytopes/polygons at full capacity + two 4-dim cones).
-inline constexpr int kMaxConeRows = kMaxPolytopeFaces + kMaxPolygonEdges + 8;
+/// Compile-time capacity: the most rows of G (two polytopes/polygons at inline capacity — a larger
+/// polytope contributes a window of kInlinePolytopeFaces faces — + two 4-dim cones).
+inline constexpr int kMaxConeRows = kInlinePolytopeFaces + kMaxPolygonEdges + 8;
 
 enum class SolveStatus : std::uint8_t {
   converged = 0,           ///< residuals and gap within tolerance (or centred at the requested barrier level)

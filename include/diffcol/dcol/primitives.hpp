@@ -30,24 +30,35 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <string>
 #include <variant>
+#include <vector>
 
 #include <Eigen/Core>
 
 #include "diffcol/math/se3.hpp"
 
+namespace diffcol::mesh {
+class TriangleMesh;
+}
+
 namespace diffcol::dcol {
 
-/// Compile-time capacity: the most faces of a Polytope (rows of A).
-inline constexpr int kMaxPolytopeFaces = 32;
+/// Polytopes with at most this many faces keep them in fixed-size members (no allocation, the
+/// solver's fast path); larger ones in one heap block built at construction (Polytope::large).
+inline constexpr int kInlinePolytopeFaces = 32;
+/// The most faces of a Polytope (rows of A).
+inline constexpr int kMaxPolytopeFaces = 4096;
 /// Compile-time capacity: the most edges of a PaddedPolygon (rows of C).
 inline constexpr int kMaxPolygonEdges = 32;
-/// The most vertices a polytope with kMaxPolytopeFaces faces can have (2F − 4, Euler's formula).
-inline constexpr int kMaxPolytopeVertices = 2 * kMaxPolytopeFaces - 4;
-/// The most (vertex, face) incidences: two per edge (at most 3V − 6 edges), plus two for each face
-/// that only touches at a vertex or an edge.
-inline constexpr int kMaxPolytopeFaceIncidences = 2 * (3 * kMaxPolytopeVertices - 6) + 2 * kMaxPolytopeFaces;
+/// The most vertices of a polytope with kInlinePolytopeFaces faces (2F − 4, Euler's formula).
+inline constexpr int kInlinePolytopeVertices = 2 * kInlinePolytopeFaces - 4;
+/// The most (vertex, face) incidences of such a polytope: two per edge (at most 3V − 6 edges),
+/// plus two for each face that only touches at a vertex or an edge.
+inline constexpr int kInlinePolytopeFaceIncidences = 2 * (3 * kInlinePolytopeVertices - 6) + 2 * kInlinePolytopeFaces;
+/// The most faces of LargePolytopeData::bounding_faces.
+inline constexpr int kMaxBoundingFaces = 16;
 
 // Support points. Every primitive has `Vec3 support(const Vec3& d) const`: a point of the
 // primitive (α = 1, shape frame) that maximizes dᵀy over it. Ties (d along a face or an edge
@@ -55,35 +66,74 @@ inline constexpr int kMaxPolytopeFaceIncidences = 2 * (3 * kMaxPolytopeVertices 
 // allocation: the solver's geometric start (docs/dcol.md, "Solver") calls them in its hot path,
 // so d is not checked: it must be finite (the Python binding raises ValueError otherwise).
 
+/// The faces, vertices and face lists of a polytope with more than kInlinePolytopeFaces faces
+/// (Polytope::large), the same data as Polytope's fixed-size members, plus what the solver uses
+/// on large polytopes: the vertex adjacency (edges, for a hill-climbing support search) and a
+/// few faces whose half-spaces alone bound a set (the working set of the cone program always
+/// holds them, docs/dcol.md "Large polytopes").
+struct LargePolytopeData {
+  Eigen::Matrix<double, Eigen::Dynamic, 3> A;   ///< m×3 unit normals
+  Eigen::VectorXd b;                            ///< m offsets
+  Eigen::Matrix<double, Eigen::Dynamic, 3> V;   ///< vertices
+  std::vector<int> face_start, face_vertices;   ///< as Polytope's (m + 1 starts)
+  std::vector<int> neighbour_start, neighbours; ///< vertex i's neighbours: neighbours[neighbour_start[i] …]
+  std::vector<int> bounding_faces;              ///< {y : a_iᵀy ≤ b_i, i in these} is bounded
+  std::vector<unsigned char> is_bounding;       ///< per face: listed in bounding_faces
+};
+
 /// Convex polytope {y : A y ≤ b} in the shape frame, eq. (10).
 struct Polytope {
   /// @param A face normals (m×3, rows need not be unit), 4 ≤ m ≤ kMaxPolytopeFaces.
   /// @param b offsets (m), all > 0 (the origin is strictly inside).
-  /// @throws std::invalid_argument for wrong sizes, non-finite entries, b_i ≤ 0, a zero row,
-  ///         a face closer than kMinLength = 1e-100 to the origin, or an unbounded set (checked
-  ///         through the recession cone {d : A d ≤ 0}).
+  /// @throws std::invalid_argument for wrong sizes (naming the limit kMaxPolytopeFaces),
+  ///         non-finite entries, b_i ≤ 0, a zero row, a face closer than kMinLength = 1e-100 to
+  ///         the origin, or an unbounded set (checked through the recession cone {d : A d ≤ 0};
+  ///         above kInlinePolytopeFaces through the polar hull of the points a_i/b_i, Qhull).
   Polytope(const Eigen::MatrixX3d& A, const Eigen::VectorXd& b, const Pose& offset = Pose::identity());
   /// The axis-aligned box with half-extents (hx, hy, hz) > 0, centred at the shape origin.
   static Polytope box(double hx, double hy, double hz, const Pose& offset = Pose::identity());
+  /// The convex hull of a point set (shape frame) by Qhull, coplanar facets merged into one face
+  /// (a cube's eight corners give six faces). The shape origin must lie strictly inside the hull.
+  /// @throws std::invalid_argument for fewer than 4 points, a non-finite point, points that span
+  ///         no volume (collinear or coplanar), an origin not strictly inside, or a hull of more
+  ///         than kMaxPolytopeFaces faces.
+  static Polytope convex_hull(const std::vector<Vec3>& points, const Pose& offset = Pose::identity());
+  /// The convex hull of a triangle mesh's vertices (convex_hull above).
+  static Polytope convex_hull(const mesh::TriangleMesh& mesh, const Pose& offset = Pose::identity());
 
   int num_faces = 0;                                          ///< m
   /// The half-spaces with unit normals (row i of the input divided by its norm, b_i alike).
-  Eigen::Matrix<double, kMaxPolytopeFaces, 3> A = Eigen::Matrix<double, kMaxPolytopeFaces, 3>::Zero();  ///< rows ≥ m are zero
-  Eigen::Matrix<double, kMaxPolytopeFaces, 1> b = Eigen::Matrix<double, kMaxPolytopeFaces, 1>::Zero();
+  /// Up to kInlinePolytopeFaces faces; a larger polytope leaves A, b, V, face_start and
+  /// face_vertices zero and keeps its data in `large` (the accessors below read either).
+  Eigen::Matrix<double, kInlinePolytopeFaces, 3> A = Eigen::Matrix<double, kInlinePolytopeFaces, 3>::Zero();  ///< rows ≥ m are zero
+  Eigen::Matrix<double, kInlinePolytopeFaces, 1> b = Eigen::Matrix<double, kInlinePolytopeFaces, 1>::Zero();
   Pose offset;                                                ///< X_BS
   double inner_radius = 0.0;  ///< min_i b_i/‖a_i‖: radius of the largest origin-centred inscribed ball
   double outer_radius = 0.0;  ///< largest vertex norm
   /// The vertices (enumerated at construction, coincident ones merged): rows < num_vertices.
   int num_vertices = 0;
-  Eigen::Matrix<double, kMaxPolytopeVertices, 3> V = Eigen::Matrix<double, kMaxPolytopeVertices, 3>::Zero();
+  Eigen::Matrix<double, kInlinePolytopeVertices, 3> V = Eigen::Matrix<double, kInlinePolytopeVertices, 3>::Zero();
   /// The faces as vertex lists (construction time; the support-function start's face states): face
   /// k's vertices are the rows face_vertices[face_start[k]], …, face_vertices[face_start[k + 1] − 1]
   /// of V, counter-clockwise about its normal.
-  std::array<unsigned short, kMaxPolytopeFaces + 1> face_start{};
-  std::array<unsigned char, kMaxPolytopeFaceIncidences> face_vertices{};
+  std::array<unsigned short, kInlinePolytopeFaces + 1> face_start{};
+  std::array<unsigned char, kInlinePolytopeFaceIncidences> face_vertices{};
+  /// The data of a polytope with more than kInlinePolytopeFaces faces (null otherwise): built
+  /// once at construction, immutable, shared by copies.
+  std::shared_ptr<const LargePolytopeData> large;
+
+  bool is_large() const { return large != nullptr; }
+  /// Unit normal a_i, offset b_i, vertex i, and face k's vertex list (face_begin(k) ≤ j <
+  /// face_begin(k + 1), vertex face_vertex(j)), for any size.
+  Vec3 normal(int i) const { return large ? Vec3(large->A.row(i).transpose()) : Vec3(A.row(i).transpose()); }
+  double face_offset(int i) const { return large ? large->b[i] : b[i]; }
+  Vec3 vertex(int i) const { return large ? Vec3(large->V.row(i).transpose()) : Vec3(V.row(i).transpose()); }
+  int face_begin(int k) const { return large ? large->face_start[static_cast<size_t>(k)] : face_start[static_cast<size_t>(k)]; }
+  int face_vertex(int j) const { return large ? large->face_vertices[static_cast<size_t>(j)] : face_vertices[static_cast<size_t>(j)]; }
 
   /// The vertex maximizing dᵀy (the first one on ties).
   Vec3 support(const Vec3& d) const {
+    if (large) return large_support(d);
     int best = 0;
     double bv = -1e300;
     for (int i = 0; i < num_vertices; ++i) {  // branch-free arg max (conditional moves)
@@ -94,6 +144,10 @@ struct Polytope {
     }
     return d.squaredNorm() > 0.0 ? Vec3(V(best, 0), V(best, 1), V(best, 2)) : Vec3::Zero();
   }
+
+ private:
+  Vec3 large_support(const Vec3& d) const;  // all vertices of `large`, the first on ties
+  void build_large(const Eigen::MatrixX3d& A, const Eigen::VectorXd& b);
 };
 
 /// Capsule: the points within R of the segment from −L/2·e_x to +L/2·e_x, eq. (12)–(13).

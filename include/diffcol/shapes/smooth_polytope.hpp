@@ -104,8 +104,8 @@ class SmoothPolytope {
   /// (measured per face: 1.3 ns with AVX-512, 2.5 ns with AVX2, 9 ns in the scalar code), so a
   /// cold contact solve of a 4096-face hull against an ellipsoid takes 36 µs (AVX-512; 218 µs
   /// scalar). The construction finds the exact polytope's vertices by brute force up to 64 faces
-  /// and from the hull of the polar points a_i/b_i above (O(m·faces), milliseconds; there a
-  /// polytope more elongated than about 1e9 : 1 is rejected as unbounded).
+  /// and from the hull of the polar points a_i/b_i above (Qhull, milliseconds; there a polytope
+  /// more elongated than about 1e9 : 1 is rejected as unbounded).
   static constexpr int kMaxFaces = 4096;
 
   /// @param A m×3 matrix of outward half-space normals (rows need not be unit), 4 ≤ m ≤ kMaxFaces.
@@ -120,11 +120,11 @@ class SmoothPolytope {
 
   /// Axis-aligned box with half-extents hx, hy, hz about the origin.
   static SmoothPolytope box(double hx, double hy, double hz, double beta, double length = 1.0);
-  /// Convex hull of a point set (incremental construction, O(n·faces): thousands of points take
-  /// milliseconds; coplanar faces are merged into one half-space). The origin must lie strictly
-  /// inside the hull. @throws std::invalid_argument for fewer than 4 points, a non-finite point,
-  /// (nearly) coplanar points or a hull of more than kMaxFaces faces; std::runtime_error if the construction fails on near-degenerate
-  /// input (a point found outside the result).
+  /// Convex hull of a point set by Qhull (O(n log n); coplanar facets are merged into one
+  /// half-space: a cube's corners give 6 faces). The origin must lie strictly inside the hull.
+  /// @throws std::invalid_argument for fewer than 4 points, a non-finite point, collinear or
+  /// coplanar points or a hull of more than kMaxFaces faces; std::runtime_error if Qhull fails
+  /// otherwise.
   static SmoothPolytope convex_hull(const std::vector<Vec3>& points, double beta, double length = 1.0);
 
   int num_faces() const { return static_cast<int>(offsets_.size()); }
