@@ -114,7 +114,8 @@ def test_equal_to_cpp(reference_exe):
         queries.append((n1, n2, pose7(T1), pose7(T2)))
     refs = run_reference(reference_exe, [query_line("manifold", str(a), str(b), p, q) for a, b, p, q in queries])
     for (n1, n2, p1, p2), ref in zip(queries, refs):
-        m, d = manifold.compute_manifold_derivatives(cube(n1), p1, cube(n2), p2)
+        m, d = manifold.compute_manifold_derivatives(cube(n1), p1, cube(n2), p2,
+                                                    coordinates=manifold.PoseCoordinates.local)
         m2 = manifold.compute_manifold(cube(n1), p1, cube(n2), p2)
         for name, ours in [("points", m.points), ("distances", m.distances), ("normals", m.normals),
                            ("activities", m.activities), ("J_point_X12", d.J_point_X12),
