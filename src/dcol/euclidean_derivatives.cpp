@@ -33,26 +33,17 @@ void world_distance_derivatives(const DistanceResult& r, DistanceDerivatives& ou
                     detail::closest_point_jacobians(r.p1_W, r.p2_W, r.distance, r.normal_W, F1, F2, J);
   if (!full) detail::distance_jacobians(r.p1_W, r.p2_W, r.normal_W, J);
   out.status = full ? DistanceDerivativeStatus::ok : DistanceDerivativeStatus::distance_only;
-  out.J_distance_X1 = J.Jd1;
-  out.J_distance_X2 = J.Jd2;
-  if (!full) return;
-  out.J_p1_W_X1 = J.Jp1_1;
-  out.J_p1_W_X2 = J.Jp1_2;
-  out.J_p2_W_X1 = J.Jp2_1;
-  out.J_p2_W_X2 = J.Jp2_2;
-  out.J_normal_W_X1 = J.Jn_1;
-  out.J_normal_W_X2 = J.Jn_2;
+  detail::store_distance_jacobians(J, full, out);
 }
 }  // namespace
 
 void distance_derivatives(const DistanceResult& r, DistanceDerivatives& out, ReferenceFrame frame) {
   world_distance_derivatives(r, out);
-  out.frame = frame;
-  if (frame == ReferenceFrame::world || out.status == DistanceDerivativeStatus::not_separated) return;
-  express_in_frame(out.J_distance_X1, frame, r.X_WB1);
-  express_in_frame(out.J_distance_X2, frame, r.X_WB2);
-  for (Mat36* J : {&out.J_p1_W_X1, &out.J_p2_W_X1, &out.J_normal_W_X1}) express_in_frame(*J, frame, r.X_WB1);
-  for (Mat36* J : {&out.J_p1_W_X2, &out.J_p2_W_X2, &out.J_normal_W_X2}) express_in_frame(*J, frame, r.X_WB2);
+  if (out.status == DistanceDerivativeStatus::not_separated) {
+    out.frame = frame;
+    return;
+  }
+  detail::express_distance_jacobians(out, frame, r.X_WB1, r.X_WB2);
 }
 
 DistanceDerivatives distance_derivatives(const DistanceResult& result, ReferenceFrame frame) {

@@ -109,4 +109,33 @@ inline void tangent_basis(const Vec3& nu, Vec3& t1, Vec3& t2) {
   t2 = nu.cross(t1);
 }
 
+/// Writes J into a DistanceDerivatives-like `out` (dcol:: or idcol::): the distance blocks always,
+/// the point and normal blocks when `full`.
+template <class Derivatives>
+void store_distance_jacobians(const ClosestPointJacobians& J, bool full, Derivatives& out) {
+  out.J_distance_X1 = J.Jd1;
+  out.J_distance_X2 = J.Jd2;
+  if (!full) return;
+  out.J_p1_W_X1 = J.Jp1_1;
+  out.J_p1_W_X2 = J.Jp1_2;
+  out.J_p2_W_X1 = J.Jp2_1;
+  out.J_p2_W_X2 = J.Jp2_2;
+  out.J_normal_W_X1 = J.Jn_1;
+  out.J_normal_W_X2 = J.Jn_2;
+}
+
+/// Re-expresses the world-twist blocks of `out` in `frame` about the poses X1, X2 of the bodies.
+template <class Derivatives>
+void express_distance_jacobians(Derivatives& out, ReferenceFrame frame, const Pose& X1, const Pose& X2) {
+  out.frame = frame;
+  express_in_frame(out.J_distance_X1, frame, X1);
+  express_in_frame(out.J_distance_X2, frame, X2);
+  express_in_frame(out.J_p1_W_X1, frame, X1);
+  express_in_frame(out.J_p2_W_X1, frame, X1);
+  express_in_frame(out.J_normal_W_X1, frame, X1);
+  express_in_frame(out.J_p1_W_X2, frame, X2);
+  express_in_frame(out.J_p2_W_X2, frame, X2);
+  express_in_frame(out.J_normal_W_X2, frame, X2);
+}
+
 }  // namespace diffcol::detail
