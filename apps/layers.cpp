@@ -286,7 +286,7 @@ Json dcol_result_json(const dcol::ContactResult& r) {
   j["x_W"] = vec_json(r.x_W);
   j["p1_W"] = vec_json(r.p1_W);
   j["p2_W"] = vec_json(r.p2_W);
-  j["distance"] = r.distance;
+  j["gap"] = r.gap;
   j["polished"] = r.kkt.polished;
   j["start"] = dcol::start_method_name(r.start);
   j["duality_measure"] = r.duality_measure;
@@ -311,8 +311,8 @@ Json dcol_derivatives_json(const dcol::ContactDerivatives& d) {
   DIFFCOL_BLOCK(J_alpha_X12);
   DIFFCOL_BLOCK(J_alpha_X1);
   DIFFCOL_BLOCK(J_alpha_X2);
-  DIFFCOL_BLOCK(J_distance_X1);
-  DIFFCOL_BLOCK(J_distance_X2);
+  DIFFCOL_BLOCK(J_gap_X1);
+  DIFFCOL_BLOCK(J_gap_X2);
   DIFFCOL_BLOCK(J_x_W_X1);
   DIFFCOL_BLOCK(J_x_W_X2);
   DIFFCOL_BLOCK(J_p1_W_X1);

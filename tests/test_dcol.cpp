@@ -119,7 +119,7 @@ TEST(DcolClosedForm, SphereSphere) {
     EXPECT_LT((res.x_W - x).norm(), 1e-8 * std::max(1.0, d.norm()));
     EXPECT_LT((res.p1_W - (X1.p + R1 * d.normalized())).norm(), 1e-8 * std::max(1.0, d.norm()));
     EXPECT_LT((res.p2_W - (X2.p - R2 * d.normalized())).norm(), 1e-8 * std::max(1.0, d.norm()));
-    EXPECT_NEAR(res.distance, d.norm() - R1 - R2, 1e-8 * std::max(1.0, d.norm()));
+    EXPECT_NEAR(res.gap, d.norm() - R1 - R2, 1e-8 * std::max(1.0, d.norm()));
   }
 }
 
@@ -320,7 +320,7 @@ TEST(DcolInvariance, SwapSymmetry) {
         const ContactResult ab = solve_contact(a, X1, b, X2), ba = solve_contact(b, X2, a, X1);
         ASSERT_TRUE(ab.ok() && ba.ok());
         EXPECT_NEAR(ab.alpha, ba.alpha, 1e-9 * std::max(1.0, ab.alpha)) << names[i] << "-" << names[j];
-        EXPECT_NEAR(ab.distance, ba.distance, 1e-8 * std::max(1.0, std::abs(ab.distance)));
+        EXPECT_NEAR(ab.gap, ba.gap, 1e-8 * std::max(1.0, std::abs(ab.gap)));
         EXPECT_LT((ab.p1_W - ba.p2_W).norm(), 1e-8) << names[i] << "-" << names[j];
         EXPECT_LT((ab.x_W - ba.x_W).norm(), 1e-8) << names[i] << "-" << names[j];
       }

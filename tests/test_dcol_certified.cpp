@@ -33,7 +33,7 @@ using diffcol::test::random_unit;
 
 /// Every numeric field of a result is finite.
 bool all_finite(const ContactResult& r) {
-  return std::isfinite(r.alpha) && std::isfinite(r.distance) && std::isfinite(r.duality_measure) &&
+  return std::isfinite(r.alpha) && std::isfinite(r.gap) && std::isfinite(r.duality_measure) &&
          std::isfinite(r.primal_residual) && std::isfinite(r.dual_residual) && std::isfinite(r.certificate_gap) &&
          r.x_W.allFinite() && r.p1_W.allFinite() && r.p2_W.allFinite();
 }
@@ -213,7 +213,7 @@ TEST(DcolNearCoincident, TwoSpheresMatchTheClosedForm) {
     const ContactResult r = solve_contact(s, Pose::identity(), s, make_pose(Mat3::Identity(), Vec3(d, 0, 0)));
     ASSERT_EQ(r.status, SolveStatus::converged) << d;
     EXPECT_NEAR(r.alpha, 0.5 * d, 1e-13 * d) << d;  // was 8.49e-12 for d = 1e-11
-    EXPECT_NEAR(r.distance, d - 2.0, 1e-13) << d;
+    EXPECT_NEAR(r.gap, d - 2.0, 1e-13) << d;
   }
 }
 

@@ -35,7 +35,7 @@ int deriv_poses() { return static_cast<int>(diffcol::test::env_count("DIFFCOL_DC
 /// Stacked outputs [α, x_W, p1_W, p2_W, distance] (11 rows) of a solve.
 Eigen::VectorXd outputs(const ContactResult& r) {
   Eigen::VectorXd v(11);
-  v << r.alpha, r.x_W, r.p1_W, r.p2_W, r.distance;
+  v << r.alpha, r.x_W, r.p1_W, r.p2_W, r.gap;
   return v;
 }
 
@@ -45,7 +45,7 @@ Eigen::MatrixXd analytic_world(const ContactDerivatives& d) {
   J.middleRows(1, 3) << d.J_x_W_X1, d.J_x_W_X2;
   J.middleRows(4, 3) << d.J_p1_W_X1, d.J_p1_W_X2;
   J.middleRows(7, 3) << d.J_p2_W_X1, d.J_p2_W_X2;
-  J.row(10) << d.J_distance_X1, d.J_distance_X2;
+  J.row(10) << d.J_gap_X1, d.J_gap_X2;
   return J;
 }
 

@@ -222,7 +222,7 @@ TEST(EuclideanDcol, BoxSphereAgainstContactDistance) {
   expect_result_consistent(r);
   EXPECT_NEAR(r.distance, std::hypot(1.5, 1.0) - 0.5, 1e-12);
   // the α-distance is ‖p2 − p1‖ for two surface points on the centre line: never shorter
-  EXPECT_GT(c.distance, r.distance + 1e-3);
+  EXPECT_GT(c.gap, r.distance + 1e-3);
 }
 
 // ------------------------------------------------------------------------- bad input, overlap

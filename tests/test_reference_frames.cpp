@@ -167,7 +167,7 @@ TEST(ReferenceFrames, DcolDerivativesInEveryFrame) {
     const auto f = [&](const Pose& A, const Pose& B) {
       const dcol::ContactResult r = dcol::solve_contact(a, A, b, B);
       Eigen::VectorXd v(5);
-      v << r.alpha, r.distance, r.p1_W;
+      v << r.alpha, r.gap, r.p1_W;
       return v;
     };
     const dcol::ContactResult r = dcol::solve_contact(a, X1, b, X2);
@@ -178,7 +178,7 @@ TEST(ReferenceFrames, DcolDerivativesInEveryFrame) {
       EXPECT_EQ(d.frame, frame);
       Eigen::MatrixXd J(5, 12);
       J.row(0) << d.J_alpha_X1, d.J_alpha_X2;
-      J.row(1) << d.J_distance_X1, d.J_distance_X2;
+      J.row(1) << d.J_gap_X1, d.J_gap_X2;
       J.middleRows(2, 3) << d.J_p1_W_X1, d.J_p1_W_X2;
       const auto res = check_pose_gradient(f, X1, X2, J, fd_options(frame, 1e-5, 1e-7));
       EXPECT_TRUE(res.passed()) << reference_frame_name(frame) << "\n" << res.report();
@@ -434,7 +434,7 @@ TEST(ReferenceFrames, JointSpaceChainRuleWithAMujocoStyleJacobian) {
     const Eigen::Matrix<double, 6, 3> Jq = Arm::jacobian_lwa(q);
     Eigen::MatrixXd analytic(2, 3);
     analytic.row(0) = d.J_alpha_X2 * Jq;
-    analytic.row(1) = d.J_distance_X2 * Jq;
+    analytic.row(1) = d.J_gap_X2 * Jq;
     // the same through to_coordinates from world columns
     const dcol::ContactDerivatives dw = dcol::contact_derivatives(r);
     const BodyJacobian still{Eigen::MatrixXd::Zero(6, 3), ReferenceFrame::world, X_obs};
@@ -445,7 +445,7 @@ TEST(ReferenceFrames, JointSpaceChainRuleWithAMujocoStyleJacobian) {
     const auto res = check_gradient(
         [&](const Eigen::VectorXd& qq) {
           const dcol::ContactResult s = dcol::solve_contact(obstacle, X_obs, tool, Arm::end_pose(Eigen::Vector3d(qq)));
-          return Eigen::VectorXd(Eigen::Vector2d(s.alpha, s.distance));
+          return Eigen::VectorXd(Eigen::Vector2d(s.alpha, s.gap));
         },
         Eigen::VectorXd(q), analytic, fd_options(ReferenceFrame::world, 1e-6, 1e-8));
     EXPECT_TRUE(res.passed()) << res.report();

@@ -72,10 +72,10 @@ Contact.__doc__ = """iDCOL outputs per pair: alpha (N,), gap (N,), p1_W, p2_W, n
 alpha > 1 separated (< 1 penetrating); gap = d_D (eq. (30)); p1_W, p2_W the witness points on
 body 1 and 2; normal_W from body 1 towards body 2 (see help(diffcol.solve_contact))."""
 
-DcolContact = _collections.namedtuple("DcolContact", ["alpha", "distance", "p1_W", "p2_W", "x_W"])
-DcolContact.__doc__ = """DCOL outputs per pair: alpha (N,), distance (N,), p1_W, p2_W, x_W (N, 3).
+DcolContact = _collections.namedtuple("DcolContact", ["alpha", "gap", "p1_W", "p2_W", "x_W"])
+DcolContact.__doc__ = """DCOL outputs per pair: alpha (N,), gap (N,), p1_W, p2_W, x_W (N, 3).
 
-distance is the signed eq. (30); p1_W, p2_W the contact points (29); x_W the intersection point of
+gap is d_D, the signed eq. (30) (not the Euclidean distance); p1_W, p2_W the contact points (29); x_W the intersection point of
 the scaled primitives (see help(diffcol.dcol.solve_contact))."""
 
 QpProximity = _collections.namedtuple(
@@ -337,7 +337,7 @@ def dcol_contact(shape1, X_W1, shape2, X_W2, options=None):
       X_W1, X_W2: world poses of the bodies, tensors (N, 7) or one pose (7,).
       options: diffcol.dcol.SolveOptions (default dcol.SolveOptions()).
     Returns:
-      DcolContact(alpha, distance, p1_W, p2_W, x_W).
+      DcolContact(alpha, gap, p1_W, p2_W, x_W).
     Raises:
       SolveError for a failed solve (forward) or, in backward, a pair with a non-zero incoming
       gradient whose derivative status is not ok (e.g. singular_kkt).

@@ -35,7 +35,8 @@ Poses: X_WB1, X_WB2 are the world poses of body 1 and body 2 (world_from_body), 
   X_WSi = X_WBi * offset_i and is scaled about its origin r_i (the translation of X_WSi).
 Outputs (world frame): alpha > 1 separated, 1 touching, < 1 penetrating; x_W the intersection
   point of the scaled shapes; p1_W, p2_W the contact points on the unscaled shapes, eq. (29);
-  distance = (1 - 1/alpha) |r_2 - r_1|, the signed form of eq. (30) (< 0 penetrating).
+  gap = d_D = (1 - 1/alpha) |r_2 - r_1|, the signed form of eq. (30) (< 0 penetrating; not the
+  Euclidean distance: euclidean_distance).
 Twists are 6-vectors ordered [w; v] (angular first).
   X1 / X2 columns: world twist eta of body i, X_WBi <- exp(eta^) X_WBi (w in world axes, v the
   velocity of the point at the world origin); an offset shape moves with its body.
@@ -129,7 +130,7 @@ std::string result_repr(const ContactResult& r) {
   std::ostringstream os;
   os.precision(10);
   os << "dcol.ContactResult(status=" << dcol::status_name(r.status) << ", alpha=" << r.alpha
-     << ", distance=" << r.distance << ", iterations=" << r.iterations << ", polished=" << (r.kkt.polished ? "True" : "False")
+     << ", gap=" << r.gap << ", iterations=" << r.iterations << ", polished=" << (r.kkt.polished ? "True" : "False")
      << ")";
   return os.str();
 }
@@ -154,7 +155,7 @@ std::string dcol_field_doc(const std::string& name, const std::string& shape) {
       {"x_W", "x*, the intersection point of the scaled shapes, world frame"},
       {"p1_W", "contact point on shape 1, eq. (29), world frame"},
       {"p2_W", "contact point on shape 2, eq. (29), world frame"},
-      {"distance", "(1 - 1/alpha*) |r_2 - r_1|, signed eq. (30): > 0 separated, < 0 penetrating"},
+      {"gap", "d_D = (1 - 1/alpha*) |r_2 - r_1|, signed eq. (30): > 0 separated, < 0 penetrating (not Euclidean)"},
   };
   auto wrt = [](const std::string& in) -> std::string {
     return in == "X12"  ? "the body twist [w; v] of X_12 = X_WB1^-1 X_WB2 (X_12 <- X_12 exp(xi^))"
@@ -372,7 +373,7 @@ Raises ValueError for an unknown type, a missing or unknown parameter, or invali
       .value("max_iterations", dcol::SolveStatus::max_iterations, "not converged; fields hold the last iterate")
       .value("numerical_error", dcol::SolveStatus::numerical_error, "lost positive definiteness; fields hold the last finite iterate")
       .value("invalid_input", dcol::SolveStatus::invalid_input, "a non-finite pose or origins too far apart; numeric fields are zero")
-      .value("coincident_origins", dcol::SolveStatus::coincident_origins, "r_1 = r_2: alpha = 0, x = p1 = p2 = r_1, distance = 0")
+      .value("coincident_origins", dcol::SolveStatus::coincident_origins, "r_1 = r_2: alpha = 0, x = p1 = p2 = r_1, gap = 0")
       .value("not_certified", dcol::SolveStatus::not_certified,
              "the independent certificate (certify) failed, also after an interior-point solve: not to be trusted");
   m.def(
@@ -488,7 +489,7 @@ Fields (read-only; vectors are numpy arrays, the C++ names):
   alpha              alpha*, the minimum scaling (> 1 separated, < 1 penetrating)
   x_W (3,)           intersection point of the scaled shapes (world)
   p1_W, p2_W (3,)    contact points on shape 1 and 2, eq. (29) (world)
-  distance           (1 - 1/alpha*) |r_2 - r_1|, signed eq. (30)
+  gap                d_D = (1 - 1/alpha*) |r_2 - r_1|, signed eq. (30)
   duality_measure, primal_residual, dual_residual   at the returned iterate
   start              StartMethod: the solver's path to this solution (diagnostic)
   X_WS1, X_WS2       world poses of the shapes (body pose * offset)
@@ -501,7 +502,7 @@ Fields (read-only; vectors are numpy arrays, the C++ names):
       .def_readonly("x_W", &ContactResult::x_W, doc(dcol_field_doc("x_W", "(3,)")))
       .def_readonly("p1_W", &ContactResult::p1_W, doc(dcol_field_doc("p1_W", "(3,)")))
       .def_readonly("p2_W", &ContactResult::p2_W, doc(dcol_field_doc("p2_W", "(3,)")))
-      .def_readonly("distance", &ContactResult::distance, doc(dcol_field_doc("distance", "()")))
+      .def_readonly("gap", &ContactResult::gap, doc(dcol_field_doc("gap", "()")))
       .def_readonly("duality_measure", &ContactResult::duality_measure, "mu = s^T z / deg(K) at the returned iterate.")
       .def_readonly("primal_residual", &ContactResult::primal_residual, "|s + Gx - h| / max(1, |h|).")
       .def_readonly("dual_residual", &ContactResult::dual_residual, "|G^T z + c|.")
@@ -522,14 +523,14 @@ Fields (read-only; vectors are numpy arrays, the C++ names):
 Finds alpha* = the smallest uniform scaling of both primitives about their own origins at which
 the scaled primitives intersect, and the intersection point x*, as a cone program (1)
   minimize alpha  subject to  h - G x in K  (K: nonnegative orthant x second-order cones),
-then the contact points (29) and the signed distance (30).
+then the contact points (29) and the signed gap d_D (30).
 
 Args:
   shape1, shape2: primitives (Polytope, Capsule, Cylinder, Cone, Ellipsoid, PaddedPolygon, Sphere).
   X_WB1, X_WB2: world poses of body 1 and body 2 (Pose, [x, y, z, qw, qx, qy, qz] or 4x4).
   options: SolveOptions (default SolveOptions()).
 Returns:
-  ContactResult (alpha, x_W, p1_W, p2_W, distance, ...). A failed solve is reported by .status,
+  ContactResult (alpha, x_W, p1_W, p2_W, gap, ...). A failed solve is reported by .status,
   never by an exception.
 Raises:
   ValueError for an invalid pose (non-finite, zero quaternion, not a rotation) or options.
@@ -592,7 +593,7 @@ Both are relative (the same at every scale); inf where there is nothing to check
 Blocks J_<output>_<input> (numpy arrays, read-only, the C++ names):
   J_alpha_X12 (6,)                         w.r.t. the body twist of X_12
   J_alpha_X1, J_alpha_X2 (6,)              w.r.t. the twists of body 1 / 2 in .frame (default world)
-  J_distance_X1, J_distance_X2 (6,)
+  J_gap_X1, J_gap_X2 (6,)
   J_x_W_X1, J_x_W_X2, J_p1_W_X1, J_p1_W_X2, J_p2_W_X1, J_p2_W_X2 (3, 6)
 status: DerivativeStatus; when not ok every block is zero.
 Polished solutions: derivatives of the exact solution (IFT on the active-set KKT system, the
@@ -609,8 +610,8 @@ subdifferential at a kink).
   DIFFCOL_DCOL_BLOCK(J_alpha_X12, "(6,)");
   DIFFCOL_DCOL_BLOCK(J_alpha_X1, "(6,)");
   DIFFCOL_DCOL_BLOCK(J_alpha_X2, "(6,)");
-  DIFFCOL_DCOL_BLOCK(J_distance_X1, "(6,)");
-  DIFFCOL_DCOL_BLOCK(J_distance_X2, "(6,)");
+  DIFFCOL_DCOL_BLOCK(J_gap_X1, "(6,)");
+  DIFFCOL_DCOL_BLOCK(J_gap_X2, "(6,)");
   DIFFCOL_DCOL_BLOCK(J_x_W_X1, "(3, 6)");
   DIFFCOL_DCOL_BLOCK(J_x_W_X2, "(3, 6)");
   DIFFCOL_DCOL_BLOCK(J_p1_W_X1, "(3, 6)");
@@ -639,7 +640,7 @@ Columns: the stacked body coordinates (r1, q1, r2, q2) in R^14: r_i the body pos
 3 columns), q_i = (w, x, y, z) its attitude quaternion (4 columns, at the unit quaternion with
 w >= 0 of X_WBi; orthogonal to q_i, since the normalization removes the radial direction; for
 the opposite sign convention -q negate those four columns).
-  J_alpha (14,), J_distance (14,), J_x_W, J_p1_W, J_p2_W (3, 14).)")
+  J_alpha (14,), J_gap (14,), J_x_W, J_p1_W, J_p2_W (3, 14).)")
       .def_readonly("status", &dcol::PositionQuaternionJacobians::status, "DerivativeStatus of the derivatives mapped.")
       .def_property_readonly(
           "ok", [](const dcol::PositionQuaternionJacobians& j) { return j.status == dcol::DerivativeStatus::ok; },
@@ -650,8 +651,8 @@ the opposite sign convention -q negate those four columns).
       .def_readonly("J_x_W", &dcol::PositionQuaternionJacobians::J_x_W, "d x_W / d(r1, q1, r2, q2), (3, 14).")
       .def_readonly("J_p1_W", &dcol::PositionQuaternionJacobians::J_p1_W, "d p1_W / d(r1, q1, r2, q2), (3, 14).")
       .def_readonly("J_p2_W", &dcol::PositionQuaternionJacobians::J_p2_W, "d p2_W / d(r1, q1, r2, q2), (3, 14).")
-      .def_readonly("J_distance", &dcol::PositionQuaternionJacobians::J_distance,
-                    "d distance / d(r1, q1, r2, q2), (14,).");
+      .def_readonly("J_gap", &dcol::PositionQuaternionJacobians::J_gap,
+                    "d gap / d(r1, q1, r2, q2), (14,).");
   m.def("to_position_quaternion", &dcol::to_position_quaternion, py::arg("result"), py::arg("derivatives"),
         "The derivatives of `result` in the DCOL.jl layout (r1, q1, r2, q2); see PositionQuaternionJacobians.");
   m.def(

@@ -132,7 +132,7 @@ void run_dcol(const std::string& n1, const std::string& n2, const Pose& X1, cons
   print_field("x_W", r->x_W);
   print_field("p1_W", r->p1_W);
   print_field("p2_W", r->p2_W);
-  print_field("distance", r->distance);
+  print_field("gap", r->gap);
   print_field("duality_measure", r->duality_measure);
   print_field("primal_residual", r->primal_residual);
   print_field("dual_residual", r->dual_residual);
@@ -142,8 +142,8 @@ void run_dcol(const std::string& n1, const std::string& n2, const Pose& X1, cons
   DIFFCOL_REF(J_alpha_X12);
   DIFFCOL_REF(J_alpha_X1);
   DIFFCOL_REF(J_alpha_X2);
-  DIFFCOL_REF(J_distance_X1);
-  DIFFCOL_REF(J_distance_X2);
+  DIFFCOL_REF(J_gap_X1);
+  DIFFCOL_REF(J_gap_X2);
   DIFFCOL_REF(J_x_W_X1);
   DIFFCOL_REF(J_x_W_X2);
   DIFFCOL_REF(J_p1_W_X1);
@@ -155,7 +155,7 @@ void run_dcol(const std::string& n1, const std::string& n2, const Pose& X1, cons
   print_field("pq_J_x_W", pq.J_x_W);
   print_field("pq_J_p1_W", pq.J_p1_W);
   print_field("pq_J_p2_W", pq.J_p2_W);
-  print_field("pq_J_distance", pq.J_distance);
+  print_field("pq_J_gap", pq.J_gap);
 }
 
 void run_qp(const std::string& n1, const std::string& n2, const double* v, bool body) {

@@ -28,11 +28,11 @@ OFFSETS = {  # offsets for the "with offset" queries (exact decimals: both sides
     "cone": [-0.15, 0.1, 0.2, 0.7, -0.3, 0.2, 0.1],
     "polytope": [0.05, 0.1, -0.1, 0.95, 0.2, 0.1, -0.1],
 }
-RESULT_FIELDS = ["alpha", "x_W", "p1_W", "p2_W", "distance", "duality_measure", "primal_residual", "dual_residual",
+RESULT_FIELDS = ["alpha", "x_W", "p1_W", "p2_W", "gap", "duality_measure", "primal_residual", "dual_residual",
                  "certificate_gap"]
-BLOCKS = ["J_alpha_X12", "J_alpha_X1", "J_alpha_X2", "J_distance_X1", "J_distance_X2", "J_x_W_X1", "J_x_W_X2",
+BLOCKS = ["J_alpha_X12", "J_alpha_X1", "J_alpha_X2", "J_gap_X1", "J_gap_X2", "J_x_W_X1", "J_x_W_X2",
           "J_p1_W_X1", "J_p1_W_X2", "J_p2_W_X1", "J_p2_W_X2"]
-PQ_BLOCKS = ["J_alpha", "J_x_W", "J_p1_W", "J_p2_W", "J_distance"]
+PQ_BLOCKS = ["J_alpha", "J_x_W", "J_p1_W", "J_p2_W", "J_gap"]
 
 
 def primitive(spec):
@@ -115,7 +115,7 @@ def test_solve_equals_cli_json(cli_exe):
 
 # ---------------------------------------------------------------- finite differences
 
-OUTPUTS = ["alpha", "distance", "x_W", "p1_W", "p2_W"]
+OUTPUTS = ["alpha", "gap", "x_W", "p1_W", "p2_W"]
 
 
 def outputs(r):
@@ -157,7 +157,7 @@ def test_dcol_jl_position_quaternion_layout_matches_finite_differences(a, b):
     r = dcol.solve_contact(s1, p1, s2, p2)
     pq = dcol.to_position_quaternion(r, dcol.contact_derivatives(r))
     assert pq.status == dcol.DerivativeStatus.ok
-    names = ["alpha", "x_W", "distance"]
+    names = ["alpha", "x_W", "gap"]
     coords = np.concatenate([p1, p2])  # (r1, q1, r2, q2)
 
     def at_step(h):
@@ -175,7 +175,7 @@ def test_dcol_jl_position_quaternion_layout_matches_finite_differences(a, b):
     N = best_of(at_step, names)
     check_block(pq.J_alpha, N["alpha"], "J_alpha (r, q)")
     check_block(pq.J_x_W, N["x_W"], "J_x_W (r, q)")
-    check_block(pq.J_distance, N["distance"], "J_distance (r, q)")
+    check_block(pq.J_gap, N["gap"], "J_gap (r, q)")
     # the quaternion columns are orthogonal to q (the normalization removes the radial direction)
     assert abs(pq.J_alpha[3:7] @ p1[3:]) < 1e-12 and abs(pq.J_alpha[10:14] @ p2[3:]) < 1e-12
     # the standalone map gives the same columns
@@ -196,7 +196,7 @@ def test_sphere_sphere_closed_form():
         d12 = np.linalg.norm(p2[:3] - p1[:3])
         assert r.ok and r.start == dcol.StartMethod.closed_form
         assert r.alpha == pytest.approx(d12 / (R1 + R2), rel=1e-9)
-        assert r.distance == pytest.approx(d12 - R1 - R2, abs=1e-9)
+        assert r.gap == pytest.approx(d12 - R1 - R2, abs=1e-9)
         n = (p2[:3] - p1[:3]) / d12
         assert np.allclose(r.p1_W, p1[:3] + R1 * n, atol=1e-8) and np.allclose(r.p2_W, p2[:3] - R2 * n, atol=1e-8)
 

@@ -59,7 +59,7 @@ def test_dcol_sphere_box_closed_form_and_api():
     c = dcol.solve_contact(box, np.eye(4), ball, T2)
     w = dcol.euclidean_distance(box, np.eye(4), ball, T2, warm=c)
     assert math.isclose(w.distance, r.distance, rel_tol=1e-12)
-    assert abs(c.distance - r.distance) > 1e-3  # the alpha-distance is another quantity
+    assert abs(c.gap - r.distance) > 1e-3  # d_D is another quantity
     d = dcol.distance_derivatives(r)
     assert d.ok is True and "ok" in repr(d)
     assert d.J_p1_W_X1.shape == (3, 6)

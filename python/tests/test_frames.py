@@ -49,7 +49,7 @@ def test_idcol_dcol_qp_frames(frame):
     a, b = dcol.Polytope.box(0.4, 0.3, 0.2), dcol.Ellipsoid.from_semi_axes(0.3, 0.2, 0.25)
     r = dcol.solve_contact(a, X1, b, X2)
     check_blocks(dcol.contact_derivatives(r), dcol.contact_derivatives(r, frame=frame),
-                 ["J_alpha", "J_distance", "J_p1_W"], frame, X1, X2)
+                 ["J_alpha", "J_gap", "J_p1_W"], frame, X1, X2)
     e = dcol.euclidean_distance(a, X1, b, X2)
     check_blocks(dcol.distance_derivatives(e), dcol.distance_derivatives(e, frame=frame),
                  ["J_distance", "J_p1_W", "J_normal_W"], frame, X1, X2)

@@ -147,7 +147,7 @@ REPR = {
     "ContactSolution": rf"ContactSolution\(status=converged, alpha={NUM}, gap={NUM}, iterations=\d+\)",
     "ContactDerivatives": rf"ContactDerivatives\(status=ok, kkt_condition={NUM}\)",
     "ContactWrenches": rf"ContactWrenches\(status=ok, in_contact=False, penetration={NUM}, f_n={NUM}\)",
-    "dcol.ContactResult": rf"dcol\.ContactResult\(status=converged, alpha={NUM}, distance={NUM}, iterations=\d+, "
+    "dcol.ContactResult": rf"dcol\.ContactResult\(status=converged, alpha={NUM}, gap={NUM}, iterations=\d+, "
                           rf"polished=(True|False)\)",
     "dcol.Certificate": rf"dcol\.Certificate\(ok=True, gap={NUM}, bound_gap={NUM}, witness_violation={NUM}\)",
     "dcol.ContactDerivatives": r"dcol\.ContactDerivatives\(status=ok\)",

@@ -1,5 +1,5 @@
 // IFT derivatives of the DCOL cone program (seed Sec. II-B, eq. (6)–(8)) and of the contact
-// points (29) and distance (30).
+// points (29) and gap (30).
 #include "diffcol/dcol/derivatives.hpp"
 
 #include <algorithm>
@@ -336,13 +336,13 @@ DIFFCOL_TARGET_CLONES void world_derivatives(const ContactResult& res, ContactDe
       out.J_x_W_X1 = Jx;
       contact_point(r1, true, out.J_p1_W_X1);
       contact_point(r2, false, out.J_p2_W_X1);
-      out.J_distance_X1 = Jd;
+      out.J_gap_X1 = Jd;
     } else {
       out.J_alpha_X2 = Ja;
       out.J_x_W_X2 = Jx;
       contact_point(r1, false, out.J_p1_W_X2);
       contact_point(r2, true, out.J_p2_W_X2);
-      out.J_distance_X2 = Jd;
+      out.J_gap_X2 = Jd;
     }
   }
   // X_12 ← X_12·exp(ξ^) with body 1 fixed is X_WB2 ← X_WB2·exp(ξ^): η_2 = Ad_{X_WB2} ξ.
@@ -356,8 +356,8 @@ DIFFCOL_TARGET_CLONES void world_derivatives(const ContactResult& res, ContactDe
 
   const bool finite = out.J_alpha_X1.allFinite() && out.J_alpha_X2.allFinite() && out.J_x_W_X1.allFinite() &&
                       out.J_x_W_X2.allFinite() && out.J_p1_W_X1.allFinite() && out.J_p1_W_X2.allFinite() &&
-                      out.J_p2_W_X1.allFinite() && out.J_p2_W_X2.allFinite() && out.J_distance_X1.allFinite() &&
-                      out.J_distance_X2.allFinite() && out.J_alpha_X12.allFinite();
+                      out.J_p2_W_X1.allFinite() && out.J_p2_W_X2.allFinite() && out.J_gap_X1.allFinite() &&
+                      out.J_gap_X2.allFinite() && out.J_alpha_X12.allFinite();
   if (!finite) return fail(DerivativeStatus::singular_kkt);
   out.status = DerivativeStatus::ok;
 }
@@ -369,10 +369,10 @@ void contact_derivatives(const ContactResult& result, ContactDerivatives& out, R
   if (frame == ReferenceFrame::world || !out.ok()) return;
   const Pose &X1 = result.X_WB1, &X2 = result.X_WB2;
   express_in_frame(out.J_alpha_X1, frame, X1);
-  express_in_frame(out.J_distance_X1, frame, X1);
+  express_in_frame(out.J_gap_X1, frame, X1);
   for (Mat36* J : {&out.J_x_W_X1, &out.J_p1_W_X1, &out.J_p2_W_X1}) express_in_frame(*J, frame, X1);
   express_in_frame(out.J_alpha_X2, frame, X2);
-  express_in_frame(out.J_distance_X2, frame, X2);
+  express_in_frame(out.J_gap_X2, frame, X2);
   for (Mat36* J : {&out.J_x_W_X2, &out.J_p1_W_X2, &out.J_p2_W_X2}) express_in_frame(*J, frame, X2);
 }
 
@@ -416,7 +416,7 @@ PositionQuaternionJacobians to_position_quaternion(const ContactResult& res, con
   fill(out.J_x_W, d.J_x_W_X1, d.J_x_W_X2);
   fill(out.J_p1_W, d.J_p1_W_X1, d.J_p1_W_X2);
   fill(out.J_p2_W, d.J_p2_W_X1, d.J_p2_W_X2);
-  fill(out.J_distance, d.J_distance_X1, d.J_distance_X2);
+  fill(out.J_gap, d.J_gap_X1, d.J_gap_X2);
   return out;
 }
 

@@ -241,7 +241,7 @@ void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& 
   out.status = SolveStatus::invalid_input;
   out.iterations = 0;
   out.start = StartMethod::none;
-  out.alpha = out.distance = out.duality_measure = out.primal_residual = out.dual_residual = 0.0;
+  out.alpha = out.gap = out.duality_measure = out.primal_residual = out.dual_residual = 0.0;
   out.certificate_gap = 0.0;
   out.x_W.setZero();
   out.p1_W.setZero();
@@ -313,7 +313,7 @@ void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& 
     const Vec3 x = k.origin + k.length_scale * x_hat;
     if (!std::isfinite(alpha) || !x.allFinite() || !(alpha_hat > 0.0)) {
       out.status = SolveStatus::numerical_error;
-      out.alpha = out.distance = 0.0;
+      out.alpha = out.gap = 0.0;
       out.x_W = out.p1_W = r1;
       out.p2_W = r2;
       k.factored = k.polished = false;
@@ -325,7 +325,7 @@ void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& 
     out.x_W = x;
     out.p1_W = r1 + f * x_hat;
     out.p2_W = r2 + f * (x_hat - r12 / k.length_scale);
-    out.distance = dist - dist / alpha;
+    out.gap = dist - dist / alpha;
     // (the smoothed problem's α, barrier_target > 0, is above α* by design: not certified)
     if (out.status == SolveStatus::converged && !(opt.barrier_target > 0.0))
       out.certificate_gap = certify(shape1, shape2, out).gap();

@@ -930,7 +930,7 @@ std::vector<DcolViewFrame> solve_dcol_frames(const dcol::Primitive& shape1, cons
     f.status = r->status;
     f.iterations = r->iterations;
     f.alpha = r->alpha;
-    f.distance = r->distance;
+    f.gap = r->gap;
     f.x_W = r->x_W;
     f.p1_W = r->p1_W;
     f.p2_W = r->p2_W;
@@ -959,7 +959,7 @@ std::string dcol_scene_json(const dcol::Primitive& shape1, const std::vector<Pos
     append_frame_head(out, i, f.X_WS1, f.X_WS2, dcol::status_name(f.status), f.ok());
     out += ",\"iterations\":" + std::to_string(f.iterations);
     append_field(out, "alpha", f.alpha);
-    append_field(out, "distance", f.distance);
+    append_field(out, "gap", f.gap);
     append_field(out, "x_W", f.x_W);
     append_field(out, "p1_W", f.p1_W);
     append_field(out, "p2_W", f.p2_W);

@@ -155,7 +155,7 @@ export function start(view) {
     } else {
       info.textContent = head +
         `status  ${f.status} (${f.iterations} iterations)\n` +
-        `alpha*  ${fmt(f.alpha)}   ${method === 'dcol' ? 'distance ' + fmt(f.distance) : 'gap ' + fmt(f.gap)}\n` +
+        `alpha*  ${fmt(f.alpha)}   gap ${fmt(f.gap)}\n` +
         `p1_W    [${f.p1_W.map((v) => fmt(v, 4)).join(', ')}]\n` +
         `p2_W    ${v3(f.p2_W)}\n` +
         `normal  ${v3(f.normal_W)}`;

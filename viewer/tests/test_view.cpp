@@ -573,7 +573,7 @@ TEST(DcolScene, HoldsThePrimitivesTheSolvedFramesAndTheNormals) {
     const dcol::ContactResult r = dcol::solve_contact(s1, Pose::identity(), s2, X2[i]);
     EXPECT_EQ(f["status"], dcol::status_name(r.status));
     EXPECT_EQ(f["alpha"].get<double>(), r.alpha);
-    EXPECT_EQ(f["distance"].get<double>(), r.distance);
+    EXPECT_EQ(f["gap"].get<double>(), r.gap);
     EXPECT_LT((json_vec(f["p1_W"]) - r.p1_W).norm(), 1e-15 + 1e-15 * r.p1_W.norm());
     EXPECT_LT((json_vec(f["p2_W"]) - r.p2_W).norm(), 1e-15 + 1e-15 * r.p2_W.norm());
     EXPECT_LT((json_vec(f["x_W"]) - r.x_W).norm(), 1e-15 + 1e-15 * r.x_W.norm());

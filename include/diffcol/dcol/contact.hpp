@@ -22,7 +22,8 @@
 ///  - x_W: the intersection point x* of the scaled shapes, world frame.
 ///  - α > 1 separated, α = 1 touching, α < 1 penetrating.
 ///  - p1_W, p2_W: contact points on the unscaled shapes, p_i = r_i + (x* − r_i)/α*, eq. (29).
-///  - distance = (1 − 1/α*)·‖r_2 − r_1‖: the signed form of eq. (30); ‖p1 − p2‖ = |distance|;
+///  - gap = d_D = (1 − 1/α*)·‖r_2 − r_1‖: the signed form of eq. (30), not the Euclidean distance
+///    (euclidean.hpp; docs/conventions.md); ‖p1 − p2‖ = |gap|;
 ///    > 0 separated, < 0 penetrating.
 ///
 /// Accuracy: on return with status converged the solution is normally *polished*
@@ -59,7 +60,7 @@ enum class SolveStatus : std::uint8_t {
   invalid_input = 3,       ///< a pose that is not valid (Pose::invalid_reason: not finite, R not a rotation,
                            ///< or a position beyond 1e100), or SolveOptions out of range
                            ///< (SolveOptions::validate); numeric fields are zero
-  coincident_origins = 4,  ///< ‖r_2 − r_1‖ ≤ 1e-100·(outer radii): α* = 0, x* = p1 = p2 = r_1, distance = 0
+  coincident_origins = 4,  ///< ‖r_2 − r_1‖ ≤ 1e-100·(outer radii): α* = 0, x* = p1 = p2 = r_1, gap = 0
   not_certified = 5,       ///< the solver's own tests passed but the independent certificate (certify) did
                            ///< not, also after a second solve by the interior-point route: the fields hold
                            ///< that solve's result, not to be trusted
@@ -204,7 +205,7 @@ struct ContactResult {
   Vec3 x_W = Vec3::Zero();        ///< x*, intersection point of the scaled shapes (world)
   Vec3 p1_W = Vec3::Zero();       ///< contact point on shape 1, eq. (29) (world)
   Vec3 p2_W = Vec3::Zero();       ///< contact point on shape 2, eq. (29) (world)
-  double distance = 0.0;          ///< (1 − 1/α*)·‖r_2 − r_1‖, signed eq. (30)
+  double gap = 0.0;               ///< d_D = (1 − 1/α*)·‖r_2 − r_1‖, signed eq. (30) (not Euclidean)
   double duality_measure = 0.0;   ///< μ = sᵀz/deg(K) at the returned iterate
   double primal_residual = 0.0;   ///< ‖s + Gx − h‖/max(1, ‖h‖)
   double dual_residual = 0.0;     ///< ‖Gᵀz + c‖

@@ -27,7 +27,7 @@
 ///    X_12 ← X_12·exp(ξ^); α depends on the poses only through X_12.
 ///  - J_<out>_<in>: rows = components of <out>, 6 columns = [ω; v] of <in>. Row-major Eigen
 ///    blocks. Every block is always set; when status != ok every block is zero.
-///  - Outputs: α (frame-free), x_W, p1_W, p2_W (world points, eq. (29)), distance (signed (30)).
+///  - Outputs: α (frame-free), x_W, p1_W, p2_W (world points, eq. (29)), gap (d_D, signed (30)).
 ///
 /// Non-smooth configurations: where α* is not differentiable (e.g. two polytope faces parallel
 /// and in contact: the contact point may slide over a patch and α* has a kink in the rotation),
@@ -66,7 +66,7 @@ struct ContactDerivatives {
 
   RowVec6 J_alpha_X12 = RowVec6::Zero();
   RowVec6 J_alpha_X1 = RowVec6::Zero(), J_alpha_X2 = RowVec6::Zero();
-  RowVec6 J_distance_X1 = RowVec6::Zero(), J_distance_X2 = RowVec6::Zero();
+  RowVec6 J_gap_X1 = RowVec6::Zero(), J_gap_X2 = RowVec6::Zero();
   Mat36 J_x_W_X1 = Mat36::Zero(), J_x_W_X2 = Mat36::Zero();
   Mat36 J_p1_W_X1 = Mat36::Zero(), J_p1_W_X2 = Mat36::Zero();
   Mat36 J_p2_W_X1 = Mat36::Zero(), J_p2_W_X2 = Mat36::Zero();
@@ -92,7 +92,7 @@ struct PositionQuaternionJacobians {
   Eigen::Matrix<double, 3, 14> J_x_W = Eigen::Matrix<double, 3, 14>::Zero();
   Eigen::Matrix<double, 3, 14> J_p1_W = Eigen::Matrix<double, 3, 14>::Zero();
   Eigen::Matrix<double, 3, 14> J_p2_W = Eigen::Matrix<double, 3, 14>::Zero();
-  Eigen::Matrix<double, 1, 14> J_distance = Eigen::Matrix<double, 1, 14>::Zero();
+  Eigen::Matrix<double, 1, 14> J_gap = Eigen::Matrix<double, 1, 14>::Zero();
 };
 /// @throws std::invalid_argument unless d is in ReferenceFrame::world.
 PositionQuaternionJacobians to_position_quaternion(const ContactResult& result, const ContactDerivatives& d);

@@ -193,7 +193,7 @@ struct DcolViewFrame {
   dcol::SolveStatus status = dcol::SolveStatus::invalid_input;
   int iterations = 0;
   double alpha = 0.0;   ///< α*
-  double distance = 0.0;  ///< signed eq. (30)
+  double gap = 0.0;     ///< d_D, signed eq. (30)
   Vec3 x_W = Vec3::Zero(), p1_W = Vec3::Zero(), p2_W = Vec3::Zero();  ///< eq. (29), world
   Vec3 normal_W = Vec3::Zero();  ///< dcol_normal
   bool ok() const { return status == dcol::SolveStatus::converged; }
