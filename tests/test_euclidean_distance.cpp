@@ -126,6 +126,40 @@ void expect_result_consistent(const dc::DistanceResult& r) {
 
 // ------------------------------------------------------------------------------ closed forms
 
+// A polytope with more faces than the inline storage (a 40-gon prism, 42 faces: kept in
+// Polytope::large) against a sphere: the distance to the top face, to a vertex and to a side face
+// in closed form. The feature search and the membership test must read the large storage.
+TEST(EuclideanDcol, LargePolytopeClosedForm) {
+  const int n = 40;
+  const double r = 1.0, h = 0.5, R = 0.2;
+  Eigen::MatrixX3d A(n + 2, 3);
+  Eigen::VectorXd b(n + 2);
+  const double apothem = r * std::cos(test::kPi / n);
+  for (int k = 0; k < n; ++k) {  // side faces between the vertices at angles 2πk/n and 2π(k+1)/n
+    const double t = (2.0 * k + 1.0) * test::kPi / n;
+    A.row(k) << std::cos(t), std::sin(t), 0.0;
+    b[k] = apothem;
+  }
+  A.row(n) << 0.0, 0.0, 1.0;
+  A.row(n + 1) << 0.0, 0.0, -1.0;
+  b[n] = b[n + 1] = h;
+  const dcol::Polytope prism(A, b);
+  ASSERT_TRUE(prism.is_large());
+  const dcol::Primitive P = prism, ball = dcol::Sphere(R);
+  const double gap = 0.7;
+  const double t0 = test::kPi / n;  // the middle of side face 0
+  const Vec3 centres[] = {Vec3(0.1, -0.2, h + R + gap), Vec3(r + R + gap, 0.0, 0.0),
+                          Vec3((apothem + R + gap) * std::cos(t0), (apothem + R + gap) * std::sin(t0), 0.1)};
+  for (const Vec3& c : centres) {
+    const dcol::DistanceResult e = dcol::euclidean_distance(P, Pose::identity(), ball, make_pose(Mat3::Identity(), c));
+    ASSERT_TRUE(e.ok()) << c.transpose();
+    EXPECT_NEAR(e.distance, gap, 1e-10) << c.transpose();
+    EXPECT_LE(prism.normal(0).dot(e.p1_W) - prism.face_offset(0), 1e-10);
+    const dcol::DistanceDerivatives d = dcol::distance_derivatives(e);
+    EXPECT_TRUE(d.ok() || d.status == dcol::DistanceDerivativeStatus::distance_only) << c.transpose();
+  }
+}
+
 TEST(EuclideanDcol, SphereSphereClosedForm) {
   auto rng = rng_for(1);
   std::uniform_real_distribution<double> U(0.2, 2.0);

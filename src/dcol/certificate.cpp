@@ -7,61 +7,12 @@
 #include <variant>
 
 #include "diffcol/dcol/contact.hpp"
+#include "outside_measure.hpp"
 
 namespace diffcol::dcol {
 
 namespace {
 
-/// How far the shape-frame point y lies outside the primitive (≤ 0 inside): a distance or, for the
-/// polytope, cone and ellipsoid, a row-wise or first-order estimate of one.
-double outside_measure(const Polytope& s, const Vec3& y) {
-  double v = -std::numeric_limits<double>::infinity();
-  if (s.large) {
-    const auto& L = *s.large;
-    // (an Eigen expression: a vectorized maximum, no temporary)
-    return (L.A.col(0).array() * y.x() + L.A.col(1).array() * y.y() + L.A.col(2).array() * y.z() - L.b.array())
-        .maxCoeff();
-  }
-  for (int i = 0; i < s.num_faces; ++i) v = std::max(v, s.A.row(i).dot(y) - s.b[i]);  // unit rows
-  return v;
-}
-double outside_measure(const Capsule& s, const Vec3& y) {
-  const double h = 0.5 * s.L;
-  const Vec3 c(std::clamp(y.x(), -h, h), 0.0, 0.0);
-  return (y - c).norm() - s.R;
-}
-double outside_measure(const Cylinder& s, const Vec3& y) {
-  return std::max(std::hypot(y.y(), y.z()) - s.R, std::abs(y.x()) - 0.5 * s.L);
-}
-double outside_measure(const Cone& s, const Vec3& y) {
-  // the lateral surface ‖y_⊥‖ = tan β·(y_x + 3H/4) (distance: times cos β) and the base y_x = H/4
-  const double lateral = (std::hypot(y.y(), y.z()) - s.tan_beta * (y.x() + 0.75 * s.H)) * std::cos(s.beta);
-  return std::max(lateral, y.x() - 0.25 * s.H);
-}
-double outside_measure(const Ellipsoid& s, const Vec3& y) {
-  // the gauge γ = √(yᵀPy) to first order: distance ≈ (γ − 1)/‖∇γ‖, ∇γ = P y/γ
-  const Vec3 Py = s.P * y;
-  const double g = std::sqrt(std::max(0.0, y.dot(Py)));
-  const double n = Py.norm();
-  return n > 0.0 ? (g - 1.0) * g / n : -s.inner_radius;
-}
-double outside_measure(const PaddedPolygon& s, const Vec3& y) {
-  const Eigen::Vector2d w(y.x(), y.y());
-  double d2 = 0.0;  // squared distance of w to the polygon
-  bool inside = true;
-  for (int i = 0; i < s.num_edges; ++i) inside = inside && s.C.row(i).dot(w) <= s.d[i];
-  if (!inside) {
-    d2 = std::numeric_limits<double>::infinity();
-    for (int i = 0; i < s.num_vertices; ++i) {
-      const Eigen::Vector2d a = s.V.row(i).transpose(), b = s.V.row((i + 1) % s.num_vertices).transpose();
-      const Eigen::Vector2d e = b - a;
-      const double t = std::clamp((w - a).dot(e) / e.squaredNorm(), 0.0, 1.0);
-      d2 = std::min(d2, (w - a - t * e).squaredNorm());
-    }
-  }
-  return std::sqrt(d2 + y.z() * y.z()) - s.R;
-}
-double outside_measure(const Sphere& s, const Vec3& y) { return y.norm() - s.R; }
 
 /// outside_measure of the world point p_W in units of the shape's outer radius, less the rounding of
 /// world coordinates (4ε·‖p_W‖): a point stored at 1e8 shape sizes from the world origin cannot sit
@@ -69,7 +20,7 @@ double outside_measure(const Sphere& s, const Vec3& y) { return y.norm() - s.R; 
 double outside_measure(const Primitive& shape, double outer, const Pose& X_WS, const Vec3& p_W) {
   const Vec3 y = X_WS.R.transpose() * (p_W - X_WS.p);
   const double floor = 4.0 * std::numeric_limits<double>::epsilon() * std::max(p_W.norm(), X_WS.p.norm());
-  return (std::visit([&](const auto& s) { return outside_measure(s, y); }, shape) - floor) / outer;
+  return (std::visit([&](const auto& s) { return diffcol::detail::outside_measure(s, y); }, shape) - floor) / outer;
 }
 
 /// h(u) = max uᵀ(R y) over the shape (about its origin, world axes).

@@ -14,6 +14,7 @@
 
 #include "../geometry/closest_points_ift.hpp"
 #include "../geometry/gjk_distance.hpp"
+#include "outside_measure.hpp"
 
 namespace diffcol::dcol {
 
@@ -267,9 +268,9 @@ void candidates(const Polytope& s, const Vec3& y, const Vec3& m, double delta, C
   double score[3] = {-1e300, -1e300, -1e300};
   int nact = 0;
   for (int i = 0; i < s.num_faces; ++i) {
-    if (s.A.row(i).dot(y) < s.b[i] - delta) continue;
+    if (s.normal(i).dot(y) < s.face_offset(i) - delta) continue;
     ++nact;
-    const double sc = s.A.row(i).dot(m);
+    const double sc = s.normal(i).dot(m);
     for (int k = 0; k < 3; ++k) {
       if (sc > score[k]) {
         for (int j = 2; j > k; --j) act[j] = act[j - 1], score[j] = score[j - 1];
@@ -283,26 +284,26 @@ void candidates(const Polytope& s, const Vec3& y, const Vec3& m, double delta, C
     int best = 0;
     double bd = 1e300;
     for (int i = 0; i < s.num_vertices; ++i) {
-      const double dd = (Vec3(s.V(i, 0), s.V(i, 1), s.V(i, 2)) - y).norm();
+      const double dd = (s.vertex(i) - y).norm();
       if (dd < bd) bd = dd, best = i;
     }
-    if (bd <= 10.0 * delta) C.add(make(FeatureKind::vertex, Vec3(s.V(best, 0), s.V(best, 1), s.V(best, 2)), Vec3::UnitX()));
+    if (bd <= 10.0 * delta) C.add(make(FeatureKind::vertex, s.vertex(best), Vec3::UnitX()));
   }
   if (nact >= 2 && act[1] >= 0) {  // the edge of the two best-aligned active faces
-    const Vec3 a1 = s.A.row(act[0]).transpose(), a2 = s.A.row(act[1]).transpose();
+    const Vec3 a1 = s.normal(act[0]), a2 = s.normal(act[1]);
     const Vec3 dir = a1.cross(a2);
     if (dir.norm() > 1e-9) {
       // the point of both planes nearest y: y + α a1 + β a2
       Eigen::Matrix2d M;
       M << 1.0, a1.dot(a2), a1.dot(a2), 1.0;
-      const Eigen::Vector2d rhs(s.b[act[0]] - a1.dot(y), s.b[act[1]] - a2.dot(y));
+      const Eigen::Vector2d rhs(s.face_offset(act[0]) - a1.dot(y), s.face_offset(act[1]) - a2.dot(y));
       const Eigen::Vector2d ab = M.inverse() * rhs;
       C.add(make(FeatureKind::edge, y + ab[0] * a1 + ab[1] * a2, dir.normalized()));
     }
   }
   if (act[0] >= 0) {
-    const Vec3 a = s.A.row(act[0]).transpose();
-    C.add(make(FeatureKind::face, s.b[act[0]] * a, a));
+    const Vec3 a = s.normal(act[0]);
+    C.add(make(FeatureKind::face, s.face_offset(act[0]) * a, a));
   }
 }
 
@@ -432,50 +433,10 @@ void placed_candidates(const Placed& P, const Vec3& x, const Vec3& m_world, doub
 
 // ------------------------------------------------------------------ membership and the certificate
 
-// How far a shape-frame point lies outside the primitive (≤ 0 inside; as certificate.cpp).
-double outside(const Polytope& s, const Vec3& y) {
-  double v = -1e300;
-  for (int i = 0; i < s.num_faces; ++i) v = std::max(v, s.A.row(i).dot(y) - s.b[i]);
-  return v;
-}
-double outside(const Capsule& s, const Vec3& y) {
-  const double h = 0.5 * s.L;
-  return (y - Vec3(std::clamp(y.x(), -h, h), 0.0, 0.0)).norm() - s.R;
-}
-double outside(const Cylinder& s, const Vec3& y) {
-  return std::max(std::hypot(y.y(), y.z()) - s.R, std::abs(y.x()) - 0.5 * s.L);
-}
-double outside(const Cone& s, const Vec3& y) {
-  const double lateral = (std::hypot(y.y(), y.z()) - s.tan_beta * (y.x() + 0.75 * s.H)) * std::cos(s.beta);
-  return std::max(lateral, y.x() - 0.25 * s.H);
-}
-double outside(const Ellipsoid& s, const Vec3& y) {
-  const Vec3 Py = s.P * y;
-  const double g = std::sqrt(std::max(0.0, y.dot(Py)));
-  const double n = Py.norm();
-  return n > 0.0 ? (g - 1.0) * g / n : -s.inner_radius;
-}
-double outside(const PaddedPolygon& s, const Vec3& y) {
-  const Eigen::Vector2d w(y.x(), y.y());
-  bool inside = true;
-  for (int i = 0; i < s.num_edges; ++i) inside = inside && s.C.row(i).dot(w) <= s.d[i];
-  double d2 = 0.0;
-  if (!inside) {
-    d2 = 1e300;
-    for (int i = 0; i < s.num_vertices; ++i) {
-      const Eigen::Vector2d a = s.V.row(i).transpose(), b = s.V.row((i + 1) % s.num_vertices).transpose();
-      const Eigen::Vector2d e = b - a;
-      const double t = std::clamp((w - a).dot(e) / e.squaredNorm(), 0.0, 1.0);
-      d2 = std::min(d2, (w - a - t * e).squaredNorm());
-    }
-  }
-  return std::sqrt(d2 + y.z() * y.z()) - s.R;
-}
-double outside(const Sphere& s, const Vec3& y) { return y.norm() - s.R; }
 
 double placed_outside(const Placed& P, const Vec3& x) {
   const Vec3 y = P.to_shape(x);
-  return std::visit([&](const auto& s) { return outside(s, y); }, *P.shape);
+  return std::visit([&](const auto& s) { return diffcol::detail::outside_measure(s, y); }, *P.shape);
 }
 
 /// The support-function lower bound along the unit u (from 1 to 2): uᵀ(s2(−u) − s1(u)).
