@@ -763,4 +763,12 @@ J_distance_Xi (1, 6); J_p1_W_Xi, J_p2_W_Xi, J_normal_W_Xi (3, 6).)")
       py::arg("result"), py::arg("frame") = ReferenceFrame::world, "DistanceDerivatives of a DistanceResult (envelope theorem; IFT on the local features).");
 }
 
+bool is_dcol_primitive(const py::handle& h) {
+  return py::isinstance<dcol::Polytope>(h) || py::isinstance<dcol::Capsule>(h) || py::isinstance<dcol::Cylinder>(h) ||
+         py::isinstance<dcol::Cone>(h) || py::isinstance<dcol::Ellipsoid>(h) || py::isinstance<dcol::PaddedPolygon>(h) ||
+         py::isinstance<dcol::Sphere>(h);
+}
+
+dcol::Primitive to_dcol_primitive(const py::handle& h, const char* what) { return bind_dcol_local::to_primitive(h, what); }
+
 }  // namespace diffcol::python

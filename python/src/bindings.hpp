@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "diffcol/dcol/primitives.hpp"
 #include "diffcol/idcol/contact.hpp"
 #include "diffcol/math/se3.hpp"
 
@@ -33,6 +34,7 @@ void bind_mesh(py::module_& m);            // bind_mesh.cpp: submodule mesh (clo
 void bind_smooth(py::module_& m);          // bind_smooth.cpp: submodule smooth (soft operators)
 void bind_manifold(py::module_& m);        // bind_manifold.cpp: submodule manifold (Contax SDFs, manifold)
 void bind_ssdf(py::module_& m);            // bind_ssdf.cpp: submodule ssdf (AOPC, SSDF, SCM forces)
+void bind_scene(py::module_& m);          // bind_scene.cpp: Scene, SceneQueryResult (after dcol, qp)
 void bind_dynamics(py::module_& m);        // bind_dynamics.cpp: ssdf.Scene, step, rollout (after bind_ssdf)
 
 /// Shared text of the docstrings: frames, twists and Jacobian layout.
@@ -112,6 +114,11 @@ Eigen::Matrix4d pose_to_matrix(const Pose& g);
 struct PoseArg {
   Pose value;
 };
+
+/// Whether h is one of the seven diffcol.dcol primitive classes.
+bool is_dcol_primitive(const py::handle& h);
+/// h as a DCOL primitive. @throws py::type_error naming `what` if it is not one.
+dcol::Primitive to_dcol_primitive(const py::handle& h, const char* what);
 
 /// Checks SolveOptions' ranges (those of the CLI). @throws std::invalid_argument (→ ValueError).
 void check_solve_options(const idcol::SolveOptions& options);

@@ -59,7 +59,32 @@ void for_each_face_normal(const Primitive& shape, const Pose& X_WS, const Vec3& 
       shape);
 }
 
+
+// The dual's separating normal, unnormalized: u ∝ Σ_{rows of body 1} z_i g_i, g_i the rows'
+// p-coefficients (stationarity: the same sum over body 2's rows is −u).
+Vec3 dual_normal(const ConeKkt& k) {
+  Vec3 n = Vec3::Zero();
+  const auto add = [&](int i) { n += k.z[i] * Vec3(k.G[i][0], k.G[i][1], k.G[i][2]); };
+  for (int i = 0; i < k.orthant_rows[0]; ++i) add(i);
+  for (int s = 0; s < k.soc_count; ++s)
+    if (k.soc_body[s] == 0)
+      for (int r = 0; r < k.soc_dim[s]; ++r) add(k.soc_start[s] + r);
+  return n;
+}
+
 }  // namespace
+
+Vec3 separating_normal(const ContactResult& result) {
+  const ConeKkt& k = result.kkt;
+  if (!(result.alpha > 0.0) || k.n < 4 || k.m <= 0) return Vec3::Zero();
+  Vec3 n = dual_normal(k);
+  const double nn = n.norm();
+  if (!(nn > 0.0) || !std::isfinite(nn)) return Vec3::Zero();
+  n /= nn;
+  // the rows' coefficients are written in the cone program's frame: orient from shape 1 to 2
+  if (n.dot(result.X_WS2.p - result.X_WS1.p) < 0.0) n = -n;
+  return n;
+}
 
 Certificate certify(const Primitive& shape1, const Primitive& shape2, const ContactResult& result) {
   Certificate c;
@@ -67,14 +92,7 @@ Certificate certify(const Primitive& shape1, const Primitive& shape2, const Cont
   const Vec3 r12 = result.X_WS2.p - result.X_WS1.p;
   const double dist = r12.norm();
   if (!(result.alpha > 0.0) || !(dist > 0.0) || k.n < 4 || k.m <= 0) return c;  // nothing to certify
-  // the dual's separating normal: u ∝ Σ_{rows of body 1} z_i g_i, g_i the rows' p-coefficients
-  // (stationarity: the same sum over body 2's rows is −u)
-  Vec3 n = Vec3::Zero();
-  const auto add = [&](int i) { n += k.z[i] * Vec3(k.G[i][0], k.G[i][1], k.G[i][2]); };
-  for (int i = 0; i < k.orthant_rows[0]; ++i) add(i);
-  for (int s = 0; s < k.soc_count; ++s)
-    if (k.soc_body[s] == 0)
-      for (int r = 0; r < k.soc_dim[s]; ++r) add(k.soc_start[s] + r);
+  const Vec3 n = dual_normal(k);
   // α* ≥ uᵀ(r_2 − r_1)/(h_1(u) + h_2(−u)) for every unit u: the ratio of that bound to α, formed in
   // units of the larger outer radius (α̂ = α·ℓ_b/‖r_2 − r_1‖, neither tiny nor huge)
   const double outer1 = outer_radius(shape1), outer2 = outer_radius(shape2);

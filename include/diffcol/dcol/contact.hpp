@@ -250,6 +250,11 @@ struct Certificate {
 /// The certificate of `result`, a solve of shape1 against shape2 (the same shapes, in that order).
 Certificate certify(const Primitive& shape1, const Primitive& shape2, const ContactResult& result);
 
+/// The unit normal from shape 1 towards shape 2 at the contact of the scaled shapes, read off the
+/// dual: u ∝ Σ z_i g_i over body 1's rows (g_i their coefficients of the point), the normal of a
+/// plane separating the two shapes scaled by α*. Zero where no solve ran or α* = 0.
+Vec3 separating_normal(const ContactResult& result);
+
 /// Solves problem (9) for two primitives on bodies at X_WB1, X_WB2 (cold start). Allocates nothing.
 /// Result written into `out` (reuse it across calls to avoid re-initialising its storage).
 void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& shape2, const Pose& X_WB2,

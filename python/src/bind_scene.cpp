@@ -1,0 +1,249 @@
+// diffcol.Scene: bodies, shapes of any family, the broad phase and every close pair with
+// derivatives (include/diffcol/scene/scene.hpp); results as numpy arrays.
+#include "bindings.hpp"
+#include "diffcol/scene/scene.hpp"
+
+namespace diffcol::python {
+
+namespace {
+
+using scene::CollisionShape;
+using scene::PairDerivatives;
+using scene::PairResult;
+using scene::QueryOptions;
+using scene::QueryResult;
+using scene::Scene;
+
+CollisionShape shape_from(const py::handle& obj) {
+  if (py::isinstance<qp::Capsule>(obj)) return obj.cast<qp::Capsule>();
+  if (py::isinstance<qp::PaddedPolygon>(obj)) return obj.cast<qp::PaddedPolygon>();
+  if (is_dcol_primitive(obj)) return CollisionShape(to_dcol_primitive(obj, "add_shape: shape"));
+  try {
+    return CollisionShape(obj.cast<Shape>());
+  } catch (const py::cast_error&) {
+  }
+  throw py::type_error("expected an iDCOL shape (diffcol.Sphere, Superellipsoid, ...), a DCOL primitive "
+                       "(diffcol.dcol.Polytope, Capsule, ...) or a QP shape (diffcol.qp.Capsule, PaddedPolygon); got " +
+                       std::string(py::str(py::type::of(obj))));
+}
+
+template <class F>
+py::array_t<double> column(const QueryResult& r, int width, F&& get) {
+  const auto n = static_cast<py::ssize_t>(r.pairs.size());
+  py::array_t<double> a = width == 1 ? py::array_t<double>({n}) : py::array_t<double>({n, static_cast<py::ssize_t>(width)});
+  double* out = a.mutable_data();
+  for (size_t i = 0; i < r.pairs.size(); ++i) get(r.pairs[i], out + static_cast<long>(i) * width);
+  return a;
+}
+
+template <class F>
+py::array_t<bool> flags(const QueryResult& r, F&& get) {
+  py::array_t<bool> a(static_cast<py::ssize_t>(r.pairs.size()));
+  for (size_t i = 0; i < r.pairs.size(); ++i) a.mutable_data()[i] = get(r.pairs[i]);
+  return a;
+}
+
+py::array_t<int> ids(const QueryResult& r, int PairResult::*field) {
+  py::array_t<int> a(static_cast<py::ssize_t>(r.pairs.size()));
+  for (size_t i = 0; i < r.pairs.size(); ++i) a.mutable_data()[i] = r.pairs[i].*field;
+  return a;
+}
+
+// The derivative block `M PairDerivatives::*field` of every pair, shape (N, rows, 12) or (N, 12).
+template <class M>
+py::array_t<double> derivative_blocks(const QueryResult& r, M PairDerivatives::*field) {
+  if (r.derivatives.size() != r.pairs.size())
+    throw std::invalid_argument("no derivatives: query with derivatives=True");
+  const auto n = static_cast<py::ssize_t>(r.derivatives.size());
+  constexpr int rows = M::RowsAtCompileTime;
+  py::array_t<double> a = rows == 1 ? py::array_t<double>({n, py::ssize_t{12}}) : py::array_t<double>({n, py::ssize_t{rows}, py::ssize_t{12}});
+  double* out = a.mutable_data();
+  for (size_t i = 0; i < r.derivatives.size(); ++i) {
+    const M& J = r.derivatives[i].*field;
+    for (int row = 0; row < rows; ++row)
+      for (int c = 0; c < 12; ++c) out[(static_cast<long>(i) * rows + row) * 12 + c] = J(row, c);
+  }
+  return a;
+}
+
+}  // namespace
+
+void bind_scene(py::module_& m) {
+  py::enum_<scene::Family>(m, "Family", "The pair formulation serving a pair of scene shapes (docs/scene.md).")
+      .value("idcol", scene::Family::idcol)
+      .value("dcol", scene::Family::dcol)
+      .value("qp", scene::Family::qp);
+
+  py::class_<QueryResult>(m, "SceneQueryResult", R"(The pairs of one Scene.query, as numpy arrays (N pairs).
+
+Ids: shape1, shape2, body1, body2 (int, shape1 < shape2). family, status, solver_status: lists of
+names. ok, separated: bool arrays. alpha, gap (iDCOL / DCOL pairs: has_alpha, has_gap), distance
+(Euclidean: separated iDCOL / DCOL pairs within the margin, QP pairs always, signed; has_distance),
+closest (True: p1_W, p2_W are the closest points; False: the formulation's witness points),
+p1_W, p2_W, normal_W (N, 3). With derivatives=True: J_alpha, J_gap, J_distance (N, 12) and
+J_p1_W, J_p2_W, J_normal_W (N, 3, 12) over [twist of body1 | twist of body2] in the query's
+frame; derivatives_ok, points_ok, normal_ok say which blocks hold derivatives (zero otherwise).)")
+      .def("__len__", [](const QueryResult& r) { return r.pairs.size(); })
+      .def_readonly("candidates", &QueryResult::candidates, "Pairs the broad phase passed to the narrow phase.")
+      .def_property_readonly("shape1", [](const QueryResult& r) { return ids(r, &PairResult::shape1); })
+      .def_property_readonly("shape2", [](const QueryResult& r) { return ids(r, &PairResult::shape2); })
+      .def_property_readonly("body1", [](const QueryResult& r) { return ids(r, &PairResult::body1); })
+      .def_property_readonly("body2", [](const QueryResult& r) { return ids(r, &PairResult::body2); })
+      .def_property_readonly("family",
+                             [](const QueryResult& r) {
+                               std::vector<std::string> v;
+                               for (const auto& p : r.pairs) v.emplace_back(scene::family_name(p.family));
+                               return v;
+                             })
+      .def_property_readonly("status",
+                             [](const QueryResult& r) {
+                               std::vector<std::string> v;
+                               for (const auto& p : r.pairs) v.emplace_back(scene::status_name(p.status));
+                               return v;
+                             })
+      .def_property_readonly("solver_status",
+                             [](const QueryResult& r) {
+                               std::vector<std::string> v;
+                               for (const auto& p : r.pairs) v.emplace_back(p.solver_status);
+                               return v;
+                             })
+      .def_property_readonly("ok", [](const QueryResult& r) { return flags(r, [](const PairResult& p) { return p.ok(); }); })
+      .def_property_readonly("separated",
+                             [](const QueryResult& r) { return flags(r, [](const PairResult& p) { return p.separated; }); })
+      .def_property_readonly("has_alpha",
+                             [](const QueryResult& r) { return flags(r, [](const PairResult& p) { return p.has_alpha; }); })
+      .def_property_readonly("has_gap", [](const QueryResult& r) { return flags(r, [](const PairResult& p) { return p.has_gap; }); })
+      .def_property_readonly("has_distance",
+                             [](const QueryResult& r) { return flags(r, [](const PairResult& p) { return p.has_distance; }); })
+      .def_property_readonly("closest", [](const QueryResult& r) {
+        return flags(r, [](const PairResult& p) { return p.points == scene::PointKind::closest; });
+      })
+      .def_property_readonly("alpha", [](const QueryResult& r) { return column(r, 1, [](const PairResult& p, double* o) { *o = p.alpha; }); })
+      .def_property_readonly("gap", [](const QueryResult& r) { return column(r, 1, [](const PairResult& p, double* o) { *o = p.gap; }); })
+      .def_property_readonly("distance",
+                             [](const QueryResult& r) { return column(r, 1, [](const PairResult& p, double* o) { *o = p.distance; }); })
+      .def_property_readonly("p1_W", [](const QueryResult& r) {
+        return column(r, 3, [](const PairResult& p, double* o) { Eigen::Map<Vec3>{o} = p.p1_W; });
+      })
+      .def_property_readonly("p2_W", [](const QueryResult& r) {
+        return column(r, 3, [](const PairResult& p, double* o) { Eigen::Map<Vec3>{o} = p.p2_W; });
+      })
+      .def_property_readonly("normal_W", [](const QueryResult& r) {
+        return column(r, 3, [](const PairResult& p, double* o) { Eigen::Map<Vec3>{o} = p.normal_W; });
+      })
+      .def_property_readonly("derivatives_ok",
+                             [](const QueryResult& r) {
+                               py::array_t<bool> a(static_cast<py::ssize_t>(r.derivatives.size()));
+                               for (size_t i = 0; i < r.derivatives.size(); ++i) a.mutable_data()[i] = r.derivatives[i].ok;
+                               return a;
+                             })
+      .def_property_readonly("points_ok",
+                             [](const QueryResult& r) {
+                               py::array_t<bool> a(static_cast<py::ssize_t>(r.derivatives.size()));
+                               for (size_t i = 0; i < r.derivatives.size(); ++i) a.mutable_data()[i] = r.derivatives[i].points;
+                               return a;
+                             })
+      .def_property_readonly("normal_ok",
+                             [](const QueryResult& r) {
+                               py::array_t<bool> a(static_cast<py::ssize_t>(r.derivatives.size()));
+                               for (size_t i = 0; i < r.derivatives.size(); ++i) a.mutable_data()[i] = r.derivatives[i].normal;
+                               return a;
+                             })
+      .def_property_readonly("J_alpha", [](const QueryResult& r) { return derivative_blocks(r, &PairDerivatives::J_alpha); })
+      .def_property_readonly("J_gap", [](const QueryResult& r) { return derivative_blocks(r, &PairDerivatives::J_gap); })
+      .def_property_readonly("J_distance", [](const QueryResult& r) { return derivative_blocks(r, &PairDerivatives::J_distance); })
+      .def_property_readonly("J_p1_W", [](const QueryResult& r) { return derivative_blocks(r, &PairDerivatives::J_p1_W); })
+      .def_property_readonly("J_p2_W", [](const QueryResult& r) { return derivative_blocks(r, &PairDerivatives::J_p2_W); })
+      .def_property_readonly("J_normal_W", [](const QueryResult& r) { return derivative_blocks(r, &PairDerivatives::J_normal_W); })
+      .def("__repr__", [](const QueryResult& r) {
+        return "SceneQueryResult(" + std::to_string(r.pairs.size()) + " pairs of " + std::to_string(r.candidates) +
+               " candidates" + (r.derivatives.empty() ? "" : ", with derivatives") + ")";
+      });
+
+  py::class_<Scene>(m, "Scene", R"(Rigid bodies with collision shapes of any family; every close pair with derivatives.
+
+  scene = diffcol.Scene()
+  table = scene.add_body([0, 0, 0, 1, 0, 0, 0], static=True)
+  scene.add_shape(table, diffcol.dcol.Polytope.box(0.5, 0.5, 0.1))
+  r = scene.query(margin=0.05, derivatives=True)
+
+A pair of shapes is served by one formulation (iDCOL, DCOL or QP) chosen by the dispatch rule of
+docs/scene.md; a pair no formulation serves is refused when the second shape is added. Pairs:
+shapes on different bodies, not both static, (group_a & mask_b) and (group_b & mask_a) nonzero,
+body pair not disabled.)")
+      .def(py::init<>())
+      .def(
+          "add_body",
+          [](Scene& s, const PoseArg& X, bool is_static, const std::string& name) { return s.add_body(X.value, is_static, name); },
+          py::arg("X_WB") = Pose::identity(), py::kw_only(), py::arg("static") = false, py::arg("name") = "",
+          "Adds a body at X_WB (a Pose, 7-vector or 4x4); returns its id.")
+      .def(
+          "add_shape",
+          [](Scene& s, int body, const py::object& shape, const PoseArg& X_BS, std::uint32_t group, std::uint32_t mask,
+             const std::string& name) { return s.add_shape(body, shape_from(shape), X_BS.value, {group, mask}, name); },
+          py::arg("body"), py::arg("shape"), py::arg("X_BS") = Pose::identity(), py::kw_only(), py::arg("group") = 1u,
+          py::arg("mask") = 0xFFFFFFFFu, py::arg("name") = "",
+          "Mounts a shape (iDCOL, DCOL or QP) on a body at X_BS; returns the shape id. ValueError for an unknown "
+          "body, a bad pose, or a shape no formulation pairs with a shape it may touch (the message names both).")
+      .def(
+          "set_body_pose", [](Scene& s, int body, const PoseArg& X) { s.set_body_pose(body, X.value); }, py::arg("body"),
+          py::arg("X_WB"))
+      .def(
+          "set_body_poses",
+          [](Scene& s, const py::object& poses) {
+            py::array_t<double, py::array::c_style | py::array::forcecast> a(poses);
+            const bool rows7 = a.ndim() == 2 && a.shape(1) == 7, mats = a.ndim() == 3 && a.shape(1) == 4 && a.shape(2) == 4;
+            if (!(rows7 || mats) || a.shape(0) != s.num_bodies())
+              throw std::invalid_argument("set_body_poses: expected an array of shape (" + std::to_string(s.num_bodies()) +
+                                          ", 7) or (" + std::to_string(s.num_bodies()) + ", 4, 4), one pose per body");
+            std::vector<Pose> X(static_cast<size_t>(s.num_bodies()));
+            poses_from_buffer(a.data(), s.num_bodies(), rows7 ? 7 : 16, "set_body_poses", X.data());
+            s.set_body_poses(X);
+          },
+          py::arg("X_WB"), "Every body's pose, (num_bodies, 7) or (num_bodies, 4, 4); all checked before any changes.")
+      .def("disable_body_pair", &Scene::disable_body_pair, py::arg("body_a"), py::arg("body_b"))
+      .def_property_readonly("num_bodies", &Scene::num_bodies)
+      .def_property_readonly("num_shapes", &Scene::num_shapes)
+      .def(
+          "body_pose", [](const Scene& s, int body) { return s.body(body).X_WB; }, py::arg("body"))
+      .def("shape_pose", &Scene::shape_pose, py::arg("shape"), "X_WB·X_BS of a shape.")
+      .def(
+          "describe_shape", [](const Scene& s, int id) { return s.shape(id).shape.describe(); }, py::arg("shape"))
+      .def(
+          "candidate_pairs",
+          [](Scene& s, double margin) {
+            const auto& c = s.candidate_pairs(margin);
+            py::array_t<int> a({static_cast<py::ssize_t>(c.size()), py::ssize_t{2}});
+            for (size_t i = 0; i < c.size(); ++i) {
+              a.mutable_data()[2 * i] = c[i].first;
+              a.mutable_data()[2 * i + 1] = c[i].second;
+            }
+            return a;
+          },
+          py::arg("margin") = 0.0, "The broad phase alone: (K, 2) shape ids, sorted.")
+      .def(
+          "query",
+          [](Scene& s, double margin, bool euclidean, bool derivatives, ReferenceFrame frame, int num_threads) {
+            QueryOptions o;
+            o.margin = margin;
+            o.euclidean = euclidean;
+            o.derivatives = derivatives;
+            o.frame = frame;
+            o.num_threads = num_threads;
+            QueryResult r;
+            {
+              py::gil_scoped_release release;
+              s.query(o, r);
+            }
+            return r;
+          },
+          py::kw_only(), py::arg("margin") = 0.0, py::arg("euclidean") = true, py::arg("derivatives") = false,
+          py::arg("frame") = ReferenceFrame::world, py::arg("num_threads") = 1,
+          "Every pair in contact or closer than margin (and every failed pair, with its status).")
+      .def("reset_warm_starts", &Scene::reset_warm_starts)
+      .def("__repr__", [](const Scene& s) {
+        return "Scene(" + std::to_string(s.num_bodies()) + " bodies, " + std::to_string(s.num_shapes()) + " shapes)";
+      });
+}
+
+}  // namespace diffcol::python

@@ -1,0 +1,280 @@
+// The narrow phase of a scene: one pair solved in its family, its result in the scene's
+// vocabulary, and its derivatives as blocks over the two bodies' twists (scene/scene.hpp).
+#include <variant>
+
+#include "diffcol/dcol/contact.hpp"
+#include "diffcol/dcol/derivatives.hpp"
+#include "diffcol/dcol/euclidean.hpp"
+#include "diffcol/idcol/derivatives.hpp"
+#include "diffcol/idcol/euclidean.hpp"
+#include "diffcol/qp/proximity.hpp"
+#include "diffcol/qp/proximity_derivatives.hpp"
+#include "pair_cache.hpp"
+
+namespace diffcol::scene {
+
+namespace {
+
+// Per-thread solver storage (the cone program's is large); pairs write only their own results.
+struct Scratch {
+  dcol::ContactResult dcol_contact;
+  dcol::DistanceResult dcol_distance;
+  dcol::ContactDerivatives dcol_derivatives;
+  dcol::DistanceDerivatives dcol_distance_derivatives;
+  idcol::DistanceResult idcol_distance;
+  idcol::ContactDerivatives idcol_derivatives;
+  idcol::DistanceDerivatives idcol_distance_derivatives;
+  qp::ProximityResult qp_result;
+  qp::ProximityDerivatives qp_derivatives;
+};
+
+Scratch& scratch() {
+  thread_local Scratch s;
+  return s;
+}
+
+template <class A, class B>
+void put(RowVec12& J, const A& J1, const B& J2) {
+  J.leftCols<6>() = J1;
+  J.rightCols<6>() = J2;
+}
+template <class A, class B>
+void put(Mat3x12& J, const A& J1, const B& J2) {
+  J.leftCols<6>() = J1;
+  J.rightCols<6>() = J2;
+}
+
+// The world-twist columns of a shape are those of its body (X_WS = X_WB·X_BS, rigidly attached);
+// re-expressed here in the requested frame about the body poses.
+template <class M>
+void to_frame(M& J, ReferenceFrame frame, const Pose& X_WB1, const Pose& X_WB2) {
+  auto left = J.template leftCols<6>();
+  auto right = J.template rightCols<6>();
+  express_in_frame(left, frame, X_WB1);
+  express_in_frame(right, frame, X_WB2);
+}
+
+void clear(PairDerivatives& d, ReferenceFrame frame) {
+  d = PairDerivatives{};
+  d.frame = frame;
+}
+
+void clear(PairResult& r, Family family) {
+  const int s1 = r.shape1, s2 = r.shape2, b1 = r.body1, b2 = r.body2;
+  r = PairResult{};
+  r.shape1 = s1;
+  r.shape2 = s2;
+  r.body1 = b1;
+  r.body2 = b2;
+  r.family = family;
+}
+
+// Whether the Euclidean distance of a separated iDCOL / DCOL pair is wanted.
+bool wants_distance(const PairResult& r, const QueryOptions& o) {
+  return r.ok() && r.separated && o.euclidean && o.margin > 0.0;
+}
+
+void solve_idcol(idcol::ContactPair& pair, const Pose& X1, const Pose& X2, const QueryOptions& o, PairResult& r,
+                 PairDerivatives* d) {
+  Scratch& s = scratch();
+  const idcol::ContactSolution& sol = pair.solve(X1, X2);
+  r.solver_status = idcol::status_name(sol.status);
+  switch (sol.status) {
+    case idcol::ContactStatus::converged: r.status = PairStatus::ok; break;
+    case idcol::ContactStatus::coincident_origins: r.status = PairStatus::coincident_origins; break;
+    case idcol::ContactStatus::not_converged: r.status = PairStatus::not_converged; break;
+    case idcol::ContactStatus::invalid_input: r.status = PairStatus::invalid_input; break;
+  }
+  r.has_alpha = r.has_gap = true;
+  r.alpha = sol.alpha;
+  r.gap = sol.gap;
+  r.separated = r.ok() && sol.alpha > 1.0;
+  r.p1_W = sol.p1_W;
+  r.p2_W = sol.p2_W;
+  r.normal_W = sol.normal_W;
+  bool closest = false;
+  if (wants_distance(r, o)) {
+    idcol::euclidean_distance(pair.shape1(), X1, pair.shape2(), X2, sol, s.idcol_distance);
+    const idcol::DistanceResult& e = s.idcol_distance;
+    if (e.status == idcol::DistanceStatus::separated) {
+      r.has_distance = true;
+      r.distance = e.distance;
+      r.points = PointKind::closest;
+      r.p1_W = e.p1_W;
+      r.p2_W = e.p2_W;
+      r.normal_W = e.normal_W;
+      closest = true;
+    } else if (e.status == idcol::DistanceStatus::touching_or_overlapping) {
+      r.has_distance = true;  // closer than 1e-12 of the pair's size: 0, the witness points kept
+    } else {
+      r.status = PairStatus::not_converged;
+      r.solver_status = idcol::status_name(e.status);
+    }
+  }
+  if (!d || !r.ok()) return;
+  idcol::contact_derivatives(sol, s.idcol_derivatives);
+  const idcol::ContactDerivatives& c = s.idcol_derivatives;
+  if (!c.ok()) return;
+  d->ok = true;
+  put(d->J_alpha, c.J_alpha_X1, c.J_alpha_X2);
+  put(d->J_gap, c.J_gap_X1, c.J_gap_X2);
+  if (!closest) {
+    put(d->J_p1_W, c.J_p1_W_X1, c.J_p1_W_X2);
+    put(d->J_p2_W, c.J_p2_W_X1, c.J_p2_W_X2);
+    put(d->J_normal_W, c.J_normal_W_X1, c.J_normal_W_X2);
+    d->points = d->normal = true;
+    return;
+  }
+  idcol::distance_derivatives(s.idcol_distance, s.idcol_distance_derivatives);
+  const idcol::DistanceDerivatives& e = s.idcol_distance_derivatives;
+  put(d->J_distance, e.J_distance_X1, e.J_distance_X2);
+  if (e.ok()) {
+    put(d->J_p1_W, e.J_p1_W_X1, e.J_p1_W_X2);
+    put(d->J_p2_W, e.J_p2_W_X1, e.J_p2_W_X2);
+    put(d->J_normal_W, e.J_normal_W_X1, e.J_normal_W_X2);
+    d->points = d->normal = true;
+  }
+}
+
+void solve_dcol(const dcol::Primitive& p1, const Pose& X1, const dcol::Primitive& p2, const Pose& X2,
+                const QueryOptions& o, PairResult& r, PairDerivatives* d) {
+  Scratch& s = scratch();
+  dcol::ContactResult& res = s.dcol_contact;
+  dcol::solve_contact(p1, X1, p2, X2, res);
+  r.solver_status = dcol::status_name(res.status);
+  switch (res.status) {
+    case dcol::SolveStatus::converged: r.status = PairStatus::ok; break;
+    case dcol::SolveStatus::coincident_origins: r.status = PairStatus::coincident_origins; break;
+    case dcol::SolveStatus::invalid_input: r.status = PairStatus::invalid_input; break;
+    default: r.status = PairStatus::not_converged; break;
+  }
+  r.has_alpha = r.has_gap = true;
+  r.alpha = res.alpha;
+  r.gap = res.gap;
+  r.separated = r.ok() && res.alpha > 1.0;
+  r.p1_W = res.p1_W;
+  r.p2_W = res.p2_W;
+  r.normal_W = dcol::separating_normal(res);
+  bool closest = false;
+  if (wants_distance(r, o)) {
+    s.dcol_distance = dcol::euclidean_distance(p1, X1, p2, X2, res);
+    const dcol::DistanceResult& e = s.dcol_distance;
+    if (e.status == dcol::DistanceStatus::separated) {
+      r.has_distance = true;
+      r.distance = e.distance;
+      r.points = PointKind::closest;
+      r.p1_W = e.p1_W;
+      r.p2_W = e.p2_W;
+      r.normal_W = e.normal_W;
+      closest = true;
+    } else if (e.status == dcol::DistanceStatus::touching_or_overlapping) {
+      r.has_distance = true;
+    } else {
+      r.status = PairStatus::not_converged;
+      r.solver_status = dcol::status_name(e.status);
+    }
+  }
+  if (!d || !r.ok()) return;
+  dcol::contact_derivatives(res, s.dcol_derivatives);
+  const dcol::ContactDerivatives& c = s.dcol_derivatives;
+  if (!c.ok()) return;
+  d->ok = true;
+  put(d->J_alpha, c.J_alpha_X1, c.J_alpha_X2);
+  put(d->J_gap, c.J_gap_X1, c.J_gap_X2);
+  if (!closest) {
+    put(d->J_p1_W, c.J_p1_W_X1, c.J_p1_W_X2);
+    put(d->J_p2_W, c.J_p2_W_X1, c.J_p2_W_X2);
+    d->points = true;  // the dual normal's derivative is not computed: normal stays false
+    return;
+  }
+  dcol::distance_derivatives(s.dcol_distance, s.dcol_distance_derivatives);
+  const dcol::DistanceDerivatives& e = s.dcol_distance_derivatives;
+  put(d->J_distance, e.J_distance_X1, e.J_distance_X2);
+  if (e.ok()) {
+    put(d->J_p1_W, e.J_p1_W_X1, e.J_p1_W_X2);
+    put(d->J_p2_W, e.J_p2_W_X1, e.J_p2_W_X2);
+    put(d->J_normal_W, e.J_normal_W_X1, e.J_normal_W_X2);
+    d->points = d->normal = true;
+  }
+}
+
+void solve_qp(const CollisionShape& a, const Pose& X1, const CollisionShape& b, const Pose& X2, PairResult& r,
+              PairDerivatives* d) {
+  Scratch& s = scratch();
+  qp::ProximityResult& res = s.qp_result;
+  const auto solve = [&](const auto& s1, const auto& s2) {
+    using S1 = std::decay_t<decltype(s1)>;
+    using S2 = std::decay_t<decltype(s2)>;
+    if constexpr ((std::is_same_v<S1, qp::Capsule> || std::is_same_v<S1, qp::PaddedPolygon>) &&
+                  (std::is_same_v<S2, qp::Capsule> || std::is_same_v<S2, qp::PaddedPolygon>)) {
+      qp::proximity(s1, X1, s2, X2, qp::ProximityOptions{}, res);
+      if (d && res.ok()) qp::proximity_derivatives(s1, X1, s2, X2, res, s.qp_derivatives);
+    }
+  };
+  std::visit(solve, a.variant(), b.variant());
+  r.solver_status = qp::status_name(res.status);
+  switch (res.status) {
+    case qp::ProximityStatus::ok: r.status = PairStatus::ok; break;
+    case qp::ProximityStatus::invalid_input: r.status = PairStatus::invalid_input; break;
+    default: r.status = PairStatus::not_converged; break;
+  }
+  r.has_distance = true;
+  r.distance = res.signed_distance;
+  r.separated = r.ok() && res.signed_distance > 0.0;
+  r.points = r.separated ? PointKind::closest : PointKind::witness;
+  r.p1_W = res.closest1_W;
+  r.p2_W = res.closest2_W;
+  r.normal_W = res.normal_W;
+  if (!d || !r.ok()) return;
+  const qp::ProximityDerivatives& q = s.qp_derivatives;
+  using DS = qp::ProximityDerivativeStatus;
+  if (q.status != DS::ok && q.status != DS::non_unique_minimizer) return;
+  d->ok = true;
+  put(d->J_distance, q.J_signed_distance_X1, q.J_signed_distance_X2);
+  if (q.status == DS::ok) {
+    put(d->J_p1_W, q.J_closest1_W_X1, q.J_closest1_W_X2);
+    put(d->J_p2_W, q.J_closest2_W_X1, q.J_closest2_W_X2);
+    put(d->J_normal_W, q.J_normal_W_X1, q.J_normal_W_X2);
+    d->points = d->normal = true;
+  }
+}
+
+}  // namespace
+
+Scene::PairCache::PairCache(int a, int b, PairPlan p) : shape1(a), shape2(b), plan(std::move(p)) {
+  if (plan.family == Family::idcol) idcol_pair.emplace(plan.shape1.idcol(), plan.shape2.idcol());
+}
+
+void Scene::PairCache::solve(const Pose& X_WB1, const Pose& X_BS1, const Pose& X_WB2, const Pose& X_BS2,
+                             const QueryOptions& options, PairResult& r, PairDerivatives* d) {
+  clear(r, plan.family);
+  if (d) clear(*d, options.frame);
+  // the poses of the shapes the family solves (a representation's frame R in its shape's S)
+  const Pose X1 = X_WB1 * (X_BS1 * plan.X_S1R1);
+  const Pose X2 = X_WB2 * (X_BS2 * plan.X_S2R2);
+  switch (plan.family) {
+    case Family::idcol: solve_idcol(*idcol_pair, X1, X2, options, r, d); break;
+    case Family::dcol: solve_dcol(plan.shape1.dcol(), X1, plan.shape2.dcol(), X2, options, r, d); break;
+    case Family::qp: solve_qp(plan.shape1, X1, plan.shape2, X2, r, d); break;
+  }
+  if (!d || !d->ok) {
+    if (d) clear(*d, options.frame);
+    return;
+  }
+  to_frame(d->J_alpha, options.frame, X_WB1, X_WB2);
+  to_frame(d->J_gap, options.frame, X_WB1, X_WB2);
+  to_frame(d->J_distance, options.frame, X_WB1, X_WB2);
+  to_frame(d->J_p1_W, options.frame, X_WB1, X_WB2);
+  to_frame(d->J_p2_W, options.frame, X_WB1, X_WB2);
+  to_frame(d->J_normal_W, options.frame, X_WB1, X_WB2);
+}
+
+bool reported(const PairResult& r, const QueryOptions& options) {
+  if (!r.ok()) return true;  // failures and coincident origins are never dropped
+  if (!r.separated) return true;
+  if (r.has_distance) return r.distance < options.margin;
+  if (r.has_gap) return r.gap < options.margin;
+  return false;
+}
+
+}  // namespace diffcol::scene
