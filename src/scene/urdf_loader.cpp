@@ -129,14 +129,11 @@ std::string resolve_mesh(const std::string& filename, const fs::path& base_dir, 
       while (std::getline(ss, dir, ':'))
         if (!dir.empty()) candidates.push_back(fs::path(dir) / package / inside);
     }
-    std::vector<fs::path> ancestors;
-    for (fs::path a = fs::absolute(base_dir); ; a = a.parent_path()) {
-      ancestors.push_back(a);
+    // the URDF's folder and its parents: a URDF anywhere inside the package's folder
+    for (fs::path a = base_dir;; a = a.parent_path()) {
+      candidates.push_back(a / package / inside);
       if (a == a.parent_path()) break;
     }
-    for (const auto& a : ancestors)
-      if (a.filename() == package) candidates.push_back(a / inside);
-    for (const auto& a : ancestors) candidates.push_back(a / package / inside);
   } else {
     std::string path = filename;
     if (path.rfind(file_prefix, 0) == 0) path = path.substr(file_prefix.size());

@@ -24,9 +24,9 @@
 ///    the loader reads it from the XML and hands urdfdom a cylinder in its place.
 ///  - mesh filenames: an absolute path; a path relative to the URDF's folder (`base_dir` for
 ///    strings); `file://` followed by either; `package://name/rest`, looked up as `D/name/rest`
-///    for each folder D of the colon-separated ROS_PACKAGE_PATH, then as `A/rest` for each folder A
-///    named `name` among the URDF's folder and its parents, then as `A/name/rest` for those
-///    folders A. The first file that exists wins; its absolute path is stored. Other URI schemes
+///    for each folder D of the colon-separated ROS_PACKAGE_PATH, then for D the URDF's folder and
+///    each of its parents in turn (so a URDF anywhere inside a folder `name` finds its package).
+///    The first file that exists wins; its absolute, canonical path is stored. Other URI schemes
 ///    and missing files are errors.
 ///
 /// SRDF support: `<disable_collisions link1="a" link2="b" reason="..."/>` elements of <robot>;
