@@ -14,6 +14,7 @@
 #include "diffcol/mesh/triangle_mesh.hpp"
 #include "diffcol/scene/robot_model.hpp"
 
+#include "malloc_counter.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -342,6 +343,28 @@ TEST(RobotModel, JacobianColumnsOffThePathAreZero) {
   EXPECT_LE((J.col(0).head<3>() - X[0].R.col(2)).norm(), 1e-14);
   EXPECT_LE((J.col(0).tail<3>() - X[0].R.col(2).cross(X[8].p - X[1].p)).norm(), 1e-14);
 }
+
+#if defined(DIFFCOL_TEST_COUNTS_MALLOC)
+TEST(RobotModel, KinematicsAllocateNothing) {
+  const RobotModel m = load_arm7();
+  std::mt19937 rng(5);
+  std::vector<Eigen::VectorXd> qs;
+  for (int k = 0; k < 16; ++k) qs.push_back(random_q(m, rng));
+  const Pose X_WB = random_base(rng);
+  std::vector<Pose> X;
+  Eigen::Matrix<double, 6, Eigen::Dynamic> J;
+  m.forward_kinematics(qs[0], X_WB, X);  // sizes the outputs
+  m.link_jacobian(X, 8, ReferenceFrame::world, J);
+  const long before = g_allocations.load();
+  for (const auto& q : qs) {
+    m.forward_kinematics(q, X_WB, X);
+    for (int link = 0; link < m.num_links(); ++link)
+      for (const ReferenceFrame f : {ReferenceFrame::world, ReferenceFrame::local, ReferenceFrame::local_world_aligned})
+        m.link_jacobian(X, link, f, J);
+  }
+  EXPECT_EQ(g_allocations.load(), before);
+}
+#endif
 
 // ---------------------------------------------------------------------------------------------
 // Bad input
