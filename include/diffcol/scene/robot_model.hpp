@@ -17,11 +17,12 @@
 ///    have limits ±inf.
 ///  - collision geometry: <box size>, <cylinder radius length>, <sphere radius>,
 ///    <mesh filename scale>, several <collision> per link.
-///  - capsules (an extension, the element Drake's parser and SDFormat use):
-///    `<geometry><capsule radius="r" length="l"/></geometry>` inside a <collision>; `length` is
-///    the length of the cylindrical core (the segment between the two hemisphere centres), along
-///    the z axis of the collision frame like a URDF cylinder. urdfdom does not know the element:
-///    the loader reads it from the XML and hands urdfdom a cylinder in its place.
+///  - capsules (an extension; Drake's URDF parser and later urdfdom releases read the same
+///    element): `<geometry><capsule radius="r" length="l"/></geometry>` inside a <collision>;
+///    `length` is the length of the cylindrical core (the segment between the two hemisphere
+///    centres), along the z axis of the collision frame like a URDF cylinder. urdfdom 3 does not
+///    know the element: the loader reads it from the XML (tinyxml2) and hands urdfdom a cylinder
+///    in its place (also in <visual>, which is otherwise ignored).
 ///  - mesh filenames: an absolute path; a path relative to the URDF's folder (`base_dir` for
 ///    strings); `file://` followed by either; `package://name/rest`, looked up as `D/name/rest`
 ///    for each folder D of the colon-separated ROS_PACKAGE_PATH, then for D the URDF's folder and
