@@ -15,6 +15,7 @@
 #include "diffcol/qp/proximity.hpp"
 #include "diffcol/scene/scene.hpp"
 #include "diffcol/scene/shape_description.hpp"
+#include "diffcol/shapes/smoothness.hpp"
 #include "test_util.hpp"
 
 namespace diffcol::scene {
@@ -454,7 +455,7 @@ TEST(SceneShapes, DescriptionsKeepTheirExtentsInEveryFamily) {
       {ShapeDescription::convex_hull(cube), -1.0, -1.0},
   };
   SmoothingOptions smooth;
-  smooth.tolerance = 5e-3;  // the superelliptic cylinder's fit reaches about 3e-3 at n = 64 here
+  smooth.tolerance = 5e-3;  // the superelliptic cylinder's fit stops at about 3e-3 (n = 64) here
   int made = 0;
   for (const Case& c : cases) {
     for (Family f : {Family::dcol, Family::idcol, Family::qp}) {
@@ -496,6 +497,13 @@ TEST(SceneShapes, DescriptionsKeepTheirExtentsInEveryFamily) {
     }
   }
   EXPECT_EQ(made, 7 + 5 + 2);
+  // the default: within 2% of the smallest half-extent
+  const MadeShape box = make_shape(ShapeDescription::box(0.1, 0.2, 0.3), Family::idcol);
+  const double h = smooth_polytope_hausdorff_distance(box.shape.idcol().as<SmoothPolytope>());
+  EXPECT_LE(h, 0.02 * 0.1 * (1 + 1e-6));
+  EXPECT_GT(h, 0.5 * 0.02 * 0.1);  // and not much tighter (the smallest β that meets it)
+  const MadeShape cyl = make_shape(ShapeDescription::cylinder(0.05, 0.4), Family::idcol);
+  EXPECT_LE(superelliptic_cylinder_hausdorff_distance(cyl.shape.idcol().as<SuperellipticCylinder>()), 0.02 * 0.05 * (1 + 1e-6));
   EXPECT_THROW(make_shape(ShapeDescription::box(0.1, 0.1, 0.1), Family::qp), std::invalid_argument);
   EXPECT_THROW(make_shape(ShapeDescription::sphere(-1.0), Family::dcol), std::invalid_argument);
   EXPECT_THROW(parse_family("fcl"), std::invalid_argument);

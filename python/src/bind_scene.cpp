@@ -1,6 +1,7 @@
 // diffcol.Scene: bodies, shapes of any family, the broad phase and every close pair with
 // derivatives (include/diffcol/scene/scene.hpp); results as numpy arrays.
 #include "bindings.hpp"
+#include "diffcol/scene/robot.hpp"
 #include "diffcol/scene/scene.hpp"
 
 namespace diffcol::python {
@@ -12,7 +13,20 @@ using scene::PairDerivatives;
 using scene::PairResult;
 using scene::QueryOptions;
 using scene::QueryResult;
+using scene::Robot;
+using scene::RobotModel;
+using scene::RobotQueryResult;
 using scene::Scene;
+
+// Rows of a joint-space block: P × n as (P, n), 3P × n as (P, 3, n).
+py::array_t<double> joint_block(const Eigen::MatrixXd& J, int rows_per_pair) {
+  const auto P = J.rows() / rows_per_pair, n = J.cols();
+  py::array_t<double> a = rows_per_pair == 1 ? py::array_t<double>({P, n}) : py::array_t<double>({P, Eigen::Index{3}, n});
+  double* out = a.mutable_data();
+  for (Eigen::Index r = 0; r < J.rows(); ++r)
+    for (Eigen::Index c = 0; c < n; ++c) out[r * n + c] = J(r, c);
+  return a;
+}
 
 CollisionShape shape_from(const py::handle& obj) {
   if (py::isinstance<qp::Capsule>(obj)) return obj.cast<qp::Capsule>();
@@ -244,6 +258,138 @@ body pair not disabled.)")
       .def("__repr__", [](const Scene& s) {
         return "Scene(" + std::to_string(s.num_bodies()) + " bodies, " + std::to_string(s.num_shapes()) + " shapes)";
       });
+
+  py::class_<RobotModel>(m, "RobotModel", R"(A URDF robot: links, joints (revolute, continuous, prismatic, fixed), collision
+elements (box, cylinder, sphere, mesh, and <capsule radius= length=>), SRDF disabled pairs,
+forward kinematics and geometric link Jacobians ([w; v] in a ReferenceFrame).)")
+      .def_static("from_urdf_file", &RobotModel::from_urdf_file, py::arg("urdf_path"), py::arg("srdf_path") = "",
+                  "Loads a URDF file (and an SRDF when given). ValueError with the parser's message on bad input.")
+      .def_static("from_urdf_string", &RobotModel::from_urdf_string, py::arg("urdf_xml"), py::arg("base_dir") = ".")
+      .def("load_srdf_file", &RobotModel::load_srdf_file, py::arg("srdf_path"))
+      .def_property_readonly("name", &RobotModel::name)
+      .def_property_readonly("num_links", &RobotModel::num_links)
+      .def_property_readonly("num_joints", &RobotModel::num_joints)
+      .def_property_readonly("num_positions", &RobotModel::num_positions)
+      .def_property_readonly("link_names",
+                             [](const RobotModel& r) {
+                               std::vector<std::string> v;
+                               for (const auto& l : r.links()) v.push_back(l.name);
+                               return v;
+                             })
+      .def_property_readonly("joint_names",
+                             [](const RobotModel& r) {
+                               std::vector<std::string> v;
+                               for (const auto& j : r.joints()) v.push_back(j.name);
+                               return v;
+                             })
+      .def_property_readonly("lower_limits", &RobotModel::lower_limits)
+      .def_property_readonly("upper_limits", &RobotModel::upper_limits)
+      .def("link_index", &RobotModel::link_index, py::arg("name"))
+      .def(
+          "forward_kinematics",
+          [](const RobotModel& r, const Eigen::VectorXd& q, const PoseArg& X_WB) {
+            std::vector<Pose> X;
+            r.forward_kinematics(q, X_WB.value, X);
+            return X;
+          },
+          py::arg("q"), py::arg("X_WB") = Pose::identity(), "Every link's world pose (a list of Pose).")
+      .def(
+          "link_jacobian",
+          [](const RobotModel& r, const Eigen::VectorXd& q, int link, ReferenceFrame frame, const PoseArg& X_WB) {
+            std::vector<Pose> X;
+            r.forward_kinematics(q, X_WB.value, X);
+            Eigen::Matrix<double, 6, Eigen::Dynamic> J;
+            r.link_jacobian(X, link, frame, J);
+            return Eigen::MatrixXd(J);
+          },
+          py::arg("q"), py::arg("link"), py::arg("frame") = ReferenceFrame::world, py::arg("X_WB") = Pose::identity(),
+          "The 6 x nq geometric Jacobian of a link, rows [w; v] in `frame`.")
+      .def("__repr__", [](const RobotModel& r) {
+        return "RobotModel('" + r.name() + "', " + std::to_string(r.num_links()) + " links, " +
+               std::to_string(r.num_positions()) + " positions)";
+      });
+
+  py::class_<RobotQueryResult>(m, "RobotQueryResult", R"(The pairs of Robot.query with their joint-space derivatives.
+
+pairs: the SceneQueryResult (body-twist blocks in the query's frame when derivatives=True).
+J_alpha_q, J_gap_q, J_distance_q: (P, nq); J_p1_W_q, J_p2_W_q, J_normal_W_q: (P, 3, nq);
+J_*_base: the same over the base twist (6 columns, the query's frame about the base pose).
+Rows are zero where pairs.derivatives_ok / points_ok / normal_ok say the blocks are not available.)")
+      .def_property_readonly("pairs", [](const RobotQueryResult& r) { return r.scene; })
+      .def("__len__", [](const RobotQueryResult& r) { return r.scene.pairs.size(); })
+      .def_property_readonly("J_alpha_q", [](const RobotQueryResult& r) { return joint_block(r.J_alpha_q, 1); })
+      .def_property_readonly("J_gap_q", [](const RobotQueryResult& r) { return joint_block(r.J_gap_q, 1); })
+      .def_property_readonly("J_distance_q", [](const RobotQueryResult& r) { return joint_block(r.J_distance_q, 1); })
+      .def_property_readonly("J_p1_W_q", [](const RobotQueryResult& r) { return joint_block(r.J_p1_W_q, 3); })
+      .def_property_readonly("J_p2_W_q", [](const RobotQueryResult& r) { return joint_block(r.J_p2_W_q, 3); })
+      .def_property_readonly("J_normal_W_q", [](const RobotQueryResult& r) { return joint_block(r.J_normal_W_q, 3); })
+      .def_property_readonly("J_alpha_base", [](const RobotQueryResult& r) { return joint_block(r.J_alpha_base, 1); })
+      .def_property_readonly("J_gap_base", [](const RobotQueryResult& r) { return joint_block(r.J_gap_base, 1); })
+      .def_property_readonly("J_distance_base", [](const RobotQueryResult& r) { return joint_block(r.J_distance_base, 1); })
+      .def_property_readonly("J_p1_W_base", [](const RobotQueryResult& r) { return joint_block(r.J_p1_W_base, 3); })
+      .def_property_readonly("J_p2_W_base", [](const RobotQueryResult& r) { return joint_block(r.J_p2_W_base, 3); })
+      .def_property_readonly("J_normal_W_base", [](const RobotQueryResult& r) { return joint_block(r.J_normal_W_base, 3); })
+      .def("__repr__", [](const RobotQueryResult& r) {
+        return "RobotQueryResult(" + std::to_string(r.scene.pairs.size()) + " pairs, nq = " + std::to_string(r.J_gap_q.cols()) + ")";
+      });
+
+  py::class_<Robot>(m, "Robot", R"(A URDF robot in a Scene: its links become moving bodies with their collision shapes.
+
+  scene = diffcol.Scene()
+  robot = diffcol.Robot(scene, diffcol.RobotModel.from_urdf_file("arm7.urdf", "arm7.srdf"))
+  robot.set_configuration(q)
+  r = robot.query(margin=0.05)      # r.J_distance_q: (P, 7)
+
+family: of the URDF primitives and mesh hulls ("dcol" exact, default; "idcol" smooth within
+tolerance, or relative_tolerance of the smallest half-extent; capsules stay DCOL).
+Adjacent links are excluded from self-collision unless exclude_adjacent=False; SRDF pairs always.)")
+      .def(py::init([](Scene& s, const RobotModel& model, const std::string& family, double tolerance,
+                       double relative_tolerance, bool exclude_adjacent, bool self_collision, std::uint32_t group,
+                       std::uint32_t mask, const std::string& name_prefix) {
+             scene::RobotOptions o;
+             o.family = scene::parse_family(family);
+             o.smoothing.tolerance = tolerance;
+             o.smoothing.relative_tolerance = relative_tolerance;
+             o.exclude_adjacent = exclude_adjacent;
+             o.self_collision = self_collision;
+             o.filter = {group, mask};
+             o.name_prefix = name_prefix;
+             return std::make_unique<Robot>(s, model, o);
+           }),
+           py::arg("scene"), py::arg("model"), py::kw_only(), py::arg("family") = "dcol", py::arg("tolerance") = 0.0,
+           py::arg("relative_tolerance") = 0.02, py::arg("exclude_adjacent") = true, py::arg("self_collision") = true,
+           py::arg("group") = 1u, py::arg("mask") = 0xFFFFFFFFu, py::arg("name_prefix") = "", py::keep_alive<1, 2>())
+      .def_property_readonly("num_positions", &Robot::num_positions)
+      .def_property_readonly("q", &Robot::q)
+      .def_property_readonly("base_pose", &Robot::base_pose)
+      .def_property_readonly("link_poses", &Robot::link_poses)
+      .def("link_body", &Robot::link_body, py::arg("link"))
+      .def("body_link", &Robot::body_link, py::arg("body"))
+      .def(
+          "set_configuration",
+          [](Robot& r, const Eigen::VectorXd& q, const PoseArg& X_WB) { r.set_configuration(q, X_WB.value); },
+          py::arg("q"), py::arg("X_WB") = Pose::identity(),
+          "Forward kinematics; moves the link bodies. ValueError for a wrong-length or non-finite q.")
+      .def(
+          "query",
+          [](Robot& r, double margin, bool euclidean, bool derivatives, bool joint_derivatives, ReferenceFrame frame,
+             int num_threads) {
+            QueryOptions o;
+            o.margin = margin;
+            o.euclidean = euclidean;
+            o.derivatives = derivatives;
+            o.frame = frame;
+            o.num_threads = num_threads;
+            RobotQueryResult out;
+            {
+              py::gil_scoped_release release;
+              r.query(o, out, joint_derivatives);
+            }
+            return out;
+          },
+          py::kw_only(), py::arg("margin") = 0.0, py::arg("euclidean") = true, py::arg("derivatives") = false,
+          py::arg("joint_derivatives") = true, py::arg("frame") = ReferenceFrame::world, py::arg("num_threads") = 1,
+          "The scene's query at the current configuration with joint-space (and base) derivatives of every pair.");
 }
 
 }  // namespace diffcol::python

@@ -113,10 +113,27 @@ Family parse_family(const std::string& name) {
 }
 
 MadeShape make_shape(const ShapeDescription& d, Family family, const SmoothingOptions& smoothing) {
-  if (!(smoothing.tolerance >= 0.0) || !std::isfinite(smoothing.tolerance))
-    throw std::invalid_argument("SmoothingOptions::tolerance must be finite and >= 0");
+  if (!(smoothing.tolerance >= 0.0) || !std::isfinite(smoothing.tolerance) || !(smoothing.relative_tolerance >= 0.0) ||
+      !(smoothing.relative_tolerance < 1.0))
+    throw std::invalid_argument("SmoothingOptions: tolerance must be finite and >= 0, relative_tolerance in [0, 1)");
   const Pose along_z = x_axis_to_z();
-  const double tol = smoothing.tolerance;
+  // the smallest half-extent, for the relative tolerance
+  double half = 0.0;
+  switch (d.kind) {
+    case ShapeKind::box: half = d.half_extents.minCoeff(); break;
+    case ShapeKind::cylinder: half = std::min(d.radius, 0.5 * d.length); break;
+    case ShapeKind::convex_hull: {
+      Vec3 lo = Vec3::Constant(1e300), hi = Vec3::Constant(-1e300);
+      for (const Vec3& p : d.points) {
+        lo = lo.cwiseMin(p);
+        hi = hi.cwiseMax(p);
+      }
+      half = d.points.empty() ? 0.0 : 0.5 * (hi - lo).minCoeff();
+      break;
+    }
+    default: break;
+  }
+  const double tol = smoothing.tolerance > 0.0 ? smoothing.tolerance : smoothing.relative_tolerance * half;
   // a convex hull about the centroid of its points (strictly inside a full-dimensional hull)
   Vec3 centroid = Vec3::Zero();
   std::vector<Vec3> centred;

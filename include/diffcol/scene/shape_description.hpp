@@ -50,13 +50,16 @@ struct ShapeDescription {
   std::string describe() const;
 };
 
-/// How exact descriptions become smooth iDCOL shapes: with `tolerance` > 0 (length units) the
-/// smallest sharpness β or exponent n whose surface lies within it of the exact one
-/// (shapes/smoothness.hpp); with tolerance 0, the fixed `beta` (boxes, hulls) and `exponent`
-/// (cylinders). A superelliptic cylinder's exponent stops at 64, so its fit has a floor (about
-/// 3e-3 for radius 0.2, length 0.6): a tighter tolerance is refused with the floor in the message.
+/// How exact descriptions become smooth iDCOL shapes (shapes/smoothness.hpp): the smallest
+/// sharpness β (boxes, hulls) or exponent n (cylinders) whose surface lies within a tolerance of
+/// the exact one. The tolerance is `tolerance` (length units) when > 0, else `relative_tolerance`
+/// times the shape's smallest half-extent (box: min half-extent; cylinder: min(radius, length/2);
+/// hull: the smallest half-extent of its points' bounding box). Both 0: the fixed `beta` and
+/// `exponent`. A superelliptic cylinder's exponent stops at 64, so its fit has a floor of about
+/// 0.015·min(radius, length/2): a tighter tolerance is refused with the floor in the message.
 struct SmoothingOptions {
   double tolerance = 0.0;
+  double relative_tolerance = 0.02;
   double beta = 20.0;
   int exponent = 8;
 };
