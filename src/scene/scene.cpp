@@ -137,6 +137,13 @@ void Scene::disable_body_pair(int body_a, int body_b) {
   if (it == disabled_.end() || *it != key) disabled_.insert(it, key);
 }
 
+std::vector<std::pair<int, int>> Scene::disabled_body_pairs() const {
+  std::vector<std::pair<int, int>> v;
+  v.reserve(disabled_.size());
+  for (const std::uint64_t key : disabled_) v.emplace_back(static_cast<int>(key >> 32), static_cast<int>(key & 0xFFFFFFFFu));
+  return v;
+}
+
 bool Scene::may_collide(int a, int b) const {
   const SceneShape& sa = shape(a);
   const SceneShape& sb = shape(b);

@@ -173,6 +173,8 @@ class Scene {
   const SceneShape& shape(int id) const;
   /// The world pose of a shape, X_WB·X_BS.
   Pose shape_pose(int id) const;
+  /// The disabled body pairs (a < b), sorted.
+  std::vector<std::pair<int, int>> disabled_body_pairs() const;
   /// Whether shapes a and b are paired at all (different bodies, not both static, filters).
   bool may_collide(int shape_a, int shape_b) const;
 
