@@ -108,6 +108,9 @@ std::string take_method(std::vector<std::string>& args);
 dcol::Primitive parse_dcol_shape_arg(const std::string& arg, const std::string& where);
 /// A DiffPills shape from a --shapeN argument of `diffcol query --method qp`. @throws InputError.
 std::variant<qp::Capsule, qp::PaddedPolygon> parse_qp_shape_arg(const std::string& arg, const std::string& where);
+/// `diffcol query --scene FILE` / `--urdf FILE`: every close pair of a scene (apps/scene_query.cpp).
+int cmd_query_scene(const std::vector<std::string>& args);
+void print_query_scene_usage(std::ostream& os);
 /// `diffcol view`: writes the HTML viewer page (apps/view.cpp, docs/viewer.md).
 int cmd_view(const std::vector<std::string>& args);
 void print_usage(std::ostream& os);

@@ -19,6 +19,8 @@ prints the solution as JSON on stdout.
   --method M      idcol (default, everything below), qp (DiffPills capsules and padded
                   polygons: 'diffcol query --method qp --help') or dcol (DCOL primitives:
                   'diffcol query --method dcol --help')
+  --scene FILE    every close pair of a scene, --urdf FILE of a robot in it
+                  ('diffcol query --scene x --help')
 
 Input
   --json FILE     read {"shape1", "pose1", "shape2", "pose2", "options"} from FILE ('-': stdin);
@@ -51,6 +53,9 @@ printed), 2 invalid input (message on stderr). See docs/cli.md.
 }
 
 int cmd_query(const std::vector<std::string>& args0) {
+  for (const std::string& a : args0)
+    if (a == "--scene" || a == "--urdf" || a.rfind("--scene=", 0) == 0 || a.rfind("--urdf=", 0) == 0)
+      return cmd_query_scene(args0);
   std::vector<std::string> args = args0;
   const std::string method = take_method(args);
   if (method == "qp") return cmd_query_qp(args);

@@ -1,0 +1,367 @@
+// `diffcol query --scene FILE` and `--urdf FILE --q ...`: every close pair of a scene (and of a
+// robot in it), printed as JSON (docs/cli.md, docs/scene.md for the scene file).
+#include <fstream>
+#include <map>
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "cli.hpp"
+#include "diffcol/mesh/triangle_mesh.hpp"
+#include "diffcol/scene/robot.hpp"
+#include "diffcol/scene/scene.hpp"
+#include "diffcol/scene/shape_description.hpp"
+
+namespace diffcol::cli {
+
+// (named: the program is a unity build)
+namespace scene_file_detail {
+
+[[noreturn]] void bad(const std::string& where, const std::string& msg) { throw InputError(where + ": " + msg); }
+
+double number(const Json& j, const std::string& where) {
+  if (!j.is_number()) bad(where, "expected a number, got " + j.dump());
+  const double v = j.get<double>();
+  if (!std::isfinite(v)) bad(where, "not finite");
+  return v;
+}
+
+double field(const Json& j, const char* key, const std::string& where) {
+  if (!j.contains(key)) bad(where, std::string("missing \"") + key + "\"");
+  return number(j.at(key), where + "." + key);
+}
+
+Vec3 vec3(const Json& j, const char* key, const std::string& where) {
+  if (!j.contains(key) || !j.at(key).is_array() || j.at(key).size() != 3)
+    bad(where, std::string("\"") + key + "\" must be an array of 3 numbers");
+  const Json& a = j.at(key);
+  return Vec3(number(a[0], where + "." + key), number(a[1], where + "." + key), number(a[2], where + "." + key));
+}
+
+void allow(const Json& j, const std::string& where, std::initializer_list<const char*> keys) {
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    bool ok = false;
+    for (const char* k : keys) ok = ok || it.key() == k;
+    if (!ok) {
+      std::string list;
+      for (const char* k : keys) list += std::string(list.empty() ? "" : ", ") + k;
+      bad(where, "unknown field \"" + it.key() + "\" (allowed: " + list + ")");
+    }
+  }
+}
+
+Json read_scene_json(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw InputError("cannot open '" + path + "'");
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  try {
+    return Json::parse(ss.str());
+  } catch (const nlohmann::json::parse_error& e) {
+    throw InputError("invalid JSON in '" + path + "': " + e.what());
+  }
+}
+
+std::string scene_folder_of(const std::string& path) {
+  const auto slash = path.find_last_of('/');
+  return slash == std::string::npos ? "." : path.substr(0, slash);
+}
+
+// One shape of the scene file (docs/scene.md, "Scene files").
+scene::MadeShape parse_shape(const Json& j, const std::string& where, const std::string& base_dir) {
+  if (!j.is_object() || !j.contains("shape") || !j.at("shape").is_string())
+    bad(where, "a shape is an object with \"shape\": sphere, box, cylinder, capsule, ellipsoid, cone, convex_hull, "
+               "superellipsoid or padded_polygon");
+  allow(j, where, {"shape", "name", "family", "pose", "group", "mask", "tolerance", "radius", "length", "half_extents",
+                   "semi_axes", "height", "half_angle", "points", "mesh", "scale", "n", "half_x", "half_y"});
+  const std::string kind = j.at("shape").get<std::string>();
+  const scene::Family family = scene::parse_family(j.value("family", std::string("dcol")));
+  scene::SmoothingOptions smoothing;
+  if (j.contains("tolerance")) smoothing.tolerance = number(j.at("tolerance"), where + ".tolerance");
+  using scene::ShapeDescription;
+  if (kind == "superellipsoid") {
+    if (family != scene::Family::idcol) bad(where, "a superellipsoid is an idcol shape (\"family\": \"idcol\")");
+    const Vec3 a = vec3(j, "semi_axes", where);
+    return {Superellipsoid(static_cast<int>(field(j, "n", where)), a.x(), a.y(), a.z()), Pose::identity()};
+  }
+  if (kind == "padded_polygon") {  // a padded rectangle in the x–y plane
+    const double hx = field(j, "half_x", where), hy = field(j, "half_y", where), r = field(j, "radius", where);
+    if (family == scene::Family::qp) return {qp::PaddedPolygon::rectangle(hx, hy, r), Pose::identity()};
+    if (family == scene::Family::dcol) return {dcol::Primitive(dcol::PaddedPolygon::rectangle(hx, hy, r)), Pose::identity()};
+    bad(where, "a padded_polygon is a dcol or qp shape");
+  }
+  ShapeDescription d;
+  if (kind == "sphere") d = ShapeDescription::sphere(field(j, "radius", where));
+  else if (kind == "box") {
+    const Vec3 h = vec3(j, "half_extents", where);
+    d = ShapeDescription::box(h.x(), h.y(), h.z());
+  } else if (kind == "cylinder") d = ShapeDescription::cylinder(field(j, "radius", where), field(j, "length", where));
+  else if (kind == "capsule") d = ShapeDescription::capsule(field(j, "radius", where), field(j, "length", where));
+  else if (kind == "ellipsoid") {
+    const Vec3 a = vec3(j, "semi_axes", where);
+    d = ShapeDescription::ellipsoid(a.x(), a.y(), a.z());
+  } else if (kind == "cone") d = ShapeDescription::cone(field(j, "height", where), field(j, "half_angle", where));
+  else if (kind == "convex_hull") {
+    std::vector<Vec3> points;
+    if (j.contains("mesh")) {
+      if (!j.at("mesh").is_string()) bad(where, "\"mesh\" must be a file name (OBJ or STL)");
+      std::string path = j.at("mesh").get<std::string>();
+      if (!path.empty() && path[0] != '/') path = base_dir + "/" + path;
+      const Vec3 scale = j.contains("scale") ? vec3(j, "scale", where) : Vec3::Ones();
+      try {
+        for (const Vec3& v : mesh::load_mesh(path).vertices()) points.push_back(v.cwiseProduct(scale));
+      } catch (const std::exception& e) {
+        bad(where, "mesh '" + path + "': " + e.what());
+      }
+    } else if (j.contains("points") && j.at("points").is_array()) {
+      for (size_t i = 0; i < j.at("points").size(); ++i) {
+        const Json& p = j.at("points")[i];
+        if (!p.is_array() || p.size() != 3) bad(where, "\"points\" must be an array of [x, y, z]");
+        points.emplace_back(number(p[0], where), number(p[1], where), number(p[2], where));
+      }
+    } else {
+      bad(where, "a convex_hull needs \"points\" or \"mesh\"");
+    }
+    d = ShapeDescription::convex_hull(std::move(points));
+  } else {
+    bad(where, "unknown shape '" + kind + "'");
+  }
+  try {
+    return scene::make_shape(d, family, smoothing);
+  } catch (const std::invalid_argument& e) {
+    bad(where, e.what());
+  }
+}
+
+struct LoadedRobot {
+  std::unique_ptr<scene::Robot> robot;
+  Eigen::VectorXd q;
+  Pose X_WB;
+};
+
+// The scene file: bodies with shapes, disabled pairs by body name.
+void load_scene(const Json& doc, const std::string& base_dir, scene::Scene& s) {
+  if (!doc.is_object()) bad("scene", "the scene file is an object {\"bodies\": [...], \"disabled\": [...]}");
+  allow(doc, "scene", {"bodies", "disabled"});
+  if (!doc.contains("bodies") || !doc.at("bodies").is_array()) bad("scene", "\"bodies\" must be an array");
+  std::map<std::string, int> by_name;
+  struct Pending {
+    int body;
+    scene::MadeShape made;
+    Pose X_BS;
+    scene::CollisionFilter filter;
+    std::string name;
+  };
+  std::vector<Pending> shapes;
+  const Json& bodies = doc.at("bodies");
+  for (size_t b = 0; b < bodies.size(); ++b) {
+    const std::string where = "bodies[" + std::to_string(b) + "]";
+    const Json& jb = bodies[b];
+    if (!jb.is_object()) bad(where, "a body is an object");
+    allow(jb, where, {"name", "pose", "static", "shapes"});
+    const std::string name = jb.value("name", "body" + std::to_string(b));
+    if (by_name.count(name)) bad(where, "two bodies named '" + name + "'");
+    const Pose X = parse_pose(jb.contains("pose") ? jb.at("pose") : Json(), where + ".pose");
+    const int id = s.add_body(X, jb.value("static", false), name);
+    by_name[name] = id;
+    if (!jb.contains("shapes")) continue;
+    if (!jb.at("shapes").is_array()) bad(where, "\"shapes\" must be an array");
+    for (size_t k = 0; k < jb.at("shapes").size(); ++k) {
+      const std::string sw = where + ".shapes[" + std::to_string(k) + "]";
+      const Json& js = jb.at("shapes")[k];
+      scene::MadeShape made = parse_shape(js, sw, base_dir);
+      const Pose X_BS = parse_pose(js.contains("pose") ? js.at("pose") : Json(), sw + ".pose");
+      scene::CollisionFilter f;
+      if (js.contains("group")) f.group = static_cast<std::uint32_t>(number(js.at("group"), sw + ".group"));
+      if (js.contains("mask")) f.mask = static_cast<std::uint32_t>(number(js.at("mask"), sw + ".mask"));
+      shapes.push_back({id, std::move(made), X_BS, f, js.value("name", std::string())});
+    }
+  }
+  if (doc.contains("disabled")) {
+    const Json& d = doc.at("disabled");
+    if (!d.is_array()) bad("disabled", "must be an array of [body name, body name]");
+    for (const Json& pair : d) {
+      if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string())
+        bad("disabled", "each entry is [body name, body name], got " + pair.dump());
+      for (const Json& n : pair)
+        if (!by_name.count(n.get<std::string>())) bad("disabled", "unknown body '" + n.get<std::string>() + "'");
+      s.disable_body_pair(by_name[pair[0].get<std::string>()], by_name[pair[1].get<std::string>()]);
+    }
+  }
+  for (Pending& p : shapes) s.add_shape(p.body, std::move(p.made.shape), p.X_BS * p.made.X_GS, p.filter, p.name);
+}
+
+Json vec_array(const Vec3& v) { return Json::array({v.x(), v.y(), v.z()}); }
+
+Json row_array(const Eigen::Ref<const Eigen::RowVectorXd>& r) {
+  Json a = Json::array();
+  for (Eigen::Index i = 0; i < r.size(); ++i) a.push_back(r[i]);
+  return a;
+}
+
+}  // namespace scene_file_detail
+
+void print_query_scene_usage(std::ostream& os) {
+  os << R"(usage: diffcol query --scene FILE [--margin M] [--derivatives] [--frame F] [--threads N]
+       diffcol query --urdf FILE [--srdf FILE] [--q Q] [--base POSE] [--family F] [--scene FILE] ...
+
+Every pair of a scene that is in contact or closer than the margin (and every failed pair),
+as JSON: ids and names, the family that served it, status, alpha, gap (d_D), the Euclidean
+distance, the points and the normal (docs/scene.md). With --urdf, a robot's links join the
+scene (self-collision included) and every pair gets its gradients in q.
+
+  --scene FILE     the scene file (docs/scene.md, "Scene files")
+  --urdf FILE      a robot (URDF); --srdf FILE its disabled pairs
+  --q Q            joint positions, comma-separated (default 0, clamped into the limits)
+  --base POSE      the robot's base pose x,y,z[,qw,qx,qy,qz] (default identity)
+  --family F       the robot's shapes: dcol (exact, default) or idcol (smooth)
+  --margin M       report separated pairs closer than M (default 0: contacts only)
+  --derivatives    Jacobians over the twists of both bodies (12 columns: body1 | body2)
+  --frame F        their twist frame: world (default), local or local_world_aligned
+  --threads N      narrow-phase threads (default 1; 0: all cores)
+  --no-euclidean   no Euclidean distances for iDCOL / DCOL pairs (the margin test uses d_D)
+
+Exit status: 0 every pair solved, 1 some pair did not converge (still printed), 2 invalid input.
+)";
+}
+
+int cmd_query_scene(const std::vector<std::string>& args) {
+  using namespace scene_file_detail;
+  std::string scene_file, urdf, srdf, q_arg, base_arg, family = "dcol";
+  scene::QueryOptions o;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string v;
+    const std::string& a = args[i];
+    if (a == "-h" || a == "--help") {
+      print_query_scene_usage(std::cout);
+      return kExitOk;
+    } else if (take_option(args, i, "--scene", v)) scene_file = v;
+    else if (take_option(args, i, "--urdf", v)) urdf = v;
+    else if (take_option(args, i, "--srdf", v)) srdf = v;
+    else if (take_option(args, i, "--q", v)) q_arg = v;
+    else if (take_option(args, i, "--base", v)) base_arg = v;
+    else if (take_option(args, i, "--family", v)) family = v;
+    else if (take_option(args, i, "--margin", v)) o.margin = parse_double(v, "--margin");
+    else if (take_option(args, i, "--frame", v)) o.frame = parse_frame(v);
+    else if (take_option(args, i, "--threads", v)) o.num_threads = static_cast<int>(parse_long(v, "--threads", 0, 1024));
+    else if (a == "--derivatives") o.derivatives = true;
+    else if (a == "--no-euclidean") o.euclidean = false;
+    else throw InputError("query --scene/--urdf: unknown argument '" + a + "' (see diffcol query --scene --help)");
+  }
+  if (scene_file.empty() && urdf.empty()) throw InputError("query: --scene FILE or --urdf FILE is required");
+  if (urdf.empty() && (!srdf.empty() || !q_arg.empty() || !base_arg.empty()))
+    throw InputError("query: --srdf, --q and --base need --urdf");
+  try {
+    o.validate();
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  }
+
+  scene::Scene s;
+  if (!scene_file.empty()) {
+    try {
+      load_scene(read_scene_json(scene_file), scene_folder_of(scene_file), s);
+    } catch (const InputError&) {
+      throw;
+    } catch (const std::invalid_argument& e) {
+      throw InputError(scene_file + ": " + e.what());
+    }
+  }
+  std::unique_ptr<scene::Robot> robot;
+  if (!urdf.empty()) {
+    scene::RobotOptions ro;
+    try {
+      ro.family = scene::parse_family(family);
+      robot = std::make_unique<scene::Robot>(s, scene::RobotModel::from_urdf_file(urdf, srdf), ro);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(e.what());
+    }
+    Eigen::VectorXd q = robot->q();
+    if (!q_arg.empty()) {
+      const auto parts = split(q_arg, ",");
+      if (static_cast<Eigen::Index>(parts.size()) != q.size())
+        throw InputError("--q: " + std::to_string(parts.size()) + " values for " + std::to_string(q.size()) + " joints");
+      for (size_t k = 0; k < parts.size(); ++k) q[static_cast<Eigen::Index>(k)] = parse_double(parts[k], "--q");
+    }
+    const Pose X_WB = base_arg.empty() ? Pose::identity() : parse_pose(pose_arg_to_json(base_arg), "--base");
+    try {
+      robot->set_configuration(q, X_WB);
+    } catch (const std::invalid_argument& e) {
+      throw InputError(e.what());
+    }
+  }
+
+  scene::RobotQueryResult rr;
+  if (robot) robot->query(o, rr, true);
+  else s.query(o, rr.scene);
+  const scene::QueryResult& r = rr.scene;
+
+  Json pairs = Json::array();
+  bool failed = false;
+  for (size_t i = 0; i < r.pairs.size(); ++i) {
+    const scene::PairResult& p = r.pairs[i];
+    Json j;
+    j["shape1"] = s.shape(p.shape1).name;
+    j["shape2"] = s.shape(p.shape2).name;
+    j["body1"] = s.body(p.body1).name;
+    j["body2"] = s.body(p.body2).name;
+    j["family"] = scene::family_name(p.family);
+    j["status"] = scene::status_name(p.status);
+    j["solver_status"] = p.solver_status;
+    j["separated"] = p.separated;
+    if (p.has_alpha) j["alpha"] = p.alpha;
+    if (p.has_gap) j["gap"] = p.gap;
+    if (p.has_distance) j["distance"] = p.distance;
+    j["points"] = p.points == scene::PointKind::closest ? "closest" : "witness";
+    j["p1_W"] = vec_array(p.p1_W);
+    j["p2_W"] = vec_array(p.p2_W);
+    j["normal_W"] = vec_array(p.normal_W);
+    failed = failed || p.status == scene::PairStatus::not_converged;
+    if (o.derivatives && i < r.derivatives.size()) {
+      const scene::PairDerivatives& d = r.derivatives[i];
+      Json dj;
+      dj["ok"] = d.ok;
+      dj["points"] = d.points;
+      dj["normal"] = d.normal;
+      dj["frame"] = reference_frame_name(d.frame);
+      dj["J_alpha"] = row_array(d.J_alpha);
+      dj["J_gap"] = row_array(d.J_gap);
+      dj["J_distance"] = row_array(d.J_distance);
+      dj["J_p1_W"] = rows_json(d.J_p1_W);
+      dj["J_p2_W"] = rows_json(d.J_p2_W);
+      dj["J_normal_W"] = rows_json(d.J_normal_W);
+      j["derivatives"] = dj;
+    }
+    if (robot) {
+      const auto k = static_cast<Eigen::Index>(i);
+      Json jq;
+      jq["J_alpha_q"] = row_array(rr.J_alpha_q.row(k));
+      jq["J_gap_q"] = row_array(rr.J_gap_q.row(k));
+      jq["J_distance_q"] = row_array(rr.J_distance_q.row(k));
+      jq["J_p1_W_q"] = rows_json(Eigen::MatrixXd(rr.J_p1_W_q.middleRows(3 * k, 3)));
+      jq["J_p2_W_q"] = rows_json(Eigen::MatrixXd(rr.J_p2_W_q.middleRows(3 * k, 3)));
+      jq["J_normal_W_q"] = rows_json(Eigen::MatrixXd(rr.J_normal_W_q.middleRows(3 * k, 3)));
+      j["joint_derivatives"] = jq;
+    }
+    pairs.push_back(j);
+  }
+  Json out;
+  out["pairs"] = pairs;
+  out["candidates"] = r.candidates;
+  Json in;
+  in["bodies"] = s.num_bodies();
+  in["shapes"] = s.num_shapes();
+  in["margin"] = o.margin;
+  if (robot) {
+    in["robot"] = robot->model().name();
+    Json q = Json::array();
+    for (Eigen::Index k = 0; k < robot->q().size(); ++k) q.push_back(robot->q()[k]);
+    in["q"] = q;
+  }
+  out["input"] = in;
+  write_json(std::cout, out);
+  std::cout.flush();
+  return failed ? kExitNotConverged : kExitOk;
+}
+
+}  // namespace diffcol::cli
