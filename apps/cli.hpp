@@ -4,6 +4,7 @@
 /// input parsing (shapes, poses, solver options), the JSON writer and the sub-commands.
 
 #include <iosfwd>
+#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,8 @@
 #include "diffcol/idcol/derivatives.hpp"
 #include "diffcol/math/se3.hpp"
 #include "diffcol/qp/shapes.hpp"
+#include "diffcol/scene/robot.hpp"
+#include "diffcol/scene/scene.hpp"
 #include "diffcol/shapes/shape.hpp"
 
 namespace diffcol::cli {
@@ -111,6 +114,18 @@ std::variant<qp::Capsule, qp::PaddedPolygon> parse_qp_shape_arg(const std::strin
 /// `diffcol query --scene FILE` / `--urdf FILE`: every close pair of a scene (apps/scene_query.cpp).
 int cmd_query_scene(const std::vector<std::string>& args);
 void print_query_scene_usage(std::ostream& os);
+/// `diffcol view --scene FILE` / `--urdf FILE`: the scene and its close pairs as a page.
+int cmd_view_scene(const std::vector<std::string>& args);
+/// The options naming a scene and a robot in it (--scene, --urdf, --srdf, --q, --base, --family).
+struct SceneInput {
+  std::string scene_file, urdf, srdf, q, base, family = "dcol";
+};
+/// Takes one of SceneInput's options at args[i] (take_option syntax); false if args[i] is none.
+bool take_scene_input(const std::vector<std::string>& args, size_t& i, SceneInput& in);
+/// Builds the scene file's scene and the robot in it (at --q, --base). @throws InputError.
+void build_scene_input(const SceneInput& in, scene::Scene& s, std::unique_ptr<scene::Robot>& robot);
+/// A temporary file name ending in .html (a page behind --png without --out).
+std::string temporary_page();
 /// `diffcol view`: writes the HTML viewer page (apps/view.cpp, docs/viewer.md).
 int cmd_view(const std::vector<std::string>& args);
 void print_usage(std::ostream& os);

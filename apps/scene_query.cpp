@@ -11,6 +11,11 @@
 #include "diffcol/scene/robot.hpp"
 #include "diffcol/scene/scene.hpp"
 #include "diffcol/scene/shape_description.hpp"
+#ifdef DIFFCOL_HAVE_VIEWER
+#include <filesystem>
+
+#include "diffcol/view/view.hpp"
+#endif
 
 namespace diffcol::cli {
 
@@ -225,9 +230,58 @@ Exit status: 0 every pair solved, 1 some pair did not converge (still printed), 
 )";
 }
 
+bool take_scene_input(const std::vector<std::string>& args, size_t& i, SceneInput& in) {
+  std::string v;
+  if (take_option(args, i, "--scene", v)) in.scene_file = v;
+  else if (take_option(args, i, "--urdf", v)) in.urdf = v;
+  else if (take_option(args, i, "--srdf", v)) in.srdf = v;
+  else if (take_option(args, i, "--q", v)) in.q = v;
+  else if (take_option(args, i, "--base", v)) in.base = v;
+  else if (take_option(args, i, "--family", v)) in.family = v;
+  else return false;
+  return true;
+}
+
+void build_scene_input(const SceneInput& in, scene::Scene& s, std::unique_ptr<scene::Robot>& robot) {
+  using namespace scene_file_detail;
+  if (in.scene_file.empty() && in.urdf.empty()) throw InputError("--scene FILE or --urdf FILE is required");
+  if (in.urdf.empty() && (!in.srdf.empty() || !in.q.empty() || !in.base.empty()))
+    throw InputError("--srdf, --q and --base need --urdf");
+  if (!in.scene_file.empty()) {
+    try {
+      load_scene(read_scene_json(in.scene_file), scene_folder_of(in.scene_file), s);
+    } catch (const InputError&) {
+      throw;
+    } catch (const std::invalid_argument& e) {
+      throw InputError(in.scene_file + ": " + e.what());
+    }
+  }
+  if (in.urdf.empty()) return;
+  scene::RobotOptions ro;
+  try {
+    ro.family = scene::parse_family(in.family);
+    robot = std::make_unique<scene::Robot>(s, scene::RobotModel::from_urdf_file(in.urdf, in.srdf), ro);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  }
+  Eigen::VectorXd q = robot->q();
+  if (!in.q.empty()) {
+    const auto parts = split(in.q, ",");
+    if (static_cast<Eigen::Index>(parts.size()) != q.size())
+      throw InputError("--q: " + std::to_string(parts.size()) + " values for " + std::to_string(q.size()) + " joints");
+    for (size_t k = 0; k < parts.size(); ++k) q[static_cast<Eigen::Index>(k)] = parse_double(parts[k], "--q");
+  }
+  const Pose X_WB = in.base.empty() ? Pose::identity() : parse_pose(pose_arg_to_json(in.base), "--base");
+  try {
+    robot->set_configuration(q, X_WB);
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  }
+}
+
 int cmd_query_scene(const std::vector<std::string>& args) {
   using namespace scene_file_detail;
-  std::string scene_file, urdf, srdf, q_arg, base_arg, family = "dcol";
+  SceneInput input;
   scene::QueryOptions o;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string v;
@@ -235,61 +289,22 @@ int cmd_query_scene(const std::vector<std::string>& args) {
     if (a == "-h" || a == "--help") {
       print_query_scene_usage(std::cout);
       return kExitOk;
-    } else if (take_option(args, i, "--scene", v)) scene_file = v;
-    else if (take_option(args, i, "--urdf", v)) urdf = v;
-    else if (take_option(args, i, "--srdf", v)) srdf = v;
-    else if (take_option(args, i, "--q", v)) q_arg = v;
-    else if (take_option(args, i, "--base", v)) base_arg = v;
-    else if (take_option(args, i, "--family", v)) family = v;
-    else if (take_option(args, i, "--margin", v)) o.margin = parse_double(v, "--margin");
+    } else if (take_scene_input(args, i, input)) {
+    } else if (take_option(args, i, "--margin", v)) o.margin = parse_double(v, "--margin");
     else if (take_option(args, i, "--frame", v)) o.frame = parse_frame(v);
     else if (take_option(args, i, "--threads", v)) o.num_threads = static_cast<int>(parse_long(v, "--threads", 0, 1024));
     else if (a == "--derivatives") o.derivatives = true;
     else if (a == "--no-euclidean") o.euclidean = false;
     else throw InputError("query --scene/--urdf: unknown argument '" + a + "' (see diffcol query --scene --help)");
   }
-  if (scene_file.empty() && urdf.empty()) throw InputError("query: --scene FILE or --urdf FILE is required");
-  if (urdf.empty() && (!srdf.empty() || !q_arg.empty() || !base_arg.empty()))
-    throw InputError("query: --srdf, --q and --base need --urdf");
   try {
     o.validate();
   } catch (const std::invalid_argument& e) {
     throw InputError(e.what());
   }
-
   scene::Scene s;
-  if (!scene_file.empty()) {
-    try {
-      load_scene(read_scene_json(scene_file), scene_folder_of(scene_file), s);
-    } catch (const InputError&) {
-      throw;
-    } catch (const std::invalid_argument& e) {
-      throw InputError(scene_file + ": " + e.what());
-    }
-  }
   std::unique_ptr<scene::Robot> robot;
-  if (!urdf.empty()) {
-    scene::RobotOptions ro;
-    try {
-      ro.family = scene::parse_family(family);
-      robot = std::make_unique<scene::Robot>(s, scene::RobotModel::from_urdf_file(urdf, srdf), ro);
-    } catch (const std::invalid_argument& e) {
-      throw InputError(e.what());
-    }
-    Eigen::VectorXd q = robot->q();
-    if (!q_arg.empty()) {
-      const auto parts = split(q_arg, ",");
-      if (static_cast<Eigen::Index>(parts.size()) != q.size())
-        throw InputError("--q: " + std::to_string(parts.size()) + " values for " + std::to_string(q.size()) + " joints");
-      for (size_t k = 0; k < parts.size(); ++k) q[static_cast<Eigen::Index>(k)] = parse_double(parts[k], "--q");
-    }
-    const Pose X_WB = base_arg.empty() ? Pose::identity() : parse_pose(pose_arg_to_json(base_arg), "--base");
-    try {
-      robot->set_configuration(q, X_WB);
-    } catch (const std::invalid_argument& e) {
-      throw InputError(e.what());
-    }
-  }
+  build_scene_input(input, s, robot);
 
   scene::RobotQueryResult rr;
   if (robot) robot->query(o, rr, true);
@@ -362,6 +377,62 @@ int cmd_query_scene(const std::vector<std::string>& args) {
   write_json(std::cout, out);
   std::cout.flush();
   return failed ? kExitNotConverged : kExitOk;
+}
+
+int cmd_view_scene(const std::vector<std::string>& args) {
+#ifdef DIFFCOL_HAVE_VIEWER
+  SceneInput input;
+  scene::QueryOptions o;
+  std::string out_path, png_path;
+  view::PngOptions png;
+  view::ViewOptions vo;
+  vo.title = "diffcol scene";
+  long subdivisions = 3;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string v;
+    const std::string& a = args[i];
+    if (take_scene_input(args, i, input)) {
+    } else if (take_option(args, i, "--margin", v)) o.margin = parse_double(v, "--margin");
+    else if (take_option(args, i, "--out", v)) out_path = v;
+    else if (take_option(args, i, "--png", v)) png_path = v;
+    else if (take_option(args, i, "--width", v)) png.width = static_cast<int>(parse_long(v, "--width", 16, 8192));
+    else if (take_option(args, i, "--height", v)) png.height = static_cast<int>(parse_long(v, "--height", 16, 8192));
+    else if (take_option(args, i, "--title", v)) vo.title = v;
+    else if (take_option(args, i, "--subdivisions", v)) subdivisions = parse_long(v, "--subdivisions", 0, 7);
+    else
+      throw InputError("view --scene/--urdf: unknown argument '" + a + "' (allowed: --scene, --urdf, --srdf, --q, "
+                       "--base, --family, --margin, --out, --png, --width, --height, --title, --subdivisions)");
+  }
+  if (out_path.empty() && png_path.empty())
+    throw InputError("view: --out FILE (the page) or --png FILE (a picture of it) is required");
+  try {
+    o.validate();
+  } catch (const std::invalid_argument& e) {
+    throw InputError(e.what());
+  }
+  scene::Scene s;
+  std::unique_ptr<scene::Robot> robot;
+  build_scene_input(input, s, robot);
+  const scene::QueryResult r = s.query(o);
+  const view::MeshScene page_scene = view::scene_mesh_view(s, r, static_cast<int>(subdivisions));
+  vo.min_activity = 0.0;
+  const std::string page = out_path.empty() ? temporary_page() : out_path;
+  try {
+    view::write_mesh_html(page, page_scene, vo);
+    if (!png_path.empty()) view::render_png(page, png_path, png);
+  } catch (const std::runtime_error& e) {
+    if (out_path.empty()) std::filesystem::remove(page);
+    throw InputError(e.what());
+  }
+  if (out_path.empty()) std::filesystem::remove(page);
+  std::cout << "diffcol view: " << (out_path.empty() ? "drew " + png_path : "wrote " + out_path) << " (" << s.num_shapes()
+            << " shapes, " << r.pairs.size() << " pairs within " << o.margin << ")\n";
+  if (!out_path.empty() && !png_path.empty()) std::cout << "diffcol view: drew " << png_path << "\n";
+  return kExitOk;
+#else
+  (void)args;
+  throw InputError("view: this diffcol was built without the viewer (three.js; see docs/viewer.md)");
+#endif
 }
 
 }  // namespace diffcol::cli

@@ -62,14 +62,6 @@ std::vector<Pose> interpolate(const Pose& from, const Pose& to, long n) {
   return out;
 }
 
-// A temporary file name ending in .html (the page behind --png without --out).
-std::string temporary_page() {
-  std::string name = (std::filesystem::temp_directory_path() / "diffcol-view-XXXXXX.html").string();
-  const int fd = ::mkstemps(name.data(), 5);
-  if (fd < 0) throw std::runtime_error("view: cannot create a temporary file for the page");
-  ::close(fd);
-  return name;
-}
 
 #ifdef DIFFCOL_HAVE_VIEWER
 // `diffcol view --manifold-demo`: the Contax box-on-box manifold page (see the usage text).
@@ -200,7 +192,18 @@ std::string layer_shape_text(const Json& j, const std::string& where, bool allow
 
 }  // namespace
 
+std::string temporary_page() {
+  std::string name = (std::filesystem::temp_directory_path() / "diffcol-view-XXXXXX.html").string();
+  const int fd = ::mkstemps(name.data(), 5);
+  if (fd < 0) throw std::runtime_error("view: cannot create a temporary file for the page");
+  ::close(fd);
+  return name;
+}
+
 int cmd_view(const std::vector<std::string>& args_in) {
+  for (const std::string& a : args_in)
+    if (a == "--scene" || a == "--urdf" || a.rfind("--scene=", 0) == 0 || a.rfind("--urdf=", 0) == 0)
+      return cmd_view_scene(args_in);
   std::vector<std::string> args = args_in;
   Json doc = Json::object();
   Json cli_options = Json::object();

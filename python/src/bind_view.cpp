@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bindings.hpp"
+#include "diffcol/scene/scene.hpp"
 #include "diffcol/dcol/contact.hpp"
 #include "diffcol/dcol/primitives.hpp"
 #include "diffcol/idcol/contact.hpp"
@@ -391,6 +392,25 @@ void bind_view(py::module_& m) {
       py::arg("manifolds") = py::none(), py::arg("title") = "diffcol rollout",
       py::arg("frame_duration") = view::ViewOptions{}.frame_duration, py::arg("autoplay") = false,
       py::arg("normal_length") = 0.0, py::arg("min_activity") = view::ViewOptions{}.min_activity, kViewRolloutDoc);
+  m.def(
+      "view_scene",
+      [](const py::object& path, scene::Scene& s, const py::object& result, double margin, int subdivisions,
+         const std::string& title) {
+        scene::QueryResult r;
+        if (result.is_none()) {
+          scene::QueryOptions o;
+          o.margin = margin;
+          s.query(o, r);
+        } else {
+          r = result.cast<scene::QueryResult>();
+        }
+        view::MeshScene page = view::scene_mesh_view(s, r, subdivisions);
+        return write_mesh_page(path, page, mesh_view_options(title, view::ViewOptions{}.frame_duration, false, 0.0, 0.0));
+      },
+      py::arg("path"), py::arg("scene"), py::arg("pairs") = py::none(), py::kw_only(), py::arg("margin") = 0.0,
+      py::arg("subdivisions") = 3, py::arg("title") = "diffcol scene",
+      "Writes a page of a Scene: every shape at its pose, every pair's point p1_W and normal (the pairs of "
+      "`pairs`, a SceneQueryResult, or of scene.query(margin=margin)). Returns the path.");
 #else
   m.attr("has_viewer") = false;
   m.def(
@@ -402,7 +422,7 @@ void bind_view(py::module_& m) {
       },
       kViewDoc);
   m.attr("three_version") = "";  // the bundled three.js version (a str); '' without the viewer
-  for (const char* name : {"view_manifold", "view_rollout", "render_png", "find_chromium"}) {
+  for (const char* name : {"view_manifold", "view_rollout", "view_scene", "render_png", "find_chromium"}) {
     m.def(
         name,
         [name](const py::args&, const py::kwargs&) -> std::string {

@@ -107,3 +107,15 @@ def test_two_threads_equal_one():
     two = scene.query(margin=0.2, derivatives=True, num_threads=2)
     assert len(one) > 10
     assert np.array_equal(one.distance, two.distance) and np.array_equal(one.J_p1_W, two.J_p1_W)
+
+
+@pytest.mark.skipif(not diffcol.has_viewer, reason="built without the viewer")
+def test_view_scene(tmp_path):
+    scene, _ = table_ball_rod()
+    page = diffcol.view_scene(tmp_path / "scene.html", scene, margin=1.0)
+    text = open(page).read()
+    assert "table/shape0" in text and "rod/shape2" in text
+    r = scene.query(margin=1.0)
+    assert diffcol.view_scene(tmp_path / "again.html", scene, r) == str(tmp_path / "again.html")
+    with pytest.raises(TypeError):
+        diffcol.view_scene(tmp_path / "bad.html", "not a scene")

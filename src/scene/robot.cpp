@@ -79,7 +79,7 @@ Robot::Robot(Scene& scene, RobotModel model, const RobotOptions& options) : scen
       if (!options.self_collision || (options.exclude_adjacent && model_.adjacent(a, b))) trial.disable_body_pair(first + a, first + b);
   for (const auto& [a, b] : model_.disabled_link_pairs()) trial.disable_body_pair(first + a, first + b);
   for (const Mounted& m : mounted)
-    trial.add_shape(first + m.link, m.made.shape, m.X_LS * m.made.X_GS, options.filter, prefix + m.name);
+    trial.add_shape(first + m.link, m.made.shape, m.X_LS * m.made.X_GS, options.filter, m.name);
   scene = std::move(trial);
 
   link_body_.resize(static_cast<size_t>(model_.num_links()));

@@ -879,20 +879,7 @@ std::string describe(const qp::PaddedPolygon& p) {
 
 // ------------------------------------------------------------------ DCOL pages
 
-Vec3 dcol_normal(const dcol::ContactResult& r) {
-  const dcol::ConeKkt& k = r.kkt;
-  if (!(r.alpha > 0.0) || k.n < 4 || k.m <= 0) return Vec3::Zero();
-  Vec3 n = Vec3::Zero();
-  const auto add = [&](int i) { n += k.z[i] * Vec3(k.G[i][0], k.G[i][1], k.G[i][2]); };
-  for (int i = 0; i < k.orthant_rows[0]; ++i) add(i);
-  for (int s = 0; s < k.soc_count; ++s)
-    if (k.soc_body[s] == 0)
-      for (int j = 0; j < k.soc_dim[s]; ++j) add(k.soc_start[s] + j);
-  const double nn = n.norm();
-  if (!(nn > 0.0) || !std::isfinite(nn)) return Vec3::Zero();
-  n /= nn;
-  return n.dot(r.x_W - r.X_WS1.p) < 0.0 ? Vec3(-n) : n;
-}
+Vec3 dcol_normal(const dcol::ContactResult& r) { return dcol::separating_normal(r); }
 
 namespace {
 

@@ -33,7 +33,8 @@ struct RobotOptions {
   bool exclude_adjacent = true;  ///< no self-collision between a link and its parent
   bool self_collision = true;    ///< pairs of two links of this robot at all
   CollisionFilter filter;        ///< of every shape of the robot
-  std::string name_prefix;       ///< of its bodies' and shapes' names (default: the URDF robot name + "/")
+  std::string name_prefix;       ///< of its bodies' names (default: the URDF robot name + "/"); shapes keep
+                                 ///< their URDF collision names (the link's name where there is none)
 };
 
 /// A query's pairs with their joint-space derivatives. Row i (rows 3i..3i+2 for points and

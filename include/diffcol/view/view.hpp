@@ -35,6 +35,7 @@
 #include "diffcol/mesh/triangle_mesh.hpp"
 #include "diffcol/qp/proximity.hpp"
 #include "diffcol/qp/shapes.hpp"
+#include "diffcol/scene/scene.hpp"
 #include "diffcol/shapes/shape.hpp"
 
 namespace diffcol::view {
@@ -261,6 +262,13 @@ std::string find_chromium();
 ///         (the end of its output is in the message), writes no PNG, the page reported an error
 ///         (the message has it), or the page had not drawn within the virtual time budget.
 void render_png(const std::string& html_path, const std::string& png_path, const PngOptions& options = {});
+
+/// A scene and the pairs of one query (scene/scene.hpp) as a mesh page: every shape meshed (its
+/// family's surface at `subdivisions`) at its world pose, named "body/shape"; every pair's p1_W
+/// with an arrow along normal_W (activity 1), its Euclidean distance (d_D where the pair has no
+/// distance) in the panel. Write it with write_mesh_html.
+/// @throws std::invalid_argument for an empty scene or pairs that are not of this scene.
+MeshScene scene_mesh_view(const scene::Scene& scene, const scene::QueryResult& pairs, int subdivisions = 3);
 
 /// Version of the bundled three.js package (from its package.json, e.g. "0.187.0").
 const char* three_version();
