@@ -578,6 +578,23 @@ Eigen::VectorXd idcol_outputs(const ic::DistanceResult& r) {
   return v;
 }
 
+// Far apart (tens of the shapes' sizes) the KKT rows' rounding grows with the distance: the
+// tolerance follows it, and the distance stays between the bounding-ball gap and d_D.
+TEST(EuclideanIdcol, FarApartPairsConverge) {
+  std::mt19937 rng = rng_for(17);
+  const Sphere sphere(0.3);
+  const Superellipsoid thin(4, 0.066, 0.157, 0.09);
+  for (int trial = 0; trial < 100; ++trial) {
+    const double far = std::uniform_real_distribution<double>(5.0, 60.0)(rng);
+    const Pose X1 = make_pose(random_rotation(rng), Vec3::Zero());
+    const Pose X2 = make_pose(random_rotation(rng), far * diffcol::test::random_unit(rng));
+    const idcol::DistanceResult e = idcol::euclidean_distance(sphere, X1, thin, X2);
+    ASSERT_EQ(e.status, idcol::DistanceStatus::separated) << "trial " << trial << " at " << far;
+    EXPECT_GE(e.distance, far - 0.3 - thin.outer_radius() - 1e-12);
+    EXPECT_LE(e.distance, e.contact_gap + 1e-12 * far);
+  }
+}
+
 TEST(EuclideanIdcol, DerivativesAgainstFiniteDifferences) {
   auto rng = rng_for(9);
   std::uniform_real_distribution<double> U(0.4, 1.2);

@@ -176,7 +176,7 @@ void euclidean_distance(const Shape& shape1, const Pose& X_W1, const Shape& shap
   const Mat3 &R1 = X_W1.R, &R2 = X_W2.R;
   const double sigma = shape1.outer_radius() + shape2.outer_radius();
   const double eps = std::numeric_limits<double>::epsilon();
-  const double tol = options.tolerance * sigma + 64.0 * eps * (t2.norm() + sigma);
+  const double tol = options.tolerance * std::max(sigma, t2.norm()) + 64.0 * eps * (t2.norm() + sigma);
   Vec8 z;
   Kkt k;
   int it = 0;

@@ -18,8 +18,9 @@
 /// residual is the certificate.
 ///
 /// Status
-///  - separated: converged, ‖residual‖ ≤ tolerance·σ (σ = outer radii sum; the φ rows divided by
-///    ‖∇φ‖ so that every row is a length), μ1, μ2 > 0.
+///  - separated: converged, ‖residual‖ ≤ tolerance·max(σ, ‖r‖) (σ = outer radii sum, ‖r‖ the
+///    distance of the origins: far apart, the rows' rounding grows with ‖r‖; the φ rows divided
+///    by ‖∇φ‖ so that every row is a length), μ1, μ2 > 0.
 ///  - touching_or_overlapping: iDCOL's α* ≤ 1 (the bodies touch or overlap) or the closest points
 ///    are closer than 1e-12·σ: the Euclidean distance of separated bodies is not defined; distance
 ///    = 0, the points are iDCOL's witness points, normal zero.
@@ -50,7 +51,8 @@ enum class DistanceStatus : std::uint8_t {
 const char* status_name(DistanceStatus s);
 
 struct DistanceOptions {
-  /// On the KKT residual relative to the pair's size, in [1e-14, 1e-3].
+  /// On the KKT residual relative to the larger of the pair's size and the distance of the
+  /// origins, in [1e-14, 1e-3].
   double tolerance = 1e-12;
   /// Newton iterations, in [1, 10000].
   int max_iterations = 50;
