@@ -1,5 +1,6 @@
 // The narrow phase of a scene: one pair solved in its family, its result in the scene's
 // vocabulary, and its derivatives as blocks over the two bodies' twists (scene/scene.hpp).
+#include <algorithm>
 #include <variant>
 
 #include "diffcol/dcol/contact.hpp"
@@ -69,9 +70,16 @@ void clear(PairResult& r, Family family) {
   r.family = family;
 }
 
-// Whether the Euclidean distance of a separated iDCOL / DCOL pair is wanted.
-bool wants_distance(const PairResult& r, const QueryOptions& o) {
-  return r.ok() && r.separated && o.euclidean && o.margin > 0.0;
+// Whether the Euclidean distance of a separated iDCOL / DCOL pair is wanted: not when a lower
+// bound proves it beyond the margin. At the solution the scaled shapes touch with a separating
+// plane of unit normal n (from 1 to 2), so α·(h1(n) + h2(−n)) = nᵀr (h_i the support functions
+// about the shape origins, r = r2 − r1) and the plane's gap between the unscaled shapes,
+// nᵀr − h1(n) − h2(−n) = (1 − 1/α)·nᵀr, bounds the distance from below. `slack` is the relative
+// accuracy of α (the certificate's for DCOL).
+bool wants_distance(const PairResult& r, const QueryOptions& o, const Vec3& r12, double slack) {
+  if (!(r.ok() && r.separated && o.euclidean && o.margin > 0.0)) return false;
+  const double lower = (1.0 - 1.0 / (r.alpha * (1.0 - slack))) * r.normal_W.dot(r12);
+  return !(lower >= o.margin);
 }
 
 void solve_idcol(idcol::ContactPair& pair, const Pose& X1, const Pose& X2, const QueryOptions& o, PairResult& r,
@@ -93,7 +101,7 @@ void solve_idcol(idcol::ContactPair& pair, const Pose& X1, const Pose& X2, const
   r.p2_W = sol.p2_W;
   r.normal_W = sol.normal_W;
   bool closest = false;
-  if (wants_distance(r, o)) {
+  if (wants_distance(r, o, X2.p - X1.p, 1e-8)) {
     idcol::euclidean_distance(pair.shape1(), X1, pair.shape2(), X2, sol, s.idcol_distance);
     const idcol::DistanceResult& e = s.idcol_distance;
     if (e.status == idcol::DistanceStatus::separated) {
@@ -156,7 +164,7 @@ void solve_dcol(const dcol::Primitive& p1, const Pose& X1, const dcol::Primitive
   r.p2_W = res.p2_W;
   r.normal_W = dcol::separating_normal(res);
   bool closest = false;
-  if (wants_distance(r, o)) {
+  if (wants_distance(r, o, res.X_WS2.p - res.X_WS1.p, std::max(res.certificate_gap, 1e-12))) {
     s.dcol_distance = dcol::euclidean_distance(p1, X1, p2, X2, res);
     const dcol::DistanceResult& e = s.dcol_distance;
     if (e.status == dcol::DistanceStatus::separated) {
