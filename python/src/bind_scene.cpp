@@ -80,6 +80,12 @@ py::array_t<double> derivative_blocks(const QueryResult& r, M PairDerivatives::*
   return a;
 }
 
+// Docstrings of read-only properties, set after the class is bound (keeps the bindings short).
+template <class C>
+void document(C& cls, std::initializer_list<std::pair<const char*, const char*>> docs) {
+  for (const auto& [name, doc] : docs) cls.attr(name).attr("__doc__") = doc;
+}
+
 }  // namespace
 
 void bind_scene(py::module_& m) {
@@ -88,7 +94,7 @@ void bind_scene(py::module_& m) {
       .value("dcol", scene::Family::dcol)
       .value("qp", scene::Family::qp);
 
-  py::class_<QueryResult>(m, "SceneQueryResult", R"(The pairs of one Scene.query, as numpy arrays (N pairs).
+  py::class_<QueryResult> qr(m, "SceneQueryResult", R"(The pairs of one Scene.query, as numpy arrays (N pairs).
 
 Ids: shape1, shape2, body1, body2 (int, shape1 < shape2). family, status, solver_status: lists of
 names. ok, separated: bool arrays. alpha, gap (iDCOL / DCOL pairs: has_alpha, has_gap), distance
@@ -96,8 +102,8 @@ names. ok, separated: bool arrays. alpha, gap (iDCOL / DCOL pairs: has_alpha, ha
 closest (True: p1_W, p2_W are the closest points; False: the formulation's witness points),
 p1_W, p2_W, normal_W (N, 3). With derivatives=True: J_alpha, J_gap, J_distance (N, 12) and
 J_p1_W, J_p2_W, J_normal_W (N, 3, 12) over [twist of body1 | twist of body2] in the query's
-frame; derivatives_ok, points_ok, normal_ok say which blocks hold derivatives (zero otherwise).)")
-      .def("__len__", [](const QueryResult& r) { return r.pairs.size(); })
+frame; derivatives_ok, points_ok, normal_ok say which blocks hold derivatives (zero otherwise).)");
+  qr.def("__len__", [](const QueryResult& r) { return r.pairs.size(); })
       .def_readonly("candidates", &QueryResult::candidates, "Pairs the broad phase passed to the narrow phase.")
       .def_property_readonly("shape1", [](const QueryResult& r) { return ids(r, &PairResult::shape1); })
       .def_property_readonly("shape2", [](const QueryResult& r) { return ids(r, &PairResult::shape2); })
@@ -174,7 +180,7 @@ frame; derivatives_ok, points_ok, normal_ok say which blocks hold derivatives (z
                " candidates" + (r.derivatives.empty() ? "" : ", with derivatives") + ")";
       });
 
-  py::class_<Scene>(m, "Scene", R"(Rigid bodies with collision shapes of any family; every close pair with derivatives.
+  py::class_<Scene> sc(m, "Scene", R"(Rigid bodies with collision shapes of any family; every close pair with derivatives.
 
   scene = diffcol.Scene()
   table = scene.add_body([0, 0, 0, 1, 0, 0, 0], static=True)
@@ -184,8 +190,8 @@ frame; derivatives_ok, points_ok, normal_ok say which blocks hold derivatives (z
 A pair of shapes is served by one formulation (iDCOL, DCOL or QP) chosen by the dispatch rule of
 docs/scene.md; a pair no formulation serves is refused when the second shape is added. Pairs:
 shapes on different bodies, not both static, (group_a & mask_b) and (group_b & mask_a) nonzero,
-body pair not disabled.)")
-      .def(py::init<>())
+body pair not disabled.)");
+  sc.def(py::init<>())
       .def(
           "add_body",
           [](Scene& s, const PoseArg& X, bool is_static, const std::string& name) { return s.add_body(X.value, is_static, name); },
@@ -259,10 +265,10 @@ body pair not disabled.)")
         return "Scene(" + std::to_string(s.num_bodies()) + " bodies, " + std::to_string(s.num_shapes()) + " shapes)";
       });
 
-  py::class_<RobotModel>(m, "RobotModel", R"(A URDF robot: links, joints (revolute, continuous, prismatic, fixed), collision
+  py::class_<RobotModel> rm(m, "RobotModel", R"(A URDF robot: links, joints (revolute, continuous, prismatic, fixed), collision
 elements (box, cylinder, sphere, mesh, and <capsule radius= length=>), SRDF disabled pairs,
-forward kinematics and geometric link Jacobians ([w; v] in a ReferenceFrame).)")
-      .def_static("from_urdf_file", &RobotModel::from_urdf_file, py::arg("urdf_path"), py::arg("srdf_path") = "",
+forward kinematics and geometric link Jacobians ([w; v] in a ReferenceFrame).)");
+  rm.def_static("from_urdf_file", &RobotModel::from_urdf_file, py::arg("urdf_path"), py::arg("srdf_path") = "",
                   "Loads a URDF file (and an SRDF when given). ValueError with the parser's message on bad input.")
       .def_static("from_urdf_string", &RobotModel::from_urdf_string, py::arg("urdf_xml"), py::arg("base_dir") = ".")
       .def("load_srdf_file", &RobotModel::load_srdf_file, py::arg("srdf_path"))
@@ -309,13 +315,13 @@ forward kinematics and geometric link Jacobians ([w; v] in a ReferenceFrame).)")
                std::to_string(r.num_positions()) + " positions)";
       });
 
-  py::class_<RobotQueryResult>(m, "RobotQueryResult", R"(The pairs of Robot.query with their joint-space derivatives.
+  py::class_<RobotQueryResult> rq(m, "RobotQueryResult", R"(The pairs of Robot.query with their joint-space derivatives.
 
 pairs: the SceneQueryResult (body-twist blocks in the query's frame when derivatives=True).
 J_alpha_q, J_gap_q, J_distance_q: (P, nq); J_p1_W_q, J_p2_W_q, J_normal_W_q: (P, 3, nq);
 J_*_base: the same over the base twist (6 columns, the query's frame about the base pose).
-Rows are zero where pairs.derivatives_ok / points_ok / normal_ok say the blocks are not available.)")
-      .def_property_readonly("pairs", [](const RobotQueryResult& r) { return r.scene; })
+Rows are zero where pairs.derivatives_ok / points_ok / normal_ok say the blocks are not available.)");
+  rq.def_property_readonly("pairs", [](const RobotQueryResult& r) { return r.scene; })
       .def("__len__", [](const RobotQueryResult& r) { return r.scene.pairs.size(); })
       .def_property_readonly("J_alpha_q", [](const RobotQueryResult& r) { return joint_block(r.J_alpha_q, 1); })
       .def_property_readonly("J_gap_q", [](const RobotQueryResult& r) { return joint_block(r.J_gap_q, 1); })
@@ -333,7 +339,7 @@ Rows are zero where pairs.derivatives_ok / points_ok / normal_ok say the blocks 
         return "RobotQueryResult(" + std::to_string(r.scene.pairs.size()) + " pairs, nq = " + std::to_string(r.J_gap_q.cols()) + ")";
       });
 
-  py::class_<Robot>(m, "Robot", R"(A URDF robot in a Scene: its links become moving bodies with their collision shapes.
+  py::class_<Robot> rb(m, "Robot", R"(A URDF robot in a Scene: its links become moving bodies with their collision shapes.
 
   scene = diffcol.Scene()
   robot = diffcol.Robot(scene, diffcol.RobotModel.from_urdf_file("arm7.urdf", "arm7.srdf"))
@@ -342,8 +348,8 @@ Rows are zero where pairs.derivatives_ok / points_ok / normal_ok say the blocks 
 
 family: of the URDF primitives and mesh hulls ("dcol" exact, default; "idcol" smooth within
 tolerance, or relative_tolerance of the smallest half-extent; capsules stay DCOL).
-Adjacent links are excluded from self-collision unless exclude_adjacent=False; SRDF pairs always.)")
-      .def(py::init([](Scene& s, const RobotModel& model, const std::string& family, double tolerance,
+Adjacent links are excluded from self-collision unless exclude_adjacent=False; SRDF pairs always.)");
+  rb.def(py::init([](Scene& s, const RobotModel& model, const std::string& family, double tolerance,
                        double relative_tolerance, bool exclude_adjacent, bool self_collision, std::uint32_t group,
                        std::uint32_t mask, const std::string& name_prefix) {
              scene::RobotOptions o;
@@ -390,6 +396,61 @@ Adjacent links are excluded from self-collision unless exclude_adjacent=False; S
           py::kw_only(), py::arg("margin") = 0.0, py::arg("euclidean") = true, py::arg("derivatives") = false,
           py::arg("joint_derivatives") = true, py::arg("frame") = ReferenceFrame::world, py::arg("num_threads") = 1,
           "The scene's query at the current configuration with joint-space (and base) derivatives of every pair.");
+
+  document(qr, {{"shape1", "Scene shape id of each pair's first shape (int array, shape1 < shape2)."},
+                {"shape2", "Scene shape id of each pair's second shape."},
+                {"body1", "Body of shape1 (int array)."},
+                {"body2", "Body of shape2 (int array)."},
+                {"family", "The formulation that served each pair: 'idcol', 'dcol' or 'qp' (docs/scene.md)."},
+                {"status", "'ok', 'coincident_origins', 'not_converged' or 'invalid_input' per pair."},
+                {"solver_status", "The layer's own status name per pair ('converged', 'max_iterations', ...)."},
+                {"ok", "status == 'ok' (bool array)."},
+                {"separated", "alpha > 1 (iDCOL, DCOL) or distance > 0 (QP) (bool array)."},
+                {"has_alpha", "Whether alpha holds the scaling (iDCOL and DCOL pairs)."},
+                {"has_gap", "Whether gap holds d_D (iDCOL and DCOL pairs)."},
+                {"has_distance", "Whether distance holds the Euclidean distance."},
+                {"closest", "True: p1_W, p2_W are the closest points; False: the formulation's witness points."},
+                {"alpha", "The minimum scaling alpha* (0 where has_alpha is False)."},
+                {"gap", "d_D = (1 - 1/alpha)|r|: signed, not Euclidean (0 where has_gap is False)."},
+                {"distance", "The Euclidean distance (QP: signed; 0 where has_distance is False)."},
+                {"p1_W", "(N, 3) points on shape 1, world."},
+                {"p2_W", "(N, 3) points on shape 2, world."},
+                {"normal_W", "(N, 3) unit normals from shape 1 to shape 2, world (zero where undefined)."},
+                {"derivatives_ok", "Per pair: the alpha, gap and distance rows hold derivatives."},
+                {"points_ok", "Per pair: J_p1_W, J_p2_W hold derivatives."},
+                {"normal_ok", "Per pair: J_normal_W holds derivatives."},
+                {"J_alpha", "(N, 12) d alpha / d[twist of body1 | twist of body2], the query's frame."},
+                {"J_gap", "(N, 12) d gap / d[twist of body1 | twist of body2]."},
+                {"J_distance", "(N, 12) d distance / d[twist of body1 | twist of body2]."},
+                {"J_p1_W", "(N, 3, 12) d p1_W / d[twist of body1 | twist of body2]."},
+                {"J_p2_W", "(N, 3, 12) d p2_W / d[twist of body1 | twist of body2]."},
+                {"J_normal_W", "(N, 3, 12) d normal_W / d[twist of body1 | twist of body2]."}});
+  document(sc, {{"num_bodies", "Number of bodies."}, {"num_shapes", "Number of shapes."}});
+  document(rm, {{"name", "The URDF robot name."},
+                {"num_links", "Number of links."},
+                {"num_joints", "Number of joints (fixed ones included)."},
+                {"num_positions", "nq: the non-fixed joints, the length of q."},
+                {"link_names", "Link names in index order (depth first from the root)."},
+                {"joint_names", "Joint names; joint i moves link i + 1."},
+                {"lower_limits", "Lower position limit per q entry (-inf for continuous joints)."},
+                {"upper_limits", "Upper position limit per q entry (+inf for continuous joints)."}});
+  document(rq, {{"pairs", "The SceneQueryResult of the query."},
+                {"J_alpha_q", "(P, nq) d alpha / dq."},
+                {"J_gap_q", "(P, nq) d gap / dq."},
+                {"J_distance_q", "(P, nq) d distance / dq."},
+                {"J_p1_W_q", "(P, 3, nq) d p1_W / dq."},
+                {"J_p2_W_q", "(P, 3, nq) d p2_W / dq."},
+                {"J_normal_W_q", "(P, 3, nq) d normal_W / dq."},
+                {"J_alpha_base", "(P, 6) d alpha / d(base twist), the query's frame about the base pose."},
+                {"J_gap_base", "(P, 6) d gap / d(base twist)."},
+                {"J_distance_base", "(P, 6) d distance / d(base twist)."},
+                {"J_p1_W_base", "(P, 3, 6) d p1_W / d(base twist)."},
+                {"J_p2_W_base", "(P, 3, 6) d p2_W / d(base twist)."},
+                {"J_normal_W_base", "(P, 3, 6) d normal_W / d(base twist)."}});
+  document(rb, {{"num_positions", "nq, the length of q."},
+                {"q", "The current joint positions."},
+                {"base_pose", "The current base pose X_WB."},
+                {"link_poses", "Every link's world pose at the current configuration."}});
 }
 
 }  // namespace diffcol::python
