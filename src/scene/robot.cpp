@@ -129,7 +129,8 @@ void Robot::query(const QueryOptions& options, RobotQueryResult& out, bool joint
   for (Eigen::MatrixXd* M : {&out.J_p1_W_q, &out.J_p2_W_q, &out.J_normal_W_q}) M->setZero(3 * P, nq);
   for (Eigen::MatrixXd* M : {&out.J_alpha_base, &out.J_gap_base, &out.J_distance_base}) M->setZero(P, 6);
   for (Eigen::MatrixXd* M : {&out.J_p1_W_base, &out.J_p2_W_base, &out.J_normal_W_base}) M->setZero(3 * P, 6);
-  std::vector<char> have(static_cast<size_t>(model_.num_links()), 0);
+  std::vector<char>& have = have_jacobian_;
+  have.assign(static_cast<size_t>(model_.num_links()), 0);
   for (Eigen::Index i = 0; i < P; ++i) {
     const PairResult& p = out.scene.pairs[static_cast<size_t>(i)];
     const PairDerivatives& d = out.scene.derivatives[static_cast<size_t>(i)];

@@ -49,7 +49,8 @@ Scene::Scene(Scene&&) noexcept = default;
 Scene& Scene::operator=(Scene&&) noexcept = default;
 
 Scene::Scene(const Scene& other)
-    : bodies_(other.bodies_), shapes_(other.shapes_), disabled_(other.disabled_), boxes_(other.boxes_) {}
+    : bodies_(other.bodies_), shapes_(other.shapes_), disabled_(other.disabled_), boxes_(other.boxes_),
+      radii_(other.radii_), centres_(other.centres_) {}
 
 Scene& Scene::operator=(const Scene& other) {
   if (this != &other) *this = Scene(other);
@@ -109,6 +110,7 @@ int Scene::add_shape(int body, CollisionShape shape, const Pose& X_BS, Collision
                                   "': no formulation serves both (docs/scene.md, dispatch); disable the body pair "
                                   "or set collision filters before adding it");
   }
+  radii_.push_back(s.shape.outer_radius());
   shapes_.push_back(std::move(s));
   bodies_[static_cast<size_t>(body)].shapes.push_back(num_shapes() - 1);
   return num_shapes() - 1;
@@ -155,10 +157,11 @@ bool Scene::may_collide(int a, int b) const {
 
 void Scene::update_boxes() {
   boxes_.resize(shapes_.size());
+  centres_.resize(shapes_.size());
   for (size_t i = 0; i < shapes_.size(); ++i) {
     const SceneShape& s = shapes_[i];
-    const Vec3 c = bodies_[static_cast<size_t>(s.body)].X_WB * s.X_BS.p;
-    boxes_[i] = Aabb::ball(c, s.shape.outer_radius());
+    centres_[i] = bodies_[static_cast<size_t>(s.body)].X_WB * s.X_BS.p;
+    boxes_[i] = Aabb::ball(centres_[i], radii_[i]);
   }
 }
 
@@ -187,9 +190,14 @@ void Scene::reset_warm_starts() {
 void Scene::query(const QueryOptions& options, QueryResult& out) {
   options.validate();
   candidate_pairs(options.margin);
-  out.candidates = static_cast<int>(candidates_.size());
   work_.clear();
-  for (const auto& [a, b] : candidates_) work_.push_back(&cache_for(a, b));
+  for (const auto& [a, b] : candidates_) {
+    // the bounding balls themselves: farther than the margin, the pair cannot be reported
+    const auto ia = static_cast<size_t>(a), ib = static_cast<size_t>(b);
+    if ((centres_[ia] - centres_[ib]).norm() - radii_[ia] - radii_[ib] > options.margin) continue;
+    work_.push_back(&cache_for(a, b));
+  }
+  out.candidates = static_cast<int>(work_.size());
   const size_t n = work_.size();
   scratch_results_.resize(n);
   if (options.derivatives) scratch_derivatives_.resize(n);

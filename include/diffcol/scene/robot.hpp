@@ -87,6 +87,7 @@ class Robot {
   Pose X_WB_;
   std::vector<Pose> X_WL_;
   std::vector<Eigen::Matrix<double, 6, Eigen::Dynamic>> J_links_;  // world-twist Jacobians per link
+  std::vector<char> have_jacobian_;                                // J_links_[l] is current (query)
 };
 
 }  // namespace diffcol::scene

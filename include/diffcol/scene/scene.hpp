@@ -10,7 +10,8 @@
 ///    (group_a & mask_b) != 0 and (group_b & mask_a) != 0,
 ///  - pairs of bodies disabled with disable_body_pair.
 /// query() runs the broad phase (sweep and prune on the shapes' bounding boxes, which are the
-/// boxes of their bounding balls) and the narrow phase over its candidates, each pair in the
+/// boxes of their bounding balls, then the balls themselves) and the narrow phase over its
+/// candidates, each pair in the
 /// family dispatch.hpp picks, and returns one PairResult per pair that is in contact or closer
 /// than the margin, and every pair whose solve failed (with its status): a failure is never
 /// dropped silently.
@@ -139,7 +140,7 @@ struct QueryOptions {
 struct QueryResult {
   std::vector<PairResult> pairs;             ///< sorted by (shape1, shape2)
   std::vector<PairDerivatives> derivatives;  ///< one per pair when QueryOptions::derivatives, else empty
-  int candidates = 0;                        ///< pairs the broad phase passed to the narrow phase
+  int candidates = 0;                        ///< pairs the broad phase passed to the narrow phase (boxes and balls within the margin)
 };
 
 class Scene {
@@ -199,6 +200,8 @@ class Scene {
   std::vector<SceneShape> shapes_;
   std::vector<std::uint64_t> disabled_;  // sorted keys min·2³² + max of disabled body pairs
   std::vector<Aabb> boxes_;
+  std::vector<double> radii_;   // bounding-ball radius per shape (about the shape origin)
+  std::vector<Vec3> centres_;   // the shape origins, world (update_boxes)
   SweepAndPrune sap_;
   std::vector<std::pair<int, int>> candidates_;
   std::unordered_map<std::uint64_t, std::unique_ptr<PairCache>> caches_;
