@@ -82,6 +82,41 @@ bool wants_distance(const PairResult& r, const QueryOptions& o, const Vec3& r12,
   return !(lower >= o.margin);
 }
 
+// A Euclidean distance result (iDCOL's or DCOL's) into the record; true where it gave the
+// closest points.
+template <class E>
+bool take_distance(const E& e, PairResult& r) {
+  using Status = decltype(e.status);
+  if (e.status == Status::separated) {
+    r.has_distance = true;
+    r.distance = e.distance;
+    r.points = PointKind::closest;
+    r.p1_W = e.p1_W;
+    r.p2_W = e.p2_W;
+    r.normal_W = e.normal_W;
+    return true;
+  }
+  if (e.status == Status::touching_or_overlapping) {
+    r.has_distance = true;  // closer than the layer's floor: 0, the witness points kept
+  } else {
+    r.status = PairStatus::not_converged;
+    r.solver_status = status_name(e.status);
+  }
+  return false;
+}
+
+// The distance derivatives (iDCOL's or DCOL's): always the distance row; the points and the
+// normal where the closest points are unique.
+template <class D>
+void take_distance_derivatives(const D& e, PairDerivatives& d) {
+  put(d.J_distance, e.J_distance_X1, e.J_distance_X2);
+  if (!e.ok()) return;
+  put(d.J_p1_W, e.J_p1_W_X1, e.J_p1_W_X2);
+  put(d.J_p2_W, e.J_p2_W_X1, e.J_p2_W_X2);
+  put(d.J_normal_W, e.J_normal_W_X1, e.J_normal_W_X2);
+  d.points = d.normal = true;
+}
+
 void solve_idcol(idcol::ContactPair& pair, const Pose& X1, const Pose& X2, const QueryOptions& o, PairResult& r,
                  PairDerivatives* d) {
   Scratch& s = scratch();
@@ -103,21 +138,7 @@ void solve_idcol(idcol::ContactPair& pair, const Pose& X1, const Pose& X2, const
   bool closest = false;
   if (wants_distance(r, o, X2.p - X1.p, 1e-8)) {
     idcol::euclidean_distance(pair.shape1(), X1, pair.shape2(), X2, sol, s.idcol_distance);
-    const idcol::DistanceResult& e = s.idcol_distance;
-    if (e.status == idcol::DistanceStatus::separated) {
-      r.has_distance = true;
-      r.distance = e.distance;
-      r.points = PointKind::closest;
-      r.p1_W = e.p1_W;
-      r.p2_W = e.p2_W;
-      r.normal_W = e.normal_W;
-      closest = true;
-    } else if (e.status == idcol::DistanceStatus::touching_or_overlapping) {
-      r.has_distance = true;  // closer than 1e-12 of the pair's size: 0, the witness points kept
-    } else {
-      r.status = PairStatus::not_converged;
-      r.solver_status = idcol::status_name(e.status);
-    }
+    closest = take_distance(s.idcol_distance, r);
   }
   if (!d || !r.ok()) return;
   idcol::contact_derivatives(sol, s.idcol_derivatives);
@@ -134,14 +155,7 @@ void solve_idcol(idcol::ContactPair& pair, const Pose& X1, const Pose& X2, const
     return;
   }
   idcol::distance_derivatives(s.idcol_distance, s.idcol_distance_derivatives);
-  const idcol::DistanceDerivatives& e = s.idcol_distance_derivatives;
-  put(d->J_distance, e.J_distance_X1, e.J_distance_X2);
-  if (e.ok()) {
-    put(d->J_p1_W, e.J_p1_W_X1, e.J_p1_W_X2);
-    put(d->J_p2_W, e.J_p2_W_X1, e.J_p2_W_X2);
-    put(d->J_normal_W, e.J_normal_W_X1, e.J_normal_W_X2);
-    d->points = d->normal = true;
-  }
+  take_distance_derivatives(s.idcol_distance_derivatives, *d);
 }
 
 void solve_dcol(const dcol::Primitive& p1, const Pose& X1, const dcol::Primitive& p2, const Pose& X2,
@@ -166,21 +180,7 @@ void solve_dcol(const dcol::Primitive& p1, const Pose& X1, const dcol::Primitive
   bool closest = false;
   if (wants_distance(r, o, res.X_WS2.p - res.X_WS1.p, std::max(res.certificate_gap, 1e-12))) {
     s.dcol_distance = dcol::euclidean_distance(p1, X1, p2, X2, res);
-    const dcol::DistanceResult& e = s.dcol_distance;
-    if (e.status == dcol::DistanceStatus::separated) {
-      r.has_distance = true;
-      r.distance = e.distance;
-      r.points = PointKind::closest;
-      r.p1_W = e.p1_W;
-      r.p2_W = e.p2_W;
-      r.normal_W = e.normal_W;
-      closest = true;
-    } else if (e.status == dcol::DistanceStatus::touching_or_overlapping) {
-      r.has_distance = true;
-    } else {
-      r.status = PairStatus::not_converged;
-      r.solver_status = dcol::status_name(e.status);
-    }
+    closest = take_distance(s.dcol_distance, r);
   }
   if (!d || !r.ok()) return;
   dcol::contact_derivatives(res, s.dcol_derivatives);
@@ -196,14 +196,7 @@ void solve_dcol(const dcol::Primitive& p1, const Pose& X1, const dcol::Primitive
     return;
   }
   dcol::distance_derivatives(s.dcol_distance, s.dcol_distance_derivatives);
-  const dcol::DistanceDerivatives& e = s.dcol_distance_derivatives;
-  put(d->J_distance, e.J_distance_X1, e.J_distance_X2);
-  if (e.ok()) {
-    put(d->J_p1_W, e.J_p1_W_X1, e.J_p1_W_X2);
-    put(d->J_p2_W, e.J_p2_W_X1, e.J_p2_W_X2);
-    put(d->J_normal_W, e.J_normal_W_X1, e.J_normal_W_X2);
-    d->points = d->normal = true;
-  }
+  take_distance_derivatives(s.dcol_distance_derivatives, *d);
 }
 
 void solve_qp(const CollisionShape& a, const Pose& X1, const CollisionShape& b, const Pose& X2, PairResult& r,
