@@ -110,6 +110,9 @@ dcol::Primitive parse_dcol_shape_arg(const std::string& arg, const std::string& 
 std::variant<qp::Capsule, qp::PaddedPolygon> parse_qp_shape_arg(const std::string& arg, const std::string& where);
 /// `diffcol view`: writes the HTML viewer page (apps/view.cpp, docs/viewer.md).
 int cmd_view(const std::vector<std::string>& args);
+/// `diffcol scene-bench`: scenes, a robot and large hulls against FCL (apps/scene_bench.cpp).
+int cmd_scene_bench(const std::vector<std::string>& args);
+void print_scene_bench_usage(std::ostream& os);
 void print_usage(std::ostream& os);
 void print_query_usage(std::ostream& os);
 void print_bench_usage(std::ostream& os);
