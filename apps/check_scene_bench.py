@@ -38,6 +38,7 @@ def main():
         for k in ("description", "fcl_computes", "ours_us", "fcl_us", "ratio_to_fcl"):
             need(k in c, f"{name}: {k} missing")
         positive(c, "ours_us")
+        positive(c, "ours_cpu_us")
         if fcl:
             positive(c, "fcl_us")
             positive(c, "ratio_to_fcl")

@@ -57,12 +57,16 @@ struct BenchOptions {
   std::string urdf, srdf;
 };
 
-/// Seconds of wall time of f().
+/// Seconds of wall time of f(); the calling thread's CPU seconds into *cpu when given (less
+/// sensitive to preemption on a busy machine; single-threaded runs only).
 template <class F>
-double seconds(F&& f) {
+double seconds(F&& f, double* cpu = nullptr) {
+  const double c0 = thread_cpu_seconds();
   const auto t0 = BenchClock::now();
   f();
-  return std::chrono::duration<double>(BenchClock::now() - t0).count();
+  const double wall = std::chrono::duration<double>(BenchClock::now() - t0).count();
+  if (cpu) *cpu = thread_cpu_seconds() - c0;
+  return wall;
 }
 
 // ------------------------------------------------------------------ the robot files
@@ -266,16 +270,16 @@ fcl::DistanceRequestd fcl_distance_request() {
 }
 #endif
 
-Json timing_pair(double ours_s, double fcl_s, long n) {
+/// ours_us, fcl_us, ratio_to_fcl (wall) and the same of the thread CPU times.
+Json timing_pair(double ours_s, double fcl_s, long n, double ours_cpu, double fcl_cpu) {
   Json j;
-  j["ours_us"] = ours_s * 1e6 / static_cast<double>(n);
-  if (fcl_s > 0) {
-    j["fcl_us"] = fcl_s * 1e6 / static_cast<double>(n);
-    j["ratio_to_fcl"] = ours_s / fcl_s;
-  } else {
-    j["fcl_us"] = nullptr;
-    j["ratio_to_fcl"] = nullptr;
-  }
+  const double per = 1e6 / static_cast<double>(n);
+  j["ours_us"] = ours_s * per;
+  j["fcl_us"] = fcl_s > 0 ? Json(fcl_s * per) : Json(nullptr);
+  j["ratio_to_fcl"] = fcl_s > 0 ? Json(ours_s / fcl_s) : Json(nullptr);
+  j["ours_cpu_us"] = ours_cpu * per;
+  j["fcl_cpu_us"] = fcl_s > 0 ? Json(fcl_cpu * per) : Json(nullptr);
+  j["ratio_to_fcl_cpu"] = fcl_s > 0 && fcl_cpu > 0 ? Json(ours_cpu / fcl_cpu) : Json(nullptr);
   return j;
 }
 
@@ -322,6 +326,7 @@ Json robot_case(const BenchOptions& o) {
     robot.query(qo, res, true);
   }
   for (auto& v : ours) v.reserve(64);
+  double ours_cpu = 0, fcl_cpu = 0;
   const double ours_s = seconds([&] {
     for (long c = 0; c < N; ++c) {
       robot.set_configuration(qs[static_cast<size_t>(c)]);
@@ -333,7 +338,7 @@ Json robot_case(const BenchOptions& o) {
         v.emplace_back(p.shape1, p.shape2);
       }
     }
-  });
+  }, &ours_cpu);
   long ours_pairs = 0;
   for (const auto& v : ours) ours_pairs += static_cast<long>(v.size());
   // the same without derivatives (pairs, distances and closest points only)
@@ -405,7 +410,7 @@ Json robot_case(const BenchOptions& o) {
     cb.count = 0;
     fcl_s = seconds([&] {
       for (long c = 0; c < N; ++c) step(c, &theirs[static_cast<size_t>(c)]);
-    });
+    }, &fcl_cpu);
     fcl_pairs = cb.count;
     // pairs reported by one side only, and how far from the margin they are (FCL's distance)
     only_ours = only_fcl = 0;
@@ -449,7 +454,7 @@ Json robot_case(const BenchOptions& o) {
 #else
   j["fcl_computes"] = "FCL not built";
 #endif
-  j.update(timing_pair(ours_s, fcl_s, N));
+  j.update(timing_pair(ours_s, fcl_s, N, ours_cpu, fcl_cpu));
   j["ours_us_no_derivatives"] = ours_nd_s * 1e6 / static_cast<double>(N);
   j["pairs_ours"] = ours_pairs;
   j["pairs_fcl"] = fcl_pairs < 0 ? Json(nullptr) : Json(fcl_pairs);
@@ -495,7 +500,8 @@ Json bodies_case(const BenchOptions& o) {
   qo.margin = 0.0;
   QueryResult res;
   long contacts = 0, candidates = 0;
-  const auto run_ours = [&](int threads) {
+  double cpu1 = 0, fcl_c_cpu = 0, fcl_d_cpu = 0;
+  const auto run_ours = [&](int threads, double* cpu) {
     qo.num_threads = threads;
     for (int f = 0; f < F; ++f) {  // warm-up
       scene.set_body_poses(frames[f]);
@@ -509,10 +515,10 @@ Json bodies_case(const BenchOptions& o) {
         contacts += static_cast<long>(res.pairs.size());
         candidates += res.candidates;
       }
-    });
+    }, cpu);
   };
-  const double t2 = run_ours(2);
-  const double t1 = run_ours(1);
+  const double t2 = run_ours(2, nullptr);
+  const double t1 = run_ours(1, &cpu1);
   Json j;
   j["name"] = "bodies_" + std::to_string(nb);
   j["description"] = std::to_string(nb) + " moving bodies (boxes, cylinders, spheres, capsules, hulls, ellipsoids), "
@@ -538,7 +544,7 @@ Json bodies_case(const BenchOptions& o) {
     cb.margin = 0.0;
     cb.dreq = fcl_distance_request();
     cb.dreq.enable_nearest_points = false;
-    const auto run_fcl = [&](FclPairs::Mode mode) {
+    const auto run_fcl = [&](FclPairs::Mode mode, double* cpu) {
       cb.mode = mode;
       const auto step = [&](long q) {
         const auto& fr = frames[static_cast<size_t>(q % F)];
@@ -550,24 +556,25 @@ Json bodies_case(const BenchOptions& o) {
       cb.count = 0;
       return seconds([&] {
         for (long q = 0; q < Q; ++q) step(q);
-      });
+      }, cpu);
     };
-    fcl_c = run_fcl(FclPairs::collide);
+    fcl_c = run_fcl(FclPairs::collide, &fcl_c_cpu);
     fcl_contacts_c = cb.count;
     // distance < 0 is FCL's -1 "in contact": count pairs at distance ≤ 0
     cb.margin = 1e-300;
-    fcl_d = run_fcl(FclPairs::distance);
+    fcl_d = run_fcl(FclPairs::distance, &fcl_d_cpu);
     fcl_contacts_d = cb.count;
   }
   j["fcl_computes"] = kFclDescriptionBodies;
 #else
   j["fcl_computes"] = "FCL not built";
 #endif
-  j.update(timing_pair(t1, fcl_c, Q));
+  j.update(timing_pair(t1, fcl_c, Q, cpu1, fcl_c_cpu));
   j["ours_us_2_threads"] = t2 * 1e6 / static_cast<double>(Q);
   j["speedup_2_threads"] = t1 / t2;
   j["fcl_distance_us"] = fcl_d > 0 ? Json(fcl_d * 1e6 / static_cast<double>(Q)) : Json(nullptr);
   j["ratio_to_fcl_distance"] = fcl_d > 0 ? Json(t1 / fcl_d) : Json(nullptr);
+  j["fcl_distance_cpu_us"] = fcl_d > 0 ? Json(fcl_d_cpu * 1e6 / static_cast<double>(Q)) : Json(nullptr);
   j["pairs_ours"] = contacts;
   j["pairs_fcl"] = fcl_contacts_c < 0 ? Json(nullptr) : Json(fcl_contacts_c);
   j["pairs_fcl_distance"] = fcl_contacts_d < 0 ? Json(nullptr) : Json(fcl_contacts_d);
@@ -595,13 +602,14 @@ Json hull_case(const BenchOptions& o, const dcol::Polytope& hull, const dcol::Pr
     dcol::contact_derivatives(r, d);
   };
   for (long i = 0; i < std::min<long>(P, 100); ++i) once(i);
+  double ours_cpu = 0, fcl_cpu = 0;
   const double ours_s = seconds([&] {
     for (long i = 0; i < P; ++i) {
       once(i);
       not_ok += !r.ok();
       overlapping += r.ok() && r.alpha <= 1.0;
     }
-  });
+  }, &ours_cpu);
   Json j;
   j["name"] = name;
   j["description"] = "DCOL hull (" + std::to_string(hull.num_faces) + " faces) vs " +
@@ -632,14 +640,14 @@ Json hull_case(const BenchOptions& o, const dcol::Polytope& hull, const dcol::Pr
     for (long i = 0; i < std::min<long>(P, 100); ++i) (void)fcl_once(i);
     fcl_s = seconds([&] {
       for (long i = 0; i < P; ++i) pen += fcl_once(i) < 0;
-    });
+    }, &fcl_cpu);
     fcl_overlapping = pen;
   }
   j["fcl_computes"] = kFclDescriptionHull;
 #else
   j["fcl_computes"] = "FCL not built";
 #endif
-  j.update(timing_pair(ours_s, fcl_s, P));
+  j.update(timing_pair(ours_s, fcl_s, P, ours_cpu, fcl_cpu));
   j["overlapping_ours"] = overlapping;
   j["overlapping_fcl"] = fcl_overlapping < 0 ? Json(nullptr) : Json(fcl_overlapping);
   j["not_ok"] = not_ok;
@@ -650,12 +658,13 @@ std::string num_or_dash(const Json& v, int prec) { return v.is_number() ? fixed(
 
 void print_table(std::ostream& os, const Json& out) {
   os << "diffcol scene-bench (seed " << out["seed"].get<unsigned>() << ")\n" << out["host_line"].get<std::string>() << "\n\n";
-  os << "case                 ours [us]    FCL [us]   ratio   pairs ours / FCL\n";
+  os << "case                 ours [us]    FCL [us]   ratio   CPU: ours [us]  FCL [us]   ratio   pairs ours / FCL\n";
   for (const Json& c : out["cases"]) {
     char buf[256];
-    std::snprintf(buf, sizeof buf, "%-18s %11s %11s %7s   %s / %s\n", c["name"].get<std::string>().c_str(),
+    std::snprintf(buf, sizeof buf, "%-18s %11s %11s %7s %15s %9s %7s   %s / %s\n", c["name"].get<std::string>().c_str(),
                   num_or_dash(c["ours_us"], 2).c_str(), num_or_dash(c["fcl_us"], 2).c_str(),
-                  num_or_dash(c["ratio_to_fcl"], 3).c_str(),
+                  num_or_dash(c["ratio_to_fcl"], 3).c_str(), num_or_dash(c["ours_cpu_us"], 2).c_str(),
+                  num_or_dash(c["fcl_cpu_us"], 2).c_str(), num_or_dash(c["ratio_to_fcl_cpu"], 3).c_str(),
                   c.contains("pairs_ours") ? c["pairs_ours"].dump().c_str()
                                            : c["overlapping_ours"].dump().c_str(),
                   c.contains("pairs_fcl") ? c["pairs_fcl"].dump().c_str() : c["overlapping_fcl"].dump().c_str());
@@ -679,7 +688,7 @@ void print_table(std::ostream& os, const Json& out) {
     if (c.contains("not_ok")) os << "  solves not ok: " << c["not_ok"].dump() << "\n";
     os << "  FCL: " << c["fcl_computes"].get<std::string>() << "\n";
   }
-  os << "ratio = ours / FCL (below 1: faster), single thread unless stated\n";
+  os << "ratio = ours / FCL (below 1: faster), wall and thread CPU time, single thread unless stated\n";
 }
 
 }  // namespace
