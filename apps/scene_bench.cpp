@@ -54,6 +54,7 @@ struct BenchOptions {
   int bodies = 1000;
   unsigned seed = 1;
   bool json = false;
+  bool fcl_libccd = true;  // FCL's GJK: libccd's (GST_LIBCCD, FCL's default) or its own (GST_INDEP)
   std::string urdf, srdf;
 };
 
@@ -161,16 +162,16 @@ const char* const kFclDescriptionRobot =
     "FCL 0.7: robot links and obstacles in two DynamicAABBTreeCollisionManagers, every object's AABB "
     "grown by margin/2; per configuration: forward kinematics (RobotModel), setTransform + computeAABB "
     "of each link shape, update(), robot.collide(robot) (self, same exclusions) and "
-    "robot.collide(obstacles); each AABB-overlapping pair runs fcl::distance (GST_INDEP, nearest "
-    "points on, distance_tolerance 1e-6, unsigned: -1 in contact) and counts when < margin. "
+    "robot.collide(obstacles); each AABB-overlapping pair runs fcl::distance (GJK per --fcl-solver, "
+    "nearest points on, distance_tolerance 1e-6, unsigned: -1 in contact) and counts when < margin. "
     "No gradients.";
 const char* const kFclDescriptionBodies =
     "FCL 0.7: one DynamicAABBTreeCollisionManager; per query: setTransform + computeAABB of every "
     "body, update(), self collide; 'collide': fcl::collide (one contact, boolean) on each "
-    "AABB-overlapping pair; 'distance': fcl::distance (GST_INDEP, unsigned) on each such pair.";
+    "AABB-overlapping pair; 'distance': fcl::distance (GJK per --fcl-solver, unsigned) on each such pair.";
 const char* const kFclDescriptionHull =
     "FCL 0.7: fcl::distance of fcl::Convex (the same 1,000 faces) against fcl::Box / fcl::Capsule "
-    "(GST_INDEP, nearest points on, distance_tolerance 1e-6; -1 in contact). No gradients.";
+    "(GJK per --fcl-solver, nearest points on, distance_tolerance 1e-6; -1 in contact). No gradients.";
 
 /// FCL's geometry for a DCOL primitive, and the FCL frame in the shape frame (FCL's cylinders and
 /// capsules lie along z, DCOL's along x).
@@ -261,10 +262,12 @@ bool fcl_pair_callback(fcl::CollisionObjectd* a, fcl::CollisionObjectd* b, void*
   return false;  // go on
 }
 
+bool g_fcl_libccd = true;  // --fcl-solver
+
 fcl::DistanceRequestd fcl_distance_request() {
   fcl::DistanceRequestd req;
   req.enable_nearest_points = true;
-  req.gjk_solver_type = fcl::GST_INDEP;
+  req.gjk_solver_type = g_fcl_libccd ? fcl::GST_LIBCCD : fcl::GST_INDEP;
   req.distance_tolerance = 1e-6;
   return req;
 }
@@ -716,6 +719,8 @@ Options
                       source tree the program was built from)
   --srdf FILE         its SRDF (default: the .srdf beside the URDF, if any)
   --seed S            random scenes and configurations (default 1)
+  --fcl-solver S      FCL's GJK for fcl::distance: libccd (FCL's default and the faster one
+                      on these cases, default) or indep (FCL's own)
   --json              JSON on stdout: "host" and per case ours_us, fcl_us, ratio_to_fcl, pair counts
 )";
 }
@@ -745,6 +750,9 @@ int cmd_scene_bench(const std::vector<std::string>& args) {
       o.srdf = v;
     } else if (take_option(args, i, "--seed", v)) {
       o.seed = static_cast<unsigned>(parse_long(v, "--seed", 0, 4294967295L));
+    } else if (take_option(args, i, "--fcl-solver", v)) {
+      if (v != "libccd" && v != "indep") throw InputError("--fcl-solver: expected libccd or indep, got '" + v + "'");
+      o.fcl_libccd = v == "libccd";
     } else if (a == "--quick") {
       quick = true;
     } else if (a == "--json") {
@@ -757,12 +765,16 @@ int cmd_scene_bench(const std::vector<std::string>& args) {
   o.queries = n_q > 0 ? n_q : (quick ? 5 : 200);
   o.hull_poses = n_h > 0 ? n_h : (quick ? 100 : 2000);
 
+#ifdef DIFFCOL_HAVE_FCL
+  g_fcl_libccd = o.fcl_libccd;
+#endif
   Json out;
   out["command"] = "scene-bench";
   const HostInfo host = host_info();
   out["host"] = host_json(host);
   out["host_line"] = host_line(host);
   out["seed"] = o.seed;
+  out["fcl_solver"] = o.fcl_libccd ? "libccd" : "indep";
   out["fcl"] =
 #ifdef DIFFCOL_HAVE_FCL
       true;
