@@ -128,6 +128,9 @@ void build_scene_input(const SceneInput& in, scene::Scene& s, std::unique_ptr<sc
 std::string temporary_page();
 /// `diffcol view`: writes the HTML viewer page (apps/view.cpp, docs/viewer.md).
 int cmd_view(const std::vector<std::string>& args);
+/// `diffcol scene-bench`: scenes, a robot and large hulls against FCL (apps/scene_bench.cpp).
+int cmd_scene_bench(const std::vector<std::string>& args);
+void print_scene_bench_usage(std::ostream& os);
 void print_usage(std::ostream& os);
 void print_query_usage(std::ostream& os);
 void print_bench_usage(std::ostream& os);

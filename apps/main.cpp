@@ -20,10 +20,12 @@ primitives (--method dcol).
 Commands
   query    solve one pair of shapes at one pose and print the contact as JSON
   bench    the ergodic runtime benchmark over ordered pairs of the benchmark shapes
+  scene-bench  a robot among obstacles, 1000 bodies and 1,000-face hulls, timed against FCL
+           (when built with it) in the same run
   view     write an HTML page (opens offline) showing the shapes and the contact,
            animated over a pose sequence, and/or a PNG picture of it (--png)
   help     this message ('diffcol help query', 'diffcol help bench', 'diffcol help view',
-           'diffcol help query-qp', 'query-dcol', 'bench-qp', 'bench-dcol')
+           'diffcol help scene-bench', 'diffcol help query-qp', 'query-dcol', 'bench-qp', 'bench-dcol')
 
 Options
   -h, --help     this message
@@ -69,6 +71,7 @@ int main(int argc, char** argv) {
       else if (rest[0] == "bench-qp") print_bench_qp_usage(std::cout);
       else if (rest[0] == "bench-dcol") print_bench_dcol_usage(std::cout);
       else if (rest[0] == "view") print_view_usage(std::cout);
+      else if (rest[0] == "scene-bench") print_scene_bench_usage(std::cout);
       else throw InputError("help: unknown command '" + rest[0] + "'");
       return kExitOk;
     }
@@ -80,7 +83,8 @@ int main(int argc, char** argv) {
     if (cmd == "query") return cmd_query(rest);
     if (cmd == "bench") return cmd_bench(rest);
     if (cmd == "view") return cmd_view(rest);
-    throw InputError("unknown command '" + cmd + "' (expected query, bench or view; see diffcol --help)");
+    if (cmd == "scene-bench") return cmd_scene_bench(rest);
+    throw InputError("unknown command '" + cmd + "' (expected query, bench, scene-bench or view; see diffcol --help)");
   } catch (const nlohmann::json::exception& e) {
     std::cerr << "diffcol: invalid JSON input: " << e.what() << "\n";
     return kExitInvalidInput;

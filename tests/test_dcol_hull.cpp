@@ -4,12 +4,14 @@
 // references written in this file: for two polytopes an LP (a simplex method on the dual, below),
 // for the other primitives a primal–dual sandwich α_low ≤ α* ≤ α_up from weak duality (support
 // functions: the hull's by brute force over its input points, closed forms for the others) and
-// from membership of the witness point in both scaled shapes.
+// from membership of the witness point in both scaled shapes, and α* by cutting planes (the same
+// LP with supporting half-spaces of the round shape added until its bounds meet).
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <random>
 #include <string>
@@ -79,7 +81,10 @@ void expect_hull_of(const Polytope& P, const std::vector<Vec3>& pts, double tol)
 /// min α over (p, α) subject to G (p, α) ≤ h (rows (a, −b): aᵀp ≤ α b + h), by the simplex method
 /// on the dual: max −hᵀz subject to Gᵀz = −e_α, z ≥ 0 (four equality rows; phase 1 with four
 /// artificial columns, Bland's rule). Dense, O(m) per pivot.
-double lp_min_alpha(const Eigen::Matrix<double, Eigen::Dynamic, 4>& G, const Eigen::VectorXd& h) {
+/// `primal` (when not null) receives the minimizer (p, α): the vertex where the four basic rows hold
+/// with equality.
+double lp_min_alpha(const Eigen::Matrix<double, Eigen::Dynamic, 4>& G, const Eigen::VectorXd& h,
+                    Eigen::Vector4d* primal = nullptr) {
   const int m = static_cast<int>(G.rows());
   // columns: z_0..z_{m−1}, then the artificials a_0..a_3; equality rows E z = r with r ≥ 0
   Eigen::Matrix<double, 4, Eigen::Dynamic> E(4, m + 4);
@@ -129,6 +134,12 @@ double lp_min_alpha(const Eigen::Matrix<double, Eigen::Dynamic, 4>& G, const Eig
   const Eigen::Vector4d zb = B.partialPivLu().solve(r);
   double val = 0.0;
   for (int j = 0; j < 4; ++j) val += h[basis[j]] * zb[j];
+  if (primal) {
+    Eigen::Matrix4d GB;
+    Eigen::Vector4d hB;
+    for (int j = 0; j < 4; ++j) GB.row(j) = G.row(basis[j]), hB[j] = h[basis[j]];
+    *primal = GB.fullPivLu().solve(hB);
+  }
   return -val;  // α* = max −hᵀz
 }
 
@@ -179,6 +190,102 @@ double support_ref(const Primitive& shape, const std::vector<Vec3>* hull_points,
         }
       },
       shape);
+}
+
+/// The gauge γ(y) = min{s ≥ 0 : y ∈ s·S} of a primitive other than a polytope (shape frame) and
+/// the outward unit normal n of a plane through y supporting γ(y)·S, from the shape definitions:
+/// closed forms for the sphere, ellipsoid, cylinder and cone; for the capsule and the padded
+/// polygon the root of the convex, decreasing dist(y, s·core) − s·R by bisection.
+std::pair<double, Vec3> gauge_and_normal(const Primitive& shape, const Vec3& y) {
+  const double rho = std::hypot(y.y(), y.z());
+  const auto radial = [&](double nx) {  // (nx, y_y/ρ, y_z/ρ), any unit radial direction at ρ = 0
+    return rho > 0.0 ? Vec3(nx, y.y() / rho, y.z() / rho) : Vec3(nx, 1.0, 0.0);
+  };
+  // bisection on s of dist(y, s·core) − s·R, which is > 0 at 0 and ≤ 0 at ‖y‖/R
+  const auto padded = [&](double R, const auto& closest_in_core) -> std::pair<double, Vec3> {
+    double lo = 0.0, hi = y.norm() / R;
+    for (int it = 0; it < 200 && hi - lo > 1e-17 * hi; ++it) {
+      const double mid = 0.5 * (lo + hi);
+      ((y - closest_in_core(mid)).norm() > mid * R ? lo : hi) = mid;
+    }
+    const Vec3 d = y - closest_in_core(hi);
+    return {hi, d.norm() > 0.0 ? Vec3(d.normalized()) : Vec3(y.normalized())};
+  };
+  return std::visit(
+      [&](const auto& s) -> std::pair<double, Vec3> {
+        using T = std::decay_t<decltype(s)>;
+        if constexpr (std::is_same_v<T, dcol::Sphere>) {
+          return {y.norm() / s.R, y.normalized()};
+        } else if constexpr (std::is_same_v<T, Ellipsoid>) {
+          return {std::sqrt(y.dot(s.P * y)), (s.P * y).normalized()};
+        } else if constexpr (std::is_same_v<T, Cylinder>) {
+          const double ax = std::abs(y.x()) / (0.5 * s.L), rad = rho / s.R;
+          if (ax >= rad) return {ax, Vec3(y.x() >= 0.0 ? 1.0 : -1.0, 0.0, 0.0)};
+          return {rad, radial(0.0).normalized()};
+        } else if constexpr (std::is_same_v<T, Cone>) {
+          // {−3H/4 ≤ y_x ≤ H/4, ρ ≤ tan β·(y_x + 3H/4)}: apex at −3H/4 e_x
+          const double cap = y.x() / (0.25 * s.H), side = (rho - s.tan_beta * y.x()) / (0.75 * s.H * s.tan_beta);
+          if (cap >= side) return {cap, Vec3::UnitX()};
+          return {side, radial(-s.tan_beta).normalized()};
+        } else if constexpr (std::is_same_v<T, Capsule>) {
+          return padded(s.R, [&](double a) { return Vec3(std::clamp(y.x(), -0.5 * s.L * a, 0.5 * s.L * a), 0.0, 0.0); });
+        } else if constexpr (std::is_same_v<T, PaddedPolygon>) {
+          return padded(s.R, [&](double a) {
+            const Eigen::Vector2d c = dcol_test::closest_in_scaled_polygon(s, a, Eigen::Vector2d(y.x(), y.y()));
+            return Vec3(c.x(), c.y(), 0.0);
+          });
+        } else {
+          ADD_FAILURE() << "polytopes take the LP";
+          return {kNaN, Vec3::Zero()};
+        }
+      },
+      shape);
+}
+
+struct AlphaBounds {
+  double low = kNaN, up = kNaN;
+  int cuts = 0;
+};
+
+/// α* of a polytope and another primitive by cutting planes (Kelley): the LP above over the
+/// polytope's rows and supporting half-spaces n·y ≤ α·h(n) of the other shape (h its support
+/// function, support_ref), starting from 14 directions; each round adds the half-space through the
+/// LP point's image y along the gauge's normal. The LP optimum is a lower bound (a relaxation); the
+/// LP point lies in the polytope scaled by it and in the other shape scaled by γ(y), so the larger
+/// of the two is an upper bound. Stops when they agree to 1e-12 (relative).
+AlphaBounds cutting_plane_alpha(const Polytope& P1, const Pose& X1, const Primitive& S2, const Pose& X2) {
+  std::vector<Eigen::Vector4d> rows;
+  std::vector<double> hs;
+  for (int i = 0; i < P1.num_faces; ++i) {
+    const Vec3 a = X1.R * P1.normal(i);
+    rows.emplace_back(a.x(), a.y(), a.z(), -P1.face_offset(i));
+    hs.push_back(0.0);
+  }
+  const auto cut = [&](const Vec3& n_S) {
+    const Vec3 n = n_S.normalized(), a = X2.R * n;
+    rows.emplace_back(a.x(), a.y(), a.z(), -support_ref(S2, nullptr, Mat3::Identity(), n));
+    hs.push_back(a.dot(X2.p - X1.p));
+  };
+  for (int i = 0; i < 3; ++i) cut(Vec3::Unit(i)), cut(-Vec3::Unit(i));
+  for (int k = 0; k < 8; ++k) cut(Vec3(k & 1 ? 1.0 : -1.0, k & 2 ? 1.0 : -1.0, k & 4 ? 1.0 : -1.0));
+  AlphaBounds out;
+  for (int round = 0; round < 2000; ++round) {
+    Eigen::Matrix<double, Eigen::Dynamic, 4> G(rows.size(), 4);
+    Eigen::VectorXd h(rows.size());
+    for (size_t i = 0; i < rows.size(); ++i) G.row(static_cast<Eigen::Index>(i)) = rows[i].transpose(), h[static_cast<Eigen::Index>(i)] = hs[i];
+    Eigen::Vector4d sol;
+    const double s = lp_min_alpha(G, h, &sol);
+    if (!std::isfinite(s)) return out;
+    const Vec3 y = X2.R.transpose() * (X1.p + sol.head<3>() - X2.p);
+    const auto [g, n] = gauge_and_normal(S2, y);
+    out.low = s;
+    out.up = std::max(s, g);
+    out.cuts = round;
+    if (out.up - out.low <= 1e-12 * out.low) return out;
+    cut(n);
+  }
+  out.cuts = -1;  // no convergence
+  return out;
 }
 
 /// The other primitives, mid-sized against a hull of radius ~1.
@@ -421,6 +528,51 @@ TEST(DcolHull, HullsAgainstEveryPrimitiveAreSandwiched) {
     }
   }
   EXPECT_EQ(checked, static_cast<int>(cases.size()) * 6 * 10 * 4);
+}
+
+/// α* of hulls of 100, 1,000 (random points on a sphere) and 4,000 points (in a box) against every
+/// other primitive, against the cutting-plane LP above (round shapes) or the LP (the box), both
+/// orders of the pair, the geometric start and the interior-point route: ≤ 1e-10 relative.
+TEST(DcolHull, HullsAgainstEveryPrimitiveMatchCuttingPlanes) {
+  std::mt19937 rng(303);
+  SolveOptions ipm;
+  ipm.direct_newton = false;
+  int checked = 0, most_cuts = 0;
+  double worst = 0.0;
+  for (const HullCase& hc : hull_cases()) {
+    if (hc.name != "sphere100" && hc.name != "sphere1000" && hc.name != "box4000") continue;
+    const Polytope hull = Polytope::convex_hull(hc.points);
+    for (const auto& [pname, other] : partners()) {
+      SCOPED_TRACE(hc.name + " vs " + pname);
+      for (int t = 0; t < 8; ++t) {
+        const Pose X1 = random_pose(rng, 4.0), X2 = random_pose(rng, 4.0);
+        double ref;
+        if (const auto* box = std::get_if<Polytope>(&other)) {
+          ref = lp_alpha(hull, X1, *box, X2);
+        } else {
+          const AlphaBounds b = cutting_plane_alpha(hull, X1, other, X2);
+          ASSERT_GE(b.cuts, 0) << "the cutting planes did not converge: " << b.low << " " << b.up;
+          most_cuts = std::max(most_cuts, b.cuts);
+          ref = 0.5 * (b.low + b.up);
+        }
+        ASSERT_TRUE(std::isfinite(ref) && ref > 0.0);
+        const Primitive hp = hull;
+        for (const SolveOptions& opt : {SolveOptions{}, ipm}) {
+          const ContactResult r = solve_contact(hp, X1, other, X2, opt), q = solve_contact(other, X2, hp, X1, opt);
+          ASSERT_TRUE(r.ok() && q.ok()) << status_name(r.status) << " " << status_name(q.status) << " try " << t;
+          EXPECT_NEAR(r.alpha, ref, 1e-10 * ref) << "try " << t << " direct " << opt.direct_newton;
+          EXPECT_NEAR(q.alpha, ref, 1e-10 * ref) << "try " << t << " direct " << opt.direct_newton << " (swapped)";
+          worst = std::max({worst, std::abs(r.alpha - ref) / ref, std::abs(q.alpha - ref) / ref});
+          ++checked;
+        }
+      }
+    }
+  }
+  EXPECT_EQ(checked, 3 * 7 * 8 * 2);
+  RecordProperty("most_cutting_plane_rounds", most_cuts);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", worst);
+  RecordProperty("worst_relative_difference", buf);
 }
 
 /// Polytopes up to kInlinePolytopeFaces keep the inline storage: no `large` block, the face data
