@@ -512,10 +512,11 @@ Refined refine(const Feat& f1, const Feat& f2, const Vec3& x1, const Vec3& x2, d
       g[k1 + a] = -F2.J.col(a).dot(e);
       for (int b = 0; b < k2; ++b) H(k1 + a, k1 + b) = F2.J.col(a).dot(F2.J.col(b)) - e.dot(F2.D2[a][b]);
     }
-    Eigen::LDLT<Eigen::Matrix4d> ldlt(H);
-    const Eigen::Vector4d D = ldlt.vectorD();
-    if (ldlt.info() != Eigen::Success || !(D.minCoeff() > 1e-12 * std::max(1.0, D.maxCoeff()))) break;
-    const Eigen::Vector4d step = -ldlt.solve(g);
+    // Cholesky of the fixed-size 4×4 (H is symmetric; positive definite on a non-degenerate pair)
+    const Eigen::LLT<Eigen::Matrix4d> llt(H);
+    const Eigen::Vector4d D = llt.matrixLLT().diagonal().cwiseAbs2();
+    if (llt.info() != Eigen::Success || !(D.minCoeff() > 1e-12 * std::max(1.0, D.maxCoeff()))) break;
+    const Eigen::Vector4d step = -llt.solve(g);
     const double slope = g.dot(step);
     double t = 1.0;
     bool moved = false;
