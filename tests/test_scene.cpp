@@ -390,7 +390,7 @@ TEST(SceneDerivatives, AgainstFiniteDifferencesInEveryFrame) {
 
 TEST(Scene, TwoThreadsEqualOne) {
   std::mt19937 rng(9);
-  Scene scene = random_scene(rng, 200, 3.0, 0.5);
+  Scene scene = random_scene(rng, 600, 4.5, 0.5);  // over 256 shapes: the sweep is split too
   Scene copy(scene);
   QueryOptions o;
   o.margin = 0.2;

@@ -168,9 +168,13 @@ void Scene::update_boxes() {
 const std::vector<std::pair<int, int>>& Scene::candidate_pairs(double margin) {
   if (!(margin >= 0.0) || !std::isfinite(margin))
     throw std::invalid_argument("candidate_pairs: margin must be finite and >= 0 (got " + std::to_string(margin) + ")");
-  update_boxes();
-  sap_.find_pairs(boxes_, margin, [&](int a, int b) { return may_collide(a, b); }, candidates_);
+  find_candidates(margin, nullptr);
   return candidates_;
+}
+
+void Scene::find_candidates(double margin, batch::ThreadPool* pool) {
+  update_boxes();
+  sap_.find_pairs(boxes_, margin, [&](int a, int b) { return may_collide(a, b); }, candidates_, pool);
 }
 
 Scene::PairCache& Scene::cache_for(int a, int b) {
@@ -189,7 +193,9 @@ void Scene::reset_warm_starts() {
 
 void Scene::query(const QueryOptions& options, QueryResult& out) {
   options.validate();
-  candidate_pairs(options.margin);
+  const int threads = options.num_threads == 0 ? batch::available_cores() : options.num_threads;
+  if (threads > 1 && (!pool_ || pool_->num_threads() != threads)) pool_ = std::make_unique<batch::ThreadPool>(threads);
+  find_candidates(options.margin, threads > 1 ? pool_.get() : nullptr);
   work_.clear();
   for (const auto& [a, b] : candidates_) {
     // the bounding balls themselves: farther than the margin, the pair cannot be reported
@@ -202,8 +208,6 @@ void Scene::query(const QueryOptions& options, QueryResult& out) {
   scratch_results_.resize(n);
   if (options.derivatives) scratch_derivatives_.resize(n);
 
-  const int threads = options.num_threads == 0 ? batch::available_cores() : options.num_threads;
-  if (threads > 1 && (!pool_ || pool_->num_threads() != threads)) pool_ = std::make_unique<batch::ThreadPool>(threads);
   auto body = [&](long begin, long end) {
     for (long i = begin; i < end; ++i) {
       PairCache& c = *work_[static_cast<size_t>(i)];

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "diffcol/batch/thread_pool.hpp"
 #include "diffcol/math/se3.hpp"
 
 namespace diffcol::scene {
@@ -30,22 +31,27 @@ struct Aabb {
 class SweepAndPrune {
  public:
   /// Every pair of boxes within `margin` (≥ 0) for which accept(i, j) is true, i < j, sorted.
+  /// With a pool of more than one thread the sweep is split over its threads (accept must then
+  /// be safe to call concurrently); the result is the same.
   template <class Accept>
   void find_pairs(const std::vector<Aabb>& boxes, double margin, Accept&& accept,
-                  std::vector<std::pair<int, int>>& pairs);
+                  std::vector<std::pair<int, int>>& pairs, batch::ThreadPool* pool = nullptr);
 
  private:
   void sort_order(const std::vector<Aabb>& boxes);
+  // the pairs of the boxes at sorted positions [begin, end) with any later box
+  template <class Accept>
+  void sweep(const std::vector<Aabb>& boxes, double margin, Accept& accept, int begin, int end,
+             std::vector<std::pair<int, int>>& out) const;
   std::vector<int> order_;
+  std::vector<std::vector<std::pair<int, int>>> chunk_pairs_;
 };
 
 template <class Accept>
-void SweepAndPrune::find_pairs(const std::vector<Aabb>& boxes, double margin, Accept&& accept,
-                               std::vector<std::pair<int, int>>& pairs) {
-  pairs.clear();
-  sort_order(boxes);
+void SweepAndPrune::sweep(const std::vector<Aabb>& boxes, double margin, Accept& accept, int begin, int end,
+                          std::vector<std::pair<int, int>>& out) const {
   const int n = static_cast<int>(order_.size());
-  for (int a = 0; a < n; ++a) {
+  for (int a = begin; a < end; ++a) {
     const int i = order_[static_cast<size_t>(a)];
     const Aabb& bi = boxes[static_cast<size_t>(i)];
     const double reach = bi.upper.x() + margin;
@@ -55,8 +61,32 @@ void SweepAndPrune::find_pairs(const std::vector<Aabb>& boxes, double margin, Ac
       if (bj.lower.x() > reach) break;  // sorted by lower x: no later box reaches i
       if (!bi.overlaps(bj, margin)) continue;
       const int lo = std::min(i, j), hi = std::max(i, j);
-      if (accept(lo, hi)) pairs.emplace_back(lo, hi);
+      if (accept(lo, hi)) out.emplace_back(lo, hi);
     }
+  }
+}
+
+template <class Accept>
+void SweepAndPrune::find_pairs(const std::vector<Aabb>& boxes, double margin, Accept&& accept,
+                               std::vector<std::pair<int, int>>& pairs, batch::ThreadPool* pool) {
+  pairs.clear();
+  sort_order(boxes);
+  const int n = static_cast<int>(order_.size());
+  if (!pool || pool->num_threads() < 2 || n < 256) {
+    sweep(boxes, margin, accept, 0, n, pairs);
+  } else {
+    // chunks of sorted positions (the early ones scan no more than the late ones: equal sizes)
+    const int chunks = 8 * pool->num_threads();
+    chunk_pairs_.resize(static_cast<size_t>(chunks));
+    auto body = [&](long c0, long c1) {
+      for (long c = c0; c < c1; ++c) {
+        auto& out = chunk_pairs_[static_cast<size_t>(c)];
+        out.clear();
+        sweep(boxes, margin, accept, static_cast<int>(c * n / chunks), static_cast<int>((c + 1) * n / chunks), out);
+      }
+    };
+    pool->parallel_for(chunks, 1, body);
+    for (const auto& part : chunk_pairs_) pairs.insert(pairs.end(), part.begin(), part.end());
   }
   std::sort(pairs.begin(), pairs.end());
 }

@@ -194,6 +194,7 @@ class Scene {
  private:
   void check_body(int body) const;
   void update_boxes();
+  void find_candidates(double margin, batch::ThreadPool* pool);
   PairCache& cache_for(int a, int b);
 
   std::vector<Body> bodies_;
