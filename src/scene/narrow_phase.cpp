@@ -140,7 +140,7 @@ void solve_idcol(idcol::ContactPair& pair, const Pose& X1, const Pose& X2, const
     idcol::euclidean_distance(pair.shape1(), X1, pair.shape2(), X2, sol, s.idcol_distance);
     closest = take_distance(s.idcol_distance, r);
   }
-  if (!d || !r.ok()) return;
+  if (!d || !r.ok() || !reported(r, o)) return;  // derivatives of the pairs the query returns only
   idcol::contact_derivatives(sol, s.idcol_derivatives);
   const idcol::ContactDerivatives& c = s.idcol_derivatives;
   if (!c.ok()) return;
@@ -182,7 +182,7 @@ void solve_dcol(const dcol::Primitive& p1, const Pose& X1, const dcol::Primitive
     s.dcol_distance = dcol::euclidean_distance(p1, X1, p2, X2, res);
     closest = take_distance(s.dcol_distance, r);
   }
-  if (!d || !r.ok()) return;
+  if (!d || !r.ok() || !reported(r, o)) return;
   dcol::contact_derivatives(res, s.dcol_derivatives);
   const dcol::ContactDerivatives& c = s.dcol_derivatives;
   if (!c.ok()) return;
@@ -199,8 +199,8 @@ void solve_dcol(const dcol::Primitive& p1, const Pose& X1, const dcol::Primitive
   take_distance_derivatives(s.dcol_distance_derivatives, *d);
 }
 
-void solve_qp(const CollisionShape& a, const Pose& X1, const CollisionShape& b, const Pose& X2, PairResult& r,
-              PairDerivatives* d) {
+void solve_qp(const CollisionShape& a, const Pose& X1, const CollisionShape& b, const Pose& X2, const QueryOptions& o,
+              PairResult& r, PairDerivatives* d) {
   Scratch& s = scratch();
   qp::ProximityResult& res = s.qp_result;
   const auto solve = [&](const auto& s1, const auto& s2) {
@@ -209,7 +209,8 @@ void solve_qp(const CollisionShape& a, const Pose& X1, const CollisionShape& b, 
     if constexpr ((std::is_same_v<S1, qp::Capsule> || std::is_same_v<S1, qp::PaddedPolygon>) &&
                   (std::is_same_v<S2, qp::Capsule> || std::is_same_v<S2, qp::PaddedPolygon>)) {
       qp::proximity(s1, X1, s2, X2, qp::ProximityOptions{}, res);
-      if (d && res.ok()) qp::proximity_derivatives(s1, X1, s2, X2, res, s.qp_derivatives);
+      const bool returned = !(res.signed_distance > 0.0) || res.signed_distance < o.margin;  // as reported()
+      if (d && res.ok() && returned) qp::proximity_derivatives(s1, X1, s2, X2, res, s.qp_derivatives);
     }
   };
   std::visit(solve, a.variant(), b.variant());
@@ -226,7 +227,7 @@ void solve_qp(const CollisionShape& a, const Pose& X1, const CollisionShape& b, 
   r.p1_W = res.closest1_W;
   r.p2_W = res.closest2_W;
   r.normal_W = res.normal_W;
-  if (!d || !r.ok()) return;
+  if (!d || !r.ok() || !reported(r, o)) return;
   const qp::ProximityDerivatives& q = s.qp_derivatives;
   using DS = qp::ProximityDerivativeStatus;
   if (q.status != DS::ok && q.status != DS::non_unique_minimizer) return;
@@ -256,7 +257,7 @@ void Scene::PairCache::solve(const Pose& X_WB1, const Pose& X_BS1, const Pose& X
   switch (plan.family) {
     case Family::idcol: solve_idcol(*idcol_pair, X1, X2, options, r, d); break;
     case Family::dcol: solve_dcol(plan.shape1.dcol(), X1, plan.shape2.dcol(), X2, options, r, d); break;
-    case Family::qp: solve_qp(plan.shape1, X1, plan.shape2, X2, r, d); break;
+    case Family::qp: solve_qp(plan.shape1, X1, plan.shape2, X2, options, r, d); break;
   }
   if (!d || !d->ok) {
     if (d) clear(*d, options.frame);
