@@ -156,16 +156,16 @@ def map_contact_batch(client, pairs, X_W1, X_W2, *, chunk_size=1024, num_threads
     if P == 0:
         return BatchArrays(_solve_chunk([], None, a1, a2, kwargs)[0], steps, 0)
 
-    shared = client.scatter(pairs, broadcast=True) if one_pair else None
+    shared = client.scatter([pairs], broadcast=True)[0] if one_pair else None  # one future: the pair
     futures = []
     for start in range(0, P, chunk_size):
-        stop = min(P, start + chunk_size)
-        c1 = np.take(a1, range(start, stop), axis=axis) if lead1 else a1
-        c2 = np.take(a2, range(start, stop), axis=axis) if lead2 else a2
+        end = min(P, start + chunk_size)
+        c1 = np.take(a1, range(start, end), axis=axis) if lead1 else a1
+        c2 = np.take(a2, range(start, end), axis=axis) if lead2 else a2
         if one_pair:
-            futures.append(client.submit(_solve_chunk, shared, stop - start, c1, c2, kwargs, pure=False))
+            futures.append(client.submit(_solve_chunk, shared, end - start, c1, c2, kwargs, pure=False))
         else:
-            futures.append(client.submit(_solve_chunk, pairs[start:stop], None, c1, c2, kwargs, pure=False))
+            futures.append(client.submit(_solve_chunk, pairs[start:end], None, c1, c2, kwargs, pure=False))
     parts = client.gather(futures)
     arrays = {k: np.concatenate([p[0][k] for p in parts], axis=axis) for k in parts[0][0]}
     der = None
