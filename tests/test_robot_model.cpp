@@ -199,6 +199,40 @@ TEST(RobotModel, ResolvesMeshPaths) {
   else unsetenv("ROS_PACKAGE_PATH");
 }
 
+TEST(RobotModel, KeepsItsSourceText) {
+  // the URDF text, its absolute base folder and the SRDF texts rebuild the same model
+  RobotModel m = RobotModel::from_urdf_file(robots_dir() + "/arm7_mesh.urdf", robots_dir() + "/arm7.srdf");
+  m.load_srdf_string(R"(<robot name="arm7"><disable_collisions link1="link2" link2="link4"/></robot>)");
+  EXPECT_NE(m.urdf_xml().find("<robot"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::path(m.base_dir()).is_absolute());
+  EXPECT_EQ(std::filesystem::canonical(m.base_dir()), std::filesystem::canonical(robots_dir()));
+  ASSERT_EQ(m.srdf_xml().size(), 2u);
+
+  RobotModel r = RobotModel::from_urdf_string(m.urdf_xml(), m.base_dir());
+  for (const std::string& srdf : m.srdf_xml()) r.load_srdf_string(srdf);
+  EXPECT_EQ(r.name(), m.name());
+  EXPECT_EQ(r.num_links(), m.num_links());
+  EXPECT_EQ(r.num_positions(), m.num_positions());
+  EXPECT_EQ(r.disabled_link_pairs(), m.disabled_link_pairs());
+  ASSERT_EQ(r.collisions().size(), m.collisions().size());
+  for (size_t i = 0; i < m.collisions().size(); ++i)
+    EXPECT_EQ(r.collisions()[i].geometry.mesh_path, m.collisions()[i].geometry.mesh_path);
+  std::mt19937 rng(7);
+  const Eigen::VectorXd q = random_q(m, rng);
+  const Pose X_WB = random_base(rng);
+  std::vector<Pose> Xm, Xr;
+  m.forward_kinematics(q, X_WB, Xm);
+  r.forward_kinematics(q, X_WB, Xr);
+  ASSERT_EQ(Xm.size(), Xr.size());
+  for (size_t i = 0; i < Xm.size(); ++i) {
+    EXPECT_EQ(to_matrix(Xm[i]), to_matrix(Xr[i])) << i;
+  }
+  // a failed SRDF leaves the texts unchanged
+  EXPECT_THROW(r.load_srdf_string("<robot><disable_collisions link1=\"nope\" link2=\"link1\"/></robot>"),
+               std::invalid_argument);
+  EXPECT_EQ(r.srdf_xml().size(), 2u);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Forward kinematics
 

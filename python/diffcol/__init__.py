@@ -43,6 +43,11 @@ diffcol.ssdf: AOPC, soft signed distance, smooth separation, collision points, S
     the dynamics (Scene, State, Control, step, step_jacobian, rollout).
 diffcol.torch (optional: needs PyTorch, Debian's python3-torch; `import diffcol` does not import
     it): autograd functions contact, dcol_contact, qp_proximity over (N, 7) pose tensors.
+diffcol.dask (optional: needs dask.distributed, Debian's python3-distributed): map_contact_batch
+    and map_scene_query spread batches over the workers of a dask cluster.
+
+Shapes of every family, Scene and RobotModel pickle (a Robot does not: rebuild it from its
+pickled Scene and RobotModel).
 
 Invalid input raises ValueError with the C++ library's message.
 """
@@ -56,5 +61,7 @@ from ._diffcol import dcol, manifold, mesh, qp, smooth, ssdf  # noqa: F401
 # `import diffcol.dcol` / `from diffcol.qp import proximity` work like for package modules.
 for _name in ("dcol", "qp", "mesh", "smooth", "manifold", "ssdf"):
     _sys.modules[__name__ + "." + _name] = globals()[_name]
+    # pickle finds the submodules' classes by their __module__, diffcol._diffcol.<name>
+    _sys.modules[__name__ + "._diffcol." + _name] = globals()[_name]
 
 __all__ = [name for name in dir() if not name.startswith("_")]

@@ -241,21 +241,41 @@ Scaled set: A y <= alpha b. The rows are stored with unit normals (row i and b_i
           [](const dcol::Polytope& s) {
             return s.large ? Eigen::MatrixX3d(s.large->V) : Eigen::MatrixX3d(s.V.topRows(s.num_vertices));
           },
-          "The vertices (k, 3), enumerated at construction (coincident ones merged).");
+          "The vertices (k, 3), enumerated at construction (coincident ones merged).")
+      .def(py::pickle(
+          [](const dcol::Polytope& s) {  // the stored unit rows: a fixed point of the normalization
+            const Eigen::MatrixX3d A = s.large ? Eigen::MatrixX3d(s.large->A) : Eigen::MatrixX3d(s.A.topRows(s.num_faces));
+            const Eigen::VectorXd b = s.large ? Eigen::VectorXd(s.large->b) : Eigen::VectorXd(s.b.head(s.num_faces));
+            return py::make_tuple(A, b, s.offset);
+          },
+          [](const py::tuple& state) {
+            const py::tuple t = pickle_state(state, 3, "dcol.Polytope");
+            return dcol::Polytope(t[0].cast<Eigen::MatrixX3d>(), t[1].cast<Eigen::VectorXd>(), t[2].cast<Pose>());
+          }));
   def_offset(poly);
 
   py::class_<dcol::Capsule> cap(m, "Capsule", "Capsule: the points within R of the segment from -L/2 e_x to +L/2 e_x, eq. (12)-(15).");
   cap.def(py::init([](double R, double L, const PoseArg& o) { return dcol::Capsule(R, L, o.value); }), py::arg("R"),
           py::arg("L"), py::arg("offset") = Pose::identity(), "Raises ValueError unless R > 0 and L > 0 are finite.")
       .def_readonly("R", &dcol::Capsule::R, "Radius R.")
-      .def_readonly("L", &dcol::Capsule::L, "Full length L of the core segment.");
+      .def_readonly("L", &dcol::Capsule::L, "Full length L of the core segment.")
+      .def(py::pickle([](const dcol::Capsule& s) { return py::make_tuple(s.R, s.L, s.offset); },
+                      [](const py::tuple& state) {
+                        const py::tuple t = pickle_state(state, 3, "dcol.Capsule");
+                        return dcol::Capsule(t[0].cast<double>(), t[1].cast<double>(), t[2].cast<Pose>());
+                      }));
   def_offset(cap);
 
   py::class_<dcol::Cylinder> cyl(m, "Cylinder", "Cylinder of radius R and length L along the shape x axis, centred at the origin, eq. (16)-(18).");
   cyl.def(py::init([](double R, double L, const PoseArg& o) { return dcol::Cylinder(R, L, o.value); }), py::arg("R"),
           py::arg("L"), py::arg("offset") = Pose::identity(), "Raises ValueError unless R > 0 and L > 0 are finite.")
       .def_readonly("R", &dcol::Cylinder::R, "Radius R.")
-      .def_readonly("L", &dcol::Cylinder::L, "Length L.");
+      .def_readonly("L", &dcol::Cylinder::L, "Length L.")
+      .def(py::pickle([](const dcol::Cylinder& s) { return py::make_tuple(s.R, s.L, s.offset); },
+                      [](const py::tuple& state) {
+                        const py::tuple t = pickle_state(state, 3, "dcol.Cylinder");
+                        return dcol::Cylinder(t[0].cast<double>(), t[1].cast<double>(), t[2].cast<Pose>());
+                      }));
   def_offset(cyl);
 
   py::class_<dcol::Cone> cone(m, "Cone", R"(Cone of height H and half-angle beta along +x, eq. (19)-(22):
@@ -265,7 +285,12 @@ apex at -3H/4 e_x, base (radius H tan beta) at +H/4 e_x: the origin is a quarter
            "beta in radians. Raises ValueError unless H > 0 is finite and 0 < beta < pi/2.")
       .def_readonly("H", &dcol::Cone::H, "Height H.")
       .def_readonly("beta", &dcol::Cone::beta, "Half-angle beta (radians).")
-      .def_readonly("tan_beta", &dcol::Cone::tan_beta, "tan(beta).");
+      .def_readonly("tan_beta", &dcol::Cone::tan_beta, "tan(beta).")
+      .def(py::pickle([](const dcol::Cone& s) { return py::make_tuple(s.H, s.beta, s.offset); },
+                      [](const py::tuple& state) {
+                        const py::tuple t = pickle_state(state, 3, "dcol.Cone");
+                        return dcol::Cone(t[0].cast<double>(), t[1].cast<double>(), t[2].cast<Pose>());
+                      }));
   def_offset(cone);
 
   py::class_<dcol::Ellipsoid> ell(m, "Ellipsoid", "Ellipsoid {y : y^T P y <= 1}, eq. (23)-(24) (constraint |U y| <= alpha, P = U^T U).");
@@ -281,7 +306,12 @@ apex at -3H/4 e_x, base (radius H tan beta) at +H/4 e_x: the origin is a quarter
       .def_readonly("P", &dcol::Ellipsoid::P, "P (3, 3).")
       .def_readonly("U", &dcol::Ellipsoid::U, "Upper-triangular Cholesky factor (3, 3), P = U^T U.")
       .def_readonly("inner_radius", &dcol::Ellipsoid::inner_radius, "1/sqrt(lambda_max(P)).")
-      .def_readonly("outer_radius", &dcol::Ellipsoid::outer_radius, "1/sqrt(lambda_min(P)).");
+      .def_readonly("outer_radius", &dcol::Ellipsoid::outer_radius, "1/sqrt(lambda_min(P)).")
+      .def(py::pickle([](const dcol::Ellipsoid& s) { return py::make_tuple(s.P, s.offset); },
+                      [](const py::tuple& state) {
+                        const py::tuple t = pickle_state(state, 2, "dcol.Ellipsoid");
+                        return dcol::Ellipsoid(t[0].cast<Mat3>(), t[1].cast<Pose>());
+                      }));
   def_offset(ell);
 
   py::class_<dcol::PaddedPolygon> pp(m, "PaddedPolygon", R"(Padded polygon, eq. (25)-(28): the points within R of the polygon
@@ -308,13 +338,28 @@ apex at -3H/4 e_x, base (radius H tan beta) at +H/4 e_x: the origin is a quarter
           "vertices", [](const dcol::PaddedPolygon& s) { return Eigen::MatrixX2d(s.V.topRows(s.num_vertices)); },
           "The polygon's vertices (k, 2), counter-clockwise, enumerated at construction.")
       .def_readonly("inner_radius", &dcol::PaddedPolygon::inner_radius, "R + min_i d_i.")
-      .def_readonly("outer_radius", &dcol::PaddedPolygon::outer_radius, "R + largest polygon vertex norm.");
+      .def_readonly("outer_radius", &dcol::PaddedPolygon::outer_radius, "R + largest polygon vertex norm.")
+      .def(py::pickle(
+          [](const dcol::PaddedPolygon& s) {  // the stored unit rows: a fixed point of the normalization
+            return py::make_tuple(Eigen::MatrixX2d(s.C.topRows(s.num_edges)), Eigen::VectorXd(s.d.head(s.num_edges)), s.R,
+                                  s.offset);
+          },
+          [](const py::tuple& state) {
+            const py::tuple t = pickle_state(state, 4, "dcol.PaddedPolygon");
+            return dcol::PaddedPolygon(t[0].cast<Eigen::MatrixX2d>(), t[1].cast<Eigen::VectorXd>(), t[2].cast<double>(),
+                                       t[3].cast<Pose>());
+          }));
   def_offset(pp);
 
   py::class_<dcol::Sphere> sph(m, "Sphere", "Sphere of radius R centred at the shape origin (the ellipsoid P = I/R^2).");
   sph.def(py::init([](double R, const PoseArg& o) { return dcol::Sphere(R, o.value); }), py::arg("R"),
           py::arg("offset") = Pose::identity(), "Raises ValueError unless R > 0 is finite.")
-      .def_readonly("R", &dcol::Sphere::R, "Radius R.");
+      .def_readonly("R", &dcol::Sphere::R, "Radius R.")
+      .def(py::pickle([](const dcol::Sphere& s) { return py::make_tuple(s.R, s.offset); },
+                      [](const py::tuple& state) {
+                        const py::tuple t = pickle_state(state, 2, "dcol.Sphere");
+                        return dcol::Sphere(t[0].cast<double>(), t[1].cast<Pose>());
+                      }));
   def_offset(sph);
 
   m.def(

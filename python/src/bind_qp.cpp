@@ -144,6 +144,11 @@ sphere) and a zero radius (a bare segment) are allowed.)")
             return c.core_point_B(theta);
           },
           py::arg("theta"), "The core point b_B + theta (a_B - b_B), body frame. ValueError for a non-finite theta.")
+      .def(py::pickle([](const Capsule& c) { return py::make_tuple(Vec3(c.a_B()), Vec3(c.b_B()), c.radius()); },
+                      [](const py::tuple& state) {
+                        const py::tuple t = pickle_state(state, 3, "qp.Capsule");
+                        return Capsule::from_end_points(t[0].cast<Vec3>(), t[1].cast<Vec3>(), t[2].cast<double>());
+                      }))
       .def("__repr__", [](const Capsule& c) {
         const Vec3 a = c.a_B(), b = c.b_B();
         return "qp.Capsule(a_B=[" + fmt(a.x()) + ", " + fmt(a.y()) + ", " + fmt(a.z()) + "], b_B=[" + fmt(b.x()) + ", " +
@@ -224,6 +229,20 @@ sphere) and a zero radius (a bare segment) are allowed.)")
       .def_property_readonly("core_radius", &PaddedPolygon::core_radius, "Largest distance of a vertex from the body origin.")
       .def("contains", refuse_complex(&PaddedPolygon::contains), py::arg("y"), py::arg("tol") = 0.0,
            "True if C y <= d + tol componentwise, y (2,).")
+      .def(py::pickle(
+          [](const PaddedPolygon& p) {  // the stored unit rows: a fixed point of the normalization
+            Eigen::MatrixX2d C(p.num_constraints(), 2);
+            Eigen::VectorXd d(p.num_constraints());
+            for (int i = 0; i < p.num_constraints(); ++i) {
+              C.row(i) = p.normal(i).transpose();
+              d[i] = p.offset(i);
+            }
+            return py::make_tuple(C, d, p.radius());
+          },
+          [](const py::tuple& state) {
+            const py::tuple t = pickle_state(state, 3, "qp.PaddedPolygon");
+            return PaddedPolygon(t[0].cast<Eigen::MatrixX2d>(), t[1].cast<Eigen::VectorXd>(), t[2].cast<double>());
+          }))
       .def("__repr__", [](const PaddedPolygon& p) {
         return "qp.PaddedPolygon(num_constraints=" + std::to_string(p.num_constraints()) + ", radius=" + fmt(p.radius()) + ")";
       });

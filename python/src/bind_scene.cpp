@@ -41,6 +41,43 @@ CollisionShape shape_from(const py::handle& obj) {
                        std::string(py::str(py::type::of(obj))));
 }
 
+// Pickled state of a Scene: its bodies (name, X_WB, static), its shapes (body, shape, X_BS, group,
+// mask, name) and its disabled body pairs; warm starts are not state. A DCOL primitive is stored
+// with its offset folded into X_BS and an identity offset: added again at X_BS it is the same.
+py::tuple scene_state(const Scene& s) {
+  py::list bodies, shapes, disabled;
+  for (int i = 0; i < s.num_bodies(); ++i) {
+    const auto& b = s.body(i);
+    bodies.append(py::make_tuple(b.name, b.X_WB, b.is_static));
+  }
+  for (int i = 0; i < s.num_shapes(); ++i) {
+    const auto& sh = s.shape(i);
+    shapes.append(py::make_tuple(sh.body, py::cast(sh.shape.variant()), sh.X_BS, sh.filter.group, sh.filter.mask,
+                                 sh.name));
+  }
+  for (const auto& [a, b] : s.disabled_body_pairs()) disabled.append(py::make_tuple(a, b));
+  return py::make_tuple(bodies, shapes, disabled);
+}
+
+Scene scene_from_state(const py::tuple& state) {
+  const py::tuple t = pickle_state(state, 3, "Scene");
+  Scene s;
+  for (const auto& b : t[0]) {
+    const py::tuple e = pickle_state(b, 3, "Scene body");
+    s.add_body(e[1].cast<Pose>(), e[2].cast<bool>(), e[0].cast<std::string>());
+  }
+  for (const auto& sh : t[1]) {
+    const py::tuple e = pickle_state(sh, 6, "Scene shape");
+    s.add_shape(e[0].cast<int>(), shape_from(e[1]), e[2].cast<Pose>(),
+                {e[3].cast<std::uint32_t>(), e[4].cast<std::uint32_t>()}, e[5].cast<std::string>());
+  }
+  for (const auto& p : t[2]) {
+    const py::tuple e = pickle_state(p, 2, "Scene disabled pair");
+    s.disable_body_pair(e[0].cast<int>(), e[1].cast<int>());
+  }
+  return s;
+}
+
 template <class F>
 py::array_t<double> column(const QueryResult& r, int width, F&& get) {
   const auto n = static_cast<py::ssize_t>(r.pairs.size());
@@ -261,6 +298,7 @@ body pair not disabled.)");
           py::arg("frame") = ReferenceFrame::world, py::arg("num_threads") = 1,
           "Every pair in contact or closer than margin (and every failed pair, with its status).")
       .def("reset_warm_starts", &Scene::reset_warm_starts)
+      .def(py::pickle(&scene_state, &scene_from_state))
       .def("__repr__", [](const Scene& s) {
         return "Scene(" + std::to_string(s.num_bodies()) + " bodies, " + std::to_string(s.num_shapes()) + " shapes)";
       });
@@ -310,6 +348,14 @@ forward kinematics and geometric link Jacobians ([w; v] in a ReferenceFrame).)")
           },
           py::arg("q"), py::arg("link"), py::arg("frame") = ReferenceFrame::world, py::arg("X_WB") = Pose::identity(),
           "The 6 x nq geometric Jacobian of a link, rows [w; v] in `frame`.")
+      .def(py::pickle(
+          [](const RobotModel& r) { return py::make_tuple(r.urdf_xml(), r.base_dir(), r.srdf_xml()); },
+          [](const py::tuple& state) {
+            const py::tuple t = pickle_state(state, 3, "RobotModel");
+            RobotModel r = RobotModel::from_urdf_string(t[0].cast<std::string>(), t[1].cast<std::string>());
+            for (const auto& srdf : t[2].cast<std::vector<std::string>>()) r.load_srdf_string(srdf);
+            return r;
+          }))
       .def("__repr__", [](const RobotModel& r) {
         return "RobotModel('" + r.name() + "', " + std::to_string(r.num_links()) + " links, " +
                std::to_string(r.num_positions()) + " positions)";
@@ -365,6 +411,13 @@ Adjacent links are excluded from self-collision unless exclude_adjacent=False; S
            py::arg("scene"), py::arg("model"), py::kw_only(), py::arg("family") = "dcol", py::arg("tolerance") = 0.0,
            py::arg("relative_tolerance") = 0.02, py::arg("exclude_adjacent") = true, py::arg("self_collision") = true,
            py::arg("group") = 1u, py::arg("mask") = 0xFFFFFFFFu, py::arg("name_prefix") = "", py::keep_alive<1, 2>())
+      .def(
+          "__reduce__",
+          [](const Robot&) -> py::object {
+            throw py::type_error(
+                "a Robot refers to its Scene and is not pickled: pickle its RobotModel and the scene without "
+                "the robot, and build the Robot again with diffcol.Robot(scene, model, ...) (docs/scene.md)");
+          })
       .def_property_readonly("num_positions", &Robot::num_positions)
       .def_property_readonly("q", &Robot::q)
       .def_property_readonly("base_pose", &Robot::base_pose)

@@ -95,7 +95,11 @@ void bind_shapes(py::module_& m) {
 
   py::class_<Sphere> sphere(m, "Sphere", "Sphere of radius R centred at the body origin: phi(y) = |y|/R - 1.");
   sphere.def(py::init<double>(), py::arg("radius"), "Raises ValueError unless radius is in [1e-100, 1e100].")
-      .def_property_readonly("radius", &Sphere::radius, "R.");
+      .def_property_readonly("radius", &Sphere::radius, "R.")
+      .def(py::pickle([](const Sphere& s) { return py::make_tuple(s.radius()); },
+                      [](const py::tuple& t) {
+                        return Sphere(pickle_state(t, 1, "Sphere")[0].cast<double>());
+                      }));
   def_common(sphere);
   def_support(sphere);
 
@@ -110,7 +114,17 @@ axes, integer exponent n >= 1 (n = 1: ellipsoid, eps unused).)");
                   "The ellipsoid with semi-axes a, b, c (n = 1).")
       .def_property_readonly("exponent", &Superellipsoid::exponent, "n.")
       .def_property_readonly("semi_axes", &Superellipsoid::semi_axes, "(a, b, c).")
-      .def_property_readonly("epsilon", &Superellipsoid::epsilon, "Regularization eps of (A27).");
+      .def_property_readonly("epsilon", &Superellipsoid::epsilon, "Regularization eps of (A27).")
+      .def(py::pickle(
+          [](const Superellipsoid& s) {
+            const Vec3 a = s.semi_axes();
+            return py::make_tuple(s.exponent(), a.x(), a.y(), a.z(), s.epsilon());
+          },
+          [](const py::tuple& state) {
+            const py::tuple t = pickle_state(state, 5, "Superellipsoid");
+            return Superellipsoid(t[0].cast<int>(), t[1].cast<double>(), t[2].cast<double>(), t[3].cast<double>(),
+                                  t[4].cast<double>());
+          }));
   def_common(se);
   def_support(se);
 
@@ -123,7 +137,15 @@ axis = body x axis, radius R, half-height h, integer exponent n >= 1.)");
       .def_property_readonly("exponent", &SuperellipticCylinder::exponent, "n.")
       .def_property_readonly("radius", &SuperellipticCylinder::radius, "R.")
       .def_property_readonly("half_height", &SuperellipticCylinder::half_height, "h.")
-      .def_property_readonly("epsilon", &SuperellipticCylinder::epsilon, "Regularization eps of (A37).");
+      .def_property_readonly("epsilon", &SuperellipticCylinder::epsilon, "Regularization eps of (A37).")
+      .def(py::pickle(
+          [](const SuperellipticCylinder& s) {
+            return py::make_tuple(s.exponent(), s.radius(), s.half_height(), s.epsilon());
+          },
+          [](const py::tuple& state) {
+            const py::tuple t = pickle_state(state, 4, "SuperellipticCylinder");
+            return SuperellipticCylinder(t[0].cast<int>(), t[1].cast<double>(), t[2].cast<double>(), t[3].cast<double>());
+          }));
   def_common(sec);
   def_support(sec);
 
@@ -177,7 +199,22 @@ contain the origin strictly (b > 0); the smooth shape lies inside it.)");
             for (size_t i = 0; i < s.vertices().size(); ++i) V.row(static_cast<Eigen::Index>(i)) = s.vertices()[i].transpose();
             return V;
           },
-          "Vertices (k, 3) of the exact polytope {A y <= b}.");
+          "Vertices (k, 3) of the exact polytope {A y <= b}.")
+      .def(py::pickle(
+          [](const SmoothPolytope& s) {  // A and b exactly as given (normal(i), offset(i)), beta, L
+            Eigen::MatrixX3d A(s.num_faces(), 3);
+            Eigen::VectorXd b(s.num_faces());
+            for (int i = 0; i < s.num_faces(); ++i) {
+              A.row(i) = s.normal(i).transpose();
+              b[i] = s.offset(i);
+            }
+            return py::make_tuple(A, b, s.beta(), s.length());
+          },
+          [](const py::tuple& state) {
+            const py::tuple t = pickle_state(state, 4, "SmoothPolytope");
+            return SmoothPolytope(t[0].cast<Eigen::MatrixX3d>(), t[1].cast<Eigen::VectorXd>(), t[2].cast<double>(),
+                                  t[3].cast<double>());
+          }));
   def_common(poly);
 
   py::class_<SmoothTruncatedCone> tc(m, "SmoothTruncatedCone", R"(Smooth truncated cone, seed eq. (15)-(17):
@@ -190,7 +227,16 @@ LogSumExp sharpness beta.)");
       .def_property_readonly("bottom_radius", &SmoothTruncatedCone::bottom_radius, "R_b.")
       .def_property_readonly("top_radius", &SmoothTruncatedCone::top_radius, "R_t.")
       .def_property_readonly("bottom_extent", &SmoothTruncatedCone::bottom_extent, "a.")
-      .def_property_readonly("top_extent", &SmoothTruncatedCone::top_extent, "b.");
+      .def_property_readonly("top_extent", &SmoothTruncatedCone::top_extent, "b.")
+      .def(py::pickle(
+          [](const SmoothTruncatedCone& s) {
+            return py::make_tuple(s.beta(), s.bottom_radius(), s.top_radius(), s.bottom_extent(), s.top_extent());
+          },
+          [](const py::tuple& state) {
+            const py::tuple t = pickle_state(state, 5, "SmoothTruncatedCone");
+            return SmoothTruncatedCone(t[0].cast<double>(), t[1].cast<double>(), t[2].cast<double>(),
+                                       t[3].cast<double>(), t[4].cast<double>());
+          }));
   def_common(tc);
 
   py::class_<Shape> shape(m, "Shape", R"(Any primitive shape, as a value: what the solver functions take.
@@ -215,6 +261,15 @@ passed wherever a Shape is expected. The primitive itself is Shape.primitive.)")
       .def_property_readonly("inner_radius", &Shape::inner_radius, "Inscribed origin-centred sphere radius (bound).")
       .def_property_readonly("outer_radius", &Shape::outer_radius, "Circumscribed origin-centred sphere radius (bound).")
       .def("describe", &Shape::describe, "One-line description, e.g. 'superellipsoid(n=8, a=0.5, b=1, c=1.5)'.")
+      .def(py::pickle([](const Shape& s) { return py::make_tuple(py::cast(s.variant())); },
+                      [](const py::tuple& state) {
+                        const py::object p = pickle_state(state, 1, "Shape")[0];
+                        try {
+                          return p.cast<Shape>();
+                        } catch (const py::cast_error&) {
+                          throw std::invalid_argument("Shape: the pickled state does not hold an iDCOL primitive");
+                        }
+                      }))
       .def("__repr__", &Shape::describe);
   py::implicitly_convertible<Sphere, Shape>();
   py::implicitly_convertible<Superellipsoid, Shape>();

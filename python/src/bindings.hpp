@@ -115,6 +115,14 @@ struct PoseArg {
   Pose value;
 };
 
+/// The state of an object being unpickled: a tuple of `size` entries.
+/// @throws std::invalid_argument (→ ValueError) naming `what` otherwise.
+inline py::tuple pickle_state(const py::handle& state, size_t size, const std::string& what) {
+  if (!py::isinstance<py::tuple>(state) || py::len(state) != size)
+    throw std::invalid_argument(what + ": the pickled state must be a tuple of " + std::to_string(size) + " entries");
+  return py::reinterpret_borrow<py::tuple>(state);
+}
+
 /// Whether h is one of the seven diffcol.dcol primitive classes.
 bool is_dcol_primitive(const py::handle& h);
 /// h as a DCOL primitive. @throws py::type_error naming `what` if it is not one.

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -17,6 +18,13 @@
 
 namespace diffcol::dcol {
 namespace {
+
+/// The length a row is divided by when stored with a unit normal. A row within a few ulps of unit
+/// length is kept as it is: the stored rows are then a fixed point of the normalization, so a
+/// primitive rebuilt from its own A, b (pickling) is bit for bit the same.
+double unit_row_scale(double n) {
+  return std::abs(n - 1.0) <= 4.0 * std::numeric_limits<double>::epsilon() ? 1.0 : n;
+}
 
 void check_offset(const Pose& offset, const char* what) {
   if (const char* why = offset.invalid_reason())
@@ -90,7 +98,7 @@ Polytope::Polytope(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& b_in, co
   }
   num_faces = static_cast<int>(A_in.rows());
   for (int i = 0; i < num_faces; ++i) {  // unit normals: same set, better scaled rows
-    const double n = A_in.row(i).norm();
+    const double n = unit_row_scale(A_in.row(i).norm());
     A.row(i) = A_in.row(i) / n;
     b[i] = b_in[i] / n;
   }
@@ -198,7 +206,7 @@ void Polytope::build_large(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& 
   L->A.resize(m, 3);
   L->b.resize(m);
   for (int i = 0; i < m; ++i) {
-    const double n = A_in.row(i).norm();
+    const double n = unit_row_scale(A_in.row(i).norm());
     L->A.row(i) = A_in.row(i) / n;
     L->b[i] = b_in[i] / n;
   }
@@ -409,7 +417,7 @@ PaddedPolygon::PaddedPolygon(const Eigen::MatrixX2d& C_in, const Eigen::VectorXd
   check_offset(off, "PaddedPolygon");
   num_edges = static_cast<int>(C_in.rows());
   for (int i = 0; i < num_edges; ++i) {  // unit normals: same set, better scaled rows
-    const double n = C_in.row(i).norm();
+    const double n = unit_row_scale(C_in.row(i).norm());
     C.row(i) = C_in.row(i) / n;
     d[i] = d_in[i] / n;
   }

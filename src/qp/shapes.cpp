@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -67,7 +68,10 @@ void PaddedPolygon::init(const Eigen::MatrixX2d& C, const Eigen::VectorXd& d, do
   radius_ = radius;
   double dscale = 0.0;
   for (int i = 0; i < m_; ++i) {
-    const double n = C.row(i).norm();
+    // a row within a few ulps of unit length is kept as it is: the stored rows are a fixed point
+    // of the normalization (a polygon rebuilt from its own C, d is bit for bit the same)
+    const double n0 = C.row(i).norm();
+    const double n = std::abs(n0 - 1.0) <= 4.0 * std::numeric_limits<double>::epsilon() ? 1.0 : n0;
     require(n > 0.0, "qp::PaddedPolygon: row " + std::to_string(i) + " of C is zero");
     C_[static_cast<std::size_t>(i)] = C.row(i).transpose() / n;
     d_[static_cast<std::size_t>(i)] = d(i) / n;

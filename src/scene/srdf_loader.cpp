@@ -52,6 +52,7 @@ void RobotModel::load_srdf_string(const std::string& srdf_xml) {
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
   disabled_ = std::move(pairs);
+  srdf_xml_.push_back(srdf_xml);
 }
 
 }  // namespace diffcol::scene

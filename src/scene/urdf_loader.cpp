@@ -263,6 +263,8 @@ RobotModel RobotModel::from_urdf_string(const std::string& urdf_xml, const std::
 
   RobotModel model;
   model.name_ = urdf_model->getName();
+  model.urdf_xml_ = urdf_xml;
+  model.base_dir_ = base_dir.string();
 
   // depth first from the root; a link's children in the document order of their joints
   std::vector<urdf::LinkConstSharedPtr> order;

@@ -170,6 +170,7 @@ Superellipsoid::Superellipsoid(int n, double a, double b, double c, double epsil
   require_length(c, "superellipsoid", "semi-axis c");
   if (n > 1) require_epsilon(epsilon, "superellipsoid");  // n = 1 does not use ε
   inv_axes_ = Vec3(1.0 / a, 1.0 / b, 1.0 / c);
+  axes_ = Vec3(a, b, c);
   // Σ u_i^n ≤ (Σ u_i)^n, so ‖ȳ‖² ≤ 1 − 3ε implies φ ≤ 0.
   inner_ = std::min({a, b, c}) * std::sqrt(1.0 - 3.0 * eps_);
   outer_ = dual_norm<3>(Vec3(a, b, c), n);
@@ -190,6 +191,8 @@ SuperellipticCylinder::SuperellipticCylinder(int n, double radius, double half_h
   if (n > 1) require_epsilon(epsilon, "superelliptic_cylinder");  // n = 1 does not use ε
   invR_ = 1.0 / radius;
   invh_ = 1.0 / half_height;
+  R_ = radius;
+  h_ = half_height;
   inner_ = std::min(radius, half_height) * std::sqrt(1.0 - 2.0 * eps_);
   outer_ = dual_norm<2>(Eigen::Vector2d(radius, half_height), n);
 }
@@ -230,6 +233,8 @@ SmoothPolytope::SmoothPolytope(const Eigen::MatrixX3d& A, const Eigen::VectorXd&
   // half-spaces (exact for any aspect ratio), from the polar hull above (polar_vertices).
   std::vector<Vec3> verts = m <= kBruteForceFaces ? brute_force_vertices(A, b) : polar_vertices(A, b);
 
+  A_ = A;
+  b_ = b;
   ax_.resize(m);
   ay_.resize(m);
   az_.resize(m);

@@ -110,6 +110,13 @@ class RobotModel {
   void load_srdf_string(const std::string& srdf_xml);
 
   const std::string& name() const { return name_; }
+  /// The URDF text the model was loaded from, and the absolute folder its relative mesh filenames
+  /// resolved against: from_urdf_string(urdf_xml(), base_dir()) rebuilds the links, joints and
+  /// shapes (on a machine where the meshes lie at the same paths).
+  const std::string& urdf_xml() const { return urdf_xml_; }
+  const std::string& base_dir() const { return base_dir_; }
+  /// The SRDF texts loaded so far, in order: loading them again restores disabled_link_pairs().
+  const std::vector<std::string>& srdf_xml() const { return srdf_xml_; }
   int num_links() const { return static_cast<int>(links_.size()); }
   int num_joints() const { return static_cast<int>(joints_.size()); }
   /// nq: the number of non-fixed joints.
@@ -157,6 +164,8 @@ class RobotModel {
   std::vector<RobotCollision> collisions_;
   std::vector<std::pair<int, int>> disabled_;
   int nq_ = 0;
+  std::string urdf_xml_, base_dir_;
+  std::vector<std::string> srdf_xml_;
 };
 
 }  // namespace diffcol::scene

@@ -130,9 +130,9 @@ class SmoothPolytope {
   int num_faces() const { return static_cast<int>(offsets_.size()); }
   double beta() const { return beta_; }
   double length() const { return L_; }
-  /// Row i of A (as given) and b_i.
-  Vec3 normal(int i) const { return Vec3(ax_[i], ay_[i], az_[i]) * L_; }
-  double offset(int i) const { return offsets_[i] * L_; }
+  /// Row i of A and b_i, exactly as given (a copy built from them is bit for bit the same).
+  Vec3 normal(int i) const { return A_.row(i).transpose(); }
+  double offset(int i) const { return b_[i]; }
   /// The face data as the evaluation reads it: a_i/L by component and b_i/L, m faces (for copies
   /// of the shape, e.g. on a GPU: detail::smooth_planes_eval).
   struct FaceData {
@@ -163,6 +163,8 @@ class SmoothPolytope {
  private:
   std::vector<double> ax_, ay_, az_;  // a_i / L, by component
   std::vector<double> offsets_;       // b_i / L
+  Eigen::MatrixX3d A_;                // as given
+  Eigen::VectorXd b_;
   std::vector<Vec3> vertices_;
   double beta_, L_;
   double inner_, outer_;

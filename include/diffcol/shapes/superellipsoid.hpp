@@ -23,7 +23,7 @@ class Superellipsoid {
   static Superellipsoid ellipsoid(double a, double b, double c) { return Superellipsoid(1, a, b, c); }
 
   DIFFCOL_HD int exponent() const { return n_; }
-  DIFFCOL_HD Vec3 semi_axes() const { return Vec3(1.0 / inv_axes_.x(), 1.0 / inv_axes_.y(), 1.0 / inv_axes_.z()); }
+  DIFFCOL_HD Vec3 semi_axes() const { return axes_; }  ///< as given
   DIFFCOL_HD double epsilon() const { return eps_; }
 
   /// φ, ∇φ, ∇²φ in one pass (eq. (A25)–(A26)).
@@ -74,6 +74,7 @@ class Superellipsoid {
  private:
   int n_;
   Vec3 inv_axes_;
+  Vec3 axes_;  // as given: a copy built from semi_axes() is bit for bit the same
   double eps_;
   int sqrt_count_;
   double inner_, outer_;

@@ -20,8 +20,8 @@ class SuperellipticCylinder {
   SuperellipticCylinder(int n, double radius, double half_height, double epsilon = kDefaultEpsilon);
 
   DIFFCOL_HD int exponent() const { return n_; }
-  DIFFCOL_HD double radius() const { return 1.0 / invR_; }
-  DIFFCOL_HD double half_height() const { return 1.0 / invh_; }
+  DIFFCOL_HD double radius() const { return R_; }        ///< as given
+  DIFFCOL_HD double half_height() const { return h_; }
   DIFFCOL_HD double epsilon() const { return eps_; }
 
   DIFFCOL_HD double eval(const Vec3& y, Vec3& grad, Mat3& hess) const {
@@ -80,6 +80,7 @@ class SuperellipticCylinder {
  private:
   int n_;
   double invR_, invh_, eps_;
+  double R_, h_;  // as given: a copy built from radius(), half_height() is bit for bit the same
   int sqrt_count_;
   double inner_, outer_;
 };
