@@ -114,7 +114,8 @@ scene::MadeShape parse_shape(const Json& j, const std::string& where, const std:
       if (!path.empty() && path[0] != '/') path = base_dir + "/" + path;
       const Vec3 scale = j.contains("scale") ? vec3(j, "scale", where) : Vec3::Ones();
       try {
-        for (const Vec3& v : mesh::load_mesh(path).vertices()) points.push_back(v.cwiseProduct(scale));
+        const mesh::TriangleMesh m = mesh::load_mesh(path);  // kept alive for the loop
+        for (const Vec3& v : m.vertices()) points.push_back(v.cwiseProduct(scale));
       } catch (const std::exception& e) {
         bad(where, "mesh '" + path + "': " + e.what());
       }
