@@ -418,6 +418,19 @@ d["name"]) naming the blocks that were computed. blocks: their names; "J_gap_X1"
           py::arg("name"))
       .def_property_readonly(
           "blocks", [](const BatchDerivatives& d) { return d.blocks; }, "Names of the computed blocks.")
+      .def(
+          "__dir__",
+          [](const py::object& self) {
+            // the attributes that exist: the blocks not computed are left out
+            const BatchDerivatives& d = self.cast<const BatchDerivatives&>();
+            py::list out;
+            for (const py::handle& name : py::module_::import("builtins").attr("object").attr("__dir__")(self)) {
+              const std::string n = name.cast<std::string>();
+              if (batch::DerivativeBlocks::index_of(n) < 0 || d.arrays.contains(py::str(n))) out.append(name);
+            }
+            return out;
+          },
+          "The attribute names, without the blocks that were not computed.")
       .def_property_readonly(
           "status", [](const BatchDerivatives& d) { return d.arrays["status"]; },
           "DerivativeStatus values (uint8), shape (...).");

@@ -233,6 +233,7 @@ def test_requested_blocks_equal_the_full_computation_and_the_others_are_absent()
         assert same_bits(sub[name], full[name]), name
     # absent blocks: AttributeError / KeyError naming what was computed
     assert "J_p1_W_X1" in sub and "J_normal_W_X1" not in sub
+    assert "J_p1_W_X1" in dir(sub) and "J_normal_W_X1" not in dir(sub) and "status" in dir(sub)
     with pytest.raises(AttributeError, match=r"J_normal_W_X1 was not computed \(this solve computed: J_z_X12, "):
         sub.J_normal_W_X1
     with pytest.raises(KeyError, match="J_gap_X1 was not computed"):
