@@ -1,6 +1,7 @@
 // Python bindings of include/diffcol/batch/: ContactBatch with numpy pose arrays in and numpy
 // result arrays out; the GIL is released while the poses are converted, the pairs solved and
 // the results copied.
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -279,9 +280,23 @@ BatchResult solve_batch(PyContactBatch& self, const py::object& X_W1, const py::
         out->resize(in->single ? 1 : static_cast<size_t>(n));
         if (in->single) {
           (*out)[0] = in->pose;
-        } else {
-          poses_from_buffer(in->data.data(), n, in->layout, what, out->data());
+          continue;
         }
+        // converted on the batch's threads (which also wakes them before the solve); on an
+        // invalid pose, again in order, so that the error names the first one
+        const double* data = in->data.data();
+        const int layout = in->layout;
+        Pose* dst = out->data();
+        std::atomic<bool> bad{false};
+        auto convert = [&](long b, long e) {
+          try {
+            poses_from_buffer(data + static_cast<size_t>(b) * static_cast<size_t>(layout), e - b, layout, what, dst + b);
+          } catch (const std::invalid_argument&) {
+            bad.store(true, std::memory_order_relaxed);
+          }
+        };
+        self.batch.parallel_for(n, 256, convert);
+        if (bad.load()) poses_from_buffer(data, n, layout, what, dst);
       }
       self.batch.solve_poses(self.X1, self.X2);
     } else {

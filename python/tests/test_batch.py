@@ -270,6 +270,10 @@ def test_one_pair_bad_shapes_and_block_names_raise_clear_errors():
         one.solve(diffcol.Pose(), np.stack([X[:2]] * 3))  # (3, 2, 7): two pairs
     with pytest.raises(ValueError, match=r"expected poses of shape .*\(N, 7\) or \(N, 4, 4\)\), got an array of shape \(5, 6\)"):
         one.solve(diffcol.Pose(), X[:, :6])
+    many = np.tile([2.5, 0.1, 0.0, 1, 0, 0, 0], (2000, 1))
+    many[[1500, 700], 3:] = 0.0  # the poses are converted on the threads: the error names the first one
+    with pytest.raises(ValueError, match=r"X_W2 \(pose 700\): pose: quaternion has zero norm"):
+        diffcol.ContactBatch(a, b, num_threads=2).solve(diffcol.Pose(), many)
     with pytest.raises(ValueError, match=r"unknown name \"J_gap_X3\"; valid names: \"all\", \"J_z\", "):
         diffcol.ContactBatch(a, b, blocks=["J_gap", "J_gap_X3"])
     with pytest.raises(ValueError, match=r"unknown name \"gap\""):
