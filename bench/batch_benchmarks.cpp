@@ -7,9 +7,14 @@
 //                                 steps of a pair in sequence; the sweep is strided so that
 //                                 consecutive poses are close, as in a simulation)
 //  Batch/step_warm/threads:N      one step (36 queries) per call, kSteps calls: per-call overhead
+//  Batch/one_pair_<blocks>/threads:N  one pair (poly, se) over kSteps poses of its sweep per call
+//                                 (solve_poses), derivative blocks none (values only), gap_alpha
+//                                 (the envelope path), gap_p1 (J_gap + J_p1_W: contact_derivatives
+//                                 and a copy of 5 blocks) or all: the cost of each derivative path
 //
 // Thread counts: 1, 2 and, if the machine has more, all available cores. Scaling needs idle
 // cores: run it on an unloaded machine (check `uptime`). Each iteration is one full grid.
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>
@@ -87,6 +92,27 @@ void BM_BatchStep(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<long>(g.X1.size()));
 }
 
+// blocks: 0 none (derivatives off), 1 J_gap + J_alpha, 2 J_gap + J_p1_W, 3 all.
+void BM_OnePair(benchmark::State& state, int blocks) {
+  const Shape a = idcol::benchmark_shape("poly"), b = idcol::benchmark_shape("se");
+  const idcol::ErgodicSweep sweep = idcol::ErgodicSweep::for_pair(a, b);
+  std::vector<Pose> X2(static_cast<size_t>(kSteps));
+  for (long t = 0; t < kSteps; ++t) X2[static_cast<size_t>(t)] = sweep.pose(97 * t);
+  const Pose X1 = Pose::identity();
+  batch::BatchOptions opt;
+  opt.num_threads = static_cast<int>(state.range(0));
+  opt.derivatives = blocks != 0;
+  const std::vector<std::string> gap_p1 = {"J_gap", "J_p1_W"};
+  if (blocks == 2) opt.blocks = batch::DerivativeBlocks::from_names(gap_p1);
+  if (blocks == 3) opt.blocks = batch::DerivativeBlocks::all();
+  batch::ContactBatch one(a, b, opt);
+  for (auto _ : state) {
+    one.solve_poses(std::span<const Pose>(&X1, 1), X2);
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(state.iterations() * kSteps);
+}
+
 void thread_counts(benchmark::internal::Benchmark* bm) {
   bm->Arg(1)->Arg(2);
   if (batch::available_cores() > 2) bm->Arg(batch::available_cores());
@@ -96,5 +122,9 @@ void thread_counts(benchmark::internal::Benchmark* bm) {
 BENCHMARK_CAPTURE(BM_BatchErgodic, cold, false)->Name("Batch/ergodic_cold")->Apply(thread_counts);
 BENCHMARK_CAPTURE(BM_BatchErgodic, warm, true)->Name("Batch/ergodic_warm")->Apply(thread_counts);
 BENCHMARK(BM_BatchStep)->Name("Batch/step_warm")->Apply(thread_counts);
+BENCHMARK_CAPTURE(BM_OnePair, none, 0)->Name("Batch/one_pair_none")->Apply(thread_counts);
+BENCHMARK_CAPTURE(BM_OnePair, gap_alpha, 1)->Name("Batch/one_pair_gap_alpha")->Apply(thread_counts);
+BENCHMARK_CAPTURE(BM_OnePair, gap_p1, 2)->Name("Batch/one_pair_gap_p1")->Apply(thread_counts);
+BENCHMARK_CAPTURE(BM_OnePair, all, 3)->Name("Batch/one_pair_all")->Apply(thread_counts);
 
 }  // namespace batch_benchmarks

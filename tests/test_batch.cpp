@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 #include <string>
@@ -26,9 +27,11 @@
 namespace {
 
 using diffcol::Pose;
+using diffcol::ReferenceFrame;
 using diffcol::Shape;
 using diffcol::Vec3;
 using diffcol::batch::BatchOptions;
+using diffcol::batch::DerivativeBlocks;
 using diffcol::batch::ContactBatch;
 using diffcol::batch::ThreadPool;
 namespace idcol = diffcol::idcol;
@@ -239,6 +242,7 @@ TEST(ContactBatch, WarmStartedScheduleEqualsSequentialContactPairsBitForBit) {
     BatchOptions opt;
     opt.num_threads = threads;
     opt.derivatives = true;
+    opt.blocks = DerivativeBlocks::all();
     ContactBatch batch(s.pairs, opt);
     ASSERT_EQ(batch.num_pairs(), static_cast<int>(P));
     ASSERT_EQ(batch.num_threads(), threads);
@@ -285,6 +289,7 @@ TEST(ContactBatch, ColdScheduleEqualsSolveContactBitForBit) {
     opt.num_threads = threads;
     opt.solve = cold;
     opt.derivatives = true;
+    opt.blocks = DerivativeBlocks::all();
     ContactBatch batch(s.pairs, opt);
     for (int rep = 0; rep < 2; ++rep) {  // the cold schedule has no state: same results twice
       batch.solve(X1, X2, T);
@@ -343,6 +348,221 @@ TEST(ContactBatch, SolveOptionsReachEveryPair) {
   ref.solve(X1[7], X2[7]);
   const idcol::ContactSolution& r = ref.solve(X1[s.pairs.size() + 7], X2[s.pairs.size() + 7]);
   EXPECT_EQ(first_difference(batch.solution(1, 7), r), "");
+}
+
+
+// ------------------------------------------------------------------ one pair over N poses
+
+// N poses of one pair: body 1 on a slow rigid motion, body 2 along the pair's sweep relative to it.
+void one_pair_poses(const Shape& a, const Shape& b, long N, std::vector<Pose>& X1, std::vector<Pose>& X2) {
+  const idcol::ErgodicSweep sweep = idcol::ErgodicSweep::for_pair(a, b);
+  X1.resize(static_cast<size_t>(N));
+  X2.resize(static_cast<size_t>(N));
+  for (long k = 0; k < N; ++k) {
+    const double s = static_cast<double>(k);
+    const Pose A = Pose::from_rotation(
+        Eigen::AngleAxisd(0.02 * s, Vec3(0.3, 1.0, -0.2).normalized()).toRotationMatrix(), Vec3(0.1, -0.003 * s, 0.4));
+    X1[static_cast<size_t>(k)] = A;
+    X2[static_cast<size_t>(k)] = A * sweep.pose(53 * k + 11);
+  }
+}
+
+TEST(ContactBatch, SolvePosesEqualsStepsOfOnePairBitForBit) {
+  const Scene s = mixed_scene();
+  const long N = std::max(40L, steps_per_pair() / 2);
+  for (size_t p : {size_t{2}, size_t{14}, size_t{29}, s.pairs.size() - 1}) {
+    const auto& [a, b] = s.pairs[p];
+    std::vector<Pose> X1, X2;
+    one_pair_poses(a, b, N, X1, X2);
+    // the reference: N steps of the one pair on the cold schedule, all blocks
+    BatchOptions cold;
+    cold.num_threads = 1;
+    cold.solve.warm_start = false;
+    cold.derivatives = true;
+    cold.blocks = DerivativeBlocks::all();
+    ContactBatch ref({{a, b}}, cold);
+    ref.solve(X1, X2, N);
+    for (int threads : {1, 2, 3}) {
+      BatchOptions opt = cold;
+      opt.num_threads = threads;
+      opt.solve.warm_start = true;  // solve_poses is cold whatever the schedule
+      ContactBatch one(a, b, opt);
+      for (int rep = 0; rep < 2; ++rep) {  // no state: the same twice
+        one.solve_poses(X1, X2);
+        ASSERT_EQ(one.num_steps(), N);
+        for (long k = 0; k < N; ++k) {
+          ASSERT_EQ(first_difference(one.solution(k, 0), ref.solution(k, 0)), "") << "pair " << p << " pose " << k;
+          ASSERT_EQ(first_difference(one.derivatives(k, 0), ref.derivatives(k, 0)), "") << "pair " << p << " pose " << k;
+        }
+      }
+      EXPECT_EQ(one.pair(0).last().iterations, 0);  // the pair's warm start is untouched
+    }
+    // one pose for body 1, used for every query
+    BatchOptions opt;
+    opt.num_threads = 2;
+    ContactBatch one(a, b, opt);
+    const std::vector<Pose> same(static_cast<size_t>(N), X1[3]);
+    ref.solve(same, X2, N);
+    one.solve_poses(std::span<const Pose>(&X1[3], 1), X2);
+    for (long k = 0; k < N; ++k)
+      ASSERT_EQ(first_difference(one.solution(k, 0), ref.solution(k, 0)), "") << "pair " << p << " pose " << k;
+  }
+}
+
+TEST(ContactBatch, SolvePosesRejectsBadSizesAndSeveralPairs) {
+  ContactBatch one(diffcol::Sphere(1.0), diffcol::Sphere(0.5));
+  ASSERT_EQ(one.num_pairs(), 1);
+  std::vector<Pose> three(3), four(4), none;
+  for (auto& X : four) X.p = Vec3(3.0, 0.0, 0.0);
+  try {
+    one.solve_poses(three, four);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("got 3 and 4"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(one.solve_poses(none, four), std::invalid_argument);
+  one.solve_poses(none, none);  // nothing to do
+  EXPECT_EQ(one.num_steps(), 0);
+  one.solve_poses(std::span<const Pose>(three.data(), 1), four);
+  EXPECT_EQ(one.num_steps(), 4);
+  EXPECT_NEAR(one.solution(3, 0).alpha, 2.0, 1e-9);
+  ContactBatch two({{diffcol::Sphere(1.0), diffcol::Sphere(0.5)}, {diffcol::Sphere(1.0), diffcol::Sphere(0.5)}});
+  try {
+    two.solve_poses(four, four);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("one pair"), std::string::npos) << e.what();
+  }
+}
+
+// ------------------------------------------------------------------ derivative blocks
+
+TEST(DerivativeBlocks, NamesGroupsAndErrors) {
+  EXPECT_EQ(DerivativeBlocks::all().count(), diffcol::batch::kNumDerivativeBlocks);
+  EXPECT_TRUE(DerivativeBlocks().empty());
+  const DerivativeBlocks d = DerivativeBlocks::gap_and_alpha();
+  EXPECT_EQ(d.names(), (std::vector<std::string>{"J_alpha_X12", "J_gap_X12", "J_alpha_X1", "J_gap_X1", "J_alpha_X2",
+                                                  "J_gap_X2"}));
+  EXPECT_TRUE(d.only_gap_and_alpha());
+  EXPECT_EQ(BatchOptions{}.blocks, d);  // the default
+  const std::vector<std::string> names = {"J_p1_W", "J_z", "J_gap_X1"};
+  const DerivativeBlocks b = DerivativeBlocks::from_names(names);
+  EXPECT_EQ(b.names(), (std::vector<std::string>{"J_z_X12", "J_gap_X1", "J_p1_W_X1", "J_p1_W_X2"}));
+  EXPECT_FALSE(b.only_gap_and_alpha());
+  EXPECT_TRUE(b.contains("J_p1_W_X2"));
+  EXPECT_FALSE(b.contains("J_p1_B1_X2"));
+  EXPECT_FALSE(b.contains("J_p1_W"));  // a group is not a block
+  const std::vector<std::string> every = {"all"};
+  EXPECT_EQ(DerivativeBlocks::from_names(every), DerivativeBlocks::all());
+  // every block name maps to itself; a group prefix does not swallow longer names (J_p1 is no group)
+  int k = 0;
+  diffcol::batch::for_each_derivative_block([&](const char* name, auto) {
+    EXPECT_EQ(DerivativeBlocks::index_of(name), k++) << name;
+  });
+  for (const char* bad : {"J_gap_X3", "gap", "J_p1", "", "J_normal_W_X12"}) {
+    try {
+      DerivativeBlocks().add(bad);
+      FAIL() << "expected std::invalid_argument for '" << bad << "'";
+    } catch (const std::invalid_argument& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find(std::string("unknown name \"") + bad + "\""), std::string::npos) << m;
+      EXPECT_NE(m.find("\"J_gap\""), std::string::npos) << m;
+      EXPECT_NE(m.find("\"J_normal_W_X2\""), std::string::npos) << m;
+    }
+  }
+}
+
+// Requested blocks of the batch equal the same blocks of contact_derivatives: bit for bit on the
+// copying path, to 1e-6 (relative to the block's norm, plus 1e-9) on the envelope path; the blocks
+// not requested are zero, also after a call that asked for them.
+TEST(ContactBatch, RequestedBlocksEqualTheFullComputationOthersAreZero) {
+  const Scene s = mixed_scene();
+  const size_t P = s.pairs.size();
+  std::vector<Pose> X1, X2;
+  make_poses(s, 6, 300, X1, X2);
+  const std::vector<std::string> subset_names = {"J_p1_W", "J_normal_B1_X12", "J_z", "J_gap_X2"};
+  const DerivativeBlocks subset = DerivativeBlocks::from_names(subset_names);
+  const std::vector<std::string> alpha_only_names = {"J_alpha_X1", "J_gap_X12"};
+  const DerivativeBlocks alpha_only = DerivativeBlocks::from_names(alpha_only_names);
+  for (ReferenceFrame frame : {ReferenceFrame::world, ReferenceFrame::local, ReferenceFrame::local_world_aligned}) {
+    BatchOptions opt;
+    opt.num_threads = 2;
+    opt.solve.warm_start = false;
+    opt.derivatives = true;
+    opt.frame = frame;
+    opt.blocks = DerivativeBlocks::all();
+    ContactBatch batch(s.pairs, opt);
+    // every block written once at other poses: the later calls must clear the blocks they do not
+    // ask for and overwrite those they ask for
+    std::vector<Pose> Y1, Y2;
+    make_poses(s, 6, 900, Y1, Y2);
+    batch.solve(Y1, Y2, 6);
+    long compared = 0, envelope_ok = 0;
+    for (const DerivativeBlocks& blocks : {subset, DerivativeBlocks::gap_and_alpha(), alpha_only, DerivativeBlocks()}) {
+      batch.set_blocks(blocks);
+      batch.solve(X1, X2, 6);
+      ASSERT_EQ(batch.computed_blocks(), blocks);
+      const bool envelope = blocks.only_gap_and_alpha();
+      for (size_t i = 0; i < X1.size(); ++i) {
+        const idcol::ContactDerivatives full = idcol::contact_derivatives(batch.solutions()[i], frame);
+        const idcol::ContactDerivatives& got = batch.all_derivatives()[i];
+        const std::string where = "query " + std::to_string(i) + " pair " + std::to_string(i % P) + " blocks " +
+                                  std::to_string(blocks.count()) + " frame " + diffcol::reference_frame_name(frame);
+        EXPECT_EQ(got.frame, frame) << where;
+        if (!envelope) {
+          ASSERT_EQ(got.status, full.status) << where;
+          ASSERT_TRUE(same_bits(got.kkt_condition, full.kkt_condition)) << where;
+        } else if (full.ok()) {
+          ASSERT_TRUE(got.ok()) << where;
+          ++envelope_ok;
+        }
+        int k = 0;
+        diffcol::batch::for_each_derivative_block([&](const char* name, auto member) {
+          const auto& g = got.*member;
+          if (!blocks.contains(k++)) {
+            EXPECT_TRUE(g.isZero(0.0)) << where << ": " << name << " not requested but set";
+          } else if (!envelope) {
+            EXPECT_TRUE(same_bits(g, full.*member)) << where << ": " << name;
+            ++compared;
+          } else if (full.ok()) {
+            const double err = (g - full.*member).norm(), scale = (full.*member).norm();
+            EXPECT_LE(err, 1e-6 * scale + 1e-9) << where << ": " << name << " envelope " << g << " full "
+                                                << full.*member;
+            ++compared;
+          } else if (!got.ok()) {
+            EXPECT_TRUE(g.isZero(0.0)) << where << ": " << name;
+          }
+        });
+      }
+    }
+    EXPECT_GT(compared, 1000);
+    EXPECT_GT(envelope_ok, static_cast<long>(X1.size()));
+  }
+}
+
+// The envelope path's status: zero blocks and the solution's reason where it has no derivatives.
+TEST(ContactBatch, EnvelopeBlocksOfFailedQueriesAreZeroWithAStatus) {
+  BatchOptions opt;
+  opt.num_threads = 1;
+  opt.derivatives = true;  // default blocks: J_gap_*, J_alpha_* (envelope)
+  ContactBatch one(diffcol::Sphere(1.0), diffcol::Sphere(0.5), opt);
+  std::vector<Pose> X2(3);
+  X2[0].p = Vec3(3.0, 0.0, 0.0);
+  X2[1].p = Vec3(diffcol::test::kNaN, 0.0, 0.0);
+  X2[2].p = Vec3(0.0, 0.0, 0.0);  // coincident origins
+  one.solve_poses(std::vector<Pose>(1), X2);
+  const idcol::ContactDerivatives& d0 = one.derivatives(0, 0);
+  ASSERT_TRUE(d0.ok());
+  // spheres: α = ‖r‖ / 1.5, d_D = ‖r‖ − 1.5 (30); d/d(v of body 2 along x) = 1/1.5 and 1
+  EXPECT_NEAR(d0.J_alpha_X2[3], 1.0 / 1.5, 1e-9);
+  EXPECT_NEAR(d0.J_gap_X2[3], 1.0, 1e-9);
+  EXPECT_NEAR(d0.J_gap_X1[3], -1.0, 1e-9);
+  EXPECT_EQ(one.derivatives(1, 0).status, idcol::DerivativeStatus::invalid_input);
+  EXPECT_EQ(one.derivatives(2, 0).status, idcol::DerivativeStatus::coincident_origins);
+  for (long k : {1L, 2L}) {
+    const idcol::ContactDerivatives& d = one.derivatives(k, 0);
+    EXPECT_TRUE(d.J_alpha_X12.isZero(0.0) && d.J_gap_X1.isZero(0.0) && d.J_gap_X2.isZero(0.0)) << k;
+  }
 }
 
 // ------------------------------------------------------------------ bad input

@@ -168,6 +168,8 @@ def _shape_list(shape, n, name):
 def _solve_idcol(shape1, X1, shape2, X2, need_jacobians, options, num_threads):
     n = X1.shape[0]
     kwargs = {"num_threads": num_threads, "derivatives": need_jacobians}
+    if need_jacobians:  # only the blocks used below
+        kwargs["blocks"] = [f"J_{name}_X{i}" for name in Contact._fields for i in (1, 2)]
     if options is not None:
         kwargs["options"] = options
     # A fresh batch solves each pair once from a cold start: solve_contact's numbers, bit for bit.

@@ -1,6 +1,7 @@
 // Python bindings of include/diffcol/batch/: ContactBatch with numpy pose arrays in and numpy
 // result arrays out; the GIL is released while the poses are converted, the pairs solved and
 // the results copied.
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <functional>
@@ -15,6 +16,7 @@
 #include "bindings.hpp"
 #include "diffcol/batch/contact_batch.hpp"
 #include "diffcol/batch/result_fields.hpp"
+#include "diffcol/shapes/smooth_polytope.hpp"
 
 namespace diffcol::python {
 
@@ -35,7 +37,18 @@ struct BatchResult {
 };
 struct BatchDerivatives {
   py::dict arrays;
+  std::vector<std::string> blocks;  // the computed blocks (the others are absent)
 };
+
+// AttributeError / KeyError text for a block that was not computed.
+std::string missing_block_text(const BatchDerivatives& d, const std::string& name) {
+  std::string have;
+  for (const std::string& b : d.blocks) have += (have.empty() ? "" : ", ") + b;
+  if (batch::DerivativeBlocks::index_of(name) < 0)
+    return "BatchDerivatives: no block named '" + name + "'";
+  return "BatchDerivatives: block " + name + " was not computed (this solve computed: " +
+         (have.empty() ? std::string("none") : have) + "); ask for it with ContactBatch(..., blocks=[...])";
+}
 
 // Shape of one field of a result (after the leading (T, P) or (P,) axes).
 template <class M>
@@ -113,8 +126,8 @@ PoseInput parse_poses(const py::object& obj, const char* what) {
   }
   if (layout == 0 || lead_nd > 2)
     throw std::invalid_argument(std::string(what) +
-                                ": expected poses of shape (7,), (P, 7), (T, P, 7), (4, 4), (P, 4, 4) or (T, P, 4, 4), "
-                                "got an array of shape " +
+                                ": expected poses of shape (7,), (P, 7), (T, P, 7), (4, 4), (P, 4, 4) or (T, P, 4, 4) "
+                                "(one pair over N poses: (N, 7) or (N, 4, 4)), got an array of shape " +
                                 shape_text(a));
   if (lead_nd == 0) {
     in.pose = pose_from_object(a, what);
@@ -127,6 +140,28 @@ PoseInput parse_poses(const py::object& obj, const char* what) {
   return in;
 }
 
+// ------------------------------------------------------------------ derivative blocks
+
+// blocks=: "all", one name, or an iterable of names (blocks, groups "J_gap", or "all").
+batch::DerivativeBlocks parse_blocks(const py::handle& obj) {
+  if (py::isinstance<py::str>(obj)) {
+    batch::DerivativeBlocks b;
+    return b.add(obj.cast<std::string>());
+  }
+  std::vector<std::string> names;
+  try {
+    for (const py::handle& item : py::iter(obj)) {
+      if (!py::isinstance<py::str>(item)) throw py::type_error("");
+      names.push_back(item.cast<std::string>());
+    }
+  } catch (const py::error_already_set&) {
+    throw py::type_error("blocks: expected \"all\", a block name or a list of block names such as [\"J_gap\"]");
+  } catch (const py::type_error&) {
+    throw py::type_error("blocks: expected \"all\", a block name or a list of block names such as [\"J_gap\"]");
+  }
+  return batch::DerivativeBlocks::from_names(names);  // std::invalid_argument -> ValueError
+}
+
 // ------------------------------------------------------------------ the Python-side batch
 
 struct PyContactBatch {
@@ -135,10 +170,18 @@ struct PyContactBatch {
   std::mutex mutex;          // one solve at a time (the GIL is released during a solve)
 
   PyContactBatch(const std::vector<std::pair<Shape, Shape>>& pairs, batch::BatchOptions opt) : batch(pairs, opt) {}
+  PyContactBatch(Shape s1, Shape s2, batch::BatchOptions opt) : batch(std::move(s1), std::move(s2), opt) {}
 };
 
 // The fields of BatchResult besides the ContactSolution table.
 const char* const kCounterFields[] = {"status", "iterations", "jacobian_evaluations", "attempts", "warm_started", "X_12"};
+
+// "(a, b)" of a leading shape.
+std::string lead_text(const std::vector<py::ssize_t>& lead) {
+  std::string s = "(";
+  for (size_t k = 0; k < lead.size(); ++k) s += (k ? ", " : "") + std::to_string(lead[k]);
+  return s + (lead.size() == 1 ? ",)" : ")");
+}
 
 BatchResult solve_batch(PyContactBatch& self, const py::object& X_W1, const py::object& X_W2) {
   const long P = self.batch.num_pairs();
@@ -149,21 +192,32 @@ BatchResult solve_batch(PyContactBatch& self, const py::object& X_W1, const py::
   if (!in1.single) lead = in1.lead;
   if (!in2.single) {
     if (!in1.single && in1.lead != in2.lead)
-      throw std::invalid_argument("X_W1 and X_W2: the pose arrays must have the same leading shape");
+      throw std::invalid_argument("X_W1 and X_W2: the pose arrays must have the same leading shape, got " +
+                                  lead_text(in1.lead) + " and " + lead_text(in2.lead));
     lead = in2.lead;
   }
-  if (lead.back() != P)
+  // one pair over N poses: (N, 7) or (N, 4, 4) arrays for a batch of one pair
+  const bool over_poses = P == 1 && lead.size() == 1 && !(in1.single && in2.single);
+  if (!over_poses && lead.back() != P) {
+    std::string expected = "(" + std::to_string(P) + ", 7), (" + std::to_string(P) + ", 4, 4), (T, " +
+                           std::to_string(P) + ", 7) or (T, " + std::to_string(P) + ", 4, 4)";
     throw std::invalid_argument("ContactBatch.solve: the poses' last leading axis must be the number of pairs (" +
-                                std::to_string(P) + "), got " + std::to_string(lead.back()));
-  const long T = lead.size() == 2 ? static_cast<long>(lead[0]) : 1;
-  const long n = T * P;
+                                std::to_string(P) + "): expected poses of shape " + expected +
+                                " (or one pose for every query), got leading shape " + lead_text(lead) +
+                                (P == 1 ? std::string("; one pair over N poses: (N, 7) or (N, 4, 4)") : std::string()));
+  }
+  const long T = over_poses ? static_cast<long>(lead[0]) : (lead.size() == 2 ? static_cast<long>(lead[0]) : 1);
+  const long n = over_poses ? T : T * P;
   const bool with_derivatives = self.batch.options().derivatives;
+  const batch::DerivativeBlocks blocks = self.batch.options().blocks;
 
-  // allocate every output array now (GIL held); the copies below run without the GIL
+  // allocate every output array now (GIL held); the copies below run without the GIL, on the
+  // batch's threads, each over a range [b, e) of queries
   BatchResult res;
   res.steps = T;
   res.pairs = static_cast<int>(P);
-  std::vector<std::function<void(const ContactSolution*, const ContactDerivatives*)>> copies;
+  using Copy = std::function<void(const ContactSolution*, const ContactDerivatives*, long, long)>;
+  std::vector<Copy> copies;
   auto make = [&](py::dict& into, const char* name, auto dtype_tag, const std::vector<py::ssize_t>& tail) {
     using D = decltype(dtype_tag);
     std::vector<py::ssize_t> shape = lead;
@@ -179,8 +233,8 @@ BatchResult solve_batch(PyContactBatch& self, const py::object& X_W1, const py::
     std::int32_t* at = make(res.arrays, "attempts", std::int32_t{}, {});
     bool* ws = make(res.arrays, "warm_started", bool{}, {});
     double* x12 = make(res.arrays, "X_12", double{}, {4, 4});
-    copies.emplace_back([=](const ContactSolution* s, const ContactDerivatives*) {
-      for (long i = 0; i < n; ++i) {
+    copies.emplace_back([=](const ContactSolution* s, const ContactDerivatives*, long b, long e) {
+      for (long i = b; i < e; ++i) {
         st[i] = static_cast<std::uint8_t>(s[i].status);
         it[i] = s[i].iterations;
         je[i] = s[i].jacobian_evaluations;
@@ -193,23 +247,25 @@ BatchResult solve_batch(PyContactBatch& self, const py::object& X_W1, const py::
   batch::for_each_solution_field([&](const char* name, auto member) {
     using M = std::remove_cvref_t<decltype(std::declval<ContactSolution>().*member)>;
     double* out = make(res.arrays, name, double{}, field_shape<M>());
-    copies.emplace_back([=](const ContactSolution* s, const ContactDerivatives*) {
+    copies.emplace_back([=](const ContactSolution* s, const ContactDerivatives*, long b, long e) {
       constexpr long k = field_size<M>();
-      for (long i = 0; i < n; ++i) std::memcpy(out + k * i, field_data(s[i].*member), sizeof(double) * k);
+      for (long i = b; i < e; ++i) std::memcpy(out + k * i, field_data(s[i].*member), sizeof(double) * k);
     });
   });
   if (with_derivatives) {
     BatchDerivatives d;
+    d.blocks = blocks.names();
     std::uint8_t* st = make(d.arrays, "status", std::uint8_t{}, {});
-    copies.emplace_back([=](const ContactSolution*, const ContactDerivatives* der) {
-      for (long i = 0; i < n; ++i) st[i] = static_cast<std::uint8_t>(der[i].status);
+    copies.emplace_back([=](const ContactSolution*, const ContactDerivatives* der, long b, long e) {
+      for (long i = b; i < e; ++i) st[i] = static_cast<std::uint8_t>(der[i].status);
     });
     batch::for_each_derivative_block([&](const char* name, auto member) {
+      if (!blocks.contains(name)) return;  // not computed: no array
       using M = std::remove_cvref_t<decltype(std::declval<ContactDerivatives>().*member)>;
       double* out = make(d.arrays, name, double{}, field_shape<M>());
-      copies.emplace_back([=](const ContactSolution*, const ContactDerivatives* der) {
+      copies.emplace_back([=](const ContactSolution*, const ContactDerivatives* der, long b, long e) {
         constexpr long k = field_size<M>();
-        for (long i = 0; i < n; ++i) std::memcpy(out + k * i, field_data(der[i].*member), sizeof(double) * k);
+        for (long i = b; i < e; ++i) std::memcpy(out + k * i, field_data(der[i].*member), sizeof(double) * k);
       });
     });
     res.derivatives = py::cast(std::move(d));
@@ -218,21 +274,68 @@ BatchResult solve_batch(PyContactBatch& self, const py::object& X_W1, const py::
   {
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(self.mutex);
-    self.X1.resize(static_cast<size_t>(n));
-    self.X2.resize(static_cast<size_t>(n));
-    for (auto [in, out, what] : {std::make_tuple(&in1, &self.X1, "X_W1"), std::make_tuple(&in2, &self.X2, "X_W2")}) {
-      if (in->single) {
-        std::fill(out->begin(), out->end(), in->pose);
-      } else {
-        poses_from_buffer(in->data.data(), n, in->layout, what, out->data());
+    if (over_poses) {
+      // a single pose stays one pose (solve_poses uses it for every query)
+      for (auto [in, out, what] : {std::make_tuple(&in1, &self.X1, "X_W1"), std::make_tuple(&in2, &self.X2, "X_W2")}) {
+        out->resize(in->single ? 1 : static_cast<size_t>(n));
+        if (in->single) {
+          (*out)[0] = in->pose;
+          continue;
+        }
+        // converted on the batch's threads (which also wakes them before the solve); on an
+        // invalid pose, again in order, so that the error names the first one
+        const double* data = in->data.data();
+        const int layout = in->layout;
+        Pose* dst = out->data();
+        std::atomic<bool> bad{false};
+        auto convert = [&](long b, long e) {
+          try {
+            poses_from_buffer(data + static_cast<size_t>(b) * static_cast<size_t>(layout), e - b, layout, what, dst + b);
+          } catch (const std::invalid_argument&) {
+            bad.store(true, std::memory_order_relaxed);
+          }
+        };
+        self.batch.parallel_for(n, 256, convert);
+        if (bad.load()) poses_from_buffer(data, n, layout, what, dst);
       }
+      self.batch.solve_poses(self.X1, self.X2);
+    } else {
+      self.X1.resize(static_cast<size_t>(n));
+      self.X2.resize(static_cast<size_t>(n));
+      for (auto [in, out, what] : {std::make_tuple(&in1, &self.X1, "X_W1"), std::make_tuple(&in2, &self.X2, "X_W2")}) {
+        if (in->single) {
+          std::fill(out->begin(), out->end(), in->pose);
+        } else {
+          poses_from_buffer(in->data.data(), n, in->layout, what, out->data());
+        }
+      }
+      self.batch.solve(self.X1, self.X2, T);
     }
-    self.batch.solve(self.X1, self.X2, T);
     const ContactSolution* sols = self.batch.solutions().data();
     const ContactDerivatives* ders = with_derivatives ? self.batch.all_derivatives().data() : nullptr;
-    for (const auto& copy : copies) copy(sols, ders);
+    auto copy_range = [&](long b, long e) {
+      for (const Copy& copy : copies) copy(sols, ders, b, e);
+    };
+    self.batch.parallel_for(n, 512, copy_range);
   }
   return res;
+}
+
+// BatchOptions from the constructor's keywords; blocks= turns derivatives on unless it is off.
+batch::BatchOptions batch_options(int num_threads, const idcol::SolveOptions& options, const py::object& derivatives,
+                                  ReferenceFrame frame, const py::object& blocks) {
+  check_solve_options(options);
+  batch::BatchOptions o;
+  o.num_threads = num_threads;
+  o.solve = options;
+  o.frame = frame;
+  o.derivatives = derivatives.is_none() ? !blocks.is_none() : derivatives.cast<bool>();
+  if (!blocks.is_none()) {
+    if (!o.derivatives)
+      throw std::invalid_argument("ContactBatch: blocks= was given with derivatives=False (drop one of them)");
+    o.blocks = parse_blocks(blocks);
+  }
+  return o;
 }
 
 // Boolean array: the status array (uint8) holds one of the values `good` (or `also_good`).
@@ -250,18 +353,33 @@ std::string count_text(const py::object& ok) {
 void bind_batch(py::module_& m) {
   using namespace bind_batch_local;
   m.def("available_cores", &batch::available_cores, "Number of CPUs this process may run on (>= 1).");
+  m.def(
+      "build_info",
+      [] {
+        py::dict d;
+#ifdef __VERSION__
+        d["compiler"] = std::string(__VERSION__);
+#else
+        d["compiler"] = std::string();
+#endif
+        d["smooth_planes_width"] = ::diffcol::detail::smooth_planes_width();
+        return d;
+      },
+      "{'compiler': the compiler of this module (__VERSION__), 'smooth_planes_width': lanes of the smooth "
+      "polytope's face evaluation}: the build half of the host line `diffcol bench` prints.");
 
   // ------------------------------------------------------------------ results
   py::class_<BatchResult> res(m, "BatchResult", R"(Results of ContactBatch.solve as numpy arrays.
 
 Every array has the leading shape of the pose arguments: (P,) for one step, (T, P) for T steps,
-followed by the field's own shape. Fields (the names of ContactSolution's members):
+(N,) for one pair over N poses, followed by the field's own shape. Fields (the names of ContactSolution's members):
   status (uint8, ContactStatus values), iterations, jacobian_evaluations, attempts (int32),
   warm_started (bool), residual_norm, alpha, lambda1, lambda2, gap (float64),
   x_B1, p1_B1, p2_B1, normal_B1, x_W, p1_W, p2_W, normal_W (..., 3), X_12 (..., 4, 4).
 derivatives: None, or a BatchDerivatives (if the batch computes derivatives).
-Element [t, p] equals solution(t, p) of the batch, bit for bit.)");
-  res.def_readonly("steps", &BatchResult::steps, "T (1 for a single step).")
+Element [t, p] (one pair over N poses: [i]) equals solution(t, p) (solution(i, 0)) of the
+batch, bit for bit.)");
+  res.def_readonly("steps", &BatchResult::steps, "T (1 for a single step; N for one pair over N poses).")
       .def_readonly("pairs", &BatchResult::pairs, "P.")
       .def_readonly("derivatives", &BatchResult::derivatives, "None or BatchDerivatives.")
       .def(
@@ -295,15 +413,39 @@ Element [t, p] equals solution(t, p) of the batch, bit for bit.)");
 
   py::class_<BatchDerivatives> der(m, "BatchDerivatives", doc(std::string(R"(Derivatives of every query of a ContactBatch.solve.
 
-status: (..., ) uint8 DerivativeStatus values; every block J_<out>_<X12|X1|X2> of
-ContactDerivatives with the leading (P,) or (T, P) axes: scalar outputs (..., 6),
-3-vectors (..., 3, 6), J_z_X12 (..., 6, 6).
+status: (...,) uint8 DerivativeStatus values; the blocks J_<out>_<X12|X1|X2> of ContactDerivatives
+the batch was asked for (ContactBatch(..., blocks=...); default J_gap_* and J_alpha_*) with the
+leading (P,), (T, P) or (N,) axes: scalar outputs (..., 6), 3-vectors (..., 3, 6), J_z_X12
+(..., 6, 6). Blocks not computed are absent: reading one raises AttributeError (KeyError for
+d["name"]) naming the blocks that were computed. blocks: their names; "J_gap_X1" in d.
 )") + kConventionsDoc));
   der.def(
          "as_dict", [](const BatchDerivatives& d) { return py::dict(d.arrays); }, "The arrays as a dict {name: array}.")
       .def(
-          "__getitem__", [](const BatchDerivatives& d, const std::string& k) { return d.arrays[py::str(k)]; },
+          "__getitem__",
+          [](const BatchDerivatives& d, const std::string& k) -> py::object {
+            if (!d.arrays.contains(py::str(k))) throw py::key_error(missing_block_text(d, k));
+            return d.arrays[py::str(k)];
+          },
           py::arg("name"))
+      .def(
+          "__contains__", [](const BatchDerivatives& d, const std::string& k) { return d.arrays.contains(py::str(k)); },
+          py::arg("name"))
+      .def_property_readonly(
+          "blocks", [](const BatchDerivatives& d) { return d.blocks; }, "Names of the computed blocks.")
+      .def(
+          "__dir__",
+          [](const py::object& self) {
+            // the attributes that exist: the blocks not computed are left out
+            const BatchDerivatives& d = self.cast<const BatchDerivatives&>();
+            py::list out;
+            for (const py::handle& name : py::module_::import("builtins").attr("object").attr("__dir__")(self)) {
+              const std::string n = name.cast<std::string>();
+              if (batch::DerivativeBlocks::index_of(n) < 0 || d.arrays.contains(py::str(n))) out.append(name);
+            }
+            return out;
+          },
+          "The attribute names, without the blocks that were not computed.")
       .def_property_readonly(
           "status", [](const BatchDerivatives& d) { return d.arrays["status"]; },
           "DerivativeStatus values (uint8), shape (...).");
@@ -319,44 +461,71 @@ ContactDerivatives with the leading (P,) or (T, P) axes: scalar outputs (..., 6)
   batch::for_each_derivative_block([&](const char* name, auto member) {
     using M = std::remove_cvref_t<decltype(std::declval<ContactDerivatives>().*member)>;
     der.def_property_readonly(
-        name, [name](const BatchDerivatives& d) { return d.arrays[name]; },
+        name,
+        [name](const BatchDerivatives& d) -> py::object {
+          if (!d.arrays.contains(name)) throw py::attribute_error(missing_block_text(d, name));
+          return d.arrays[name];
+        },
         doc("Per query, leading axes (P,) or (T, P): " + field_doc(name, "(...) + " + shape_text<M>())));
   });
 
   // ------------------------------------------------------------------ the batch
   py::class_<PyContactBatch>(m, "ContactBatch", doc(std::string(R"(Many pairs of shapes (any mix of types) solved together on a thread pool.
 
-ContactBatch(pairs, num_threads=0, options=SolveOptions(), derivatives=False)
+ContactBatch(pairs, *, num_threads=0, options=SolveOptions(), derivatives=False, frame=world, blocks=None)
+ContactBatch(shape1, shape2, *, ...)   one pair, to solve at N poses (below)
   pairs: list of (shape1, shape2); pair p is index p of the pose arrays.
   num_threads: threads per call, the caller included; 0 = all available cores.
   options: SolveOptions of every pair. options.warm_start selects the schedule:
     True  (default): pairs are spread over the threads; each pair is solved at its steps in
           order, warm-started from its previous solution (also across calls): simulation, MPC.
     False: every (step, pair) query is an independent cold solve, all spread over the threads.
-  derivatives: also compute contact_derivatives for every query.
+  derivatives: also compute derivatives for every query (the blocks below).
   frame: ReferenceFrame of the derivatives' X1 / X2 columns (default world).
+  blocks: the derivative blocks to compute and return: "all", or a list of block names
+    ("J_gap_X1"), groups of one output over its inputs ("J_gap" = J_gap_X12, J_gap_X1, J_gap_X2;
+    "J_p1_W", "J_normal_W", "J_z", ...). Default (None): ["J_gap", "J_alpha"]. Giving blocks
+    turns derivatives on. Only J_gap / J_alpha blocks: the envelope gradient (no linear solve;
+    equal to contact_derivatives to the solve's accuracy, its status ok also where
+    contact_derivatives reports ill_conditioned); any other set: contact_derivatives, bit for bit,
+    of which only the requested blocks are copied out.
 
 solve(X_W1, X_W2) takes world poses of body 1 and body 2 as arrays of shape
   (P, 7) or (P, 4, 4)       one step: pose of each pair ([x, y, z, qw, qx, qy, qz] or 4x4),
   (T, P, 7) or (T, P, 4, 4) T steps (a rollout), solved in step order,
+  (N, 7) or (N, 4, 4)       a batch of one pair: N poses of that pair, N independent cold solves
+                            spread over the threads whatever warm_start (results (N, ...));
+                            (T, 1, 7) is a rollout of the one pair instead,
 or a single Pose / (7,) / (4, 4) used for every query, and returns a BatchResult. The GIL is
 released while solving. Results equal the one-by-one calls bit for bit (ContactPair.solve in
 step order per pair, resp. solve_contact; then contact_derivatives) for any thread count.
 Invalid poses raise ValueError (nothing is solved then).
 )") + kConventionsDoc))
       .def(py::init([](const std::vector<std::pair<Shape, Shape>>& pairs, int num_threads,
-                       const idcol::SolveOptions& options, bool derivatives, ReferenceFrame frame) {
-             batch::BatchOptions o;
-             o.num_threads = num_threads;
-             o.solve = options;
-             o.derivatives = derivatives;
-             o.frame = frame;
-             check_solve_options(options);
-             return std::make_unique<PyContactBatch>(pairs, o);
+                       const idcol::SolveOptions& options, const py::object& derivatives, ReferenceFrame frame,
+                       const py::object& blocks) {
+             return std::make_unique<PyContactBatch>(pairs, batch_options(num_threads, options, derivatives, frame, blocks));
            }),
            py::arg("pairs") = std::vector<std::pair<Shape, Shape>>{}, py::kw_only(), py::arg("num_threads") = 0,
-           py::arg("options") = idcol::SolveOptions{}, py::arg("derivatives") = false,
-           py::arg("frame") = ReferenceFrame::world)
+           py::arg("options") = idcol::SolveOptions{}, py::arg("derivatives") = py::none(),
+           py::arg("frame") = ReferenceFrame::world, py::arg("blocks") = py::none())
+      .def(py::init([](Shape shape1, Shape shape2, int num_threads, const idcol::SolveOptions& options,
+                       const py::object& derivatives, ReferenceFrame frame, const py::object& blocks) {
+             return std::make_unique<PyContactBatch>(std::move(shape1), std::move(shape2),
+                                                     batch_options(num_threads, options, derivatives, frame, blocks));
+           }),
+           py::arg("shape1"), py::arg("shape2"), py::kw_only(), py::arg("num_threads") = 0,
+           py::arg("options") = idcol::SolveOptions{}, py::arg("derivatives") = py::none(),
+           py::arg("frame") = ReferenceFrame::world, py::arg("blocks") = py::none())
+      .def_property(
+          "blocks", [](const PyContactBatch& b) { return b.batch.options().blocks.names(); },
+          [](PyContactBatch& b, const py::object& blocks) {
+            const batch::DerivativeBlocks parsed = parse_blocks(blocks);
+            py::gil_scoped_release release;
+            std::lock_guard<std::mutex> lock(b.mutex);
+            b.batch.set_blocks(parsed);
+          },
+          "Names of the derivative blocks the next solves compute (assign a list of names, groups or \"all\").")
       .def(
           "add_pair",
           [](PyContactBatch& b, Shape s1, Shape s2) {
@@ -406,7 +575,8 @@ Invalid poses raise ValueError (nothing is solved then).
             std::lock_guard<std::mutex> lock(b.mutex);
             return b.batch.derivatives(step, pair);
           },
-          py::arg("step"), py::arg("pair"), "The ContactDerivatives of (step, pair) of the last solve.")
+          py::arg("step"), py::arg("pair"),
+          "The ContactDerivatives of (step, pair) of the last solve (the blocks not computed are zero).")
       .def(
           "shapes",
           [](PyContactBatch& b, int i) {

@@ -1,4 +1,5 @@
-"""ContactBatch equals the one-by-one calls, bit for bit, for any thread count and pose layout."""
+"""ContactBatch equals the one-by-one calls, bit for bit, for any thread count and pose layout; one
+pair over N poses; the derivative blocks asked for (blocks=) equal those of the full computation."""
 import threading
 
 import numpy as np
@@ -56,8 +57,8 @@ def test_warm_batch_over_two_calls_equals_sequential_contact_pairs(threads):
     pairs = mixed_pairs()
     T = 12
     X1, X2 = trajectory(pairs, T, seed=threads)
-    batch = diffcol.ContactBatch(pairs, num_threads=threads, derivatives=True)
-    assert batch.num_threads == threads and batch.num_pairs == len(pairs)
+    batch = diffcol.ContactBatch(pairs, num_threads=threads, blocks="all")
+    assert batch.num_threads == threads and batch.num_pairs == len(pairs) and batch.derivatives
     r0 = batch.solve(X1[:5], X2[:5])          # (T, P, 7): a rollout of 5 steps
     r1 = batch.solve(X1[5:], X2[5:])          # continues the warm starts
     assert r0.alpha.shape == (5, len(pairs)) and r1.x_W.shape == (T - 5, len(pairs), 3)
@@ -173,3 +174,128 @@ def test_batch_rejects_bad_input_with_value_error():
         batch.solution(1, 0)
     with pytest.raises(RuntimeError, match="derivatives"):
         batch.contact_derivatives(0, 0)
+
+
+# ---------------------------------------------------------------- one pair over N poses
+
+def one_pair_poses(a, b, n, seed):
+    """(N, 7) poses of body 1 and body 2 of one pair: body 2 along the pair's sweep relative to body 1."""
+    rng = np.random.default_rng(seed)
+    sweep = diffcol.ErgodicSweep.for_pair(a, b)
+    X1 = np.array([random_pose7(rng) for _ in range(n)])
+    X2 = np.array([(diffcol.Pose(X1[k]) * sweep.pose(61 * k + 5)).to_vector() for k in range(n)])
+    return X1, X2
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_one_pair_over_n_poses_equals_the_n_by_1_layout_bit_for_bit(threads):
+    pairs = mixed_pairs()
+    for p in [3, 20, len(pairs) - 2]:
+        a, b = pairs[p]
+        X1, X2 = one_pair_poses(a, b, 60, seed=p)
+        ref = diffcol.ContactBatch([(a, b)], num_threads=1, blocks="all",
+                                   options=diffcol.SolveOptions(warm_start=False)).solve(X1[:, None], X2[:, None])
+        # default options (warm_start=True): (N, 7) is still N independent cold solves
+        one = diffcol.ContactBatch(a, b, num_threads=threads, blocks="all")
+        assert one.num_pairs == 1
+        res = one.solve(X1, X2)
+        assert res.alpha.shape == (60,) and res.x_W.shape == (60, 3) and res.steps == 60 and res.pairs == 1
+        assert res.derivatives.J_normal_W_X2.shape == (60, 3, 6) and res.derivatives.J_z_X12.shape == (60, 6, 6)
+        for name, arr in res.as_dict().items():
+            assert same_bits(arr, ref[name][:, 0]), f"pair {p}: {name}"
+        for name, arr in res.derivatives.as_dict().items():
+            assert same_bits(arr, ref.derivatives[name][:, 0]), f"pair {p}: {name}"
+        assert not res.warm_started.any()
+        # 4x4 stacks and a single pose for body 1 (used for every query)
+        M2 = np.array([diffcol.Pose(v).matrix() for v in X2])
+        res = one.solve(X1, M2)
+        assert same_bits(res.alpha, ref.alpha[:, 0]) and same_bits(res.derivatives.J_gap_X1, ref.derivatives.J_gap_X1[:, 0])
+        P0 = np.array([0.3, -0.2, 0.1, 1.0, 0.0, 0.0, 0.0])
+        ref1 = diffcol.ContactBatch([(a, b)], num_threads=1, options=diffcol.SolveOptions(warm_start=False)).solve(
+            np.tile(P0, (60, 1, 1)), X2[:, None])
+        res = one.solve(diffcol.Pose(P0), X2)
+        assert same_bits(res.alpha, ref1.alpha[:, 0]) and same_bits(res.p2_W, ref1.p2_W[:, 0])
+        # the per-query accessors: query i is (i, 0)
+        assert same_bits(one.solution(7, 0).alpha, res.alpha[7])
+
+
+def test_requested_blocks_equal_the_full_computation_and_the_others_are_absent():
+    pairs = mixed_pairs()
+    a, b = pairs[9]
+    X1, X2 = one_pair_poses(a, b, 80, seed=1)
+    full = diffcol.ContactBatch(a, b, num_threads=2, blocks="all").solve(X1, X2).derivatives
+    assert len(full.blocks) == 33
+    # a copied subset: the same bits as the full computation
+    sub = diffcol.ContactBatch(a, b, num_threads=2, blocks=["J_p1_W", "J_normal_W_X2", "J_z"]).solve(X1, X2).derivatives
+    assert sub.blocks == ["J_z_X12", "J_p1_W_X1", "J_p1_W_X2", "J_normal_W_X2"]
+    assert sorted(sub.as_dict()) == sorted(sub.blocks + ["status"])
+    for name in sub.blocks + ["status"]:
+        assert same_bits(sub[name], full[name]), name
+    # absent blocks: AttributeError / KeyError naming what was computed
+    assert "J_p1_W_X1" in sub and "J_normal_W_X1" not in sub
+    assert "J_p1_W_X1" in dir(sub) and "J_normal_W_X1" not in dir(sub) and "status" in dir(sub)
+    with pytest.raises(AttributeError, match=r"J_normal_W_X1 was not computed \(this solve computed: J_z_X12, "):
+        sub.J_normal_W_X1
+    with pytest.raises(KeyError, match="J_gap_X1 was not computed"):
+        sub["J_gap_X1"]
+    with pytest.raises(KeyError, match="no block named 'J_nope'"):
+        sub["J_nope"]
+    # the default: gap and alpha by the envelope theorem, equal to the full path to the solve's accuracy
+    batch = diffcol.ContactBatch(a, b, num_threads=2, derivatives=True)
+    assert batch.blocks == ["J_alpha_X12", "J_gap_X12", "J_alpha_X1", "J_gap_X1", "J_alpha_X2", "J_gap_X2"]
+    env = batch.solve(X1, X2).derivatives
+    assert env.blocks == batch.blocks and "J_p1_W_X1" not in env
+    ok = full.ok
+    assert ok.sum() > 70 and (env.ok[ok]).all()
+    for name in env.blocks:
+        err = np.linalg.norm(env[name][ok] - full[name][ok], axis=-1)
+        assert (err <= 1e-6 * np.linalg.norm(full[name][ok], axis=-1) + 1e-9).all(), name
+    # blocks can change between calls
+    batch.blocks = "J_gap_X2"
+    d = batch.solve(X1, X2).derivatives
+    assert d.blocks == ["J_gap_X2"] and same_bits(d.J_gap_X2, env.J_gap_X2)
+    # the pair batch takes blocks= too, and the derivatives stay off without them
+    many = diffcol.ContactBatch(pairs[:3], blocks=["J_gap"])
+    assert many.derivatives and many.solve(diffcol.Pose(), np.tile([3.0, 0, 0, 1, 0, 0, 0], (3, 1))).derivatives.J_gap_X12.shape == (3, 6)
+    assert diffcol.ContactBatch(a, b).solve(X1, X2).derivatives is None
+
+
+def test_one_pair_bad_shapes_and_block_names_raise_clear_errors():
+    a, b = mixed_pairs()[4]
+    one = diffcol.ContactBatch(a, b)
+    X = np.tile([2.5, 0.1, 0.0, 1, 0, 0, 0], (5, 1))
+    with pytest.raises(ValueError, match=r"same leading shape, got \(5,\) and \(4,\)"):
+        one.solve(X, X[:4])
+    with pytest.raises(ValueError, match=r"number of pairs \(1\).*one pair over N poses: \(N, 7\) or \(N, 4, 4\)"):
+        one.solve(diffcol.Pose(), np.stack([X[:2]] * 3))  # (3, 2, 7): two pairs
+    with pytest.raises(ValueError, match=r"expected poses of shape .*\(N, 7\) or \(N, 4, 4\)\), got an array of shape \(5, 6\)"):
+        one.solve(diffcol.Pose(), X[:, :6])
+    many = np.tile([2.5, 0.1, 0.0, 1, 0, 0, 0], (2000, 1))
+    many[[1500, 700], 3:] = 0.0  # the poses are converted on the threads: the error names the first one
+    with pytest.raises(ValueError, match=r"X_W2 \(pose 700\): pose: quaternion has zero norm"):
+        diffcol.ContactBatch(a, b, num_threads=2).solve(diffcol.Pose(), many)
+    with pytest.raises(ValueError, match=r"unknown name \"J_gap_X3\"; valid names: \"all\", \"J_z\", "):
+        diffcol.ContactBatch(a, b, blocks=["J_gap", "J_gap_X3"])
+    with pytest.raises(ValueError, match=r"unknown name \"gap\""):
+        one.blocks = ["gap"]
+    with pytest.raises(TypeError, match="blocks: expected"):
+        diffcol.ContactBatch(a, b, blocks=[1, 2])
+    with pytest.raises(ValueError, match="derivatives=False"):
+        diffcol.ContactBatch(a, b, derivatives=False, blocks=["J_gap"])
+    with pytest.raises(TypeError):
+        diffcol.ContactBatch(a)  # neither pairs nor two shapes
+
+
+def test_one_pair_throughput_example_runs_in_quick_mode(capsys):
+    # python/examples/one_pair_throughput.py --quick: prints the host line and the table (no timing checks)
+    import importlib.util
+    from pathlib import Path
+    path = Path(__file__).resolve().parents[1] / "examples" / "one_pair_throughput.py"
+    spec = importlib.util.spec_from_file_location("one_pair_throughput", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(["--quick"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("host: ") and "logical CPUs" in lines[0] and "smooth polytope width" in lines[0]
+    assert any(line.startswith("python loop") for line in lines)
+    assert sum(line.startswith("batch, 2 threads") for line in lines) == 4

@@ -82,7 +82,7 @@ def test_batch_equals_cpp_bit_for_bit(reference_exe):
     pairs = [(diffcol.benchmark_shape(a), diffcol.benchmark_shape(b)) for a, b, _, _ in queries]
     X1 = np.array([q[2] for q in queries])
     X2 = np.array([q[3] for q in queries])
-    batch = diffcol.ContactBatch(pairs, num_threads=2, derivatives=True)
+    batch = diffcol.ContactBatch(pairs, num_threads=2, blocks="all")
     res = batch.solve(X1, X2)  # first call of a warm-start batch: every pair starts cold
     for p, ref in enumerate(refs):
         assert int(res.status[p]) == int(ref["status"][0])
