@@ -158,8 +158,48 @@ void solve_idcol(idcol::ContactPair& pair, const Pose& X1, const Pose& X2, const
   take_distance_derivatives(s.idcol_distance_derivatives, *d);
 }
 
+// Shape 1 and shape 2 exchanged in a record and its derivatives (α, d_D and the distance are
+// symmetric; the points swap, the normal turns, the two bodies' columns swap).
+void swap_sides(PairResult& r, PairDerivatives* d) {
+  std::swap(r.p1_W, r.p2_W);
+  r.normal_W = -r.normal_W;
+  if (!d) return;
+  const auto swap_columns = [](auto& J) {
+    const auto left = J.template leftCols<6>().eval();
+    J.template leftCols<6>() = J.template rightCols<6>();
+    J.template rightCols<6>() = left;
+  };
+  for (RowVec12* J : {&d->J_alpha, &d->J_gap, &d->J_distance}) swap_columns(*J);
+  for (Mat3x12* J : {&d->J_p1_W, &d->J_p2_W, &d->J_normal_W}) swap_columns(*J);
+  std::swap(d->J_p1_W, d->J_p2_W);
+  d->J_normal_W = -d->J_normal_W;
+}
+
+void solve_dcol_ordered(const dcol::Primitive& p1, const Pose& X1, const dcol::Primitive& p2, const Pose& X2,
+                        const QueryOptions& o, PairResult& r, PairDerivatives* d);
+
+// The DCOL pair; where the cone program does not converge (max_iterations, numerical_error,
+// not_certified), the same pair with the shapes exchanged, which takes other starts and, for a
+// large polytope, another face window (a cylinder against a 240-face hull seen to fail one way
+// and converge the other: docs/notes/scene.md).
 void solve_dcol(const dcol::Primitive& p1, const Pose& X1, const dcol::Primitive& p2, const Pose& X2,
                 const QueryOptions& o, PairResult& r, PairDerivatives* d) {
+  solve_dcol_ordered(p1, X1, p2, X2, o, r, d);
+  const dcol::SolveStatus first = scratch().dcol_contact.status;
+  if (first == dcol::SolveStatus::converged || first == dcol::SolveStatus::coincident_origins ||
+      first == dcol::SolveStatus::invalid_input)
+    return;
+  PairResult other = r;
+  PairDerivatives other_d;
+  solve_dcol_ordered(p2, X2, p1, X1, o, other, d ? &other_d : nullptr);
+  if (scratch().dcol_contact.status != dcol::SolveStatus::converged) return;  // keep the first failure
+  swap_sides(other, d ? &other_d : nullptr);
+  r = other;
+  if (d) *d = other_d;
+}
+
+void solve_dcol_ordered(const dcol::Primitive& p1, const Pose& X1, const dcol::Primitive& p2, const Pose& X2,
+                        const QueryOptions& o, PairResult& r, PairDerivatives* d) {
   Scratch& s = scratch();
   dcol::ContactResult& res = s.dcol_contact;
   dcol::solve_contact(p1, X1, p2, X2, res);
