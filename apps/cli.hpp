@@ -3,6 +3,7 @@
 /// Internals of the `diffcol` command-line program (not part of the library's API):
 /// input parsing (shapes, poses, solver options), the JSON writer and the sub-commands.
 
+#include <initializer_list>
 #include <iosfwd>
 #include <memory>
 #include <optional>
@@ -40,6 +41,15 @@ struct InputError : std::invalid_argument {
 };
 
 // ------------------------------------------------------------------ parsing
+
+/// JSON fields of the input files: @throws InputError naming `where` (and the key).
+[[noreturn]] void fail(const std::string& where, const std::string& msg);
+double get_number(const Json& j, const std::string& where);
+Vec3 get_vec3(const Json& j, const std::string& where);
+/// Rejects keys of j outside `allowed`, listing them.
+void check_keys(const Json& j, const std::string& where, std::initializer_list<const char*> allowed);
+const Json& require(const Json& j, const char* key, const std::string& where);
+double num_field(const Json& j, const char* key, const std::string& where);
 
 /// A shape from its JSON description: a benchmark name ("poly", "se", ...) or an object
 /// {"type": ..., parameters...}. @throws InputError / std::invalid_argument.

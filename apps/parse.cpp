@@ -10,29 +10,16 @@
 #include "diffcol/idcol/ergodic.hpp"
 
 namespace diffcol::cli {
-namespace {
+
+// ------------------------------------------------------------------ JSON fields (cli.hpp)
 
 [[noreturn]] void fail(const std::string& where, const std::string& msg) {
   throw InputError(where + ": " + msg);
 }
 
-std::string trim(const std::string& s) {
-  const auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string::npos) return "";
-  const auto e = s.find_last_not_of(" \t\r\n");
-  return s.substr(b, e - b + 1);
-}
-
 double get_number(const Json& j, const std::string& where) {
   if (!j.is_number()) fail(where, "expected a number, got " + j.dump());
   return j.get<double>();
-}
-
-int get_int(const Json& j, const std::string& where) {
-  const double v = get_number(j, where);
-  if (!std::isfinite(v) || std::floor(v) != v || std::abs(v) > 1e9)
-    fail(where, "expected an integer, got " + j.dump());
-  return static_cast<int>(v);
 }
 
 Vec3 get_vec3(const Json& j, const std::string& where) {
@@ -61,6 +48,22 @@ const Json& require(const Json& j, const char* key, const std::string& where) {
 
 double num_field(const Json& j, const char* key, const std::string& where) {
   return get_number(require(j, key, where), where + "." + key);
+}
+
+namespace {
+
+std::string trim(const std::string& s) {
+  const auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string::npos) return "";
+  const auto e = s.find_last_not_of(" \t\r\n");
+  return s.substr(b, e - b + 1);
+}
+
+int get_int(const Json& j, const std::string& where) {
+  const double v = get_number(j, where);
+  if (!std::isfinite(v) || std::floor(v) != v || std::abs(v) > 1e9)
+    fail(where, "expected an integer, got " + j.dump());
+  return static_cast<int>(v);
 }
 
 double num_field_or(const Json& j, const char* key, double dflt, const std::string& where) {

@@ -1,5 +1,6 @@
 // `diffcol query --scene FILE` and `--urdf FILE --q ...`: every close pair of a scene (and of a
 // robot in it), printed as JSON (docs/cli.md, docs/scene.md for the scene file).
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <iostream>
@@ -22,39 +23,6 @@ namespace diffcol::cli {
 // (named: the program is a unity build)
 namespace scene_file_detail {
 
-[[noreturn]] void bad(const std::string& where, const std::string& msg) { throw InputError(where + ": " + msg); }
-
-double number(const Json& j, const std::string& where) {
-  if (!j.is_number()) bad(where, "expected a number, got " + j.dump());
-  const double v = j.get<double>();
-  if (!std::isfinite(v)) bad(where, "not finite");
-  return v;
-}
-
-double field(const Json& j, const char* key, const std::string& where) {
-  if (!j.contains(key)) bad(where, std::string("missing \"") + key + "\"");
-  return number(j.at(key), where + "." + key);
-}
-
-Vec3 vec3(const Json& j, const char* key, const std::string& where) {
-  if (!j.contains(key) || !j.at(key).is_array() || j.at(key).size() != 3)
-    bad(where, std::string("\"") + key + "\" must be an array of 3 numbers");
-  const Json& a = j.at(key);
-  return Vec3(number(a[0], where + "." + key), number(a[1], where + "." + key), number(a[2], where + "." + key));
-}
-
-void allow(const Json& j, const std::string& where, std::initializer_list<const char*> keys) {
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    bool ok = false;
-    for (const char* k : keys) ok = ok || it.key() == k;
-    if (!ok) {
-      std::string list;
-      for (const char* k : keys) list += std::string(list.empty() ? "" : ", ") + k;
-      bad(where, "unknown field \"" + it.key() + "\" (allowed: " + list + ")");
-    }
-  }
-}
-
 Json read_scene_json(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw InputError("cannot open '" + path + "'");
@@ -75,67 +43,68 @@ std::string scene_folder_of(const std::string& path) {
 // One shape of the scene file (docs/scene.md, "Scene files").
 scene::MadeShape parse_shape(const Json& j, const std::string& where, const std::string& base_dir) {
   if (!j.is_object() || !j.contains("shape") || !j.at("shape").is_string())
-    bad(where, "a shape is an object with \"shape\": sphere, box, cylinder, capsule, ellipsoid, cone, convex_hull, "
+    fail(where, "a shape is an object with \"shape\": sphere, box, cylinder, capsule, ellipsoid, cone, convex_hull, "
                "superellipsoid or padded_polygon");
-  allow(j, where, {"shape", "name", "family", "pose", "group", "mask", "tolerance", "radius", "length", "half_extents",
+  check_keys(j, where, {"shape", "name", "family", "pose", "group", "mask", "tolerance", "radius", "length", "half_extents",
                    "semi_axes", "height", "half_angle", "points", "mesh", "scale", "n", "half_x", "half_y"});
   const std::string kind = j.at("shape").get<std::string>();
   const scene::Family family = scene::parse_family(j.value("family", std::string("dcol")));
   scene::SmoothingOptions smoothing;
-  if (j.contains("tolerance")) smoothing.tolerance = number(j.at("tolerance"), where + ".tolerance");
+  if (j.contains("tolerance")) smoothing.tolerance = get_number(j.at("tolerance"), where + ".tolerance");
   using scene::ShapeDescription;
   if (kind == "superellipsoid") {
-    if (family != scene::Family::idcol) bad(where, "a superellipsoid is an idcol shape (\"family\": \"idcol\")");
-    const Vec3 a = vec3(j, "semi_axes", where);
-    return {Superellipsoid(static_cast<int>(field(j, "n", where)), a.x(), a.y(), a.z()), Pose::identity()};
+    if (family != scene::Family::idcol) fail(where, "a superellipsoid is an idcol shape (\"family\": \"idcol\")");
+    const Vec3 a = get_vec3(require(j, "semi_axes", where), where + ".semi_axes");
+    const double n = num_field(j, "n", where);
+    if (std::floor(n) != n) fail(where + ".n", "the exponent must be an integer");
+    return {Superellipsoid(static_cast<int>(n), a.x(), a.y(), a.z()), Pose::identity()};
   }
   if (kind == "padded_polygon") {  // a padded rectangle in the x–y plane
-    const double hx = field(j, "half_x", where), hy = field(j, "half_y", where), r = field(j, "radius", where);
+    const double hx = num_field(j, "half_x", where), hy = num_field(j, "half_y", where), r = num_field(j, "radius", where);
     if (family == scene::Family::qp) return {qp::PaddedPolygon::rectangle(hx, hy, r), Pose::identity()};
     if (family == scene::Family::dcol) return {dcol::Primitive(dcol::PaddedPolygon::rectangle(hx, hy, r)), Pose::identity()};
-    bad(where, "a padded_polygon is a dcol or qp shape");
+    fail(where, "a padded_polygon is a dcol or qp shape");
   }
   ShapeDescription d;
-  if (kind == "sphere") d = ShapeDescription::sphere(field(j, "radius", where));
+  if (kind == "sphere") d = ShapeDescription::sphere(num_field(j, "radius", where));
   else if (kind == "box") {
-    const Vec3 h = vec3(j, "half_extents", where);
+    const Vec3 h = get_vec3(require(j, "half_extents", where), where + ".half_extents");
     d = ShapeDescription::box(h.x(), h.y(), h.z());
-  } else if (kind == "cylinder") d = ShapeDescription::cylinder(field(j, "radius", where), field(j, "length", where));
-  else if (kind == "capsule") d = ShapeDescription::capsule(field(j, "radius", where), field(j, "length", where));
+  } else if (kind == "cylinder") d = ShapeDescription::cylinder(num_field(j, "radius", where), num_field(j, "length", where));
+  else if (kind == "capsule") d = ShapeDescription::capsule(num_field(j, "radius", where), num_field(j, "length", where));
   else if (kind == "ellipsoid") {
-    const Vec3 a = vec3(j, "semi_axes", where);
+    const Vec3 a = get_vec3(require(j, "semi_axes", where), where + ".semi_axes");
     d = ShapeDescription::ellipsoid(a.x(), a.y(), a.z());
-  } else if (kind == "cone") d = ShapeDescription::cone(field(j, "height", where), field(j, "half_angle", where));
+  } else if (kind == "cone") d = ShapeDescription::cone(num_field(j, "height", where), num_field(j, "half_angle", where));
   else if (kind == "convex_hull") {
     std::vector<Vec3> points;
     if (j.contains("mesh")) {
-      if (!j.at("mesh").is_string()) bad(where, "\"mesh\" must be a file name (OBJ or STL)");
+      if (!j.at("mesh").is_string()) fail(where, "\"mesh\" must be a file name (OBJ or STL)");
       std::string path = j.at("mesh").get<std::string>();
       if (!path.empty() && path[0] != '/') path = base_dir + "/" + path;
-      const Vec3 scale = j.contains("scale") ? vec3(j, "scale", where) : Vec3::Ones();
+      const Vec3 scale = j.contains("scale") ? get_vec3(require(j, "scale", where), where + ".scale") : Vec3::Ones();
       try {
         const mesh::TriangleMesh m = mesh::load_mesh(path);  // kept alive for the loop
         for (const Vec3& v : m.vertices()) points.push_back(v.cwiseProduct(scale));
       } catch (const std::exception& e) {
-        bad(where, "mesh '" + path + "': " + e.what());
+        fail(where, "mesh '" + path + "': " + e.what());
       }
     } else if (j.contains("points") && j.at("points").is_array()) {
       for (size_t i = 0; i < j.at("points").size(); ++i) {
         const Json& p = j.at("points")[i];
-        if (!p.is_array() || p.size() != 3) bad(where, "\"points\" must be an array of [x, y, z]");
-        points.emplace_back(number(p[0], where), number(p[1], where), number(p[2], where));
+        points.push_back(get_vec3(p, where + ".points[" + std::to_string(i) + "]"));
       }
     } else {
-      bad(where, "a convex_hull needs \"points\" or \"mesh\"");
+      fail(where, "a convex_hull needs \"points\" or \"mesh\"");
     }
     d = ShapeDescription::convex_hull(std::move(points));
   } else {
-    bad(where, "unknown shape '" + kind + "'");
+    fail(where, "unknown shape '" + kind + "'");
   }
   try {
     return scene::make_shape(d, family, smoothing);
   } catch (const std::invalid_argument& e) {
-    bad(where, e.what());
+    fail(where, e.what());
   }
 }
 
@@ -147,9 +116,9 @@ struct LoadedRobot {
 
 // The scene file: bodies with shapes, disabled pairs by body name.
 void load_scene(const Json& doc, const std::string& base_dir, scene::Scene& s) {
-  if (!doc.is_object()) bad("scene", "the scene file is an object {\"bodies\": [...], \"disabled\": [...]}");
-  allow(doc, "scene", {"bodies", "disabled"});
-  if (!doc.contains("bodies") || !doc.at("bodies").is_array()) bad("scene", "\"bodies\" must be an array");
+  if (!doc.is_object()) fail("scene", "the scene file is an object {\"bodies\": [...], \"disabled\": [...]}");
+  check_keys(doc, "scene", {"bodies", "disabled"});
+  if (!doc.contains("bodies") || !doc.at("bodies").is_array()) fail("scene", "\"bodies\" must be an array");
   std::map<std::string, int> by_name;
   struct Pending {
     int body;
@@ -163,34 +132,42 @@ void load_scene(const Json& doc, const std::string& base_dir, scene::Scene& s) {
   for (size_t b = 0; b < bodies.size(); ++b) {
     const std::string where = "bodies[" + std::to_string(b) + "]";
     const Json& jb = bodies[b];
-    if (!jb.is_object()) bad(where, "a body is an object");
-    allow(jb, where, {"name", "pose", "static", "shapes"});
+    if (!jb.is_object()) fail(where, "a body is an object");
+    check_keys(jb, where, {"name", "pose", "static", "shapes"});
     const std::string name = jb.value("name", "body" + std::to_string(b));
-    if (by_name.count(name)) bad(where, "two bodies named '" + name + "'");
+    if (by_name.count(name)) fail(where, "two bodies named '" + name + "'");
     const Pose X = parse_pose(jb.contains("pose") ? jb.at("pose") : Json(), where + ".pose");
     const int id = s.add_body(X, jb.value("static", false), name);
     by_name[name] = id;
     if (!jb.contains("shapes")) continue;
-    if (!jb.at("shapes").is_array()) bad(where, "\"shapes\" must be an array");
+    if (!jb.at("shapes").is_array()) fail(where, "\"shapes\" must be an array");
     for (size_t k = 0; k < jb.at("shapes").size(); ++k) {
       const std::string sw = where + ".shapes[" + std::to_string(k) + "]";
       const Json& js = jb.at("shapes")[k];
       scene::MadeShape made = parse_shape(js, sw, base_dir);
       const Pose X_BS = parse_pose(js.contains("pose") ? js.at("pose") : Json(), sw + ".pose");
       scene::CollisionFilter f;
-      if (js.contains("group")) f.group = static_cast<std::uint32_t>(number(js.at("group"), sw + ".group"));
-      if (js.contains("mask")) f.mask = static_cast<std::uint32_t>(number(js.at("mask"), sw + ".mask"));
+      if (js.contains("group")) {
+        const double v = get_number(js.at("group"), sw + ".group");
+        if (!(v >= 0.0 && v <= 4294967295.0 && std::floor(v) == v)) fail(sw + ".group", "expected a 32-bit unsigned integer");
+        f.group = static_cast<std::uint32_t>(v);
+      }
+      if (js.contains("mask")) {
+        const double v = get_number(js.at("mask"), sw + ".mask");
+        if (!(v >= 0.0 && v <= 4294967295.0 && std::floor(v) == v)) fail(sw + ".mask", "expected a 32-bit unsigned integer");
+        f.mask = static_cast<std::uint32_t>(v);
+      }
       shapes.push_back({id, std::move(made), X_BS, f, js.value("name", std::string())});
     }
   }
   if (doc.contains("disabled")) {
     const Json& d = doc.at("disabled");
-    if (!d.is_array()) bad("disabled", "must be an array of [body name, body name]");
+    if (!d.is_array()) fail("disabled", "must be an array of [body name, body name]");
     for (const Json& pair : d) {
       if (!pair.is_array() || pair.size() != 2 || !pair[0].is_string() || !pair[1].is_string())
-        bad("disabled", "each entry is [body name, body name], got " + pair.dump());
+        fail("disabled", "each entry is [body name, body name], got " + pair.dump());
       for (const Json& n : pair)
-        if (!by_name.count(n.get<std::string>())) bad("disabled", "unknown body '" + n.get<std::string>() + "'");
+        if (!by_name.count(n.get<std::string>())) fail("disabled", "unknown body '" + n.get<std::string>() + "'");
       s.disable_body_pair(by_name[pair[0].get<std::string>()], by_name[pair[1].get<std::string>()]);
     }
   }

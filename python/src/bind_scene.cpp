@@ -117,6 +117,16 @@ py::array_t<double> derivative_blocks(const QueryResult& r, M PairDerivatives::*
   return a;
 }
 
+QueryOptions query_options(double margin, bool euclidean, bool derivatives, ReferenceFrame frame, int num_threads) {
+  QueryOptions o;
+  o.margin = margin;
+  o.euclidean = euclidean;
+  o.derivatives = derivatives;
+  o.frame = frame;
+  o.num_threads = num_threads;
+  return o;
+}
+
 // Docstrings of read-only properties, set after the class is bound (keeps the bindings short).
 template <class C>
 void document(C& cls, std::initializer_list<std::pair<const char*, const char*>> docs) {
@@ -281,12 +291,7 @@ body pair not disabled.)");
       .def(
           "query",
           [](Scene& s, double margin, bool euclidean, bool derivatives, ReferenceFrame frame, int num_threads) {
-            QueryOptions o;
-            o.margin = margin;
-            o.euclidean = euclidean;
-            o.derivatives = derivatives;
-            o.frame = frame;
-            o.num_threads = num_threads;
+            const QueryOptions o = query_options(margin, euclidean, derivatives, frame, num_threads);
             QueryResult r;
             {
               py::gil_scoped_release release;
@@ -433,12 +438,7 @@ Adjacent links are excluded from self-collision unless exclude_adjacent=False; S
           "query",
           [](Robot& r, double margin, bool euclidean, bool derivatives, bool joint_derivatives, ReferenceFrame frame,
              int num_threads) {
-            QueryOptions o;
-            o.margin = margin;
-            o.euclidean = euclidean;
-            o.derivatives = derivatives;
-            o.frame = frame;
-            o.num_threads = num_threads;
+            const QueryOptions o = query_options(margin, euclidean, derivatives, frame, num_threads);
             RobotQueryResult out;
             {
               py::gil_scoped_release release;

@@ -160,10 +160,10 @@ std::array<Vec3, 2> TriangleMesh::bounding_box() const {
 
 // ------------------------------------------------------------------------------------ loading
 
-namespace {
-
-/// Welds identical positions and drops faces that collapse.
-TriangleMesh weld(const std::vector<Vec3>& corners) {
+TriangleMesh weld(const std::vector<Vec3>& corners, double tolerance) {
+  if (!(tolerance >= 0.0) || !std::isfinite(tolerance))
+    throw std::invalid_argument("weld: tolerance must be finite and >= 0");
+  // identical positions, or positions in one cell of side `tolerance`, are one vertex
   std::map<std::array<double, 3>, int> index;
   std::vector<Vec3> verts;
   std::vector<Face> faces;
@@ -171,7 +171,11 @@ TriangleMesh weld(const std::vector<Vec3>& corners) {
     Face F;
     for (int k = 0; k < 3; ++k) {
       const Vec3& x = corners[t + static_cast<size_t>(k)];
-      const auto [it, inserted] = index.emplace(std::array<double, 3>{x.x(), x.y(), x.z()}, static_cast<int>(verts.size()));
+      const std::array<double, 3> key =
+          tolerance > 0.0 ? std::array<double, 3>{std::round(x.x() / tolerance), std::round(x.y() / tolerance),
+                                                  std::round(x.z() / tolerance)}
+                          : std::array<double, 3>{x.x(), x.y(), x.z()};
+      const auto [it, inserted] = index.emplace(key, static_cast<int>(verts.size()));
       if (inserted) verts.push_back(x);
       F[k] = it->second;
     }
@@ -179,6 +183,8 @@ TriangleMesh weld(const std::vector<Vec3>& corners) {
   }
   return TriangleMesh(std::move(verts), std::move(faces));
 }
+
+namespace {
 
 TriangleMesh load_stl(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

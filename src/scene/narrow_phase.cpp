@@ -45,16 +45,6 @@ void put(Mat3x12& J, const A& J1, const B& J2) {
   J.rightCols<6>() = J2;
 }
 
-// The world-twist columns of a shape are those of its body (X_WS = X_WB·X_BS, rigidly attached);
-// re-expressed here in the requested frame about the body poses.
-template <class M>
-void to_frame(M& J, ReferenceFrame frame, const Pose& X_WB1, const Pose& X_WB2) {
-  auto left = J.template leftCols<6>();
-  auto right = J.template rightCols<6>();
-  express_in_frame(left, frame, X_WB1);
-  express_in_frame(right, frame, X_WB2);
-}
-
 void clear(PairDerivatives& d, ReferenceFrame frame) {
   d = PairDerivatives{};
   d.frame = frame;
@@ -303,12 +293,25 @@ void Scene::PairCache::solve(const Pose& X_WB1, const Pose& X_BS1, const Pose& X
     if (d) clear(*d, options.frame);
     return;
   }
-  to_frame(d->J_alpha, options.frame, X_WB1, X_WB2);
-  to_frame(d->J_gap, options.frame, X_WB1, X_WB2);
-  to_frame(d->J_distance, options.frame, X_WB1, X_WB2);
-  to_frame(d->J_p1_W, options.frame, X_WB1, X_WB2);
-  to_frame(d->J_p2_W, options.frame, X_WB1, X_WB2);
-  to_frame(d->J_normal_W, options.frame, X_WB1, X_WB2);
+  express_in_frame(*d, options.frame, X_WB1, X_WB2);
+}
+
+// The world-twist columns of a shape are those of its body (X_WS = X_WB·X_BS, rigidly attached):
+// re-expressed in the requested frame about the body poses.
+void express_in_frame(PairDerivatives& d, ReferenceFrame frame, const Pose& X_WB1, const Pose& X_WB2) {
+  const auto convert = [&](auto& J) {
+    auto left = J.template leftCols<6>();
+    auto right = J.template rightCols<6>();
+    diffcol::express_in_frame(left, frame, X_WB1);
+    diffcol::express_in_frame(right, frame, X_WB2);
+  };
+  convert(d.J_alpha);
+  convert(d.J_gap);
+  convert(d.J_distance);
+  convert(d.J_p1_W);
+  convert(d.J_p2_W);
+  convert(d.J_normal_W);
+  d.frame = frame;
 }
 
 bool reported(const PairResult& r, const QueryOptions& options) {

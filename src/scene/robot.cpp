@@ -162,24 +162,9 @@ void Robot::query(const QueryOptions& options, RobotQueryResult& out, bool joint
                              &out.J_p2_W_base, &out.J_normal_W_base})
     express_in_frame(*M, options.frame, X_WB_);
   if (options.frame != ReferenceFrame::world) {
-    for (size_t i = 0; i < out.scene.pairs.size(); ++i) {
-      PairDerivatives& d = out.scene.derivatives[i];
-      const Pose& X1 = scene_->body(out.scene.pairs[i].body1).X_WB;
-      const Pose& X2 = scene_->body(out.scene.pairs[i].body2).X_WB;
-      const auto convert = [&](auto& J) {
-        auto left = J.template leftCols<6>();
-        auto right = J.template rightCols<6>();
-        express_in_frame(left, options.frame, X1);
-        express_in_frame(right, options.frame, X2);
-      };
-      convert(d.J_alpha);
-      convert(d.J_gap);
-      convert(d.J_distance);
-      convert(d.J_p1_W);
-      convert(d.J_p2_W);
-      convert(d.J_normal_W);
-      d.frame = options.frame;
-    }
+    for (size_t i = 0; i < out.scene.pairs.size(); ++i)
+      express_in_frame(out.scene.derivatives[i], options.frame, scene_->body(out.scene.pairs[i].body1).X_WB,
+                       scene_->body(out.scene.pairs[i].body2).X_WB);
   }
   if (!options.derivatives) out.scene.derivatives.clear();
 }

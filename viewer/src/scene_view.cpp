@@ -1,8 +1,5 @@
 // A scene and its close pairs as a mesh page (view.hpp, scene_mesh_view).
 #include <algorithm>
-#include <array>
-#include <cmath>
-#include <map>
 #include <stdexcept>
 
 #include "diffcol/view/view.hpp"
@@ -23,29 +20,16 @@ SurfaceMesh surface_of(const scene::CollisionShape& shape, int subdivisions) {
   return std::visit(Visitor{subdivisions}, shape.variant());
 }
 
-// A closed triangle mesh of the surface: vertices repeated along the surface meshes' seams (the
-// same point, to rounding) are merged and the triangles they collapse dropped.
+// A closed triangle mesh of the surface: the surface meshes repeat vertices along their seams
+// (the same point, to rounding), welded here.
 mesh::TriangleMesh triangle_mesh(const SurfaceMesh& s) {
   double size = 0.0;
   for (const Vec3& v : s.vertices) size = std::max(size, v.cwiseAbs().maxCoeff());
-  const double cell = 1e-9 * (size > 0.0 ? size : 1.0);
-  std::map<std::array<long long, 3>, int> index;
-  std::vector<Vec3> vertices;
-  std::vector<int> merged(s.vertices.size());
-  for (size_t i = 0; i < s.vertices.size(); ++i) {
-    const Vec3& v = s.vertices[i];
-    const std::array<long long, 3> key = {std::llround(v.x() / cell), std::llround(v.y() / cell), std::llround(v.z() / cell)};
-    const auto [it, added] = index.emplace(key, static_cast<int>(vertices.size()));
-    if (added) vertices.push_back(v);
-    merged[i] = it->second;
-  }
-  std::vector<mesh::Face> faces;
-  faces.reserve(s.triangles.size());
-  for (const auto& t : s.triangles) {
-    const int a = merged[t[0]], b = merged[t[1]], c = merged[t[2]];
-    if (a != b && b != c && a != c) faces.push_back({a, b, c});
-  }
-  return mesh::TriangleMesh(std::move(vertices), std::move(faces));
+  std::vector<Vec3> corners;
+  corners.reserve(3 * s.triangles.size());
+  for (const auto& t : s.triangles)
+    for (const std::uint32_t k : t) corners.push_back(s.vertices[k]);
+  return mesh::weld(corners, 1e-9 * (size > 0.0 ? size : 1.0));
 }
 
 }  // namespace

@@ -74,6 +74,12 @@ class TriangleMesh {
 ///         or the result is not a valid TriangleMesh.
 TriangleMesh load_mesh(const std::string& path);
 
+/// A mesh from a triangle soup (three corners per triangle): corners at identical positions, or
+/// with tolerance > 0 in one cell of a grid of that spacing, become one vertex; triangles that
+/// collapse are dropped. @throws std::invalid_argument as TriangleMesh's constructor, or for a
+/// negative or non-finite tolerance.
+TriangleMesh weld(const std::vector<Vec3>& corners, double tolerance = 0.0);
+
 /// A box centred at the origin with the given edge lengths (x, y, z), 12 faces.
 /// @throws std::invalid_argument on a non-positive or non-finite size.
 TriangleMesh make_box(const Vec3& size);

@@ -123,6 +123,10 @@ struct PairDerivatives {
   Mat3x12 J_p1_W = Mat3x12::Zero(), J_p2_W = Mat3x12::Zero(), J_normal_W = Mat3x12::Zero();
 };
 
+/// Re-expresses world-twist blocks (body1's columns 0–5, body2's 6–11) in `frame` about the body
+/// poses X_WB1, X_WB2, and records the frame. No allocation.
+void express_in_frame(PairDerivatives& d, ReferenceFrame frame, const Pose& X_WB1, const Pose& X_WB2);
+
 struct QueryOptions {
   /// Report separated pairs closer than this (Euclidean, ≥ 0; 0: contacts only).
   double margin = 0.0;
