@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli.hpp"
+#include "demo.hpp"
 #include "fcl_baseline.hpp"
 
 namespace diffcol::cli {
@@ -22,6 +23,7 @@ Commands
   bench    the ergodic runtime benchmark over ordered pairs of the benchmark shapes
   scene-bench  a robot among obstacles, 1000 bodies and 1,000-face hulls, timed against FCL
            (when built with it) in the same run
+  demo     the seeds' applications (trajectory optimization, simulation), checked and timed
   view     write an HTML page (opens offline) showing the shapes and the contact,
            animated over a pose sequence, and/or a PNG picture of it (--png)
   help     this message ('diffcol help query', 'diffcol help bench', 'diffcol help view',
@@ -72,6 +74,7 @@ int main(int argc, char** argv) {
       else if (rest[0] == "bench-dcol") print_bench_dcol_usage(std::cout);
       else if (rest[0] == "view") print_view_usage(std::cout);
       else if (rest[0] == "scene-bench") print_scene_bench_usage(std::cout);
+      else if (rest[0] == "demo") print_demo_usage(std::cout);
       else throw InputError("help: unknown command '" + rest[0] + "'");
       return kExitOk;
     }
@@ -84,6 +87,7 @@ int main(int argc, char** argv) {
     if (cmd == "bench") return cmd_bench(rest);
     if (cmd == "view") return cmd_view(rest);
     if (cmd == "scene-bench") return cmd_scene_bench(rest);
+    if (cmd == "demo") return cmd_demo(rest);
     throw InputError("unknown command '" + cmd + "' (expected query, bench, scene-bench or view; see diffcol --help)");
   } catch (const nlohmann::json::exception& e) {
     std::cerr << "diffcol: invalid JSON input: " << e.what() << "\n";

@@ -20,10 +20,10 @@ BUILD_DIR="${BUILD_DIR:-build}"
 
 PACKAGES=(build-essential cmake ninja-build libeigen3-dev libgtest-dev libbenchmark-dev
           nlohmann-json3-dev libfcl-dev pkg-config libtinyobjloader-dev libmujoco-dev libqhull-dev
-          liburdfdom-dev libtinyxml2-dev
+          liburdfdom-dev libtinyxml2-dev coinor-libipopt-dev libompl-dev libsundials-dev
           python3-dev python3-pybind11 python3-numpy python3-pytest python3-torch
           python3-setuptools python3-wheel python3-pip python3-venv
-          python3-dask python3-distributed)
+          python3-dask python3-distributed python3-scipy)
 
 # The viewer's Debian packages (viewer/setup.sh: node and npm for three.js, chromium for the
 # browser test) join the same apt-get run when missing: one `apt-get update` and one install on

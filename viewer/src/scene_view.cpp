@@ -59,4 +59,36 @@ MeshScene scene_mesh_view(const scene::Scene& s, const scene::QueryResult& pairs
   return out;
 }
 
+MeshScene scene_animation(const scene::Scene& s, const std::vector<std::vector<Pose>>& body_poses,
+                          int subdivisions) {
+  if (s.num_shapes() == 0) throw std::invalid_argument("scene_animation: the scene has no shapes");
+  if (body_poses.empty()) throw std::invalid_argument("scene_animation: no frames");
+  MeshScene out;
+  for (int i = 0; i < s.num_shapes(); ++i) {
+    const scene::SceneShape& shape = s.shape(i);
+    out.meshes.push_back(triangle_mesh(surface_of(shape.shape, subdivisions)));
+    out.names.push_back(s.body(shape.body).name + "/" + shape.name);
+  }
+  out.poses.reserve(body_poses.size());
+  for (std::size_t f = 0; f < body_poses.size(); ++f) {
+    const std::vector<Pose>& frame = body_poses[f];
+    if (static_cast<int>(frame.size()) != s.num_bodies())
+      throw std::invalid_argument("scene_animation: frame " + std::to_string(f) + " has " +
+                                  std::to_string(frame.size()) + " poses for " + std::to_string(s.num_bodies()) +
+                                  " bodies");
+    std::vector<Pose> poses;
+    poses.reserve(s.num_shapes());
+    for (int i = 0; i < s.num_shapes(); ++i) {
+      const scene::SceneShape& shape = s.shape(i);
+      const Pose& X_WB = frame[shape.body];
+      if (!X_WB.is_finite())
+        throw std::invalid_argument("scene_animation: frame " + std::to_string(f) + ", body " +
+                                    std::to_string(shape.body) + ": the pose is not finite");
+      poses.push_back(X_WB * shape.X_BS);
+    }
+    out.poses.push_back(std::move(poses));
+  }
+  return out;
+}
+
 }  // namespace diffcol::view

@@ -270,6 +270,14 @@ void render_png(const std::string& html_path, const std::string& png_path, const
 /// @throws std::invalid_argument for an empty scene or pairs that are not of this scene.
 MeshScene scene_mesh_view(const scene::Scene& scene, const scene::QueryResult& pairs, int subdivisions = 3);
 
+/// An animation of a scene as a mesh page: every shape meshed as in scene_mesh_view, posed at
+/// every frame from `body_poses[frame][body]` (world_from_body, one pose per body of the scene,
+/// static bodies included) and the shape's mount. No markers. Write it with write_mesh_html.
+/// @throws std::invalid_argument for an empty scene, no frames, or a frame without one finite
+///         pose per body.
+MeshScene scene_animation(const scene::Scene& scene, const std::vector<std::vector<Pose>>& body_poses,
+                          int subdivisions = 3);
+
 /// Version of the bundled three.js package (from its package.json, e.g. "0.187.0").
 const char* three_version();
 

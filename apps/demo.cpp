@@ -1,0 +1,119 @@
+// `diffcol demo <name>`: the dispatcher (demo.hpp). The demos themselves live in demo_*.cpp.
+#include "demo.hpp"
+
+#include <chrono>
+#include <iostream>
+
+#include "host_info.hpp"
+#ifdef DIFFCOL_HAVE_VIEWER
+#include "diffcol/view/view.hpp"
+#endif
+
+namespace diffcol::cli {
+
+const std::vector<DemoEntry>& demo_table() {
+  static const std::vector<DemoEntry> table = {
+  };
+  return table;
+}
+
+void print_demo_usage(std::ostream& os) {
+  os << R"(usage: diffcol demo <name> [--json] [--out FILE | --no-page] [--fd-gradients] [--quick]
+                    [--threads N] [demo options]
+
+Runs one of the seeds' applications and checks its result independently. Prints its figures
+(with --json: a report whose "success" is true only when the solver finished and the checks
+held, with "wall_s" and the host) and writes an animated viewer page (default <name>.html).
+Exit status 0 on success, 1 when the run or its checks failed, 2 on invalid input.
+
+Options
+  --json          print the JSON report only
+  --out FILE      the viewer page to write (default <name>.html)
+  --no-page       write no page
+  --fd-gradients  collision derivatives by central finite differences (to measure what the
+                  analytic ones buy)
+  --quick         a shorter run
+  --threads N     threads for the scene queries (default 1; 0: all cores)
+  --list          list the demos
+
+Demos
+)";
+  for (const DemoEntry& d : demo_table()) {
+    const std::string name = d.name;
+    os << "  " << name << std::string(name.size() < 20 ? 20 - name.size() : 1, ' ') << d.summary << "\n";
+  }
+}
+
+void write_demo_page(const DemoOptions& options, const scene::Scene& scene,
+                     const std::vector<std::vector<Pose>>& body_poses, Json& report) {
+  if (options.page.empty()) return;
+#ifdef DIFFCOL_HAVE_VIEWER
+  view::ViewOptions view_options;
+  view_options.title = std::string("diffcol demo ") + report.value("demo", std::string());
+  view::write_mesh_html(options.page, view::scene_animation(scene, body_poses), view_options);
+  report["page"] = options.page;
+  if (options.text) *options.text << "page: " << options.page << " (" << body_poses.size() << " frames)\n";
+#else
+  (void)scene;
+  (void)body_poses;
+  if (options.text) *options.text << "page: not written (diffcol was built without the viewer)\n";
+#endif
+}
+
+int cmd_demo(const std::vector<std::string>& args) {
+  if (args.empty()) {
+    print_demo_usage(std::cerr);
+    return kExitInvalidInput;
+  }
+  if (args[0] == "--list") {
+    for (const DemoEntry& d : demo_table()) std::cout << d.name << "\n";
+    return kExitOk;
+  }
+  if (args[0] == "-h" || args[0] == "--help") {
+    print_demo_usage(std::cout);
+    return kExitOk;
+  }
+  const DemoEntry* entry = nullptr;
+  for (const DemoEntry& d : demo_table())
+    if (args[0] == d.name) entry = &d;
+  if (!entry) {
+    std::string names;
+    for (const DemoEntry& d : demo_table()) names += std::string(names.empty() ? "" : ", ") + d.name;
+    throw InputError("demo: unknown demo '" + args[0] + "' (known: " + names + ")");
+  }
+  DemoOptions options;
+  options.page = std::string(entry->name) + ".html";
+  for (std::size_t i = 1; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    auto value = [&]() -> const std::string& {
+      if (i + 1 >= args.size()) throw InputError("demo " + std::string(entry->name) + ": " + a + " needs a value");
+      return args[++i];
+    };
+    if (a == "--json") options.json = true;
+    else if (a == "--out") options.page = value();
+    else if (a == "--no-page") options.page.clear();
+    else if (a == "--fd-gradients") options.fd_gradients = true;
+    else if (a == "--quick") options.quick = true;
+    else if (a == "--threads") options.threads = static_cast<int>(parse_long(value(), "--threads", 0, 1024));
+    else {
+      options.extra.push_back(a);
+      if (i + 1 < args.size() && args[i + 1].rfind("--", 0) != 0) options.extra.push_back(args[++i]);
+    }
+  }
+  options.text = options.json ? nullptr : &std::cout;
+  Json report;
+  report["demo"] = entry->name;
+  report["host"] = host_json(host_info());
+  if (options.text) *options.text << host_line(host_info()) << "\n";
+  const auto t0 = std::chrono::steady_clock::now();
+  entry->run(options, report);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (!report.contains("wall_s")) report["wall_s"] = wall;
+  if (!report.contains("success")) report["success"] = false;
+  const bool success = report["success"].get<bool>();
+  if (options.json) std::cout << report.dump(2) << "\n";
+  else std::cout << (success ? "success" : "FAILED") << " (" << report["wall_s"].get<double>() << " s)\n";
+  return success ? kExitOk : kExitNotConverged;
+}
+
+}  // namespace diffcol::cli
