@@ -13,6 +13,10 @@ namespace diffcol::cli {
 
 const std::vector<DemoEntry>& demo_table() {
   static const std::vector<DemoEntry> table = {
+      {"quadrotor-rrt", "iDCOL VII-A: an RRT path of a translating quadrotor refined under alpha >= 1 + eps (Ipopt)",
+       demo_quadrotor_rrt},
+      {"quadrotor-hallway", "DCOL IV-A-2: a 6-DOF quadrotor through a hallway of 12 obstacles from hover (Ipopt)",
+       demo_quadrotor_hallway},
   };
   return table;
 }
