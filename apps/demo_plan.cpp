@@ -2,6 +2,7 @@
 #include "demo_plan.hpp"
 
 #include <cstdlib>
+#include <ctime>
 #include <iomanip>
 #include <ostream>
 
@@ -20,6 +21,7 @@ PlanDemoArguments plan_demo_arguments(const DemoOptions& options, const char* de
     else if (e[i] == "--max-iter") a.solve.max_iterations = static_cast<int>(parse_long(value(), "--max-iter", 0, 1000000));
     else if (e[i] == "--print-level") a.solve.print_level = static_cast<int>(parse_long(value(), "--print-level", 0, 12));
     else if (e[i] == "--print-knots") a.print_knots = true;
+    else if (e[i] == "--near-pairs") a.near_pairs = true;
     else if (e[i] == "--ipopt") {
       const std::string& kv = value();
       const size_t eq = kv.find('=');
@@ -45,10 +47,13 @@ PlanDemoOutcome run_plan_demo(const DemoOptions& options, plan::TrajectoryProble
                               int check_subdivisions, bool print_knots) {
   PlanDemoOutcome out;
   solve_options.fd_gradients = options.fd_gradients;
-  out.result = plan::solve(problem, solve_options, x0);
   plan::CheckOptions check_options;
   check_options.subdivisions = check_subdivisions;
   check_options.scene = check_scene;
+  const plan::CheckResult initial = plan::check_trajectory(problem, problem.configurations(x0), check_options);
+  const std::clock_t c0 = std::clock();
+  out.result = plan::solve(problem, solve_options, x0);
+  const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
   out.check = plan::check_trajectory(problem, out.result.configurations, check_options);
   out.success = out.result.success && out.check.collision_free();
   const plan::SolveResult& r = out.result;
@@ -68,9 +73,11 @@ PlanDemoOutcome run_plan_demo(const DemoOptions& options, plan::TrajectoryProble
   report["objective"] = r.objective;
   report["constraint_violation"] = r.constraint_violation;
   report["solve_s"] = r.wall_s;
+  report["solve_cpu_s"] = cpu;
   report["collision_s"] = r.collision_s;
   report["collision_share"] = r.wall_s > 0.0 ? r.collision_s / r.wall_s : 0.0;
   report["collision_queries"] = r.collision_queries;
+  report["initial_min_distance"] = initial.min_distance;
   report["check_subdivisions"] = check_subdivisions;
   report["check_samples"] = out.check.samples;
   report["min_distance"] = out.check.min_distance;
@@ -87,7 +94,8 @@ PlanDemoOutcome run_plan_demo(const DemoOptions& options, plan::TrajectoryProble
     if (!r.message.empty()) *os << "  " << r.message << "\n";
     *os << "time: " << r.wall_s << " s, collision queries and derivatives " << r.collision_s << " s ("
         << 100.0 * (r.wall_s > 0.0 ? r.collision_s / r.wall_s : 0.0) << "%, " << r.collision_queries << " queries"
-        << (options.fd_gradients ? ", finite differences" : ", analytic") << ")\n";
+        << (options.fd_gradients ? ", finite differences" : ", analytic") << "), process CPU " << cpu << " s\n";
+    *os << "initial guess: min distance " << initial.min_distance << "\n";
     *os << "check (" << check_subdivisions << "x finer, Euclidean distance): min distance " << out.check.min_distance
         << " at knot " << out.check.min_at << " (" << shape_name(out.check.shape1) << ", " << shape_name(out.check.shape2)
         << ")" << (out.check.failed_pairs ? ", failed pair solves " + std::to_string(out.check.failed_pairs) : "") << "\n";

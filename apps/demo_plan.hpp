@@ -28,11 +28,12 @@ void demo_piano_mover(const DemoOptions& options, Json& report);
 void demo_cone_opening(const DemoOptions& options, Json& report);
 void demo_arm_reach(const DemoOptions& options, Json& report);
 
-/// The plan demos' own arguments: --knots N, --max-iter N, --print-level N (Ipopt's output), --print-knots,
+/// The plan demos' own arguments: --knots N, --max-iter N, --print-level N (Ipopt's output), --print-knots, --near-pairs,
 /// --ipopt NAME=VALUE (any Ipopt option; numbers as numbers). @throws InputError on others.
 struct PlanDemoArguments {
   int knots = 0;  ///< 0: the demo's default
   bool print_knots = false;  ///< --print-knots: the optimized configurations
+  bool near_pairs = false;   ///< --near-pairs: PairSelection::initial_path (the pairs near the initial path)
   plan::SolveOptions solve;
 };
 PlanDemoArguments plan_demo_arguments(const DemoOptions& options, const char* demo);
