@@ -42,10 +42,6 @@ void write_demo_page(const DemoOptions& options, const scene::Scene& scene,
                      const std::vector<std::vector<Pose>>& body_poses, Json& report);
 
 int cmd_demo(const std::vector<std::string>& args);
-
-// The demos (apps/demo_<name>.cpp).
-void demo_quadrotor_rrt(const DemoOptions& options, Json& report);
-void demo_quadrotor_hallway(const DemoOptions& options, Json& report);
 void print_demo_usage(std::ostream& os);
 
 }  // namespace diffcol::cli

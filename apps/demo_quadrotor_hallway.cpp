@@ -5,10 +5,9 @@
 // constraints between knots (semi-implicit Euler; plan::Dynamics), their Jacobians by forward-mode
 // automatic differentiation; the collision rows are α* ≥ 1 + ε with the scene's analytic
 // derivatives. The result is re-checked at ten samples per interval by the Euclidean distance.
-// Options: --knots N (40; 30 with --quick).
-#include <chrono>
+// Options: those of every plan demo (demo_plan.hpp: --knots N, default 40, 30 with --quick, ...).
+#include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <numbers>
 #include <ostream>
 
@@ -16,7 +15,7 @@
 #include <Eigen/Geometry>
 #include <unsupported/Eigen/AutoDiff>
 
-#include "demo.hpp"
+#include "demo_plan.hpp"
 #include "diffcol/dcol/primitives.hpp"
 #include "diffcol/plan/trajectory.hpp"
 #include "diffcol/scene/scene.hpp"
@@ -24,8 +23,6 @@
 namespace diffcol::cli {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // The quadrotor (Mellinger and Kumar's model, the parameters of the DCOL seed's example).
 struct Quadrotor {
@@ -92,24 +89,15 @@ void residual_t(const Quadrotor& m, double h, const Eigen::Matrix<T, 16, 1>& z0,
 
 Pose at(double x, double y, double z, const Mat3& R = Mat3::Identity()) { return Pose::from_rotation(R, Vec3(x, y, z)); }
 
-int extra_knots(const DemoOptions& o, int fallback) {
-  for (std::size_t i = 0; i < o.extra.size(); i += 2) {
-    if (o.extra[i] != "--knots" || i + 1 >= o.extra.size())
-      throw InputError("demo quadrotor-hallway: unknown option or missing value: " + o.extra[i]);
-    return static_cast<int>(parse_long(o.extra[i + 1], "--knots", 10, 10000));
-  }
-  return fallback;
-}
-
 }  // namespace
 
 void demo_quadrotor_hallway(const DemoOptions& options, Json& report) {
-  const int N = extra_knots(options, options.quick ? 30 : 40);
+  const PlanDemoArguments args = plan_demo_arguments(options, "quadrotor-hallway");
+  const int N = args.knots ? args.knots : options.quick ? 30 : 40;
+  if (N < 3) throw InputError("demo quadrotor-hallway: --knots must be at least 3");
   const double duration = 4.0, h = duration / (N - 1), epsilon = 0.1, drone_radius = 0.25;
   const Quadrotor quad;
   std::ostream* text = options.text;
-  const auto t_all = Clock::now();
-  const std::clock_t cpu0 = std::clock();
 
   // the hallway x ∈ [0, 8], |y| ≤ 1.5, z ∈ [0, 3] (the workspace bounds) and its 12 obstacles
   scene::Scene scene;
@@ -197,27 +185,18 @@ void demo_quadrotor_hallway(const DemoOptions& options, Json& report) {
   spec.collision.bound = epsilon;
   spec.collision.activation_margin = 0.5;
   spec.collision.num_threads = options.threads;
+  if (args.near_pairs) spec.collision.selection = plan::PairSelection::initial_path;
   plan::TrajectoryProblem problem(scene, spec);
 
   // the seed's naive guess: hover at the start (controls at the hover thrust)
   Eigen::VectorXd x0 = problem.static_guess();
   for (int k = 0; k + 1 < N; ++k) x0.segment<4>(k * nz + 12).setConstant(u_hover);
-  plan::SolveOptions so;
-  so.fd_gradients = options.fd_gradients;
-  so.max_iterations = 1000;
+  plan::SolveOptions so = args.solve;
   so.tolerance = 1e-4;
-  // the L-BFGS update inside the augmented system: one factorization per iteration instead of
-  // extra back-solves per stored pair (about half of this demo's Ipopt time)
-  so.string_options.emplace_back("limited_memory_aug_solver", "extended");
-  const plan::SolveResult r = plan::solve(problem, so, x0);
-  const double wall = std::chrono::duration<double>(Clock::now() - t_all).count();
-  const double cpu = static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC;
-
-  // the independent check: the Euclidean distance at ten samples per interval
-  plan::CheckOptions co;
-  co.subdivisions = 10;
-  const plan::CheckResult check = plan::check_trajectory(problem, r.configurations, co);
-  // the dynamics residual of the result, largest entry
+  // the check: the Euclidean distance (not α*) at ten samples per interval
+  const PlanDemoOutcome out = run_plan_demo(options, problem, x0, so, report, nullptr, 10, args.print_knots);
+  const plan::SolveResult& r = out.result;
+  // the dynamics residual of the result, largest entry, and the largest tilt
   double dyn = 0.0;
   for (int k = 0; k + 1 < N; ++k) {
     Eigen::Matrix<double, 12, 1> f;
@@ -226,41 +205,12 @@ void demo_quadrotor_hallway(const DemoOptions& options, Json& report) {
   }
   double tilt = 0.0;
   for (int k = 0; k < N; ++k) tilt = std::max(tilt, r.configurations.row(k).tail<3>().norm());
-
-  report["success"] = r.success && check.collision_free() && dyn < 1e-5;
-  report["wall_s"] = wall;
-  report["cpu_s"] = cpu;
-  report["iterations"] = r.iterations;
-  report["collision_s"] = r.collision_s;
-  report["collision_share"] = wall > 0.0 ? r.collision_s / wall : 0.0;
-  report["min_distance"] = check.min_distance;
-  report["solver"] = {{"status", r.status},
-                      {"iterations", r.iterations},
-                      {"seconds", r.wall_s},
-                      {"objective", r.objective},
-                      {"constraint_violation", r.constraint_violation},
-                      {"collision_queries", r.collision_queries},
-                      {"fd_gradients", options.fd_gradients}};
-  report["check"] = {{"samples", check.samples},
-                     {"subdivisions", co.subdivisions},
-                     {"min_at", check.min_at},
-                     {"failed_pairs", check.failed_pairs},
-                     {"collision_free", check.collision_free()},
-                     {"formulation", "Euclidean distance (the constraints are on alpha)"},
-                     {"max_dynamics_residual", dyn}};
-  report["knots"] = N;
+  report["success"] = out.success && dyn < 1e-5;
+  report["max_dynamics_residual"] = dyn;
   report["time_step"] = h;
-  report["max_tilt_rad"] = tilt;
+  report["max_rotation_rad"] = tilt;
   report["obstacles"] = 12;
-  if (text) {
-    *text << "Ipopt: " << r.status << " after " << r.iterations << " iterations, " << r.wall_s * 1e3 << " ms"
-          << (options.fd_gradients ? " (finite-difference collision gradients)" : "") << "\n"
-          << "collision queries: " << r.collision_s * 1e3 << " ms, " << 100.0 * r.collision_s / wall << "% of "
-          << wall * 1e3 << " ms (CPU " << cpu * 1e3 << " ms)\n"
-          << "check (" << check.samples << " samples): min distance " << check.min_distance << " at " << check.min_at
-          << "; largest dynamics residual " << dyn << "; largest tilt " << tilt << " rad\n";
-  }
-  write_demo_page(options, scene, problem.animation(r.configurations, 4), report);
+  if (text) *text << "largest dynamics residual " << dyn << ", largest rotation " << tilt << " rad\n";
 }
 
 }  // namespace diffcol::cli

@@ -1,16 +1,16 @@
 // `diffcol demo quadrotor-rrt`: iDCOL seed Sec. VII-A. A quadrotor that only translates, one
 // iDCOL ellipsoid, among eight static smooth convex obstacles inside a box workspace: an RRT path
 // (plan_rrt) refined by Ipopt on path length plus smoothness under α*(p) ≥ 1 + ε at every knot.
-// Options: --knots N (20), --seed S (the RRT's, 1), --fd-dense (Ipopt's finite-difference Jacobian).
+// Options: --seed S (the RRT's, 1) and those of every plan demo (demo_plan.hpp: --knots N, default
+// 20, --ipopt NAME=VALUE, ...). `--ipopt jacobian_approximation=finite-difference-values` has Ipopt
+// difference every constraint in every variable, as a solver without derivatives does.
 // The result is re-checked at ten samples per interval by the exact Euclidean distance between
 // DCOL shapes that contain the smooth ones (a conservative check by another formulation).
-#include <chrono>
-#include <ctime>
 #include <cmath>
 #include <numbers>
 #include <ostream>
 
-#include "demo.hpp"
+#include "demo_plan.hpp"
 #include "diffcol/dcol/primitives.hpp"
 #include "diffcol/plan/rrt.hpp"
 #include "diffcol/plan/trajectory.hpp"
@@ -22,9 +22,6 @@
 namespace diffcol::cli {
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
 
 Pose translated(double x, double y, double z, const Mat3& R = Mat3::Identity()) { return Pose::from_rotation(R, Vec3(x, y, z)); }
 
@@ -61,38 +58,27 @@ Worlds build_worlds() {
   return w;
 }
 
-int extra_int(const std::vector<std::string>& extra, const char* key, int fallback, int lo, int hi) {
-  for (std::size_t i = 0; i + 1 < extra.size(); ++i)
-    if (extra[i] == key) return static_cast<int>(parse_long(extra[i + 1], key, lo, hi));
-  return fallback;
-}
-
-void check_extra(const std::vector<std::string>& extra, std::initializer_list<const char*> known) {
-  for (std::size_t i = 0; i < extra.size(); i += 2) {
-    bool ok = false;
-    for (const char* k : known) ok = ok || extra[i] == k;
-    if (!ok || i + 1 >= extra.size()) throw InputError("demo quadrotor-rrt: unknown option or missing value: " + extra[i]);
-  }
-}
-
 }  // namespace
 
 void demo_quadrotor_rrt(const DemoOptions& options, Json& report) {
-  bool fd_dense = false;
-  std::vector<std::string> extra;
-  for (const std::string& e : options.extra) {
-    if (e == "--fd-dense") fd_dense = true;
-    else extra.push_back(e);
+  // --seed here, the rest is every plan demo's
+  DemoOptions plan_options = options;
+  plan_options.extra.clear();
+  int seed = 1;
+  for (std::size_t i = 0; i < options.extra.size(); ++i) {
+    if (options.extra[i] != "--seed") {
+      plan_options.extra.push_back(options.extra[i]);
+      continue;
+    }
+    if (i + 1 >= options.extra.size()) throw InputError("demo quadrotor-rrt: --seed needs a value");
+    seed = static_cast<int>(parse_long(options.extra[++i], "--seed", 1, 1 << 30));
   }
-  check_extra(extra, {"--seed", "--knots"});
-  const int knots = extra_int(extra, "--knots", 20, 3, 10000);
-  const int seed = extra_int(extra, "--seed", 1, 1, 1 << 30);
+  const PlanDemoArguments args = plan_demo_arguments(plan_options, "quadrotor-rrt");
+  const int knots = args.knots ? args.knots : 20;
+  if (knots < 3) throw InputError("demo quadrotor-rrt: --knots must be at least 3");
   const double epsilon = 0.1;
   const Vec3 start(0.3, -1.4, 1.0), goal(5.7, 1.4, 2.2), lower(0.0, -2.0, 0.0), upper(6.0, 2.0, 3.0);
   std::ostream* text = options.text;
-
-  const auto t_all = Clock::now();
-  const std::clock_t cpu0 = std::clock();
   Worlds w = build_worlds();
 
   // 1. the RRT path, resampled to the knots
@@ -108,6 +94,7 @@ void demo_quadrotor_rrt(const DemoOptions& options, Json& report) {
                    {"seconds", rrt.plan_s + rrt.simplify_s},
                    {"tree_states", rrt.tree_states},
                    {"validity_checks", rrt.validity_checks},
+                   {"check_s", rrt.check_s},
                    {"path_length", rrt.path_length}};
   if (!rrt.ok()) {
     report["success"] = false;
@@ -144,66 +131,30 @@ void demo_quadrotor_rrt(const DemoOptions& options, Json& report) {
   spec.collision.bound = epsilon;
   spec.collision.activation_margin = 0.5;
   spec.collision.num_threads = options.threads;
+  if (args.near_pairs) spec.collision.selection = plan::PairSelection::initial_path;
   plan::TrajectoryProblem problem(w.smooth, spec);
   Eigen::VectorXd x0 = problem.static_guess();
   for (int k = 0; k < knots; ++k) x0.segment(problem.q_index(k), 3) = rrt.waypoints[static_cast<size_t>(k)];
+  if (text)
+    *text << "RRT (seed " << seed << "): " << rrt.tree_states << " tree states, path length " << rrt.path_length << ", "
+          << (rrt.plan_s + rrt.simplify_s) << " s\n";
 
-  plan::SolveOptions so;
-  so.fd_gradients = options.fd_gradients;
-  so.max_iterations = 300;
+  plan::SolveOptions so = args.solve;
   so.tolerance = 1e-4;
   so.limited_memory_size = 6;
   // the L-BFGS update inside the augmented system: one factorization per iteration instead of
   // extra back-solves per stored pair (about half of this demo's Ipopt time)
-  so.string_options.emplace_back("limited_memory_aug_solver", "extended");
-  // --fd-dense: Ipopt's own finite differences of every constraint for every variable, what a
-  // solver without derivatives does (each knot queried once per variable of every knot)
-  if (fd_dense) so.string_options.emplace_back("jacobian_approximation", "finite-difference-values");
-  const plan::SolveResult r = plan::solve(problem, so, x0);
-  const double wall = seconds_since(t_all);
-  const double cpu = static_cast<double>(std::clock() - cpu0) / CLOCKS_PER_SEC;
-
-  // 3. the independent check: ten samples per interval, exact DCOL shapes, Euclidean distance
-  plan::CheckOptions co;
-  co.subdivisions = 10;
-  co.scene = &w.exact;
-  const plan::CheckResult check = plan::check_trajectory(problem, r.configurations, co);
+  so.string_options.insert(so.string_options.begin(), {"limited_memory_aug_solver", "extended"});
+  // the check: ten samples per interval, Euclidean distance between the exact DCOL shapes
+  const PlanDemoOutcome out = run_plan_demo(options, problem, x0, so, report, &w.exact, 10, args.print_knots);
   double length = 0.0;
-  for (int k = 0; k + 1 < knots; ++k) length += (r.configurations.row(k + 1) - r.configurations.row(k)).norm();
-
-  const double collision_s = rrt.check_s + r.collision_s;
-  report["success"] = r.success && check.collision_free();
-  report["wall_s"] = wall;
-  report["cpu_s"] = cpu;  // process CPU time: the figure to compare on a machine shared with other work
-  report["solver"] = {{"status", r.status},       {"iterations", r.iterations},
-                      {"seconds", r.wall_s},      {"objective", r.objective},
-                      {"constraint_violation", r.constraint_violation},
-                      {"collision_queries", r.collision_queries},
-                      {"fd_gradients", options.fd_gradients ? "knot" : fd_dense ? "dense" : "analytic"}};
-  report["iterations"] = r.iterations;
-  report["collision_s"] = collision_s;
-  report["collision_share"] = wall > 0.0 ? collision_s / wall : 0.0;
-  report["min_distance"] = check.min_distance;
-  report["check"] = {{"samples", check.samples},
-                     {"subdivisions", co.subdivisions},
-                     {"min_at", check.min_at},
-                     {"failed_pairs", check.failed_pairs},
-                     {"collision_free", check.collision_free()},
-                     {"formulation", "Euclidean distance, exact DCOL shapes containing the smooth ones"}};
-  report["knots"] = knots;
+  for (int k = 0; k + 1 < knots; ++k)
+    length += (out.result.configurations.row(k + 1) - out.result.configurations.row(k)).norm();
   report["epsilon"] = epsilon;
+  report["rrt_seed"] = seed;
   report["path_length"] = {{"rrt", rrt.path_length}, {"optimized", length}};
-  if (text) {
-    *text << "RRT (seed " << seed << "): " << rrt.tree_states << " tree states, path length " << rrt.path_length << ", "
-          << (rrt.plan_s + rrt.simplify_s) * 1e3 << " ms\n"
-          << "Ipopt: " << r.status << " after " << r.iterations << " iterations, " << r.wall_s * 1e3 << " ms"
-          << (options.fd_gradients ? " (finite-difference collision gradients)" : fd_dense ? " (Ipopt's finite-difference Jacobian)" : "") << "; path length " << length << "\n"
-          << "collision queries: " << collision_s * 1e3 << " ms, " << 100.0 * collision_s / wall << "% of " << wall * 1e3
-          << " ms (CPU " << cpu * 1e3 << " ms)\n"
-          << "check (" << check.samples << " samples, exact DCOL shapes): min distance " << check.min_distance << " at "
-          << check.min_at << "\n";
-  }
-  write_demo_page(options, w.smooth, problem.animation(r.configurations, 4), report);
+  report["check_formulation"] = "Euclidean distance, exact DCOL shapes containing the smooth ones";
+  if (text) *text << "path length: RRT " << rrt.path_length << ", optimized " << length << "\n";
 }
 
 }  // namespace diffcol::cli

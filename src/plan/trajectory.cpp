@@ -153,7 +153,10 @@ struct TrajectoryProblem::Impl {
   std::vector<std::vector<int>> pair_cols;  // q columns per pair, sorted
   std::vector<int> pair_nnz_offset;         // within a knot's block
   int knot_nnz = 0;
-  std::vector<int> knots;
+  std::vector<int> knots;                          // knots with rows at t = 0
+  std::vector<std::pair<int, double>> samples;     // (k, t): rows at (1 − t)·q_k + t·q_{k+1}
+  std::vector<Eigen::Index> sample_nnz_offset;     // into coll_jac
+  Eigen::Index coll_nnz = 0;
   std::vector<int> dyn_rows, dyn_cols;  // one interval's pattern (relative)
   // evaluation cache
   Eigen::VectorXd cache_x;
@@ -168,10 +171,10 @@ struct TrajectoryProblem::Impl {
   Eigen::Matrix<double, 6, Eigen::Dynamic> G;
   Eigen::VectorXd knot_values, fd_plus, fd_minus;
   Eigen::MatrixXd knot_jac;  // P × nq
-  Eigen::VectorXd qtmp;
+  Eigen::VectorXd qtmp, qsample;
 
   int P() const { return static_cast<int>(pairs.size()); }
-  int collision_rows() const { return static_cast<int>(knots.size()) * P(); }
+  int collision_rows() const { return static_cast<int>(samples.size()) * P(); }
   int dyn_row_count() const { return (N - 1) * nr; }
 
   void apply(const Eigen::Ref<const Eigen::VectorXd>& q) {
@@ -263,9 +266,12 @@ struct TrajectoryProblem::Impl {
     have_values = true;
     have_jac = jac;
     coll_values.resize(collision_rows());
-    coll_jac.resize(static_cast<Eigen::Index>(knots.size()) * knot_nnz);
-    for (size_t i = 0; i < knots.size(); ++i) {
-      const auto q = x.segment(static_cast<Eigen::Index>(knots[i]) * nz, nq);
+    coll_jac.resize(coll_nnz);
+    for (size_t i = 0; i < samples.size(); ++i) {
+      const auto [k, t] = samples[i];
+      qsample = x.segment(static_cast<Eigen::Index>(k) * nz, nq);
+      if (t > 0.0) qsample = (1.0 - t) * qsample + t * x.segment(static_cast<Eigen::Index>(k + 1) * nz, nq);
+      const Eigen::VectorXd& q = qsample;
       if (!jac) {
         query_knot(q, false, knot_values, nullptr);
       } else if (!fd) {
@@ -286,10 +292,16 @@ struct TrajectoryProblem::Impl {
       }
       coll_values.segment(static_cast<Eigen::Index>(i) * P(), P()) = knot_values;
       if (jac) {
-        double* out = coll_jac.data() + static_cast<Eigen::Index>(i) * knot_nnz;
-        for (int p = 0; p < P(); ++p)
-          for (size_t c = 0; c < pair_cols[static_cast<size_t>(p)].size(); ++c)
-            *out++ = knot_jac(p, pair_cols[static_cast<size_t>(p)][c]);
+        double* out = coll_jac.data() + sample_nnz_offset[i];
+        for (int p = 0; p < P(); ++p) {
+          const std::vector<int>& cols = pair_cols[static_cast<size_t>(p)];
+          if (t == 0.0) {
+            for (int c : cols) *out++ = knot_jac(p, c);
+          } else {
+            for (int c : cols) *out++ = (1.0 - t) * knot_jac(p, c);
+            for (int c : cols) *out++ = t * knot_jac(p, c);
+          }
+        }
       }
     }
     coll_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
@@ -496,6 +508,15 @@ TrajectoryProblem::TrajectoryProblem(scene::Scene& scene, TrajectorySpec spec) :
     }
     const int last = m.spec.fix_goal ? m.N - 1 : m.N;
     for (int k = 1; k < last; ++k) m.knots.push_back(k);
+    if (cc.interval_samples < 0) fail("collision.interval_samples must be ≥ 0");
+    for (int k = 0; k < m.N; ++k)
+      for (int j = 0; j <= (k + 1 < m.N ? cc.interval_samples : 0); ++j) {
+        if (j == 0 && (k == 0 || k >= last)) continue;
+        const double t = static_cast<double>(j) / (cc.interval_samples + 1);
+        m.sample_nnz_offset.push_back(m.coll_nnz);
+        m.coll_nnz += (j == 0 ? 1 : 2) * m.knot_nnz;
+        m.samples.emplace_back(k, t);
+      }
     m.check_fixed(m.spec.start, "start");
     if (m.spec.fix_goal) m.check_fixed(m.spec.goal, "goal");
     m.apply(m.spec.start);
@@ -519,6 +540,7 @@ int TrajectoryProblem::num_collision_rows() const { return impl_->collision_rows
 int TrajectoryProblem::num_constraints() const { return impl_->dyn_row_count() + impl_->collision_rows(); }
 const std::vector<std::pair<int, int>>& TrajectoryProblem::pairs() const { return impl_->pairs; }
 const std::vector<int>& TrajectoryProblem::constrained_knots() const { return impl_->knots; }
+const std::vector<std::pair<int, double>>& TrajectoryProblem::collision_samples() const { return impl_->samples; }
 
 void TrajectoryProblem::variable_bounds(Eigen::VectorXd& lower, Eigen::VectorXd& upper) const {
   const Impl& m = *impl_;
@@ -631,19 +653,22 @@ void TrajectoryProblem::jacobian_structure(std::vector<int>& rows, std::vector<i
       cols.push_back(k * m.nz + m.dyn_cols[i]);
     }
   const int d = m.dyn_row_count();
-  for (size_t i = 0; i < m.knots.size(); ++i)
+  for (size_t i = 0; i < m.samples.size(); ++i) {
+    const auto [k, t] = m.samples[i];
     for (int p = 0; p < m.P(); ++p)
-      for (int c : m.pair_cols[static_cast<size_t>(p)]) {
-        rows.push_back(d + static_cast<int>(i) * m.P() + p);
-        cols.push_back(m.knots[i] * m.nz + c);
-      }
+      for (int knot = k; knot <= (t > 0.0 ? k + 1 : k); ++knot)
+        for (int c : m.pair_cols[static_cast<size_t>(p)]) {
+          rows.push_back(d + static_cast<int>(i) * m.P() + p);
+          cols.push_back(knot * m.nz + c);
+        }
+  }
 }
 
 void TrajectoryProblem::jacobian_values(const Eigen::VectorXd& x, Eigen::VectorXd& values) {
   Impl& m = *impl_;
   m.check_x(x);
   const Eigen::Index dyn_nnz = static_cast<Eigen::Index>(m.dyn_rows.size());
-  values.resize(dyn_nnz * (m.N - 1) + static_cast<Eigen::Index>(m.knots.size()) * m.knot_nnz);
+  values.resize(dyn_nnz * (m.N - 1) + m.coll_nnz);
   if (m.nr) {
     Eigen::VectorXd r(m.nr);
     for (int k = 0; k + 1 < m.N; ++k) {

@@ -98,6 +98,9 @@ struct CollisionConstraints {
   PairSelection selection = PairSelection::all;
   double selection_margin = 1.0;  ///< for PairSelection::initial_path
   int num_threads = 1;            ///< QueryOptions::num_threads of the knot queries
+  /// Rows also at this many configurations inside every interval, (1 − t)·q_k + t·q_{k+1} at
+  /// t = j/(interval_samples + 1): against passing an obstacle between two knots.
+  int interval_samples = 0;
 };
 
 /// Discrete dynamics between consecutive knots, the extension point for models with state and
@@ -170,9 +173,12 @@ class TrajectoryProblem {
   int num_constraints() const;
   /// The shape pairs (a < b) of the collision rows, the same at every constrained knot.
   const std::vector<std::pair<int, int>>& pairs() const;
-  /// The knots with collision rows (not fixed), in row order: row num_dynamics_rows() +
-  /// i·pairs().size() + p is knot constrained_knots()[i], pair p.
+  /// The knots with collision rows (those not fixed).
   const std::vector<int>& constrained_knots() const;
+  /// The configurations with collision rows, (k, t) for (1 − t)·q_k + t·q_{k+1}, in row order:
+  /// row num_dynamics_rows() + i·pairs().size() + p is sample i, pair p. Without
+  /// interval_samples, the constrained knots with t = 0.
+  const std::vector<std::pair<int, double>>& collision_samples() const;
   /// Index of q_k's first entry (s_k follows at + nq, u_k at + nq + ns).
   int q_index(int k) const { return k * knot_size(); }
 
