@@ -8,6 +8,7 @@
 
 #include "diffcol/dcol/euclidean.hpp"
 #include "diffcol/plan/rrt.hpp"
+#include "diffcol/plan/trajectory.hpp"
 #include "diffcol/scene/robot.hpp"
 #include "diffcol/scene/scene.hpp"
 #include "test_util.hpp"
@@ -256,6 +257,20 @@ TEST(PlanRrt, Statuses) {
   o.time_limit = 1.0;
   const RrtResult k = plan_rrt(w.scene, w.problem(), o);
   EXPECT_EQ(k.status, RrtStatus::too_few_knots);
+}
+
+// An RRT state is the trajectory layer's configuration of the same body (plan::free_body_pose).
+TEST(PlanRrt, BodyPoseIsTheTrajectoryParametrization) {
+  const Pose ref = Pose::from_quaternion(Vec3(0.3, -0.2, 0.7), 0.9, 0.1, 0.3, 0.2);
+  const Eigen::Vector3d x(0.4, -1.1, 2.5);
+  for (const auto& [kind, param] : {std::pair{RrtSpaceKind::translation, Parametrization::translation},
+                                    std::pair{RrtSpaceKind::planar, Parametrization::planar}}) {
+    RrtProblem p;
+    p.kind = kind;
+    p.reference = ref;
+    const Pose a = body_pose_at(p, x), b = free_body_pose(FreeBody{0, param, ref}, x.data());
+    EXPECT_TRUE(a.R.isApprox(b.R, 1e-14) && a.p.isApprox(b.p, 1e-14)) << space_kind_name(kind);
+  }
 }
 
 TEST(PlanRrt, RejectsBadInput) {

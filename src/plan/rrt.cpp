@@ -70,7 +70,7 @@ RrtProblem RrtProblem::translation(int body, const Vec3& start, const Vec3& goal
 }
 
 RrtProblem RrtProblem::planar(int body, const Vec3& start, const Vec3& goal, const Eigen::Vector2d& lower,
-                              const Eigen::Vector2d& upper, const Pose& plane) {
+                              const Eigen::Vector2d& upper, const Pose& reference) {
   RrtProblem p;
   p.kind = RrtSpaceKind::planar;
   p.body = body;
@@ -78,7 +78,7 @@ RrtProblem RrtProblem::planar(int body, const Vec3& start, const Vec3& goal, con
   p.goal = goal;
   p.lower = Eigen::Vector3d(lower.x(), lower.y(), -std::numbers::pi);
   p.upper = Eigen::Vector3d(upper.x(), upper.y(), std::numbers::pi);
-  p.reference = plane;
+  p.reference = reference;
   return p;
 }
 
@@ -269,9 +269,11 @@ Pose body_pose_at(const RrtProblem& p, const Eigen::VectorXd& x) {
   }
   if (p.kind != RrtSpaceKind::planar) fail("body_pose_at: a joints problem has no single body");
   const double c = std::cos(x[2]), s = std::sin(x[2]);
-  X.R << c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0;
-  X.p = Vec3(x[0], x[1], 0.0);
-  return p.reference * X;
+  Mat3 Rz;
+  Rz << c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0;
+  X.R = Rz * p.reference.R;
+  X.p = Vec3(x[0], x[1], p.reference.p.z());
+  return X;
 }
 
 bool state_is_free(scene::Scene& scene, const RrtProblem& problem, const Eigen::VectorXd& state, double clearance) {

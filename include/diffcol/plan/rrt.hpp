@@ -33,8 +33,11 @@ namespace diffcol::plan {
 
 /// What a state is.
 enum class RrtSpaceKind : std::uint8_t {
-  translation = 0,  ///< (x, y, z) of a body whose orientation stays that of `reference`
-  planar = 1,       ///< (x, y, θ): the body at reference·[Rz(θ), (x, y, 0)] (θ wraps, no bounds)
+  /// (x, y, z) of a body whose orientation stays that of `reference` (plan::Parametrization's).
+  translation = 0,
+  /// (x, y, θ): R = R_z(θ)·R_ref, p = (x, y, p_ref.z), as plan::Parametrization::planar (θ wraps,
+  /// no bounds).
+  planar = 1,
   joints = 2,       ///< a robot's joint vector q (its base pose fixed)
 };
 /// "translation", "planar", "joints".
@@ -47,16 +50,17 @@ struct RrtProblem {
   /// Box bounds, same size as the state. Planar: lower(2), upper(2) are not used (θ is SO(2)).
   Eigen::VectorXd lower, upper;
   int body = -1;                    ///< the scene body that moves (translation, planar)
-  Pose reference = Pose::identity();  ///< translation: its orientation; planar: the plane's frame
+  Pose reference = Pose::identity();  ///< translation: its orientation; planar: R_ref and the height
   scene::Robot* robot = nullptr;    ///< joints: the robot (its scene is the one given to plan_rrt)
   Pose base = Pose::identity();     ///< joints: the robot's base pose
 
   /// A body's position in the box [lower, upper], at the orientation `orientation.R`.
   static RrtProblem translation(int body, const Vec3& start, const Vec3& goal, const Vec3& lower,
                                 const Vec3& upper, const Pose& orientation = Pose::identity());
-  /// A body moving in the plane z = 0 of `plane` with heading θ: (x, y) in [lower, upper].
+  /// A body moving in the horizontal plane at height reference.p.z with heading θ about the world
+  /// z axis: (x, y) in [lower, upper].
   static RrtProblem planar(int body, const Vec3& start, const Vec3& goal, const Eigen::Vector2d& lower,
-                           const Eigen::Vector2d& upper, const Pose& plane = Pose::identity());
+                           const Eigen::Vector2d& upper, const Pose& reference = Pose::identity());
   /// A robot's joints between its limits (or `lower`, `upper` where given: a joint without finite
   /// limits, e.g. continuous, needs them).
   static RrtProblem joints(scene::Robot& robot, const Eigen::VectorXd& start, const Eigen::VectorXd& goal,
