@@ -1,6 +1,7 @@
 // `diffcol demo quadrotor-rrt`: iDCOL seed Sec. VII-A. A quadrotor that only translates, one
 // iDCOL ellipsoid, among eight static smooth convex obstacles inside a box workspace: an RRT path
-// (plan_rrt) refined by Ipopt on path length plus smoothness under α*(p) ≥ 1 + ε at every knot.
+// (plan_rrt) refined by Ipopt on path length plus smoothness under α*(p) ≥ 1 + ε at every knot
+// and interval midpoint.
 // Options: --seed S (the RRT's, 1) and those of every plan demo (demo_plan.hpp: --knots N, default
 // 20, --ipopt NAME=VALUE, ...). `--ipopt jacobian_approximation=finite-difference-values` has Ipopt
 // difference every constraint in every variable, as a solver without derivatives does.
@@ -132,6 +133,7 @@ void demo_quadrotor_rrt(const DemoOptions& options, Json& report) {
   spec.collision.measure = plan::CollisionMeasure::alpha;
   spec.collision.bound = epsilon;
   spec.collision.activation_margin = 0.5;
+  spec.collision.interval_samples = 1;  // also at the midpoints: no corner cut between knots
   spec.collision.num_threads = options.threads;
   if (args.near_pairs) spec.collision.selection = plan::PairSelection::initial_path;
   plan::TrajectoryProblem problem(w.smooth, spec);
