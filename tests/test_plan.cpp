@@ -160,6 +160,27 @@ TEST(Plan, FiniteDifferenceJacobiansAgreeAndWarmStartConverges) {
   EXPECT_NEAR(w.objective, r.objective, 1e-4 * (1.0 + std::abs(r.objective)));
 }
 
+TEST(Plan, SoftGoalWeightsAndUserCostGradients) {
+  Example e = plan::examples::piano_mover(8);
+  plan::TrajectorySpec spec = e.problem->spec();
+  spec.fix_goal = false;
+  spec.coordinate_weights = Eigen::Vector3d(1.0, 2.0, 0.5);
+  // a user cost: Σ_k y_k³ over the knots (y: the second coordinate)
+  spec.costs.push_back([](const Eigen::Ref<const Eigen::VectorXd>& x, double* grad) {
+    double f = 0.0;
+    for (Eigen::Index i = 1; i < x.size(); i += 3) {
+      f += x[i] * x[i] * x[i];
+      if (grad) grad[i] += 3.0 * x[i] * x[i];
+    }
+    return f;
+  });
+  plan::TrajectoryProblem p(*e.scene, spec);
+  EXPECT_EQ(p.constrained_knots().back(), 7);  // the free goal knot has rows
+  const FdErrors fd = fd_errors(p, perturbed(p, p.linear_guess(), 0.05), 1e-6);
+  EXPECT_LT(fd.gradient, 1e-6);
+  EXPECT_LT(fd.jacobian, 1e-4);
+}
+
 TEST(Plan, GoalInsideAnObstacleIsAClearError) {
   Example e = plan::examples::piano_mover(10);
   plan::TrajectorySpec spec = e.problem->spec();
