@@ -631,6 +631,44 @@ void TrajectoryProblem::objective_gradient(const Eigen::VectorXd& x, Eigen::Vect
   for (const CostFunction& c : s.costs) c(x, g.data());
 }
 
+void TrajectoryProblem::objective_hessian_structure(std::vector<int>& rows, std::vector<int>& cols) const {
+  const Impl& m = *impl_;
+  rows.clear();
+  cols.clear();
+  for (int k = 0; k < m.N; ++k) {
+    for (int i = 0; i < m.nq; ++i) {
+      rows.push_back(k * m.nz + i);
+      cols.push_back(k * m.nz + i);
+      if (k > 0) {
+        rows.push_back(k * m.nz + i);
+        cols.push_back((k - 1) * m.nz + i);
+      }
+    }
+    for (int i = 0; i < m.nu; ++i) {
+      rows.push_back(k * m.nz + m.nq + m.ns + i);
+      cols.push_back(k * m.nz + m.nq + m.ns + i);
+    }
+  }
+}
+
+void TrajectoryProblem::objective_hessian_values(Eigen::VectorXd& values) const {
+  const Impl& m = *impl_;
+  const TrajectorySpec& s = m.spec;
+  std::vector<double> v;
+  for (int k = 0; k < m.N; ++k) {
+    for (int i = 0; i < m.nq; ++i) {
+      const double w2 = s.coordinate_weights[i] * s.coordinate_weights[i];
+      const int neighbours = (k > 0) + (k + 1 < m.N);
+      double d = 2.0 * s.smoothness_weight * w2 * neighbours;
+      if (k == m.N - 1 && !s.fix_goal) d += 2.0 * s.goal_weight * w2;
+      v.push_back(d);
+      if (k > 0) v.push_back(-2.0 * s.smoothness_weight * w2);
+    }
+    for (int i = 0; i < m.nu; ++i) v.push_back(k + 1 < m.N ? 2.0 * s.control_weight : 0.0);
+  }
+  values = Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
+}
+
 void TrajectoryProblem::constraints(const Eigen::VectorXd& x, Eigen::VectorXd& g) {
   Impl& m = *impl_;
   m.check_x(x);
