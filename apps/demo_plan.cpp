@@ -22,6 +22,7 @@ PlanDemoArguments plan_demo_arguments(const DemoOptions& options, const char* de
     else if (e[i] == "--print-level") a.solve.print_level = static_cast<int>(parse_long(value(), "--print-level", 0, 12));
     else if (e[i] == "--print-knots") a.print_knots = true;
     else if (e[i] == "--near-pairs") a.near_pairs = true;
+    else if (e[i] == "--objective-hessian") a.solve.hessian = plan::HessianMode::objective;
     else if (e[i] == "--ipopt") {
       const std::string& kv = value();
       const size_t eq = kv.find('=');

@@ -158,6 +158,66 @@ TEST(Plan, FiniteDifferenceJacobiansAgreeAndWarmStartConverges) {
   ASSERT_TRUE(w.success) << w.status;
   EXPECT_LE(w.iterations, r.iterations / 2 + 1);
   EXPECT_NEAR(w.objective, r.objective, 1e-4 * (1.0 + std::abs(r.objective)));
+  // the objective-only Hessian reaches the same trajectory
+  o = {};
+  o.hessian = plan::HessianMode::objective;
+  const plan::SolveResult h = plan::solve(p, o, p.linear_guess());
+  ASSERT_TRUE(h.success) << h.status;
+  EXPECT_NEAR(h.objective, r.objective, 1e-3 * (1.0 + std::abs(r.objective)));
+}
+
+TEST(Plan, SoftGoalWeightsAndUserCostGradients) {
+  Example e = plan::examples::piano_mover(8);
+  plan::TrajectorySpec spec = e.problem->spec();
+  spec.fix_goal = false;
+  spec.coordinate_weights = Eigen::Vector3d(1.0, 2.0, 0.5);
+  // a user cost: Σ_k y_k³ over the knots (y: the second coordinate)
+  spec.costs.push_back([](const Eigen::Ref<const Eigen::VectorXd>& x, double* grad) {
+    double f = 0.0;
+    for (Eigen::Index i = 1; i < x.size(); i += 3) {
+      f += x[i] * x[i] * x[i];
+      if (grad) grad[i] += 3.0 * x[i] * x[i];
+    }
+    return f;
+  });
+  plan::TrajectoryProblem p(*e.scene, spec);
+  EXPECT_EQ(p.constrained_knots().back(), 7);  // the free goal knot has rows
+  const FdErrors fd = fd_errors(p, perturbed(p, p.linear_guess(), 0.05), 1e-6);
+  EXPECT_LT(fd.gradient, 1e-6);
+  EXPECT_LT(fd.jacobian, 1e-4);
+}
+
+TEST(Plan, ObjectiveHessianMatchesCentralDifferencesOfTheGradient) {
+  Example e = plan::examples::cone_opening(5);  // smoothness 0, control terms
+  plan::TrajectorySpec spec = e.problem->spec();
+  spec.fix_goal = false;
+  spec.smoothness_weight = 0.7;
+  spec.coordinate_weights = Eigen::VectorXd::LinSpaced(6, 0.5, 1.5);
+  plan::TrajectoryProblem p(*e.scene, spec);
+  std::vector<int> rows, cols;
+  p.objective_hessian_structure(rows, cols);
+  Eigen::VectorXd v;
+  p.objective_hessian_values(v);
+  ASSERT_EQ(v.size(), static_cast<Eigen::Index>(rows.size()));
+  Eigen::MatrixXd H = Eigen::MatrixXd::Zero(p.num_variables(), p.num_variables());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ASSERT_GE(rows[i], cols[i]);  // lower triangle
+    H(rows[i], cols[i]) += v[static_cast<Eigen::Index>(i)];
+    if (rows[i] != cols[i]) H(cols[i], rows[i]) += v[static_cast<Eigen::Index>(i)];
+  }
+  const Eigen::VectorXd x = perturbed(p, p.linear_guess(), 0.1);
+  Eigen::VectorXd xp = x, xm = x, gp, gm;
+  double err = 0.0;
+  for (Eigen::Index j = 0; j < x.size(); ++j) {
+    xp[j] += 1e-5;
+    xm[j] -= 1e-5;
+    p.objective_gradient(xp, gp);
+    p.objective_gradient(xm, gm);
+    err = std::max(err, ((gp - gm) / 2e-5 - H.col(j)).cwiseAbs().maxCoeff());
+    xp[j] = xm[j] = x[j];
+  }
+  EXPECT_LT(err, 1e-6);
+  EXPECT_GT(H.cwiseAbs().maxCoeff(), 0.5);
 }
 
 TEST(Plan, GoalInsideAnObstacleIsAClearError) {

@@ -67,9 +67,13 @@ std::string status_message(Ipopt::ApplicationReturnStatus s) {
 
 class TrajectoryNlp : public Ipopt::TNLP {
  public:
-  TrajectoryNlp(TrajectoryProblem& p, const Eigen::VectorXd& x0, const SolveResult* warm, SolveResult& out)
-      : p_(p), x0_(x0), warm_(warm), out_(out) {
+  TrajectoryNlp(TrajectoryProblem& p, const Eigen::VectorXd& x0, const SolveResult* warm, SolveResult& out, bool hessian)
+      : p_(p), x0_(x0), warm_(warm), out_(out), hessian_(hessian) {
     p_.jacobian_structure(rows_, cols_);
+    if (hessian_) {
+      p_.objective_hessian_structure(hrows_, hcols_);
+      p_.objective_hessian_values(hvalues_);
+    }
     p_.variable_bounds(xl_, xu_);
     p_.constraint_bounds(gl_, gu_);
   }
@@ -78,7 +82,7 @@ class TrajectoryNlp : public Ipopt::TNLP {
     n = p_.num_variables();
     m = p_.num_constraints();
     nnz_jac_g = static_cast<Index>(rows_.size());
-    nnz_h_lag = 0;
+    nnz_h_lag = static_cast<Index>(hrows_.size());
     style = C_STYLE;
     return true;
   }
@@ -142,9 +146,20 @@ class TrajectoryNlp : public Ipopt::TNLP {
       for (Index i = 0; i < nele; ++i) values[i] = jv_[i];
     });
   }
-  // The exact Hessian is the hook HessianMode::exact reserves; the limited-memory mode never calls it.
-  bool eval_h(Index, const Number*, bool, Number, Index, const Number*, bool, Index, Index*, Index*, Number*) override {
-    return false;
+  // HessianMode::objective: σ·∇²f of the built-in terms (constant); the constraints' curvature is
+  // left out. HessianMode::exact (the full Lagrangian) is the hook for later.
+  bool eval_h(Index, const Number*, bool, Number obj_factor, Index, const Number*, bool, Index nele, Index* iRow,
+              Index* jCol, Number* values) override {
+    if (!hessian_) return false;
+    if (!values) {
+      for (Index i = 0; i < nele; ++i) {
+        iRow[i] = hrows_[static_cast<size_t>(i)];
+        jCol[i] = hcols_[static_cast<size_t>(i)];
+      }
+      return true;
+    }
+    for (Index i = 0; i < nele; ++i) values[i] = obj_factor * hvalues_[i];
+    return true;
   }
 
   void finalize_solution(Ipopt::SolverReturn, Index n, const Number* x, const Number* z_L, const Number* z_U, Index m,
@@ -184,7 +199,9 @@ class TrajectoryNlp : public Ipopt::TNLP {
   Eigen::VectorXd x0_;
   const SolveResult* warm_;
   SolveResult& out_;
-  std::vector<int> rows_, cols_;
+  bool hessian_;
+  std::vector<int> rows_, cols_, hrows_, hcols_;
+  Eigen::VectorXd hvalues_;
   Eigen::VectorXd xl_, xu_, gl_, gu_, xb_, grad_, gv_, jv_;
 };
 
@@ -220,7 +237,10 @@ SolveResult run(TrajectoryProblem& problem, const SolveOptions& options, const E
   ok &= opt->SetNumericValue("constr_viol_tol", options.constraint_tolerance);
   ok &= opt->SetIntegerValue("max_iter", options.max_iterations);
   if (options.max_seconds > 0.0) ok &= opt->SetNumericValue("max_cpu_time", options.max_seconds);
-  ok &= opt->SetStringValue("hessian_approximation", "limited-memory");
+  const bool objective_hessian = options.hessian == HessianMode::objective;
+  if (objective_hessian && !problem.spec().costs.empty())
+    throw std::invalid_argument("plan: HessianMode::objective does not cover user costs; use HessianMode::limited_memory");
+  ok &= opt->SetStringValue("hessian_approximation", objective_hessian ? "exact" : "limited-memory");
   ok &= opt->SetIntegerValue("limited_memory_max_history", options.limited_memory_size);
   if (warm) {
     ok &= opt->SetStringValue("warm_start_init_point", "yes");
@@ -233,7 +253,7 @@ SolveResult run(TrajectoryProblem& problem, const SolveOptions& options, const E
   for (const auto& [k, v] : options.integer_options) ok &= opt->SetIntegerValue(k, v);
   if (!ok) throw std::invalid_argument("plan: Ipopt rejected an option (a name or a value out of range)");
   if (app->Initialize() != Ipopt::Solve_Succeeded) throw std::runtime_error("plan: Ipopt failed to initialize");
-  Ipopt::SmartPtr<TrajectoryNlp> nlp = new TrajectoryNlp(problem, x0, warm, out);
+  Ipopt::SmartPtr<TrajectoryNlp> nlp = new TrajectoryNlp(problem, x0, warm, out, objective_hessian);
   const Ipopt::ApplicationReturnStatus status = app->OptimizeTNLP(Ipopt::SmartPtr<Ipopt::TNLP>(Ipopt::GetRawPtr(nlp)));
   out.status = status_name(status);
   out.success = status == Ipopt::Solve_Succeeded || status == Ipopt::Solved_To_Acceptable_Level;

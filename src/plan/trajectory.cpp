@@ -171,7 +171,7 @@ struct TrajectoryProblem::Impl {
   Eigen::Matrix<double, 6, Eigen::Dynamic> G;
   Eigen::VectorXd knot_values, fd_plus, fd_minus;
   Eigen::MatrixXd knot_jac;  // P × nq
-  Eigen::VectorXd qtmp, qsample;
+  Eigen::VectorXd qtmp, qsample, dyn_scratch;
 
   int P() const { return static_cast<int>(pairs.size()); }
   int collision_rows() const { return static_cast<int>(samples.size()) * P(); }
@@ -616,18 +616,57 @@ void TrajectoryProblem::objective_gradient(const Eigen::VectorXd& x, Eigen::Vect
   const Impl& m = *impl_;
   m.check_x(x);
   const TrajectorySpec& s = m.spec;
-  const Eigen::ArrayXd W2 = s.coordinate_weights.array().square();
+  const auto W = s.coordinate_weights.array();
   g.setZero(num_variables());
   for (int k = 0; k + 1 < m.N; ++k) {
-    const Eigen::VectorXd d = 2.0 * s.smoothness_weight *
-                              ((x.segment((k + 1) * m.nz, m.nq) - x.segment(k * m.nz, m.nq)).array() * W2).matrix();
-    g.segment((k + 1) * m.nz, m.nq) += d;
-    g.segment(k * m.nz, m.nq) -= d;
+    for (int i = 0; i < m.nq; ++i) {
+      const double d = 2.0 * s.smoothness_weight * W[i] * W[i] * (x[(k + 1) * m.nz + i] - x[k * m.nz + i]);
+      g[(k + 1) * m.nz + i] += d;
+      g[k * m.nz + i] -= d;
+    }
     if (m.nu) g.segment(k * m.nz + m.nq + m.ns, m.nu) += 2.0 * s.control_weight * x.segment(k * m.nz + m.nq + m.ns, m.nu);
   }
   if (!s.fix_goal)
-    g.segment((m.N - 1) * m.nz, m.nq) += 2.0 * s.goal_weight * ((x.segment((m.N - 1) * m.nz, m.nq) - s.goal).array() * W2).matrix();
+    g.segment((m.N - 1) * m.nz, m.nq).array() += 2.0 * s.goal_weight * W.square() * (x.segment((m.N - 1) * m.nz, m.nq) - s.goal).array();
   for (const CostFunction& c : s.costs) c(x, g.data());
+}
+
+void TrajectoryProblem::objective_hessian_structure(std::vector<int>& rows, std::vector<int>& cols) const {
+  const Impl& m = *impl_;
+  rows.clear();
+  cols.clear();
+  for (int k = 0; k < m.N; ++k) {
+    for (int i = 0; i < m.nq; ++i) {
+      rows.push_back(k * m.nz + i);
+      cols.push_back(k * m.nz + i);
+      if (k > 0) {
+        rows.push_back(k * m.nz + i);
+        cols.push_back((k - 1) * m.nz + i);
+      }
+    }
+    for (int i = 0; i < m.nu; ++i) {
+      rows.push_back(k * m.nz + m.nq + m.ns + i);
+      cols.push_back(k * m.nz + m.nq + m.ns + i);
+    }
+  }
+}
+
+void TrajectoryProblem::objective_hessian_values(Eigen::VectorXd& values) const {
+  const Impl& m = *impl_;
+  const TrajectorySpec& s = m.spec;
+  std::vector<double> v;
+  for (int k = 0; k < m.N; ++k) {
+    for (int i = 0; i < m.nq; ++i) {
+      const double w2 = s.coordinate_weights[i] * s.coordinate_weights[i];
+      const int neighbours = (k > 0) + (k + 1 < m.N);
+      double d = 2.0 * s.smoothness_weight * w2 * neighbours;
+      if (k == m.N - 1 && !s.fix_goal) d += 2.0 * s.goal_weight * w2;
+      v.push_back(d);
+      if (k > 0) v.push_back(-2.0 * s.smoothness_weight * w2);
+    }
+    for (int i = 0; i < m.nu; ++i) v.push_back(k + 1 < m.N ? 2.0 * s.control_weight : 0.0);
+  }
+  values = Eigen::Map<const Eigen::VectorXd>(v.data(), static_cast<Eigen::Index>(v.size()));
 }
 
 void TrajectoryProblem::constraints(const Eigen::VectorXd& x, Eigen::VectorXd& g) {
@@ -670,10 +709,10 @@ void TrajectoryProblem::jacobian_values(const Eigen::VectorXd& x, Eigen::VectorX
   const Eigen::Index dyn_nnz = static_cast<Eigen::Index>(m.dyn_rows.size());
   values.resize(dyn_nnz * (m.N - 1) + m.coll_nnz);
   if (m.nr) {
-    Eigen::VectorXd r(m.nr);
+    m.dyn_scratch.resize(m.nr);
     for (int k = 0; k + 1 < m.N; ++k) {
       double* out = values.data() + k * dyn_nnz;
-      m.spec.dynamics.residual(k, x.segment(k * m.nz, m.nz), x.segment((k + 1) * m.nz, m.nz), r, out);
+      m.spec.dynamics.residual(k, x.segment(k * m.nz, m.nz), x.segment((k + 1) * m.nz, m.nz), m.dyn_scratch, out);
     }
   }
   if (m.collision_rows()) {

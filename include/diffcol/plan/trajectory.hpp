@@ -201,6 +201,10 @@ class TrajectoryProblem {
   void jacobian_values(const Eigen::VectorXd& x, Eigen::VectorXd& values);
   /// The Jacobian as a dense matrix (tests; small problems).
   Eigen::MatrixXd jacobian_dense(const Eigen::VectorXd& x);
+  /// The lower triangle of the Hessian of the built-in objective terms (user costs excluded):
+  /// structure and values (constant).
+  void objective_hessian_structure(std::vector<int>& rows, std::vector<int>& cols) const;
+  void objective_hessian_values(Eigen::VectorXd& values) const;
   /// Collision Jacobians by central differences of the rows (step h per coordinate) instead of
   /// the scene's analytic ones (SolveOptions::fd_gradients).
   void set_fd_gradients(bool on, double step = 1e-6);
@@ -231,6 +235,9 @@ enum class HessianMode : std::uint8_t {
   limited_memory = 0,  ///< Ipopt's L-BFGS (hessian_approximation limited-memory)
   /// Reserved for an exact Lagrangian Hessian (TNLP::eval_h); solve() throws until it exists.
   exact = 1,
+  /// The objective's own Hessian (smoothness, goal and control terms; constant), the constraints'
+  /// curvature left out: a Gauss–Newton-like model for Ipopt's exact mode. No user costs.
+  objective = 2,
 };
 
 struct SolveOptions {
