@@ -4,6 +4,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "demo_plan.hpp"
 #include "host_info.hpp"
 #ifdef DIFFCOL_HAVE_VIEWER
 #include "diffcol/view/view.hpp"
@@ -13,6 +14,14 @@ namespace diffcol::cli {
 
 const std::vector<DemoEntry>& demo_table() {
   static const std::vector<DemoEntry> table = {
+      {"piano-mover", "a 2.6 m rod around a 90-degree turn of a 1 m hallway (DCOL seed IV-A-1)", demo_piano_mover},
+      {"cone-opening", "a cone through a square opening in a wall, translation and attitude (DCOL seed IV-A-3)",
+       demo_cone_opening},
+      {"arm-reach", "the 7-DoF test arm reaching around obstacles in joint space, self-collision included", demo_arm_reach},
+      {"quadrotor-rrt", "iDCOL VII-A: an RRT path of a translating quadrotor refined under alpha >= 1 + eps (Ipopt)",
+       demo_quadrotor_rrt},
+      {"quadrotor-hallway", "DCOL IV-A-2: a 6-DOF quadrotor through a hallway of 12 obstacles from hover (Ipopt)",
+       demo_quadrotor_hallway},
   };
   return table;
 }
