@@ -250,7 +250,7 @@ TEST(Plan, GoalInsideAnObstacleIsAClearError) {
   spec.fix_goal = false;
   plan::TrajectoryProblem soft(*e.scene, spec);
   plan::SolveOptions o;
-  o.max_iterations = 300;
+  o.max_iterations = 100;
   const plan::SolveResult r = plan::solve(soft, o);
   if (r.success) {
     EXPECT_GT(plan::check_trajectory(soft, r.configurations.bottomRows(1), {1, 1.0, nullptr}).min_distance, 0.0);
