@@ -45,6 +45,15 @@ Options
   --threads N     threads for the scene queries (default 1; 0: all cores)
   --list          list the demos
 
+Options of the trajectory demos (piano-mover, cone-opening, arm-reach; docs/plan.md)
+  --knots N             knots of the trajectory
+  --max-iter N          Ipopt's iteration limit (default 1000)
+  --print-level N       Ipopt's output (default 0)
+  --print-knots         print the optimized configurations
+  --near-pairs          rows only for the pairs near the initial path
+  --objective-hessian   Ipopt's exact mode with the objective's Hessian (default: limited-memory)
+  --ipopt NAME=VALUE    any Ipopt option
+
 Demos
 )";
   for (const DemoEntry& d : demo_table()) {

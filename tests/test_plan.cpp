@@ -220,6 +220,20 @@ TEST(Plan, ObjectiveHessianMatchesCentralDifferencesOfTheGradient) {
   EXPECT_GT(H.cwiseAbs().maxCoeff(), 0.5);
 }
 
+TEST(Plan, PathGuessResamplesByLength) {
+  Example e = plan::examples::piano_mover(5);
+  plan::TrajectoryProblem& p = *e.problem;
+  // an L-shaped path: 3 long in x, then 1 in y (θ fixed): knots every (3 + 1)/4 = 1
+  Eigen::MatrixXd P(3, 3);
+  P << -2.5, 0.5, 0.0, 0.5, 0.5, 0.0, 0.5, 1.5, 0.0;
+  const Eigen::MatrixXd Q = p.configurations(p.path_guess(P));
+  EXPECT_LT((Q.row(0) - p.spec().start.transpose()).norm(), 1e-12);  // the start, fixed
+  EXPECT_LT((Q.row(1) - Eigen::RowVector3d(-1.5, 0.5, 0.0)).norm(), 1e-12);
+  EXPECT_LT((Q.row(3) - Eigen::RowVector3d(0.5, 0.5, 0.0)).norm(), 1e-12);
+  EXPECT_LT((Q.row(4) - p.spec().goal.transpose()).norm(), 1e-12);   // the goal, fixed
+  EXPECT_THROW(p.path_guess(Eigen::MatrixXd::Zero(2, 2)), std::invalid_argument);
+}
+
 TEST(Plan, GoalInsideAnObstacleIsAClearError) {
   Example e = plan::examples::piano_mover(10);
   plan::TrajectorySpec spec = e.problem->spec();
@@ -236,7 +250,7 @@ TEST(Plan, GoalInsideAnObstacleIsAClearError) {
   spec.fix_goal = false;
   plan::TrajectoryProblem soft(*e.scene, spec);
   plan::SolveOptions o;
-  o.max_iterations = 300;
+  o.max_iterations = 100;
   const plan::SolveResult r = plan::solve(soft, o);
   if (r.success) {
     EXPECT_GT(plan::check_trajectory(soft, r.configurations.bottomRows(1), {1, 1.0, nullptr}).min_distance, 0.0);

@@ -596,6 +596,35 @@ Eigen::VectorXd TrajectoryProblem::linear_guess() const {
   return x;
 }
 
+Eigen::VectorXd TrajectoryProblem::path_guess(const Eigen::MatrixXd& P) const {
+  const Impl& m = *impl_;
+  if (P.rows() < 1 || P.cols() != m.nq)
+    fail("path_guess: waypoints must have at least one row and " + std::to_string(m.nq) + " columns");
+  if (!P.allFinite()) fail("path_guess: waypoints are not finite");
+  const Eigen::ArrayXd W = m.spec.coordinate_weights.array();
+  std::vector<double> s(static_cast<size_t>(P.rows()), 0.0);  // cumulative length at each waypoint
+  for (Eigen::Index i = 1; i < P.rows(); ++i)
+    s[static_cast<size_t>(i)] = s[static_cast<size_t>(i - 1)] + ((P.row(i) - P.row(i - 1)).transpose().array() * W).matrix().norm();
+  Eigen::VectorXd x = static_guess();
+  size_t seg = 0;
+  for (int k = 0; k < m.N; ++k) {
+    const double target = s.back() * k / (m.N - 1);
+    while (seg + 2 < s.size() && s[seg + 1] < target) ++seg;
+    Eigen::VectorXd q;
+    if (P.rows() == 1) {
+      q = P.row(0).transpose();
+    } else {
+      const double len = s[seg + 1] - s[seg];
+      const double t = len > 0.0 ? std::clamp((target - s[seg]) / len, 0.0, 1.0) : 0.0;
+      q = ((1.0 - t) * P.row(static_cast<Eigen::Index>(seg)) + t * P.row(static_cast<Eigen::Index>(seg + 1))).transpose();
+    }
+    x.segment(k * m.nz, m.nq) = q;
+  }
+  x.head(m.nq) = m.spec.start;
+  if (m.spec.fix_goal) x.segment((m.N - 1) * m.nz, m.nq) = m.spec.goal;
+  return x;
+}
+
 double TrajectoryProblem::objective(const Eigen::VectorXd& x) {
   const Impl& m = *impl_;
   m.check_x(x);

@@ -191,6 +191,11 @@ class TrajectoryProblem {
   Eigen::VectorXd static_guess() const;
   /// q interpolated linearly from start to goal; extra states and controls as static_guess.
   Eigen::VectorXd linear_guess() const;
+  /// q resampled at N points equally spaced by length (‖W·Δq‖) along the polyline through the
+  /// rows of `waypoints` (e.g. a sampling planner's path from start to goal); extra states and
+  /// controls as static_guess; the first knot at the start and, when fixed, the last at the goal.
+  /// @throws std::invalid_argument for a matrix without nq columns or rows, or not finite.
+  Eigen::VectorXd path_guess(const Eigen::MatrixXd& waypoints) const;
 
   /// The NLP functions (what Ipopt evaluates), for tests and other solvers.
   double objective(const Eigen::VectorXd& x);
