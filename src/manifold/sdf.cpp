@@ -247,7 +247,100 @@ SdfObject& SdfObject::add(const SdfPrimitive& primitive) {
     bound.half = sq->semi_axes();
   }
   added_bounds_.push_back(bound);
+  bound_tree_.clear();
+  const int n = num_added();
+  bool bounded = n <= kMaxCulledPrimitives;
+  for (const PrimitiveBound& b : added_bounds_) bounded = bounded && b.valid;
+  if (bounded) {
+    int index[kMaxCulledPrimitives];
+    for (int l = 0; l < n; ++l) index[l] = l;
+    bound_tree_.reserve(2 * n);
+    build_bound_tree(index, n);
+  }
   return *this;
+}
+
+int SdfObject::build_bound_tree(int* first, int count) {
+  // Object-frame box of a primitive's oriented box: centre p, half extents |R|·half.
+  auto box_of = [&](int l, Eigen::Vector3d& lo, Eigen::Vector3d& hi) {
+    const PrimitiveBound& b = added_bounds_[l];
+    const Eigen::Vector3d e = b.R.cwiseAbs() * b.half;
+    lo = b.p - e;
+    hi = b.p + e;
+  };
+  const int node = static_cast<int>(bound_tree_.size());
+  bound_tree_.emplace_back();
+  BoundNode nd;
+  nd.lo = Eigen::Vector3d::Constant(std::numeric_limits<double>::infinity());
+  nd.hi = -nd.lo;
+  for (int i = 0; i < count; ++i) {
+    Eigen::Vector3d lo, hi;
+    box_of(first[i], lo, hi);
+    nd.lo = nd.lo.cwiseMin(lo);
+    nd.hi = nd.hi.cwiseMax(hi);
+    nd.inner = std::max(nd.inner, added_bounds_[first[i]].half.norm());
+  }
+  if (count == 1) {
+    nd.primitive = first[0];
+  } else {
+    // Median split of the box centres along the node's longest axis.
+    int axis = 0;
+    (nd.hi - nd.lo).maxCoeff(&axis);
+    std::sort(first, first + count, [&](int a, int b) { return added_bounds_[a].p[axis] < added_bounds_[b].p[axis]; });
+    const int half = count / 2;
+    nd.left = build_bound_tree(first, half);
+    nd.right = build_bound_tree(first + half, count - half);
+  }
+  bound_tree_[node] = nd;
+  return node;
+}
+
+double SdfObject::lower_bound(const Eigen::Vector3d& x, Eigen::Vector3d* direction) const {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  if (added_.empty()) return inf;
+  if (bound_tree_.empty()) return -inf;
+  const int n = num_added();
+  const double t = blend_temperature_;
+  const double margin = t * (40.0 + std::log(static_cast<double>(n)));
+  double L[kMaxCulledPrimitives];
+  int m = 0, nearest = -1;
+  double lmin = inf;
+  int stack[kMaxCulledPrimitives + 1];  // depth-first, nearer child first (depth ≤ n)
+  int top = 0;
+  stack[top++] = 0;
+  while (top > 0) {
+    const BoundNode& nd = bound_tree_[stack[--top]];
+    if (nd.primitive >= 0) {
+      const double l = added_bounds_[nd.primitive].lower(x);
+      if (l - lmin > margin) continue;
+      L[m++] = l;
+      if (l < lmin) {
+        lmin = l;
+        nearest = nd.primitive;
+      }
+      continue;
+    }
+    const double dl = bound_tree_[nd.left].lower(x), dr = bound_tree_[nd.right].lower(x);
+    const int near = dl <= dr ? nd.left : nd.right, far = dl <= dr ? nd.right : nd.left;
+    if (std::max(dl, dr) - lmin <= margin) stack[top++] = far;
+    if (std::min(dl, dr) - lmin <= margin) stack[top++] = near;
+  }
+  double bound = lmin;
+  if (t > 0.0) {
+    // Pruned primitives: each bound exceeds the final minimum by more than `margin`, so their
+    // terms sum to less than e^-40 relative to the nearest one.
+    double sum = std::exp(-40.0);
+    for (int i = 0; i < m; ++i) sum += std::exp(-(L[i] - lmin) / t);
+    bound = lmin - t * std::log(sum);
+  }
+  if (direction && bound > 0.0) {
+    const PrimitiveBound& b = added_bounds_[nearest];
+    const Eigen::Vector3d q = b.R.transpose() * (x - b.p);
+    const Eigen::Vector3d out = q - q.cwiseMax(-b.half).cwiseMin(b.half);
+    const double len = out.norm();
+    *direction = len > 0.0 ? Eigen::Vector3d(b.R * (out / len)) : Eigen::Vector3d::UnitZ();
+  }
+  return bound;
 }
 
 SdfObject& SdfObject::subtract(const SdfPrimitive& primitive) {

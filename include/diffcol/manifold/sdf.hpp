@@ -272,6 +272,16 @@ class SdfObject {
   template <class T>
   T evaluate_value(const V3<T>& x_O) const;
 
+  /// A lower bound of φ at x_O (object frame): φ(x_O) ≥ lower_bound(x_O). Each superquadric's
+  /// value is bounded by the distance to the box of its semi-axes (−‖semi-axes‖ inside it), the
+  /// union by −t·log Σ_l exp(−L_l/t) over those bounds (primitives whose box lies beyond the
+  /// nearest bound by t·(40 + log n) are skipped by a static bounding-volume hierarchy over the
+  /// boxes and counted as e^-40 in all), and subtraction only raises φ. −inf where an added
+  /// primitive has no bound (polyhedra, point clouds) or there are more than 64 of them; +inf
+  /// without any. If `direction` is given and the bound is > 0, it receives the unit direction
+  /// from the nearest primitive box to x_O (object frame). Allocation-free.
+  double lower_bound(const Eigen::Vector3d& x_O, Eigen::Vector3d* direction = nullptr) const;
+
   /// Double convenience: φ(x_O).
   double value(const Eigen::Vector3d& x_O) const { return evaluate(V3<double>::from(x_O)).value; }
   /// Double convenience: ∇φ(x_O).
@@ -302,9 +312,23 @@ class SdfObject {
   };
   /// Objects with at most this many added primitives skip far primitives in the union.
   static constexpr int kMaxCulledPrimitives = 64;
+  /// A node of the bounding-volume hierarchy over the primitive boxes (axis-aligned in the object
+  /// frame): a leaf holds one primitive. lower(x) ≤ every bound below the node: the distance to
+  /// the node's box outside it, −(largest ‖half‖ below) inside.
+  struct BoundNode {
+    Eigen::Vector3d lo = Eigen::Vector3d::Zero(), hi = Eigen::Vector3d::Zero();
+    double inner = 0.0;
+    int left = -1, right = -1, primitive = -1;
+    double lower(const Eigen::Vector3d& x) const {
+      const double d = (lo - x).cwiseMax(x - hi).cwiseMax(0.0).norm();
+      return d > 0.0 ? d : -inner;
+    }
+  };
+  int build_bound_tree(int* first, int count);  // returns the node index
 
   std::vector<SdfPrimitive> added_;
   std::vector<PrimitiveBound> added_bounds_;  // one per added_ entry
+  std::vector<BoundNode> bound_tree_;          // root at 0; empty unless every added primitive has a bound
   std::vector<SdfPrimitive> subtracted_;
   double blend_temperature_;
   double tau_;
