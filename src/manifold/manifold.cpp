@@ -431,6 +431,7 @@ void run_core(const ContactObject& o1, const PoseT<T>& X21, const ContactObject&
   s.nn1.resize(s.ee.size());
   s.nn2.resize(s.ee.size());
   s.pair_culled.resize(s.ee.size());
+  // Witnesses and distances of every pair first: the nearest-neighbour factors (13)–(14) need all.
   for (int kk = 0; kk < E1; ++kk)
     for (int l = 0; l < E2; ++l) {
       EdgeEdgeWitness<T> w =
@@ -447,19 +448,25 @@ void run_core(const ContactObject& o1, const PoseT<T>& X21, const ContactObject&
             opt.projection_iterations, opt.witness.normal_regularization);
       const std::size_t idx = static_cast<std::size_t>(kk) * E2 + l;
       s.D[idx] = w.distance;
-      s.pair_culled[idx] = cull && other_bound(0, values(w.e1), nullptr) > cut_ee &&
-                           other_bound(1, values(w.e2), nullptr) > cut_ee;
-      if (s.pair_culled[idx]) {
-        s.ee[idx].witness = w;
-        continue;
-      }
-      SdfPoint<T> s2_at_e1, s1_at_e2;  // penetration (12) needs the values only
-      s2_at_e1.value = sdf_value(sdf2, w.e1);
-      s1_at_e2.value = sdf_value(sdf1, inverse_apply(X21, w.e2));
-      s.ee[idx] = edge_edge_contact(w, sample_body1(sdf1, X21, w.e1), sdf2.evaluate(w.e2), s2_at_e1, s1_at_e2,
-                                    opt.contact);
+      s.ee[idx].witness = w;
     }
   edge_nearest_neighbours(s.D.data(), E1, E2, opt.contact.t_nn, s.nn1.data(), s.nn2.data());  // (13)–(14)
+  // Signs, penetration and clashing (IV-D3) of the pairs whose activity (16) can exceed e^-40:
+  // Γ_b ≤ nnΓ_b and Γ_b ≤ penγ_b.
+  const double nn_cut = std::exp(-kCullExponent);
+  for (std::size_t idx = 0; idx < s.ee.size(); ++idx) {
+    const EdgeEdgeWitness<T>& w = s.ee[idx].witness;
+    // bit b: entry b culled
+    s.pair_culled[idx] = !cull ? 0
+                               : ((value_of(s.nn1[idx]) < nn_cut || other_bound(0, values(w.e1), nullptr) > cut_ee) ? 1 : 0) |
+                                     ((value_of(s.nn2[idx]) < nn_cut || other_bound(1, values(w.e2), nullptr) > cut_ee) ? 2 : 0);
+    if (s.pair_culled[idx] == 3) continue;
+    SdfPoint<T> s2_at_e1, s1_at_e2;  // penetration (12) needs the values only (not those of a culled entry)
+    if (!(s.pair_culled[idx] & 1)) s2_at_e1.value = sdf_value(sdf2, w.e1);
+    if (!(s.pair_culled[idx] & 2)) s1_at_e2.value = sdf_value(sdf1, inverse_apply(X21, w.e2));
+    s.ee[idx] = edge_edge_contact(w, sample_body1(sdf1, X21, w.e1), sdf2.evaluate(w.e2), s2_at_e1, s1_at_e2,
+                                  opt.contact);
+  }
   for (int kk = 0; kk < E1; ++kk)
     for (int l = 0; l < E2; ++l) {
       const std::size_t idx = static_cast<std::size_t>(kk) * E2 + l;
@@ -470,7 +477,7 @@ void run_core(const ContactObject& o1, const PoseT<T>& X21, const ContactObject&
         me.body = b;
         me.source = s.edge_source[b][b == 0 ? kk : l];
         me.other_source = s.edge_source[1 - b][b == 0 ? l : kk];
-        me.culled = s.pair_culled[idx] != 0;
+        me.culled = (s.pair_culled[idx] >> b) & 1;
         s.point[e] = b == 0 ? c.witness.e1 : c.witness.e2;
         if (me.culled) {  // manifold.hpp: ‖e1 − e2‖ and ±n̄
           s.distance[e] = c.witness.distance;

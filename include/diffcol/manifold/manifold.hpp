@@ -36,11 +36,13 @@
 ///     not evaluated. Its entry: the exact point (and its derivative), distance 40·t_pen (a
 ///     constant below the true φ_other(v)), normal 0, activity 0, `culled` set; distance, normal
 ///     and activity have derivative 0 (consistent with their values: they are constant).
-///   - An E-E pair whose two witness points both have L + pen_margin > 40·t_pen at the other body
-///     has both activities ≤ penγ < e^-40 (16): its four SDF samples are skipped. Its two entries:
-///     the exact witness points, the unsigned distance ‖e1 − e2‖ (≥ |d_b|) and normals ±n̄ of the
-///     witness (IV-D2, as if γ_b = 1), with their derivatives; activity 0 (derivative 0), `culled`
-///     set. The nearest-neighbour factors (13)–(14) still see every pair's distance.
+///   - An E-E entry b whose nearest-neighbour factor nnΓ_b (13)–(14) is below e^-40, or whose
+///     witness point has L + pen_margin > 40·t_pen at the other body (penγ_b < e^-40), has
+///     activity (16) below e^-40: its penetration sample is skipped, and a pair with both entries
+///     culled skips all four SDF samples (the witnesses and distances of all pairs are computed
+///     first: (13)–(14) need them all). A culled E-E entry: the exact witness point, the unsigned
+///     distance ‖e1 − e2‖ (≥ |d_b|) and normal ±n̄ of the witness (IV-D2, as if γ_b = 1), with
+///     their derivatives; activity 0 (derivative 0), `culled` set.
 ///   - SoftSort top-K: candidates (vertices, edges) are evaluated in decreasing order of an upper
 ///     bound of their metric until the remaining bounds lie t·(40 + log n) below the K-th largest
 ///     exact metric; the others keep their bound as metric (derivative 0) and, like every entry
@@ -195,7 +197,7 @@ struct ManifoldScratch {
   std::vector<int> lazy_order;
   std::vector<double> heap;
   std::vector<char> processed;
-  std::vector<char> pair_culled;
+  std::vector<char> pair_culled;             // bit b: E-E entry b of the pair culled
 };
 
 /// Reusable workspace of compute_manifold / compute_manifold_derivatives. The derivative pass

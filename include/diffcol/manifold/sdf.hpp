@@ -267,8 +267,8 @@ class SdfObject {
   /// is +inf with zero gradient and normal).
   template <class T>
   SdfPoint<T> evaluate(const V3<T>& x_O) const;
-  /// φ only at x_O (object frame), the same value as evaluate(x_O).value (cheaper for a single
-  /// superquadric, which then skips its gradient).
+  /// φ only at x_O (object frame), the same value as evaluate(x_O).value (cheaper: superquadrics
+  /// skip their gradients).
   template <class T>
   T evaluate_value(const V3<T>& x_O) const;
 
@@ -325,6 +325,8 @@ class SdfObject {
     }
   };
   int build_bound_tree(int* first, int count);  // returns the node index
+  template <class T>
+  SdfPoint<T> evaluate_impl(const V3<T>& x_O, bool value_only) const;
 
   std::vector<SdfPrimitive> added_;
   std::vector<PrimitiveBound> added_bounds_;  // one per added_ entry
@@ -511,6 +513,20 @@ SdfPoint<T> OrientedPointCloud::evaluate(const V3<T>& x_O, double tau) const {
 
 template <class T>
 SdfPoint<T> SdfObject::evaluate(const V3<T>& x_O) const {
+  return evaluate_impl(x_O, false);
+}
+
+template <class T>
+SdfPoint<T> SdfObject::evaluate_impl(const V3<T>& x_O, bool value_only) const {
+  // value_only: superquadrics skip their gradient and normal (the value is the same).
+  auto eval = [&](const SdfPrimitive& prim) {
+    return std::visit(
+        [&](const auto& q) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(q)>, Superquadric>) return q.evaluate(x_O, tau_, value_only);
+          else return q.evaluate(x_O, tau_);
+        },
+        prim);
+  };
   SdfPoint<T> out;
   if (added_.empty()) {
     out.value = T(std::numeric_limits<double>::infinity());
@@ -518,7 +534,7 @@ SdfPoint<T> SdfObject::evaluate(const V3<T>& x_O) const {
   }
   if (added_.size() == 1 && subtracted_.empty()) {
     // One primitive: the LSE of a single entry is the entry itself (weights 1), exactly.
-    const SdfPoint<T> p = std::visit([&](const auto& q) { return q.evaluate(x_O, tau_); }, added_[0]);
+    const SdfPoint<T> p = eval(added_[0]);
     out.value = p.value;
     out.gradient = p.gradient;
     out.normal = detail::regularized_unit(p.normal, tau_);
@@ -544,13 +560,13 @@ SdfPoint<T> SdfObject::evaluate(const V3<T>& x_O) const {
     for (int k = 0; k < n; ++k) {
       const int l = k == 0 ? first : (k == first ? 0 : k);
       if (lower[l] - best > margin) continue;
-      const SdfPoint<T> p = std::visit([&](const auto& q) { return q.evaluate(x_O, tau_); }, added_[l]);
+      const SdfPoint<T> p = eval(added_[l]);
       uni.add(-p.value, -p.gradient, p.normal);
       best = std::min(best, value_of(p.value));
     }
   } else {
     for (const SdfPrimitive& prim : added_) {
-      const SdfPoint<T> p = std::visit([&](const auto& q) { return q.evaluate(x_O, tau_); }, prim);
+      const SdfPoint<T> p = eval(prim);
       uni.add(-p.value, -p.gradient, p.normal);
     }
   }
@@ -559,7 +575,7 @@ SdfPoint<T> SdfObject::evaluate(const V3<T>& x_O) const {
   sub.add(-uni.value(), -uni.gradient(), uni.normal());
   // Smooth subtraction: LSE(φ, −ψ_m).
   for (const SdfPrimitive& prim : subtracted_) {
-    const SdfPoint<T> p = std::visit([&](const auto& q) { return q.evaluate(x_O, tau_); }, prim);
+    const SdfPoint<T> p = eval(prim);
     sub.add(-p.value, -p.gradient, -p.normal);
   }
   out.value = sub.value();
@@ -570,9 +586,7 @@ SdfPoint<T> SdfObject::evaluate(const V3<T>& x_O) const {
 
 template <class T>
 T SdfObject::evaluate_value(const V3<T>& x_O) const {
-  if (added_.size() == 1 && subtracted_.empty())
-    if (const auto* sq = std::get_if<Superquadric>(&added_[0])) return sq->evaluate(x_O, tau_, true).value;
-  return evaluate(x_O).value;
+  return evaluate_impl(x_O, true).value;
 }
 
 }  // namespace diffcol::manifold
