@@ -113,21 +113,24 @@ mf::ManifoldOptions seed_options() {
 }
 
 TEST(ManifoldCulling, LowerBoundBoundsTheFigureSdf) {
-  // φ ≥ lower_bound at points from inside the figure to far outside; a unit direction where > 0.
+  // φ ≥ lower_bound at points from inside the figure to far outside, tight or tested against a
+  // threshold (then above it whenever the tight bound is more than t·log n above it).
   const mf::SdfObject& sdf = culling_figure(0).sdf;
+  const double tlogn = sdf.blend_temperature() * std::log(18.0);
   std::mt19937_64 rng(11);
   std::uniform_real_distribution<double> U(-1.0, 1.0);
   int positive = 0;
   for (int i = 0; i < 3000; ++i) {
     const double r = i < 1500 ? 0.6 : 3.0;
     const Vec3 x(r * U(rng), r * U(rng), 0.5 + r * U(rng));
-    Vec3 dir = Vec3::Zero();
-    const double L = sdf.lower_bound(x, &dir);
+    const double L = sdf.lower_bound(x);
     const double phi = sdf.value(x);
     ASSERT_LE(L, phi + 1e-14) << "point " << x.transpose();
-    if (L > 0.0) {
-      ++positive;
-      ASSERT_NEAR(dir.norm(), 1.0, 1e-12);
+    positive += L > 0.0;
+    for (double above : {-0.1, 0.0, 0.04, 0.3}) {
+      const double La = sdf.lower_bound(x, above);
+      ASSERT_LE(La, phi + 1e-14) << "point " << x.transpose() << ", above " << above;
+      if (L > above + tlogn) ASSERT_GT(La, above) << "point " << x.transpose() << ", above " << above;
     }
   }
   EXPECT_GT(positive, 1000);
@@ -185,6 +188,30 @@ TEST(ManifoldCulling, BoxOnBoxMatchesDense) {
   }
   EXPECT_GT(n.culled, n.entries / 10);
   EXPECT_GT(n.compared, 100);
+}
+
+TEST(ManifoldCulling, FiguresFromTheirFirstPieces) {
+  // FigureOptions::num_pieces (the seed's Fig. 7 complexity sweep): the first k pieces only.
+  mf::FigureOptions o;
+  o.num_pieces = 5;
+  o.target_vertices = 120;
+  const mf::LimbedFigure f = mf::make_limbed_figure(o);
+  ASSERT_EQ(static_cast<int>(f.pieces.size()), 5);
+  EXPECT_EQ(f.sdf.num_added(), 5);
+  EXPECT_EQ(static_cast<int>(f.convex_pieces.size()), 5);
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(f.pieces[i].pose().p, culling_figure(0).pieces[i].pose().p);
+  for (int bad : {0, 19}) {
+    o.num_pieces = bad;
+    EXPECT_THROW(o.validate(), std::invalid_argument);
+  }
+  std::mt19937_64 rng(9);
+  Counts n;
+  const Vec3 mid(0.0, 0.0, 0.75);
+  mf::ManifoldOptions opt;
+  opt.num_edges[0] = opt.num_edges[1] = 5;
+  compare(f.contact_object(), random_pose(rng, mid, 0.0), f.contact_object(), random_pose(rng, mid, 0.15), opt,
+          "5-piece figures", n);
+  EXPECT_GT(n.compared, 5);
 }
 
 TEST(ManifoldCulling, OneSidedVertexContacts) {

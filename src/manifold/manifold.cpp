@@ -265,12 +265,10 @@ void run_core(const ContactObject& o1, const PoseT<T>& X21, const ContactObject&
   // Activities below e^-40: V-S σ(−φ/t_pen) (12) for φ > 40 t_pen; E-E penγ for φ + m_pen > 40 t_pen.
   const double cut_vs = kCullExponent * opt.contact.t_pen;
   const double cut_ee = kCullExponent * opt.contact.t_pen - opt.contact.pen_margin;
-  // Lower bound of φ_other at a point of body 2's frame (direction in that frame).
-  auto other_bound = [&](int b, const Eigen::Vector3d& x, Eigen::Vector3d* dir) -> double {
-    if (b == 0) return sdf2.lower_bound(x, dir);
-    const double L = sdf1.lower_bound(R21.transpose() * (x - p21), dir);
-    if (dir && L > 0.0) *dir = R21 * *dir;
-    return L;
+  // Lower bound of φ_other at a point of body 2's frame (SdfObject::lower_bound: tight up to
+  // `above`, which is all a test "φ > above" needs).
+  auto other_bound = [&](int b, const Eigen::Vector3d& x, double above) -> double {
+    return b == 0 ? sdf2.lower_bound(x, above) : sdf1.lower_bound(R21.transpose() * (x - p21), above);
   };
   auto ensure = [&](int b, int i) {
     if (s.evaluated[b][i]) return;
@@ -296,10 +294,11 @@ void run_core(const ContactObject& o1, const PoseT<T>& X21, const ContactObject&
         continue;
       }
       if (!need_metric) continue;
-      const double L = other_bound(b, values(s.world[b][i]), nullptr);
+      const bool vs_all = sz.kv[b] == nv;  // culled by the V-S cut; else the bound feeds SoftSort
+      const double L = other_bound(b, values(s.world[b][i]), vs_all ? cut_vs : -inf);
       s.bound[b][i] = L;
       s.metric[b][i] = T(-L);
-      if (sz.kv[b] == nv && L <= cut_vs) ensure(b, i);
+      if (vs_all && L <= cut_vs) ensure(b, i);
     }
   }
   const int total = sz.kv[0] + sz.kv[1] + 2 * sz.ke[0] * sz.ke[1];
@@ -352,7 +351,7 @@ void run_core(const ContactObject& o1, const PoseT<T>& X21, const ContactObject&
       SdfPoint<T> sp;
       if (select) {
         s.point[e] = blend(s.P.data() + static_cast<std::size_t>(r) * n, s.world[b], nullptr, n);
-        if (cull && other_bound(b, values(s.point[e]), nullptr) > cut_vs) {
+        if (cull && other_bound(b, values(s.point[e]), cut_vs) > cut_vs) {
           culled_vertex_entry(e);
           continue;
         }
@@ -458,8 +457,8 @@ void run_core(const ContactObject& o1, const PoseT<T>& X21, const ContactObject&
     const EdgeEdgeWitness<T>& w = s.ee[idx].witness;
     // bit b: entry b culled
     s.pair_culled[idx] = !cull ? 0
-                               : ((value_of(s.nn1[idx]) < nn_cut || other_bound(0, values(w.e1), nullptr) > cut_ee) ? 1 : 0) |
-                                     ((value_of(s.nn2[idx]) < nn_cut || other_bound(1, values(w.e2), nullptr) > cut_ee) ? 2 : 0);
+                               : ((value_of(s.nn1[idx]) < nn_cut || other_bound(0, values(w.e1), cut_ee) > cut_ee) ? 1 : 0) |
+                                     ((value_of(s.nn2[idx]) < nn_cut || other_bound(1, values(w.e2), cut_ee) > cut_ee) ? 2 : 0);
     if (s.pair_culled[idx] == 3) continue;
     SdfPoint<T> s2_at_e1, s1_at_e2;  // penetration (12) needs the values only (not those of a culled entry)
     if (!(s.pair_culled[idx] & 1)) s2_at_e1.value = sdf_value(sdf2, w.e1);

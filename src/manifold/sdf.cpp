@@ -282,6 +282,7 @@ int SdfObject::build_bound_tree(int* first, int count) {
   }
   if (count == 1) {
     nd.primitive = first[0];
+    nd.count = 1;
   } else {
     // Median split of the box centres along the node's longest axis.
     int axis = 0;
@@ -290,57 +291,59 @@ int SdfObject::build_bound_tree(int* first, int count) {
     const int half = count / 2;
     nd.left = build_bound_tree(first, half);
     nd.right = build_bound_tree(first + half, count - half);
+    nd.count = count;
   }
   bound_tree_[node] = nd;
   return node;
 }
 
-double SdfObject::lower_bound(const Eigen::Vector3d& x, Eigen::Vector3d* direction) const {
+double SdfObject::lower_bound(const Eigen::Vector3d& x, double above) const {
   constexpr double inf = std::numeric_limits<double>::infinity();
   if (added_.empty()) return inf;
   if (bound_tree_.empty()) return -inf;
   const int n = num_added();
   const double t = blend_temperature_;
-  const double margin = t * (40.0 + std::log(static_cast<double>(n)));
-  double L[kMaxCulledPrimitives];
-  int m = 0, nearest = -1;
+  const double log_n = std::log(static_cast<double>(n));
+  const double margin = t * (40.0 + log_n);
+  // Terms of the union bound −t·log Σ c_i exp(−L_i/t): visited primitives (c = 1, their bound)
+  // and pruned subtrees (c = their primitive count, the node's bound, below each of theirs).
+  double L[2 * kMaxCulledPrimitives + 2];
+  int count[2 * kMaxCulledPrimitives + 2];
+  int m = 0;
   double lmin = inf;
   int stack[kMaxCulledPrimitives + 1];  // depth-first, nearer child first (depth ≤ n)
   int top = 0;
-  stack[top++] = 0;
+  auto prune = [&](const BoundNode& nd, double l) {
+    // Far beyond the nearest bound (weight < e^-40/n each), or beyond `above` + t·log n.
+    if (!(l - lmin > margin || (above > -inf && l > above + t * log_n))) return false;
+    L[m] = l;
+    count[m++] = nd.count;
+    return true;
+  };
+  const BoundNode& root = bound_tree_[0];
+  if (!prune(root, root.lower(x))) stack[top++] = 0;
   while (top > 0) {
     const BoundNode& nd = bound_tree_[stack[--top]];
     if (nd.primitive >= 0) {
       const double l = added_bounds_[nd.primitive].lower(x);
-      if (l - lmin > margin) continue;
-      L[m++] = l;
-      if (l < lmin) {
-        lmin = l;
-        nearest = nd.primitive;
-      }
+      L[m] = l;
+      count[m++] = 1;
+      lmin = std::min(lmin, l);
       continue;
     }
-    const double dl = bound_tree_[nd.left].lower(x), dr = bound_tree_[nd.right].lower(x);
-    const int near = dl <= dr ? nd.left : nd.right, far = dl <= dr ? nd.right : nd.left;
-    if (std::max(dl, dr) - lmin <= margin) stack[top++] = far;
-    if (std::min(dl, dr) - lmin <= margin) stack[top++] = near;
+    const BoundNode &a = bound_tree_[nd.left], &b = bound_tree_[nd.right];
+    const double la = a.lower(x), lb = b.lower(x);
+    const bool a_first = la <= lb;
+    const int near = a_first ? nd.left : nd.right, far = a_first ? nd.right : nd.left;
+    if (!prune(bound_tree_[far], std::max(la, lb))) stack[top++] = far;
+    if (!prune(bound_tree_[near], std::min(la, lb))) stack[top++] = near;
   }
-  double bound = lmin;
-  if (t > 0.0) {
-    // Pruned primitives: each bound exceeds the final minimum by more than `margin`, so their
-    // terms sum to less than e^-40 relative to the nearest one.
-    double sum = std::exp(-40.0);
-    for (int i = 0; i < m; ++i) sum += std::exp(-(L[i] - lmin) / t);
-    bound = lmin - t * std::log(sum);
-  }
-  if (direction && bound > 0.0) {
-    const PrimitiveBound& b = added_bounds_[nearest];
-    const Eigen::Vector3d q = b.R.transpose() * (x - b.p);
-    const Eigen::Vector3d out = q - q.cwiseMax(-b.half).cwiseMin(b.half);
-    const double len = out.norm();
-    *direction = len > 0.0 ? Eigen::Vector3d(b.R * (out / len)) : Eigen::Vector3d::UnitZ();
-  }
-  return bound;
+  double low = inf;
+  for (int i = 0; i < m; ++i) low = std::min(low, L[i]);
+  if (t == 0.0 || m == 1) return t == 0.0 ? low : low - t * std::log(static_cast<double>(count[0]));
+  double sum = 0.0;
+  for (int i = 0; i < m; ++i) sum += count[i] * std::exp(-(L[i] - low) / t);
+  return low - t * std::log(sum);
 }
 
 SdfObject& SdfObject::subtract(const SdfPrimitive& primitive) {

@@ -274,13 +274,14 @@ class SdfObject {
 
   /// A lower bound of φ at x_O (object frame): φ(x_O) ≥ lower_bound(x_O). Each superquadric's
   /// value is bounded by the distance to the box of its semi-axes (−‖semi-axes‖ inside it), the
-  /// union by −t·log Σ_l exp(−L_l/t) over those bounds (primitives whose box lies beyond the
-  /// nearest bound by t·(40 + log n) are skipped by a static bounding-volume hierarchy over the
-  /// boxes and counted as e^-40 in all), and subtraction only raises φ. −inf where an added
-  /// primitive has no bound (polyhedra, point clouds) or there are more than 64 of them; +inf
-  /// without any. If `direction` is given and the bound is > 0, it receives the unit direction
-  /// from the nearest primitive box to x_O (object frame). Allocation-free.
-  double lower_bound(const Eigen::Vector3d& x_O, Eigen::Vector3d* direction = nullptr) const;
+  /// union by −t·log Σ_l exp(−L_l/t) over those bounds, and subtraction only raises φ. A static
+  /// bounding-volume hierarchy over the boxes stands in for whole subtrees (c primitives beyond
+  /// the node's box distance L: c·exp(−L/t)) that lie more than t·(40 + log n) beyond the nearest
+  /// bound or beyond `above` + t·log n (then the bound exceeds `above`, which is all a caller
+  /// testing "φ > above" needs). −inf where an added primitive has no bound (polyhedra, point
+  /// clouds) or there are more than 64; +inf without any. Allocation-free.
+  double lower_bound(const Eigen::Vector3d& x_O,
+                     double above = -std::numeric_limits<double>::infinity()) const;
 
   /// Double convenience: φ(x_O).
   double value(const Eigen::Vector3d& x_O) const { return evaluate(V3<double>::from(x_O)).value; }
@@ -318,7 +319,7 @@ class SdfObject {
   struct BoundNode {
     Eigen::Vector3d lo = Eigen::Vector3d::Zero(), hi = Eigen::Vector3d::Zero();
     double inner = 0.0;
-    int left = -1, right = -1, primitive = -1;
+    int left = -1, right = -1, primitive = -1, count = 0;
     double lower(const Eigen::Vector3d& x) const {
       const double d = (lo - x).cwiseMax(x - hi).cwiseMax(0.0).norm();
       return d > 0.0 ? d : -inner;
