@@ -6,20 +6,31 @@
 //      N = 1 … 10^6 by default; set DIFFCOL_BENCH_MAX_QUERIES=10000000 for the seed's 10^7
 //      (≈ 1 GB of inputs). Queries: 4 points uniform in the unit cube (as in the seed).
 //
-//  ContaxScale/Figures/forward            the manifold between two 18-superquadric figures
+//  ContaxScale/Figures/<case>/18           the manifold between two 18-superquadric figures
 //                                         (~300 vertices each; all vertices: ~610 V-S entries;
 //                                         K = 18 edges per body: 648 E-E entries), 100 random
-//                                         overlapping relative poses per iteration, 1 thread
-//  ContaxScale/Figures/gradient           the same with the 12-column body-twist derivatives
-//  ContaxScale/Figures/forward_vs_only    V-S entries only (the seed's "Ours-NE"): the E-E share
-//  ContaxScale/Figures/{forward,gradient}_hard  every temperature 0 (the seed's "Ours-NS")
-//  ContaxScale/Figures/forward_batch      the 100 manifolds through ManifoldBatch, all cores
-//  ContaxScale/Figures/gradient_batch     the same with derivatives
-//  ContaxScale/MuJoCo/collision           MuJoCo 2.2.2 (if found): two free bodies, 18 convex
+//                                         overlapping relative poses per iteration, 1 thread.
+//      forward, gradient                  dense (the seed's fixed sizes; 12 body-twist columns)
+//      forward_culled, gradient_culled    ManifoldOptions::culling (exact to rounding)
+//      forward_vs_only, forward_ne_culled V-S entries only (the seed's "Ours-NE")
+//      forward_ne_s, forward_ne_s_culled  body 1's vertices only ("Ours-NE-S", supp. Fig. 8)
+//      {forward,gradient}_hard[_culled]   every temperature 0 (the seed's "Ours-NS")
+//  ContaxScale/Figures/{forward,gradient}_batch/18/100   the 100 manifolds through ManifoldBatch, all cores
+//  ContaxScale/MuJoCo/collision/18        MuJoCo 2.2.2 (if found): two free bodies, 18 convex
 //                                         mesh geoms each (the figures' pieces, ≤ 26 vertices),
 //                                         mj_kinematics + mj_collision at the same 100 poses
-//  ContaxScale/MuJoCo/kinematics          mj_kinematics alone (subtract for the narrow phase)
+//  ContaxScale/MuJoCo/kinematics/18       mj_kinematics alone (subtract for the narrow phase)
+//  ContaxScale/Complexity/<case>/<k>      Fig. 7 (a): figures rebuilt from their first k pieces
+//                                         (k = 1 … 18, ~305·k/18 vertices, ≥ 100; K = k edges),
+//                                         100 poses, 1 thread: forward_culled, gradient_culled,
+//                                         forward (dense), mujoco (k × k convex pieces)
+//  ContaxScale/Batch/<case>/<k>/<N>       Fig. 7 (b) and Fig. 8: N = 1 … 1024 manifolds per call
+//                                         (the 100 poses repeated) on all cores (real time), k = 5
+//                                         and 18: forward_culled, gradient_culled, forward (dense),
+//                                         ne_culled, ne_s_culled, mujoco (one mjData per thread)
 //
+// us_per_manifold = CPU (or, for the real-time cases, wall) µs per manifold / collision call.
+// The host line (apps/host_info.hpp) is printed first.
 // items/s = manifolds (or collision calls) per second: per-manifold time = 1/items_per_second.
 // Counters: entries per manifold, mean active entries (activity > 0.5) resp. MuJoCo contacts.
 #include <algorithm>
