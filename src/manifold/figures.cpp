@@ -235,6 +235,7 @@ void FigureOptions::validate() const {
   if (projection_steps < 0 || projection_steps > 100) fail(fn, "projection_steps must be in [0, 100]");
   if (piece_rings < 1 || piece_rings > 16) fail(fn, "piece_rings must be in [1, 16]");
   if (piece_segments < 3 || piece_segments > 32) fail(fn, "piece_segments must be in [3, 32]");
+  if (num_pieces < 1 || num_pieces > kFigurePieces) fail(fn, "num_pieces must be in [1, 18]");
 }
 
 const char* figure_piece_name(int i) {
@@ -286,7 +287,8 @@ LimbedFigure make_limbed_figure(const FigureOptions& options) {
   options.validate();
   const double k = options.height;
   std::vector<Superquadric> pieces;
-  for (const Superquadric& q : figure_pieces(options.seed)) pieces.push_back(scaled(q, k));
+  for (const Superquadric& q : figure_pieces(options.seed))
+    if (static_cast<int>(pieces.size()) < options.num_pieces) pieces.push_back(scaled(q, k));
   SdfObject sdf(options.blend_fraction * k);
   Eigen::Vector3d lo = Eigen::Vector3d::Constant(std::numeric_limits<double>::infinity());
   Eigen::Vector3d hi = -lo;

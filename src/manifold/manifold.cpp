@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -194,6 +196,52 @@ void collect_candidates(const ContactObject& o, double feature_angle, std::vecto
     if (feature_angle < 0.0 || angle[j] > feature_angle) out.push_back(j);
 }
 
+/// exp(−40) ≈ 4e-18: below this (relative) weight or activity a term cannot change a double.
+constexpr double kCullExponent = 40.0;
+
+/// SoftSort top-K (soft_top_k_generic) where every row entry with |x_c − x_j| > cut gets weight 0
+/// without an exp (cut = inf: every entry; cut ≥ t·(40 + log n): the dense P to rounding).
+template <class T>
+void soft_top_k_cut(const T* x, int n, int k, double t, double cut, T* P, int* order, int* sort_index);
+
+/// Evaluates (exact(j) → the exact metric) the candidates that can reach the top K or a SoftSort
+/// weight above e^-40/n: upper[j] bounds candidate j's metric from above; a candidate is skipped
+/// once its bound lies more than `margin` below the K-th largest exact metric found (strictly
+/// below for margin 0). First the K largest bounds, then the rest in any order (the threshold only
+/// rises). processed[j] = 1 for the evaluated ones.
+template <class Exact>
+void lazy_top_k(const double* upper, int n, int K, double margin, std::vector<int>& order, std::vector<double>& heap,
+                std::vector<char>& processed, Exact exact) {
+  order.resize(n);
+  processed.assign(n, 0);
+  for (int j = 0; j < n; ++j) order[j] = j;
+  std::nth_element(order.begin(), order.begin() + (K - 1), order.end(),
+                   [&](int a, int b) { return upper[a] > upper[b] || (upper[a] == upper[b] && a < b); });
+  heap.clear();
+  auto visit = [&](int j) {
+    if (static_cast<int>(heap.size()) == K && upper[j] < heap.front() - margin) return;
+    const double v = exact(j);
+    processed[j] = 1;
+    if (static_cast<int>(heap.size()) < K) {
+      heap.push_back(v);
+      std::push_heap(heap.begin(), heap.end(), std::greater<double>());
+    } else if (v > heap.front()) {
+      std::pop_heap(heap.begin(), heap.end(), std::greater<double>());
+      heap.back() = v;
+      std::push_heap(heap.begin(), heap.end(), std::greater<double>());
+    }
+  };
+  for (int r = 0; r < K; ++r) visit(order[r]);
+  for (int r = K; r < n; ++r) visit(order[r]);
+}
+
+/// value 0 and (Dual) derivative 0.
+inline bool exact_zero(double x) { return x == 0.0; }
+template <int N>
+bool exact_zero(const Dual<N>& x) {
+  return x.v == 0.0 && x.d.isZero();
+}
+
 /// The manifold core (see manifold.hpp for the layout), evaluated in body 2's frame: body 1 at
 /// the relative pose X21 = X_W2⁻¹X_W1, body 2 at the identity (every quantity is invariant or
 /// equivariant under a common rigid motion). Values in s.point … s.activity (body-2 frame),
@@ -202,20 +250,55 @@ template <class T>
 void run_core(const ContactObject& o1, const PoseT<T>& X21, const ContactObject& o2, const ManifoldOptions& opt,
               const Sizes& sz, ManifoldScratch<T>& s, ContactManifold& m) {
   namespace k = smooth::kernel;
+  constexpr double inf = std::numeric_limits<double>::infinity();
   const ContactObject* obj[2] = {&o1, &o2};
   const SdfObject& sdf1 = o1.sdf();
   const SdfObject& sdf2 = o2.sdf();
   auto sample_other = [&](int b, const V3<T>& x) { return b == 0 ? sdf2.evaluate(x) : sample_body1(sdf1, X21, x); };
-  // Vertices in body 2's frame and their penetration metrics −φ_other(v) (IV-A).
+  const bool cull = opt.culling;
+  Mat3 R21;
+  Vec3 p21;
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 3; ++j) R21(i, j) = value_of(X21.R[i][j]);
+    p21[i] = value_of(X21.p[i]);
+  }
+  // Activities below e^-40: V-S σ(−φ/t_pen) (12) for φ > 40 t_pen; E-E penγ for φ + m_pen > 40 t_pen.
+  const double cut_vs = kCullExponent * opt.contact.t_pen;
+  const double cut_ee = kCullExponent * opt.contact.t_pen - opt.contact.pen_margin;
+  // Lower bound of φ_other at a point of body 2's frame (SdfObject::lower_bound: tight up to
+  // `above`, which is all a test "φ > above" needs).
+  auto other_bound = [&](int b, const Eigen::Vector3d& x, double above) -> double {
+    return b == 0 ? sdf2.lower_bound(x, above) : sdf1.lower_bound(R21.transpose() * (x - p21), above);
+  };
+  auto ensure = [&](int b, int i) {
+    if (s.evaluated[b][i]) return;
+    s.sample[b][i] = sample_other(b, s.world[b][i]);
+    s.metric[b][i] = -s.sample[b][i].value;
+    s.evaluated[b][i] = 1;
+  };
+  // Vertices in body 2's frame and their penetration metrics −φ_other(v) (IV-A): exact where
+  // needed (dense: all of them), else bounded from above by −L.
   for (int b = 0; b < 2; ++b) {
     const auto& verts = obj[b]->mesh().vertices();
-    s.world[b].resize(sz.nv[b]);
-    s.sample[b].resize(sz.nv[b]);
-    s.metric[b].resize(sz.nv[b]);
-    for (int i = 0; i < sz.nv[b]; ++i) {
+    const int nv = sz.nv[b];
+    s.world[b].resize(nv);
+    s.sample[b].resize(nv);
+    s.metric[b].resize(nv);
+    s.evaluated[b].assign(nv, 0);
+    s.bound[b].resize(nv);
+    const bool need_metric = sz.kv[b] > 0 || (sz.ke[b] > 0 && sz.ke[b] < sz.ne[b]);
+    for (int i = 0; i < nv; ++i) {
       s.world[b][i] = b == 0 ? apply(X21, verts[i]) : V3<T>(T(verts[i].x()), T(verts[i].y()), T(verts[i].z()));
-      s.sample[b][i] = sample_other(b, s.world[b][i]);
-      s.metric[b][i] = -s.sample[b][i].value;
+      if (!cull) {
+        if (need_metric) ensure(b, i);
+        continue;
+      }
+      if (!need_metric) continue;
+      const bool vs_all = sz.kv[b] == nv;  // culled by the V-S cut; else the bound feeds SoftSort
+      const double L = other_bound(b, values(s.world[b][i]), vs_all ? cut_vs : -inf);
+      s.bound[b][i] = L;
+      s.metric[b][i] = T(-L);
+      if (vs_all && L <= cut_vs) ensure(b, i);
     }
   }
   const int total = sz.kv[0] + sz.kv[1] + 2 * sz.ke[0] * sz.ke[1];
@@ -228,34 +311,62 @@ void run_core(const ContactObject& o1, const PoseT<T>& X21, const ContactObject&
     m.num_vertex_sdf[b] = sz.kv[b];
     m.num_edges[b] = sz.ke[b];
   }
+  auto metric_upper = [&](int b, int i) { return s.evaluated[b][i] ? value_of(s.metric[b][i]) : -s.bound[b][i]; };
+  // A culled V-S entry (manifold.hpp): distance 40·t_pen (< φ), normal 0, activity 0.
+  auto culled_vertex_entry = [&](int e) {
+    s.distance[e] = T(cut_vs);
+    s.normal[e] = V3<T>(T(0.0), T(0.0), T(0.0));
+    s.activity[e] = T(0.0);
+    m.entries[e].culled = true;
+  };
   // V-S contacts (IV-C) of the selected vertices.
   int e = 0;
   for (int b = 0; b < 2; ++b) {
     const int n = sz.nv[b], K = sz.kv[b];
+    if (K == 0) continue;
     const bool select = K < n;
     if (select) {
       s.P.resize(static_cast<std::size_t>(K) * n);
       s.order.resize(K);
       s.sort_index.resize(n);
-      soft_top_k_generic(s.metric[b].data(), n, K, opt.t_topk, s.P.data(), s.order.data(), s.sort_index.data());
+      double cut = inf;
+      if (cull) {
+        cut = opt.t_topk * (kCullExponent + std::log(static_cast<double>(n)));
+        s.upper.resize(n);
+        for (int j = 0; j < n; ++j) s.upper[j] = metric_upper(b, j);
+        lazy_top_k(s.upper.data(), n, K, cut, s.lazy_order, s.heap, s.processed, [&](int j) {
+          ensure(b, j);
+          return value_of(s.metric[b][j]);
+        });
+      }
+      soft_top_k_cut(s.metric[b].data(), n, K, opt.t_topk, cut, s.P.data(), s.order.data(), s.sort_index.data());
     }
     for (int r = 0; r < K; ++r, ++e) {
-      SdfPoint<T> sp;
-      if (select) {
-        s.point[e] = blend(s.P.data() + static_cast<std::size_t>(r) * n, s.world[b], nullptr, n);
-        sp = sample_other(b, s.point[e]);
-      } else {
-        s.point[e] = s.world[b][r];
-        sp = s.sample[b][r];
-      }
-      s.distance[e] = sp.value;
-      s.normal[e] = sp.normal;
-      s.activity[e] = k::sigmoid<T>(-sp.value, opt.contact.t_pen);  // (12)
       ManifoldEntry& me = m.entries[e];
       me.kind = ContactKind::vertex_sdf;
       me.body = b;
       me.source = select ? s.order[r] : r;
       me.other_source = -1;
+      me.culled = false;
+      SdfPoint<T> sp;
+      if (select) {
+        s.point[e] = blend(s.P.data() + static_cast<std::size_t>(r) * n, s.world[b], nullptr, n);
+        if (cull && other_bound(b, values(s.point[e]), cut_vs) > cut_vs) {
+          culled_vertex_entry(e);
+          continue;
+        }
+        sp = sample_other(b, s.point[e]);
+      } else {
+        s.point[e] = s.world[b][r];
+        if (!s.evaluated[b][r]) {
+          culled_vertex_entry(e);
+          continue;
+        }
+        sp = s.sample[b][r];
+      }
+      s.distance[e] = sp.value;
+      s.normal[e] = sp.normal;
+      s.activity[e] = k::sigmoid<T>(-sp.value, opt.contact.t_pen);  // (12)
     }
   }
   if (!opt.edge_edge || sz.ke[0] == 0 || sz.ke[1] == 0) return;
@@ -277,17 +388,33 @@ void run_core(const ContactObject& o1, const PoseT<T>& X21, const ContactObject&
       continue;
     }
     s.edge_metric[b].resize(n);
-    for (int j = 0; j < n; ++j)
-      s.edge_metric[b][j] = 0.5 * (s.metric[b][edges[cand[j]][0]] + s.metric[b][edges[cand[j]][1]]);
+    double cut = inf;
+    if (cull) {
+      cut = opt.t_topk * (kCullExponent + std::log(static_cast<double>(n)));
+      s.upper.resize(n);
+      for (int j = 0; j < n; ++j)
+        s.upper[j] = 0.5 * (metric_upper(b, edges[cand[j]][0]) + metric_upper(b, edges[cand[j]][1]));
+      lazy_top_k(s.upper.data(), n, K, cut, s.lazy_order, s.heap, s.processed, [&](int j) {
+        ensure(b, edges[cand[j]][0]);
+        ensure(b, edges[cand[j]][1]);
+        return value_of(0.5 * (s.metric[b][edges[cand[j]][0]] + s.metric[b][edges[cand[j]][1]]));
+      });
+      for (int j = 0; j < n; ++j)
+        s.edge_metric[b][j] = s.processed[j] ? T(0.5 * (s.metric[b][edges[cand[j]][0]] + s.metric[b][edges[cand[j]][1]]))
+                                             : T(s.upper[j]);
+    } else {
+      for (int j = 0; j < n; ++j)
+        s.edge_metric[b][j] = 0.5 * (s.metric[b][edges[cand[j]][0]] + s.metric[b][edges[cand[j]][1]]);
+    }
     s.P.resize(static_cast<std::size_t>(K) * n);
     s.order.resize(K);
     s.sort_index.resize(n);
-    soft_top_k_generic(s.edge_metric[b].data(), n, K, opt.t_topk, s.P.data(), s.order.data(), s.sort_index.data());
+    soft_top_k_cut(s.edge_metric[b].data(), n, K, opt.t_topk, cut, s.P.data(), s.order.data(), s.sort_index.data());
     for (int r = 0; r < K; ++r) {
       V3<T> a(T(0.0), T(0.0), T(0.0)), c(T(0.0), T(0.0), T(0.0));
       const T* row = s.P.data() + static_cast<std::size_t>(r) * n;
       for (int j = 0; j < n; ++j) {
-        if (value_of(row[j]) == 0.0 && opt.t_topk == 0.0) continue;
+        if (exact_zero(row[j])) continue;
         a = a + row[j] * s.world[b][edges[cand[j]][0]];
         c = c + row[j] * s.world[b][edges[cand[j]][1]];
       }
@@ -302,6 +429,8 @@ void run_core(const ContactObject& o1, const PoseT<T>& X21, const ContactObject&
   s.D.resize(s.ee.size());
   s.nn1.resize(s.ee.size());
   s.nn2.resize(s.ee.size());
+  s.pair_culled.resize(s.ee.size());
+  // Witnesses and distances of every pair first: the nearest-neighbour factors (13)–(14) need all.
   for (int kk = 0; kk < E1; ++kk)
     for (int l = 0; l < E2; ++l) {
       EdgeEdgeWitness<T> w =
@@ -317,28 +446,47 @@ void run_core(const ContactObject& o1, const PoseT<T>& X21, const ContactObject&
             [&](const V3<T>& x) { return sdf2.evaluate(x); },
             opt.projection_iterations, opt.witness.normal_regularization);
       const std::size_t idx = static_cast<std::size_t>(kk) * E2 + l;
-      SdfPoint<T> s2_at_e1, s1_at_e2;  // penetration (12) needs the values only
-      s2_at_e1.value = sdf_value(sdf2, w.e1);
-      s1_at_e2.value = sdf_value(sdf1, inverse_apply(X21, w.e2));
-      s.ee[idx] = edge_edge_contact(w, sample_body1(sdf1, X21, w.e1), sdf2.evaluate(w.e2), s2_at_e1, s1_at_e2,
-                                    opt.contact);
       s.D[idx] = w.distance;
+      s.ee[idx].witness = w;
     }
   edge_nearest_neighbours(s.D.data(), E1, E2, opt.contact.t_nn, s.nn1.data(), s.nn2.data());  // (13)–(14)
+  // Signs, penetration and clashing (IV-D3) of the pairs whose activity (16) can exceed e^-40:
+  // Γ_b ≤ nnΓ_b and Γ_b ≤ penγ_b.
+  const double nn_cut = std::exp(-kCullExponent);
+  for (std::size_t idx = 0; idx < s.ee.size(); ++idx) {
+    const EdgeEdgeWitness<T>& w = s.ee[idx].witness;
+    // bit b: entry b culled
+    s.pair_culled[idx] = !cull ? 0
+                               : ((value_of(s.nn1[idx]) < nn_cut || other_bound(0, values(w.e1), cut_ee) > cut_ee) ? 1 : 0) |
+                                     ((value_of(s.nn2[idx]) < nn_cut || other_bound(1, values(w.e2), cut_ee) > cut_ee) ? 2 : 0);
+    if (s.pair_culled[idx] == 3) continue;
+    SdfPoint<T> s2_at_e1, s1_at_e2;  // penetration (12) needs the values only (not those of a culled entry)
+    if (!(s.pair_culled[idx] & 1)) s2_at_e1.value = sdf_value(sdf2, w.e1);
+    if (!(s.pair_culled[idx] & 2)) s1_at_e2.value = sdf_value(sdf1, inverse_apply(X21, w.e2));
+    s.ee[idx] = edge_edge_contact(w, sample_body1(sdf1, X21, w.e1), sdf2.evaluate(w.e2), s2_at_e1, s1_at_e2,
+                                  opt.contact);
+  }
   for (int kk = 0; kk < E1; ++kk)
     for (int l = 0; l < E2; ++l) {
       const std::size_t idx = static_cast<std::size_t>(kk) * E2 + l;
       const EdgeEdgeContact<T>& c = s.ee[idx];
       for (int b = 0; b < 2; ++b, ++e) {
-        s.point[e] = b == 0 ? c.witness.e1 : c.witness.e2;
-        s.distance[e] = c.distance[b];
-        s.normal[e] = c.normal[b];
-        s.activity[e] = edge_edge_activity(c, b, b == 0 ? s.nn1[idx] : s.nn2[idx]);  // (16)
         ManifoldEntry& me = m.entries[e];
         me.kind = ContactKind::edge_edge;
         me.body = b;
         me.source = s.edge_source[b][b == 0 ? kk : l];
         me.other_source = s.edge_source[1 - b][b == 0 ? l : kk];
+        me.culled = (s.pair_culled[idx] >> b) & 1;
+        s.point[e] = b == 0 ? c.witness.e1 : c.witness.e2;
+        if (me.culled) {  // manifold.hpp: ‖e1 − e2‖ and ±n̄
+          s.distance[e] = c.witness.distance;
+          s.normal[e] = b == 0 ? c.witness.normal : V3<T>(-c.witness.normal);
+          s.activity[e] = T(0.0);
+          continue;
+        }
+        s.distance[e] = c.distance[b];
+        s.normal[e] = c.normal[b];
+        s.activity[e] = edge_edge_activity(c, b, b == 0 ? s.nn1[idx] : s.nn2[idx]);  // (16)
       }
     }
 }
@@ -392,6 +540,13 @@ Mat6 right_jacobian_se3(const Vec6& s) {
 
 template <class T>
 void soft_top_k_generic(const T* x, int n, int k, double t, T* P, int* order, int* sort_index) {
+  soft_top_k_cut(x, n, k, t, std::numeric_limits<double>::infinity(), P, order, sort_index);
+}
+
+namespace {
+
+template <class T>
+void soft_top_k_cut(const T* x, int n, int k, double t, double cut, T* P, int* order, int* sort_index) {
   using std::exp;
   for (int j = 0; j < n; ++j) sort_index[j] = j;
   std::partial_sort(sort_index, sort_index + k, sort_index + n, [&](int a, int b) {
@@ -416,14 +571,21 @@ void soft_top_k_generic(const T* x, int n, int k, double t, T* P, int* order, in
     for (int j = 0; j < n; ++j) {
       const T d = x[c] - x[j];
       const double vj = value_of(x[j]);
+      if (std::abs(vc - vj) > cut) {  // weight < e^-40/n of the selected entry's
+        row[j] = T(0.0);
+        continue;
+      }
       const bool before_c = vj > vc || (vj == vc && j < c);  // x_j sorts before x_c: s_r − x_j ≤ 0
       const T ad = before_c ? T(-d) : d;
       row[j] = exp(-ad / t);
       sum = sum + row[j];
     }
-    for (int j = 0; j < n; ++j) row[j] = row[j] / sum;
+    for (int j = 0; j < n; ++j)
+      if (!exact_zero(row[j])) row[j] = row[j] / sum;
   }
 }
+
+}  // namespace
 
 template void soft_top_k_generic<double>(const double*, int, int, double, double*, int*, int*);
 template void soft_top_k_generic<D12>(const D12*, int, int, double, D12*, int*, int*);
@@ -473,8 +635,7 @@ ManifoldOptions ManifoldOptions::hard(double regularization) {
 
 void ManifoldOptions::validate() const {
   for (int b = 0; b < 2; ++b) {
-    if (num_vertices[b] < -1 || num_vertices[b] == 0)
-      fail("ManifoldOptions", "num_vertices must be −1 (all) or positive");
+    if (num_vertices[b] < -1) fail("ManifoldOptions", "num_vertices must be −1 (all), 0 (none) or positive");
     if (num_edges[b] < -1 || num_edges[b] == 0) fail("ManifoldOptions", "num_edges must be −1 (all) or positive");
   }
   smooth::validate_temperature(t_topk, "ManifoldOptions::t_topk");

@@ -247,7 +247,103 @@ SdfObject& SdfObject::add(const SdfPrimitive& primitive) {
     bound.half = sq->semi_axes();
   }
   added_bounds_.push_back(bound);
+  bound_tree_.clear();
+  const int n = num_added();
+  bool bounded = n <= kMaxCulledPrimitives;
+  for (const PrimitiveBound& b : added_bounds_) bounded = bounded && b.valid;
+  if (bounded) {
+    int index[kMaxCulledPrimitives];
+    for (int l = 0; l < n; ++l) index[l] = l;
+    bound_tree_.reserve(2 * n);
+    build_bound_tree(index, n);
+  }
   return *this;
+}
+
+int SdfObject::build_bound_tree(int* first, int count) {
+  // Object-frame box of a primitive's oriented box: centre p, half extents |R|·half.
+  auto box_of = [&](int l, Eigen::Vector3d& lo, Eigen::Vector3d& hi) {
+    const PrimitiveBound& b = added_bounds_[l];
+    const Eigen::Vector3d e = b.R.cwiseAbs() * b.half;
+    lo = b.p - e;
+    hi = b.p + e;
+  };
+  const int node = static_cast<int>(bound_tree_.size());
+  bound_tree_.emplace_back();
+  BoundNode nd;
+  nd.lo = Eigen::Vector3d::Constant(std::numeric_limits<double>::infinity());
+  nd.hi = -nd.lo;
+  for (int i = 0; i < count; ++i) {
+    Eigen::Vector3d lo, hi;
+    box_of(first[i], lo, hi);
+    nd.lo = nd.lo.cwiseMin(lo);
+    nd.hi = nd.hi.cwiseMax(hi);
+    nd.inner = std::max(nd.inner, added_bounds_[first[i]].half.norm());
+  }
+  if (count == 1) {
+    nd.primitive = first[0];
+    nd.count = 1;
+  } else {
+    // Median split of the box centres along the node's longest axis.
+    int axis = 0;
+    (nd.hi - nd.lo).maxCoeff(&axis);
+    std::sort(first, first + count, [&](int a, int b) { return added_bounds_[a].p[axis] < added_bounds_[b].p[axis]; });
+    const int half = count / 2;
+    nd.left = build_bound_tree(first, half);
+    nd.right = build_bound_tree(first + half, count - half);
+    nd.count = count;
+  }
+  bound_tree_[node] = nd;
+  return node;
+}
+
+double SdfObject::lower_bound(const Eigen::Vector3d& x, double above) const {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  if (added_.empty()) return inf;
+  if (bound_tree_.empty()) return -inf;
+  const int n = num_added();
+  const double t = blend_temperature_;
+  const double log_n = std::log(static_cast<double>(n));
+  const double margin = t * (40.0 + log_n);
+  // Terms of the union bound −t·log Σ c_i exp(−L_i/t): visited primitives (c = 1, their bound)
+  // and pruned subtrees (c = their primitive count, the node's bound, below each of theirs).
+  double L[2 * kMaxCulledPrimitives + 2];
+  int count[2 * kMaxCulledPrimitives + 2];
+  int m = 0;
+  double lmin = inf;
+  int stack[kMaxCulledPrimitives + 1];  // depth-first, nearer child first (depth ≤ n)
+  int top = 0;
+  auto prune = [&](const BoundNode& nd, double l) {
+    // Far beyond the nearest bound (weight < e^-40/n each), or beyond `above` + t·log n.
+    if (!(l - lmin > margin || (above > -inf && l > above + t * log_n))) return false;
+    L[m] = l;
+    count[m++] = nd.count;
+    return true;
+  };
+  const BoundNode& root = bound_tree_[0];
+  if (!prune(root, root.lower(x))) stack[top++] = 0;
+  while (top > 0) {
+    const BoundNode& nd = bound_tree_[stack[--top]];
+    if (nd.primitive >= 0) {
+      const double l = added_bounds_[nd.primitive].lower(x);
+      L[m] = l;
+      count[m++] = 1;
+      lmin = std::min(lmin, l);
+      continue;
+    }
+    const BoundNode &a = bound_tree_[nd.left], &b = bound_tree_[nd.right];
+    const double la = a.lower(x), lb = b.lower(x);
+    const bool a_first = la <= lb;
+    const int near = a_first ? nd.left : nd.right, far = a_first ? nd.right : nd.left;
+    if (!prune(bound_tree_[far], std::max(la, lb))) stack[top++] = far;
+    if (!prune(bound_tree_[near], std::min(la, lb))) stack[top++] = near;
+  }
+  double low = inf;
+  for (int i = 0; i < m; ++i) low = std::min(low, L[i]);
+  if (t == 0.0 || m == 1) return t == 0.0 ? low : low - t * std::log(static_cast<double>(count[0]));
+  double sum = 0.0;
+  for (int i = 0; i < m; ++i) sum += count[i] * std::exp(-(L[i] - low) / t);
+  return low - t * std::log(sum);
 }
 
 SdfObject& SdfObject::subtract(const SdfPrimitive& primitive) {

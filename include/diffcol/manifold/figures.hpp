@@ -37,14 +37,19 @@ struct FigureOptions {
   /// poles, rings·segments + 2 vertices (≤ 31 by default, below MuJoCo/MJX's 32-vertex guidance).
   int piece_rings = 3;
   int piece_segments = 8;
+  /// Build the figure from its first `num_pieces` pieces only (piece order of figure_piece_name();
+  /// the seed's Fig. 7 complexity sweep, 1 … 18), in [1, 18].
+  int num_pieces = kFigurePieces;
 
   /// @throws std::invalid_argument on a non-finite or non-positive height, a negative or
   /// non-finite blend_fraction (or one ≥ 0.1), target_vertices ∉ [100, 20000],
-  /// projection_steps ∉ [0, 100], piece_rings ∉ [1, 16] or piece_segments ∉ [3, 32].
+  /// projection_steps ∉ [0, 100], piece_rings ∉ [1, 16], piece_segments ∉ [3, 32] or
+  /// num_pieces ∉ [1, 18].
   void validate() const;
 };
 
-/// A limbed figure (see the file comment). Piece order (index → part) is piece_name().
+/// A limbed figure (see the file comment). Piece order (index → part) is piece_name(); with
+/// FigureOptions::num_pieces < 18 only the first pieces.
 struct LimbedFigure {
   std::vector<Superquadric> pieces;          ///< the 18 primitives, poses in the body frame
   SdfObject sdf;                             ///< their smooth union

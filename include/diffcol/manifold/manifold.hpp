@@ -29,6 +29,28 @@
 /// experiments do for V-S). Note: SoftSort blends entries with (nearly) equal metrics, so with
 /// K < n tied vertices (e.g. a face resting flat) are averaged; use K = n or hard mode then.
 ///
+/// Culling (ManifoldOptions::culling, off by default), exact to rounding: the layout and sizes stay
+/// the same; only what cannot change the manifold in double precision is skipped.
+///   - A V-S candidate whose lower bound L ≤ φ_other(v) (SdfObject::lower_bound: primitive boxes
+///     and a bounding-volume hierarchy) exceeds 40·t_pen has activity σ(−φ/t_pen) < e^-40: it is
+///     not evaluated. Its entry: the exact point (and its derivative), distance 40·t_pen (a
+///     constant below the true φ_other(v)), normal 0, activity 0, `culled` set; distance, normal
+///     and activity have derivative 0 (consistent with their values: they are constant).
+///   - An E-E entry b whose nearest-neighbour factor nnΓ_b (13)–(14) is below e^-40, or whose
+///     witness point has L + pen_margin > 40·t_pen at the other body (penγ_b < e^-40), has
+///     activity (16) below e^-40: its penetration sample is skipped, and a pair with both entries
+///     culled skips all four SDF samples (the witnesses and distances of all pairs are computed
+///     first: (13)–(14) need them all). A culled E-E entry: the exact witness point, the unsigned
+///     distance ‖e1 − e2‖ (≥ |d_b|) and normal ±n̄ of the witness (IV-D2, as if γ_b = 1), with
+///     their derivatives; activity 0 (derivative 0), `culled` set.
+///   - SoftSort top-K: candidates (vertices, edges) are evaluated in decreasing order of an upper
+///     bound of their metric until the remaining bounds lie t·(40 + log n) below the K-th largest
+///     exact metric; the others keep their bound as metric (derivative 0) and, like every entry
+///     farther than that from a row's selected metric, get weight 0 (exactly: < e^-40/n dense).
+///   - Inside each SDF evaluation, pieces of the union whose weight is below e^-40 of the best are
+///     skipped (SdfObject::evaluate).
+/// With culling off every candidate is evaluated densely (the reference of the culling test).
+///
 /// Allocation: compute_manifold / compute_manifold_derivatives size the workspace and the
 /// outputs on the first call for a given pair of objects and options; later calls with the same
 /// sizes allocate nothing (std::vector::resize within capacity).
@@ -76,7 +98,9 @@ class ContactObject {
 
 /// Options of the manifold. Sizes −1 mean "all" (no selection).
 struct ManifoldOptions {
-  int num_vertices[2] = {-1, -1};  ///< |V_1|, |V_2| selected vertices per body
+  /// |V_1|, |V_2| selected vertices per body; 0: no V-S contacts of that body's vertices (one
+  /// sided V-S, the seed's "Ours-NE-S" with edge_edge off).
+  int num_vertices[2] = {-1, -1};
   int num_edges[2] = {-1, -1};     ///< |E_1|, |E_2| selected edges per body
   bool edge_edge = true;           ///< false: V-S contacts only (the seed's "Ours-NE")
   /// E-E candidates are the mesh edges whose dihedral angle (ContactObject::edge_dihedral_angles)
@@ -92,10 +116,15 @@ struct ManifoldOptions {
   /// SDF) and e2 (body 2's) before the signs, penetrations, distance ‖e1 − e2‖ and normal of
   /// IV-D3 are computed from them; differentiated through. 0 (default): off. In [0, 20].
   int projection_iterations = 0;
+  /// Skip the candidates that cannot change the manifold's activities in double precision (see
+  /// the file comment); false (default): evaluate every candidate densely, so that every V-S
+  /// distance is φ_other at its point.
+  bool culling = false;
 
   /// Every temperature 0 ("Ours-NS"); the witness keeps the L2 regularization λ given.
   static ManifoldOptions hard(double regularization = 0.0);
-  /// @throws std::invalid_argument on invalid temperatures or sizes < −1 or 0.
+  /// @throws std::invalid_argument on invalid temperatures, vertex sizes < −1 or edge sizes < −1
+  /// or 0.
   void validate() const;
 };
 
@@ -112,6 +141,9 @@ struct ManifoldEntry {
   double distance = 0.0;
   Eigen::Vector3d normal = Eigen::Vector3d::Zero();
   double activity = 0.0;
+  /// Not evaluated: activity provably < e^-40 (culling, file comment); V-S: distance is a lower
+  /// bound then, normal 0.
+  bool culled = false;
 };
 
 /// The manifold: a fixed number of entries for fixed options and meshes.
@@ -158,6 +190,14 @@ struct ManifoldScratch {
   // Outputs in T.
   std::vector<V3<T>> point, normal;
   std::vector<T> distance, activity;
+  // Culling state.
+  std::vector<double> bound[2];              // lower bound of φ_other at each vertex
+  std::vector<char> evaluated[2];            // sample / metric exact
+  std::vector<double> upper;                 // metric upper bounds of the candidates
+  std::vector<int> lazy_order;
+  std::vector<double> heap;
+  std::vector<char> processed;
+  std::vector<char> pair_culled;             // bit b: E-E entry b of the pair culled
 };
 
 /// Reusable workspace of compute_manifold / compute_manifold_derivatives. The derivative pass

@@ -267,10 +267,21 @@ class SdfObject {
   /// is +inf with zero gradient and normal).
   template <class T>
   SdfPoint<T> evaluate(const V3<T>& x_O) const;
-  /// φ only at x_O (object frame), the same value as evaluate(x_O).value (cheaper for a single
-  /// superquadric, which then skips its gradient).
+  /// φ only at x_O (object frame), the same value as evaluate(x_O).value (cheaper: superquadrics
+  /// skip their gradients).
   template <class T>
   T evaluate_value(const V3<T>& x_O) const;
+
+  /// A lower bound of φ at x_O (object frame): φ(x_O) ≥ lower_bound(x_O). Each superquadric's
+  /// value is bounded by the distance to the box of its semi-axes (−‖semi-axes‖ inside it), the
+  /// union by −t·log Σ_l exp(−L_l/t) over those bounds, and subtraction only raises φ. A static
+  /// bounding-volume hierarchy over the boxes stands in for whole subtrees (c primitives beyond
+  /// the node's box distance L: c·exp(−L/t)) that lie more than t·(40 + log n) beyond the nearest
+  /// bound or beyond `above` + t·log n (then the bound exceeds `above`, which is all a caller
+  /// testing "φ > above" needs). −inf where an added primitive has no bound (polyhedra, point
+  /// clouds) or there are more than 64; +inf without any. Allocation-free.
+  double lower_bound(const Eigen::Vector3d& x_O,
+                     double above = -std::numeric_limits<double>::infinity()) const;
 
   /// Double convenience: φ(x_O).
   double value(const Eigen::Vector3d& x_O) const { return evaluate(V3<double>::from(x_O)).value; }
@@ -302,9 +313,25 @@ class SdfObject {
   };
   /// Objects with at most this many added primitives skip far primitives in the union.
   static constexpr int kMaxCulledPrimitives = 64;
+  /// A node of the bounding-volume hierarchy over the primitive boxes (axis-aligned in the object
+  /// frame): a leaf holds one primitive. lower(x) ≤ every bound below the node: the distance to
+  /// the node's box outside it, −(largest ‖half‖ below) inside.
+  struct BoundNode {
+    Eigen::Vector3d lo = Eigen::Vector3d::Zero(), hi = Eigen::Vector3d::Zero();
+    double inner = 0.0;
+    int left = -1, right = -1, primitive = -1, count = 0;
+    double lower(const Eigen::Vector3d& x) const {
+      const double d = (lo - x).cwiseMax(x - hi).cwiseMax(0.0).norm();
+      return d > 0.0 ? d : -inner;
+    }
+  };
+  int build_bound_tree(int* first, int count);  // returns the node index
+  template <class T>
+  SdfPoint<T> evaluate_impl(const V3<T>& x_O, bool value_only) const;
 
   std::vector<SdfPrimitive> added_;
   std::vector<PrimitiveBound> added_bounds_;  // one per added_ entry
+  std::vector<BoundNode> bound_tree_;          // root at 0; empty unless every added primitive has a bound
   std::vector<SdfPrimitive> subtracted_;
   double blend_temperature_;
   double tau_;
@@ -487,6 +514,20 @@ SdfPoint<T> OrientedPointCloud::evaluate(const V3<T>& x_O, double tau) const {
 
 template <class T>
 SdfPoint<T> SdfObject::evaluate(const V3<T>& x_O) const {
+  return evaluate_impl(x_O, false);
+}
+
+template <class T>
+SdfPoint<T> SdfObject::evaluate_impl(const V3<T>& x_O, bool value_only) const {
+  // value_only: superquadrics skip their gradient and normal (the value is the same).
+  auto eval = [&](const SdfPrimitive& prim) {
+    return std::visit(
+        [&](const auto& q) {
+          if constexpr (std::is_same_v<std::decay_t<decltype(q)>, Superquadric>) return q.evaluate(x_O, tau_, value_only);
+          else return q.evaluate(x_O, tau_);
+        },
+        prim);
+  };
   SdfPoint<T> out;
   if (added_.empty()) {
     out.value = T(std::numeric_limits<double>::infinity());
@@ -494,7 +535,7 @@ SdfPoint<T> SdfObject::evaluate(const V3<T>& x_O) const {
   }
   if (added_.size() == 1 && subtracted_.empty()) {
     // One primitive: the LSE of a single entry is the entry itself (weights 1), exactly.
-    const SdfPoint<T> p = std::visit([&](const auto& q) { return q.evaluate(x_O, tau_); }, added_[0]);
+    const SdfPoint<T> p = eval(added_[0]);
     out.value = p.value;
     out.gradient = p.gradient;
     out.normal = detail::regularized_unit(p.normal, tau_);
@@ -520,13 +561,13 @@ SdfPoint<T> SdfObject::evaluate(const V3<T>& x_O) const {
     for (int k = 0; k < n; ++k) {
       const int l = k == 0 ? first : (k == first ? 0 : k);
       if (lower[l] - best > margin) continue;
-      const SdfPoint<T> p = std::visit([&](const auto& q) { return q.evaluate(x_O, tau_); }, added_[l]);
+      const SdfPoint<T> p = eval(added_[l]);
       uni.add(-p.value, -p.gradient, p.normal);
       best = std::min(best, value_of(p.value));
     }
   } else {
     for (const SdfPrimitive& prim : added_) {
-      const SdfPoint<T> p = std::visit([&](const auto& q) { return q.evaluate(x_O, tau_); }, prim);
+      const SdfPoint<T> p = eval(prim);
       uni.add(-p.value, -p.gradient, p.normal);
     }
   }
@@ -535,7 +576,7 @@ SdfPoint<T> SdfObject::evaluate(const V3<T>& x_O) const {
   sub.add(-uni.value(), -uni.gradient(), uni.normal());
   // Smooth subtraction: LSE(φ, −ψ_m).
   for (const SdfPrimitive& prim : subtracted_) {
-    const SdfPoint<T> p = std::visit([&](const auto& q) { return q.evaluate(x_O, tau_); }, prim);
+    const SdfPoint<T> p = eval(prim);
     sub.add(-p.value, -p.gradient, -p.normal);
   }
   out.value = sub.value();
@@ -546,9 +587,7 @@ SdfPoint<T> SdfObject::evaluate(const V3<T>& x_O) const {
 
 template <class T>
 T SdfObject::evaluate_value(const V3<T>& x_O) const {
-  if (added_.size() == 1 && subtracted_.empty())
-    if (const auto* sq = std::get_if<Superquadric>(&added_[0])) return sq->evaluate(x_O, tau_, true).value;
-  return evaluate(x_O).value;
+  return evaluate_impl(x_O, true).value;
 }
 
 }  // namespace diffcol::manifold
