@@ -13,6 +13,8 @@ namespace diffcol::cli {
 
 const std::vector<DemoEntry>& demo_table() {
   static const std::vector<DemoEntry> table = {
+      {"twelve-primitives", "twelve DCOL primitives collide: complementarity time stepping at 100 Hz (DCOL Fig. 6)",
+       demo_twelve_primitives},
   };
   return table;
 }
