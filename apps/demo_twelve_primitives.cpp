@@ -64,7 +64,7 @@ void demo_twelve_primitives(const DemoOptions& options, Json& report) {
   record();
   double step_wall = 0.0, collision_wall = 0.0, max_residual = 0.0, min_alpha = 1e300, min_step_alpha = 1e300;
   double max_p_drift = 0.0, spread_impact = spread0, min_spread = spread0;
-  int contact_steps = 0, max_iterations = 0, total_iterations = 0, max_active = 0, done = 0;
+  int contact_steps = 0, substepped = 0, max_iterations = 0, total_iterations = 0, max_active = 0, done = 0;
   double first_contact = -1.0;
   std::string failure;
   for (int k = 0; k < steps; ++k) {
@@ -81,6 +81,7 @@ void demo_twelve_primitives(const DemoOptions& options, Json& report) {
     max_iterations = std::max(max_iterations, r.iterations);
     total_iterations += r.iterations;
     max_active = std::max(max_active, r.active);
+    substepped += r.substeps > 1;
     if (r.active > 0) {
       ++contact_steps;
       if (first_contact < 0.0) first_contact = (k + 1) * h;
@@ -117,6 +118,7 @@ void demo_twelve_primitives(const DemoOptions& options, Json& report) {
   report["max_residual"] = max_residual;
   report["iterations_mean"] = done ? double(total_iterations) / done : 0.0;
   report["iterations_max"] = max_iterations;
+  report["substepped_steps"] = substepped;
   report["contact_steps"] = contact_steps;
   report["max_active_contacts"] = max_active;
   report["first_contact_s"] = first_contact;
@@ -137,7 +139,7 @@ void demo_twelve_primitives(const DemoOptions& options, Json& report) {
         << " s per simulated second; collision share " << 100.0 * (step_wall > 0 ? collision_wall / step_wall : 0.0)
         << " %\n";
     *os << "iterations per step: mean " << (done ? double(total_iterations) / done : 0.0) << ", max " << max_iterations
-        << "; max residual " << max_residual << "\n";
+        << "; max residual " << max_residual << "; steps retried as substeps: " << substepped << "\n";
     *os << std::setprecision(16) << "min alpha over all pairs and steps: " << min_alpha << std::setprecision(4)
         << " (contact from t = " << first_contact << " s, " << contact_steps << " contact steps, up to " << max_active
         << " contacts at once)\n";

@@ -88,6 +88,8 @@ void TimeSteppingOptions::validate() const {
   if (!(margin >= 0.0) || !std::isfinite(margin)) bad("margin must be finite and >= 0");
   if (max_iterations < 1) bad("max_iterations must be >= 1");
   if (!(tolerance > 0.0) || !(tolerance < 1.0)) bad("tolerance must lie in (0, 1)");
+  if (max_substeps < 1 || max_substeps > 1024 || (max_substeps & (max_substeps - 1)) != 0)
+    bad("max_substeps must be a power of two in [1, 1024]");
   if (!(penetration_tolerance >= 0.0) || !(penetration_tolerance < 1.0))
     bad("penetration_tolerance must lie in [0, 1)");
 }
@@ -156,6 +158,7 @@ struct TimeStepper::Impl {
   /// static side's 12 are ignored and its gradient is zero). Returns false when DCOL fails.
   bool eval_pair(const Pair& pr, const Eigen::Matrix<double, 24, 1>& y, double& alpha,
                  Eigen::Matrix<double, 1, 24>& grad) {
+    if (!y.allFinite()) return false;
     const double h = opt.dt;
     Mat3 Rb[2];
     Pose X[2];
@@ -369,7 +372,12 @@ struct TimeStepper::Impl {
       } else {
         direction(rc_vec);
       }
-      const double tau = std::max(0.99, 1.0 - mu / e_scale);
+      const double tau = std::clamp(1.0 - mu / e_scale, 0.99, 0.9999);
+      if (!dnu.allFinite() || (m && (!ds.allFinite() || !dlam.allFinite()))) {
+        rep.message = "a singular Newton matrix";
+        rep.iterations += it + 1;
+        return false;
+      }
       double a = m ? std::min(1.0, tau * std::min(max_step(s, ds), max_step(lam, dlam))) : 1.0;
       // Backtracking on the residual norm (the constraints are nonlinear in ν, and α is only
       // piecewise smooth on polytopes), and when a DCOL solve fails at the trial point.
@@ -784,6 +792,49 @@ void TimeStepper::check_state(const std::vector<BodyState>& state) {
 }
 
 StepReport TimeStepper::step(std::vector<BodyState>& state, Eigen::MatrixXd* jacobian) {
+  StepReport rep = step_once(state, jacobian);
+  const TimeSteppingOptions saved = impl_->opt;
+  if (rep.converged || saved.max_substeps <= 1) return rep;
+  struct Restore {
+    Impl* impl;
+    TimeSteppingOptions opt;
+    ~Restore() { impl->opt = opt; }
+  } restore{impl_, saved};
+  for (int sub = 2; sub <= saved.max_substeps; sub *= 2) {
+    impl_->opt.dt = saved.dt / sub;
+    std::vector<BodyState> x = state;
+    Eigen::MatrixXd J, Jk;
+    if (jacobian) J = Eigen::MatrixXd::Identity(tangent_dimension(), tangent_dimension());
+    StepReport agg;
+    agg.converged = true;
+    agg.min_alpha = kInf;
+    agg.substeps = sub;
+    agg.iterations = rep.iterations;
+    agg.collision_seconds = rep.collision_seconds;
+    for (int i = 0; i < sub && agg.converged; ++i) {
+      const StepReport r = step_once(x, jacobian ? &Jk : nullptr);
+      agg.converged = r.converged;
+      agg.iterations += r.iterations;
+      agg.collision_seconds += r.collision_seconds;
+      agg.residual = std::max(agg.residual, r.residual);
+      agg.pairs = std::max(agg.pairs, r.pairs);
+      agg.active = std::max(agg.active, r.active);
+      agg.max_impulse = std::max(agg.max_impulse, r.max_impulse);
+      if (r.converged) agg.min_alpha = std::min(agg.min_alpha, r.min_alpha);
+      if (jacobian && r.converged) J = (Jk * J).eval();
+    }
+    if (agg.converged) {
+      state = x;
+      if (jacobian) *jacobian = J;
+      return agg;
+    }
+    rep.iterations = agg.iterations;
+    rep.collision_seconds = agg.collision_seconds;
+  }
+  return rep;
+}
+
+StepReport TimeStepper::step_once(std::vector<BodyState>& state, Eigen::MatrixXd* jacobian) {
   Impl& I = *impl_;
   I.collision_seconds = 0.0;
   check_state(state);  // sets X0 and the scene poses
@@ -928,7 +979,7 @@ double TimeStepper::kinetic_energy(const std::vector<BodyState>& state) const {
   for (int id : impl_->dynamic) {
     const BodyData& bd = impl_->bodies[static_cast<size_t>(id)];
     const BodyState& x = state.at(static_cast<size_t>(id));
-    E += 0.5 * bd.mass * x.v_W.squaredNorm() + 0.5 * x.omega_B.dot(bd.inertia * x.omega_B);
+    E += sim::kinetic_energy(bd.mass, bd.inertia, x);
   }
   return E;
 }

@@ -3,25 +3,12 @@
 #include <random>
 #include <variant>
 
+#include "diffcol/scene/collision_shape.hpp"
 #include "diffcol/sim/time_stepping.hpp"
 
 namespace diffcol::sim {
 
 namespace {
-
-/// Inertia of the solid ellipsoid whose semi-axes are the primitive's half-extents along its axes.
-Mat3 ellipsoid_of_extents_inertia(const dcol::Primitive& p, double mass) {
-  Vec3 e;
-  for (int k = 0; k < 3; ++k) {
-    const Vec3 d = Vec3::Unit(k);
-    const double hi = std::visit([&](const auto& s) { return d.dot(s.support(d)); }, p);
-    const double lo = std::visit([&](const auto& s) { return d.dot(s.support(-d)); }, p);
-    e[k] = 0.5 * (hi - lo);
-  }
-  return Vec3(mass / 5.0 * (e.y() * e.y() + e.z() * e.z()), mass / 5.0 * (e.x() * e.x() + e.z() * e.z()),
-              mass / 5.0 * (e.x() * e.x() + e.y() * e.y()))
-      .asDiagonal();
-}
 
 /// A centrally symmetric hull (its centroid is its origin): the points ±u_i.
 dcol::Polytope symmetric_hull(std::mt19937& rng, int n, double radius) {
@@ -65,12 +52,15 @@ TimeStepper twelve_primitives(std::vector<BodyState>& initial, unsigned seed, co
     }
     shapes.push_back({"padded_hexagon", dcol::PaddedPolygon(H, e, 0.06)});
   }
+  const double density = 10.0;  // kg/m³, lengths in metres
   TimeStepper stepper(options);
   initial.clear();
   std::vector<Vec3> placed;
   for (auto& [name, shape] : shapes) {
-    const double mass = 1.0;
-    stepper.add_body(shape, mass, ellipsoid_of_extents_inertia(shape, mass), name);
+    // every shape is symmetric about its origin but the cone, whose origin is its centroid: the
+    // body frame at the centre of mass is the shape frame
+    const MassProperties mp = mass_properties(scene::CollisionShape(shape), density);
+    stepper.add_body(shape, mp.mass, mp.inertia, name);
     Vec3 p;
     for (;;) {  // random direction, distance 4 to 5, clear of the bodies placed so far
       Vec3 u(N(rng), N(rng), N(rng));

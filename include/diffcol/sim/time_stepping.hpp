@@ -47,10 +47,13 @@ struct TimeSteppingOptions {
   /// Broad phase: pairs whose bounding boxes come within this distance (plus the distance the
   /// bodies can cover in one step at their start velocities) get a constraint (≥ 0).
   double margin = 0.05;
-  int max_iterations = 60;           ///< interior-point iterations per step (≥ 1)
+  int max_iterations = 200;          ///< interior-point iterations per step (≥ 1)
   /// Convergence: ‖dynamics residual‖_∞ ≤ tolerance·(1 + ‖momentum‖_∞), |α − 1 − h s| ≤
   /// tolerance·… per constraint (in α), and the complementarity μ ≤ tolerance·(1 + ‖λ‖_∞)/h.
   double tolerance = 1e-12;
+  /// A step that does not converge is retried as 2, 4, … substeps of dt/2, dt/4, … up to this
+  /// many (a power of two ≥ 1; 1: no retry). StepReport::substeps says what a step took.
+  int max_substeps = 8;
   /// A state whose pairs have α < 1 − penetration_tolerance is refused (bodies interpenetrate).
   double penetration_tolerance = 1e-6;
   /// @throws std::invalid_argument naming the field out of range.
@@ -61,6 +64,7 @@ struct TimeSteppingOptions {
 struct StepReport {
   bool converged = false;
   int iterations = 0;           ///< interior-point iterations (all passes of the broad-phase check)
+  int substeps = 1;             ///< 1, or the substeps of a retried step
   double residual = 0.0;        ///< the largest scaled residual at the returned iterate
   double min_alpha = 0.0;       ///< min α over the step's pairs at q_{k+1} (+∞ when none)
   int pairs = 0;                ///< constraints of the step
@@ -140,11 +144,12 @@ class TimeStepper {
 
  private:
   Impl* impl_;
+  StepReport step_once(std::vector<BodyState>& state, Eigen::MatrixXd* jacobian);
 };
 
 /// The scene of the DCOL seed's Fig. 6: twelve primitives (two boxes, a cylinder, a capsule, two
-/// cones, a sphere, an ellipsoid, two polytope hulls, two padded polygons), each of mass 1 with the
-/// inertia of the solid ellipsoid of its extents along its axes, at random positions 4 to 5 from
+/// cones, a sphere, an ellipsoid, two polytope hulls, two padded polygons) of uniform density
+/// 10 kg/m³ (mass_properties(); sizes 0.3 to 1 m, masses 0.2 to 1.4 kg), at random positions 4 to 5 m from
 /// the origin, moving towards points near the origin so that they meet at about t = 2, with small
 /// random spins. No gravity. `initial` receives the initial state.
 TimeStepper twelve_primitives(std::vector<BodyState>& initial, unsigned seed = 1,
