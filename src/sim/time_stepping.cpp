@@ -870,6 +870,28 @@ StepReport TimeStepper::step_once(std::vector<BodyState>& state, Eigen::MatrixXd
   }
   rep.pairs = static_cast<int>(I.pairs.size());
   rep.collision_seconds = I.collision_seconds;
+  if (ok) {
+    // Frictionless inelastic impulses take kinetic energy out (they project the free velocities
+    // onto the admissible ones in the mass metric, to first order in h): a solution that adds more
+    // than 1 % to the free step's is a spurious one (a linear constraint from across a kink that
+    // no longer applies) and the step fails (and is retried as substeps).
+    double e_free = 0.0, e_new = 0.0;
+    for (int d = 0; d < nd; ++d) {
+      const BodyData& bd = I.bodies[static_cast<size_t>(I.dynamic[static_cast<size_t>(d)])];
+      auto energy = [&](const Eigen::VectorXd& v) {
+        return 0.5 * bd.mass * v.segment<3>(6 * d + 3).squaredNorm() +
+               0.5 * v.segment<3>(6 * d).dot(bd.inertia * v.segment<3>(6 * d));
+      };
+      e_free += energy(I.nu_free);
+      e_new += energy(I.nu);
+    }
+    if (e_new > 1.01 * e_free + 1e-12) {
+      ok = false;
+      std::ostringstream os;
+      os << "the contact impulses added kinetic energy (" << e_free << " -> " << e_new << ")";
+      rep.message = os.str();
+    }
+  }
   rep.converged = ok;
   if (!ok) return rep;
   rep.min_alpha = kInf;
