@@ -106,6 +106,13 @@ void demo_twelve_primitives(const DemoOptions& options, Json& report) {
 
   report["success"] = success;
   report["bodies"] = ts.num_bodies();
+  double m_min = 1e300, m_max = 0.0;
+  for (int i = 0; i < ts.num_bodies(); ++i) {
+    m_min = std::min(m_min, ts.mass(i));
+    m_max = std::max(m_max, ts.mass(i));
+  }
+  report["mass_min"] = m_min;
+  report["mass_max"] = m_max;
   report["seed"] = seed;
   report["dt"] = h;
   report["steps"] = done;

@@ -149,7 +149,7 @@ class TimeStepper {
 
 /// The scene of the DCOL seed's Fig. 6: twelve primitives (two boxes, a cylinder, a capsule, two
 /// cones, a sphere, an ellipsoid, two polytope hulls, two padded polygons) of uniform density
-/// 10 kg/m³ (mass_properties(); sizes 0.3 to 1 m, masses 0.2 to 1.4 kg), at random positions 4 to 5 m from
+/// 10 kg/m³ (mass_properties(); sizes 0.3 to 1 m, masses 0.37 to 1.4 kg), at random positions 4 to 5 m from
 /// the origin, moving towards points near the origin so that they meet at about t = 2, with small
 /// random spins. No gravity. `initial` receives the initial state.
 TimeStepper twelve_primitives(std::vector<BodyState>& initial, unsigned seed = 1,
