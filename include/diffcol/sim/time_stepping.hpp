@@ -53,7 +53,7 @@ struct TimeSteppingOptions {
   double tolerance = 1e-12;
   /// A step that does not converge is retried as 2, 4, … substeps of dt/2, dt/4, … up to this
   /// many (a power of two ≥ 1; 1: no retry). StepReport::substeps says what a step took.
-  int max_substeps = 8;
+  int max_substeps = 32;
   /// A state whose pairs have α < 1 − penetration_tolerance is refused (bodies interpenetrate).
   double penetration_tolerance = 1e-6;
   /// @throws std::invalid_argument naming the field out of range.
