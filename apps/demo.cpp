@@ -22,6 +22,8 @@ const std::vector<DemoEntry>& demo_table() {
        demo_quadrotor_rrt},
       {"quadrotor-hallway", "DCOL IV-A-2: a 6-DOF quadrotor through a hallway of 12 obstacles from hover (Ipopt)",
        demo_quadrotor_hallway},
+      {"twelve-primitives", "twelve DCOL primitives collide: complementarity time stepping at 100 Hz (DCOL Fig. 6)",
+       demo_twelve_primitives},
   };
   return table;
 }
@@ -53,6 +55,10 @@ Options of the trajectory demos (piano-mover, cone-opening, arm-reach; docs/plan
   --near-pairs          rows only for the pairs near the initial path
   --objective-hessian   Ipopt's exact mode with the objective's Hessian (default: limited-memory)
   --ipopt NAME=VALUE    any Ipopt option
+
+Options of twelve-primitives (docs/sim-time-stepping.md)
+  --seed N              the random scene (default 1)
+  --duration S          simulated seconds (default 3.5; --quick 2.3)
 
 Demos
 )";

@@ -42,6 +42,9 @@ void write_demo_page(const DemoOptions& options, const scene::Scene& scene,
                      const std::vector<std::vector<Pose>>& body_poses, Json& report);
 
 int cmd_demo(const std::vector<std::string>& args);
+
+// The demos (demo_*.cpp).
+void demo_twelve_primitives(const DemoOptions& options, Json& report);
 void print_demo_usage(std::ostream& os);
 
 }  // namespace diffcol::cli
