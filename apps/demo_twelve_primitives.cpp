@@ -7,6 +7,7 @@
 #include <ostream>
 
 #include "demo.hpp"
+#include "mujoco_sim.hpp"
 #include "diffcol/sim/time_stepping.hpp"
 
 namespace diffcol::cli {
@@ -54,6 +55,7 @@ void demo_twelve_primitives(const DemoOptions& options, Json& report) {
   double p_scale = 0.0;
   for (int i = 0; i < ts.num_bodies(); ++i) p_scale += ts.mass(i) * x[static_cast<std::size_t>(i)].v_W.norm();
   const double spread0 = spread(x);
+  const std::vector<sim::BodyState> x0 = x;
 
   std::vector<std::vector<Pose>> frames;
   auto record = [&]() {
@@ -139,6 +141,39 @@ void demo_twelve_primitives(const DemoOptions& options, Json& report) {
   report["spread_final"] = spread_end;
   if (!failure.empty()) report["failure"] = failure;
 
+  // MuJoCo side by side: the same primitives (its nearest geometry), masses and initial states,
+  // the same step, in the same run
+  std::vector<MujocoBody> mj_bodies;
+  for (int i = 0; i < ts.num_bodies(); ++i) {
+    MujocoBody b;
+    b.shapes.push_back({scene::CollisionShape(ts.shape(i)), Pose::identity()});
+    b.is_static = ts.is_static(i);
+    if (!b.is_static) {
+      b.mass = ts.mass(i);
+      b.inertia_B = ts.inertia(i);
+    }
+    b.initial = x0[static_cast<std::size_t>(i)];
+    mj_bodies.push_back(std::move(b));
+  }
+  MujocoSimOptions mj_options;
+  mj_options.duration = duration;
+  mj_options.time_step = h;
+  mj_options.gravity = ts.options().gravity.norm() > 0.0;
+  const MujocoSimResult mj = run_mujoco_sim(mj_bodies, mj_options);
+  Json mjj;
+  mjj["available"] = mj.available;
+  if (mj.available && mj.error.empty()) {
+    mjj["time_step"] = h;
+    mjj["wall_s"] = mj.wall_s;
+    mjj["wall_per_simulated_s"] = mj.wall_s / duration;
+    mjj["max_penetration"] = mj.max_penetration;
+    mjj["linear_momentum_drift_relative"] = mj.linear_momentum_drift;
+    mjj["energy_drift_relative"] = mj.energy_drift;
+  } else {
+    mjj["error"] = mj.error;
+  }
+  report["mujoco"] = mjj;
+
   if (std::ostream* os = options.text) {
     *os << std::setprecision(4);
     *os << "twelve primitives, seed " << seed << ", " << done << " steps of " << h << " s (" << sim_s << " s simulated)\n";
@@ -155,6 +190,12 @@ void demo_twelve_primitives(const DemoOptions& options, Json& report) {
     *os << "spread (rms distance from the centroid): " << spread0 << " -> " << spread_impact << " (closest) -> "
         << spread_end << "\n";
     if (!failure.empty()) *os << "failed: " << failure << "\n";
+    if (mj.available && mj.error.empty())
+      *os << "MuJoCo " << mujoco_version() << " (same bodies, step " << h << " s, nearest geometry): " << mj.wall_s / duration
+          << " s per simulated second, max penetration " << mj.max_penetration << " m, linear momentum drift "
+          << mj.linear_momentum_drift << " (relative)\n";
+    else
+      *os << "MuJoCo: " << mj.error << "\n";
   }
   write_demo_page(options, ts.scene(), frames, report);
 }

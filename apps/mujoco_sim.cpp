@@ -148,6 +148,14 @@ GeomText geom_text(const scene::CollisionShape& shape, const Pose& X, const std:
 
 }  // namespace
 
+std::string mujoco_version() {
+#ifdef DIFFCOL_HAVE_MUJOCO
+  return mj_versionString();
+#else
+  return "not built";
+#endif
+}
+
 std::string mujoco_mjcf(const std::vector<MujocoBody>& bodies, const MujocoSimOptions& o) {
   if (bodies.empty()) throw std::invalid_argument("run_mujoco_sim: no bodies");
   std::ostringstream assets, world;

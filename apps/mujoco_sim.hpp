@@ -52,6 +52,9 @@ struct MujocoSimResult {
 /// Simulates the bodies with MuJoCo. @throws std::invalid_argument on an empty body list.
 MujocoSimResult run_mujoco_sim(const std::vector<MujocoBody>& bodies, const MujocoSimOptions& options);
 
+/// "2.2.2" (the linked MuJoCo's mj_versionString), or "not built".
+std::string mujoco_version();
+
 /// The MJCF text of the bodies (for inspection and tests).
 std::string mujoco_mjcf(const std::vector<MujocoBody>& bodies, const MujocoSimOptions& options);
 
