@@ -25,6 +25,7 @@
 #include "diffcol/math/gradient_check.hpp"
 
 #include "../src/idcol/shape_higher_derivatives.hpp"
+#include "malloc_counter.hpp"
 #include "test_util.hpp"
 
 namespace {
@@ -278,6 +279,26 @@ TEST(IdcolHessians, FramesAndScalarOutputs) {
   const ShapeDerivatives sb = shape_derivatives(pair.shape1(), pair.shape2(), bad);
   EXPECT_EQ(sb.status, DerivativeStatus::not_converged);
   EXPECT_EQ(sb.d_alpha, ShapeDerivatives::Row::Zero());
+}
+
+TEST(IdcolHessians, NoAllocation) {
+#if !defined(DIFFCOL_TEST_COUNTS_MALLOC)
+  GTEST_SKIP() << "malloc counting unavailable in this build (neither glibc nor ASan)";
+#endif
+  std::mt19937 rng(3);
+  ContactHessians h;  // large: on the heap of the test, before counting
+  ShapeDerivatives sd;
+  for (const auto& [s1, s2] : shape_pairs()) {
+    ContactPair pair(s1.shape, s2.shape);
+    const Pose X1 = make_pose(random_rotation(rng), Vec3(0.5, 0.1, -0.3));
+    const ContactSolution& sol = pair.solve(X1, X1 * make_pose(random_rotation(rng), 3.0 * random_unit(rng)));
+    ASSERT_TRUE(sol.ok());
+    const long before = g_allocations.load();
+    contact_hessians(pair.shape1(), pair.shape2(), sol, h, ReferenceFrame::local);
+    shape_derivatives(pair.shape1(), pair.shape2(), sol, sd);
+    EXPECT_EQ(g_allocations.load(), before) << s1.name << "-" << s2.name;
+    EXPECT_TRUE(h.ok() && sd.ok()) << s1.name << "-" << s2.name;
+  }
 }
 
 // ------------------------------------------------------------------ shape parameters
