@@ -29,12 +29,27 @@ Mat6 adjoint_inverse(const Pose& X) {
   return A;
 }
 
+// e_a × X for a < 3
+[[gnu::always_inline]] inline Vec3 rot_cross(int a, const Vec3& X) {
+  return a == 0 ? Vec3(0.0, -X.z(), X.y()) : a == 1 ? Vec3(X.z(), 0.0, -X.x()) : Vec3(-X.y(), X.x(), 0.0);
+}
+// e_a × e_c
+[[gnu::always_inline]] inline Vec3 unit_cross(int a, int c) { return rot_cross(a, Vec3::Unit(c)); }
+// ½(e_a × (e_b × X) + e_b × (e_a × X)) = ½(e_b X_a + e_a X_b) − δ_ab X: the second-order term of
+// exp(±ω^) along two rotations
+[[gnu::always_inline]] inline Vec3 rot_rot(int a, int b, const Vec3& X) {
+  Vec3 out = a == b ? Vec3(-X) : Vec3(Vec3::Zero());
+  out[b] += 0.5 * X[a];
+  out[a] += 0.5 * X[b];
+  return out;
+}
+
 // First-order variations along the body twist e_a of X_12 (a < 6), and the quantities of the KKT
 // residual F (10) they move: y1 = x/α, q = Rᵀ(x − r), k = exp(−ω^)(q − v − ½ω×v) (so that
 // y2 = k/α), n1 = ∇φ1(y1), n2 = ∇φ2(y2), m2 = exp(ω^) n2, P = λ1 n1 + λ2 R m2 ((10c) = P/α),
 // c_i = y_i·n_i, Q = λ1 c1 + λ2 c2 ((10d) = 1 − Q/α).
 struct Dir {
-  Vec3 dx, om, dv;
+  Vec3 dx;
   double ds, dl1, dl2;
   Vec3 dy1, du, dk, dy2, dn1, dn2, dm2, dP;
   double dc1, dc2, dQ;
@@ -108,27 +123,31 @@ void contact_hessians(const Shape& shape1, const Shape& shape2, const ContactSol
   const Vec3 P = l1 * g1 + l2 * (R * g2);
   const double Q = l1 * c1 + l2 * c2;
 
-  // ---- first order along each e_a (T_c from the first derivatives; s row = α row / α)
+  // ---- first order along each e_a (T_c from the first derivatives; s row = α row / α). The
+  // twist e_a is a rotation (ω = e_a, a < 3) or a translation (v = e_{a−3}): the cross products
+  // with ω and v below are index operations (rot_cross).
   Dir D[6];
+  Mat3 T1a[6], T2a[6];  // ∇³φ_i contracted once: T1a[a]·u = ∇³φ1[dy1_a, u]
   for (int a = 0; a < 6; ++a) {
     Dir& e = D[a];
     e.dx = d.J_z_X12.block<3, 1>(0, a);
     e.ds = ia * d.J_z_X12(3, a);
     e.dl1 = d.J_z_X12(4, a);
     e.dl2 = d.J_z_X12(5, a);
-    e.om = a < 3 ? Vec3(Vec3::Unit(a)) : Vec3(Vec3::Zero());
-    e.dv = a >= 3 ? Vec3(Vec3::Unit(a - 3)) : Vec3(Vec3::Zero());
     e.dy1 = ia * e.dx - e.ds * y1;
-    e.du = R.transpose() * e.dx - e.dv;
-    e.dk = e.du - cross(e.om, q);
+    e.du = R.transpose() * e.dx;
+    if (a >= 3) e.du[a - 3] -= 1.0;
+    e.dk = a < 3 ? Vec3(e.du - rot_cross(a, q)) : e.du;
     e.dy2 = ia * e.dk - e.ds * y2;
     e.dn1 = H1 * e.dy1;
     e.dn2 = H2 * e.dy2;
-    e.dm2 = e.dn2 + cross(e.om, g2);
+    e.dm2 = a < 3 ? Vec3(e.dn2 + rot_cross(a, g2)) : e.dn2;
     e.dP = e.dl1 * g1 + l1 * e.dn1 + R * (e.dl2 * g2 + l2 * e.dm2);
     e.dc1 = e.dy1.dot(g1) + y1.dot(e.dn1);
     e.dc2 = e.dy2.dot(g2) + y2.dot(e.dn2);
     e.dQ = e.dl1 * c1 + l1 * e.dc1 + e.dl2 * c2 + l2 * e.dc2;
+    T1a[a] = e.dy1[0] * T1.T[0] + e.dy1[1] * T1.T[1] + e.dy1[2] * T1.T[2];
+    T2a[a] = e.dy2[0] * T2.T[0] + e.dy2[1] * T2.T[1] + e.dy2[2] * T2.T[2];
   }
 
   // ---- D²F along (z_a, e_a), (z_b, e_b) for the 21 pairs a ≤ b (z linear along the path)
@@ -138,15 +157,25 @@ void contact_hessians(const Shape& shape1, const Shape& shape2, const ContactSol
       const Dir &A = D[a], &Bd = D[b];
       const int p = pair_index(a, b);
       const double sab = A.ds * Bd.ds;
-      const Vec3 d2u = -0.5 * (cross(A.om, Bd.dv) + cross(Bd.om, A.dv));
-      const Vec3 d2k = d2u - cross(A.om, Bd.du) - cross(Bd.om, A.du) +
-                       0.5 * (cross(A.om, cross(Bd.om, q)) + cross(Bd.om, cross(A.om, q)));
+      // k = exp(−ω^)(q − v − ½ω×v): second-order part along (a, b)
+      Vec3 d2k = Vec3::Zero(), d2m2 = Vec3::Zero();
+      if (a < 3) {
+        d2k -= rot_cross(a, Bd.du);
+        d2m2 += rot_cross(a, Bd.dn2);
+        if (b < 3) {
+          d2k -= rot_cross(b, A.du);
+          d2m2 += rot_cross(b, A.dn2);
+          d2k += rot_rot(a, b, q);
+          d2m2 += rot_rot(a, b, g2);
+        } else {
+          d2k -= 0.5 * unit_cross(a, b - 3);
+        }
+      }
       const Vec3 d2y1 = ia * (sab * x - Bd.ds * A.dx - A.ds * Bd.dx);
       const Vec3 d2y2 = ia * (d2k - Bd.ds * A.dk - A.ds * Bd.dk + sab * q);
-      const Vec3 d2n1 = H1 * d2y1 + T1.contract(A.dy1, Bd.dy1);
-      const Vec3 d2n2 = H2 * d2y2 + T2.contract(A.dy2, Bd.dy2);
-      const Vec3 d2m2 = d2n2 + cross(A.om, Bd.dn2) + cross(Bd.om, A.dn2) +
-                        0.5 * (cross(A.om, cross(Bd.om, g2)) + cross(Bd.om, cross(A.om, g2)));
+      const Vec3 d2n1 = H1 * d2y1 + T1a[a] * Bd.dy1;
+      const Vec3 d2n2 = H2 * d2y2 + T2a[a] * Bd.dy2;
+      d2m2 += d2n2;
       const Vec3 d2P = A.dl1 * Bd.dn1 + Bd.dl1 * A.dn1 + l1 * d2n1 +
                        R * (A.dl2 * Bd.dm2 + Bd.dl2 * A.dm2 + l2 * d2m2);
       const double d2c1 = d2y1.dot(g1) + A.dy1.dot(Bd.dn1) + Bd.dy1.dot(A.dn1) + y1.dot(d2n1);
@@ -160,26 +189,26 @@ void contact_hessians(const Shape& shape1, const Shape& shape2, const ContactSol
     }
   Second S;
   lu_solve_neg(sol.kkt_lu, B, S.D2);
-  bool finite = true;
+  double check = 0.0;
   for (int i = 0; i < 6; ++i)
-    for (int p = 0; p < 21; ++p) finite = finite && std::isfinite(S.D2[i][p]);
-  if (!finite) return zero(out, DerivativeStatus::singular_kkt, frame);
+    for (int p = 0; p < 21; ++p) check += S.D2[i][p];
+  if (!std::isfinite(check)) return zero(out, DerivativeStatus::singular_kkt, frame);
 
   // ---- second derivatives of the outputs along (a, b)
   out.status = DerivativeStatus::ok;
   out.frame = frame;
   const Vec3 rb = R.transpose() * r;
   const double N = r.norm();
-  const Vec3 n = g1 / g1.norm();
   const double gam = g1.norm();
-  Vec3 dp1[6], dp2k[6], dG[6], dnh[6];
+  const Vec3 n = g1 / gam;
+  Vec3 dp2k[6], dG[6], dnh[6];
   double dN[6], dgam[6];
   for (int a = 0; a < 6; ++a) {
     const Dir& e = D[a];
-    dp1[a] = e.dy1;
-    dp2k[a] = e.dx - R * e.dv;  // d(x − r_ξ)
-    dN[a] = rb.dot(e.dv) / N;
-    dG[a] = H1 * e.dy1;
+    dp2k[a] = e.dx;  // d(x − r_ξ), r_ξ = r + R(v + ½ω×v)
+    if (a >= 3) dp2k[a] -= R.col(a - 3);
+    dN[a] = a >= 3 ? rb[a - 3] / N : 0.0;
+    dG[a] = e.dn1;  // H1·dp1, dp1 = dy1
     dgam[a] = n.dot(dG[a]);
     dnh[a] = (dG[a] - dgam[a] * n) / gam;
   }
@@ -192,17 +221,25 @@ void contact_hessians(const Shape& shape1, const Shape& shape2, const ContactSol
       const double sab = S.D2[3][p], lab1 = S.D2[4][p], lab2 = S.D2[5][p];
       const double ss = A.ds * Bd.ds;
       const double aab = alpha * (sab + ss);
-      const Vec3 d2w = 0.5 * (cross(A.om, Bd.dv) + cross(Bd.om, A.dv));  // r_ξ = r + R(v + ½ω×v)
+      // second-order part of v + ½ω×v: ½ e_a × e_{b−3} for a rotation a and a translation b
+      Vec3 d2w = Vec3::Zero();
+      double N2ab = 0.0;
+      if (a < 3 && b >= 3) {
+        d2w = 0.5 * unit_cross(a, b - 3);
+        N2ab = 2.0 * rb.dot(d2w);
+      } else if (a >= 3 && a == b) {
+        N2ab = 2.0;
+      }
+      const Vec3 Rd2w = R * d2w;
       const Vec3 p1ab = ia * (xab - Bd.ds * A.dx - A.ds * Bd.dx + (ss - sab) * x);
-      const Vec3 kab = xab - R * d2w;
-      const Vec3 p2ab = R * d2w + ia * (kab - Bd.ds * dp2k[a] - A.ds * dp2k[b] + (ss - sab) * kk);
+      const Vec3 kab = xab - Rd2w;
+      const Vec3 p2ab = Rd2w + ia * (kab - Bd.ds * dp2k[a] - A.ds * dp2k[b] + (ss - sab) * kk);
       // d_D = (1 − e) N, e = 1/α, N = ‖r_ξ‖
-      const double N2ab = 2.0 * rb.dot(d2w) + 2.0 * A.dv.dot(Bd.dv);
       const double Nab = (0.5 * N2ab - dN[a] * dN[b]) / N;
       const double ea = -ia * A.ds, eb = -ia * Bd.ds, eab = ia * (ss - sab);
       const double gab = -eab * N - ea * dN[b] - eb * dN[a] + (1.0 - ia) * Nab;
       // n̂ = G/‖G‖, G = ∇φ1(p1)
-      const Vec3 Gab = H1 * p1ab + T1.contract(dp1[a], dp1[b]);
+      const Vec3 Gab = H1 * p1ab + T1a[a] * Bd.dy1;
       const double gamab = dnh[b].dot(dG[a]) + n.dot(Gab);
       const Vec3 nab = (Gab - dnh[b] * dgam[a] - dnh[a] * dgam[b] - gamab * n) / gam;
       const auto put = [a, b](Mat6& H, double v) { H(a, b) = H(b, a) = v; };
@@ -217,6 +254,9 @@ void contact_hessians(const Shape& shape1, const Shape& shape2, const ContactSol
         put(out.H_normal_B1_X12[i], nab[i]);
       }
     }
+  if (!std::isfinite(out.H_alpha_X12.sum() + out.H_gap_X12.sum() + out.H_normal_B1_X12[0].sum() +
+                     out.H_normal_B1_X12[1].sum() + out.H_normal_B1_X12[2].sum()))
+    return zero(out, DerivativeStatus::singular_kkt, frame);
 
   // ---- both poses
   const Pose& X1 = sol.X_W1;
@@ -239,7 +279,6 @@ void contact_hessians(const Shape& shape1, const Shape& shape2, const ContactSol
       two_pose(out.H_p2_B1_X12[i], d.J_p2_B1_X2.row(i), A, M1, M2, world, out.H_p2_B1[i]);
       two_pose(out.H_normal_B1_X12[i], d.J_normal_B1_X2.row(i), A, M1, M2, world, out.H_normal_B1[i]);
     }
-  if (!out.H_alpha.allFinite() || !out.H_gap.allFinite()) return zero(out, DerivativeStatus::singular_kkt, frame);
 }
 
 ContactHessians contact_hessians(const Shape& shape1, const Shape& shape2, const ContactSolution& sol,
