@@ -5,10 +5,18 @@
 
 #include "lu_solve.hpp"
 #include "shape_higher_derivatives.hpp"
+#include "../util/target_clones.hpp"
 
 #include <cmath>
 #include <stdexcept>
 #include <string>
+
+// Under the sanitizers (no clones there) flattening only slows the compile.
+#if defined(__SANITIZE_ADDRESS__)
+#define DIFFCOL_HESSIAN_FLATTEN
+#else
+#define DIFFCOL_HESSIAN_FLATTEN [[gnu::flatten]]
+#endif
 
 namespace diffcol::idcol {
 
@@ -67,8 +75,27 @@ inline int pair_index(int a, int b) { return a * 6 - a * (a - 1) / 2 + (b - a); 
 // ξ = A(η2 − η1 − ½ ad_{η1}η2)), then diag(M1, M2)ᵀ·H·diag(M1, M2) for the frame.
 void two_pose(const Mat6& Hx, const RowVec6& mu, const Mat6& A, const Mat6& M1, const Mat6& M2, bool world,
               Mat12& H) {
-  Mat6 K = A.transpose() * Hx * A;
-  K = 0.5 * (K + K.transpose()).eval();  // exactly symmetric despite rounding
+  // K = AᵀHxA by blocks, A = [[Qᵀ, 0], [−Qᵀt̃, Qᵀ]] = diag(Qᵀ, Qᵀ)·[[I, 0], [−t̃, I]]: G = Q H_ij Qᵀ
+  // per block, then K = [[G_ww − G_wv t̃ + t̃ G_vw − t̃ G_vv t̃, G_wv + t̃ G_vv], [·ᵀ, G_vv]]
+  const Mat3 Q = A.topLeftCorner<3, 3>().transpose();
+  const Mat3 Tt = -(Q * A.bottomLeftCorner<3, 3>());  // t̃ = −Q·(−Qᵀt̃)
+  Mat3 Gww, Gwv, Gvv, tmp;
+  tmp.noalias() = Hx.topLeftCorner<3, 3>() * Q.transpose();
+  Gww.noalias() = Q * tmp;
+  tmp.noalias() = Hx.topRightCorner<3, 3>() * Q.transpose();
+  Gwv.noalias() = Q * tmp;
+  tmp.noalias() = Hx.bottomRightCorner<3, 3>() * Q.transpose();
+  Gvv.noalias() = Q * tmp;
+  Mat3 Kwv = Gwv;
+  Kwv.noalias() += Tt * Gvv;
+  Mat3 Kww = Gww;
+  Kww.noalias() += Tt * Gwv.transpose();
+  Kww.noalias() -= Kwv * Tt;
+  Mat6 K;
+  K.topLeftCorner<3, 3>() = 0.5 * (Kww + Kww.transpose());  // exactly symmetric despite rounding
+  K.topRightCorner<3, 3>() = Kwv;
+  K.bottomLeftCorner<3, 3>() = Kwv.transpose();
+  K.bottomRightCorner<3, 3>() = 0.5 * (Gvv + Gvv.transpose());
   Mat6 C = Mat6::Zero();
   const Vec3 mw = mu.head<3>().transpose(), mv = mu.tail<3>().transpose();
   C.topLeftCorner<3, 3>() = 0.5 * skew(mw);
@@ -82,10 +109,15 @@ void two_pose(const Mat6& Hx, const RowVec6& mu, const Mat6& A, const Mat6& M1, 
     H.bottomLeftCorner<6, 6>() = X.transpose();
     return;
   }
-  const Mat6 K1 = M1.transpose() * K * M1, K2 = M2.transpose() * K * M2;
+  Mat6 t1, t2, K1, K2, Y;
+  t1.noalias() = K * M1;
+  K1.noalias() = M1.transpose() * t1;
+  t2.noalias() = K * M2;
+  K2.noalias() = M2.transpose() * t2;
   H.topLeftCorner<6, 6>() = 0.5 * (K1 + K1.transpose());
   H.bottomRightCorner<6, 6>() = 0.5 * (K2 + K2.transpose());
-  const Mat6 Y = M1.transpose() * X * M2;
+  t2.noalias() = X * M2;
+  Y.noalias() = M1.transpose() * t2;
   H.topRightCorner<6, 6>() = Y;
   H.bottomLeftCorner<6, 6>() = Y.transpose();
 }
@@ -98,8 +130,13 @@ void zero(ContactHessians& out, DerivativeStatus st, ReferenceFrame frame) {
 
 }  // namespace
 
-void contact_hessians(const Shape& shape1, const Shape& shape2, const ContactSolution& sol, ContactHessians& out,
-                      ReferenceFrame frame, HessianOutputs outputs) {
+namespace {
+
+// AVX2/FMA copy picked at load time (src/util/target_clones.hpp); flattened so that the clone calls
+// no baseline helper of this file.
+DIFFCOL_TARGET_CLONES DIFFCOL_HESSIAN_FLATTEN void hessians(const Shape& shape1, const Shape& shape2,
+                                                     const ContactSolution& sol, ContactHessians& out,
+                                                     ReferenceFrame frame, HessianOutputs outputs) {
   ContactDerivatives d;
   contact_derivatives(sol, d, ReferenceFrame::world);
   if (!d.ok()) return zero(out, d.status, frame);
@@ -281,6 +318,13 @@ void contact_hessians(const Shape& shape1, const Shape& shape2, const ContactSol
     }
 }
 
+}  // namespace
+
+void contact_hessians(const Shape& shape1, const Shape& shape2, const ContactSolution& sol, ContactHessians& out,
+                      ReferenceFrame frame, HessianOutputs outputs) {
+  hessians(shape1, shape2, sol, out, frame, outputs);
+}
+
 ContactHessians contact_hessians(const Shape& shape1, const Shape& shape2, const ContactSolution& sol,
                                  ReferenceFrame frame, HessianOutputs outputs) {
   ContactHessians h;
@@ -331,10 +375,13 @@ DerivativeStatus first_status(const ContactSolution& sol) {
 
 }  // namespace
 
-void shape_derivatives(const Shape& shape1, const Shape& shape2, const ContactSolution& sol, ShapeDerivatives& out) {
+namespace {
+
+DIFFCOL_TARGET_CLONES DIFFCOL_HESSIAN_FLATTEN void parameter_derivatives(const Shape& shape1, const Shape& shape2,
+                                                                  const ContactSolution& sol, ShapeDerivatives& out) {
   out = ShapeDerivatives{};
-  out.count1 = shape_parameter_count(shape1);
-  out.count2 = shape_parameter_count(shape2);
+  out.count1 = detail::param_count(shape1.type());
+  out.count2 = detail::param_count(shape2.type());
   DerivativeStatus st = first_status(sol);
   const Vec3& r = sol.X_12.p;
   const double L = sol.p1_B1.norm() + (sol.p2_B1 - r).norm();
@@ -426,6 +473,12 @@ void shape_derivatives(const Shape& shape1, const Shape& shape2, const ContactSo
     out.d_p2_W.col(c) = R1 * dp2;
     out.d_normal_W.col(c) = R1 * dn;
   }
+}
+
+}  // namespace
+
+void shape_derivatives(const Shape& shape1, const Shape& shape2, const ContactSolution& sol, ShapeDerivatives& out) {
+  parameter_derivatives(shape1, shape2, sol, out);
 }
 
 ShapeDerivatives shape_derivatives(const Shape& shape1, const Shape& shape2, const ContactSolution& sol) {

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <variant>
 
 #include "diffcol/shapes/shape.hpp"
 
@@ -286,8 +285,16 @@ inline void third(const SmoothPolytope& s, const Vec3& y, Third& t) {
   add_cube(2.0 * b2, M.m1, t);
 }
 
+// A switch, not std::visit: no table of function pointers, so that callers can inline it (the
+// AVX2 clones of hessians.cpp, src/util/target_clones.hpp).
 inline void third(const Shape& shape, const Vec3& y, Third& t) {
-  std::visit([&](const auto& s) { third(s, y, t); }, shape.variant());
+  switch (shape.type()) {
+    case ShapeType::sphere: return third(shape.as<Sphere>(), y, t);
+    case ShapeType::superellipsoid: return third(shape.as<Superellipsoid>(), y, t);
+    case ShapeType::superelliptic_cylinder: return third(shape.as<SuperellipticCylinder>(), y, t);
+    case ShapeType::smooth_polytope: return third(shape.as<SmoothPolytope>(), y, t);
+    case ShapeType::smooth_truncated_cone: return third(shape.as<SmoothTruncatedCone>(), y, t);
+  }
 }
 
 // ---------------------------------------------------------------- parameter derivatives
@@ -386,7 +393,13 @@ inline void params(const SmoothPolytope& s, const Vec3& y, const Vec3& g, const 
 }
 
 inline void params(const Shape& shape, const Vec3& y, const Vec3& g, const Mat3& H, ParamDerivs& p) {
-  std::visit([&](const auto& s) { params(s, y, g, H, p); }, shape.variant());
+  switch (shape.type()) {
+    case ShapeType::sphere: return params(shape.as<Sphere>(), y, g, H, p);
+    case ShapeType::superellipsoid: return params(shape.as<Superellipsoid>(), y, g, H, p);
+    case ShapeType::superelliptic_cylinder: return params(shape.as<SuperellipticCylinder>(), y, g, H, p);
+    case ShapeType::smooth_polytope: return params(shape.as<SmoothPolytope>(), y, g, H, p);
+    case ShapeType::smooth_truncated_cone: return params(shape.as<SmoothTruncatedCone>(), y, g, H, p);
+  }
 }
 
 /// Number and names of the parameters params() differentiates, in its order.
