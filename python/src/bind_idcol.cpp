@@ -559,17 +559,17 @@ H_<out>: the Hessian over both poses, columns [zeta1 | zeta2] in .frame: the Hes
   (world: exp(eta^) X; local: X exp(zeta^)): (12, 12), or (3, 12, 12) for vectors.
 All symmetric: the symmetric part of the derivative of the first derivatives (docs/idcol.md,
 "Second-order and shape derivatives"). status: DerivativeStatus; every block zero unless ok.)");
-  hes.def_readonly("status", &idcol::ContactHessians::status)
-      .def_readonly("frame", &idcol::ContactHessians::frame)
+  hes.def_readonly("status", &idcol::ContactHessians::status, "DerivativeStatus; every block is zero unless ok.")
+      .def_readonly("frame", &idcol::ContactHessians::frame, "ReferenceFrame of the twists of the two-pose blocks.")
       .def_property_readonly("ok", &idcol::ContactHessians::ok, "status == DerivativeStatus.ok (a bool).")
-      .def_readonly("H_alpha_X12", &idcol::ContactHessians::H_alpha_X12)
-      .def_readonly("H_lambda1_X12", &idcol::ContactHessians::H_lambda1_X12)
-      .def_readonly("H_lambda2_X12", &idcol::ContactHessians::H_lambda2_X12)
-      .def_readonly("H_gap_X12", &idcol::ContactHessians::H_gap_X12)
-      .def_readonly("H_alpha", &idcol::ContactHessians::H_alpha)
-      .def_readonly("H_lambda1", &idcol::ContactHessians::H_lambda1)
-      .def_readonly("H_lambda2", &idcol::ContactHessians::H_lambda2)
-      .def_readonly("H_gap", &idcol::ContactHessians::H_gap)
+      .def_readonly("H_alpha_X12", &idcol::ContactHessians::H_alpha_X12, "d2 alpha / d xi2 (6, 6), xi = body twist of X_12")
+      .def_readonly("H_lambda1_X12", &idcol::ContactHessians::H_lambda1_X12, "d2 lambda1 / d xi2 (6, 6)")
+      .def_readonly("H_lambda2_X12", &idcol::ContactHessians::H_lambda2_X12, "d2 lambda2 / d xi2 (6, 6)")
+      .def_readonly("H_gap_X12", &idcol::ContactHessians::H_gap_X12, "d2 gap / d xi2 (6, 6)")
+      .def_readonly("H_alpha", &idcol::ContactHessians::H_alpha, "Hessian of alpha over [zeta1 | zeta2] in frame (12, 12)")
+      .def_readonly("H_lambda1", &idcol::ContactHessians::H_lambda1, "Hessian of lambda1 over [zeta1 | zeta2] (12, 12)")
+      .def_readonly("H_lambda2", &idcol::ContactHessians::H_lambda2, "Hessian of lambda2 over [zeta1 | zeta2] (12, 12)")
+      .def_readonly("H_gap", &idcol::ContactHessians::H_gap, "Hessian of the gap d_D over [zeta1 | zeta2] (12, 12)")
       .def("__repr__", [](const idcol::ContactHessians& h) {
         return std::string("ContactHessians(status=") + idcol::derivative_status_name(h.status) +
                ", frame=" + reference_frame_name(h.frame) + ")";
@@ -630,10 +630,10 @@ with the shapes' third derivatives at the contact). frame: the twists of the two
 Columns: shape 1's parameters (count1, shape_parameter_names(shape1)), then shape 2's (count2).
 d_alpha, d_lambda1, d_lambda2, d_gap: (count1 + count2,); d_x_B1, d_p1_B1, d_p2_B1, d_normal_B1 and
 the world-frame d_x_W, d_p1_W, d_p2_W, d_normal_W: (3, count1 + count2). Every block zero unless ok.)");
-  sd.def_readonly("status", &idcol::ShapeDerivatives::status)
+  sd.def_readonly("status", &idcol::ShapeDerivatives::status, "DerivativeStatus; every block is zero unless ok.")
       .def_property_readonly("ok", &idcol::ShapeDerivatives::ok, "status == DerivativeStatus.ok (a bool).")
-      .def_readonly("count1", &idcol::ShapeDerivatives::count1)
-      .def_readonly("count2", &idcol::ShapeDerivatives::count2)
+      .def_readonly("count1", &idcol::ShapeDerivatives::count1, "number of parameters of shape 1 (the first columns)")
+      .def_readonly("count2", &idcol::ShapeDerivatives::count2, "number of parameters of shape 2 (the next columns)")
       .def("__repr__", [](const idcol::ShapeDerivatives& d) {
         return std::string("ShapeDerivatives(status=") + idcol::derivative_status_name(d.status) +
                ", count1=" + std::to_string(d.count1) + ", count2=" + std::to_string(d.count2) + ")";
@@ -641,11 +641,11 @@ the world-frame d_x_W, d_p1_W, d_p2_W, d_normal_W: (3, count1 + count2). Every b
 #define DIFFCOL_SHAPE_ROW(name)                                                                  \
   sd.def_property_readonly(#name, [](const idcol::ShapeDerivatives& d) {                          \
     return Eigen::VectorXd(d.name.leftCols(d.count1 + d.count2).transpose());                     \
-  })
+  }, "d " #name " / d (parameters of shape 1, then shape 2), (count1 + count2,)")
 #define DIFFCOL_SHAPE_ROWS3(name)                                                                \
   sd.def_property_readonly(#name, [](const idcol::ShapeDerivatives& d) {                          \
     return Eigen::MatrixXd(d.name.leftCols(d.count1 + d.count2));                                 \
-  })
+  }, "d " #name " / d (parameters of shape 1, then shape 2), (3, count1 + count2)")
   DIFFCOL_SHAPE_ROW(d_alpha);
   DIFFCOL_SHAPE_ROW(d_lambda1);
   DIFFCOL_SHAPE_ROW(d_lambda2);
