@@ -14,10 +14,11 @@
 ///    f(X_W1·exp(ζ1^), X_W2·exp(ζ2^)); for local_world_aligned the exponential of the twist about
 ///    the body's origin with world axes. Symmetric; in every frame H_F = diag(M1, M2)ᵀ·H_W·diag(M1, M2).
 ///  - On SE(3) the derivative of the first derivative is not symmetric: differentiating the
-///    Jacobian J(X) (columns: twists at X) along a twist e_j of the same pose gives
-///    H_ij + ½ Jᵀ·ad_{e_i}e_j (world and X12: ½·μᵀ ad_{e_j}e_i, μ the gradient), whose antisymmetric
-///    part is the bracket term. The blocks here are the symmetric part: the Hessian in exponential
-///    coordinates, as above. Between the two poses (cross blocks) the orders agree.
+///    gradient μ(X) (components: twists e_i at X) along a twist e_j of the same pose gives
+///    H_ij + ½ μᵀ ad_{e_i} e_j for world twists (exp(τe_i)·exp(te_j)·X) and H_ij + ½ μᵀ ad_{e_j} e_i
+///    for body twists (X·exp(te_j)·exp(τe_i)); the bracket part is antisymmetric. The blocks here
+///    are the symmetric part H: the Hessian in exponential coordinates, as above. Between the two
+///    poses (cross blocks) the orders agree.
 ///  - Vector outputs (x, p1, p2, n̂ in body 1's frame) have one such matrix per component
 ///    (index 0, 1, 2); directional second derivatives: second_derivative().
 ///
