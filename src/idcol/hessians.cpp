@@ -133,7 +133,7 @@ void zero(ContactHessians& out, DerivativeStatus st, ReferenceFrame frame) {
 namespace {
 
 // AVX2/FMA copy picked at load time (src/util/target_clones.hpp); flattened so that the clone calls
-// no baseline helper of this file.
+// no baseline function of this file.
 DIFFCOL_TARGET_CLONES DIFFCOL_HESSIAN_FLATTEN void hessians(const Shape& shape1, const Shape& shape2,
                                                      const ContactSolution& sol, ContactHessians& out,
                                                      ReferenceFrame frame, HessianOutputs outputs) {
