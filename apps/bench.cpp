@@ -9,6 +9,7 @@
 
 #include "cli.hpp"
 #include "diffcol/idcol/derivatives.hpp"
+#include "diffcol/idcol/hessians.hpp"
 #include "diffcol/idcol/ergodic.hpp"
 #include "fcl_baseline.hpp"
 #include "host_info.hpp"
@@ -41,6 +42,9 @@ struct PairResult {
   idcol::ErgodicSweep sweep;
   SolveStats cold, warm;
   DerivStats deriv;
+  DerivStats hess;         ///< idcol::contact_hessians (every output, world twists)
+  DerivStats hess_scalars; ///< the same with HessianOutputs::scalars
+  DerivStats shape;        ///< idcol::shape_derivatives
   bool has_fcl = false;
   fcl_baseline::Result fcl;
 };
@@ -90,7 +94,8 @@ i = 0..N-1, solved
 Reports mean / median / p99 / max microseconds per solve, mean Newton iterations, mean
 Jacobian evaluations and the converged percentage, and the mean cost of
 idcol::contact_derivatives on the cold solutions (batch-timed, no per-call clocks) with its
-ratio to the cold solve. The mean comes from timing the whole
+ratio to the cold solve, and likewise of idcol::contact_hessians (every output; and scalars
+only) and idcol::shape_derivatives (hessians.hpp). The mean comes from timing the whole
 sweep without per-call clock reads; the percentiles from per-call steady_clock times.
 
 Options
@@ -190,6 +195,8 @@ int cmd_bench(const std::vector<std::string>& args0) {
   const Pose I = Pose::identity();
   std::vector<idcol::ContactSolution> sols(std::min(n, kDerivChunk));  // cold solutions for the derivative timing
   idcol::ContactDerivatives deriv;                                     // reused output
+  idcol::ContactHessians hess;                                         // reused output
+  idcol::ShapeDerivatives shape_d;                                     // reused output
 
   std::vector<PairResult> results;
   const size_t total = names.size() * names.size();
@@ -220,28 +227,60 @@ int cmd_bench(const std::vector<std::string>& args0) {
        // recomputed (untimed) into a preallocated buffer, kDerivChunk at a time, then the
        // derivatives of the chunk are timed as one batch (no per-call clocks, no allocation).
       idcol::ContactPair pair(s1, s2, sopt);
-      double wall_s = 0, cpu_s = 0;
-      long ok = 0;
+      // one batch timing per function: wall and CPU seconds, ok count
+      struct Batch {
+        double wall_s = 0, cpu_s = 0;
+        long ok = 0;
+        void fill(DerivStats& d, double dn) const {
+          d.mean_us = wall_s * 1e6 / dn;
+          d.mean_cpu_us = cpu_s * 1e6 / dn;
+          d.ok_pct = 100.0 * static_cast<double>(ok) / dn;
+        }
+      } bd, bh, bhs, bs;
+      const auto time_batch = [&](size_t m, Batch& acc, auto&& fn) {
+        const double c0 = thread_cpu_seconds();
+        const auto t0 = BenchClock::now();
+        for (size_t k = 0; k < m; ++k) acc.ok += fn(sols[k]);
+        const auto t1 = BenchClock::now();
+        const double c1 = thread_cpu_seconds();
+        acc.wall_s += std::chrono::duration<double>(t1 - t0).count();
+        acc.cpu_s += c1 - c0;
+      };
+      const auto f_deriv = [&](const idcol::ContactSolution& s) {
+        idcol::contact_derivatives(s, deriv);
+        return deriv.ok();
+      };
+      const auto f_hess = [&](const idcol::ContactSolution& s) {
+        idcol::contact_hessians(s1, s2, s, hess);
+        return hess.ok();
+      };
+      const auto f_hess_s = [&](const idcol::ContactSolution& s) {
+        idcol::contact_hessians(s1, s2, s, hess, ReferenceFrame::world, idcol::HessianOutputs::scalars);
+        return hess.ok();
+      };
+      const auto f_shape = [&](const idcol::ContactSolution& s) {
+        idcol::shape_derivatives(s1, s2, s, shape_d);
+        return shape_d.ok();
+      };
       for (size_t b = 0; b < n; b += sols.size()) {
         const size_t m = std::min(sols.size(), n - b);
         for (size_t k = 0; k < m; ++k) sols[k] = pair.solve_cold(I, poses[b + k]);
         if (b == 0)
-          for (size_t k = 0; k < std::min(warmup, m); ++k) idcol::contact_derivatives(sols[k], deriv);
-        const double c0 = thread_cpu_seconds();
-        const auto t0 = BenchClock::now();
-        for (size_t k = 0; k < m; ++k) {
-          idcol::contact_derivatives(sols[k], deriv);
-          ok += deriv.ok();
-        }
-        const auto t1 = BenchClock::now();
-        const double c1 = thread_cpu_seconds();
-        wall_s += std::chrono::duration<double>(t1 - t0).count();
-        cpu_s += c1 - c0;
+          for (size_t k = 0; k < std::min(warmup, m); ++k) {
+            f_deriv(sols[k]);
+            f_hess(sols[k]);
+            f_shape(sols[k]);
+          }
+        time_batch(m, bd, f_deriv);
+        time_batch(m, bh, f_hess);
+        time_batch(m, bhs, f_hess_s);
+        time_batch(m, bs, f_shape);
       }
       const double dn = static_cast<double>(n);
-      r.deriv.mean_us = wall_s * 1e6 / dn;
-      r.deriv.mean_cpu_us = cpu_s * 1e6 / dn;
-      r.deriv.ok_pct = 100.0 * static_cast<double>(ok) / dn;
+      bd.fill(r.deriv, dn);
+      bh.fill(r.hess, dn);
+      bhs.fill(r.hess_scalars, dn);
+      bs.fill(r.shape, dn);
     }
     {  // warm: a separate pair, solve in sequence; reset so that every pass starts cold at i = 0
       idcol::ContactPair pair(s1, s2, sopt);
@@ -258,7 +297,8 @@ int cmd_bench(const std::vector<std::string>& args0) {
     }
     if (progress)
       std::cerr << " cold " << fixed(r.cold.timing.mean_us, 2) << " us, warm " << fixed(r.warm.timing.mean_us, 2)
-                << " us, derivatives " << fixed(r.deriv.mean_us, 2) << " us\n";
+                << " us, derivatives " << fixed(r.deriv.mean_us, 2) << " us, hessians "
+                << fixed(r.hess.mean_us, 2) << " us, shape " << fixed(r.shape.mean_us, 2) << " us\n";
     return r;
   };
   // --repeat: whole sweeps one after another; per pair and column the run with the lowest mean
@@ -274,6 +314,9 @@ int cmd_bench(const std::vector<std::string>& args0) {
           if (r.cold.timing.mean_us < best.cold.timing.mean_us) best.cold = r.cold;
           if (r.warm.timing.mean_us < best.warm.timing.mean_us) best.warm = r.warm;
           if (r.deriv.mean_us < best.deriv.mean_us) best.deriv = r.deriv;
+          if (r.hess.mean_us < best.hess.mean_us) best.hess = r.hess;
+          if (r.hess_scalars.mean_us < best.hess_scalars.mean_us) best.hess_scalars = r.hess_scalars;
+          if (r.shape.mean_us < best.shape.mean_us) best.shape = r.shape;
           if (r.has_fcl && r.fcl.timing.mean_us < best.fcl.timing.mean_us) best.fcl = r.fcl;
         }
         ++index;
@@ -315,12 +358,18 @@ int cmd_bench(const std::vector<std::string>& args0) {
       p["rmax"] = r.sweep.rmax;
       p["cold"] = stats_json(r.cold);
       p["warm"] = stats_json(r.warm);
-      Json d;
-      d["mean_us"] = r.deriv.mean_us;
-      d["mean_cpu_us"] = r.deriv.mean_cpu_us;
-      d["ok_pct"] = r.deriv.ok_pct;
-      d["ratio_over_cold_pct"] = 100.0 * r.deriv.mean_us / r.cold.timing.mean_us;
-      p["derivatives"] = d;
+      const auto deriv_json = [&](const DerivStats& ds) {
+        Json d;
+        d["mean_us"] = ds.mean_us;
+        d["mean_cpu_us"] = ds.mean_cpu_us;
+        d["ok_pct"] = ds.ok_pct;
+        d["ratio_over_cold_pct"] = 100.0 * ds.mean_us / r.cold.timing.mean_us;
+        return d;
+      };
+      p["derivatives"] = deriv_json(r.deriv);
+      p["hessians"] = deriv_json(r.hess);
+      p["hessians_scalars"] = deriv_json(r.hess_scalars);
+      p["shape_derivatives"] = deriv_json(r.shape);
       if (r.has_fcl) {
         Json f = timing_json(r.fcl.timing);
         f["penetrating_pct"] = r.fcl.penetrating_pct;
@@ -370,20 +419,24 @@ int cmd_bench(const std::vector<std::string>& args0) {
     return std::string(b);
   };
   const char* head = "    mean     cpu    med    p99      max  iter   jac  conv%";
-  std::snprintf(line, sizeof line, "%-20s | %-58s | %-58s | %-15s", "", "cold (solve_cold at every pose)",
-                "warm (solve in sequence)", "derivatives");
+  std::snprintf(line, sizeof line, "%-20s | %-58s | %-58s | %-15s | %-33s", "", "cold (solve_cold at every pose)",
+                "warm (solve in sequence)", "derivatives", "hessians, shape derivatives");
   os << line;
   if (with_fcl) os << " | FCL distance";
   os << "\n";
-  std::snprintf(line, sizeof line, "%-20s | %-58s | %-58s | %-15s", "body1-body2", head, head, "   mean d/cold%");
+  std::snprintf(line, sizeof line, "%-20s | %-58s | %-58s | %-15s | %-33s", "body1-body2", head, head,
+                "   mean d/cold%", "   hess  h/cold  h_s/cold s/cold");
   os << line;
   if (with_fcl) os << " |     mean     cpu    med  fcl/cold fcl/warm  pen%  fail%  agree%";
-  os << "\n" << std::string(with_fcl ? 227 : 160, '-') << "\n";
+  os << "\n" << std::string(with_fcl ? 263 : 196, '-') << "\n";
   double wall_sum = 0, cpu_sum = 0;
   for (const PairResult& r : results) {
     const std::string pair = r.name1 + "-" + r.name2;
-    std::snprintf(line, sizeof line, "%-20s | %-58s | %-58s | %7.3f %7.1f", pair.c_str(), section(r.cold).c_str(),
-                  section(r.warm).c_str(), r.deriv.mean_us, 100.0 * r.deriv.mean_us / r.cold.timing.mean_us);
+    const double cold_us = r.cold.timing.mean_us;
+    std::snprintf(line, sizeof line, "%-20s | %-58s | %-58s | %7.3f %7.1f | %7.3f %6.2f %9.2f %6.2f", pair.c_str(),
+                  section(r.cold).c_str(), section(r.warm).c_str(), r.deriv.mean_us, 100.0 * r.deriv.mean_us / cold_us,
+                  r.hess.mean_us, r.hess.mean_us / cold_us, r.hess_scalars.mean_us / cold_us,
+                  r.shape.mean_us / cold_us);
     os << line;
     wall_sum += r.cold.timing.mean_us + r.warm.timing.mean_us;
     cpu_sum += r.cold.timing.mean_cpu_us + r.warm.timing.mean_cpu_us;
@@ -401,7 +454,9 @@ int cmd_bench(const std::vector<std::string>& args0) {
   os << "mean: batch wall time / N; cpu: batch thread CPU time / N; med, p99, max: per call; iter: Newton "
         "iterations, jac: Jacobian evaluations per solve (means); conv%: ok() solves;\n"
         "derivatives: mean batch wall time of idcol::contact_derivatives per cold solution (same poses), "
-        "d/cold%: that mean / the cold-solve mean\n";
+        "d/cold%: that mean / the cold-solve mean;\n"
+        "hess: the same for idcol::contact_hessians (every output, world twists), h/cold its ratio to the cold "
+        "mean; h_s/cold: HessianOutputs::scalars; s/cold: idcol::shape_derivatives\n";
   if (with_fcl)
     os << "fcl/cold, fcl/warm: ratios of the means; pen%: FCL distance < 0; fail%: FCL queries that aborted, threw, "
           "hung (> 2 s) or returned NaN (timed as they ran); agree%: FCL and diffcol agree on penetrating vs "

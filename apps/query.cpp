@@ -6,12 +6,99 @@
 
 #include "cli.hpp"
 #include "diffcol/idcol/derivatives.hpp"
+#include "diffcol/idcol/hessians.hpp"
 
 namespace diffcol::cli {
 
+namespace {
+
+template <int N>
+Json square_json(const Eigen::Matrix<double, N, N>& m) {
+  Json j = Json::array();
+  for (int i = 0; i < N; ++i) {
+    Json row = Json::array();
+    for (int c = 0; c < N; ++c) row.push_back(m(i, c));
+    j.push_back(row);
+  }
+  return j;
+}
+template <int N>
+Json stack_json(const std::array<Eigen::Matrix<double, N, N>, 3>& a) {
+  return Json::array({square_json(a[0]), square_json(a[1]), square_json(a[2])});
+}
+
+Json hessians_json(const idcol::ContactHessians& h) {
+  Json j;
+  j["status"] = idcol::derivative_status_name(h.status);
+  j["ok"] = h.ok();
+  j["frame"] = reference_frame_name(h.frame);
+  j["layout"] =
+      "H_<out>_X12: d2 f(X_12 exp(xi^))/d xi_a d xi_b (6x6, xi = body twist [omega; v] of body 2 in body 1); "
+      "H_<out>: 12x12 Hessian over [twist of body 1 | twist of body 2] in `frame` (world: f(exp(eta1^) X_W1, "
+      "exp(eta2^) X_W2)); vectors: one matrix per component; symmetric; all zero unless status is ok";
+  j["H_alpha_X12"] = square_json(h.H_alpha_X12);
+  j["H_lambda1_X12"] = square_json(h.H_lambda1_X12);
+  j["H_lambda2_X12"] = square_json(h.H_lambda2_X12);
+  j["H_gap_X12"] = square_json(h.H_gap_X12);
+  j["H_x_B1_X12"] = stack_json(h.H_x_B1_X12);
+  j["H_p1_B1_X12"] = stack_json(h.H_p1_B1_X12);
+  j["H_p2_B1_X12"] = stack_json(h.H_p2_B1_X12);
+  j["H_normal_B1_X12"] = stack_json(h.H_normal_B1_X12);
+  j["H_alpha"] = square_json(h.H_alpha);
+  j["H_lambda1"] = square_json(h.H_lambda1);
+  j["H_lambda2"] = square_json(h.H_lambda2);
+  j["H_gap"] = square_json(h.H_gap);
+  j["H_x_B1"] = stack_json(h.H_x_B1);
+  j["H_p1_B1"] = stack_json(h.H_p1_B1);
+  j["H_p2_B1"] = stack_json(h.H_p2_B1);
+  j["H_normal_B1"] = stack_json(h.H_normal_B1);
+  return j;
+}
+
+Json shape_derivatives_json(const Shape& s1, const Shape& s2, const idcol::ShapeDerivatives& d) {
+  Json j;
+  j["status"] = idcol::derivative_status_name(d.status);
+  j["ok"] = d.ok();
+  Json names = Json::array();
+  for (int i = 0; i < d.count1; ++i) names.push_back(std::string("shape1.") + idcol::shape_parameter_name(s1, i));
+  for (int i = 0; i < d.count2; ++i) names.push_back(std::string("shape2.") + idcol::shape_parameter_name(s2, i));
+  j["parameters"] = names;
+  const int n = d.count1 + d.count2;
+  const auto row = [n](const auto& r) {
+    Json a = Json::array();
+    for (int c = 0; c < n; ++c) a.push_back(r(0, c));
+    return a;
+  };
+  const auto rows3 = [n](const auto& m) {
+    Json a = Json::array();
+    for (int i = 0; i < 3; ++i) {
+      Json r = Json::array();
+      for (int c = 0; c < n; ++c) r.push_back(m(i, c));
+      a.push_back(r);
+    }
+    return a;
+  };
+  j["d_alpha"] = row(d.d_alpha);
+  j["d_lambda1"] = row(d.d_lambda1);
+  j["d_lambda2"] = row(d.d_lambda2);
+  j["d_gap"] = row(d.d_gap);
+  j["d_x_B1"] = rows3(d.d_x_B1);
+  j["d_p1_B1"] = rows3(d.d_p1_B1);
+  j["d_p2_B1"] = rows3(d.d_p2_B1);
+  j["d_normal_B1"] = rows3(d.d_normal_B1);
+  j["d_x_W"] = rows3(d.d_x_W);
+  j["d_p1_W"] = rows3(d.d_p1_W);
+  j["d_p2_W"] = rows3(d.d_p2_W);
+  j["d_normal_W"] = rows3(d.d_normal_W);
+  return j;
+}
+
+}  // namespace
+
 void print_query_usage(std::ostream& os) {
   os << R"(usage: diffcol query [--json FILE|-] [--shape1 SHAPE] [--shape2 SHAPE]
-                     [--pose1 POSE] [--pose2 POSE] [--derivatives] [solver options]
+                     [--pose1 POSE] [--pose2 POSE] [--derivatives] [--hessians]
+                     [--shape-derivatives] [solver options]
 
 Solves the iDCOL contact problem for one pair of shapes at one pose (cold start) and
 prints the solution as JSON on stdout.
@@ -36,6 +123,13 @@ Output
   --derivatives   also compute idcol::contact_derivatives and add a "derivatives" object:
                   its status and every Jacobian block J_<out>_<in> (rows of [w; v] twist
                   columns; X1/X2: twists of body 1/2 in --frame, X12: body twist of body 2 in body 1)
+  --hessians      also compute idcol::contact_hessians and add a "hessians" object: status,
+                  H_<out>_X12 (6x6, body twist of body 2 in body 1) and H_<out> (12x12 over
+                  [twist of body 1 | twist of body 2] in --frame) for alpha, lambda1, lambda2, gap,
+                  and per component [3][..][..] for x_B1, p1_B1, p2_B1, normal_B1
+  --shape-derivatives  also compute idcol::shape_derivatives and add a "shape_derivatives"
+                  object: parameter names of both shapes and d_<out> (columns: shape 1's
+                  parameters, then shape 2's)
   --frame F       twist of the X1/X2 columns (docs/conventions.md): world (default), local or
                   local_world_aligned
 
@@ -64,6 +158,8 @@ int cmd_query(const std::vector<std::string>& args0) {
   Json cli_options = Json::object();
   bool have_json = false;
   bool with_derivatives = false;
+  bool with_hessians = false;
+  bool with_shape_derivatives = false;
   ReferenceFrame frame = ReferenceFrame::world;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string v;
@@ -101,6 +197,10 @@ int cmd_query(const std::vector<std::string>& args0) {
     } else if (take_solver_option(args, i, cli_options)) {
     } else if (a == "--derivatives") {
       with_derivatives = true;
+    } else if (a == "--hessians") {
+      with_hessians = true;
+    } else if (a == "--shape-derivatives") {
+      with_shape_derivatives = true;
     } else if (std::string v; take_option(args, i, "--frame", v)) {
       frame = parse_frame(v);
     } else {
@@ -124,6 +224,8 @@ int cmd_query(const std::vector<std::string>& args0) {
 
   Json out = solution_json(sol);
   if (with_derivatives) out["derivatives"] = derivatives_json(idcol::contact_derivatives(sol, frame));
+  if (with_hessians) out["hessians"] = hessians_json(idcol::contact_hessians(s1, s2, sol, frame));
+  if (with_shape_derivatives) out["shape_derivatives"] = shape_derivatives_json(s1, s2, idcol::shape_derivatives(s1, s2, sol));
   Json in;
   in["shape1"] = s1.describe();
   in["pose1"] = pose_json(X1);

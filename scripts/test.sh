@@ -12,7 +12,7 @@
 #                 sizes (DIFFCOL_ERGODIC_POSES=1000, DIFFCOL_SSDF_POINTS=1000, DIFFCOL_SCM_TRIALS=2,
 #                 DIFFCOL_DERIV_POSES=12, DIFFCOL_QP_DERIV_POSES=40, DIFFCOL_DCOL_DERIV_POSES=8,
 #                 DIFFCOL_MANIFOLD_FUZZ_SAMPLES=200, DIFFCOL_SSDF_FUZZ_SAMPLES=200, DIFFCOL_EUCLIDEAN_SAMPLES=40,
-#                 DIFFCOL_SCENE_BODIES=150, DIFFCOL_MANIFOLD_CULLING_POSES=4;
+#                 DIFFCOL_SCENE_BODIES=150, DIFFCOL_MANIFOLD_CULLING_POSES=4, DIFFCOL_HESS_POSES=1;
 #                 five numerical test units have no sanitized twin, see tests/CMakeLists.txt, and
 #                 the browser test runs its `diffcol view` commands without the browser).
 #                 One build tree holds both (CMakeLists.txt, DIFFCOL_SANITIZE): each test file is
@@ -100,7 +100,7 @@ step_sanitize() {
   DIFFCOL_ERGODIC_POSES=1000 DIFFCOL_SSDF_POINTS=1000 DIFFCOL_SCM_TRIALS=2 DIFFCOL_DERIV_POSES=12 \
   DIFFCOL_QP_DERIV_POSES=40 DIFFCOL_DCOL_DERIV_POSES=8 DIFFCOL_MANIFOLD_FUZZ_SAMPLES=200 \
   DIFFCOL_SSDF_FUZZ_SAMPLES=200 DIFFCOL_EUCLIDEAN_SAMPLES=40 DIFFCOL_SCENE_BODIES=150 \
-  DIFFCOL_MANIFOLD_CULLING_POSES=4 \
+  DIFFCOL_MANIFOLD_CULLING_POSES=4 DIFFCOL_HESS_POSES=1 \
     ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j "$JOBS" --timeout 600 -L sanitized
 }
 

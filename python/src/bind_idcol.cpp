@@ -13,6 +13,7 @@
 #include "diffcol/idcol/derivatives.hpp"
 #include "diffcol/idcol/euclidean.hpp"
 #include "diffcol/idcol/ergodic.hpp"
+#include "diffcol/idcol/hessians.hpp"
 
 namespace diffcol::python {
 
@@ -543,6 +544,130 @@ J_distance_Xi (1, 6); J_p1_W_Xi, J_p2_W_Xi, J_normal_W_Xi (3, 6).)")
       "distance_derivatives",
       [](const idcol::DistanceResult& r, ReferenceFrame f) { return idcol::distance_derivatives(r, f); },
       py::arg("result"), py::arg("frame") = ReferenceFrame::world, "DistanceDerivatives of a DistanceResult (envelope theorem; IFT on the KKT conditions).");
+
+  // ------------------------------------------------------------------ second order, shape parameters
+  py::enum_<idcol::HessianOutputs>(m, "HessianOutputs", "Which two-pose blocks contact_hessians fills.")
+      .value("all", idcol::HessianOutputs::all, "scalars and the vector outputs")
+      .value("scalars", idcol::HessianOutputs::scalars, "alpha, lambda1, lambda2, gap only");
+  py::class_<idcol::ContactHessians> hes(m, "ContactHessians", R"(Second-order derivatives of one contact solution.
+
+H_<out>_X12: d^2 f(X_12 exp(xi^)) / d xi_a d xi_b at xi = 0, xi = body twist [w; v] of body 2
+  relative to body 1: (6, 6) for alpha, lambda1, lambda2, gap; (3, 6, 6) for x_B1, p1_B1, p2_B1,
+  normal_B1 (one matrix per component).
+H_<out>: the Hessian over both poses, columns [zeta1 | zeta2] in .frame: the Hessian of
+  f(exp((M1 zeta1)^) X_W1, exp((M2 zeta2)^) X_W2), M_i = world_twist_from_frame(frame, X_Wi)
+  (world: exp(eta^) X; local: X exp(zeta^)): (12, 12), or (3, 12, 12) for vectors.
+All symmetric: the symmetric part of the derivative of the first derivatives (docs/idcol.md,
+"Second-order and shape derivatives"). status: DerivativeStatus; every block zero unless ok.)");
+  hes.def_readonly("status", &idcol::ContactHessians::status, "DerivativeStatus; every block is zero unless ok.")
+      .def_readonly("frame", &idcol::ContactHessians::frame, "ReferenceFrame of the twists of the two-pose blocks.")
+      .def_property_readonly("ok", &idcol::ContactHessians::ok, "status == DerivativeStatus.ok (a bool).")
+      .def_readonly("H_alpha_X12", &idcol::ContactHessians::H_alpha_X12, "d2 alpha / d xi2 (6, 6), xi = body twist of X_12")
+      .def_readonly("H_lambda1_X12", &idcol::ContactHessians::H_lambda1_X12, "d2 lambda1 / d xi2 (6, 6)")
+      .def_readonly("H_lambda2_X12", &idcol::ContactHessians::H_lambda2_X12, "d2 lambda2 / d xi2 (6, 6)")
+      .def_readonly("H_gap_X12", &idcol::ContactHessians::H_gap_X12, "d2 gap / d xi2 (6, 6)")
+      .def_readonly("H_alpha", &idcol::ContactHessians::H_alpha, "Hessian of alpha over [zeta1 | zeta2] in frame (12, 12)")
+      .def_readonly("H_lambda1", &idcol::ContactHessians::H_lambda1, "Hessian of lambda1 over [zeta1 | zeta2] (12, 12)")
+      .def_readonly("H_lambda2", &idcol::ContactHessians::H_lambda2, "Hessian of lambda2 over [zeta1 | zeta2] (12, 12)")
+      .def_readonly("H_gap", &idcol::ContactHessians::H_gap, "Hessian of the gap d_D over [zeta1 | zeta2] (12, 12)")
+      .def("__repr__", [](const idcol::ContactHessians& h) {
+        return std::string("ContactHessians(status=") + idcol::derivative_status_name(h.status) +
+               ", frame=" + reference_frame_name(h.frame) + ")";
+      });
+  const auto stack3 = [](const auto& arr) {
+    constexpr int N = std::remove_cvref_t<decltype(arr[0])>::RowsAtCompileTime;
+    py::array_t<double> out({3, N, N});
+    auto v = out.template mutable_unchecked<3>();
+    for (int k = 0; k < 3; ++k)
+      for (int i = 0; i < N; ++i)
+        for (int j = 0; j < N; ++j) v(k, i, j) = arr[k](i, j);
+    return out;
+  };
+#define DIFFCOL_HESSIAN_VECTOR(name)                                                                   \
+  hes.def_property_readonly(#name, [stack3](const idcol::ContactHessians& h) { return stack3(h.name); }, \
+                            "(3, N, N): one symmetric matrix per component")
+  DIFFCOL_HESSIAN_VECTOR(H_x_B1_X12);
+  DIFFCOL_HESSIAN_VECTOR(H_p1_B1_X12);
+  DIFFCOL_HESSIAN_VECTOR(H_p2_B1_X12);
+  DIFFCOL_HESSIAN_VECTOR(H_normal_B1_X12);
+  DIFFCOL_HESSIAN_VECTOR(H_x_B1);
+  DIFFCOL_HESSIAN_VECTOR(H_p1_B1);
+  DIFFCOL_HESSIAN_VECTOR(H_p2_B1);
+  DIFFCOL_HESSIAN_VECTOR(H_normal_B1);
+#undef DIFFCOL_HESSIAN_VECTOR
+  m.def(
+      "contact_hessians",
+      [](const Shape& s1, const Shape& s2, const ContactSolution& s, ReferenceFrame f, idcol::HessianOutputs o) {
+        return idcol::contact_hessians(s1, s2, s, f, o);
+      },
+      py::arg("shape1"), py::arg("shape2"), py::arg("solution"), py::arg("frame") = ReferenceFrame::world,
+      py::arg("outputs") = idcol::HessianOutputs::all,
+      R"(ContactHessians of a solution of these shapes (second-order implicit function theorem on (10),
+with the shapes' third derivatives at the contact). frame: the twists of the two-pose blocks.)");
+  m.def(
+      "contact_hessians",
+      [](const idcol::ContactPair& p, ReferenceFrame f, idcol::HessianOutputs o) {
+        return idcol::contact_hessians(p, f, o);
+      },
+      py::arg("pair"), py::arg("frame") = ReferenceFrame::world, py::arg("outputs") = idcol::HessianOutputs::all,
+      "ContactHessians of pair.last.");
+
+  m.def("shape_parameter_count", &idcol::shape_parameter_count, py::arg("shape"),
+        "Number of parameters of the shape that shape_derivatives differentiates.");
+  m.def(
+      "shape_parameter_names",
+      [](const Shape& s) {
+        std::vector<std::string> out;
+        for (int i = 0; i < idcol::shape_parameter_count(s); ++i) out.push_back(idcol::shape_parameter_name(s, i));
+        return out;
+      },
+      py::arg("shape"),
+      "Names of the parameters, in the order of the columns of ShapeDerivatives: sphere radius; superellipsoid "
+      "a, b, c; superelliptic cylinder radius, half_height; smooth polytope beta, length; smooth truncated cone "
+      "beta, bottom_radius, top_radius, bottom_extent, top_extent.");
+  py::class_<idcol::ShapeDerivatives> sd(m, "ShapeDerivatives", R"(Derivatives with respect to the shapes' parameters.
+
+Columns: shape 1's parameters (count1, shape_parameter_names(shape1)), then shape 2's (count2).
+d_alpha, d_lambda1, d_lambda2, d_gap: (count1 + count2,); d_x_B1, d_p1_B1, d_p2_B1, d_normal_B1 and
+the world-frame d_x_W, d_p1_W, d_p2_W, d_normal_W: (3, count1 + count2). Every block zero unless ok.)");
+  sd.def_readonly("status", &idcol::ShapeDerivatives::status, "DerivativeStatus; every block is zero unless ok.")
+      .def_property_readonly("ok", &idcol::ShapeDerivatives::ok, "status == DerivativeStatus.ok (a bool).")
+      .def_readonly("count1", &idcol::ShapeDerivatives::count1, "number of parameters of shape 1 (the first columns)")
+      .def_readonly("count2", &idcol::ShapeDerivatives::count2, "number of parameters of shape 2 (the next columns)")
+      .def("__repr__", [](const idcol::ShapeDerivatives& d) {
+        return std::string("ShapeDerivatives(status=") + idcol::derivative_status_name(d.status) +
+               ", count1=" + std::to_string(d.count1) + ", count2=" + std::to_string(d.count2) + ")";
+      });
+#define DIFFCOL_SHAPE_ROW(name)                                                                  \
+  sd.def_property_readonly(#name, [](const idcol::ShapeDerivatives& d) {                          \
+    return Eigen::VectorXd(d.name.leftCols(d.count1 + d.count2).transpose());                     \
+  }, "d " #name " / d (parameters of shape 1, then shape 2), (count1 + count2,)")
+#define DIFFCOL_SHAPE_ROWS3(name)                                                                \
+  sd.def_property_readonly(#name, [](const idcol::ShapeDerivatives& d) {                          \
+    return Eigen::MatrixXd(d.name.leftCols(d.count1 + d.count2));                                 \
+  }, "d " #name " / d (parameters of shape 1, then shape 2), (3, count1 + count2)")
+  DIFFCOL_SHAPE_ROW(d_alpha);
+  DIFFCOL_SHAPE_ROW(d_lambda1);
+  DIFFCOL_SHAPE_ROW(d_lambda2);
+  DIFFCOL_SHAPE_ROW(d_gap);
+  DIFFCOL_SHAPE_ROWS3(d_x_B1);
+  DIFFCOL_SHAPE_ROWS3(d_p1_B1);
+  DIFFCOL_SHAPE_ROWS3(d_p2_B1);
+  DIFFCOL_SHAPE_ROWS3(d_normal_B1);
+  DIFFCOL_SHAPE_ROWS3(d_x_W);
+  DIFFCOL_SHAPE_ROWS3(d_p1_W);
+  DIFFCOL_SHAPE_ROWS3(d_p2_W);
+  DIFFCOL_SHAPE_ROWS3(d_normal_W);
+#undef DIFFCOL_SHAPE_ROW
+#undef DIFFCOL_SHAPE_ROWS3
+  m.def(
+      "shape_derivatives",
+      [](const Shape& s1, const Shape& s2, const ContactSolution& s) { return idcol::shape_derivatives(s1, s2, s); },
+      py::arg("shape1"), py::arg("shape2"), py::arg("solution"),
+      "ShapeDerivatives of a solution of these shapes (implicit function theorem on (10) in the parameters).");
+  m.def(
+      "shape_derivatives", [](const idcol::ContactPair& p) { return idcol::shape_derivatives(p); }, py::arg("pair"),
+      "ShapeDerivatives of pair.last.");
 }
 
 }  // namespace diffcol::python

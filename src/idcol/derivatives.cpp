@@ -4,6 +4,7 @@
 
 #include "envelope_gradient.hpp"
 #include "kkt_pose_jacobian.hpp"
+#include "lu_solve.hpp"
 #include "../util/target_clones.hpp"
 
 #include <algorithm>
@@ -78,31 +79,6 @@ DerivativeStatus status_of(const ContactSolution& sol) {
 
 // Row layout of the stacked body-1 outputs: α, λ1, λ2, d_D, x (3), p1 (3), p2 (3), n̂ (3).
 enum : int { kA = 0, kL1 = 1, kL2 = 2, kGap = 3, kX = 4, kP1 = 7, kP2 = 10, kN = 13 };
-
-// X = −A⁻¹ B for the 6×6 B, with A's LU factors (P·A = L·U): every row operation acts on a
-// 6-wide row of all right-hand sides at once.
-template <int N>
-inline void lu_solve_neg(const Lu6& lu, const double (&B)[6][N], double (&X)[6][N]) {
-  for (int i = 0; i < 6; ++i)
-    for (int c = 0; c < N; ++c) X[i][c] = -B[lu.perm[i]][c];
-#pragma GCC unroll 6
-  for (int i = 1; i < 6; ++i)
-#pragma GCC unroll 6
-    for (int j = 0; j < i; ++j) {
-      const double l = lu.lu[i][j];
-      for (int c = 0; c < N; ++c) X[i][c] -= l * X[j][c];
-    }
-#pragma GCC unroll 6
-  for (int i = 5; i >= 0; --i) {
-#pragma GCC unroll 6
-    for (int j = i + 1; j < 6; ++j) {
-      const double u = lu.lu[i][j];
-      for (int c = 0; c < N; ++c) X[i][c] -= u * X[j][c];
-    }
-    const double inv = lu.inv_diag[i];
-    for (int c = 0; c < N; ++c) X[i][c] *= inv;
-  }
-}
 
 // Right-multiplies every row [a, b] (a: ω part, b: v part) by Ad_{X⁻¹}, X = (Q, t):
 // [a, b]·Ad_{X⁻¹} = [Q a + t × Q b, Q b] (gradients transform like wrenches).
