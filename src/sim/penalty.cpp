@@ -99,6 +99,13 @@ PenaltySystem::PenaltySystem(scene::Scene scene, std::vector<MassProperties> mas
                                   ") has no iDCOL form: the penalty contact needs iDCOL shapes");
     s.shapes.push_back(Impl::ShapeInfo{rep->shape.idcol(), ss.X_BS * rep->X_SR, ss.body, rep->shape.idcol().outer_radius()});
   }
+  s.body_extent.assign(static_cast<size_t>(nb), 0.0);
+  s.min_radius = s.shapes.empty() ? 1.0 : 1e300;
+  for (const Impl::ShapeInfo& sh : s.shapes) {
+    double& e = s.body_extent[static_cast<size_t>(sh.body)];
+    e = std::max(e, sh.X_BS.p.norm() + sh.radius);
+    s.min_radius = std::min(s.min_radius, sh.radius);
+  }
   s.kin.resize(static_cast<size_t>(nb));
   for (int b = 0; b < nb; ++b) {
     Impl::Kin& k = s.kin[static_cast<size_t>(b)];

@@ -45,6 +45,8 @@ struct PenaltySystem::Impl {
   std::vector<int> free_index;   // per scene body: index among the free bodies, −1 if static
   std::vector<Mat3> inertia_inv;  // per free body
   std::vector<ShapeInfo> shapes;
+  std::vector<double> body_extent;  // per scene body: the largest distance of its shapes' points from its origin
+  double min_radius = 1.0;          // the smallest shape's bounding radius
   std::vector<Kin> kin;
   std::unordered_map<std::uint64_t, std::unique_ptr<PairSlot>> pairs;
   double margin = 0.1;

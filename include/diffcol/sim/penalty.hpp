@@ -45,13 +45,26 @@ struct ContactModel {
 /// How the Jacobian of the right-hand side reaches CVODES' Newton iterations.
 enum class JacobianMode { analytic = 0, finite_difference = 1 };
 
+/// The direct solver of CVODES' Newton systems (I − γJ)x = b; both are exact.
+enum class LinearSolverKind {
+  /// One dense LU per group of bodies coupled by contacts (the connected components of the
+  /// nonzero 13 × 13 blocks of J): free bodies cost 13³, a cluster of m bodies (13m)³.
+  dense_blocks = 0,
+  dense = 1,  ///< SUNDIALS' dense LU of the whole matrix (SUNLinSol_Dense)
+};
+
 struct SimOptions {
   double rtol = 1e-6;     ///< relative tolerance (> 0)
   double atol = 1e-8;     ///< absolute tolerance (> 0)
-  double max_step = 0.0;  ///< largest step (≥ 0; 0: unbounded)
+  /// Largest step (≥ 0). 0: automatic, the time for two bodies to close the broad-phase margin
+  /// (0.1 × the smallest shape radius if the margin is 0) at twice the largest body-point speed,
+  /// re-estimated every 25 such steps: a free flight has no integration error, and without a
+  /// bound BDF's steps grow until they jump over a collision.
+  double max_step = 0.0;
   long max_steps = 50000; ///< internal steps per output interval (≥ 1)
   int max_order = 5;      ///< BDF order, 1..5
   JacobianMode jacobian = JacobianMode::analytic;
+  LinearSolverKind linear_solver = LinearSolverKind::dense_blocks;
   /// Broad-phase margin (≥ 0): pairs whose bounding boxes are closer than this keep their
   /// warm starts. Any margin is exact: a pair outside the broad phase has zero force.
   double margin = 0.1;
@@ -72,6 +85,7 @@ struct SimStats {
   long convergence_failures = 0;
   long contact_solves = 0;     ///< iDCOL pair solves
   double wall_s = 0.0;         ///< whole integration
+  double cpu_s = 0.0;          ///< processor time of the process over the integration (std::clock)
   double collision_s = 0.0;    ///< in the broad and narrow phases (values and derivatives)
   double max_penetration = 0.0;  ///< largest δ seen at the accepted output times and steps' RHS
 };
