@@ -12,11 +12,13 @@
 namespace diffcol::cli {
 
 void demo_ten_bodies(const DemoOptions& options, Json& report);
+void demo_pile(const DemoOptions& options, Json& report);
 
 const std::vector<DemoEntry>& demo_table() {
   static const std::vector<DemoEntry> table = {
       {"ten-bodies", "ten iDCOL bodies thrown together: penalty contact, CVODES with the analytic Jacobian",
        demo_ten_bodies},
+      {"pile", "mixed iDCOL bodies dropped into a box: penalty contact with damping and friction", demo_pile},
   };
   return table;
 }

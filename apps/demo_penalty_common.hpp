@@ -26,6 +26,30 @@ inline int add_free_body(scene::Scene& scene, std::vector<sim::MassProperties>& 
   return body;
 }
 
+/// The ten shapes of the seed's Sec. VII-B1 as iDCOL shapes, sizes about `scale` (1: about 1).
+inline std::vector<std::pair<std::string, Shape>> ten_shapes(double c) {
+  const double beta = 20.0;
+  std::vector<std::pair<std::string, Shape>> s;
+  s.emplace_back("cone", SmoothTruncatedCone(beta, 0.5 * c, 0.02 * c, 0.3 * c, 0.9 * c));
+  s.emplace_back("cube", SmoothPolytope::box(0.4 * c, 0.4 * c, 0.4 * c, beta, c));
+  s.emplace_back("cuboid", SmoothPolytope::box(0.6 * c, 0.35 * c, 0.2 * c, beta, c));
+  s.emplace_back("cylinder", SuperellipticCylinder(4, 0.35 * c, 0.5 * c));
+  s.emplace_back("ellipsoid", Superellipsoid::ellipsoid(0.6 * c, 0.4 * c, 0.3 * c));
+  s.emplace_back("frustum", SmoothTruncatedCone(beta, 0.5 * c, 0.25 * c, 0.3 * c, 0.5 * c));
+  std::vector<Vec3> pts;  // a cube's corners cut by an octahedron's: 14 vertices
+  for (int i = 0; i < 8; ++i) pts.push_back(c * Vec3(i & 1 ? 0.35 : -0.35, i & 2 ? 0.3 : -0.3, i & 4 ? 0.25 : -0.25));
+  for (int i = 0; i < 3; ++i)
+    for (double sgn : {-1.0, 1.0}) pts.push_back(sgn * c * Vec3(i == 0 ? 0.6 : 0, i == 1 ? 0.5 : 0, i == 2 ? 0.42 : 0));
+  s.emplace_back("polytope", SmoothPolytope::convex_hull(pts, beta, c));
+  s.emplace_back("pyramid", SmoothPolytope::convex_hull({c * Vec3(0.45, 0.45, -0.25), c * Vec3(-0.45, 0.45, -0.25),
+                                                         c * Vec3(0.45, -0.45, -0.25), c * Vec3(-0.45, -0.45, -0.25),
+                                                         c * Vec3(0, 0, 0.7)}, beta, c));
+  s.emplace_back("sphere", Sphere(0.45 * c));
+  s.emplace_back("tetrahedron", SmoothPolytope::convex_hull({c * Vec3(0.4, 0.4, 0.4), c * Vec3(0.4, -0.4, -0.4),
+                                                             c * Vec3(-0.4, 0.4, -0.4), c * Vec3(-0.4, -0.4, 0.4)}, beta, c));
+  return s;
+}
+
 /// Reads "--key value" demo options: a number for each known key. @throws InputError otherwise.
 struct ExtraArgs {
   std::vector<std::pair<std::string, double*>> keys;
@@ -75,6 +99,7 @@ inline void report_stats(const sim::SimResult& r, Json& report) {
   report["error_test_failures"] = r.stats.error_test_failures;
   report["convergence_failures"] = r.stats.convergence_failures;
   report["contact_solves"] = r.stats.contact_solves;
+  report["fd_pair_jacobians"] = r.stats.fd_pair_jacobians;
   report["collision_s"] = r.stats.collision_s;
   report["collision_share"] = r.stats.wall_s > 0 ? r.stats.collision_s / r.stats.wall_s : 0.0;
   report["max_penetration"] = r.stats.max_penetration;
@@ -86,7 +111,8 @@ inline void print_stats(std::ostream& os, const sim::SimResult& r, const char* j
      << " s CPU (" << jacobian
      << " Jacobian): " << r.stats.steps << " steps, " << r.stats.rhs_evaluations << " RHS + "
      << r.stats.fd_rhs_evaluations << " for FD Jacobians, " << r.stats.jacobian_evaluations << " Jacobians, "
-     << r.stats.contact_solves << " contact solves\n"
+     << r.stats.contact_solves << " contact solves, " << r.stats.fd_pair_jacobians
+     << " pair Jacobian blocks by differences (ill-conditioned contacts)\n"
      << "collision queries: " << r.stats.collision_s << " s (" << 100.0 * r.stats.collision_s / std::max(1e-300, r.stats.wall_s)
      << "% of the run); max penetration " << r.stats.max_penetration << "\n";
   if (!r.success) os << "integration failed: " << r.message << "\n";

@@ -14,28 +14,6 @@ namespace diffcol::cli {
 
 namespace {
 
-std::vector<std::pair<std::string, Shape>> ten_shapes() {
-  const double beta = 20.0;
-  std::vector<std::pair<std::string, Shape>> s;
-  s.emplace_back("cone", SmoothTruncatedCone(beta, 0.5, 0.02, 0.3, 0.9));
-  s.emplace_back("cube", SmoothPolytope::box(0.4, 0.4, 0.4, beta));
-  s.emplace_back("cuboid", SmoothPolytope::box(0.6, 0.35, 0.2, beta));
-  s.emplace_back("cylinder", SuperellipticCylinder(4, 0.35, 0.5));
-  s.emplace_back("ellipsoid", Superellipsoid::ellipsoid(0.6, 0.4, 0.3));
-  s.emplace_back("frustum", SmoothTruncatedCone(beta, 0.5, 0.25, 0.3, 0.5));
-  std::vector<Vec3> pts;  // a cube's corners cut by an octahedron's: 14 vertices
-  for (int i = 0; i < 8; ++i) pts.emplace_back(i & 1 ? 0.35 : -0.35, i & 2 ? 0.3 : -0.3, i & 4 ? 0.25 : -0.25);
-  for (int i = 0; i < 3; ++i)
-    for (double sgn : {-1.0, 1.0}) pts.push_back(sgn * Vec3(i == 0 ? 0.6 : 0, i == 1 ? 0.5 : 0, i == 2 ? 0.42 : 0));
-  s.emplace_back("polytope", SmoothPolytope::convex_hull(pts, beta));
-  s.emplace_back("pyramid", SmoothPolytope::convex_hull({{0.45, 0.45, -0.25}, {-0.45, 0.45, -0.25}, {0.45, -0.45, -0.25},
-                                                         {-0.45, -0.45, -0.25}, {0, 0, 0.7}}, beta));
-  s.emplace_back("sphere", Sphere(0.45));
-  s.emplace_back("tetrahedron", SmoothPolytope::convex_hull({{0.4, 0.4, 0.4}, {0.4, -0.4, -0.4}, {-0.4, 0.4, -0.4},
-                                                             {-0.4, -0.4, 0.4}}, beta));
-  return s;
-}
-
 void run_ten_bodies(const DemoOptions& options, Json& report) {
   double duration = options.quick ? 3.0 : 5.0, radius = 6.0, speed = 2.0, stiffness = 1e4, exponent = 1.5,
          damping = 0.0, friction = 0.0, seed = 1.0, rtol = 1e-4, atol = 1e-6, fps = 30.0;
@@ -49,7 +27,7 @@ void run_ten_bodies(const DemoOptions& options, Json& report) {
 
   scene::Scene scene;
   std::vector<sim::MassProperties> mass;
-  const auto shapes = ten_shapes();
+  const auto shapes = penalty_demo::ten_shapes(1.0);
   for (const auto& [name, shape] : shapes) penalty_demo::add_free_body(scene, mass, shape, 1.0, name);
   // initial states: directions of a Fibonacci sphere turned by a random rotation (well apart),
   // random orientations, velocity −speed · direction

@@ -227,6 +227,63 @@ PenaltySystem::Impl::PairSlot& PenaltySystem::Impl::slot(int a, int b) {
   return *it->second;
 }
 
+// F on body a (world), and the torques about each centre of mass in body axes, of the pair at
+// kinematics A, B: the law of penalty.hpp. False when the pair exerts no force.
+bool PenaltySystem::Impl::pair_wrench(PairSlot& ps, const ShapeInfo& s1, const ShapeInfo& s2, const Kin& A,
+                                      const Kin& B, Vec3& F, Vec3& taB, Vec3& tbB) {
+  F.setZero();
+  taB.setZero();
+  tbB.setZero();
+  Pose X1, X2;
+  X1.R = A.R * s1.X_BS.R;
+  X1.p = A.R * s1.X_BS.p + A.p;
+  X2.R = B.R * s2.X_BS.R;
+  X2.p = B.R * s2.X_BS.p + B.p;
+  const idcol::ContactSolution& sol = ps.pair.solve(X1, X2);
+  ++contact_solves;
+  if (sol.status != idcol::ContactStatus::converged)
+    throw std::runtime_error(std::string("contact solve: ") + idcol::status_name(sol.status));
+  if (!(sol.gap < 0.0)) return false;
+  const Vec3 ra = sol.x_W - A.p, rb = sol.x_W - B.p;
+  const Vec3 w = B.v + B.w_W.cross(rb) - A.v - A.w_W.cross(ra);
+  const Vec3& nrm = sol.normal_W;
+  const double fN = model.stiffness * std::pow(-sol.gap, model.exponent) * (1.0 - model.damping * nrm.dot(w));
+  if (!(fN > 0.0)) return false;
+  const Vec3 wt = w - nrm * nrm.dot(w);
+  F = -fN * nrm + model.friction * fN * wt / std::sqrt(wt.squaredNorm() + model.slip_velocity * model.slip_velocity);
+  taB = A.R.transpose() * ra.cross(F);
+  tbB = -(B.R.transpose() * rb.cross(F));
+  return true;
+}
+
+void PenaltySystem::Impl::fd_pair_jacobian(PairSlot& ps, const ShapeInfo& s1, const ShapeInfo& s2, const Kin& A,
+                                           const Kin& B, Eigen::Matrix<double, 3, 24>& JF,
+                                           Eigen::Matrix<double, 3, 24>& JtaB, Eigen::Matrix<double, 3, 24>& JtbB) {
+  const double L = s1.radius + s2.radius;
+  for (int c = 0; c < 24; ++c) {
+    const int side = c / 12, k = c % 12;
+    Vec3 Fp, tap, tbp, Fm, tam, tbm;
+    for (int sgn : {1, -1}) {
+      Kin P[2] = {A, B};
+      Kin& K = P[side];
+      const double h = (k < 3 ? 1e-6 : 1e-6 * L) * sgn;
+      Vec3 e = Vec3::Zero();
+      e[k % 3] = h;
+      if (k < 3) K.R = so3_exp(e) * K.R;
+      else if (k < 6) K.p += e;
+      else if (k < 9) K.v += e;
+      else K.w_B += e;
+      K.w_W = K.R * K.w_B;
+      if (sgn > 0) pair_wrench(ps, s1, s2, P[0], P[1], Fp, tap, tbp);
+      else pair_wrench(ps, s1, s2, P[0], P[1], Fm, tam, tbm);
+    }
+    const double h2 = 2.0 * (k < 3 ? 1e-6 : 1e-6 * L);
+    JF.col(c) = (Fp - Fm) / h2;
+    JtaB.col(c) = (tap - tam) / h2;
+    JtbB.col(c) = (tbp - tbm) / h2;
+  }
+}
+
 // One pass over the close pairs at y: values into ydot (optional), ∂f/∂k into dfdk (optional),
 // the analytic Jacobian into J (column-major n × n, optional; zeroed here).
 void PenaltySystem::Impl::assemble(const double* y, double* ydot, double* dfdk, double* J) {
@@ -293,11 +350,13 @@ void PenaltySystem::Impl::assemble(const double* y, double* ydot, double* dfdk, 
     // columns [δθ_a, δp_a, v_a, ω_B,a | δθ_b, δp_b, v_b, ω_B,b], δθ the world rotation R ← exp(δθ)R
     idcol::contact_derivatives(sol, ps.derivs, ReferenceFrame::world);
     const idcol::ContactDerivatives& cd = ps.derivs;
+    Mat3x24 JF, JtaB, JtbB;
     if (!cd.ok()) {
-      last_pair = {a, b};
-      throw std::runtime_error(std::string("contact derivatives of shapes ") + std::to_string(a) + " and " +
-                               std::to_string(b) + ": " + idcol::derivative_status_name(cd.status));
-    }
+      // no trustworthy contact derivatives (nearly parallel flat faces: ill_conditioned): the
+      // pair's block by central differences of its wrench (the Newton matrix needs no more)
+      ++fd_pair_jacobians;
+      fd_pair_jacobian(ps, s1, s2, A, B, JF, JtaB, JtbB);
+    } else {
     // world twist η = [δθ; δp + p × δθ]: J_η · [[I, 0], [p^, I]]
     const Mat3 Pa = skew(A.p), Pb = skew(B.p);
     Mat3x24 Jx = Mat3x24::Zero(), Jn = Mat3x24::Zero();
@@ -317,7 +376,7 @@ void PenaltySystem::Impl::assemble(const double* y, double* ydot, double* dfdk, 
     // (B40): df_n = k p δ^(p−1) dδ
     const Mat1x24 Jfn = (pexp * fn / delta) * Jd;
     Mat1x24 JfN = h * Jfn;
-    Mat3x24 JF = Mat3x24::Zero();
+    JF.setZero();
     if (d > 0.0 || mu > 0.0) {
       // dw = dv_b − dv_a − [r_b]× dω_b + [ω_b]× (dx − dp_b) + [r_a]× dω_a − [ω_a]× (dx − dp_a),
       // dω_W = −[ω_W]× δθ + R dω_B
@@ -350,12 +409,13 @@ void PenaltySystem::Impl::assemble(const double* y, double* ydot, double* dfdk, 
     Jta.block<3, 3>(0, 3) += Fx;  // −[F]×(−dp_a)
     const Vec3 ta = ra.cross(F);
     Jta.block<3, 3>(0, 0) += skew(ta);
-    const Mat3x24 JtaB = A.R.transpose() * Jta;
+    JtaB = A.R.transpose() * Jta;
     Mat3x24 Jtb = Fx * Jx - skew(rb) * JF;
     Jtb.block<3, 3>(0, 15) -= Fx;  // [F]×(−dp_b)
     const Vec3 tb = -rb.cross(F);
     Jtb.block<3, 3>(0, 12) += skew(tb);
-    const Mat3x24 JtbB = B.R.transpose() * Jtb;
+    JtbB = B.R.transpose() * Jtb;
+    }
     // scatter into the state Jacobian: rows v̇ (F/m) and ω̇ (I⁻¹τ_B) of each free body,
     // columns of each free body through δθ = G(q) δq
     const int ia = free_index[static_cast<size_t>(s1.body)], ib = free_index[static_cast<size_t>(s2.body)];

@@ -333,6 +333,7 @@ SimResult PenaltySystem::simulate(const Eigen::VectorXd& y0, const std::vector<d
   const std::clock_t cpu0 = std::clock();
   impl.collision_s = 0.0;
   impl.contact_solves = 0;
+  impl.fd_pair_jacobians = 0;
   Run run;
   run.sys = &impl;
   run.n = state_size();
@@ -368,6 +369,7 @@ SimResult PenaltySystem::simulate(const Eigen::VectorXd& y0, const std::vector<d
   }
   read_stats(cv.mem, res.stats);
   res.stats.contact_solves = impl.contact_solves;
+  res.stats.fd_pair_jacobians = impl.fd_pair_jacobians;
   res.stats.collision_s = impl.collision_s;
   res.stats.max_penetration = run.max_penetration;
   res.stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
@@ -385,6 +387,7 @@ SensitivityResult PenaltySystem::simulate_sensitivities(const Eigen::VectorXd& y
   const std::clock_t cpu0 = std::clock();
   impl.collision_s = 0.0;
   impl.contact_solves = 0;
+  impl.fd_pair_jacobians = 0;
   Run run;
   run.sys = &impl;
   run.n = state_size();
@@ -422,6 +425,7 @@ SensitivityResult PenaltySystem::simulate_sensitivities(const Eigen::VectorXd& y
   }
   read_stats(cv.mem, res.stats);
   res.stats.contact_solves = impl.contact_solves;
+  res.stats.fd_pair_jacobians = impl.fd_pair_jacobians;
   res.stats.collision_s = impl.collision_s;
   res.stats.max_penetration = run.max_penetration;
   res.stats.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();

@@ -65,7 +65,13 @@ struct PenaltySystem::Impl {
 
   void load(const double* y);
   PairSlot& slot(int a, int b);
+  long fd_pair_jacobians = 0;  // pair blocks of the Jacobian by differences (no contact derivatives)
   void assemble(const double* y, double* ydot, double* dfdk, double* J);
+  bool pair_wrench(PairSlot& ps, const ShapeInfo& s1, const ShapeInfo& s2, const Kin& A, const Kin& B, Vec3& F,
+                   Vec3& taB, Vec3& tbB);
+  void fd_pair_jacobian(PairSlot& ps, const ShapeInfo& s1, const ShapeInfo& s2, const Kin& A, const Kin& B,
+                        Eigen::Matrix<double, 3, 24>& JF, Eigen::Matrix<double, 3, 24>& JtaB,
+                        Eigen::Matrix<double, 3, 24>& JtbB);
 };
 
 }  // namespace diffcol::sim

@@ -84,6 +84,9 @@ struct SimStats {
   long error_test_failures = 0;
   long convergence_failures = 0;
   long contact_solves = 0;     ///< iDCOL pair solves
+  /// Pair blocks of the analytic Jacobian taken by central differences of the pair's wrench
+  /// because its contact derivatives were not available (ill-conditioned: flat faces nearly parallel)
+  long fd_pair_jacobians = 0;
   double wall_s = 0.0;         ///< whole integration
   double cpu_s = 0.0;          ///< processor time of the process over the integration (std::clock)
   double collision_s = 0.0;    ///< in the broad and narrow phases (values and derivatives)
