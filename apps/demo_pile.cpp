@@ -21,7 +21,7 @@ void demo_pile(const DemoOptions& options, Json& report) {
   if (!(bodies >= 1 && bodies <= 1000) || !(duration > 0) || !(fps > 0))
     throw InputError("demo pile: --bodies must be in [1, 1000], --duration and --fps > 0");
   const int n = static_cast<int>(bodies);
-  const double scale = 0.5, spacing = 0.6;
+  const double scale = 0.5, spacing = 0.9;
   const int per_row = 5, per_layer = per_row * per_row;
   const double half = 0.5 * per_row * spacing + 0.15;  // the box's inner half-width
 
