@@ -3,6 +3,7 @@
 // orientations on a sphere of radius 6, thrown at equal speeds toward the origin; penalty contact
 // (Hertz), no gravity, integrated by CVODES with the analytic Jacobian (--fd-gradients: CVODES'
 // difference quotients). Checks: the run finishes, linear and angular momentum are conserved.
+#include <chrono>
 #include <cmath>
 #include <numbers>
 #include <ostream>
@@ -16,11 +17,11 @@ namespace {
 
 void run_ten_bodies(const DemoOptions& options, Json& report) {
   double duration = options.quick ? 3.0 : 5.0, radius = 6.0, speed = 2.0, stiffness = 1e4, exponent = 1.5,
-         damping = 0.0, friction = 0.0, seed = 1.0, rtol = 1e-4, atol = 1e-6, fps = 30.0;
+         damping = 0.0, friction = 0.0, seed = 1.0, rtol = 1e-4, atol = 1e-6, fps = 30.0, dense_lu = 0.0;
   penalty_demo::ExtraArgs args{{{"duration", &duration}, {"radius", &radius}, {"speed", &speed},
                                 {"stiffness", &stiffness}, {"exponent", &exponent}, {"damping", &damping},
                                 {"friction", &friction}, {"seed", &seed}, {"rtol", &rtol}, {"atol", &atol},
-                                {"fps", &fps}}};
+                                {"fps", &fps}, {"dense-lu", &dense_lu}}};
   args.parse(options, "ten-bodies");
   if (!(duration > 0) || !(radius > 2) || !(speed >= 0) || !(fps > 0))
     throw InputError("demo ten-bodies: --duration, --fps must be > 0, --radius > 2, --speed >= 0");
@@ -54,6 +55,7 @@ void run_ten_bodies(const DemoOptions& options, Json& report) {
   sim::SimOptions so;
   so.rtol = rtol;
   so.atol = atol;
+  so.linear_solver = dense_lu != 0.0 ? sim::LinearSolverKind::dense : sim::LinearSolverKind::dense_blocks;
   so.jacobian = options.fd_gradients ? sim::JacobianMode::finite_difference : sim::JacobianMode::analytic;
   std::vector<double> times;
   const int frames = std::max(1, static_cast<int>(std::ceil(duration * fps)));
@@ -61,14 +63,47 @@ void run_ten_bodies(const DemoOptions& options, Json& report) {
   const sim::SimResult r = sys.simulate(initial, times, so);
   const penalty_demo::RunFigures f = penalty_demo::figures(sys, r);
 
+  // the cost of one Jacobian at the output state with the deepest contact: analytic against
+  // forward differences of the right-hand side (what CVODES' difference quotients cost)
+  double jac_analytic_s = 0.0, jac_fd_s = 0.0;
+  {
+    Eigen::VectorXd y = sys.pack(r.states.front());
+    double deepest = -1.0;
+    for (const auto& st : r.states) {
+      const Eigen::VectorXd yi = sys.pack(st);
+      const double d = sys.max_penetration(yi);
+      if (d > deepest) deepest = d, y = yi;
+    }
+    Eigen::MatrixXd J, Jfd(y.size(), y.size());
+    Eigen::VectorXd f0, f1;
+    const int reps = 20;
+    auto t0 = std::chrono::steady_clock::now();
+    for (int k = 0; k < reps; ++k) sys.rhs_jacobian(y, J);
+    jac_analytic_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps;
+    t0 = std::chrono::steady_clock::now();
+    for (int k = 0; k < reps; ++k) {
+      sys.rhs(y, f0);
+      for (Eigen::Index j = 0; j < y.size(); ++j) {
+        Eigen::VectorXd yp = y;
+        const double h = 1e-8 * std::max(1.0, std::abs(y[j]));
+        yp[j] += h;
+        sys.rhs(yp, f1);
+        Jfd.col(j) = (f1 - f0) / h;
+      }
+    }
+    jac_fd_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps;
+  }
   const char* jac = options.fd_gradients ? "finite-difference" : "analytic";
   report["jacobian"] = jac;
+  report["linear_solver"] = dense_lu != 0.0 ? "dense" : "dense_blocks";
   report["bodies"] = n;
   report["pairs"] = n * (n - 1) / 2;
   report["duration"] = duration;
   report["stiffness"] = stiffness;
   report["exponent"] = exponent;
   penalty_demo::report_stats(r, report);
+  report["jacobian_analytic_s"] = jac_analytic_s;
+  report["jacobian_fd_s"] = jac_fd_s;
   report["linear_momentum_drift"] = f.linear_drift;
   report["angular_momentum_drift"] = f.angular_drift;
   report["energy_drift"] = f.energy_drift;
@@ -86,6 +121,8 @@ void run_ten_bodies(const DemoOptions& options, Json& report) {
     for (int i = 0; i < n; ++i) os << (i ? ", " : "") << shapes[static_cast<size_t>(i)].first;
     os << "), radius " << radius << ", speed " << speed << ", k = " << stiffness << ", p = " << exponent << "\n";
     penalty_demo::print_stats(os, r, jac);
+    os << "one Jacobian at the deepest output state: analytic " << jac_analytic_s * 1e6 << " us, forward differences "
+       << jac_fd_s * 1e6 << " us (" << jac_fd_s / jac_analytic_s << "x)\n";
     os << "momentum drift (relative): linear " << f.linear_drift << ", angular " << f.angular_drift
        << "; energy drift " << f.energy_drift << "\n";
   }
