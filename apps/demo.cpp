@@ -4,6 +4,7 @@
 #include <chrono>
 #include <iostream>
 
+#include "demo_plan.hpp"
 #include "host_info.hpp"
 #ifdef DIFFCOL_HAVE_VIEWER
 #include "diffcol/view/view.hpp"
@@ -16,6 +17,14 @@ void demo_pile(const DemoOptions& options, Json& report);
 
 const std::vector<DemoEntry>& demo_table() {
   static const std::vector<DemoEntry> table = {
+      {"piano-mover", "a 2.6 m rod around a 90-degree turn of a 1 m hallway (DCOL seed IV-A-1)", demo_piano_mover},
+      {"cone-opening", "a cone through a square opening in a wall, translation and attitude (DCOL seed IV-A-3)",
+       demo_cone_opening},
+      {"arm-reach", "the 7-DoF test arm reaching around obstacles in joint space, self-collision included", demo_arm_reach},
+      {"quadrotor-rrt", "iDCOL VII-A: an RRT path of a translating quadrotor refined under alpha >= 1 + eps (Ipopt)",
+       demo_quadrotor_rrt},
+      {"quadrotor-hallway", "DCOL IV-A-2: a 6-DOF quadrotor through a hallway of 12 obstacles from hover (Ipopt)",
+       demo_quadrotor_hallway},
       {"ten-bodies", "ten iDCOL bodies thrown together: penalty contact, CVODES with the analytic Jacobian",
        demo_ten_bodies},
       {"pile", "mixed iDCOL bodies dropped into a box: penalty contact with damping and friction", demo_pile},
@@ -41,6 +50,15 @@ Options
   --quick         a shorter run
   --threads N     threads for the scene queries (default 1; 0: all cores)
   --list          list the demos
+
+Options of the trajectory demos (piano-mover, cone-opening, arm-reach; docs/plan.md)
+  --knots N             knots of the trajectory
+  --max-iter N          Ipopt's iteration limit (default 1000)
+  --print-level N       Ipopt's output (default 0)
+  --print-knots         print the optimized configurations
+  --near-pairs          rows only for the pairs near the initial path
+  --objective-hessian   Ipopt's exact mode with the objective's Hessian (default: limited-memory)
+  --ipopt NAME=VALUE    any Ipopt option
 
 Demos
 )";

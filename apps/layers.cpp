@@ -175,12 +175,12 @@ Json qp_result_json(const qp::ProximityResult& r) {
   j["phi"] = r.phi;
   j["signed_distance"] = r.signed_distance;
   j["core_distance"] = r.core_distance;
-  j["closest1_W"] = vec_json(r.closest1_W);
-  j["closest2_W"] = vec_json(r.closest2_W);
   j["p1_W"] = vec_json(r.p1_W);
   j["p2_W"] = vec_json(r.p2_W);
-  j["p1_B1"] = vec_json(r.p1_B1);
-  j["p2_B2"] = vec_json(r.p2_B2);
+  j["core1_W"] = vec_json(r.core1_W);
+  j["core2_W"] = vec_json(r.core2_W);
+  j["core1_B1"] = vec_json(r.core1_B1);
+  j["core2_B2"] = vec_json(r.core2_B2);
   j["normal_W"] = vec_json(r.normal_W);
   j["cores_touch"] = r.cores_touch;
   j["unique_minimizer"] = r.unique_minimizer;
@@ -214,14 +214,14 @@ Json qp_derivatives_json(const qp::ProximityDerivatives& d) {
   DIFFCOL_BLOCK(J_phi_X2);
   DIFFCOL_BLOCK(J_signed_distance_X1);
   DIFFCOL_BLOCK(J_signed_distance_X2);
+  DIFFCOL_BLOCK(J_core1_W_X1);
+  DIFFCOL_BLOCK(J_core1_W_X2);
+  DIFFCOL_BLOCK(J_core2_W_X1);
+  DIFFCOL_BLOCK(J_core2_W_X2);
   DIFFCOL_BLOCK(J_p1_W_X1);
   DIFFCOL_BLOCK(J_p1_W_X2);
   DIFFCOL_BLOCK(J_p2_W_X1);
   DIFFCOL_BLOCK(J_p2_W_X2);
-  DIFFCOL_BLOCK(J_closest1_W_X1);
-  DIFFCOL_BLOCK(J_closest1_W_X2);
-  DIFFCOL_BLOCK(J_closest2_W_X1);
-  DIFFCOL_BLOCK(J_closest2_W_X2);
   DIFFCOL_BLOCK(J_normal_W_X1);
   DIFFCOL_BLOCK(J_normal_W_X2);
 #undef DIFFCOL_BLOCK

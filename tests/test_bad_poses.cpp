@@ -162,14 +162,14 @@ TEST(BadPoses, QpGivesInvalidInput) {
     for (const qp::ProximityResult& r : {qp::proximity(c1, b.X, c2, X2), qp::proximity(c1, X1, c2, b.X, ipm),
                                          qp::proximity(g, b.X, g, X2), qp::proximity(c1, X1, g, b.X)}) {
       EXPECT_EQ(r.status, qp::ProximityStatus::invalid_input) << b.name;
-      EXPECT_TRUE(std::isfinite(r.phi) && std::isfinite(r.signed_distance) && finite(r.p1_W)) << b.name;
+      EXPECT_TRUE(std::isfinite(r.phi) && std::isfinite(r.signed_distance) && finite(r.core1_W)) << b.name;
     }
     qp::ProximityGradient pg;
     qp::proximity_gradient(c1, b.X, c2, X2, pg, diffcol::ReferenceFrame::local);
     EXPECT_EQ(pg.status, qp::ProximityStatus::invalid_input) << b.name;
     const qp::ProximityDerivatives d = qp::proximity_derivatives(c1, b.X, c2, X2, good);
     EXPECT_EQ(d.status, qp::ProximityDerivativeStatus::invalid_input) << b.name;
-    EXPECT_TRUE(finite(d.J_phi_X1) && finite(d.J_p1_W_X1) && finite(d.J_normal_W_X2)) << b.name;
+    EXPECT_TRUE(finite(d.J_phi_X1) && finite(d.J_core1_W_X1) && finite(d.J_normal_W_X2)) << b.name;
   }
 }
 

@@ -46,27 +46,27 @@ long deriv_pose_count() { return diffcol::test::env_count("DIFFCOL_QP_DERIV_POSE
 
 constexpr int kRows = 17;
 const std::vector<OutputBlock>& blocks() {
-  static const std::vector<OutputBlock> b = {{"phi", 0, 1},       {"signed_distance", 1, 1}, {"p1_W", 2, 3},
-                                             {"p2_W", 5, 3},      {"closest1_W", 8, 3},      {"closest2_W", 11, 3},
+  static const std::vector<OutputBlock> b = {{"phi", 0, 1},       {"signed_distance", 1, 1}, {"core1_W", 2, 3},
+                                             {"core2_W", 5, 3},      {"p1_W", 8, 3},      {"p2_W", 11, 3},
                                              {"normal_W", 14, 3}};
   return b;
 }
 Eigen::VectorXd values(const ProximityResult& r) {
   Eigen::VectorXd v(kRows);
-  v << r.phi, r.signed_distance, r.p1_W, r.p2_W, r.closest1_W, r.closest2_W, r.normal_W;
+  v << r.phi, r.signed_distance, r.core1_W, r.core2_W, r.p1_W, r.p2_W, r.normal_W;
   return v;
 }
 Eigen::MatrixXd jacobian(const ProximityDerivatives& d) {
   Eigen::MatrixXd J(kRows, 12);
-  J << d.J_phi_X1, d.J_phi_X2, d.J_signed_distance_X1, d.J_signed_distance_X2, d.J_p1_W_X1, d.J_p1_W_X2,
-      d.J_p2_W_X1, d.J_p2_W_X2, d.J_closest1_W_X1, d.J_closest1_W_X2, d.J_closest2_W_X1, d.J_closest2_W_X2,
+  J << d.J_phi_X1, d.J_phi_X2, d.J_signed_distance_X1, d.J_signed_distance_X2, d.J_core1_W_X1, d.J_core1_W_X2,
+      d.J_core2_W_X1, d.J_core2_W_X2, d.J_p1_W_X1, d.J_p1_W_X2, d.J_p2_W_X1, d.J_p2_W_X2,
       d.J_normal_W_X1, d.J_normal_W_X2;
   return J;
 }
 Eigen::MatrixXd jacobian(const ProximityCoordinateJacobians& d) {
   Eigen::MatrixXd J(kRows, 14);
-  J << d.J_phi_rq1, d.J_phi_rq2, d.J_signed_distance_rq1, d.J_signed_distance_rq2, d.J_p1_W_rq1, d.J_p1_W_rq2,
-      d.J_p2_W_rq1, d.J_p2_W_rq2, d.J_closest1_W_rq1, d.J_closest1_W_rq2, d.J_closest2_W_rq1, d.J_closest2_W_rq2,
+  J << d.J_phi_rq1, d.J_phi_rq2, d.J_signed_distance_rq1, d.J_signed_distance_rq2, d.J_core1_W_rq1, d.J_core1_W_rq2,
+      d.J_core2_W_rq1, d.J_core2_W_rq2, d.J_p1_W_rq1, d.J_p1_W_rq2, d.J_p2_W_rq1, d.J_p2_W_rq2,
       d.J_normal_W_rq1, d.J_normal_W_rq2;
   return J;
 }
@@ -274,8 +274,8 @@ void check_penetration(const char* name, unsigned seed, S1 (*make1)(std::mt19937
       Eigen::Matrix<double, 6, 1> xi;
       for (int i = 0; i < 6; ++i) xi(i) = 1e-3 * U(rng);
       const ProximityResult q = proximity(s1, X1, s2, diffcol::se3_exp(xi) * X2);
-      smooth = q.penetration && (q.normal_W - r.normal_W).norm() < 1e-2 && (q.p1_W - r.p1_W).norm() < 1e-2 &&
-               (q.p2_W - r.p2_W).norm() < 1e-2;
+      smooth = q.penetration && (q.normal_W - r.normal_W).norm() < 1e-2 && (q.core1_W - r.core1_W).norm() < 1e-2 &&
+               (q.core2_W - r.core2_W).norm() < 1e-2;
     }
     if (!smooth) continue;
     const std::string what = std::string(name) + " attempt " + std::to_string(attempts);
@@ -293,7 +293,7 @@ void check_penetration(const char* name, unsigned seed, S1 (*make1)(std::mt19937
                                    std::pair{&d.J_signed_distance_X2, &e.J_signed_distance_X2}})
         EXPECT_LE((*dj - *ej).norm(), 1e-9 * (1.0 + dj->norm())) << what;
       EXPECT_LE((d.J_normal_W_X2 - e.J_normal_W_X2).norm(), 1e-9 * (1.0 + d.J_normal_W_X2.norm())) << what;
-      EXPECT_LE((d.J_p1_W_X1 - e.J_p1_W_X1).norm(), 1e-9 * (1.0 + d.J_p1_W_X1.norm())) << what;
+      EXPECT_LE((d.J_core1_W_X1 - e.J_core1_W_X1).norm(), 1e-9 * (1.0 + d.J_core1_W_X1.norm())) << what;
       const auto res = check_against_differences(f, X1, X2, d, conv, 1e-5);
       EXPECT_TRUE(res.passed()) << what << (conv == ReferenceFrame::world ? " world\n" : " body\n") << res.report();
       for (const auto& b : res.blocks) st.worst_ratio = std::max(st.worst_ratio, b.worst_ratio);

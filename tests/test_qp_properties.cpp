@@ -249,16 +249,16 @@ PaddedPolygon scaled(const PaddedPolygon& p, double f) {
 
 bool all_finite(const ProximityResult& r) {
   return std::isfinite(r.phi) && std::isfinite(r.signed_distance) && std::isfinite(r.core_distance) &&
-         r.p1_W.allFinite() && r.p2_W.allFinite() && r.p1_B1.allFinite() && r.p2_B2.allFinite() &&
-         r.closest1_W.allFinite() && r.closest2_W.allFinite() && r.normal_W.allFinite() &&
+         r.core1_W.allFinite() && r.core2_W.allFinite() && r.core1_B1.allFinite() && r.core2_B2.allFinite() &&
+         r.p1_W.allFinite() && r.p2_W.allFinite() && r.normal_W.allFinite() &&
          std::isfinite(r.core_distance_lower_bound) && std::isfinite(r.length_unit) && r.qp.x.allFinite() &&
          r.qp.lambda.allFinite() && r.qp.S.allFinite();
 }
 bool all_finite(const ProximityDerivatives& d) {
   return d.J_phi_X1.allFinite() && d.J_phi_X2.allFinite() && d.J_signed_distance_X1.allFinite() &&
-         d.J_signed_distance_X2.allFinite() && d.J_p1_W_X1.allFinite() && d.J_p1_W_X2.allFinite() &&
-         d.J_p2_W_X1.allFinite() && d.J_p2_W_X2.allFinite() && d.J_closest1_W_X1.allFinite() &&
-         d.J_closest1_W_X2.allFinite() && d.J_closest2_W_X1.allFinite() && d.J_closest2_W_X2.allFinite() &&
+         d.J_signed_distance_X2.allFinite() && d.J_core1_W_X1.allFinite() && d.J_core1_W_X2.allFinite() &&
+         d.J_core2_W_X1.allFinite() && d.J_core2_W_X2.allFinite() && d.J_p1_W_X1.allFinite() &&
+         d.J_p1_W_X2.allFinite() && d.J_p2_W_X1.allFinite() && d.J_p2_W_X2.allFinite() &&
          d.J_normal_W_X1.allFinite() && d.J_normal_W_X2.allFinite();
 }
 
@@ -273,7 +273,7 @@ std::string summary(const ProximityResult& r) {
   std::ostringstream s;
   s.precision(17);
   s << status_name(r.status) << " sd " << r.signed_distance << " core " << r.core_distance << " p1 "
-    << r.p1_W.transpose() << " p2 " << r.p2_W.transpose() << (r.cores_touch ? " cores_touch" : "")
+    << r.core1_W.transpose() << " p2 " << r.core2_W.transpose() << (r.cores_touch ? " cores_touch" : "")
     << (r.penetration ? " penetration" : "") << (r.unique_minimizer ? "" : " non-unique");
   return s.str();
 }
@@ -408,9 +408,9 @@ void check_pair(std::mt19937& rng, const S1& a, const S2& b, const std::string& 
           sampled = std::min(sampled, point_polygon(seg.V[0] + (i / 20000.0) * (seg.V[1] - seg.V[0]), poly));
       m << "signed core distance " << s << " against reference distance " << dist << ", separating-axis " << sat
         << ", sampled upper bound " << sampled << ", certify " << cert << " lower bound "
-        << lower.core_distance_lower_bound << ", p1 off core 1 " << off_core(A, r.p1_W) << ", p2 off core 2 "
-        << off_core(B, r.p2_W) << ", |X1 p1_B1 - p1_W| " << (X1 * r.p1_B1 - r.p1_W).norm() << ", |X2 p2_B2 - p2_W| "
-        << (X2 * r.p2_B2 - r.p2_W).norm() << ": " << at << ": " << summary(r);
+        << lower.core_distance_lower_bound << ", p1 off core 1 " << off_core(A, r.core1_W) << ", p2 off core 2 "
+        << off_core(B, r.core2_W) << ", |X1 core1_B1 - core1_W| " << (X1 * r.core1_B1 - r.core1_W).norm() << ", |X2 core2_B2 - core2_W| "
+        << (X2 * r.core2_B2 - r.core2_W).norm() << ": " << at << ": " << summary(r);
       c.report(m.str());
     }
   }
@@ -427,8 +427,8 @@ void check_pair(std::mt19937& rng, const S1& a, const S2& b, const std::string& 
     c.report(std::string("the shapes x 1e3 were refused: ") + e.what() + ": " + at);
     unit = r;
     unit.signed_distance *= 1e3;
-    unit.p1_W *= 1e3;
-    unit.p2_W *= 1e3;
+    unit.core1_W *= 1e3;
+    unit.core2_W *= 1e3;
   }
   const ProximityResult world = proximity(a, Z1, b, Z2);
   const bool witnesses = r.unique_minimizer && !r.cores_touch;
@@ -448,10 +448,10 @@ void check_pair(std::mt19937& rng, const S1& a, const S2& b, const std::string& 
     const double k = o == &unit ? 1e3 : 1.0;
     double err = std::abs(o->signed_distance / k - r.signed_distance);
     if (witnesses && o->unique_minimizer && !o->cores_touch) {
-      Vec3 q1 = o->p1_W / k, q2 = o->p2_W / k;
+      Vec3 q1 = o->core1_W / k, q2 = o->core2_W / k;
       if (o == &swapped) std::swap(q1, q2);
       if (o == &world) q1 = T.transpose() * q1, q2 = T.transpose() * q2;
-      err = std::max({err, (q1 - r.p1_W).norm(), (q2 - r.p2_W).norm()});
+      err = std::max({err, (q1 - r.core1_W).norm(), (q2 - r.core2_W).norm()});
     }
     c.worst_invariance = std::max(c.worst_invariance, err / scale);
     if (!(err <= 1e-9 * scale)) {

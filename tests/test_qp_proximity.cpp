@@ -303,9 +303,9 @@ void compare(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, const P
     EXPECT_TRUE(r.cores_touch) << what;
     const double s = r.signed_distance + R;
     EXPECT_LE(s, 0.0) << what;
-    EXPECT_LE(std::max(off_core(s1, X1, r.p1_W), off_core(s2, X2, r.p2_W)), kTol) << what;
+    EXPECT_LE(std::max(off_core(s1, X1, r.core1_W), off_core(s2, X2, r.core2_W)), kTol) << what;
     EXPECT_NEAR(r.normal_W.norm(), 1.0, 1e-12) << what;
-    EXPECT_LE((r.p2_W - r.p1_W - s * r.normal_W).norm(), kTol) << what;
+    EXPECT_LE((r.core2_W - r.core1_W - s * r.normal_W).norm(), kTol) << what;
     EXPECT_LE(axis_separation(s1, X1, s2, X2, r.normal_W), s + kTol) << what;
     EXPECT_GE(axis_separation(s1, X1, s2, X2, r.normal_W), s - kTol) << what;
     // No sampled direction separates the cores better (s is the max over unit n of s(n)).
@@ -316,16 +316,16 @@ void compare(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, const P
   }
   EXPECT_NEAR(r.signed_distance, ref.dist - R, kTol) << what;
   // The witness points lie on the cores and realize the distance.
-  const double feas = std::max(off_core(s1, X1, r.p1_W), off_core(s2, X2, r.p2_W));
+  const double feas = std::max(off_core(s1, X1, r.core1_W), off_core(s2, X2, r.core2_W));
   st.feas = std::max(st.feas, feas);
   EXPECT_LE(feas, kTol) << what;
-  EXPECT_NEAR((r.p1_W - r.p2_W).norm(), r.core_distance, 1e-12) << what;
-  EXPECT_LE((X1 * r.p1_B1 - r.p1_W).norm(), 1e-12) << what;
-  EXPECT_LE((X2 * r.p2_B2 - r.p2_W).norm(), 1e-12) << what;
+  EXPECT_NEAR((r.core1_W - r.core2_W).norm(), r.core_distance, 1e-12) << what;
+  EXPECT_LE((X1 * r.core1_B1 - r.core1_W).norm(), 1e-12) << what;
+  EXPECT_LE((X2 * r.core2_B2 - r.core2_W).norm(), 1e-12) << what;
   // Closest points on the padded surfaces: closest2 − closest1 = signed distance · normal.
   if (!r.cores_touch) {
     EXPECT_NEAR(r.normal_W.norm(), 1.0, 1e-12) << what;
-    EXPECT_LE((r.closest2_W - r.closest1_W - r.signed_distance * r.normal_W).norm(), 1e-12) << what;
+    EXPECT_LE((r.p2_W - r.p1_W - r.signed_distance * r.normal_W).norm(), 1e-12) << what;
   } else {
     ++st.touching;
     // Capsules with crossing axes report the one-sided normal ±(u1 × u2)/‖u1 × u2‖; others none.
@@ -339,14 +339,14 @@ void compare(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, const P
   }
   if (r.unique_minimizer) {
     ++st.unique;
-    const double e = std::max((r.p1_W - ref.a).norm(), (r.p2_W - ref.b).norm());
+    const double e = std::max((r.core1_W - ref.a).norm(), (r.core2_W - ref.b).norm());
     st.points = std::max(st.points, e);
-    EXPECT_LE(e, kTol) << what << " p1 " << r.p1_W.transpose() << " ref " << ref.a.transpose() << " p2 "
-                       << r.p2_W.transpose() << " ref " << ref.b.transpose();
+    EXPECT_LE(e, kTol) << what << " p1 " << r.core1_W.transpose() << " ref " << ref.a.transpose() << " p2 "
+                       << r.core2_W.transpose() << " ref " << ref.b.transpose();
     if (ref.dist > 1e-6 && !r.cores_touch) {
       const Vec3 n = (ref.b - ref.a) / ref.dist;
-      const double ec = std::max((r.closest1_W - (ref.a + s1.radius() * n)).norm(),
-                                 (r.closest2_W - (ref.b - s2.radius() * n)).norm());
+      const double ec = std::max((r.p1_W - (ref.a + s1.radius() * n)).norm(),
+                                 (r.p2_W - (ref.b - s2.radius() * n)).norm());
       st.closest = std::max(st.closest, ec);
       EXPECT_LE(ec, kTol) << what;
     }
@@ -495,7 +495,7 @@ TEST(QpProximity, SolverChoiceForCapsules) {
     EXPECT_TRUE(b.qp.interior_point && !a.qp.interior_point);
     EXPECT_NEAR(a.phi, b.phi, 1e-12);
     if (a.unique_minimizer) {
-      EXPECT_LE((a.p1_W - b.p1_W).norm() + (a.p2_W - b.p2_W).norm(), 1e-9);
+      EXPECT_LE((a.core1_W - b.core1_W).norm() + (a.core2_W - b.core2_W).norm(), 1e-9);
     }
   }
 }
@@ -508,7 +508,7 @@ TEST(QpProximity, InvalidPoseGivesStatusNotNaN) {
   for (const ProximityResult& r : {proximity(c, bad, c, Pose()), proximity(p, Pose(), p, bad),
                                    proximity(c, Pose(), p, bad), proximity(p, bad, c, Pose())}) {
     EXPECT_EQ(r.status, ProximityStatus::invalid_input);
-    EXPECT_TRUE(std::isfinite(r.phi) && r.p1_W.allFinite() && r.closest2_W.allFinite() && r.normal_W.allFinite());
+    EXPECT_TRUE(std::isfinite(r.phi) && r.core1_W.allFinite() && r.p2_W.allFinite() && r.normal_W.allFinite());
   }
   EXPECT_STREQ(status_name(ProximityStatus::invalid_input), "invalid_input");
 }
@@ -523,7 +523,7 @@ TEST(QpProximity, FarApartPosesGiveStatusNotOverflow) {
   for (const ProximityResult& r : {proximity(c, far, c, Pose()), proximity(p, Pose(), p, far),
                                    proximity(c, Pose(), p, far), proximity(p, far, c, Pose())}) {
     EXPECT_EQ(r.status, ProximityStatus::invalid_input);
-    EXPECT_TRUE(std::isfinite(r.phi) && r.p1_W.allFinite() && r.closest2_W.allFinite() && r.normal_W.allFinite());
+    EXPECT_TRUE(std::isfinite(r.phi) && r.core1_W.allFinite() && r.p2_W.allFinite() && r.normal_W.allFinite());
   }
   Pose far1, far2;
   far1.p.z() = far2.p.z() = 9e99;
@@ -549,7 +549,7 @@ TEST(QpProximity, InvalidOptionsAreRejected) {
     for (const ProximityResult& r : {proximity(c, Pose(), c, X2, o), proximity(p, Pose(), p, X2, o),
                                      proximity(c, Pose(), p, X2, o), proximity(p, Pose(), c, X2, o)}) {
       EXPECT_EQ(r.status, ProximityStatus::invalid_input) << field;
-      EXPECT_TRUE(std::isfinite(r.phi) && r.p1_W.allFinite()) << field;
+      EXPECT_TRUE(std::isfinite(r.phi) && r.core1_W.allFinite()) << field;
     }
   };
   ProximityOptions o;
@@ -607,8 +607,8 @@ TEST(QpProximity, SimpleClosedForms) {
   EXPECT_NEAR(r.signed_distance, 1.5, 1e-12);
   EXPECT_LE((r.normal_W - Vec3::UnitZ()).norm(), 1e-12);
   EXPECT_FALSE(r.unique_minimizer);  // overlapping parallel faces
-  EXPECT_NEAR(r.closest1_W.z(), 0.25, 1e-12);
-  EXPECT_NEAR(r.closest2_W.z(), 1.75, 1e-12);
+  EXPECT_NEAR(r.p1_W.z(), 0.25, 1e-12);
+  EXPECT_NEAR(r.p2_W.z(), 1.75, 1e-12);
   // Crossed capsules (x axis and y axis, 1 apart in z): witness points at the crossing.
   const Capsule c(0.1, 2.0);
   Pose Y;
@@ -616,8 +616,8 @@ TEST(QpProximity, SimpleClosedForms) {
   Y.p = Vec3(0.25, 0.5, 1.0);
   const auto s = proximity(c, Pose(), c, Y);
   EXPECT_NEAR(s.core_distance, 1.0, 1e-14);
-  EXPECT_LE((s.p1_W - Vec3(0.25, 0, 0)).norm(), 1e-14);
-  EXPECT_LE((s.p2_W - Vec3(0.25, 0, 1)).norm(), 1e-14);
+  EXPECT_LE((s.core1_W - Vec3(0.25, 0, 0)).norm(), 1e-14);
+  EXPECT_LE((s.core2_W - Vec3(0.25, 0, 1)).norm(), 1e-14);
   EXPECT_TRUE(s.unique_minimizer);
 }
 
@@ -724,7 +724,7 @@ void check_scales(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, do
   EXPECT_LE(std::abs(rw.core_distance - r1.core_distance), 1e-10 * unit) << what << " (world frame)";
   EXPECT_LE(std::abs(rw.signed_distance - r1.signed_distance), 1e-10 * unit) << what << " (world frame)";
   if (r1.unique_minimizer && rw.unique_minimizer && (rw.normal_W - W.R * r1.normal_W).norm() < 1e-6)
-    EXPECT_LE((rw.p1_W - W * r1.p1_W).norm() + (rw.p2_W - W * r1.p2_W).norm(), 1e-9 * unit) << what << " (world frame)";
+    EXPECT_LE((rw.core1_W - W * r1.core1_W).norm() + (rw.core2_W - W * r1.core2_W).norm(), 1e-9 * unit) << what << " (world frame)";
   for (const double f : {1e-6, 3.7e-5, 1e-4, 1e-2, 1e2, 1e4, 1e6}) {
     const S1 a = scaled(s1, f);
     const S2 b = scaled(s2, f);
@@ -740,8 +740,8 @@ void check_scales(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, do
       continue;
     }
     const double e = std::max({std::abs(r.core_distance / f - r1.core_distance),
-                               std::abs(r.signed_distance / f - r1.signed_distance), (r.p1_W / f - r1.p1_W).norm(),
-                               (r.p2_W / f - r1.p2_W).norm()}) /
+                               std::abs(r.signed_distance / f - r1.signed_distance), (r.core1_W / f - r1.core1_W).norm(),
+                               (r.core2_W / f - r1.core2_W).norm()}) /
                      unit;
     st.scale = std::max(st.scale, e);
     EXPECT_LE(e, 1e-10) << what << " at scale " << f;
@@ -753,7 +753,7 @@ void check_scales(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, do
         << what << " at scale " << f << ": " << r.normal_W.transpose() << " / " << r1.normal_W.transpose() << ", s "
         << r.signed_distance / f << " / " << r1.signed_distance;
     const double R = s1.radius() + s2.radius();
-    EXPECT_LE(std::max((r.closest1_W / f - r1.closest1_W).norm(), (r.closest2_W / f - r1.closest2_W).norm()),
+    EXPECT_LE(std::max((r.p1_W / f - r1.p1_W).norm(), (r.p2_W / f - r1.p2_W).norm()),
               1e-10 * unit + R * n_tol)
         << what << " at scale " << f;
     EXPECT_EQ(r.penetration, r1.penetration) << what << " at scale " << f;
@@ -764,14 +764,14 @@ void check_scales(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, do
       const ProximityDerivatives d = proximity_derivatives(a, Y1, b, Y2, r);
       ASSERT_EQ(d.status, ProximityDerivativeStatus::ok) << what << " at scale " << f;
       Eigen::Matrix<double, 4, 12> J, Jf;
-      J << d1.J_signed_distance_X1, d1.J_signed_distance_X2, d1.J_p1_W_X1, d1.J_p1_W_X2;
-      Jf << d.J_signed_distance_X1, d.J_signed_distance_X2, d.J_p1_W_X1, d.J_p1_W_X2;
+      J << d1.J_signed_distance_X1, d1.J_signed_distance_X2, d1.J_core1_W_X1, d1.J_core1_W_X2;
+      Jf << d.J_signed_distance_X1, d.J_signed_distance_X2, d.J_core1_W_X1, d.J_core1_W_X2;
       for (const int c : {0, 1, 2, 6, 7, 8}) Jf.col(c) /= f;
       EXPECT_LE((Jf - J).cwiseAbs().maxCoeff(), 1e-8 * (1.0 + J.cwiseAbs().maxCoeff())) << what << " at scale " << f;
     }
     // In the body frames: world coordinates 10⁷ sizes away carry ε·10⁷ of rounding themselves.
-    const double feas = std::max(off_core(a, Pose(), r.p1_B1), off_core(b, Pose(), r.p2_B2)) / (f * size);
-    EXPECT_LE((Y1 * r.p1_B1 - r.p1_W).norm() + (Y2 * r.p2_B2 - r.p2_W).norm(),
+    const double feas = std::max(off_core(a, Pose(), r.core1_B1), off_core(b, Pose(), r.core2_B2)) / (f * size);
+    EXPECT_LE((Y1 * r.core1_B1 - r.core1_W).norm() + (Y2 * r.core2_B2 - r.core2_W).norm(),
               1e-15 * (f * size + Y1.p.norm() + Y2.p.norm()) * 8)
         << what << " at scale " << f;
     st.feas = std::max(st.feas, feas);
@@ -886,21 +886,21 @@ TEST(QpCertified, PerturbedAnswersAreRefused) {
     EXPECT_NEAR(q.core_distance_lower_bound, r.core_distance, 1e-9 * (L + r.core_distance)) << k;
     // The polygon witness moved off the plane (outside the core) by 1e-8 of the unit.
     q = r;
-    q.p2_B2.z() += 1e-8 * L;
+    q.core2_B2.z() += 1e-8 * L;
     EXPECT_FALSE(certify(c1, X1, s2, X2, q)) << k;
     // The polygon witness moved to a vertex that is farther: the dual bound refuses the distance.
     for (const Vec2& v : s2.vertices()) {
       q = r;
-      q.p2_B2 = Vec3(v.x(), v.y(), 0.0);
-      const double far = (X1 * q.p1_B1 - X2 * q.p2_B2).norm();
+      q.core2_B2 = Vec3(v.x(), v.y(), 0.0);
+      const double far = (X1 * q.core1_B1 - X2 * q.core2_B2).norm();
       if (far > r.core_distance * (1.0 + 1e-7) + 1e-7 * L) EXPECT_FALSE(certify(c1, X1, s2, X2, q)) << k;
     }
     // The capsule witness moved along its axis by 1e-6 where that lengthens the distance.
     q = r;
-    const double t = (q.p1_B1 - c1.b_B()).dot(c1.a_B() - c1.b_B()) / (c1.a_B() - c1.b_B()).squaredNorm();
+    const double t = (q.core1_B1 - c1.b_B()).dot(c1.a_B() - c1.b_B()) / (c1.a_B() - c1.b_B()).squaredNorm();
     const double t2 = t > 0.5 ? t - 1e-6 : t + 1e-6;
-    q.p1_B1 = c1.core_point_B(t2);
-    if ((X1 * q.p1_B1 - X2 * q.p2_B2).norm() > r.core_distance + 1e-8 * (L + r.core_distance))
+    q.core1_B1 = c1.core_point_B(t2);
+    if ((X1 * q.core1_B1 - X2 * q.core2_B2).norm() > r.core_distance + 1e-8 * (L + r.core_distance))
       EXPECT_FALSE(certify(c1, X1, s2, X2, q)) << k;
   }
   EXPECT_GE(checked, 30);
@@ -928,7 +928,7 @@ TEST(QpCertified, BenchmarkSweepIsCertified) {
     for (const ProximityResult* r : {&a, &b}) {
       if (!r->penetration) continue;
       const double s = r->signed_distance + (r == &a ? cap.radius() : poly.radius()) + poly.radius();
-      EXPECT_LE((r->p2_W - r->p1_W - s * r->normal_W).norm(), 1e-9) << i;
+      EXPECT_LE((r->core2_W - r->core1_W - s * r->normal_W).norm(), 1e-9) << i;
     }
     EXPECT_TRUE(certify(cap, Pose(), poly, X, a)) << i;
     EXPECT_TRUE(certify(poly, Pose(), poly, X, b)) << i;

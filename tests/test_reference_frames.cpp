@@ -257,7 +257,7 @@ TEST(ReferenceFrames, QpDerivativesInEveryFrame) {
     const auto f = [&](const Pose& A, const Pose& B) {
       const qp::ProximityResult r = qp::proximity(c1, A, p2, B);
       Eigen::VectorXd v(7);
-      v << r.signed_distance, r.closest1_W, r.normal_W;
+      v << r.signed_distance, r.p1_W, r.normal_W;
       return v;
     };
     const qp::ProximityResult r = qp::proximity(c1, X1, p2, X2);
@@ -268,7 +268,7 @@ TEST(ReferenceFrames, QpDerivativesInEveryFrame) {
       EXPECT_EQ(d.frame, frame);
       Eigen::MatrixXd J(7, 12);
       J.row(0) << d.J_signed_distance_X1, d.J_signed_distance_X2;
-      J.middleRows(1, 3) << d.J_closest1_W_X1, d.J_closest1_W_X2;
+      J.middleRows(1, 3) << d.J_p1_W_X1, d.J_p1_W_X2;
       J.middleRows(4, 3) << d.J_normal_W_X1, d.J_normal_W_X2;
       const auto res = check_pose_gradient(f, X1, X2, J, fd_options(frame));
       EXPECT_TRUE(res.passed()) << reference_frame_name(frame) << "\n" << res.report();

@@ -79,11 +79,11 @@ gap is d_D, the signed eq. (30) (not the Euclidean distance); p1_W, p2_W the con
 the scaled primitives (see help(diffcol.dcol.solve_contact))."""
 
 QpProximity = _collections.namedtuple(
-    "QpProximity", ["signed_distance", "phi", "p1_W", "p2_W", "closest1_W", "closest2_W", "normal_W"])
-QpProximity.__doc__ = """DiffPills outputs per pair: signed_distance, phi (N,); p1_W, p2_W, closest1_W,
-closest2_W, normal_W (N, 3).
+    "QpProximity", ["signed_distance", "phi", "core1_W", "core2_W", "p1_W", "p2_W", "normal_W"])
+QpProximity.__doc__ = """DiffPills outputs per pair: signed_distance, phi (N,); core1_W, core2_W, p1_W,
+p2_W, normal_W (N, 3).
 
-p1_W, p2_W are the witness points on the cores (segment / polygon), closest1_W, closest2_W those
+core1_W, core2_W are the witness points on the cores (segment / polygon), p1_W, p2_W those
 on the padded surfaces, phi = |p1 - p2|^2 - (R1 + R2)^2 (see help(diffcol.qp.proximity))."""
 
 
@@ -360,7 +360,7 @@ def qp_proximity(shape1, X_W1, shape2, X_W2, options=None, accept_one_sided=Fals
         the library's documented one-sided Jacobians (docs/qp.md, "Derivatives") instead of
         raising SolveError in backward.
     Returns:
-      QpProximity(signed_distance, phi, p1_W, p2_W, closest1_W, closest2_W, normal_W).
+      QpProximity(signed_distance, phi, core1_W, core2_W, p1_W, p2_W, normal_W).
     Raises:
       SolveError for a failed solve (forward) or, in backward, a pair with a non-zero incoming
       gradient whose derivative status is not ok (see accept_one_sided).

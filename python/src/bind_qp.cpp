@@ -28,10 +28,10 @@ Conventions (diffcol.qp, as the C++ include/diffcol/qp)
 -------------------------------------------------------
 Poses: X_W1, X_W2 are the world poses of shape 1 and shape 2 (world_from_body), given as a
   diffcol.Pose, a 7-vector [x, y, z, qw, qx, qy, qz] or a 4x4 matrix. Shapes hold body-frame data.
-Outputs (world frame unless _B1/_B2): p1_W, p2_W the witness points on the cores (segment /
+Outputs (world frame unless _B1/_B2): core1_W, core2_W the witness points on the cores (segment /
   polygon); phi = |p1 - p2|^2 - (R1 + R2)^2, eq. (20) (> 0 separated); signed_distance =
   |p1 - p2| - (R1 + R2); normal_W = (p2 - p1)/|p2 - p1| from shape 1 towards shape 2 (zero when
-  the cores touch); closest1_W = p1 + R1 normal_W, closest2_W = p2 - R2 normal_W, eq. (21)-(22).
+  the cores touch); p1_W = p1 + R1 normal_W, p2_W = p2 - R2 normal_W, eq. (21)-(22).
 Twists are 6-vectors ordered [w; v] (angular first). J_<output>_X1 / J_<output>_X2: rows = the
   output's components, 6 columns = the twist of X_W1 / X_W2 in the chosen ReferenceFrame `frame`:
   ReferenceFrame.world (default): X_Wi <- exp(eta^) X_Wi (w in world axes, v the velocity of
@@ -58,12 +58,12 @@ std::string qp_field_doc(const std::string& name, const std::string& shape) {
       {"phi", "phi = |p1 - p2|^2 - (R1 + R2)^2, eq. (20)"},
       {"signed_distance", "|p1 - p2| - (R1 + R2)"},
       {"core_distance", "|p1 - p2|"},
-      {"p1_W", "witness point on core 1 (segment / polygon), world frame"},
-      {"p2_W", "witness point on core 2, world frame"},
-      {"p1_B1", "p1 in shape 1's frame"},
-      {"p2_B2", "p2 in shape 2's frame"},
-      {"closest1_W", "closest point on padded shape 1, eq. (21), world frame"},
-      {"closest2_W", "closest point on padded shape 2, eq. (22), world frame"},
+      {"core1_W", "witness point on core 1 (segment / polygon), world frame"},
+      {"core2_W", "witness point on core 2, world frame"},
+      {"core1_B1", "p1 in shape 1's frame"},
+      {"core2_B2", "p2 in shape 2's frame"},
+      {"p1_W", "closest point on padded shape 1, eq. (21), world frame"},
+      {"p2_W", "closest point on padded shape 2, eq. (22), world frame"},
       {"normal_W", "(p2 - p1)/|p2 - p1|, world frame; zero when the cores touch"},
   };
   auto wrt = [](const std::string& in) -> std::string {
@@ -376,8 +376,8 @@ Fields (read-only; vectors are numpy arrays, the C++ names):
   phi                 |p1 - p2|^2 - (R1 + R2)^2, eq. (20)
   signed_distance     |p1 - p2| - (R1 + R2)
   core_distance       |p1 - p2|
-  p1_W, p2_W (3,)     witness points on the cores (world); p1_B1, p2_B2 in the shapes' frames
-  closest1_W, closest2_W (3,)  closest points on the padded surfaces, eq. (21)-(22)
+  core1_W, core2_W (3,)     witness points on the cores (world); core1_B1, core2_B2 in the shapes' frames
+  p1_W, p2_W (3,)  closest points on the padded surfaces, eq. (21)-(22)
   normal_W (3,)       (p2 - p1)/|p2 - p1| (zero when cores_touch)
   cores_touch         |p1 - p2| ~ 0;  unique_minimizer: the witness points are unique
   qp                  ProximityQpInfo
@@ -387,12 +387,12 @@ Fields (read-only; vectors are numpy arrays, the C++ names):
       .def_readonly("phi", &ProximityResult::phi, doc(qp_field_doc("phi", "()")))
       .def_readonly("signed_distance", &ProximityResult::signed_distance, doc(qp_field_doc("signed_distance", "()")))
       .def_readonly("core_distance", &ProximityResult::core_distance, doc(qp_field_doc("core_distance", "()")))
+      .def_readonly("core1_W", &ProximityResult::core1_W, doc(qp_field_doc("core1_W", "(3,)")))
+      .def_readonly("core2_W", &ProximityResult::core2_W, doc(qp_field_doc("core2_W", "(3,)")))
+      .def_readonly("core1_B1", &ProximityResult::core1_B1, doc(qp_field_doc("core1_B1", "(3,)")))
+      .def_readonly("core2_B2", &ProximityResult::core2_B2, doc(qp_field_doc("core2_B2", "(3,)")))
       .def_readonly("p1_W", &ProximityResult::p1_W, doc(qp_field_doc("p1_W", "(3,)")))
       .def_readonly("p2_W", &ProximityResult::p2_W, doc(qp_field_doc("p2_W", "(3,)")))
-      .def_readonly("p1_B1", &ProximityResult::p1_B1, doc(qp_field_doc("p1_B1", "(3,)")))
-      .def_readonly("p2_B2", &ProximityResult::p2_B2, doc(qp_field_doc("p2_B2", "(3,)")))
-      .def_readonly("closest1_W", &ProximityResult::closest1_W, doc(qp_field_doc("closest1_W", "(3,)")))
-      .def_readonly("closest2_W", &ProximityResult::closest2_W, doc(qp_field_doc("closest2_W", "(3,)")))
       .def_readonly("normal_W", &ProximityResult::normal_W, doc(qp_field_doc("normal_W", "(3,)")))
       .def_readonly("cores_touch", &ProximityResult::cores_touch, "|p1 - p2| ~ 0 (see ProximityOptions.core_contact_tolerance).")
       .def_readonly("unique_minimizer", &ProximityResult::unique_minimizer, "The witness points p1, p2 are unique.")
@@ -422,7 +422,7 @@ Args:
   X_W1, X_W2: world poses of shape 1 and 2 (Pose, [x, y, z, qw, qx, qy, qz] or 4x4).
   options: ProximityOptions (default ProximityOptions()).
 Returns:
-  ProximityResult (phi, signed_distance, p1_W, p2_W, closest1_W, closest2_W, normal_W, ...).
+  ProximityResult (phi, signed_distance, core1_W, core2_W, p1_W, p2_W, normal_W, ...).
   Failures are reported by .status, never by an exception.
 Raises:
   ValueError for an invalid pose or options.
@@ -472,7 +472,7 @@ Raises:
           },
           py::arg("shape1"), py::arg("X_W1"), py::arg("shape2"), py::arg("X_W2"), py::arg("result"),
           py::arg("options") = ProximityOptions{},
-          "The a posteriori certificate of a polygon-pair result (its witness points p1_B1, p2_B2 in their cores, "
+          "The a posteriori certificate of a polygon-pair result (its witness points core1_B1, core2_B2 in their cores, "
           "core distance within options.certificate_tolerance of a certified lower bound): "
           "(certified: bool, core_distance_lower_bound: float).");
     }
@@ -500,7 +500,7 @@ Raises:
 
   m.def("swap_shapes", &qp::swap_shapes, py::arg("result"),
         "Swaps the roles of shape 1 and 2 in a result, in place (p1 <-> p2, closest1 <-> closest2, normal -> "
-        "-normal; p1_B1 <-> p2_B2). The qp field is left unchanged.");
+        "-normal; core1_B1 <-> core2_B2). The qp field is left unchanged.");
   m.def("segment_pair_parameters", refuse_complex(&qp::segment_pair_parameters), py::arg("u1"), py::arg("u2"), py::arg("g"),
         "Algorithm 4 for segments p1 = b1 + theta1 u1, p2 = b2 + theta2 u2, g = b1 - b2: the minimizing "
         "(theta1, theta2) in [0, 1]^2 (2,). Always finite (parallel and zero-length segments included).");
@@ -511,7 +511,7 @@ Raises:
 Blocks J_<output>_<X1|X2> (numpy arrays, read-only, the C++ names), 6 columns = the twist of
 X_W1 / X_W2 in `frame`:
   J_phi_X1, J_phi_X2, J_signed_distance_X1, J_signed_distance_X2 (6,)
-  J_p1_W_*, J_p2_W_*, J_closest1_W_*, J_closest2_W_*, J_normal_W_* (3, 6)
+  J_core1_W_*, J_core2_W_*, J_p1_W_*, J_p2_W_*, J_normal_W_* (3, 6)
 status: ProximityDerivativeStatus (ok, non_unique_minimizer, cores_touch, not_solved); the
 blocks are finite in every case and zero when not_solved.
 )") + kQpConventionsDoc));
@@ -526,14 +526,14 @@ blocks are finite in every case and zero when not_solved.
   DIFFCOL_QP_BLOCK(J_phi_X2, "(6,)");
   DIFFCOL_QP_BLOCK(J_signed_distance_X1, "(6,)");
   DIFFCOL_QP_BLOCK(J_signed_distance_X2, "(6,)");
+  DIFFCOL_QP_BLOCK(J_core1_W_X1, "(3, 6)");
+  DIFFCOL_QP_BLOCK(J_core1_W_X2, "(3, 6)");
+  DIFFCOL_QP_BLOCK(J_core2_W_X1, "(3, 6)");
+  DIFFCOL_QP_BLOCK(J_core2_W_X2, "(3, 6)");
   DIFFCOL_QP_BLOCK(J_p1_W_X1, "(3, 6)");
   DIFFCOL_QP_BLOCK(J_p1_W_X2, "(3, 6)");
   DIFFCOL_QP_BLOCK(J_p2_W_X1, "(3, 6)");
   DIFFCOL_QP_BLOCK(J_p2_W_X2, "(3, 6)");
-  DIFFCOL_QP_BLOCK(J_closest1_W_X1, "(3, 6)");
-  DIFFCOL_QP_BLOCK(J_closest1_W_X2, "(3, 6)");
-  DIFFCOL_QP_BLOCK(J_closest2_W_X1, "(3, 6)");
-  DIFFCOL_QP_BLOCK(J_closest2_W_X2, "(3, 6)");
   DIFFCOL_QP_BLOCK(J_normal_W_X1, "(3, 6)");
   DIFFCOL_QP_BLOCK(J_normal_W_X2, "(3, 6)");
 #undef DIFFCOL_QP_BLOCK
@@ -572,22 +572,22 @@ blocks are finite in every case and zero when not_solved.
   py::class_<qp::ProximityCoordinateJacobians> cj(m, "ProximityCoordinateJacobians", R"(Jacobians with respect to positions and quaternions.
 
 7 columns [r_i (3) | q_i = (w, x, y, z) (4)] per pose: J_phi_rq1, J_phi_rq2,
-J_signed_distance_rq1/2 (7,), J_p1_W_rq1/2, J_p2_W_rq1/2, J_closest1_W_rq1/2,
-J_closest2_W_rq1/2, J_normal_W_rq1/2 (3, 7).)");
+J_signed_distance_rq1/2 (7,), J_core1_W_rq1/2, J_core2_W_rq1/2, J_p1_W_rq1/2,
+J_p2_W_rq1/2, J_normal_W_rq1/2 (3, 7).)");
 #define DIFFCOL_QP_CBLOCK(name, shape) \
   cj.def_readonly(#name, &qp::ProximityCoordinateJacobians::name, doc(qp_field_doc(#name, shape)))
   DIFFCOL_QP_CBLOCK(J_phi_rq1, "(7,)");
   DIFFCOL_QP_CBLOCK(J_phi_rq2, "(7,)");
   DIFFCOL_QP_CBLOCK(J_signed_distance_rq1, "(7,)");
   DIFFCOL_QP_CBLOCK(J_signed_distance_rq2, "(7,)");
+  DIFFCOL_QP_CBLOCK(J_core1_W_rq1, "(3, 7)");
+  DIFFCOL_QP_CBLOCK(J_core1_W_rq2, "(3, 7)");
+  DIFFCOL_QP_CBLOCK(J_core2_W_rq1, "(3, 7)");
+  DIFFCOL_QP_CBLOCK(J_core2_W_rq2, "(3, 7)");
   DIFFCOL_QP_CBLOCK(J_p1_W_rq1, "(3, 7)");
   DIFFCOL_QP_CBLOCK(J_p1_W_rq2, "(3, 7)");
   DIFFCOL_QP_CBLOCK(J_p2_W_rq1, "(3, 7)");
   DIFFCOL_QP_CBLOCK(J_p2_W_rq2, "(3, 7)");
-  DIFFCOL_QP_CBLOCK(J_closest1_W_rq1, "(3, 7)");
-  DIFFCOL_QP_CBLOCK(J_closest1_W_rq2, "(3, 7)");
-  DIFFCOL_QP_CBLOCK(J_closest2_W_rq1, "(3, 7)");
-  DIFFCOL_QP_CBLOCK(J_closest2_W_rq2, "(3, 7)");
   DIFFCOL_QP_CBLOCK(J_normal_W_rq1, "(3, 7)");
   DIFFCOL_QP_CBLOCK(J_normal_W_rq2, "(3, 7)");
 #undef DIFFCOL_QP_CBLOCK

@@ -37,6 +37,7 @@ void bind_ssdf(py::module_& m);            // bind_ssdf.cpp: submodule ssdf (AOP
 void bind_sim(py::module_& m);            // bind_sim.cpp: submodule diffcol.sim (after scene)
 void bind_scene(py::module_& m);          // bind_scene.cpp: Scene, SceneQueryResult (after dcol, qp)
 void bind_dynamics(py::module_& m);        // bind_dynamics.cpp: ssdf.Scene, step, rollout (after bind_ssdf)
+void bind_plan(py::module_& m);            // bind_plan.cpp: submodule plan (trajectory optimization; after bind_scene)
 
 /// Shared text of the docstrings: frames, twists and Jacobian layout.
 extern const char* const kConventionsDoc;

@@ -57,7 +57,7 @@ def test_idcol_dcol_qp_frames(frame):
     c, p = qp.Capsule(radius=0.2, length=0.8), qp.PaddedPolygon.rectangle(0.4, 0.3, 0.05)
     pr = qp.proximity(c, X1, p, X2)
     check_blocks(qp.proximity_derivatives(c, X1, p, X2, pr), qp.proximity_derivatives(c, X1, p, X2, pr, frame),
-                 ["J_signed_distance", "J_closest1_W", "J_normal_W"], frame, X1, X2)
+                 ["J_signed_distance", "J_p1_W", "J_normal_W"], frame, X1, X2)
 
 
 def test_batch_records_its_frame():

@@ -164,7 +164,7 @@ def qp_shapes():
     ]
 
 
-QP_FIELDS = ("status", "phi", "signed_distance", "core_distance", "p1_W", "p2_W")
+QP_FIELDS = ("status", "phi", "signed_distance", "core_distance", "core1_W", "core2_W", "p1_W", "p2_W")
 
 
 @pytest.mark.parametrize("k", range(4))

@@ -23,9 +23,9 @@ from helpers import best_of, check_block, query_line, random_pose7, richardson, 
 
 PENTAGON = np.array([[1.0, 0.0], [0.3, 0.9], [-0.8, 0.6], [-0.7, -0.7], [0.4, -0.9]])
 SPECS = ["capsule:2:0.5", "capsule:1.2:0.3", "rect:1:0.6:0.2", "pentagon:0.1"]
-RESULT_FIELDS = ["phi", "signed_distance", "core_distance", "p1_W", "p2_W", "p1_B1", "p2_B2", "closest1_W",
-                 "closest2_W", "normal_W"]
-OUTS = ["phi", "signed_distance", "p1_W", "p2_W", "closest1_W", "closest2_W", "normal_W"]
+RESULT_FIELDS = ["phi", "signed_distance", "core_distance", "core1_W", "core2_W", "core1_B1", "core2_B2", "p1_W",
+                 "p2_W", "normal_W"]
+OUTS = ["phi", "signed_distance", "core1_W", "core2_W", "p1_W", "p2_W", "normal_W"]
 BLOCKS = [f"J_{o}_{x}" for o in OUTS for x in ["X1", "X2"]]
 COORD_BLOCKS = [f"J_{o}_{x}" for o in OUTS for x in ["rq1", "rq2"]]
 
@@ -103,7 +103,7 @@ def test_proximity_equals_cli_json(cli_exe):
         r = qp.proximity(s1, p1, s2, p2)
         d = qp.proximity_derivatives(s1, p1, s2, p2, r)
         assert ref["status"] == qp.status_name(r.status)
-        for name in ["phi", "signed_distance", "p1_W", "p2_W", "closest1_W", "closest2_W", "normal_W"]:
+        for name in ["phi", "signed_distance", "core1_W", "core2_W", "p1_W", "p2_W", "normal_W"]:
             assert same_bits_json(getattr(r, name), ref[name]), f"{a}-{b}: {name}"
         assert ref["derivatives"]["status"] == qp.status_name(d.status)
         for name in BLOCKS:
@@ -158,7 +158,7 @@ def test_position_quaternion_jacobians_match_finite_differences(index):
     r = qp.proximity(s1, p1, s2, p2)
     c = qp.to_position_quaternion(qp.proximity_derivatives(s1, p1, s2, p2, r), p1[:3], p1[3:], p2[:3], p2[3:])
     coords = np.concatenate([p1, p2])
-    names = ["phi", "p1_W", "closest2_W"]
+    names = ["phi", "core1_W", "p2_W"]
 
     def at_step(h):
         cols = []
@@ -227,7 +227,7 @@ def test_swap_shapes_and_polygon_capsule_order():
     a = qp.proximity(cap, X1, poly, X2)
     b = qp.proximity(poly, X2, cap, X1)
     qp.swap_shapes(b)  # in place, as in C++
-    assert np.allclose(a.p1_W, b.p1_W, atol=1e-12) and np.allclose(a.normal_W, b.normal_W, atol=1e-12)
+    assert np.allclose(a.core1_W, b.core1_W, atol=1e-12) and np.allclose(a.normal_W, b.normal_W, atol=1e-12)
     u = qp.segment_pair_parameters(np.r_[1.0, 0, 0], np.r_[1.0, 0, 0], np.r_[0, 1.0, 0])  # parallel
     assert u.shape == (2,) and np.all(np.isfinite(u))
 
@@ -268,7 +268,7 @@ def test_invalid_input_raises_value_error(make, match):
 def test_every_public_name_has_a_docstring():
     from test_dcol import public_members_without_docs
     assert not public_members_without_docs(qp)
-    for needle in ["X_W1", "[w; v]", ".local_world_aligned", "phi", "closest1_W"]:
+    for needle in ["X_W1", "[w; v]", ".local_world_aligned", "phi", "p1_W"]:
         assert needle in qp.proximity.__doc__, needle
     assert qp.ReferenceFrame is diffcol.ReferenceFrame
     from diffcol.qp import proximity  # importable as a package module

@@ -33,7 +33,7 @@ def test_same_answer_at_every_scale_and_certified():
             assert r.status == qp.ProximityStatus.ok, f
             unit = 3.0 + r1.core_distance
             assert abs(r.signed_distance / f - r1.signed_distance) <= 1e-10 * unit, f
-            assert np.linalg.norm(np.asarray(r.p1_W) / f - r1.p1_W) <= 1e-10 * unit, f
+            assert np.linalg.norm(np.asarray(r.core1_W) / f - r1.core1_W) <= 1e-10 * unit, f
             certified, lower = qp.certify(a, Y1, b, Y2, r)
             assert certified and lower <= r.core_distance <= lower + 1e-9 * f * unit, f
 

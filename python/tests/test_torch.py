@@ -84,7 +84,7 @@ def test_pose_tangent_map_equals_the_qp_layers_chain_rule():
         d = qp.proximity_derivatives(cap, a, rect, b, r)
         c = qp.to_position_quaternion(d, a[:3], a[3:], b[:3], b[3:])
         M1, M2 = dt.pose_tangent_map(torch.tensor(np.array([a, b]))).numpy()
-        for name in ["phi", "signed_distance", "p1_W", "closest2_W", "normal_W"]:
+        for name in ["phi", "signed_distance", "core1_W", "p2_W", "normal_W"]:
             np.testing.assert_allclose(getattr(d, f"J_{name}_X1") @ M1, getattr(c, f"J_{name}_rq1"), atol=1e-12)
             np.testing.assert_allclose(getattr(d, f"J_{name}_X2") @ M2, getattr(c, f"J_{name}_rq2"), atol=1e-12)
 

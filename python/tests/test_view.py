@@ -236,11 +236,11 @@ def test_view_qp_page_holds_the_closest_points(tmp_path):
     for f, x2 in zip(sc["frames"], X2):
         r = qp.proximity(cap, diffcol.Pose(), rect, x2)
         assert f["status"] == "ok" and f["signed_distance"] == r.signed_distance
-        np.testing.assert_array_equal(f["closest1_W"], r.closest1_W)
-        np.testing.assert_array_equal(f["closest2_W"], r.closest2_W)
+        np.testing.assert_array_equal(f["p1_W"], r.p1_W)
+        np.testing.assert_array_equal(f["p2_W"], r.p2_W)
         np.testing.assert_array_equal(f["normal_W"], r.normal_W)
         # closest point 1 on the capsule's surface: 0.5 from the core segment [-1, 1] x {0} x {0}
-        c1 = np.array(f["closest1_W"])
+        c1 = np.array(f["p1_W"])
         assert np.linalg.norm(c1 - [np.clip(c1[0], -1, 1), 0, 0]) == pytest.approx(0.5, abs=1e-12)
     assert sc["frames"][0]["signed_distance"] > 0 > sc["frames"][1]["signed_distance"]
 

@@ -40,12 +40,12 @@ void set_invalid(ProximityResult& out) {
 
 // φ (20), signed distance, normal and the padded closest points (21)–(22) from the witness points
 // and d = p1 − p2 (computed by the caller from body-relative quantities where that is more exact).
-void finish(const Vec3& p1, const Vec3& p2, const Vec3& p1_B1, const Vec3& p2_B2, const Vec3& d, double R1,
+void finish(const Vec3& p1, const Vec3& p2, const Vec3& core1_B1, const Vec3& core2_B2, const Vec3& d, double R1,
             double R2, double rho_sum, const ProximityOptions& opt, ProximityResult& out) {
-  out.p1_W = p1;
-  out.p2_W = p2;
-  out.p1_B1 = p1_B1;
-  out.p2_B2 = p2_B2;
+  out.core1_W = p1;
+  out.core2_W = p2;
+  out.core1_B1 = core1_B1;
+  out.core2_B2 = core2_B2;
   const double dist2 = d.squaredNorm();
   const double dist = std::sqrt(dist2);
   out.core_distance = dist;
@@ -54,18 +54,18 @@ void finish(const Vec3& p1, const Vec3& p2, const Vec3& p1_B1, const Vec3& p2_B2
   out.cores_touch = !(dist > opt.core_contact_tolerance * rho_sum);
   if (out.cores_touch) {
     out.normal_W.setZero();
-    out.closest1_W = p1;
-    out.closest2_W = p2;
+    out.p1_W = p1;
+    out.p2_W = p2;
   } else {
     out.normal_W = -d / dist;
-    out.closest1_W = p1 + R1 * out.normal_W;
-    out.closest2_W = p2 - R2 * out.normal_W;
+    out.p1_W = p1 + R1 * out.normal_W;
+    out.p2_W = p2 - R2 * out.normal_W;
   }
 }
 
-void finish(const Vec3& p1, const Vec3& p2, const Vec3& p1_B1, const Vec3& p2_B2, double R1, double R2,
+void finish(const Vec3& p1, const Vec3& p2, const Vec3& core1_B1, const Vec3& core2_B2, double R1, double R2,
             double rho_sum, const ProximityOptions& opt, ProximityResult& out) {
-  finish(p1, p2, p1_B1, p2_B2, p1 - p2, R1, R2, rho_sum, opt, out);
+  finish(p1, p2, core1_B1, core2_B2, p1 - p2, R1, R2, rho_sum, opt, out);
 }
 
 ProximityStatus from_qp(QpStatus s) {
@@ -170,9 +170,9 @@ bool certify_in_unit(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2,
              ProximityResult& out, bool* overlap = nullptr) {
   const double inv = 1.0 / L;
   const double tol = opt.certificate_tolerance;
-  const double viol = std::max(core_violation(s1, out.p1_B1, inv), core_violation(s2, out.p2_B2, inv));
-  const Vec3 w1 = X1.R * (out.p1_B1 * inv) + (X1.p - X2.p) * inv;
-  const Vec3 w2 = X2.R * (out.p2_B2 * inv);
+  const double viol = std::max(core_violation(s1, out.core1_B1, inv), core_violation(s2, out.core2_B2, inv));
+  const Vec3 w1 = X1.R * (out.core1_B1 * inv) + (X1.p - X2.p) * inv;
+  const Vec3 w2 = X2.R * (out.core2_B2 * inv);
   if (out.penetration) {  // overlapping cores: the reported axis must give the reported signed core distance
     const detail::CoreVertices V1 = detail::core_vertices(s1, X1, X2.p, inv);
     const detail::CoreVertices V2 = detail::core_vertices(s2, X2, X2.p, inv);
@@ -271,7 +271,7 @@ void solve_certified(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2,
     // Overlapping cores: the QP distance is 0 on a whole region; the signed core distance
     // max_n s(n) (≤ 0: minus the penetration depth of core 1 − core 2) keeps a gradient.
     const double inv = 1.0 / L;
-    const Vec3 w1 = X1.R * (out.p1_B1 * inv) + (X1.p - X2.p) * inv, w2 = X2.R * (out.p2_B2 * inv);
+    const Vec3 w1 = X1.R * (out.core1_B1 * inv) + (X1.p - X2.p) * inv, w2 = X2.R * (out.core2_B2 * inv);
     const detail::SeparatingAxis ax = detail::best_separating_axis(
         detail::core_vertices(s1, X1, X2.p, inv), detail::core_vertices(s2, X2, X2.p, inv), &w1, &w2);
     if (ax.kind != detail::AxisKind::none && ax.s > opt.certificate_tolerance) {
@@ -279,14 +279,14 @@ void solve_certified(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2,
       out.status = ProximityStatus::not_certified;
     } else if (ax.kind != detail::AxisKind::none) {
       const double s = std::min(ax.s, 0.0) * L;
-      out.p1_W = X2.p + ax.a * L;
-      out.p2_W = X2.p + ax.b * L;
-      out.p1_B1 = X1.R.transpose() * (ax.a * L + (X2.p - X1.p));
-      out.p2_B2 = X2.R.transpose() * (ax.b * L);
+      out.core1_W = X2.p + ax.a * L;
+      out.core2_W = X2.p + ax.b * L;
+      out.core1_B1 = X1.R.transpose() * (ax.a * L + (X2.p - X1.p));
+      out.core2_B2 = X2.R.transpose() * (ax.b * L);
       out.normal_W = ax.n;
       out.signed_distance = s - (s1.radius() + s2.radius());
-      out.closest1_W = out.p1_W + s1.radius() * ax.n;
-      out.closest2_W = out.p2_W - s2.radius() * ax.n;
+      out.p1_W = out.core1_W + s1.radius() * ax.n;
+      out.p2_W = out.core2_W - s2.radius() * ax.n;
       out.unique_minimizer = ax.i >= 0;  // else a coplanar overlap: one common point of many
       out.penetration = true;
       out.axis = ax.kind == detail::AxisKind::face1   ? PenetrationAxis::face1
@@ -337,9 +337,9 @@ Eigen::Vector2d segment_pair_parameters(const Vec3& u1, const Vec3& u2, const Ve
 }
 
 void swap_shapes(ProximityResult& r) {
+  std::swap(r.core1_W, r.core2_W);
+  std::swap(r.core1_B1, r.core2_B2);
   std::swap(r.p1_W, r.p2_W);
-  std::swap(r.p1_B1, r.p2_B2);
-  std::swap(r.closest1_W, r.closest2_W);
   r.normal_W = -r.normal_W;
   if (r.axis == PenetrationAxis::face1)
     r.axis = PenetrationAxis::face2;
@@ -427,8 +427,8 @@ void proximity(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pos
     // one-sided gradient proximity_derivatives returns.
     const Vec3 mid = (b2 + 0.5 * u2) - (b1 + 0.5 * u1);
     out.normal_W = (axes.dot(mid) < 0.0 ? -1.0 : 1.0) * axes / cn;
-    out.closest1_W = out.p1_W + s1.radius() * out.normal_W;
-    out.closest2_W = out.p2_W - s2.radius() * out.normal_W;
+    out.p1_W = out.core1_W + s1.radius() * out.normal_W;
+    out.p2_W = out.core2_W - s2.radius() * out.normal_W;
   }
   out.core_distance_lower_bound = out.ok() ? out.core_distance : 0.0;
 }
@@ -498,12 +498,12 @@ void proximity(const PaddedPolygon& s1, const Pose& X_W1, const Capsule& s2, con
 
 bool certify(const PaddedPolygon& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2,
              ProximityResult& r, const ProximityOptions& opt) {
-  if (!usable(X_W1, X_W2, opt) || !r.p1_B1.allFinite() || !r.p2_B2.allFinite()) return false;
+  if (!usable(X_W1, X_W2, opt) || !r.core1_B1.allFinite() || !r.core2_B2.allFinite()) return false;
   return certify_in_unit(s1, X_W1, s2, X_W2, pair_unit(s1, s2, X_W1.p - X_W2.p), opt, r);
 }
 bool certify(const Capsule& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2, ProximityResult& r,
              const ProximityOptions& opt) {
-  if (!usable(X_W1, X_W2, opt) || !r.p1_B1.allFinite() || !r.p2_B2.allFinite()) return false;
+  if (!usable(X_W1, X_W2, opt) || !r.core1_B1.allFinite() || !r.core2_B2.allFinite()) return false;
   return certify_in_unit(s1, X_W1, s2, X_W2, pair_unit(s1, s2, X_W1.p - X_W2.p), opt, r);
 }
 bool certify(const PaddedPolygon& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2, ProximityResult& r,

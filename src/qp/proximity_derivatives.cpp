@@ -49,8 +49,8 @@ void derivatives_core(const Pose& X1, const Pose& X2, const Eigen::Matrix<double
   }
   const Eigen::Matrix<double, 3, K1> A1 = X1.R * E1_B;
   const Eigen::Matrix<double, 3, K2> A2 = X2.R * E2_B;
-  const Vec3& p1 = res.p1_W;
-  const Vec3& p2 = res.p2_W;
+  const Vec3& p1 = res.core1_W;
+  const Vec3& p2 = res.core2_W;
   const Vec3 d = p1 - p2;
   // ∂d/∂[η1 | η2] at fixed x: δp_i = ω_i × p_i + v_i.
   Mat312 D;
@@ -85,10 +85,10 @@ void derivatives_core(const Pose& X1, const Pose& X2, const Eigen::Matrix<double
   const Mat312 dc2 = dp2 - R2 * dn;
   store_split(dphi, out.J_phi_X1, out.J_phi_X2, X1, X2, frame);
   store_split(dsd, out.J_signed_distance_X1, out.J_signed_distance_X2, X1, X2, frame);
-  store_split(dp1, out.J_p1_W_X1, out.J_p1_W_X2, X1, X2, frame);
-  store_split(dp2, out.J_p2_W_X1, out.J_p2_W_X2, X1, X2, frame);
-  store_split(dc1, out.J_closest1_W_X1, out.J_closest1_W_X2, X1, X2, frame);
-  store_split(dc2, out.J_closest2_W_X1, out.J_closest2_W_X2, X1, X2, frame);
+  store_split(dp1, out.J_core1_W_X1, out.J_core1_W_X2, X1, X2, frame);
+  store_split(dp2, out.J_core2_W_X1, out.J_core2_W_X2, X1, X2, frame);
+  store_split(dc1, out.J_p1_W_X1, out.J_p1_W_X2, X1, X2, frame);
+  store_split(dc2, out.J_p2_W_X1, out.J_p2_W_X2, X1, X2, frame);
   store_split(dn, out.J_normal_W_X1, out.J_normal_W_X2, X1, X2, frame);
   if (res.cores_touch)
     out.status = ProximityDerivativeStatus::cores_touch;
@@ -140,7 +140,7 @@ void penetration_derivatives(const S1& s1, const Pose& X1, const S2& s2, const P
   const double L = res.length_unit, inv = 1.0 / L;
   const detail::CoreVertices V1 = detail::core_vertices(s1, X1, X2.p, inv);
   const detail::CoreVertices V2 = detail::core_vertices(s2, X2, X2.p, inv);
-  const Vec3 h1 = (res.p1_W - X2.p) * inv, h2 = (res.p2_W - X2.p) * inv;  // the reported witnesses
+  const Vec3 h1 = (res.core1_W - X2.p) * inv, h2 = (res.core2_W - X2.p) * inv;  // the reported witnesses
   const detail::SeparatingAxis ax = recorded_axis(V1, V2, res, h1, h2);
   if (ax.kind == detail::AxisKind::none) return;
   auto world = [&](const Vec3& rel) -> Vec3 { return X2.p + rel * L; };
@@ -196,10 +196,10 @@ void penetration_derivatives(const S1& s1, const Pose& X1, const S2& s2, const P
   out.J_phi_X1.setZero();
   out.J_phi_X2.setZero();
   store_split(ds, out.J_signed_distance_X1, out.J_signed_distance_X2, X1, X2, out.frame);
-  store_split(da, out.J_p1_W_X1, out.J_p1_W_X2, X1, X2, out.frame);
-  store_split(db, out.J_p2_W_X1, out.J_p2_W_X2, X1, X2, out.frame);
-  store_split(dc1, out.J_closest1_W_X1, out.J_closest1_W_X2, X1, X2, out.frame);
-  store_split(dc2, out.J_closest2_W_X1, out.J_closest2_W_X2, X1, X2, out.frame);
+  store_split(da, out.J_core1_W_X1, out.J_core1_W_X2, X1, X2, out.frame);
+  store_split(db, out.J_core2_W_X1, out.J_core2_W_X2, X1, X2, out.frame);
+  store_split(dc1, out.J_p1_W_X1, out.J_p1_W_X2, X1, X2, out.frame);
+  store_split(dc2, out.J_p2_W_X1, out.J_p2_W_X2, X1, X2, out.frame);
   store_split(dn, out.J_normal_W_X1, out.J_normal_W_X2, X1, X2, out.frame);
   out.status = res.unique_minimizer ? ProximityDerivativeStatus::ok : ProximityDerivativeStatus::non_unique_minimizer;
 }
@@ -224,7 +224,7 @@ void proximity_derivatives(const Capsule& s1, const Pose& X_W1, const Capsule& s
     const Vec3 u1 = X_W1.R * segment_E(s1), u2 = X_W2.R * segment_E(s2);
     const Vec3 c = u1.cross(u2);
     Mat312 D, du1 = Mat312::Zero(), du2 = Mat312::Zero();
-    D << skew(r.p1_W), -Mat3::Identity(), -skew(r.p2_W), Mat3::Identity();  // δp2 − δp1 (rigid)
+    D << skew(r.core1_W), -Mat3::Identity(), -skew(r.core2_W), Mat3::Identity();  // δp2 − δp1 (rigid)
     du1.leftCols<3>() = -skew(u1);
     du2.block<3, 3>(0, 6) = -skew(u2);
     const Mat312 dc = -skew(u2) * du1 + skew(u1) * du2;
@@ -232,20 +232,20 @@ void proximity_derivatives(const Capsule& s1, const Pose& X_W1, const Capsule& s
     const Mat312 dn = sign * (Mat3::Identity() - n * n.transpose()) * dc / c.norm();
     const RowVec12 dsd = n.transpose() * D;
     Mat312 dp1, dp2;
-    dp1 << out.J_p1_W_X1, out.J_p1_W_X2;
-    dp2 << out.J_p2_W_X1, out.J_p2_W_X2;
+    dp1 << out.J_core1_W_X1, out.J_core1_W_X2;
+    dp2 << out.J_core2_W_X1, out.J_core2_W_X2;
     if (frame != ReferenceFrame::world) {  // the p blocks are already in another frame: redo them in world twists
       ProximityDerivatives w;
       derivatives_core<1, 1>(X_W1, X_W2, segment_E(s1), segment_E(s2), s1.radius(), s2.radius(), r,
                              ReferenceFrame::world, w);
-      dp1 << w.J_p1_W_X1, w.J_p1_W_X2;
-      dp2 << w.J_p2_W_X1, w.J_p2_W_X2;
+      dp1 << w.J_core1_W_X1, w.J_core1_W_X2;
+      dp2 << w.J_core2_W_X1, w.J_core2_W_X2;
     }
     const Mat312 dc1 = dp1 + s1.radius() * dn, dc2 = dp2 - s2.radius() * dn;
     store_split(dsd, out.J_signed_distance_X1, out.J_signed_distance_X2, X_W1, X_W2, frame);
     store_split(dn, out.J_normal_W_X1, out.J_normal_W_X2, X_W1, X_W2, frame);
-    store_split(dc1, out.J_closest1_W_X1, out.J_closest1_W_X2, X_W1, X_W2, frame);
-    store_split(dc2, out.J_closest2_W_X1, out.J_closest2_W_X2, X_W1, X_W2, frame);
+    store_split(dc1, out.J_p1_W_X1, out.J_p1_W_X2, X_W1, X_W2, frame);
+    store_split(dc2, out.J_p2_W_X1, out.J_p2_W_X2, X_W1, X_W2, frame);
   }
 }
 
@@ -271,10 +271,10 @@ void proximity_derivatives(const PaddedPolygon& s1, const Pose& X_W1, const Caps
   // Back to (polygon = 1, capsule = 2).
   std::swap(out.J_phi_X1, out.J_phi_X2);
   std::swap(out.J_signed_distance_X1, out.J_signed_distance_X2);
+  std::swap(out.J_core1_W_X1, out.J_core2_W_X2);
+  std::swap(out.J_core1_W_X2, out.J_core2_W_X1);
   std::swap(out.J_p1_W_X1, out.J_p2_W_X2);
   std::swap(out.J_p1_W_X2, out.J_p2_W_X1);
-  std::swap(out.J_closest1_W_X1, out.J_closest2_W_X2);
-  std::swap(out.J_closest1_W_X2, out.J_closest2_W_X1);
   std::swap(out.J_normal_W_X1, out.J_normal_W_X2);
   out.J_normal_W_X1 = -out.J_normal_W_X1;
   out.J_normal_W_X2 = -out.J_normal_W_X2;
@@ -363,14 +363,14 @@ ProximityCoordinateJacobians to_position_quaternion(const ProximityDerivatives& 
   o.J_phi_rq2 = d.J_phi_X2 * M2;
   o.J_signed_distance_rq1 = d.J_signed_distance_X1 * M1;
   o.J_signed_distance_rq2 = d.J_signed_distance_X2 * M2;
+  o.J_core1_W_rq1 = d.J_core1_W_X1 * M1;
+  o.J_core1_W_rq2 = d.J_core1_W_X2 * M2;
+  o.J_core2_W_rq1 = d.J_core2_W_X1 * M1;
+  o.J_core2_W_rq2 = d.J_core2_W_X2 * M2;
   o.J_p1_W_rq1 = d.J_p1_W_X1 * M1;
   o.J_p1_W_rq2 = d.J_p1_W_X2 * M2;
   o.J_p2_W_rq1 = d.J_p2_W_X1 * M1;
   o.J_p2_W_rq2 = d.J_p2_W_X2 * M2;
-  o.J_closest1_W_rq1 = d.J_closest1_W_X1 * M1;
-  o.J_closest1_W_rq2 = d.J_closest1_W_X2 * M2;
-  o.J_closest2_W_rq1 = d.J_closest2_W_X1 * M1;
-  o.J_closest2_W_rq2 = d.J_closest2_W_X2 * M2;
   o.J_normal_W_rq1 = d.J_normal_W_X1 * M1;
   o.J_normal_W_rq2 = d.J_normal_W_X2 * M2;
   return o;

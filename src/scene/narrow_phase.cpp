@@ -254,8 +254,8 @@ void solve_qp(const CollisionShape& a, const Pose& X1, const CollisionShape& b, 
   r.distance = res.signed_distance;
   r.separated = r.ok() && res.signed_distance > 0.0;
   r.points = r.separated ? PointKind::closest : PointKind::witness;
-  r.p1_W = res.closest1_W;
-  r.p2_W = res.closest2_W;
+  r.p1_W = res.p1_W;
+  r.p2_W = res.p2_W;
   r.normal_W = res.normal_W;
   if (!d || !r.ok() || !reported(r, o)) return;
   const qp::ProximityDerivatives& q = s.qp_derivatives;
@@ -264,8 +264,8 @@ void solve_qp(const CollisionShape& a, const Pose& X1, const CollisionShape& b, 
   d->ok = true;
   put(d->J_distance, q.J_signed_distance_X1, q.J_signed_distance_X2);
   if (q.status == DS::ok) {
-    put(d->J_p1_W, q.J_closest1_W_X1, q.J_closest1_W_X2);
-    put(d->J_p2_W, q.J_closest2_W_X1, q.J_closest2_W_X2);
+    put(d->J_p1_W, q.J_p1_W_X1, q.J_p1_W_X2);
+    put(d->J_p2_W, q.J_p2_W_X1, q.J_p2_W_X2);
     put(d->J_normal_W, q.J_normal_W_X1, q.J_normal_W_X2);
     d->points = d->normal = true;
   }

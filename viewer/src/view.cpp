@@ -1012,10 +1012,10 @@ std::string qp_scene_json(const QpShape& shape1, const std::vector<Pose>& X_W1, 
     append_field(out, "phi", r.phi);
     append_field(out, "signed_distance", r.signed_distance);
     append_field(out, "core_distance", r.core_distance);
-    append_field(out, "closest1_W", r.closest1_W);
-    append_field(out, "closest2_W", r.closest2_W);
     append_field(out, "p1_W", r.p1_W);
     append_field(out, "p2_W", r.p2_W);
+    append_field(out, "core1_W", r.core1_W);
+    append_field(out, "core2_W", r.core2_W);
     append_field(out, "normal_W", r.normal_W);
     append_field(out, "cores_touch", r.cores_touch);
     append_field(out, "penetration", r.penetration);

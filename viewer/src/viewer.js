@@ -59,8 +59,8 @@ export function start(view) {
   const method = scene.method || 'idcol';
   if (!['idcol', 'dcol', 'qp'].includes(method)) throw new Error('scene: unknown method ' + method);
   const scaling = method !== 'qp';
-  const witness1 = method === 'qp' ? 'closest1_W' : 'p1_W';
-  const witness2 = method === 'qp' ? 'closest2_W' : 'p2_W';
+  const witness1 = 'p1_W';
+  const witness2 = 'p2_W';
 
   // renderer, camera, lights, orbit controls, axes, grid, scale bar
   const stage = makeStage(scene);
@@ -148,9 +148,9 @@ export function start(view) {
       info.textContent = head +
         `status  ${f.status}${f.cores_touch ? ' (cores touch)' : ''}\n` +
         `signed distance ${fmt(f.signed_distance)}   phi ${fmt(f.phi)}\n` +
-        `closest1_W [${f.closest1_W.map((v) => fmt(v, 4)).join(', ')}]\n` +
-        `closest2_W ${v3(f.closest2_W)}\n` +
-        `cores   p1 ${v3(f.p1_W)}  p2 ${v3(f.p2_W)}\n` +
+        `p1_W    [${f.p1_W.map((v) => fmt(v, 4)).join(', ')}]\n` +
+        `p2_W    ${v3(f.p2_W)}\n` +
+        `cores   ${v3(f.core1_W)}  ${v3(f.core2_W)}\n` +
         `normal  ${v3(f.normal_W)}`;
     } else {
       info.textContent = head +

@@ -620,10 +620,10 @@ TEST(QpScene, HoldsTheShapesTheClosestPointsAndTheNormals) {
     EXPECT_EQ(f["status"], "ok");
     EXPECT_EQ(f["signed_distance"].get<double>(), r.signed_distance);
     EXPECT_EQ(f["phi"].get<double>(), r.phi);
-    const Vec3 c1 = json_vec(f["closest1_W"]), c2 = json_vec(f["closest2_W"]), n = json_vec(f["normal_W"]);
-    EXPECT_LT((c1 - r.closest1_W).norm(), 1e-15);
-    EXPECT_LT((c2 - r.closest2_W).norm(), 1e-15);
-    EXPECT_LT((json_vec(f["p1_W"]) - r.p1_W).norm(), 1e-15);
+    const Vec3 c1 = json_vec(f["p1_W"]), c2 = json_vec(f["p2_W"]), n = json_vec(f["normal_W"]);
+    EXPECT_LT((c1 - r.p1_W).norm(), 1e-15);
+    EXPECT_LT((c2 - r.p2_W).norm(), 1e-15);
+    EXPECT_LT((json_vec(f["core1_W"]) - r.core1_W).norm(), 1e-15);
     // independently: closest1 on the capsule's surface, closest2 on the padded rectangle's, the
     // normal along closest2 − closest1 and as long apart as the signed distance
     EXPECT_NEAR(segment_distance(c1, Vec3(1, 0, 0), Vec3(-1, 0, 0)), 0.5, 1e-12);

@@ -24,7 +24,7 @@
 ///  - signed distance = ‖p1 − p2‖ − (R1 + R2) (distance of the padded shapes when > 0,
 ///    minus the penetration depth along the core normal when < 0).
 ///  - normal_W = (p2 − p1)/‖p2 − p1‖: unit, from shape 1 towards shape 2.
-///  - closest points (21)–(22): closest1_W = p1 + R1·normal_W, closest2_W = p2 − R2·normal_W
+///  - closest points (21)–(22): p1_W = p1 + R1·normal_W, p2_W = p2 − R2·normal_W
 ///    (on the padded surfaces; when penetrating they are the deepest points along the normal).
 ///  - Cores touching (‖p1 − p2‖ ≤ core_contact_tolerance·(ρ1 + ρ2)): cores_touch = true; φ keeps
 ///    its formula (flat there). Polygon pairs report the penetration measure of
@@ -119,12 +119,12 @@ struct ProximityResult {
   double phi = 0.0;               ///< φ (20)
   double signed_distance = 0.0;   ///< ‖p1 − p2‖ − (R1 + R2)
   double core_distance = 0.0;     ///< ‖p1 − p2‖
-  Vec3 p1_W = Vec3::Zero();       ///< witness point on core 1 (segment / polygon), world
-  Vec3 p2_W = Vec3::Zero();       ///< witness point on core 2, world
-  Vec3 p1_B1 = Vec3::Zero();      ///< p1 in shape 1's frame
-  Vec3 p2_B2 = Vec3::Zero();      ///< p2 in shape 2's frame
-  Vec3 closest1_W = Vec3::Zero(); ///< p̃1 (21): closest point on padded shape 1, world
-  Vec3 closest2_W = Vec3::Zero(); ///< p̃2 (22): closest point on padded shape 2, world
+  Vec3 core1_W = Vec3::Zero();       ///< witness point on core 1 (segment / polygon), world
+  Vec3 core2_W = Vec3::Zero();       ///< witness point on core 2, world
+  Vec3 core1_B1 = Vec3::Zero();      ///< p1 in shape 1's frame
+  Vec3 core2_B2 = Vec3::Zero();      ///< p2 in shape 2's frame
+  Vec3 p1_W = Vec3::Zero(); ///< p̃1 (21): closest point on padded shape 1, world
+  Vec3 p2_W = Vec3::Zero(); ///< p̃2 (22): closest point on padded shape 2, world
   Vec3 normal_W = Vec3::Zero();   ///< (p2 − p1)/‖p2 − p1‖, zero when cores_touch
   bool cores_touch = false;       ///< ‖p1 − p2‖ ≈ 0 (see ProximityOptions::core_contact_tolerance)
   bool unique_minimizer = true;   ///< the witness points p1, p2 are unique
@@ -135,7 +135,7 @@ struct ProximityResult {
   double length_unit = 1.0;
   /// Polygon pairs with overlapping cores (cores_touch): signed_distance = s − (R1 + R2) with
   /// s ≤ 0 the signed core distance (minus the penetration depth of the cores, best separating
-  /// axis), normal_W that axis, p1_W / p2_W its witness points on the cores (p2 − p1 = s·normal),
+  /// axis), normal_W that axis, core1_W / core2_W its witness points on the cores (p2 − p1 = s·normal),
   /// closest_i = p_i ± R_i·normal. φ and core_distance stay the QP's (flat there).
   bool penetration = false;
   /// With penetration: which separating axis it is, so that proximity_derivatives differentiates
@@ -184,7 +184,7 @@ ProximityResult proximity(const S1& s1, const Pose& X_W1, const S2& s2, const Po
 }
 
 /// The a posteriori certificate proximity() applies to polygon pairs (ProximityOptions::
-/// certificate_tolerance), recomputed for the witness points r.p1_B1, r.p2_B2 (body frames) as
+/// certificate_tolerance), recomputed for the witness points r.core1_B1, r.core2_B2 (body frames) as
 /// they stand: true if both lie in their cores and the core distance ‖p1 − p2‖ is within the
 /// tolerance of a certified lower bound (support functions along p2 − p1, then the separating-axis
 /// candidates). Sets r.core_distance_lower_bound. False for invalid poses or options.

@@ -11,8 +11,8 @@
 ///    math/se3.hpp) and recorded in ProximityDerivatives::frame: world (default, as every
 ///    layer's X1/X2 blocks): X_Wi ← exp(η^)·X_Wi; local: X_Wi ← X_Wi·exp(ζ^);
 ///    local_world_aligned: ω and the velocity of body i's origin, in world axes.
-///  - Outputs: φ (1), signed distance (1), p1_W, p2_W (core witness points), closest1_W,
-///    closest2_W (padded closest points), normal_W (3 each), all world-frame.
+///  - Outputs: φ (1), signed distance (1), core1_W, core2_W (core witness points), p1_W,
+///    p2_W (padded closest points), normal_W (3 each), all world-frame.
 ///  - Units: per radian (ω columns) and per length unit (v columns).
 ///
 /// Method. With x* the QP solution and the poses entering only through P = FᵀF and c = Fᵀg
@@ -71,10 +71,10 @@ struct ProximityDerivatives {
   ReferenceFrame frame = ReferenceFrame::world;
   RowVec6 J_phi_X1 = RowVec6::Zero(), J_phi_X2 = RowVec6::Zero();
   RowVec6 J_signed_distance_X1 = RowVec6::Zero(), J_signed_distance_X2 = RowVec6::Zero();
+  Mat36 J_core1_W_X1 = Mat36::Zero(), J_core1_W_X2 = Mat36::Zero();
+  Mat36 J_core2_W_X1 = Mat36::Zero(), J_core2_W_X2 = Mat36::Zero();
   Mat36 J_p1_W_X1 = Mat36::Zero(), J_p1_W_X2 = Mat36::Zero();
   Mat36 J_p2_W_X1 = Mat36::Zero(), J_p2_W_X2 = Mat36::Zero();
-  Mat36 J_closest1_W_X1 = Mat36::Zero(), J_closest1_W_X2 = Mat36::Zero();
-  Mat36 J_closest2_W_X1 = Mat36::Zero(), J_closest2_W_X2 = Mat36::Zero();
   Mat36 J_normal_W_X1 = Mat36::Zero(), J_normal_W_X2 = Mat36::Zero();
 };
 
@@ -132,10 +132,10 @@ Eigen::Matrix<double, 6, 7> twist_from_position_quaternion(const Vec3& r, const 
 struct ProximityCoordinateJacobians {
   RowVec7 J_phi_rq1 = RowVec7::Zero(), J_phi_rq2 = RowVec7::Zero();
   RowVec7 J_signed_distance_rq1 = RowVec7::Zero(), J_signed_distance_rq2 = RowVec7::Zero();
+  Mat37 J_core1_W_rq1 = Mat37::Zero(), J_core1_W_rq2 = Mat37::Zero();
+  Mat37 J_core2_W_rq1 = Mat37::Zero(), J_core2_W_rq2 = Mat37::Zero();
   Mat37 J_p1_W_rq1 = Mat37::Zero(), J_p1_W_rq2 = Mat37::Zero();
   Mat37 J_p2_W_rq1 = Mat37::Zero(), J_p2_W_rq2 = Mat37::Zero();
-  Mat37 J_closest1_W_rq1 = Mat37::Zero(), J_closest1_W_rq2 = Mat37::Zero();
-  Mat37 J_closest2_W_rq1 = Mat37::Zero(), J_closest2_W_rq2 = Mat37::Zero();
   Mat37 J_normal_W_rq1 = Mat37::Zero(), J_normal_W_rq2 = Mat37::Zero();
 };
 /// The chain rule of twist_from_position_quaternion applied to every block of d, for poses

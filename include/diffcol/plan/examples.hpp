@@ -1,0 +1,38 @@
+#pragma once
+/// @file examples.hpp
+/// The trajectory problems of the seeds' examples, built in one place for `diffcol demo` and the
+/// tests (docs/plan.md): each returns the scene, the robot (if any) and the problem over them
+/// with its initial guess.
+#include <memory>
+#include <string>
+
+#include "diffcol/plan/trajectory.hpp"
+
+namespace diffcol::plan::examples {
+
+struct Example {
+  std::unique_ptr<scene::Scene> scene;
+  std::unique_ptr<scene::Robot> robot;          ///< null without a robot
+  std::unique_ptr<TrajectoryProblem> problem;   ///< over *scene (declared last: destroyed first)
+  Eigen::VectorXd x0;                           ///< the initial guess
+  std::string description;                      ///< one line
+};
+
+/// DCOL seed Sec. IV-A-1: a 2.6 m rod (DCOL capsule, radius 3 cm) moves in the plane (x, y, θ)
+/// around a 90° turn of a hallway 1 m wide whose walls are box polytopes; α ≥ 1.002 at the
+/// knots; the static initial guess.
+Example piano_mover(int knots = 40);
+
+/// DCOL seed Sec. IV-A-3: a cone (height 1.5, half-angle 20°) taller than a 1.3 m square opening
+/// in a wall of four box prisms passes it; pose6 coordinates driven by a double integrator on
+/// them (extra state: their rates; controls: their accelerations; 5 s); α ≥ 1.01 at the knots
+/// and the interval midpoints; the static initial guess.
+Example cone_opening(int knots = 40);
+
+/// The 7-DoF test arm (urdf, srdf) in joint space from one side of a pillar to the other above a
+/// table; every pair that may touch, self-collision included; Euclidean distance ≥ 2 cm at the
+/// knots and the interval midpoints; the straight line in joint space as the initial guess (it
+/// passes through the pillar). near_pairs: PairSelection::initial_path.
+Example arm_reach(const std::string& urdf, const std::string& srdf, int knots = 20, bool near_pairs = false);
+
+}  // namespace diffcol::plan::examples

@@ -1,0 +1,120 @@
+"""diffcol.plan: trajectory optimization with Ipopt (docs/plan.md): a ball past a box, the NLP's
+derivatives against central differences, a Python cost and Python dynamics, bad input."""
+
+import numpy as np
+import pytest
+
+import diffcol
+from diffcol import dcol, plan
+
+
+def ball_past_box(knots=10, measure=plan.CollisionMeasure.distance):
+    scene = diffcol.Scene()
+    box = scene.add_body([0, 0, 0, 1, 0, 0, 0], static=True, name="box")
+    scene.add_shape(box, dcol.Polytope.box(0.3, 0.3, 0.3), name="box")
+    ball = scene.add_body([-1, 0.05, 0, 1, 0, 0, 0], name="ball")
+    scene.add_shape(ball, diffcol.Sphere(0.2), name="ball")
+    spec = plan.TrajectorySpec()
+    spec.num_knots = knots
+    spec.bodies = [plan.FreeBody(ball, plan.Parametrization.translation)]
+    spec.start = [-1.0, 0.05, 0.0]
+    spec.goal = [1.0, 0.05, 0.0]
+    spec.collision.measure = measure
+    spec.collision.bound = 0.05 if measure == plan.CollisionMeasure.distance else 0.02
+    spec.collision.activation_margin = 0.3
+    spec.collision.interval_samples = 1
+    return scene, spec
+
+
+def central_differences(f, x, h=1e-6):
+    cols = []
+    for j in range(x.size):
+        e = np.zeros_like(x)
+        e[j] = h
+        cols.append((np.atleast_1d(f(x + e)) - np.atleast_1d(f(x - e))) / (2 * h))
+    return np.array(cols).T
+
+
+def test_solve_check_and_derivatives():
+    scene, spec = ball_past_box()
+    p = plan.TrajectoryProblem(scene, spec)
+    x0 = p.linear_guess() + 0.01 * np.random.default_rng(3).standard_normal(p.num_variables)
+    lo, hi = p.variable_bounds()
+    x0 = np.clip(x0, lo, hi)
+    assert np.allclose(central_differences(p.objective, x0)[0], p.objective_gradient(x0), atol=1e-6)
+    J = p.jacobian(x0)
+    assert J.shape == (p.num_constraints, p.num_variables) and np.abs(J).max() > 0.1
+    assert np.allclose(central_differences(p.constraints, x0), J, atol=1e-5)
+    r = plan.solve(p, plan.SolveOptions(), p.linear_guess())
+    assert r.success, (r.status, r.message)
+    assert r.configurations.shape == (10, 3) and r.iterations > 0 and 0 < r.collision_s <= r.wall_s
+    c = plan.check_trajectory(p, r.configurations)
+    assert c.collision_free and c.min_distance > 0.04 and c.samples == 91
+    assert plan.check_trajectory(p, p.configurations(p.linear_guess())).min_distance < 0
+    w = plan.solve_warm(p, r)
+    assert w.success and w.iterations <= r.iterations
+
+
+def test_pose6_jacobian_and_alpha_rows():
+    b = plan.FreeBody(0, plan.Parametrization.pose6, [0.1, 0.2, 0.3, 0.9, 0.2, -0.3, 0.1])
+    c = np.array([0.3, -0.2, 0.5, 0.4, -0.3, 0.6])
+    J = plan.free_body_jacobian(b, c)
+    v = central_differences(lambda c: plan.free_body_pose(b, c).p, c)
+    assert np.allclose(J[3:], v, atol=1e-8)
+    scene, spec = ball_past_box(measure=plan.CollisionMeasure.alpha)
+    p = plan.TrajectoryProblem(scene, spec)
+    r = plan.solve(p, x0=p.linear_guess())
+    assert r.success and plan.check_trajectory(p, r.configurations).collision_free
+
+
+def test_python_cost_and_dynamics():
+    scene, spec = ball_past_box(knots=8)
+    # Σ y_k² pulls the path towards y = 0 ...
+    spec.add_cost(lambda x: (float(np.sum(x[1::9] ** 2)), np.where(np.arange(x.size) % 9 == 1, 2 * x, 0.0)))
+    # ... and a single integrator q_{k+1} = q_k + 0.1 v_k with v bounded drives it (z = [q; v; u]).
+    spec.num_extra_states = 3
+    spec.num_controls = 3
+    sparsity = [(i, c) for i in range(3) for c in (i, 9 + i, 3 + i)]
+
+    def residual(k, z, zn):
+        return zn[:3] - z[:3] - 0.1 * z[3:6], np.tile([-1.0, 1.0, -0.1], 3)
+
+    spec.set_dynamics(3, sparsity, residual)
+    spec.extra_lower = [-5.0] * 3
+    spec.extra_upper = [5.0] * 3
+    spec.control_lower = spec.control_upper = [0.0] * 3  # no controls in this model
+    p = plan.TrajectoryProblem(scene, spec)
+    assert p.num_dynamics_rows == 21
+    x = p.linear_guess() + 0.01
+    x = np.clip(x, *p.variable_bounds())
+    assert np.allclose(central_differences(p.objective, x)[0], p.objective_gradient(x), atol=1e-6)
+    assert np.allclose(central_differences(p.constraints, x), p.jacobian(x), atol=1e-5)
+    r = plan.solve(p)
+    assert r.success, (r.status, r.message)
+    q = r.configurations
+    assert np.all(np.abs(np.diff(q, axis=0)) <= 0.5 + 1e-6)  # |v| ≤ 5 with dt 0.1
+
+
+def test_bad_input():
+    scene, spec = ball_past_box()
+    spec.q_lower = [np.nan, -10, -10]
+    with pytest.raises(ValueError, match="NaN"):
+        plan.TrajectoryProblem(scene, spec)
+    scene, spec = ball_past_box()
+    spec.goal = [0.0, 0.0, 0.0]  # inside the box
+    with pytest.raises(ValueError, match="goal configuration is in collision"):
+        plan.TrajectoryProblem(scene, spec)
+    empty = diffcol.Scene()
+    body = empty.add_body([0, 0, 0, 1, 0, 0, 0])
+    _, spec = ball_past_box()
+    spec.bodies = [plan.FreeBody(body)]
+    with pytest.raises(ValueError, match="no pair of collision shapes"):
+        plan.TrajectoryProblem(empty, spec)
+    scene, spec = ball_past_box()
+    p = plan.TrajectoryProblem(scene, spec)
+    with pytest.raises(ValueError):
+        plan.solve(p, x0=np.zeros(4))
+    o = plan.SolveOptions()
+    o.tolerance = float("nan")
+    with pytest.raises(ValueError):
+        plan.solve(p, o)

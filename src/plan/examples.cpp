@@ -1,0 +1,167 @@
+// The seeds' trajectory problems (include/diffcol/plan/examples.hpp).
+#include "diffcol/plan/examples.hpp"
+
+#include <cmath>
+#include <numbers>
+#include <sstream>
+
+#include "diffcol/scene/robot_model.hpp"
+
+namespace diffcol::plan::examples {
+
+namespace {
+
+Pose at(double x, double y, double z = 0.0) { return Pose::from_quaternion(Vec3(x, y, z), 1.0, 0.0, 0.0, 0.0); }
+
+// z = [q (6); v (6); u (6)]: q_{k+1} − q_k − dt·(v_k + v_{k+1})/2 = 0, v_{k+1} − v_k − dt·u_k = 0.
+Dynamics double_integrator6(double dt) {
+  Dynamics d;
+  d.num_residuals = 12;
+  constexpr int nz = 18;
+  for (int i = 0; i < 6; ++i) {
+    for (int c : {i, nz + i, 6 + i, nz + 6 + i}) d.sparsity.emplace_back(i, c);
+    for (int c : {6 + i, nz + 6 + i, 12 + i}) d.sparsity.emplace_back(6 + i, c);
+  }
+  d.residual = [dt](int, const Eigen::Ref<const Eigen::VectorXd>& z, const Eigen::Ref<const Eigen::VectorXd>& zn,
+                    Eigen::Ref<Eigen::VectorXd> r, double* J) {
+    for (int i = 0; i < 6; ++i) {
+      r[i] = zn[i] - z[i] - 0.5 * dt * (z[6 + i] + zn[6 + i]);
+      r[6 + i] = zn[6 + i] - z[6 + i] - dt * z[12 + i];
+    }
+    if (!J) return;
+    for (int i = 0; i < 6; ++i) {  // the order of `sparsity`
+      *J++ = -1.0;
+      *J++ = 1.0;
+      *J++ = -0.5 * dt;
+      *J++ = -0.5 * dt;
+      *J++ = -1.0;
+      *J++ = 1.0;
+      *J++ = -dt;
+    }
+  };
+  return d;
+}
+
+}  // namespace
+
+Example piano_mover(int knots) {
+  Example e;
+  e.scene = std::make_unique<scene::Scene>();
+  scene::Scene& s = *e.scene;
+  // The hallway: along x for y in [0, 1] (x ≤ 1), then along y for x in [0, 1] (y ≥ 0).
+  const int walls = s.add_body(Pose::identity(), true, "hallway");
+  s.add_shape(walls, dcol::Polytope::box(3.0, 0.25, 0.5), at(-1.5, -0.25), {}, "outer_wall_x");
+  s.add_shape(walls, dcol::Polytope::box(0.25, 2.75, 0.5), at(1.25, 2.0), {}, "outer_wall_y");
+  s.add_shape(walls, dcol::Polytope::box(2.25, 1.75, 0.5), at(-2.25, 2.75), {}, "inner_corner");
+  const double length = 2.6, radius = 0.03;
+  const int rod = s.add_body(at(-2.5, 0.5), false, "piano");
+  s.add_shape(rod, dcol::Capsule(radius, length - 2.0 * radius), Pose::identity(), {}, "piano");
+
+  TrajectorySpec spec;
+  spec.num_knots = knots;
+  spec.bodies = {FreeBody{rod, Parametrization::planar, Pose::identity()}};
+  spec.start = Eigen::Vector3d(-2.5, 0.5, 0.0);
+  spec.goal = Eigen::Vector3d(0.5, 3.0, std::numbers::pi / 2);
+  // The hallway's ends are open: the rod's centre stays within them (no way around the walls).
+  spec.q_lower = Eigen::Vector3d(-3.0, 0.0, -std::numbers::pi);
+  spec.q_upper = Eigen::Vector3d(1.0, 3.5, std::numbers::pi);
+  spec.collision.measure = CollisionMeasure::alpha;
+  spec.collision.bound = 0.002;
+  spec.collision.activation_margin = 0.3;
+  e.problem = std::make_unique<TrajectoryProblem>(s, spec);
+  e.x0 = e.problem->static_guess();
+  std::ostringstream os;
+  os << "piano mover: rod " << length << " m (capsule R " << radius << "), hallway 1 m wide, planar (x, y, theta), "
+     << "alpha >= 1 + " << spec.collision.bound << ", static initial guess";
+  e.description = os.str();
+  return e;
+}
+
+Example cone_opening(int knots) {
+  Example e;
+  e.scene = std::make_unique<scene::Scene>();
+  scene::Scene& s = *e.scene;
+  // The wall x ∈ [−0.15, 0.15] with a square opening |y|, |z| < 0.65 (four prisms).
+  const double half_open = 0.65, half_outer = 2.0, half_thick = 0.15;
+  const double bar = 0.5 * (half_outer - half_open), mid = 0.5 * (half_outer + half_open);
+  const int wall = s.add_body(Pose::identity(), true, "wall");
+  s.add_shape(wall, dcol::Polytope::box(half_thick, half_outer, bar), at(0, 0, mid), {}, "top");
+  s.add_shape(wall, dcol::Polytope::box(half_thick, half_outer, bar), at(0, 0, -mid), {}, "bottom");
+  s.add_shape(wall, dcol::Polytope::box(half_thick, bar, half_open), at(0, mid, 0), {}, "left");
+  s.add_shape(wall, dcol::Polytope::box(half_thick, bar, half_open), at(0, -mid, 0), {}, "right");
+  // The cone's axis (shape x) upright: taller than the opening, it must slew to pass.
+  const double height = 1.5, half_angle = 20.0 * std::numbers::pi / 180.0;
+  const Pose upright = Pose::from_rotation(so3_exp(Vec3(0.0, -0.5 * std::numbers::pi, 0.0)), Vec3(-2.5, 0.0, 0.0));
+  const int cone = s.add_body(upright, false, "cone");
+  s.add_shape(cone, dcol::Cone(height, half_angle), Pose::identity(), {}, "cone");
+
+  TrajectorySpec spec;
+  spec.num_knots = knots;
+  const double duration = 5.0, dt = duration / (knots - 1);
+  spec.bodies = {FreeBody{cone, Parametrization::pose6, upright}};
+  spec.num_extra_states = 6;
+  spec.num_controls = 6;
+  spec.start = Eigen::VectorXd::Zero(6);
+  spec.start[0] = -2.5;
+  spec.goal = Eigen::VectorXd::Zero(6);
+  spec.goal[0] = 2.5;
+  spec.start_extra = spec.goal_extra = Eigen::VectorXd::Zero(6);  // at rest at both ends
+  spec.dynamics = double_integrator6(dt);
+  spec.smoothness_weight = 0.0;
+  spec.control_weight = dt;  // ≈ ∫ ‖u‖² dt
+  // The cone's centre stays within the wall's extent (no way around it); rotations below π.
+  spec.q_lower = (Eigen::VectorXd(6) << -3.0, -1.2, -1.2, -3.0, -3.0, -3.0).finished();
+  spec.q_upper = (Eigen::VectorXd(6) << 3.0, 1.2, 1.2, 3.0, 3.0, 3.0).finished();
+  // Speed limits keep the steps between knots short.
+  spec.extra_lower = (Eigen::VectorXd(6) << -1.6, -1.6, -1.6, -2.0, -2.0, -2.0).finished();
+  spec.extra_upper = -spec.extra_lower;
+  spec.collision.measure = CollisionMeasure::alpha;
+  spec.collision.bound = 0.01;
+  spec.collision.interval_samples = 1;
+  spec.collision.activation_margin = 0.3;
+  e.problem = std::make_unique<TrajectoryProblem>(s, spec);
+  e.x0 = e.problem->static_guess();
+  std::ostringstream os;
+  os << "cone through an opening: cone H " << height << " (base radius " << height * std::tan(half_angle)
+     << "), opening " << 2 * half_open << " x " << 2 * half_open << ", pose (x, y, z, rotation vector), "
+     << "double integrator, " << duration << " s, alpha >= 1 + " << spec.collision.bound << ", static initial guess";
+  e.description = os.str();
+  return e;
+}
+
+Example arm_reach(const std::string& urdf, const std::string& srdf, int knots, bool near_pairs) {
+  Example e;
+  e.scene = std::make_unique<scene::Scene>();
+  scene::Scene& s = *e.scene;
+  const int obstacles = s.add_body(Pose::identity(), true, "obstacles");
+  s.add_shape(obstacles, dcol::Polytope::box(0.3, 0.6, 0.05), at(0.55, 0.0, -0.05), {}, "table");
+  s.add_shape(obstacles, dcol::Polytope::box(0.08, 0.08, 0.25), at(0.5, 0.0, 0.25), {}, "pillar");
+  e.robot = std::make_unique<scene::Robot>(s, scene::RobotModel::from_urdf_file(urdf, srdf));
+  scene::Robot& arm = *e.robot;
+  // link2's capsule and link4's sphere of arm7 overlap at every configuration (its SRDF lacks the pair).
+  const int l2 = arm.model().link_index("link2"), l4 = arm.model().link_index("link4");
+  if (l2 >= 0 && l4 >= 0) s.disable_body_pair(arm.link_body(l2), arm.link_body(l4));
+
+  TrajectorySpec spec;
+  spec.num_knots = knots;
+  spec.robot = &arm;
+  spec.start = (Eigen::VectorXd(7) << -1.0, 0.6, 0.0, -1.9, 0.0, 2.5, 0.8).finished();
+  spec.goal = (Eigen::VectorXd(7) << 1.0, 0.6, 0.0, -1.9, 0.0, 2.5, 0.8).finished();
+  spec.collision.measure = CollisionMeasure::distance;
+  spec.collision.bound = 0.02;
+  spec.collision.activation_margin = 0.15;
+  spec.collision.interval_samples = 1;
+  if (near_pairs) {
+    spec.collision.selection = PairSelection::initial_path;
+    spec.collision.selection_margin = 0.3;
+  }
+  e.problem = std::make_unique<TrajectoryProblem>(s, spec);
+  e.x0 = e.problem->linear_guess();
+  std::ostringstream os;
+  os << "arm reach: " << arm.num_positions() << " joints, " << arm.model().num_links()
+     << " links, around a pillar from the straight line in q, distance >= " << spec.collision.bound << " m";
+  e.description = os.str();
+  return e;
+}
+
+}  // namespace diffcol::plan::examples
