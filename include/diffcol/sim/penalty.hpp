@@ -90,7 +90,7 @@ struct SimStats {
   double wall_s = 0.0;         ///< whole integration
   double cpu_s = 0.0;          ///< processor time of the process over the integration (std::clock)
   double collision_s = 0.0;    ///< in the broad and narrow phases (values and derivatives)
-  double max_penetration = 0.0;  ///< largest δ seen at the accepted output times and steps' RHS
+  double max_penetration = 0.0;  ///< largest δ over the integrator's right-hand side evaluations
 };
 
 struct SimResult {
