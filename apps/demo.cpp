@@ -12,6 +12,7 @@
 
 namespace diffcol::cli {
 
+
 const std::vector<DemoEntry>& demo_table() {
   static const std::vector<DemoEntry> table = {
       {"piano-mover", "a 2.6 m rod around a 90-degree turn of a 1 m hallway (DCOL seed IV-A-1)", demo_piano_mover},
@@ -22,6 +23,9 @@ const std::vector<DemoEntry>& demo_table() {
        demo_quadrotor_rrt},
       {"quadrotor-hallway", "DCOL IV-A-2: a 6-DOF quadrotor through a hallway of 12 obstacles from hover (Ipopt)",
        demo_quadrotor_hallway},
+      {"ten-bodies", "ten iDCOL bodies thrown together: penalty contact, CVODES with the analytic Jacobian",
+       demo_ten_bodies},
+      {"pile", "mixed iDCOL bodies dropped into a box: penalty contact with damping and friction", demo_pile},
       {"twelve-primitives", "twelve DCOL primitives collide: complementarity time stepping at 100 Hz (DCOL Fig. 6)",
        demo_twelve_primitives},
   };

@@ -45,6 +45,8 @@ int cmd_demo(const std::vector<std::string>& args);
 
 // The demos (demo_*.cpp).
 void demo_twelve_primitives(const DemoOptions& options, Json& report);
+void demo_ten_bodies(const DemoOptions& options, Json& report);
+void demo_pile(const DemoOptions& options, Json& report);
 void print_demo_usage(std::ostream& os);
 
 }  // namespace diffcol::cli

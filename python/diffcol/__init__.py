@@ -56,10 +56,10 @@ import sys as _sys
 
 from ._diffcol import *  # noqa: F401,F403
 from ._diffcol import __doc__ as _core_doc  # noqa: F401
-from ._diffcol import dcol, manifold, mesh, qp, smooth, ssdf  # noqa: F401
+from ._diffcol import dcol, manifold, mesh, plan, qp, sim, smooth, ssdf  # noqa: F401
 
 # `import diffcol.dcol` / `from diffcol.qp import proximity` work like for package modules.
-for _name in ("dcol", "qp", "mesh", "smooth", "manifold", "ssdf"):
+for _name in ("dcol", "qp", "mesh", "smooth", "manifold", "ssdf", "plan", "sim"):
     _sys.modules[__name__ + "." + _name] = globals()[_name]
     # pickle finds the submodules' classes by their __module__, diffcol._diffcol.<name>
     _sys.modules[__name__ + "._diffcol." + _name] = globals()[_name]

@@ -34,6 +34,7 @@ void bind_mesh(py::module_& m);            // bind_mesh.cpp: submodule mesh (clo
 void bind_smooth(py::module_& m);          // bind_smooth.cpp: submodule smooth (soft operators)
 void bind_manifold(py::module_& m);        // bind_manifold.cpp: submodule manifold (Contax SDFs, manifold)
 void bind_ssdf(py::module_& m);            // bind_ssdf.cpp: submodule ssdf (AOPC, SSDF, SCM forces)
+void bind_sim(py::module_& m);            // bind_sim.cpp: submodule diffcol.sim (after scene)
 void bind_scene(py::module_& m);          // bind_scene.cpp: Scene, SceneQueryResult (after dcol, qp)
 void bind_dynamics(py::module_& m);        // bind_dynamics.cpp: ssdf.Scene, step, rollout (after bind_ssdf)
 void bind_plan(py::module_& m);            // bind_plan.cpp: submodule plan (trajectory optimization; after bind_scene)

@@ -23,6 +23,7 @@ contact model); view(...), view_manifold(...), view_rollout(...) write the HTML 
   dp::bind_qp(m);    // submodule diffcol.qp (after bind_idcol: reuses ReferenceFrame)
   dp::bind_scene(m);     // diffcol.Scene (after dcol and qp: takes their shapes)
   dp::bind_plan(m);      // submodule diffcol.plan (after scene)
+  dp::bind_sim(m);       // submodule diffcol.sim (after scene)
   dp::bind_mesh(m);      // submodule diffcol.mesh
   dp::bind_smooth(m);    // submodule diffcol.smooth
   dp::bind_manifold(m);  // submodule diffcol.manifold (after mesh: uses TriangleMesh)
