@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "demo.hpp"
+#include "mujoco_sim.hpp"
 #include "diffcol/sim/penalty.hpp"
 
 namespace diffcol::cli::penalty_demo {
@@ -48,6 +49,51 @@ inline std::vector<std::pair<std::string, Shape>> ten_shapes(double c) {
   s.emplace_back("tetrahedron", SmoothPolytope::convex_hull({c * Vec3(0.4, 0.4, 0.4), c * Vec3(0.4, -0.4, -0.4),
                                                              c * Vec3(-0.4, 0.4, -0.4), c * Vec3(-0.4, -0.4, 0.4)}, beta, c));
   return s;
+}
+
+/// MuJoCo on the same scene (every body's shapes at their mounts, the same masses, inertias and
+/// initial states; static bodies fixed), in the same run: its figures as report["mujoco"] and one
+/// text line.
+inline void mujoco_side_by_side(const scene::Scene& scene, const std::vector<sim::MassProperties>& mass,
+                                const std::vector<sim::BodyState>& initial, double duration, bool gravity,
+                                double friction, const DemoOptions& options, Json& report) {
+  std::vector<MujocoBody> bodies(static_cast<std::size_t>(scene.num_bodies()));
+  for (int b = 0; b < scene.num_bodies(); ++b) {
+    MujocoBody& mb = bodies[static_cast<std::size_t>(b)];
+    mb.is_static = scene.body(b).is_static;
+    mb.mass = mass[static_cast<std::size_t>(b)].mass;
+    mb.inertia_B = mass[static_cast<std::size_t>(b)].inertia;
+    mb.initial = initial[static_cast<std::size_t>(b)];
+  }
+  for (int s = 0; s < scene.num_shapes(); ++s) {
+    const scene::SceneShape& sh = scene.shape(s);
+    bodies[static_cast<std::size_t>(sh.body)].shapes.push_back({sh.shape, sh.X_BS});
+  }
+  MujocoSimOptions mo;
+  mo.duration = duration;
+  mo.time_step = 1e-3;
+  mo.gravity = gravity;
+  mo.friction = friction;
+  const MujocoSimResult mj = run_mujoco_sim(bodies, mo);
+  Json j;
+  j["available"] = mj.available;
+  if (mj.available && mj.error.empty()) {
+    j["version"] = mujoco_version();
+    j["time_step"] = mo.time_step;
+    j["wall_s"] = mj.wall_s;
+    j["wall_per_simulated_s"] = mj.wall_s / duration;
+    j["max_penetration"] = mj.max_penetration;
+    if (!gravity) j["linear_momentum_drift_relative"] = mj.linear_momentum_drift;
+    j["energy_drift_relative"] = mj.energy_drift;
+    if (options.text)
+      *options.text << "MuJoCo " << mujoco_version() << " (same bodies, nearest geometry, step " << mo.time_step
+                    << " s): " << mj.wall_s << " s wall for " << duration << " s, max penetration "
+                    << mj.max_penetration << ", energy drift " << mj.energy_drift << "\n";
+  } else {
+    j["error"] = mj.error;
+    if (options.text) *options.text << "MuJoCo: " << mj.error << "\n";
+  }
+  report["mujoco"] = j;
 }
 
 /// Reads "--key value" demo options: a number for each known key. @throws InputError otherwise.

@@ -105,6 +105,7 @@ void demo_pile(const DemoOptions& options, Json& report) {
        << (r.final_time - r.times.front()) / r.stats.cpu_s << " (CPU); final max speed " << max_speed
        << (inside ? "; every body inside the box" : "; a body left the box") << "\n";
   }
+  penalty_demo::mujoco_side_by_side(sys.scene(), mass, initial, duration, true, friction, options, report);
   write_demo_page(options, sys.scene(), penalty_demo::poses(r), report);
 }
 

@@ -126,6 +126,7 @@ void run_ten_bodies(const DemoOptions& options, Json& report) {
     os << "momentum drift (relative): linear " << f.linear_drift << ", angular " << f.angular_drift
        << "; energy drift " << f.energy_drift << "\n";
   }
+  penalty_demo::mujoco_side_by_side(sys.scene(), mass, initial, duration, false, friction, options, report);
   write_demo_page(options, sys.scene(), penalty_demo::poses(r), report);
 }
 

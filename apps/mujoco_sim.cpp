@@ -281,7 +281,8 @@ MujocoSimResult run_mujoco_sim(const std::vector<MujocoBody>& bodies, const Mujo
   totals(p1, ms1, e1);
   r.wall_s = wall;
   r.steps = steps;
-  r.linear_momentum_drift = (p1 - p0).norm() / std::max({p0.norm(), ms0, 1e-300});
+  const double p_scale = std::max(p0.norm(), ms0);
+  r.linear_momentum_drift = p_scale > 0.0 ? (p1 - p0).norm() / p_scale : (p1 - p0).norm();
   r.energy_drift = e0 != 0.0 ? (e1 - e0) / std::abs(e0) : 0.0;
   mj_deleteData(d);
   mj_deleteModel(m);

@@ -44,7 +44,7 @@ struct MujocoSimResult {
   double wall_s = 0.0;         ///< wall time of the steps alone (not the model's compilation)
   int steps = 0;
   double max_penetration = 0.0;  ///< max over steps and contacts of −dist
-  double linear_momentum_drift = 0.0;   ///< |Δ(Σ m v)| / max(|Σ m v|₀, Σ m |v|₀)
+  double linear_momentum_drift = 0.0;   ///< |Δ(Σ m v)| / max(|Σ m v|₀, Σ m |v|₀); absolute when all start at rest
   double energy_drift = 0.0;            ///< (E_end − E_0) / E_0, kinetic + gravitational
   std::vector<std::vector<Pose>> frames;  ///< frames[k][body]
 };
