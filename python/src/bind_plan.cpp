@@ -3,6 +3,7 @@
 #include <optional>
 
 #include "bindings.hpp"
+#include "diffcol/plan/examples.hpp"
 #include "diffcol/plan/trajectory.hpp"
 #include "diffcol/scene/robot.hpp"
 
@@ -285,6 +286,34 @@ that scene): keeps both alive; evaluations move the scene's bodies.)")
       py::arg("problem"), py::arg("configurations"), py::arg("subdivisions") = 10, py::arg("margin") = 1.0,
       py::arg("scene") = nullptr,
       "Re-checks the configurations at `subdivisions` samples per interval by exact Euclidean distances.");
+
+  // The seeds' problems of `diffcol demo` (plan/examples.hpp): the scene, the problem and its
+  // initial guess, kept alive together.
+  using plan::examples::Example;
+  py::class_<Example, std::shared_ptr<Example>>(m, "Example", R"(A trajectory problem of the seeds' examples
+(diffcol demo piano-mover, cone-opening, arm-reach): its scene, the problem over it and its initial
+guess x0. The scene and the problem live as long as this object.)")
+      .def_property_readonly(
+          "scene", [](Example& e) -> scene::Scene& { return *e.scene; }, py::return_value_policy::reference_internal)
+      .def_property_readonly(
+          "problem", [](Example& e) -> TrajectoryProblem& { return *e.problem; },
+          py::return_value_policy::reference_internal)
+      .def_readonly("x0", &Example::x0)
+      .def_readonly("description", &Example::description)
+      .def("__repr__", [](const Example& e) { return "<diffcol.plan.Example: " + e.description + ">"; });
+  m.def(
+      "piano_mover", [](int knots) { return std::make_shared<Example>(plan::examples::piano_mover(knots)); },
+      py::arg("knots") = 40, "DCOL seed Sec. IV-A-1: a 2.6 m rod around a 90-degree turn of a 1 m hallway.");
+  m.def(
+      "cone_opening", [](int knots) { return std::make_shared<Example>(plan::examples::cone_opening(knots)); },
+      py::arg("knots") = 40, "DCOL seed Sec. IV-A-3: a cone through a square opening in a wall.");
+  m.def(
+      "arm_reach",
+      [](const std::string& urdf, const std::string& srdf, int knots) {
+        return std::make_shared<Example>(plan::examples::arm_reach(urdf, srdf, knots));
+      },
+      py::arg("urdf"), py::arg("srdf"), py::arg("knots") = 20,
+      "The 7-DoF test arm (tests/data/robots/arm7.urdf, .srdf) around a pillar in joint space.");
 }
 
 }  // namespace diffcol::python

@@ -118,3 +118,12 @@ def test_bad_input():
     o.tolerance = float("nan")
     with pytest.raises(ValueError):
         plan.solve(p, o)
+
+
+def test_the_seeds_piano_mover_through_python():
+    ex = plan.piano_mover()  # 40 knots, as the demo (fewer let the rod clip the corner between knots)
+    assert "rod" in ex.description and ex.x0.shape == (ex.problem.num_variables,)
+    res = plan.solve(ex.problem, x0=ex.x0)
+    assert res.success, res.status
+    check = plan.check_trajectory(ex.problem, res.configurations, subdivisions=10)
+    assert check.collision_free and check.min_distance > 0
