@@ -198,7 +198,7 @@ def test_invalid_input():
     with pytest.raises(ValueError):
         manifold.compute_manifold(b, None, b, None, manifold.ManifoldOptions(t_topk=-1.0))
     with pytest.raises(ValueError):
-        manifold.compute_manifold(b, None, b, None, manifold.ManifoldOptions(num_vertices=(0, -1)))
+        manifold.compute_manifold(b, None, b, None, manifold.ManifoldOptions(num_vertices=(-2, -1)))
     with pytest.raises(ValueError):
         manifold.ContactObject(mesh.make_box(UNIT), manifold.SdfObject())  # no primitive
     with pytest.raises(ValueError):

@@ -701,8 +701,8 @@ struct TimeStepper::Impl {
   }
 };
 
-TimeStepper::TimeStepper(const TimeSteppingOptions& options) : impl_(new Impl) {
-  options.validate();
+// The options are checked before anything is allocated (a throwing constructor runs no destructor).
+TimeStepper::TimeStepper(const TimeSteppingOptions& options) : impl_((options.validate(), new Impl)) {
   impl_->opt = options;
 }
 TimeStepper::~TimeStepper() { delete impl_; }
