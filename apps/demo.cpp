@@ -15,6 +15,7 @@ namespace diffcol::cli {
 
 const std::vector<DemoEntry>& demo_table() {
   static const std::vector<DemoEntry> table = {
+#ifndef DIFFCOL_CLI_NO_DEMOS
       {"piano-mover", "a 2.6 m rod around a 90-degree turn of a 1 m hallway (DCOL seed IV-A-1)", demo_piano_mover},
       {"cone-opening", "a cone through a square opening in a wall, translation and attitude (DCOL seed IV-A-3)",
        demo_cone_opening},
@@ -28,6 +29,7 @@ const std::vector<DemoEntry>& demo_table() {
       {"pile", "mixed iDCOL bodies dropped into a box: penalty contact with damping and friction", demo_pile},
       {"twelve-primitives", "twelve DCOL primitives collide: complementarity time stepping at 100 Hz (DCOL Fig. 6)",
        demo_twelve_primitives},
+#endif
   };
   return table;
 }
@@ -84,6 +86,7 @@ void write_demo_page(const DemoOptions& options, const scene::Scene& scene,
 #else
   (void)scene;
   (void)body_poses;
+  (void)report;
   if (options.text) *options.text << "page: not written (diffcol was built without the viewer)\n";
 #endif
 }
@@ -107,6 +110,7 @@ int cmd_demo(const std::vector<std::string>& args) {
   if (!entry) {
     std::string names;
     for (const DemoEntry& d : demo_table()) names += std::string(names.empty() ? "" : ", ") + d.name;
+    if (names.empty()) throw InputError("demo: this program was built without the demos (the sanitized twin)");
     throw InputError("demo: unknown demo '" + args[0] + "' (known: " + names + ")");
   }
   DemoOptions options;
