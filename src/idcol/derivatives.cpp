@@ -5,6 +5,7 @@
 #include "envelope_gradient.hpp"
 #include "kkt_pose_jacobian.hpp"
 #include "lu_solve.hpp"
+#include "pose_algebra.hpp"
 #include "../util/target_clones.hpp"
 
 #include <algorithm>
@@ -29,21 +30,8 @@ const char* derivative_status_name(DerivativeStatus s) {
 
 namespace {
 
-// a × b with scalar arithmetic (Eigen's generic cross product is not inlined well here).
-[[gnu::always_inline]] inline Vec3 cross(const Vec3& a, const Vec3& b) {
-  return Vec3(a.y() * b.z() - a.z() * b.y(), a.z() * b.x() - a.x() * b.z(), a.x() * b.y() - a.y() * b.x());
-}
-
-// Ad_{X⁻¹} for X = (Q, t): [[Qᵀ, 0], [−Qᵀ t̃, Qᵀ]].
-Mat6 adjoint_inverse(const Pose& X) {
-  Mat6 A;
-  const Mat3 Qt = X.R.transpose();
-  A.topLeftCorner<3, 3>() = Qt;
-  A.topRightCorner<3, 3>().setZero();
-  A.bottomLeftCorner<3, 3>() = -Qt * skew(X.p);
-  A.bottomRightCorner<3, 3>() = Qt;
-  return A;
-}
+using detail::adjoint_inverse;
+using detail::cross;
 
 // [[ã, b̃], [b̃, 0]] for a wrench W = (a, b): ad_ηᵀ W = this · η (the seed's −ad̄*_W, (B44)).
 Mat6 coadjoint_bar(const Vec6& W) {

@@ -4,6 +4,7 @@
 #include "diffcol/idcol/hessians.hpp"
 
 #include "lu_solve.hpp"
+#include "pose_algebra.hpp"
 #include "shape_higher_derivatives.hpp"
 #include "../util/target_clones.hpp"
 
@@ -22,20 +23,8 @@ namespace diffcol::idcol {
 
 namespace {
 
-[[gnu::always_inline]] inline Vec3 cross(const Vec3& a, const Vec3& b) {
-  return Vec3(a.y() * b.z() - a.z() * b.y(), a.z() * b.x() - a.x() * b.z(), a.x() * b.y() - a.y() * b.x());
-}
-
-// Ad_{X⁻¹} for X = (Q, t): [[Qᵀ, 0], [−Qᵀ t̃, Qᵀ]].
-Mat6 adjoint_inverse(const Pose& X) {
-  Mat6 A;
-  const Mat3 Qt = X.R.transpose();
-  A.topLeftCorner<3, 3>() = Qt;
-  A.topRightCorner<3, 3>().setZero();
-  A.bottomLeftCorner<3, 3>() = -Qt * skew(X.p);
-  A.bottomRightCorner<3, 3>() = Qt;
-  return A;
-}
+using detail::adjoint_inverse;
+using detail::cross;
 
 // e_a × X for a < 3
 [[gnu::always_inline]] inline Vec3 rot_cross(int a, const Vec3& X) {

@@ -32,6 +32,17 @@ struct Run {
   Eigen::VectorXd dfdk;
 };
 
+// A run over the system: its counters reset.
+Run start_run(PenaltySystem::Impl& sys, int n) {
+  sys.collision_s = 0.0;
+  sys.contact_solves = 0;
+  sys.fd_pair_jacobians = 0;
+  Run run;
+  run.sys = &sys;
+  run.n = n;
+  return run;
+}
+
 int rhs_cb(realtype, N_Vector y, N_Vector ydot, void* user) {
   Run& r = *static_cast<Run*>(user);
   try {
@@ -331,12 +342,7 @@ SimResult PenaltySystem::simulate(const Eigen::VectorXd& y0, const std::vector<d
   check_initial(*this, impl, y0, options, "simulate");
   const auto wall0 = std::chrono::steady_clock::now();
   const std::clock_t cpu0 = std::clock();
-  impl.collision_s = 0.0;
-  impl.contact_solves = 0;
-  impl.fd_pair_jacobians = 0;
-  Run run;
-  run.sys = &impl;
-  run.n = state_size();
+  Run run = start_run(impl, state_size());
   SimResult res;
   res.times.push_back(output_times.front());
   res.states.push_back(unpack(y0));
@@ -385,12 +391,7 @@ SensitivityResult PenaltySystem::simulate_sensitivities(const Eigen::VectorXd& y
   check_initial(*this, impl, y0, options, "simulate_sensitivities");
   const auto wall0 = std::chrono::steady_clock::now();
   const std::clock_t cpu0 = std::clock();
-  impl.collision_s = 0.0;
-  impl.contact_solves = 0;
-  impl.fd_pair_jacobians = 0;
-  Run run;
-  run.sys = &impl;
-  run.n = state_size();
+  Run run = start_run(impl, state_size());
   const int n = run.n;
   SensitivityResult res;
   Cvodes cv;
