@@ -1,6 +1,7 @@
 // Scene collision shapes: sizes for messages, bounding radii, exact representations in the other
 // families (scene/collision_shape.hpp).
 #include "diffcol/scene/collision_shape.hpp"
+#include "format_number.hpp"
 
 #include <cmath>
 #include <sstream>
@@ -56,27 +57,22 @@ double CollisionShape::outer_radius() const {
 
 namespace {
 
-std::string num(double v) {
-  std::ostringstream s;
-  s.precision(6);
-  s << v;
-  return s.str();
-}
+using detail::format_number;
 
 std::string describe_primitive(const dcol::Primitive& p) {
   const std::string type = dcol::primitive_type_name(dcol::primitive_type(p));
   struct Visitor {
     std::string operator()(const dcol::Polytope& s) const { return "faces=" + std::to_string(s.num_faces); }
-    std::string operator()(const dcol::Capsule& s) const { return "R=" + num(s.R) + ", L=" + num(s.L); }
-    std::string operator()(const dcol::Cylinder& s) const { return "R=" + num(s.R) + ", L=" + num(s.L); }
-    std::string operator()(const dcol::Cone& s) const { return "H=" + num(s.H) + ", beta=" + num(s.beta); }
+    std::string operator()(const dcol::Capsule& s) const { return "R=" + format_number(s.R) + ", L=" + format_number(s.L); }
+    std::string operator()(const dcol::Cylinder& s) const { return "R=" + format_number(s.R) + ", L=" + format_number(s.L); }
+    std::string operator()(const dcol::Cone& s) const { return "H=" + format_number(s.H) + ", beta=" + format_number(s.beta); }
     std::string operator()(const dcol::Ellipsoid& s) const {
-      return "outer_radius=" + num(s.outer_radius) + ", inner_radius=" + num(s.inner_radius);
+      return "outer_radius=" + format_number(s.outer_radius) + ", inner_radius=" + format_number(s.inner_radius);
     }
     std::string operator()(const dcol::PaddedPolygon& s) const {
-      return "edges=" + std::to_string(s.num_edges) + ", R=" + num(s.R);
+      return "edges=" + std::to_string(s.num_edges) + ", R=" + format_number(s.R);
     }
-    std::string operator()(const dcol::Sphere& s) const { return "R=" + num(s.R); }
+    std::string operator()(const dcol::Sphere& s) const { return "R=" + format_number(s.R); }
   };
   return type + "(" + std::visit(Visitor{}, p) + ")";
 }
@@ -119,10 +115,10 @@ std::string CollisionShape::describe() const {
     std::string operator()(const Shape& s) const { return "idcol " + s.describe(); }
     std::string operator()(const dcol::Primitive& p) const { return "dcol " + describe_primitive(p); }
     std::string operator()(const qp::Capsule& c) const {
-      return "qp capsule(radius=" + num(c.radius()) + ", length=" + num(c.length()) + ")";
+      return "qp capsule(radius=" + format_number(c.radius()) + ", length=" + format_number(c.length()) + ")";
     }
     std::string operator()(const qp::PaddedPolygon& p) const {
-      return "qp padded_polygon(edges=" + std::to_string(p.num_constraints()) + ", radius=" + num(p.radius()) + ")";
+      return "qp padded_polygon(edges=" + std::to_string(p.num_constraints()) + ", radius=" + format_number(p.radius()) + ")";
     }
   };
   return std::visit(Visitor{}, v_);

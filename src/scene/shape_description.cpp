@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "diffcol/shapes/smoothness.hpp"
+#include "format_number.hpp"
 
 namespace diffcol::scene {
 
@@ -19,12 +20,7 @@ Pose x_axis_to_z() {
   return X;
 }
 
-std::string num(double v) {
-  std::ostringstream s;
-  s.precision(6);
-  s << v;
-  return s.str();
-}
+using detail::format_number;
 
 [[noreturn]] void no_shape(const ShapeDescription& d, Family f) {
   throw std::invalid_argument(std::string("no ") + family_name(f) + " shape for " + d.describe() +
@@ -92,14 +88,14 @@ ShapeDescription ShapeDescription::convex_hull(std::vector<Vec3> points) {
 
 std::string ShapeDescription::describe() const {
   switch (kind) {
-    case ShapeKind::sphere: return "sphere(radius=" + num(radius) + ")";
+    case ShapeKind::sphere: return "sphere(radius=" + format_number(radius) + ")";
     case ShapeKind::box:
-      return "box(half_extents=" + num(half_extents.x()) + ", " + num(half_extents.y()) + ", " + num(half_extents.z()) + ")";
-    case ShapeKind::cylinder: return "cylinder(radius=" + num(radius) + ", length=" + num(length) + ")";
-    case ShapeKind::capsule: return "capsule(radius=" + num(radius) + ", length=" + num(length) + ")";
+      return "box(half_extents=" + format_number(half_extents.x()) + ", " + format_number(half_extents.y()) + ", " + format_number(half_extents.z()) + ")";
+    case ShapeKind::cylinder: return "cylinder(radius=" + format_number(radius) + ", length=" + format_number(length) + ")";
+    case ShapeKind::capsule: return "capsule(radius=" + format_number(radius) + ", length=" + format_number(length) + ")";
     case ShapeKind::ellipsoid:
-      return "ellipsoid(semi_axes=" + num(semi_axes.x()) + ", " + num(semi_axes.y()) + ", " + num(semi_axes.z()) + ")";
-    case ShapeKind::cone: return "cone(height=" + num(height) + ", half_angle=" + num(half_angle) + ")";
+      return "ellipsoid(semi_axes=" + format_number(semi_axes.x()) + ", " + format_number(semi_axes.y()) + ", " + format_number(semi_axes.z()) + ")";
+    case ShapeKind::cone: return "cone(height=" + format_number(height) + ", half_angle=" + format_number(half_angle) + ")";
     case ShapeKind::convex_hull: return "convex_hull(" + std::to_string(points.size()) + " points)";
   }
   return "unknown";
