@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "demo_plan.hpp"
+#include "diffcol/manifold/manifold.hpp"
 #include "host_info.hpp"
 #ifdef DIFFCOL_HAVE_VIEWER
 #include "diffcol/view/view.hpp"
@@ -27,6 +28,8 @@ const std::vector<DemoEntry>& demo_table() {
       {"ten-bodies", "ten iDCOL bodies thrown together: penalty contact, CVODES with the analytic Jacobian",
        demo_ten_bodies},
       {"pile", "mixed iDCOL bodies dropped into a box: penalty contact with damping and friction", demo_pile},
+      {"figures-drop", "two 18-superquadric figures dropped onto each other: contact forces from Contax manifolds",
+       demo_figures_drop},
       {"twelve-primitives", "twelve DCOL primitives collide: complementarity time stepping at 100 Hz (DCOL Fig. 6)",
        demo_twelve_primitives},
 #endif
@@ -66,6 +69,16 @@ Options of twelve-primitives (docs/sim-time-stepping.md)
   --seed N              the random scene (default 1)
   --duration S          simulated seconds (default 3.5; --quick 2.3)
 
+Options of figures-drop (docs/sim.md)
+  --gap G               clearance of the upper figure over the lower (default 0.05; --quick 0)
+  --duration S          simulated seconds (default 3; --quick 0.05)
+  --dt H                time step (default 0.0005)
+  --stiffness K, --damping C, --friction MU   the contact law of each manifold entry
+                        (defaults 1e6, 0.5, 0.5)
+  --edge-edge 0|1       E-E contacts between the figures (default 0: V-S only)
+  --edges N             E-E edges per figure with --edge-edge 1 (default 18)
+  --gradient-steps N    steps of the checked rollout derivative (default 100; --quick 40)
+
 Demos
 )";
   for (const DemoEntry& d : demo_table()) {
@@ -86,6 +99,41 @@ void write_demo_page(const DemoOptions& options, const scene::Scene& scene,
 #else
   (void)scene;
   (void)body_poses;
+  (void)report;
+  if (options.text) *options.text << "page: not written (diffcol was built without the viewer)\n";
+#endif
+}
+
+void write_demo_mesh_page(const DemoOptions& options, const std::vector<mesh::TriangleMesh>& meshes,
+                          const std::vector<std::string>& names, const std::vector<std::vector<Pose>>& poses,
+                          const std::vector<std::vector<manifold::ContactManifold>>& manifolds, Json& report) {
+  if (options.page.empty()) return;
+#ifdef DIFFCOL_HAVE_VIEWER
+  view::MeshScene scene;
+  scene.meshes = meshes;
+  scene.names = names;
+  scene.poses = poses;
+  for (const auto& frame : manifolds) {
+    view::ManifoldMarkers all;
+    for (const manifold::ContactManifold& m : frame) {
+      const view::ManifoldMarkers mk = view::manifold_markers(m);
+      all.points.insert(all.points.end(), mk.points.begin(), mk.points.end());
+      all.normals.insert(all.normals.end(), mk.normals.begin(), mk.normals.end());
+      all.distances.insert(all.distances.end(), mk.distances.begin(), mk.distances.end());
+      all.activities.insert(all.activities.end(), mk.activities.begin(), mk.activities.end());
+    }
+    scene.manifolds.push_back(std::move(all));
+  }
+  view::ViewOptions view_options;
+  view_options.title = std::string("diffcol demo ") + report.value("demo", std::string());
+  view::write_mesh_html(options.page, scene, view_options);
+  report["page"] = options.page;
+  if (options.text) *options.text << "page: " << options.page << " (" << poses.size() << " frames)\n";
+#else
+  (void)meshes;
+  (void)names;
+  (void)poses;
+  (void)manifolds;
   (void)report;
   if (options.text) *options.text << "page: not written (diffcol was built without the viewer)\n";
 #endif

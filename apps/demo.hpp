@@ -10,6 +10,13 @@
 
 #include "cli.hpp"
 
+namespace diffcol::manifold {
+struct ContactManifold;
+}
+namespace diffcol::mesh {
+class TriangleMesh;
+}
+
 namespace diffcol::cli {
 
 /// Options common to every demo.
@@ -41,12 +48,20 @@ const std::vector<DemoEntry>& demo_table();
 void write_demo_page(const DemoOptions& options, const scene::Scene& scene,
                      const std::vector<std::vector<Pose>>& body_poses, Json& report);
 
+/// Writes the animated page of triangle meshes (view::MeshScene: one body-frame mesh per body,
+/// poses[frame][body]) with, when `manifolds` is not empty, every frame's manifolds drawn
+/// (manifolds[frame][pair]) to options.page unless it is empty; records it as report["page"].
+void write_demo_mesh_page(const DemoOptions& options, const std::vector<mesh::TriangleMesh>& meshes,
+                          const std::vector<std::string>& names, const std::vector<std::vector<Pose>>& poses,
+                          const std::vector<std::vector<manifold::ContactManifold>>& manifolds, Json& report);
+
 int cmd_demo(const std::vector<std::string>& args);
 
 // The demos (demo_*.cpp).
 void demo_twelve_primitives(const DemoOptions& options, Json& report);
 void demo_ten_bodies(const DemoOptions& options, Json& report);
 void demo_pile(const DemoOptions& options, Json& report);
+void demo_figures_drop(const DemoOptions& options, Json& report);
 void print_demo_usage(std::ostream& os);
 
 }  // namespace diffcol::cli

@@ -1,6 +1,8 @@
 // Procedural 18-superquadric figures (figures.hpp): determinism, mesh ↔ SDF agreement, the
 // convex pieces on their superquadrics, the mesh volume against an independent Monte Carlo
-// estimate from the primitives' inside–outside functions, and input validation.
+// estimate from the primitives' inside–outside functions, and input validation; the figures
+// dropped onto each other through their manifolds (sim/manifold_contact.hpp): the rollout
+// derivative against central differences, mesh mass properties against a closed form.
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -9,6 +11,7 @@
 
 #include "diffcol/manifold/figures.hpp"
 #include "diffcol/manifold/surface_mesh.hpp"
+#include "diffcol/sim/manifold_contact.hpp"
 #include "test_util.hpp"
 
 namespace mf = diffcol::manifold;
@@ -163,4 +166,80 @@ TEST(ManifoldFigures, RejectsInvalidOptions) {
                std::invalid_argument);
   EXPECT_THROW(mf::make_limbed_figure(bad([](mf::FigureOptions& o) { o.projection_steps = -1; })),
                std::invalid_argument);
+}
+
+TEST(ManifoldFigures, MeshMassPropertiesOfABoxMatchTheClosedForm) {
+  const Vec3 size(0.4, 1.0, 2.2);
+  diffcol::mesh::TriangleMesh box = mf::make_refined_box(size, 3);
+  std::vector<Vec3> moved;  // off the origin: the centre of mass and the parallel-axis shift
+  for (const Vec3& v : box.vertices()) moved.push_back(v + Vec3(0.3, -1.1, 0.7));
+  box = diffcol::mesh::TriangleMesh(moved, box.faces());
+  const diffcol::sim::MassProperties mp = diffcol::sim::mesh_mass_properties(box, 800.0);
+  const double m = 800.0 * size.prod();
+  EXPECT_NEAR(mp.mass, m, 1e-12 * m);
+  EXPECT_LT((mp.com - Vec3(0.3, -1.1, 0.7)).norm(), 1e-13);
+  const Vec3 I(m / 12 * (size.y() * size.y() + size.z() * size.z()), m / 12 * (size.x() * size.x() + size.z() * size.z()),
+               m / 12 * (size.x() * size.x() + size.y() * size.y()));
+  EXPECT_LT((mp.inertia - diffcol::Mat3(I.asDiagonal())).norm(), 1e-12 * I.norm());
+  EXPECT_THROW(diffcol::sim::mesh_mass_properties(box, 0.0), std::invalid_argument);
+}
+
+// d x(N) / d x(0) of the drop through the figures' manifold (V-S entries with culling, penalty
+// per entry weighted by its activity) against central differences: the upper figure starts
+// touching the lower one, so every step of the short rollout has figure-figure contact.
+TEST(ManifoldFigures, DropRolloutDerivativeMatchesCentralDifferences) {
+  namespace sim = diffcol::sim;
+  sim::FiguresDropOptions o;
+  o.drop_gap = 0.0;
+  sim::FiguresDrop drop = sim::figures_drop(o);
+  sim::ManifoldContactSystem& sys = drop.system;
+  ASSERT_EQ(sys.tangent_dimension(), 24);
+  const int steps = 40;
+  const int upper = 12;  // tangent offset of the upper figure (the lower one is free body 0)
+  int contact_steps = 0;
+  const auto rollout = [&](std::vector<sim::BodyState> s, Eigen::VectorXd* tangent) {
+    for (int k = 0; k < steps; ++k) {
+      sys.step(s, tangent);
+      if (tangent) {
+        for (const auto& e : sys.pair_manifold(s, drop.figure_pair).entries)
+          if (e.activity > 1e-3) {
+            ++contact_steps;
+            break;
+          }
+      }
+    }
+    Eigen::VectorXd out(6);
+    out << s[static_cast<size_t>(drop.upper)].X_WB.p, s[static_cast<size_t>(drop.upper)].v_W;
+    return out;
+  };
+  // directions: the upper figure's height, its initial x velocity, the lower figure's roll rate
+  for (const int index : {upper + 5, upper + 6, 9}) {
+    Eigen::VectorXd tangent = Eigen::VectorXd::Zero(24);
+    tangent[index] = 1.0;
+    contact_steps = 0;
+    const Eigen::VectorXd x = rollout(drop.initial, &tangent);
+    EXPECT_EQ(contact_steps, steps) << "the figures must touch at every step";
+    // the position part of the tangent: δp of the upper figure (offset 3); its velocity (offset 6)
+    Eigen::VectorXd analytic(6);
+    analytic << tangent.segment<3>(upper + 3), tangent.segment<3>(upper + 6);
+    const double h = 1e-6;
+    Eigen::VectorXd delta = Eigen::VectorXd::Zero(24);
+    delta[index] = h;
+    std::vector<sim::BodyState> plus = drop.initial, minus = drop.initial;
+    sys.retract(plus, delta);
+    sys.retract(minus, -delta);
+    const Eigen::VectorXd fd = (rollout(plus, nullptr) - rollout(minus, nullptr)) / (2 * h);
+    EXPECT_LE((analytic - fd).norm(), 1e-5 * fd.norm()) << "direction " << index << ": analytic "
+                                                        << analytic.transpose() << ", central " << fd.transpose();
+    EXPECT_TRUE(x.allFinite());
+  }
+  // bad input
+  Eigen::VectorXd wrong = Eigen::VectorXd::Zero(5);
+  std::vector<sim::BodyState> s = drop.initial;
+  EXPECT_THROW(sys.step(s, &wrong), std::invalid_argument);
+  s[1].v_W.x() = std::nan("");
+  EXPECT_THROW(sys.step(s), std::invalid_argument);
+  sim::ManifoldContactLaw law;
+  law.stiffness = -1.0;
+  EXPECT_THROW(law.validate(), std::invalid_argument);
 }

@@ -481,8 +481,8 @@ the pose is not finite.)")
       .def_readwrite("projection_iterations", &ManifoldOptions::projection_iterations,
                      "sphere-tracing steps projecting the E-E witness points onto their own SDF surfaces (0 = off, <= 20)")
       .def_readwrite("culling", &ManifoldOptions::culling,
-                     "True: skip candidates whose activity is provably below e^-40 (exact to rounding; culled V-S "
-                     "entries carry distance 40*t_pen and normal 0); False (default): dense");
+                     "True (default): skip candidates whose activity is provably below e^-40 (exact to rounding; "
+                     "culled V-S entries carry distance 40*t_pen and normal 0); False: dense");
 
   py::enum_<ContactKind>(m, "ContactKind", "Which routine produced a manifold entry.")
       .value("vertex_sdf", ContactKind::vertex_sdf)

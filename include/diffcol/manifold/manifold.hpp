@@ -29,7 +29,7 @@
 /// experiments do for V-S). Note: SoftSort blends entries with (nearly) equal metrics, so with
 /// K < n tied vertices (e.g. a face resting flat) are averaged; use K = n or hard mode then.
 ///
-/// Culling (ManifoldOptions::culling, off by default), exact to rounding: the layout and sizes stay
+/// Culling (ManifoldOptions::culling, on by default), exact to rounding: the layout and sizes stay
 /// the same; only what cannot change the manifold in double precision is skipped.
 ///   - A V-S candidate whose lower bound L ≤ φ_other(v) (SdfObject::lower_bound: primitive boxes
 ///     and a bounding-volume hierarchy) exceeds 40·t_pen has activity σ(−φ/t_pen) < e^-40: it is
@@ -117,9 +117,9 @@ struct ManifoldOptions {
   /// IV-D3 are computed from them; differentiated through. 0 (default): off. In [0, 20].
   int projection_iterations = 0;
   /// Skip the candidates that cannot change the manifold's activities in double precision (see
-  /// the file comment); false (default): evaluate every candidate densely, so that every V-S
-  /// distance is φ_other at its point.
-  bool culling = false;
+  /// the file comment; default). false: evaluate every candidate densely, so that every V-S
+  /// distance is φ_other at its point (culled V-S entries carry the bound 40·t_pen instead).
+  bool culling = true;
 
   /// Every temperature 0 ("Ours-NS"); the witness keeps the L2 regularization λ given.
   static ManifoldOptions hard(double regularization = 0.0);
