@@ -416,7 +416,8 @@ MethodShape make_method_shape(const Json& j0, const std::string& where, const st
   const Json& tj = require(j, "type", where);
   if (!tj.is_string()) fail(where, "\"type\" must be a string");
   std::string kind = tj.get<std::string>();
-  if (j.size() == 1) return benchmark_method_shape(kind, where, f);  // {"type": "cone"}
+  if (j.size() == 1 && (f != scene::Family::idcol || canonical_type(kind).empty()))
+    return benchmark_method_shape(kind, where, f);  // {"type": "cone"}; idcol's long names below
   if (kind == "convex_hull") kind = "polytope";
   const std::string w = where + " (" + kind + ")";
   MethodShape m{scene::CollisionShape(Shape(Sphere(1.0))), Pose::identity()};
