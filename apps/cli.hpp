@@ -21,6 +21,7 @@
 #include "diffcol/qp/shapes.hpp"
 #include "diffcol/scene/robot.hpp"
 #include "diffcol/scene/scene.hpp"
+#include "diffcol/scene/shape_description.hpp"
 #include "diffcol/shapes/shape.hpp"
 
 namespace diffcol::cli {
@@ -51,9 +52,28 @@ void check_keys(const Json& j, const std::string& where, std::initializer_list<c
 const Json& require(const Json& j, const char* key, const std::string& where);
 double num_field(const Json& j, const char* key, const std::string& where);
 
-/// A shape from its JSON description: a benchmark name ("poly", "se", ...) or an object
-/// {"type": ..., parameters...}. @throws InputError / std::invalid_argument.
-Shape parse_shape(const Json& j, const std::string& where);
+/// An iDCOL-only shape (superellipsoid, superelliptic_cylinder, smooth_polytope,
+/// smooth_truncated_cone) from {"type": ..., parameters...}, or a benchmark name ("poly", "se",
+/// ...). @throws InputError / std::invalid_argument.
+Shape parse_idcol_shape(const Json& j, const std::string& where);
+
+/// A shape of the command line's one vocabulary (docs/cli.md, "Shapes") made for a method: the
+/// shared kinds of scene::ShapeDescription (sphere, box, cylinder, capsule, ellipsoid, cone,
+/// polytope) through scene::make_shape, a method's own shapes, or a benchmark name of the method.
+struct MethodShape {
+  scene::CollisionShape shape;  ///< of the method's family
+  Pose X_GS;                    ///< the shape's frame S in the described frame G (DCOL: folded into `offset`)
+};
+inline bool is_identity(const Pose& X) { return X.p == Vec3::Zero() && X.R == Mat3::Identity(); }
+/// @param j  a benchmark name (string) or an object {"type" (or "shape"): kind, sizes...}
+/// @param method idcol, dcol or qp. @throws InputError naming `where`, the shape and the method.
+MethodShape make_method_shape(const Json& j, const std::string& where, const std::string& method,
+                              const scene::SmoothingOptions& smoothing = {});
+/// --smoothing-tolerance T, --beta B, --exponent N (take_option syntax) into smoothing["tolerance"],
+/// ["beta"], ["exponent"]. Returns true and advances i when args[i] is one of them.
+bool take_smoothing_option(const std::vector<std::string>& args, size_t& i, Json& smoothing);
+/// The SmoothingOptions of those flags. @throws InputError when given for a method other than idcol.
+scene::SmoothingOptions parse_smoothing(const Json& j, const std::string& method);
 /// A pose from {"position": [x,y,z], "quaternion": [w,x,y,z]} (both optional) or a flat array
 /// [x,y,z] / [x,y,z,qw,qx,qy,qz]. null means the identity.
 Pose parse_pose(const Json& j, const std::string& where);
@@ -61,7 +81,8 @@ Pose parse_pose(const Json& j, const std::string& where);
 idcol::SolveOptions parse_options(const Json& j);
 
 /// The JSON value of a --shapeN argument: JSON text if it starts with '{' or '"', otherwise
-/// "name" (benchmark shape) or "type:key=value,key=value" (vector values separated by '/' or ';').
+/// "name" (a string: a benchmark shape) or "kind:key=value,..." (an object; numbers of a vector
+/// separated by '/', points by ';': points=0/0/0;1/0/0;...).
 Json shape_arg_to_json(const std::string& arg);
 /// The JSON value of a --poseN argument: JSON text if it starts with '{' or '[', otherwise
 /// "x,y,z" or "x,y,z,qw,qx,qy,qz".
@@ -116,11 +137,10 @@ void print_bench_dcol_usage(std::ostream& os);
 /// Removes "--method M" / "--method=M" from args and returns M ("idcol" when absent).
 /// @throws InputError for a value other than idcol, qp or dcol, or --method given twice.
 std::string take_method(std::vector<std::string>& args);
-/// A DCOL primitive from a --shapeN argument of `diffcol query --method dcol` (benchmark name,
-/// type:key=value,... or JSON). @throws InputError.
-dcol::Primitive parse_dcol_shape_arg(const std::string& arg, const std::string& where);
-/// A DiffPills shape from a --shapeN argument of `diffcol query --method qp`. @throws InputError.
-std::variant<qp::Capsule, qp::PaddedPolygon> parse_qp_shape_arg(const std::string& arg, const std::string& where);
+/// The DCOL primitive of a made shape, its X_GS folded into the primitive's offset.
+dcol::Primitive method_dcol_shape(const MethodShape& m);
+/// The DiffPills shape of a made shape (its X_GS is the caller's: X_WS = X_WG·X_GS).
+std::variant<qp::Capsule, qp::PaddedPolygon> method_qp_shape(const MethodShape& m);
 /// `diffcol query --scene FILE` / `--urdf FILE`: every close pair of a scene (apps/scene_query.cpp).
 int cmd_query_scene(const std::vector<std::string>& args);
 void print_query_scene_usage(std::ostream& os);

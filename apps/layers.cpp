@@ -47,103 +47,6 @@ qp::PaddedPolygon qp_bench_polygon() {
   return qp::PaddedPolygon::from_vertices(v, 0.2);
 }
 
-/// "type:key=value,..." where a field without '=' continues the previous key's list (so
-/// "vertices=0/0;1/0;0/1;radius=0.1" gives vertices = {"0/0", "1/0", "0/1"}, radius = {"0.1"}).
-/// Fields are separated by ',' or ';'.
-std::map<std::string, std::vector<std::string>> qp_fields(const std::string& arg, const std::string& rest) {
-  std::map<std::string, std::vector<std::string>> out;
-  std::string last;
-  for (const std::string& f : split(rest, ",;")) {
-    if (f.empty()) throw InputError("shape argument '" + arg + "': empty field");
-    const auto eq = f.find('=');
-    if (eq == std::string::npos) {
-      if (last.empty()) throw InputError("shape argument '" + arg + "': expected key=value, got '" + f + "'");
-      out[last].push_back(f);
-      continue;
-    }
-    const std::string key = f.substr(0, eq);
-    if (key.empty()) throw InputError("shape argument '" + arg + "': empty key");
-    if (out.count(key)) throw InputError("shape argument '" + arg + "': '" + key + "' given twice");
-    out[key].push_back(f.substr(eq + 1));
-    last = key;
-  }
-  return out;
-}
-
-std::vector<double> numbers(const std::string& s, size_t count, const std::string& what) {
-  const auto parts = split(s, "/");
-  if (parts.size() != count)
-    throw InputError(what + ": expected " + std::to_string(count) + " numbers separated by '/', got '" + s + "'");
-  std::vector<double> v;
-  for (const auto& p : parts) v.push_back(parse_double(p, what));
-  return v;
-}
-
-double scalar_field(std::map<std::string, std::vector<std::string>>& f, const std::string& key,
-                    const std::string& where) {
-  auto it = f.find(key);
-  if (it == f.end()) throw InputError(where + ": missing '" + key + "'");
-  if (it->second.size() != 1) throw InputError(where + ": '" + key + "' takes one number");
-  const double v = parse_double(it->second[0], where + "." + key);
-  f.erase(it);
-  return v;
-}
-
-void no_more_fields(const std::map<std::string, std::vector<std::string>>& f, const std::string& where,
-                    const std::string& allowed) {
-  if (!f.empty()) throw InputError(where + ": unknown field '" + f.begin()->first + "' (allowed: " + allowed + ")");
-}
-
-QpShape parse_qp_shape(const std::string& arg, const std::string& where) {
-  const auto colon = arg.find(':');
-  const std::string type = arg.substr(0, colon);
-  const std::string rest = colon == std::string::npos ? "" : arg.substr(colon + 1);
-  const std::string w = where + " (" + type + ")";
-  if (rest.empty()) {
-    if (type == "capsule") return qp_bench_capsule();
-    if (type == "polygon" || type == "hexagon") return qp_bench_polygon();
-    throw InputError(where + ": unknown qp shape '" + arg +
-                     "' (expected capsule, polygon, capsule:length=L,radius=R, capsule:a=x/y/z;b=x/y/z;radius=R, "
-                     "rect:half_x=..,half_y=..,radius=.. or polygon:vertices=x1/y1;x2/y2;...;radius=R)");
-  }
-  auto f = qp_fields(arg, rest);
-  if (type == "capsule") {
-    const double R = scalar_field(f, "radius", w);
-    if (f.count("length")) {
-      const double L = scalar_field(f, "length", w);
-      no_more_fields(f, w, "length, radius (or a, b, radius)");
-      return qp::Capsule(R, L);
-    }
-    if (!f.count("a") || !f.count("b")) throw InputError(w + ": give length=L or a=x/y/z;b=x/y/z");
-    if (f["a"].size() != 1 || f["b"].size() != 1) throw InputError(w + ": a and b take x/y/z");
-    const auto a = numbers(f["a"][0], 3, w + ".a"), b = numbers(f["b"][0], 3, w + ".b");
-    f.erase("a");
-    f.erase("b");
-    no_more_fields(f, w, "a, b, radius (or length, radius)");
-    return qp::Capsule::from_end_points(Vec3(a[0], a[1], a[2]), Vec3(b[0], b[1], b[2]), R);
-  }
-  if (type == "rect" || type == "rectangle") {
-    const double hx = scalar_field(f, "half_x", w), hy = scalar_field(f, "half_y", w);
-    const double R = scalar_field(f, "radius", w);
-    no_more_fields(f, w, "half_x, half_y, radius");
-    return qp::PaddedPolygon::rectangle(hx, hy, R);
-  }
-  if (type == "polygon") {
-    const double R = scalar_field(f, "radius", w);
-    auto it = f.find("vertices");
-    if (it == f.end()) throw InputError(w + ": missing 'vertices' (x1/y1;x2/y2;...)");
-    std::vector<qp::Vec2> v;
-    for (size_t i = 0; i < it->second.size(); ++i) {
-      const auto xy = numbers(it->second[i], 2, w + ".vertices[" + std::to_string(i) + "]");
-      v.emplace_back(xy[0], xy[1]);
-    }
-    f.erase(it);
-    no_more_fields(f, w, "vertices, radius");
-    return qp::PaddedPolygon::from_vertices(v, R);
-  }
-  throw InputError(where + ": unknown qp shape type '" + type + "' (expected capsule, rect or polygon)");
-}
-
 std::string describe(const qp::Capsule& c) {
   const Vec3 a = c.a_B(), b = c.b_B();
   return "capsule(a=" + num(a.x()) + "/" + num(a.y()) + "/" + num(a.z()) + ", b=" + num(b.x()) + "/" + num(b.y()) +
@@ -230,37 +133,6 @@ Json qp_derivatives_json(const qp::ProximityDerivatives& d) {
 
 // ============================================================== DCOL shapes
 
-dcol::Primitive parse_dcol_shape(const std::string& arg, const std::string& where) {
-  if (arg.empty()) throw InputError(where + ": empty shape argument");
-  const char* const* names = dcol::benchmark_primitive_names();
-  if (arg[0] != '{' && arg.find(':') == std::string::npos) {
-    for (int i = 0; i < dcol::kNumPrimitiveTypes; ++i)
-      if (arg == names[i]) return dcol::benchmark_primitive(names[i]);
-    throw InputError(where + ": unknown DCOL benchmark primitive '" + arg +
-                     "' (expected polytope, capsule, cylinder, cone, ellipsoid, padded_polygon, sphere, or "
-                     "type:key=value,...)");
-  }
-  const Json j = shape_arg_to_json(arg);
-  if (!j.is_object() || !j.contains("type") || !j["type"].is_string())
-    throw InputError(where + ": a DCOL shape is type:key=value,... or {\"type\": ..., key: number, ...}");
-  std::map<std::string, double> params;
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    if (it.key() == "type") continue;
-    if (!it.value().is_number()) throw InputError(where + ": '" + it.key() + "' must be one number");
-    params[it.key()] = it.value().get<double>();
-  }
-  const std::string type = j["type"].get<std::string>();
-  if (params.empty()) {  // {"type": "cone"}: the benchmark primitive
-    for (int i = 0; i < dcol::kNumPrimitiveTypes; ++i)
-      if (type == names[i]) return dcol::benchmark_primitive(names[i]);
-  }
-  try {
-    return dcol::make_primitive(type, params);
-  } catch (const std::invalid_argument& e) {
-    throw InputError(where + ": " + e.what());
-  }
-}
-
 std::string describe(const dcol::Primitive& p) {
   return std::visit(
       [](const auto& s) -> std::string {
@@ -333,6 +205,7 @@ struct LayerQueryArgs {
   long max_iterations = -1;  // dcol only
 };
 
+
 LayerQueryArgs scan_query(const std::vector<std::string>& args, const char* method, void (*usage)(std::ostream&),
                           bool& help) {
   LayerQueryArgs q;
@@ -356,6 +229,8 @@ LayerQueryArgs scan_query(const std::vector<std::string>& args, const char* meth
       q.derivatives = true;
     } else if (take_option(args, i, "--frame", v)) {
       q.frame = parse_frame(v);
+    } else if (Json sm; take_smoothing_option(args, i, sm)) {
+      parse_smoothing(sm, method);  // the shapes are exact: says so
     } else if (std::string(method) == "dcol" && take_option(args, i, "--max-iterations", v)) {
       q.max_iterations = parse_long(v, "--max-iterations", 1, 100000);
     } else {
@@ -380,13 +255,15 @@ DiffPills proximity (include/diffcol/qp) between capsules and padded polygons: t
 two cores, phi = |p1 - p2|^2 - (R1 + R2)^2 (eq. (20)), the signed distance, witness points
 on the cores, closest points on the padded surfaces (eq. (21)-(22)) and the normal, as JSON.
 
-  SHAPE  capsule:length=L,radius=R         core of full length L along body x, centred
+  SHAPE  as for every method ('diffcol help query'): of those, the qp shapes are
+         sphere:radius=R                   a capsule of length 0
+         capsule:radius=R,length=L         core of full length L along body z, centred
          capsule:a=x/y/z;b=x/y/z;radius=R  core from b to a (body frame)
-         rect:half_x=HX,half_y=HY,radius=R padded rectangle in the body x-y plane
+         padded_polygon:half_x=HX,half_y=HY,radius=R  padded rectangle in the body x-y plane
          polygon:vertices=x1/y1;x2/y2;...;radius=R  padded convex polygon, vertices
                                            counter-clockwise in the body x-y plane (3..16)
-         capsule, polygon                  the benchmark shapes (L = 2, R = 0.5; hexagon of
-                                           circumradius 1, R = 0.2)
+         capsule, polygon                  the benchmark shapes (L = 2 along x, R = 0.5;
+                                           hexagon of circumradius 1, R = 0.2)
   POSE   x,y,z or x,y,z,qw,qx,qy,qz or JSON, as for the default method
   --derivatives   add qp::proximity_derivatives: every block J_<out>_X1 / J_<out>_X2
   --frame F       twist of the derivative columns (docs/conventions.md): world (default),
@@ -402,11 +279,11 @@ DCOL (include/diffcol/dcol): the minimum uniform scaling alpha at which two conv
 intersect (cone program, seed eq. (9)), the intersection point x_W, the contact points p1_W,
 p2_W (eq. (29)) and the signed distance (eq. (30)), as JSON.
 
-  SHAPE  a benchmark primitive: polytope, capsule, cylinder, cone, ellipsoid, padded_polygon, sphere
-         or type:key=value,... (dcol::make_primitive):
-           polytope:hx=..,hy=..,hz=..  (a box)     capsule:R=..,L=..     cylinder:R=..,L=..
-           cone:H=..,beta=..  (radians)            ellipsoid:a=..,b=..,c=..
-           padded_polygon:hx=..,hy=..,R=..          sphere:R=..
+  SHAPE  as for every method ('diffcol help query'), exact: sphere, box, cylinder, capsule,
+         ellipsoid, cone, polytope, padded_polygon:half_x=..,half_y=..,radius=..; or a
+         benchmark primitive: polytope, capsule, cylinder, cone, ellipsoid, padded_polygon,
+         sphere. The pose is the body's; a cylinder, capsule or cone along z is DCOL's along x
+         at the offset X_WS1 of the output.
   --derivatives       add dcol::contact_derivatives: every block J_<out>_<X1|X2|X12>
   --frame F           twist of the X1 / X2 columns: world (default), local or local_world_aligned
   --max-iterations N  interior-point iteration limit (default 40)
@@ -419,17 +296,41 @@ int cmd_query_qp(const std::vector<std::string>& args) {
   bool help = false;
   const LayerQueryArgs q = scan_query(args, "qp", print_query_qp_usage, help);
   if (help) return kExitOk;
-  const QpShape s1 = parse_qp_shape(q.shape1, "shape1");
-  const QpShape s2 = parse_qp_shape(q.shape2, "shape2");
+  const MethodShape m1 = make_method_shape(shape_arg_to_json(q.shape1), "shape1", "qp");
+  const MethodShape m2 = make_method_shape(shape_arg_to_json(q.shape2), "shape2", "qp");
+  const QpShape s1 = method_qp_shape(m1), s2 = method_qp_shape(m2);
+  // a capsule along z (the vocabulary's axis) is the layer's capsule along x at X_WG·X_GS
+  const Pose X_WS1 = q.X1 * m1.X_GS, X_WS2 = q.X2 * m2.X_GS;
+  const bool offset = !is_identity(m1.X_GS) || !is_identity(m2.X_GS);
   qp::ProximityResult r;
   qp::ProximityDerivatives d;
   const qp::ProximityOptions opt;
   std::visit(
       [&](const auto& a, const auto& b) {
-        qp::proximity(a, q.X1, b, q.X2, opt, r);
-        if (q.derivatives) qp::proximity_derivatives(a, q.X1, b, q.X2, r, d, q.frame);
+        qp::proximity(a, X_WS1, b, X_WS2, opt, r);
+        if (q.derivatives)
+          qp::proximity_derivatives(a, X_WS1, b, X_WS2, r, d, offset ? ReferenceFrame::world : q.frame);
       },
       s1, s2);
+  if (q.derivatives && offset && q.frame != ReferenceFrame::world) {  // columns: twists of the given poses
+#define DIFFCOL_EXPRESS(name, X) express_in_frame(d.name, q.frame, X)
+    DIFFCOL_EXPRESS(J_phi_X1, q.X1);
+    DIFFCOL_EXPRESS(J_phi_X2, q.X2);
+    DIFFCOL_EXPRESS(J_signed_distance_X1, q.X1);
+    DIFFCOL_EXPRESS(J_signed_distance_X2, q.X2);
+    DIFFCOL_EXPRESS(J_core1_W_X1, q.X1);
+    DIFFCOL_EXPRESS(J_core1_W_X2, q.X2);
+    DIFFCOL_EXPRESS(J_core2_W_X1, q.X1);
+    DIFFCOL_EXPRESS(J_core2_W_X2, q.X2);
+    DIFFCOL_EXPRESS(J_p1_W_X1, q.X1);
+    DIFFCOL_EXPRESS(J_p1_W_X2, q.X2);
+    DIFFCOL_EXPRESS(J_p2_W_X1, q.X1);
+    DIFFCOL_EXPRESS(J_p2_W_X2, q.X2);
+    DIFFCOL_EXPRESS(J_normal_W_X1, q.X1);
+    DIFFCOL_EXPRESS(J_normal_W_X2, q.X2);
+#undef DIFFCOL_EXPRESS
+    d.frame = q.frame;
+  }
   Json out;
   out["method"] = "qp";
   const Json res = qp_result_json(r);
@@ -438,8 +339,10 @@ int cmd_query_qp(const std::vector<std::string>& args) {
   Json in;
   in["shape1"] = describe(s1);
   in["pose1"] = pose_json(q.X1);
+  if (!is_identity(m1.X_GS)) in["X_GS1"] = pose_json(m1.X_GS);
   in["shape2"] = describe(s2);
   in["pose2"] = pose_json(q.X2);
+  if (!is_identity(m2.X_GS)) in["X_GS2"] = pose_json(m2.X_GS);
   out["input"] = in;
   write_json(std::cout, out);
   std::cout.flush();
@@ -452,8 +355,9 @@ int cmd_query_dcol(const std::vector<std::string>& args) {
   bool help = false;
   const LayerQueryArgs q = scan_query(args, "dcol", print_query_dcol_usage, help);
   if (help) return kExitOk;
-  const dcol::Primitive s1 = parse_dcol_shape(q.shape1, "shape1");
-  const dcol::Primitive s2 = parse_dcol_shape(q.shape2, "shape2");
+  // the shapes' frames X_GS ride in the primitives' offsets: the poses are the bodies'
+  const dcol::Primitive s1 = method_dcol_shape(make_method_shape(shape_arg_to_json(q.shape1), "shape1", "dcol"));
+  const dcol::Primitive s2 = method_dcol_shape(make_method_shape(shape_arg_to_json(q.shape2), "shape2", "dcol"));
   dcol::SolveOptions opt;
   if (q.max_iterations > 0) opt.max_iterations = static_cast<int>(q.max_iterations);
   auto r = std::make_unique<dcol::ContactResult>();  // large (KKT storage): keep it off the stack
@@ -862,16 +766,6 @@ int cmd_bench_dcol(const std::vector<std::string>& args) {
                       clock_ns);
   std::cout << "iter: mean interior-point iterations per solve\n";
   return kExitOk;
-}
-
-// ============================================================== shapes for `diffcol view`
-
-dcol::Primitive parse_dcol_shape_arg(const std::string& arg, const std::string& where) {
-  return parse_dcol_shape(arg, where);
-}
-
-std::variant<qp::Capsule, qp::PaddedPolygon> parse_qp_shape_arg(const std::string& arg, const std::string& where) {
-  return parse_qp_shape(arg, where);
 }
 
 }  // namespace diffcol::cli

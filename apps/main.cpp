@@ -33,18 +33,20 @@ Options
   -h, --help     this message
   --version      version and build information
 
-Benchmark shapes: sphere, ellipsoid, poly, tc, se, sec. Exit status 2 on invalid input.
+Shapes (every method): sphere, box, cylinder, capsule, ellipsoid, cone, polytope with their
+sizes ('diffcol help query'); the method makes them exact (dcol, qp) or smooth (idcol).
+Exit status 2 on invalid input.
 Examples
-  diffcol query --shape1 sphere:R=1 --shape2 se:n=8,a=0.5,b=1,c=1.5 --pose2 2,0.5,0,1,0,0,0
+  diffcol query --shape1 sphere:radius=1 --shape2 box:half_extents=0.5/1/1.5 --pose2 2,0.5,0
+  diffcol query --method dcol --shape1 sphere:radius=1 --shape2 box:half_extents=0.5/1/1.5 --pose2 2,0.5,0
   diffcol query --json input.json
   diffcol bench --quick --shapes poly,se
-  diffcol query --method qp --shape1 capsule:length=2,radius=0.5 \
-                --shape2 rect:half_x=1,half_y=0.5,radius=0.1 --pose2 1,1.2,0.3 --derivatives
-  diffcol query --method dcol --shape1 cone --shape2 polytope:hx=1,hy=0.5,hz=0.5 --pose2 2,0.3,0
+  diffcol query --method qp --shape1 capsule:radius=0.5,length=2 \
+                --shape2 padded_polygon:half_x=1,half_y=0.5,radius=0.1 --pose2 1,1.2,0.3 --derivatives
   diffcol bench --method qp --poses 100000
   diffcol bench --method dcol --shapes capsule,cone,sphere --poses 10000
   diffcol view --shape1 poly --shape2 se --pose2 2.5,0.5,0 --pose2-to 1.2,0.4,0.3 --out view.html
-  diffcol view --method dcol --shape1 cone --shape2 polytope --pose2 2.5,0.5,0 --png view.png
+  diffcol view --method dcol --shape1 cone --shape2 box:half_extents=0.5/0.4/0.6 --pose2 2.5,0.5,0 --png view.png
 )";
 }
 

@@ -3,11 +3,13 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <stdexcept>
 
 #include "cli.hpp"
 #include "diffcol/idcol/ergodic.hpp"
+#include "diffcol/scene/shape_description.hpp"
 
 namespace diffcol::cli {
 
@@ -70,12 +72,11 @@ double num_field_or(const Json& j, const char* key, double dflt, const std::stri
   return j.contains(key) ? get_number(j.at(key), where + "." + key) : dflt;
 }
 
+// The iDCOL shapes of no other method (family-specific spellings).
 std::string canonical_type(const std::string& t) {
-  if (t == "sphere") return "sphere";
   if (t == "superellipsoid" || t == "se") return "superellipsoid";
-  if (t == "ellipsoid") return "ellipsoid";
   if (t == "superelliptic_cylinder" || t == "sec") return "superelliptic_cylinder";
-  if (t == "smooth_polytope" || t == "poly" || t == "polytope") return "smooth_polytope";
+  if (t == "smooth_polytope" || t == "poly") return "smooth_polytope";
   if (t == "smooth_truncated_cone" || t == "tc") return "smooth_truncated_cone";
   return "";
 }
@@ -90,8 +91,7 @@ constexpr size_t kMaxPolytopeRows = SmoothPolytope::kMaxFaces;
 constexpr size_t kMaxHullPoints = 100000;
 
 const char* kTypeList =
-    "sphere, superellipsoid (se), ellipsoid, superelliptic_cylinder (sec), smooth_polytope (poly), "
-    "smooth_truncated_cone (tc)";
+    "superellipsoid (se), superelliptic_cylinder (sec), smooth_polytope (poly), smooth_truncated_cone (tc)";
 
 }  // namespace
 
@@ -141,7 +141,7 @@ long parse_long(const std::string& s0, const std::string& what, long lo, long hi
   return static_cast<long>(v);
 }
 
-Shape parse_shape(const Json& j, const std::string& where) {
+Shape parse_idcol_shape(const Json& j, const std::string& where) {
   if (j.is_string()) {
     const std::string name = j.get<std::string>();
     if (!is_benchmark_name(name))
@@ -164,14 +164,6 @@ Shape parse_shape(const Json& j, const std::string& where) {
   }
   const std::string w = where + " (" + type + ")";
 
-  if (type == "sphere") {
-    check_keys(j, w, {"type", "R"});
-    return Sphere(num_field(j, "R", w));
-  }
-  if (type == "ellipsoid") {
-    check_keys(j, w, {"type", "a", "b", "c"});
-    return Superellipsoid::ellipsoid(num_field(j, "a", w), num_field(j, "b", w), num_field(j, "c", w));
-  }
   if (type == "superellipsoid") {
     check_keys(j, w, {"type", "n", "a", "b", "c", "epsilon"});
     const int n = get_int(require(j, "n", w), w + ".n");
@@ -282,34 +274,276 @@ idcol::SolveOptions parse_options(const Json& j) {
 Json shape_arg_to_json(const std::string& arg0) {
   const std::string arg = trim(arg0);
   if (arg.empty()) throw InputError("empty shape argument");
-  if (arg[0] == '{' || arg[0] == '"') return Json::parse(arg);
-  const auto colon = arg.find(':');
-  if (colon == std::string::npos) {
-    if (is_benchmark_name(arg)) return Json(arg);
-    if (!canonical_type(arg).empty()) return Json{{"type", arg}};
-    throw InputError("unknown shape '" + arg + "' (expected a benchmark name sphere, ellipsoid, poly, tc, se, "
-                     "sec, or type:key=value,...)");
+  if (arg[0] == '{' || arg[0] == '"') {
+    try {
+      return Json::parse(arg);
+    } catch (const nlohmann::json::parse_error& e) {
+      throw InputError("shape argument: invalid JSON: " + std::string(e.what()));
+    }
   }
+  const auto colon = arg.find(':');
+  if (colon == std::string::npos) return Json(arg);  // a benchmark name
   Json j;
   j["type"] = trim(arg.substr(0, colon));
   const std::string rest = arg.substr(colon + 1);
   if (trim(rest).empty()) return j;
-  for (const std::string& kv : split(rest, ",")) {
-    const auto eq = kv.find('=');
-    if (eq == std::string::npos) throw InputError("shape argument '" + arg + "': expected key=value, got '" + kv + "'");
-    const std::string key = trim(kv.substr(0, eq));
-    const std::string val = kv.substr(eq + 1);
-    if (key.empty()) throw InputError("shape argument '" + arg + "': empty key");
-    if (j.contains(key)) throw InputError("shape argument '" + arg + "': '" + key + "' given twice");
-    if (val.find_first_of("/;") != std::string::npos) {
+  // Fields split on ',' and ';'; a field without '=' continues the previous key's list, so
+  // "points=0/0/0;1/0/0" is [[0,0,0],[1,0,0]]; numbers within a field split on '/'.
+  std::map<std::string, std::vector<std::vector<double>>> lists;
+  std::vector<std::string> order;
+  std::string last;
+  for (const std::string& f : split(rest, ",;")) {
+    if (trim(f).empty()) throw InputError("shape argument '" + arg + "': empty field");
+    const auto eq = f.find('=');
+    std::string key = last, val = f;
+    if (eq != std::string::npos) {
+      key = trim(f.substr(0, eq));
+      val = f.substr(eq + 1);
+      if (key.empty()) throw InputError("shape argument '" + arg + "': empty key");
+      if (lists.count(key) || key == "type") throw InputError("shape argument '" + arg + "': '" + key + "' given twice");
+      order.push_back(key);
+      last = key;
+    } else if (key.empty()) {
+      throw InputError("shape argument '" + arg + "': expected key=value, got '" + f + "'");
+    }
+    std::vector<double> nums;
+    for (const std::string& x : split(val, "/")) nums.push_back(parse_double(x, "shape argument " + key));
+    lists[key].push_back(nums);
+  }
+  for (const std::string& key : order) {
+    const auto& l = lists[key];
+    bool scalars = true;
+    for (const auto& v : l) scalars = scalars && v.size() == 1;
+    if (l.size() == 1 && l[0].size() == 1) {
+      j[key] = l[0][0];
+    } else if (scalars || l.size() == 1) {  // "0.5/1/1.5" or "0.5;1;1.5": a flat list
       Json a = Json::array();
-      for (const std::string& x : split(val, "/;")) a.push_back(parse_double(x, "shape argument " + key));
+      for (const auto& v : l)
+        for (double x : v) a.push_back(x);
       j[key] = a;
     } else {
-      j[key] = parse_double(val, "shape argument " + key);
+      Json a = Json::array();
+      for (const auto& v : l) a.push_back(Json(v));
+      j[key] = a;
     }
   }
   return j;
+}
+
+// ------------------------------------------------------------------ one shape vocabulary
+
+namespace {
+
+const char* kCommonKinds = "sphere, box, cylinder, capsule, ellipsoid, cone, polytope";
+
+std::vector<Vec3> get_points(const Json& j, const std::string& where) {
+  if (!j.is_array() || j.empty()) fail(where, "expected points [[x,y,z], ...] or x/y/z;x/y/z;...");
+  std::vector<Vec3> pts;
+  if (j[0].is_number()) {  // flat x,y,z,x,y,z,...
+    if (j.size() % 3 != 0) fail(where, "a flat list of points needs 3 numbers per point, got " + std::to_string(j.size()));
+    for (size_t i = 0; i < j.size(); i += 3)
+      pts.emplace_back(get_number(j[i], where), get_number(j[i + 1], where), get_number(j[i + 2], where));
+    return pts;
+  }
+  if (j.size() > 100000) fail(where, "at most 100000 points are accepted");
+  for (size_t i = 0; i < j.size(); ++i) pts.push_back(get_vec3(j[i], where + "[" + std::to_string(i) + "]"));
+  return pts;
+}
+
+// The methods that have a shape of each kind (docs/cli.md, "Shapes").
+bool method_has(scene::Family f, scene::ShapeKind k) {
+  using scene::ShapeKind;
+  switch (f) {
+    case scene::Family::dcol: return true;
+    case scene::Family::idcol: return k != ShapeKind::capsule && k != ShapeKind::cone;
+    case scene::Family::qp: return k == ShapeKind::sphere || k == ShapeKind::capsule;
+  }
+  return false;
+}
+
+std::string methods_with(scene::ShapeKind k) {
+  std::string out;
+  for (scene::Family f : {scene::Family::idcol, scene::Family::dcol, scene::Family::qp})
+    if (method_has(f, k)) out += std::string(out.empty() ? "" : ", ") + scene::family_name(f);
+  return out;
+}
+
+MethodShape benchmark_method_shape(const std::string& name, const std::string& where, scene::Family f) {
+  MethodShape m{scene::CollisionShape(Shape(Sphere(1.0))), Pose::identity()};
+  if (f == scene::Family::idcol && is_benchmark_name(name)) {
+    m.shape = scene::CollisionShape(idcol::benchmark_shape(name));
+    return m;
+  }
+  if (f == scene::Family::dcol) {
+    const char* const* names = dcol::benchmark_primitive_names();
+    for (int i = 0; i < dcol::kNumPrimitiveTypes; ++i)
+      if (name == names[i]) {
+        m.shape = scene::CollisionShape(dcol::benchmark_primitive(names[i]));
+        return m;
+      }
+  }
+  if (f == scene::Family::qp && name == "capsule") {
+    m.shape = scene::CollisionShape(qp::Capsule(0.5, 2.0));
+    return m;
+  }
+  if (f == scene::Family::qp && name == "polygon") {
+    std::vector<qp::Vec2> v;
+    for (int k = 0; k < 6; ++k) v.emplace_back(std::cos(k * M_PI / 3), std::sin(k * M_PI / 3));
+    m.shape = scene::CollisionShape(qp::PaddedPolygon::from_vertices(v, 0.2));
+    return m;
+  }
+  const char* list = f == scene::Family::idcol ? "sphere, ellipsoid, poly, tc, se, sec"
+                     : f == scene::Family::dcol ? "polytope, capsule, cylinder, cone, ellipsoid, padded_polygon, sphere"
+                                                : "capsule, polygon";
+  fail(where, "'" + name + "' is not a benchmark shape of --method " + scene::family_name(f) + " (" + list +
+                  "); give a shape with its sizes, e.g. box:half_extents=0.5/0.4/0.3 (docs/cli.md, \"Shapes\")");
+}
+
+}  // namespace
+
+MethodShape make_method_shape(const Json& j0, const std::string& where, const std::string& method,
+                              const scene::SmoothingOptions& smoothing) {
+  const scene::Family f = scene::parse_family(method);
+  const std::string in_method = "--method " + method;
+  if (j0.is_string()) return benchmark_method_shape(j0.get<std::string>(), where, f);
+  if (!j0.is_object()) fail(where, "a shape is kind:key=value,..., a benchmark name or a JSON object, got " + j0.dump());
+  Json j = j0;
+  if (j.contains("shape")) {  // the scene files' key
+    if (j.contains("type")) fail(where, "give \"type\" or \"shape\", not both");
+    j["type"] = j["shape"];
+    j.erase("shape");
+  }
+  const Json& tj = require(j, "type", where);
+  if (!tj.is_string()) fail(where, "\"type\" must be a string");
+  std::string kind = tj.get<std::string>();
+  if (j.size() == 1 && (f != scene::Family::idcol || canonical_type(kind).empty()))
+    return benchmark_method_shape(kind, where, f);  // {"type": "cone"}; idcol's long names below
+  if (kind == "convex_hull") kind = "polytope";
+  const std::string w = where + " (" + kind + ")";
+  MethodShape m{scene::CollisionShape(Shape(Sphere(1.0))), Pose::identity()};
+
+  // family-specific shapes
+  if (!canonical_type(kind).empty()) {
+    if (f != scene::Family::idcol)
+      fail(w, kind + " is a shape of --method idcol only, not " + in_method +
+                  " (the shared kinds: " + kCommonKinds + ")");
+    m.shape = scene::CollisionShape(parse_idcol_shape(j, where));
+    return m;
+  }
+  if (kind == "padded_polygon") {
+    check_keys(j, w, {"type", "half_x", "half_y", "radius"});
+    const double hx = num_field(j, "half_x", w), hy = num_field(j, "half_y", w), r = num_field(j, "radius", w);
+    if (f == scene::Family::idcol) fail(w, "--method idcol has no padded_polygon (dcol and qp do)");
+    if (f == scene::Family::qp) m.shape = scene::CollisionShape(qp::PaddedPolygon::rectangle(hx, hy, r));
+    else m.shape = scene::CollisionShape(dcol::Primitive(dcol::PaddedPolygon::rectangle(hx, hy, r)));
+    return m;
+  }
+  if (kind == "polygon") {
+    if (f != scene::Family::qp) fail(w, "polygon is a shape of --method qp only, not " + in_method);
+    check_keys(j, w, {"type", "vertices", "radius"});
+    const Json& vj = require(j, "vertices", w);
+    if (!vj.is_array()) fail(w, "\"vertices\" must be x1/y1;x2/y2;... or [[x, y], ...]");
+    std::vector<qp::Vec2> v;
+    for (size_t i = 0; i < vj.size(); ++i) {
+      const std::string wi = w + ".vertices[" + std::to_string(i) + "]";
+      if (!vj[i].is_array() || vj[i].size() != 2) fail(wi, "expected x/y, got " + vj[i].dump());
+      v.emplace_back(get_number(vj[i][0], wi), get_number(vj[i][1], wi));
+    }
+    m.shape = scene::CollisionShape(qp::PaddedPolygon::from_vertices(v, num_field(j, "radius", w)));
+    return m;
+  }
+  if (kind == "capsule" && f == scene::Family::qp && (j.contains("a") || j.contains("b"))) {
+    check_keys(j, w, {"type", "a", "b", "radius"});  // the core's end points in the body frame
+    m.shape = scene::CollisionShape(qp::Capsule::from_end_points(
+        get_vec3(require(j, "a", w), w + ".a"), get_vec3(require(j, "b", w), w + ".b"), num_field(j, "radius", w)));
+    return m;
+  }
+
+  // the shared kinds: scene::ShapeDescription (docs/scene.md)
+  using scene::ShapeDescription;
+  ShapeDescription d;
+  if (kind == "sphere") {
+    check_keys(j, w, {"type", "radius"});
+    d = ShapeDescription::sphere(num_field(j, "radius", w));
+  } else if (kind == "box") {
+    check_keys(j, w, {"type", "half_extents"});
+    const Vec3 h = get_vec3(require(j, "half_extents", w), w + ".half_extents");
+    d = ShapeDescription::box(h.x(), h.y(), h.z());
+  } else if (kind == "cylinder" || kind == "capsule") {
+    check_keys(j, w, {"type", "radius", "length"});
+    const double r = num_field(j, "radius", w), l = num_field(j, "length", w);
+    d = kind == "cylinder" ? ShapeDescription::cylinder(r, l) : ShapeDescription::capsule(r, l);
+  } else if (kind == "ellipsoid") {
+    check_keys(j, w, {"type", "semi_axes"});
+    const Vec3 a = get_vec3(require(j, "semi_axes", w), w + ".semi_axes");
+    d = ShapeDescription::ellipsoid(a.x(), a.y(), a.z());
+  } else if (kind == "cone") {
+    check_keys(j, w, {"type", "height", "half_angle"});
+    d = ShapeDescription::cone(num_field(j, "height", w), num_field(j, "half_angle", w));
+  } else if (kind == "polytope") {
+    check_keys(j, w, {"type", "points"});
+    d = ShapeDescription::convex_hull(get_points(require(j, "points", w), w + ".points"));
+  } else {
+    fail(where, "unknown shape '" + kind + "' (expected " + kCommonKinds +
+                    "; per method: padded_polygon (dcol, qp), polygon (qp), " + kTypeList + " (idcol))");
+  }
+  if (!method_has(f, d.kind))
+    fail(where, in_method + " cannot represent " + d.describe() + ": a " + scene::shape_kind_name(d.kind) +
+                    " is a shape of --method " + methods_with(d.kind));
+  scene::MadeShape made = [&] {
+    try {
+      return scene::make_shape(d, f, smoothing);
+    } catch (const std::invalid_argument& e) {
+      fail(w, e.what());
+    }
+  }();
+  m.shape = std::move(made.shape);
+  m.X_GS = made.X_GS;
+  return m;
+}
+
+dcol::Primitive method_dcol_shape(const MethodShape& m) {
+  dcol::Primitive p = m.shape.dcol();
+  std::visit([&](auto& s) { s.offset = m.X_GS * s.offset; }, p);
+  return p;
+}
+
+std::variant<qp::Capsule, qp::PaddedPolygon> method_qp_shape(const MethodShape& m) {
+  if (const auto* c = std::get_if<qp::Capsule>(&m.shape.variant())) return *c;
+  return std::get<qp::PaddedPolygon>(m.shape.variant());
+}
+
+bool take_smoothing_option(const std::vector<std::string>& args, size_t& i, Json& smoothing) {
+  std::string v;
+  if (take_option(args, i, "--smoothing-tolerance", v)) {
+    smoothing["tolerance"] = parse_double(v, "--smoothing-tolerance");
+  } else if (take_option(args, i, "--beta", v)) {
+    smoothing["beta"] = parse_double(v, "--beta");
+  } else if (take_option(args, i, "--exponent", v)) {
+    smoothing["exponent"] = parse_long(v, "--exponent", 1, 64);
+  } else {
+    return false;
+  }
+  return true;
+}
+
+scene::SmoothingOptions parse_smoothing(const Json& j, const std::string& method) {
+  scene::SmoothingOptions o;
+  if (j.is_null() || j.empty()) return o;
+  if (method != "idcol")
+    throw InputError("--method " + method + " has exact shapes: --smoothing-tolerance, --beta and --exponent are "
+                     "options of --method idcol");
+  if (j.contains("tolerance")) {
+    o.tolerance = j["tolerance"].get<double>();
+    if (!(o.tolerance > 0.0)) throw InputError("--smoothing-tolerance: must be > 0 (a length)");
+  }
+  if (j.contains("beta") || j.contains("exponent")) {  // fixed sharpness instead of a fit
+    if (j.contains("tolerance")) throw InputError("give --smoothing-tolerance or --beta / --exponent, not both");
+    o.tolerance = o.relative_tolerance = 0.0;
+    if (j.contains("beta")) o.beta = j["beta"].get<double>();
+    if (j.contains("exponent")) o.exponent = j["exponent"].get<int>();
+  }
+  return o;
 }
 
 Json pose_arg_to_json(const std::string& arg0) {

@@ -12,6 +12,7 @@ namespace diffcol::cli {
 
 namespace {
 
+
 template <int N>
 Json square_json(const Eigen::Matrix<double, N, N>& m) {
   Json j = Json::array();
@@ -112,9 +113,8 @@ prints the solution as JSON on stdout.
 Input
   --json FILE     read {"shape1", "pose1", "shape2", "pose2", "options"} from FILE ('-': stdin);
                   the flags below override the corresponding fields
-  --shape1 SHAPE  body 1; SHAPE is a benchmark name (sphere, ellipsoid, poly, tc, se, sec),
-  --shape2 SHAPE  type:key=value,... (e.g. sphere:R=1, se:n=8,a=0.5,b=1,c=1.5,
-                  poly:box=0.5/1/1.5,beta=20) or inline JSON ('{"type":"sphere","R":1}')
+  --shape1 SHAPE  body 1 (Shapes, below; benchmark names sphere, ellipsoid, poly, tc, se, sec)
+  --shape2 SHAPE  body 2
   --pose1 POSE    pose of body 1 in the world (default identity)
   --pose2 POSE    pose of body 2 in the world (default identity);
                   POSE is x,y,z or x,y,z,qw,qx,qy,qz or JSON ({"position":[..],"quaternion":[w,x,y,z]})
@@ -131,7 +131,9 @@ Output
                   object: parameter names of both shapes and d_<out> (columns: shape 1's
                   parameters, then shape 2's)
   --frame F       twist of the X1/X2 columns (docs/conventions.md): world (default), local or
-                  local_world_aligned
+                  local_world_aligned; always of the given poses (for a cylinder or polytope,
+                  whose iDCOL frame is input.X_GS1 in the given one, the _B1 outputs and the X12
+                  columns are in that frame)
 
 Solver options (defaults of idcol::SolveOptions)
   --tolerance T          residual tolerance on ||f_c|| (1e-10)
@@ -140,6 +142,24 @@ Solver options (defaults of idcol::SolveOptions)
   --surrogate-factor F   surrogate scaling factor f_S >= 1 (1)
   --no-continuation      disable the beta / n continuation fallback
   --last-resort-iterations N  Newton iterations of one more attempt when all failed (2000; 0: none)
+
+Shapes (docs/cli.md, "Shapes"; the vocabulary of scene files, docs/scene.md): SHAPE is
+kind:key=value,... (vectors x/y/z, lists of points separated by ';'), inline JSON
+({"type": kind, ...}) or a benchmark name of the method. Sizes: radius before length, lengths
+full, half_ only where the name says so; cylinders, capsules and cones along z.
+  sphere:radius=R                          every method
+  box:half_extents=HX/HY/HZ                idcol (smooth), dcol
+  cylinder:radius=R,length=L               idcol (smooth), dcol
+  capsule:radius=R,length=L                dcol, qp (core of length L)
+  ellipsoid:semi_axes=A/B/C                idcol, dcol
+  cone:height=H,half_angle=RAD             dcol (apex on +z, 3H/4 above the origin)
+  polytope:points=x/y/z;x/y/z;...          idcol (smooth), dcol: the convex hull (about its centroid)
+  per method: padded_polygon:half_x=..,half_y=..,radius=.. (dcol, qp), polygon:vertices=x/y;..;radius=..
+  and capsule:a=x/y/z;b=x/y/z;radius=.. (qp), se / sec / poly / tc with their own keys (idcol)
+Smooth shapes (--method idcol): box, cylinder and polytope lie within 2% of their smallest
+half-extent of the exact shape (shapes/smoothness.hpp), or
+  --smoothing-tolerance T  within T (a length)
+  --beta B, --exponent N   a fixed sharpness beta (box, polytope) and exponent n (cylinder)
 
 Exit status: 0 solved (converged or coincident origins), 1 not converged (result still
 printed), 2 invalid input (message on stderr). See docs/cli.md.
@@ -160,6 +180,7 @@ int cmd_query(const std::vector<std::string>& args0) {
   bool with_derivatives = false;
   bool with_hessians = false;
   bool with_shape_derivatives = false;
+  Json smoothing = Json::object();
   ReferenceFrame frame = ReferenceFrame::world;
   for (size_t i = 0; i < args.size(); ++i) {
     std::string v;
@@ -195,6 +216,7 @@ int cmd_query(const std::vector<std::string>& args0) {
       }
     } else if (take_pair_option(args, i, doc)) {
     } else if (take_solver_option(args, i, cli_options)) {
+    } else if (take_smoothing_option(args, i, smoothing)) {
     } else if (a == "--derivatives") {
       with_derivatives = true;
     } else if (a == "--hessians") {
@@ -214,23 +236,58 @@ int cmd_query(const std::vector<std::string>& args0) {
   if (!options.is_object()) throw InputError("options: must be an object");
   for (auto it = cli_options.begin(); it != cli_options.end(); ++it) options[it.key()] = it.value();
 
-  const Shape s1 = parse_shape(doc["shape1"], "shape1");
-  const Shape s2 = parse_shape(doc["shape2"], "shape2");
+  const scene::SmoothingOptions sm = parse_smoothing(smoothing, "idcol");
+  const MethodShape m1 = make_method_shape(doc["shape1"], "shape1", "idcol", sm);
+  const MethodShape m2 = make_method_shape(doc["shape2"], "shape2", "idcol", sm);
+  const Shape& s1 = m1.shape.idcol();
+  const Shape& s2 = m2.shape.idcol();
   const Pose X1 = parse_pose(doc.contains("pose1") ? doc["pose1"] : Json(), "pose1");
   const Pose X2 = parse_pose(doc.contains("pose2") ? doc["pose2"] : Json(), "pose2");
   const idcol::SolveOptions opt = parse_options(options);
+  // A cylinder along z (the vocabulary's axis) or a hull about its centroid is the layer's shape at
+  // X_WG·X_GS; the _B1 outputs are in that shape's frame, the X1/X2 columns twists of the given poses.
+  const bool offset = !is_identity(m1.X_GS) || !is_identity(m2.X_GS);
+  if (offset && with_hessians && frame != ReferenceFrame::world)
+    throw InputError("query: --hessians of a cylinder or polytope (their iDCOL frame is not the given one) need "
+                     "--frame world");
 
-  const idcol::ContactSolution sol = idcol::solve_contact(s1, X1, s2, X2, opt);
+  const idcol::ContactSolution sol = idcol::solve_contact(s1, X1 * m1.X_GS, s2, X2 * m2.X_GS, opt);
 
   Json out = solution_json(sol);
-  if (with_derivatives) out["derivatives"] = derivatives_json(idcol::contact_derivatives(sol, frame));
+  if (with_derivatives) {
+    if (!offset || frame == ReferenceFrame::world) {
+      out["derivatives"] = derivatives_json(idcol::contact_derivatives(sol, frame));
+    } else {
+      idcol::ContactDerivatives d = idcol::contact_derivatives(sol, ReferenceFrame::world);
+#define DIFFCOL_EXPRESS(out)                \
+  express_in_frame(d.J_##out##_X1, frame, X1); \
+  express_in_frame(d.J_##out##_X2, frame, X2)
+      DIFFCOL_EXPRESS(alpha);
+      DIFFCOL_EXPRESS(lambda1);
+      DIFFCOL_EXPRESS(lambda2);
+      DIFFCOL_EXPRESS(gap);
+      DIFFCOL_EXPRESS(x_B1);
+      DIFFCOL_EXPRESS(x_W);
+      DIFFCOL_EXPRESS(p1_B1);
+      DIFFCOL_EXPRESS(p1_W);
+      DIFFCOL_EXPRESS(p2_B1);
+      DIFFCOL_EXPRESS(p2_W);
+      DIFFCOL_EXPRESS(normal_B1);
+      DIFFCOL_EXPRESS(normal_W);
+#undef DIFFCOL_EXPRESS
+      d.frame = frame;
+      out["derivatives"] = derivatives_json(d);
+    }
+  }
   if (with_hessians) out["hessians"] = hessians_json(idcol::contact_hessians(s1, s2, sol, frame));
   if (with_shape_derivatives) out["shape_derivatives"] = shape_derivatives_json(s1, s2, idcol::shape_derivatives(s1, s2, sol));
   Json in;
   in["shape1"] = s1.describe();
   in["pose1"] = pose_json(X1);
+  if (!is_identity(m1.X_GS)) in["X_GS1"] = pose_json(m1.X_GS);
   in["shape2"] = s2.describe();
   in["pose2"] = pose_json(X2);
+  if (!is_identity(m2.X_GS)) in["X_GS2"] = pose_json(m2.X_GS);
   in["options"] = solve_options_json(opt);
   out["input"] = in;
   write_json(std::cout, out);

@@ -135,10 +135,10 @@ With --png, headless Chromium draws the page (first frame) into a PNG picture.
 
 Method (as in 'diffcol query')
   --method idcol     iDCOL shapes (default; warm-started from the previous frame)
-  --method dcol      DCOL primitives: SHAPE as in 'diffcol query --method dcol' (cone,
-                     polytope:hx=1,hy=0.5,hz=0.5, ...); normal = separating normal of the solve
-  --method qp        DiffPills capsules and padded polygons: SHAPE as in 'diffcol query --method
-                     qp'; shows the closest points on the padded surfaces and the normal (no scaling)
+  --method dcol      DCOL primitives (exact); normal = separating normal of the solve
+  --method qp        DiffPills capsules and padded polygons; shows the closest points on the
+                     padded surfaces and the normal (no scaling)
+                     SHAPE is the same in every method ('diffcol help query', "Shapes")
 
 Input (shapes and poses as in 'diffcol query')
   --json FILE        read {"shape1", "shape2", "pose1", "pose2", "frames", "options", "view"}
@@ -171,7 +171,8 @@ Contax manifold demo
 
 Solver options: --tolerance, --max-iterations, --max-attempts, --surrogate-factor,
 --last-resort-iterations, --no-continuation (as in 'diffcol query'); with --method dcol only
---max-iterations, with --method qp none.
+--max-iterations, with --method qp none. Smooth shapes (--method idcol): --smoothing-tolerance T,
+--beta B, --exponent N as in 'diffcol query'.
 
 Exit status: 0 page (and picture) written and every frame solved, 1 written but some frame not
 solved (shown on the page), 2 invalid input, or the PNG could not be drawn (no Chromium, the
@@ -181,12 +182,9 @@ browser failed). See docs/viewer.md.
 
 namespace {
 
-// A DCOL / DiffPills shape given on the command line (a string) or in the --json file.
-std::string layer_shape_text(const Json& j, const std::string& where, bool allow_object) {
-  if (j.is_string()) return j.get<std::string>();
-  if (allow_object && j.is_object()) return j.dump();
-  throw InputError(where + ": expected " + (allow_object ? "a string or an object" : "a string") +
-                   " (as for 'diffcol query --method ...')");
+// The poses of a made shape's frame S: X_WS = X_WG·X_GS.
+[[maybe_unused]] void at_shape_frame(std::vector<Pose>& X_WG, const Pose& X_GS) {
+  for (Pose& X : X_WG) X = X * X_GS;
 }
 
 
@@ -207,6 +205,7 @@ int cmd_view(const std::vector<std::string>& args_in) {
   std::vector<std::string> args = args_in;
   Json doc = Json::object();
   Json cli_options = Json::object();
+  Json smoothing = Json::object();
   Json view = Json::object();
   std::string out_path, frames_path, png_path;
   long png_width = 1200, png_height = 800;
@@ -223,7 +222,6 @@ int cmd_view(const std::vector<std::string>& args_in) {
 #endif
     }
   const std::string method = take_method(args);
-  const bool layer = method != "idcol";
   for (size_t i = 0; i < args.size(); ++i) {
     std::string v;
     const std::string& a = args[i];
@@ -243,10 +241,6 @@ int cmd_view(const std::vector<std::string>& args_in) {
                            "' (allowed: shape1, pose1, shape2, pose2, frames, options, view)");
         if (!doc.contains(k)) doc[k] = it.value();  // command-line flags seen earlier win
       }
-    } else if (layer && take_option(args, i, "--shape1", v)) {
-      doc["shape1"] = v;  // parsed below as for 'diffcol query --method dcol|qp'
-    } else if (layer && take_option(args, i, "--shape2", v)) {
-      doc["shape2"] = v;
     } else if (take_pair_option(args, i, doc)) {
     } else if (take_option(args, i, "--frames", v)) {
       frames_path = v;
@@ -277,6 +271,7 @@ int cmd_view(const std::vector<std::string>& args_in) {
     } else if (a == "--autoplay") {
       view["autoplay"] = true;
     } else if (take_solver_option(args, i, cli_options)) {
+    } else if (take_smoothing_option(args, i, smoothing)) {
     } else {
       throw InputError("view: unknown argument '" + a + "' (see diffcol view --help)");
     }
@@ -358,8 +353,13 @@ int cmd_view(const std::vector<std::string>& args_in) {
   try {
     if (method == "idcol") {
       vo.solve_options = parse_options(options);
-      const Shape s1 = parse_shape(doc["shape1"], "shape1");
-      const Shape s2 = parse_shape(doc["shape2"], "shape2");
+      const scene::SmoothingOptions sm = parse_smoothing(smoothing, method);
+      const MethodShape m1 = make_method_shape(doc["shape1"], "shape1", method, sm);
+      const MethodShape m2 = make_method_shape(doc["shape2"], "shape2", method, sm);
+      const Shape& s1 = m1.shape.idcol();
+      const Shape& s2 = m2.shape.idcol();
+      at_shape_frame(poses1, m1.X_GS);
+      at_shape_frame(poses2, m2.X_GS);
       const std::vector<view::ViewFrame> frames = view::solve_frames(s1, poses1, s2, poses2, vo);
       frame_count = frames.size();
       for (const auto& f : frames) failed += f.solution.ok() ? 0 : 1;
@@ -370,15 +370,20 @@ int cmd_view(const std::vector<std::string>& args_in) {
           throw InputError("options.max_iterations: expected an integer");
         vo.dcol_options.max_iterations = options["max_iterations"].get<int>();
       }
-      const dcol::Primitive s1 = parse_dcol_shape_arg(layer_shape_text(doc["shape1"], "shape1", true), "shape1");
-      const dcol::Primitive s2 = parse_dcol_shape_arg(layer_shape_text(doc["shape2"], "shape2", true), "shape2");
+      parse_smoothing(smoothing, method);  // exact shapes: refuses smoothing flags
+      const dcol::Primitive s1 = method_dcol_shape(make_method_shape(doc["shape1"], "shape1", method));
+      const dcol::Primitive s2 = method_dcol_shape(make_method_shape(doc["shape2"], "shape2", method));
       const auto frames = view::solve_dcol_frames(s1, poses1, s2, poses2, vo);
       frame_count = frames.size();
       for (const auto& f : frames) failed += f.ok() ? 0 : 1;
       view::write_dcol_html(page, s1, poses1, s2, poses2, vo);
     } else {
-      const view::QpShape s1 = parse_qp_shape_arg(layer_shape_text(doc["shape1"], "shape1", false), "shape1");
-      const view::QpShape s2 = parse_qp_shape_arg(layer_shape_text(doc["shape2"], "shape2", false), "shape2");
+      parse_smoothing(smoothing, method);
+      const MethodShape m1 = make_method_shape(doc["shape1"], "shape1", method);
+      const MethodShape m2 = make_method_shape(doc["shape2"], "shape2", method);
+      const view::QpShape s1 = method_qp_shape(m1), s2 = method_qp_shape(m2);
+      at_shape_frame(poses1, m1.X_GS);
+      at_shape_frame(poses2, m2.X_GS);
       const auto results = view::solve_qp_frames(s1, poses1, s2, poses2, vo);
       frame_count = results.size();
       for (const auto& r : results) failed += r.ok() ? 0 : 1;

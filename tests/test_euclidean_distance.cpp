@@ -628,6 +628,36 @@ TEST(EuclideanIdcol, DerivativesAgainstFiniteDifferences) {
     }
   }
   EXPECT_GT(full, n / 3);
+  // Parallel faces of two sharp smooth boxes: the closest points slide along nearly flat patches
+  // (singular KKT Hessian on the tangent planes), so only the distance's Jacobians are set,
+  // [∓(p × n)ᵀ, ∓nᵀ] by the envelope theorem; the translation columns against central differences.
+  const Shape box = diffcol::SmoothPolytope::box(0.5, 0.5, 0.5, 200.0);
+  const Pose Y2 = make_pose(Mat3::Identity(), Vec3(2.0, 0.2, 0.1));
+  const auto r = ic::euclidean_distance(box, Pose::identity(), box, Y2);
+  ASSERT_TRUE(r.ok()) << ic::status_name(r.status);
+  for (const ReferenceFrame frame :
+       {ReferenceFrame::world, ReferenceFrame::local, ReferenceFrame::local_world_aligned}) {
+    const auto d = ic::distance_derivatives(r, frame);
+    ASSERT_EQ(d.status, ic::DistanceDerivativeStatus::distance_only) << reference_frame_name(frame);
+    EXPECT_EQ(d.frame, frame);
+    EXPECT_EQ(d.J_p1_W_X1.norm() + d.J_p1_W_X2.norm() + d.J_p2_W_X1.norm() + d.J_p2_W_X2.norm() +
+                  d.J_normal_W_X1.norm() + d.J_normal_W_X2.norm(),
+              0.0);
+    const Eigen::Matrix<double, 1, 6> w1 = -(Eigen::Matrix<double, 1, 6>() << r.p1_W.cross(r.normal_W).transpose(),
+                                             r.normal_W.transpose()).finished();
+    const Eigen::Matrix<double, 1, 6> w2 = (Eigen::Matrix<double, 1, 6>() << r.p2_W.cross(r.normal_W).transpose(),
+                                            r.normal_W.transpose()).finished();
+    EXPECT_LT((d.J_distance_X1 - w1 * world_twist_from_frame(frame, Pose::identity())).norm(), 1e-12);
+    EXPECT_LT((d.J_distance_X2 - w2 * world_twist_from_frame(frame, Y2)).norm(), 1e-12);
+  }
+  const auto dist = [&](const Pose& a, const Pose& b) {
+    return Eigen::VectorXd::Constant(1, ic::euclidean_distance(box, a, box, b).distance);
+  };
+  const Eigen::MatrixXd Jfd = fd_world(dist, Pose::identity(), Y2, 1, 1e-6);
+  const auto d = ic::distance_derivatives(r);
+  EXPECT_LT((d.J_distance_X1.tail<3>() - Jfd.block<1, 3>(0, 3)).norm(), 1e-6) << Jfd;
+  EXPECT_LT((d.J_distance_X2.tail<3>() - Jfd.block<1, 3>(0, 9)).norm(), 1e-6) << Jfd;
+  EXPECT_NEAR(r.distance, 1.0, 1e-3);
 }
 
 #ifdef DIFFCOL_TEST_COUNTS_MALLOC

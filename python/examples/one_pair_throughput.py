@@ -8,7 +8,11 @@ For every ordered pair of the benchmark shapes (or --pairs), N poses of the pair
   batch    diffcol.ContactBatch(shape1, shape2, num_threads=t, blocks=...).solve(X_W1, X_W2) with
            (N, 7) pose arrays, one call per pair; the result arrays are part of the time.
 Microseconds per query: per pair the best of --repeat runs (as `diffcol bench --repeat`), summed
-over the pairs, over the number of queries. Scaling needs idle cores: the load average is printed (check `uptime` first).
+over the pairs, over the number of queries; `cpu` is the process CPU time of the same runs per query
+(all threads): equal for 1 and 2 threads when the threads add no work. Wall-clock scaling needs idle
+cores: the load average is printed, and `host 2-way` is the CPU time two threads of a batch get per
+wall second over one thread's on this host now (2.00x on two idle cores): the ceiling of the 1t/2t
+column.
 
 Usage:
     PYTHONPATH=build/python /usr/bin/python3 python/examples/one_pair_throughput.py [--poses N]
@@ -76,30 +80,43 @@ def workload(names, n, seed=7):
 
 
 def best_loop(a, b, X1, X2, repeat):
-    """Best of `repeat` runs of the Python loop over one pair's poses (seconds)."""
-    best = float("inf")
+    """Best of `repeat` runs of the Python loop over one pair's poses: (wall, process CPU) seconds."""
+    best = (float("inf"), 0.0)
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         acc = 0.0
         for k in range(X1.shape[0]):
             sol = diffcol.solve_contact(a, X1[k], b, X2[k])
             d = diffcol.contact_derivatives(sol)
             acc += sol.gap + d.J_gap_X1[3]
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, (time.perf_counter() - t0, time.process_time() - c0))
     return best
 
 
 def best_batch(batch, X1, X2, repeat):
-    """Best of `repeat` calls of batch.solve on one pair's poses (seconds), after one call that
-    sizes the result grid."""
+    """Best of `repeat` calls of batch.solve on one pair's poses, after one call that sizes the
+    result grid: (wall, process CPU) seconds."""
     batch.solve(X1, X2)
-    best = float("inf")
+    best = (float("inf"), 0.0)
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         res = batch.solve(X1, X2)
-        best = min(best, time.perf_counter() - t0)
+        best = min(best, (time.perf_counter() - t0, time.process_time() - c0))
     assert res.alpha.shape == (X1.shape[0],)
     return best
+
+
+def host_two_way(a, b, X1, X2):
+    """The CPU time two threads get per wall second over one thread's, on this host now: the same
+    values-only batch on 1 and on 2 threads, best of 5 each (2.00 with two idle cores)."""
+    times = {}
+    reps = -(-4000 // X1.shape[0])  # at least 4000 queries a call: the hand-offs' spin is then negligible
+    X1, X2 = np.tile(X1, (reps, 1)), np.tile(X2, (reps, 1))
+    for threads in (1, 2):
+        batch = diffcol.ContactBatch(a, b, num_threads=threads, derivatives=False)
+        wall, cpu = best_batch(batch, X1, X2, 5)
+        times[threads] = cpu / max(wall, 1e-12)  # CPU seconds per wall second
+    return times[2] / times[1]
 
 
 def main(argv=None):
@@ -124,20 +141,26 @@ def main(argv=None):
     # per pair the best of --repeat runs, as `diffcol bench --repeat` (a burst of load then
     # spoils one run of a pair, not all of them); summed over the pairs
     rows = []
-    loop = sum(best_loop(a, b, X1, X2, args.repeat) for a, b, X1, X2 in work) / queries * 1e6
-    rows.append(("python loop: solve_contact + contact_derivatives", "all (33)", loop, None))
+
+    def total(runs):  # [(wall, cpu)] -> microseconds per query
+        return tuple(sum(r[i] for r in runs) / queries * 1e6 for i in (0, 1))
+
+    loop, loop_cpu = total([best_loop(a, b, X1, X2, args.repeat) for a, b, X1, X2 in work])
+    rows.append(("python loop: solve_contact + contact_derivatives", "all (33)", loop, loop_cpu, None))
     for label, blocks in configs:
         per = {}
         for threads in (1, 2):
             kw = {"num_threads": threads} if blocks is None else {"num_threads": threads, "blocks": blocks}
-            total = sum(best_batch(diffcol.ContactBatch(a, b, **kw), X1, X2, args.repeat) for a, b, X1, X2 in work)
-            per[threads] = total / queries * 1e6
-            rows.append((f"batch, {threads} thread{'s' if threads > 1 else ''}", label, per[threads],
+            per[threads], cpu = total([best_batch(diffcol.ContactBatch(a, b, **kw), X1, X2, args.repeat)
+                                       for a, b, X1, X2 in work])
+            rows.append((f"batch, {threads} thread{'s' if threads > 1 else ''}", label, per[threads], cpu,
                          per[1] / per[threads] if threads > 1 else None))
-    print(f"{'method':<50} {'blocks':<26} {'us/query':>9} {'loop/this':>9} {'1t/2t':>6}")
-    for method, blocks, us, scale in rows:
-        print(f"{method:<50} {blocks:<26} {us:9.2f} {loop / us:8.2f}x {'' if scale is None else f'{scale:5.2f}x':>6}")
-    print(f"load average {os.getloadavg()[0]:.2f} at end")
+    print(f"{'method':<50} {'blocks':<26} {'us/query':>9} {'cpu':>7} {'loop/this':>9} {'1t/2t':>6}")
+    for method, blocks, us, cpu, scale in rows:
+        print(f"{method:<50} {blocks:<26} {us:9.2f} {cpu:7.2f} {loop / us:8.2f}x "
+              f"{'' if scale is None else f'{scale:5.2f}x':>6}")
+    print(f"host 2-way: {host_two_way(*work[0]):.2f}x (two threads' CPU share over one's, values-only batch); "
+          f"load average {os.getloadavg()[0]:.2f} at end")
 
 
 if __name__ == "__main__":

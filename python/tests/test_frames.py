@@ -83,3 +83,74 @@ def test_cli_shape_order_and_keywords():
     # radius first everywhere; keywords name the same thing
     assert qp.Capsule(0.2, 1.0).radius == qp.Capsule(radius=0.2, length=1.0).radius == 0.2
     assert qp.Capsule(0.2, 1.0).length == pytest.approx(1.0)
+
+
+# The command line's one shape vocabulary (docs/cli.md, "Shapes"): a cylinder, capsule or cone along
+# z and a polytope about its centroid are the layers' shapes at X_WG·X_GS; the X1 / X2 columns stay
+# twists of the given poses X_WG in every frame (world columns times M(frame, X_WG); one frame
+# against central differences through the program).
+CLI_PAIRS = [
+    ("idcol", "cylinder:radius=0.3,length=1", "polytope:points=0/0/0;1/0/0;0/1/0;0/0/1", "gap", ["--exponent", "6"],
+     "local"),
+    ("dcol", "cone:height=1,half_angle=0.4", "cylinder:radius=0.3,length=0.8", "gap", [], "local_world_aligned"),
+    ("qp", "capsule:radius=0.2,length=1", "capsule:radius=0.3,length=0.6", "signed_distance", [], "local"),
+]
+
+
+def cli_json(cli_exe, *args):
+    import json
+    import subprocess
+    r = subprocess.run([cli_exe, "query", *args], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+def pose_arg(X):
+    return ",".join(repr(float(v)) for v in X.to_vector())
+
+
+@pytest.mark.parametrize("method,shape1,shape2,field,extra,frame", CLI_PAIRS)
+def test_cli_vocabulary_columns_are_twists_of_the_given_poses(cli_exe, method, shape1, shape2, field, extra, frame):
+    A = diffcol.Pose([0.1, -0.2, 0.3, 0.9, 0.1, 0.3, 0.2])
+    B = diffcol.Pose([0.9, 0.7, 1.4, 0.8, -0.2, 0.1, 0.4])
+    base = ["--method", method, "--shape1", shape1, "--shape2", shape2, *extra]
+    poses = ["--pose1", pose_arg(A), "--pose2", pose_arg(B)]
+    blocks = {f: cli_json(cli_exe, *base, *poses, "--derivatives", "--frame", f)["derivatives"]
+              for f in ("world", "local", "local_world_aligned")}
+    for f, d in blocks.items():
+        assert d["ok"] and d["frame"] == f
+        for body, X in (("X1", A), ("X2", B)):  # every frame: the world columns times M(frame, X_WG)
+            np.testing.assert_allclose(np.array(d[f"J_{field}_{body}"]),
+                                       np.array(blocks["world"][f"J_{field}_{body}"]) @ M(getattr(RF, f), X),
+                                       rtol=1e-9, atol=1e-12, err_msg=f"{method} {f} {body}")
+    # one frame against central differences of the pose of body 1
+    h, fd = 1e-6, np.zeros(6)
+    for k in range(6):
+        vals = []
+        for s in (h, -h):
+            xi = np.zeros(6)
+            xi[k] = s
+            X = diffcol.perturb(A, xi, getattr(RF, frame))
+            vals.append(cli_json(cli_exe, *base, "--pose1", pose_arg(X), "--pose2", pose_arg(B))[field])
+        fd[k] = (vals[0] - vals[1]) / (2 * h)
+    np.testing.assert_allclose(np.ravel(blocks[frame][f"J_{field}_X1"]), fd, rtol=1e-5, atol=1e-6, err_msg=method)
+
+
+def test_cli_vocabulary_same_spelling_same_shape(cli_exe):
+    # a capsule along z under a ball: the same witness points in DCOL and QP (by symmetry)
+    pair = ["--shape1", "capsule:radius=0.2,length=1", "--shape2", "sphere:radius=0.3", "--pose2", "0,0,1.5"]
+    d, q = cli_json(cli_exe, "--method", "dcol", *pair), cli_json(cli_exe, "--method", "qp", *pair)
+    np.testing.assert_allclose(d["p1_W"], [0, 0, 0.7], atol=1e-9)
+    np.testing.assert_allclose(q["p1_W"], [0, 0, 0.7], atol=1e-9)
+    np.testing.assert_allclose(d["p2_W"], q["p2_W"], atol=1e-9)
+    # a box of half-extents (0.5, 0.4, 0.3) beside a ball: the smooth iDCOL box within its 2% fit
+    pair = ["--shape1", "box:half_extents=0.5/0.4/0.3", "--shape2", "sphere:radius=0.5", "--pose2", "2,0,0"]
+    i, d = cli_json(cli_exe, *pair), cli_json(cli_exe, "--method", "dcol", *pair)
+    assert d["gap"] == pytest.approx(1.0, abs=1e-9)
+    assert i["gap"] == pytest.approx(1.0, abs=0.02 * 0.3 * 2)
+    # a shape a method has not: exit 2, naming the shape and the method
+    import subprocess
+    r = subprocess.run([cli_exe, "query", "--method", "qp", *pair], capture_output=True, text=True)
+    assert r.returncode == 2 and "--method qp cannot represent box" in r.stderr and r.stdout == ""
+    r = subprocess.run([cli_exe, "query", "--method", "dcol", *pair, "--beta", "30"], capture_output=True, text=True)
+    assert r.returncode == 2 and "exact shapes" in r.stderr

@@ -82,8 +82,9 @@ def test_proximity_and_derivatives_equal_cpp_bit_for_bit(reference_exe, conventi
             assert same_bits(np.ravel(getattr(c, name)), ref[name]), f"{where}: {name}"
 
 
-CLI_SPECS = {"capsule:2:0.5": "capsule:length=2,radius=0.5", "capsule:1.2:0.3": "capsule:length=1.2,radius=0.3",
-             "rect:1:0.6:0.2": "rect:half_x=1,half_y=0.6,radius=0.2",
+# the layer's own capsules along x (the vocabulary's capsule:radius=..,length=.. lies along z)
+CLI_SPECS = {"capsule:2:0.5": "capsule:a=1/0/0;b=-1/0/0;radius=0.5", "capsule:1.2:0.3": "capsule:a=0.6/0/0;b=-0.6/0/0;radius=0.3",
+             "rect:1:0.6:0.2": "padded_polygon:half_x=1,half_y=0.6,radius=0.2",
              "pentagon:0.1": "polygon:vertices=" + ";".join(f"{x}/{y}" for x, y in PENTAGON) + ";radius=0.1"}
 
 

@@ -338,23 +338,24 @@ def test_view_png_draws_the_dcol_contact(tmp_path):
 def test_cli_png_draws_the_qp_contact_and_a_dcol_page(tmp_path, cli_exe):
     import subprocess
     png = tmp_path / "q.png"
-    r = subprocess.run([cli_exe, "view", "--method", "qp", "--shape1", "capsule:length=2,radius=0.4",
-                        "--shape2", "rect:half_x=0.8,half_y=0.5,radius=0.15", "--pose2", "0.3,1.5,0.2,0.9,0.3,0.1,0.2",
+    r = subprocess.run([cli_exe, "view", "--method", "qp", "--shape1", "capsule:radius=0.4,length=2",
+                        "--shape2", "padded_polygon:half_x=0.8,half_y=0.5,radius=0.15", "--pose2", "0.3,1.5,0.2,0.9,0.3,0.1,0.2",
                         "--png", str(png), "--width", "640", "--height", "480"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     check_picture(png, 640, 480)
     assert list(tmp_path.iterdir()) == [png]  # the temporary page is gone
     page = tmp_path / "d.html"
-    r = subprocess.run([cli_exe, "view", "--method", "dcol", "--shape1", "cylinder:R=0.5,L=2", "--shape2", "sphere:R=0.4",
+    r = subprocess.run([cli_exe, "view", "--method", "dcol", "--shape1", "cylinder:radius=0.5,length=2", "--shape2",
+                        "sphere:radius=0.4",
                         "--pose2", "0.3,1.2,0.1", "--out", str(page), "--subdivisions", "2"], capture_output=True,
                        text=True)
     assert r.returncode == 0, r.stderr
     sc = scene(page.read_text())
     assert sc["method"] == "dcol" and [s["type"] for s in sc["shapes"]] == ["cylinder", "sphere"]
     f = sc["frames"][0]
-    # a sphere over the cylinder's side: the normal is radial (along y, z), p2 = centre - 0.4 n
+    # a sphere beside the side of the cylinder (axis z): the normal is radial (along x, y), p2 = centre - 0.4 n
     n = np.array(f["normal_W"])
-    np.testing.assert_allclose(n, np.array([0, 1.2, 0.1]) / np.hypot(1.2, 0.1), atol=1e-9)
+    np.testing.assert_allclose(n, np.array([0.3, 1.2, 0]) / np.hypot(0.3, 1.2), atol=1e-9)
     np.testing.assert_allclose(f["p2_W"], np.array([0.3, 1.2, 0.1]) - 0.4 * n, atol=1e-9)
 
 

@@ -150,7 +150,8 @@ export function start(view) {
         `signed distance ${fmt(f.signed_distance)}   phi ${fmt(f.phi)}\n` +
         `p1_W    [${f.p1_W.map((v) => fmt(v, 4)).join(', ')}]\n` +
         `p2_W    ${v3(f.p2_W)}\n` +
-        `cores   ${v3(f.core1_W)}  ${v3(f.core2_W)}\n` +
+        `core1_W ${v3(f.core1_W)}\n` +
+        `core2_W ${v3(f.core2_W)}\n` +
         `normal  ${v3(f.normal_W)}`;
     } else {
       info.textContent = head +

@@ -550,12 +550,12 @@ def main():
     # over a padded rectangle.
     dcol_page = out('dcol.html')
     dcol_frames = 12
-    print(run([args.diffcol, 'view', '--method', 'dcol', '--shape1', 'cone', '--shape2', 'polytope:hx=0.5,hy=0.4,hz=0.6',
+    print(run([args.diffcol, 'view', '--method', 'dcol', '--shape1', 'cone', '--shape2', 'box:half_extents=0.5/0.4/0.6',
                '--pose2', '2.6,0.5,0.3,0.9,0.1,0.3,0.2', '--pose2-to', '1.2,0.5,0.3,0.9,0.1,0.3,0.2',
                '--steps', str(dcol_frames), '--out', dcol_page]).strip())
     qp_page = out('qp.html')
-    print(run([args.diffcol, 'view', '--method', 'qp', '--shape1', 'capsule:length=2,radius=0.4',
-               '--shape2', 'rect:half_x=0.8,half_y=0.5,radius=0.15', '--pose2', '0.3,1.5,0.2,0.9,0.3,0.1,0.2',
+    print(run([args.diffcol, 'view', '--method', 'qp', '--shape1', 'capsule:radius=0.4,length=2',
+               '--shape2', 'padded_polygon:half_x=0.8,half_y=0.5,radius=0.15', '--pose2', '0.3,1.5,0.2,0.9,0.3,0.1,0.2',
                '--out', qp_page]).strip())
 
     # The Contax manifold page: box 2 lowered onto box 1 (separated first, in contact last).
