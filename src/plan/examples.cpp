@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "diffcol/scene/robot_model.hpp"
+#include "diffcol/shapes/smoothness.hpp"
 
 namespace diffcol::plan::examples {
 
@@ -39,23 +40,34 @@ Dynamics double_integrator6(double dt) {
       *J++ = -dt;
     }
   };
+  d.hessian = [](int, const Eigen::Ref<const Eigen::VectorXd>&, const Eigen::Ref<const Eigen::VectorXd>&,
+                 const Eigen::Ref<const Eigen::VectorXd>&, Eigen::Ref<Eigen::MatrixXd>) {};  // linear
   return d;
+}
+
+// A box obstacle: the DCOL polytope, or (smooth) the iDCOL smooth polytope within 2 mm of it.
+scene::CollisionShape wall_box(double hx, double hy, double hz, bool smooth) {
+  if (smooth) return fit_smooth_box(hx, hy, hz, 0.002).shape;
+  return dcol::Polytope::box(hx, hy, hz);
 }
 
 }  // namespace
 
-Example piano_mover(int knots) {
+Example piano_mover(int knots, bool smooth) {
   Example e;
   e.scene = std::make_unique<scene::Scene>();
   scene::Scene& s = *e.scene;
   // The hallway: along x for y in [0, 1] (x ≤ 1), then along y for x in [0, 1] (y ≥ 0).
   const int walls = s.add_body(Pose::identity(), true, "hallway");
-  s.add_shape(walls, dcol::Polytope::box(3.0, 0.25, 0.5), at(-1.5, -0.25), {}, "outer_wall_x");
-  s.add_shape(walls, dcol::Polytope::box(0.25, 2.75, 0.5), at(1.25, 2.0), {}, "outer_wall_y");
-  s.add_shape(walls, dcol::Polytope::box(2.25, 1.75, 0.5), at(-2.25, 2.75), {}, "inner_corner");
+  s.add_shape(walls, wall_box(3.0, 0.25, 0.5, smooth), at(-1.5, -0.25), {}, "outer_wall_x");
+  s.add_shape(walls, wall_box(0.25, 2.75, 0.5, smooth), at(1.25, 2.0), {}, "outer_wall_y");
+  s.add_shape(walls, wall_box(2.25, 1.75, 0.5, smooth), at(-2.25, 2.75), {}, "inner_corner");
   const double length = 2.6, radius = 0.03;
   const int rod = s.add_body(at(-2.5, 0.5), false, "piano");
-  s.add_shape(rod, dcol::Capsule(radius, length - 2.0 * radius), Pose::identity(), {}, "piano");
+  if (smooth)  // axis x, within 2 mm of the cylinder of the capsule's length
+    s.add_shape(rod, fit_superelliptic_cylinder(radius, 0.5 * length, 0.002).shape, Pose::identity(), {}, "piano");
+  else
+    s.add_shape(rod, dcol::Capsule(radius, length - 2.0 * radius), Pose::identity(), {}, "piano");
 
   TrajectorySpec spec;
   spec.num_knots = knots;
@@ -71,7 +83,8 @@ Example piano_mover(int knots) {
   e.problem = std::make_unique<TrajectoryProblem>(s, spec);
   e.x0 = e.problem->static_guess();
   std::ostringstream os;
-  os << "piano mover: rod " << length << " m (capsule R " << radius << "), hallway 1 m wide, planar (x, y, theta), "
+  os << "piano mover: rod " << length << " m (" << (smooth ? "iDCOL superelliptic cylinder" : "capsule") << " R " << radius
+     << "), hallway 1 m wide" << (smooth ? " (iDCOL smooth boxes)" : "") << ", planar (x, y, theta), "
      << "alpha >= 1 + " << spec.collision.bound << ", static initial guess";
   e.description = os.str();
   return e;

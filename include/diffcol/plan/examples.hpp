@@ -20,8 +20,10 @@ struct Example {
 
 /// DCOL seed Sec. IV-A-1: a 2.6 m rod (DCOL capsule, radius 3 cm) moves in the plane (x, y, θ)
 /// around a 90° turn of a hallway 1 m wide whose walls are box polytopes; α ≥ 1.002 at the
-/// knots; the static initial guess.
-Example piano_mover(int knots = 40);
+/// knots; the static initial guess. smooth: the same scene in iDCOL shapes (smooth boxes and a
+/// superelliptic cylinder within 2 mm of the exact ones), whose collision rows have exact
+/// Hessians (HessianMode::exact).
+Example piano_mover(int knots = 40, bool smooth = false);
 
 /// DCOL seed Sec. IV-A-3: a cone (height 1.5, half-angle 20°) taller than a 1.3 m square opening
 /// in a wall of four box prisms passes it; pose6 coordinates driven by a double integrator on
