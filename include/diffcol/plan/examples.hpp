@@ -22,7 +22,8 @@ struct Example {
 /// around a 90° turn of a hallway 1 m wide whose walls are box polytopes; α ≥ 1.002 at the
 /// knots; the static initial guess. smooth: the same scene in iDCOL shapes (smooth boxes and a
 /// superelliptic cylinder within 2 mm of the exact ones), whose collision rows have exact
-/// Hessians (HessianMode::exact).
+/// Hessians (HessianMode::exact), and a path drawn around the corner as the initial guess (from
+/// the static one the limited-memory solve of the smooth scene fails, restoration).
 Example piano_mover(int knots = 40, bool smooth = false);
 
 /// DCOL seed Sec. IV-A-3: a cone (height 1.5, half-angle 20°) taller than a 1.3 m square opening
