@@ -62,7 +62,7 @@ Options of the trajectory demos (piano-mover, cone-opening, arm-reach; docs/plan
   --objective-hessian   Ipopt's exact mode with the objective's Hessian (default: limited-memory)
   --hessian MODE        exact (the Lagrangian's, collision rows included: iDCOL pairs), objective or
                         limited-memory (default)
-  --smooth              piano-mover: the scene in iDCOL shapes (smooth boxes, superelliptic cylinder)
+  --smooth              piano-mover, cone-opening: the scene in iDCOL shapes (exact Hessians)
   --ipopt NAME=VALUE    any Ipopt option
 
 Options of twelve-primitives (docs/sim-time-stepping.md)

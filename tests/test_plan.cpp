@@ -4,7 +4,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <limits>
 #include <memory>
 #include <random>
@@ -15,6 +14,7 @@
 #include "diffcol/shapes/smooth_polytope.hpp"
 #include "diffcol/shapes/superellipsoid.hpp"
 #include "diffcol/shapes/superelliptic_cylinder.hpp"
+#include "test_util.hpp"
 
 namespace {
 
@@ -189,8 +189,7 @@ struct HessianScene {
 // The exact Lagrangian Hessian against central differences of σ∇f + Jᵀλ (the analytic gradient
 // and Jacobian) at random trajectories and multipliers.
 TEST(Plan, ExactLagrangianHessianAgainstDifferences) {
-  const char* env = std::getenv("DIFFCOL_PLAN_HESSIAN_POINTS");
-  const int points = env ? std::max(1, std::atoi(env)) : 6;
+  const int points = static_cast<int>(test::env_count("DIFFCOL_PLAN_HESSIAN_POINTS", 6));  // per problem
   std::mt19937 rng(11);
   std::uniform_real_distribution<double> u(-1.0, 1.0);
   int compared = 0;

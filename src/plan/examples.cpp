@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "diffcol/scene/robot_model.hpp"
+#include "diffcol/shapes/smooth_truncated_cone.hpp"
 #include "diffcol/shapes/smoothness.hpp"
 
 namespace diffcol::plan::examples {
@@ -96,7 +97,7 @@ Example piano_mover(int knots, bool smooth) {
   return e;
 }
 
-Example cone_opening(int knots) {
+Example cone_opening(int knots, bool smooth) {
   Example e;
   e.scene = std::make_unique<scene::Scene>();
   scene::Scene& s = *e.scene;
@@ -104,15 +105,19 @@ Example cone_opening(int knots) {
   const double half_open = 0.65, half_outer = 2.0, half_thick = 0.15;
   const double bar = 0.5 * (half_outer - half_open), mid = 0.5 * (half_outer + half_open);
   const int wall = s.add_body(Pose::identity(), true, "wall");
-  s.add_shape(wall, dcol::Polytope::box(half_thick, half_outer, bar), at(0, 0, mid), {}, "top");
-  s.add_shape(wall, dcol::Polytope::box(half_thick, half_outer, bar), at(0, 0, -mid), {}, "bottom");
-  s.add_shape(wall, dcol::Polytope::box(half_thick, bar, half_open), at(0, mid, 0), {}, "left");
-  s.add_shape(wall, dcol::Polytope::box(half_thick, bar, half_open), at(0, -mid, 0), {}, "right");
+  s.add_shape(wall, wall_box(half_thick, half_outer, bar, smooth), at(0, 0, mid), {}, "top");
+  s.add_shape(wall, wall_box(half_thick, half_outer, bar, smooth), at(0, 0, -mid), {}, "bottom");
+  s.add_shape(wall, wall_box(half_thick, bar, half_open, smooth), at(0, mid, 0), {}, "left");
+  s.add_shape(wall, wall_box(half_thick, bar, half_open, smooth), at(0, -mid, 0), {}, "right");
   // The cone's axis (shape x) upright: taller than the opening, it must slew to pass.
   const double height = 1.5, half_angle = 20.0 * std::numbers::pi / 180.0;
   const Pose upright = Pose::from_rotation(so3_exp(Vec3(0.0, -0.5 * std::numbers::pi, 0.0)), Vec3(-2.5, 0.0, 0.0));
   const int cone = s.add_body(upright, false, "cone");
-  s.add_shape(cone, dcol::Cone(height, half_angle), Pose::identity(), {}, "cone");
+  if (smooth)  // the DCOL cone's frame: apex at −3H/4 on x (a 1 cm tip), base at +H/4
+    s.add_shape(cone, SmoothTruncatedCone(40.0, 0.01, height * std::tan(half_angle), 0.75 * height, 0.25 * height),
+                Pose::identity(), {}, "cone");
+  else
+    s.add_shape(cone, dcol::Cone(height, half_angle), Pose::identity(), {}, "cone");
 
   TrajectorySpec spec;
   spec.num_knots = knots;
@@ -141,8 +146,8 @@ Example cone_opening(int knots) {
   e.problem = std::make_unique<TrajectoryProblem>(s, spec);
   e.x0 = e.problem->static_guess();
   std::ostringstream os;
-  os << "cone through an opening: cone H " << height << " (base radius " << height * std::tan(half_angle)
-     << "), opening " << 2 * half_open << " x " << 2 * half_open << ", pose (x, y, z, rotation vector), "
+  os << "cone through an opening: " << (smooth ? "iDCOL smooth truncated cone" : "cone") << " H " << height
+     << " (base radius " << height * std::tan(half_angle) << "), opening " << 2 * half_open << " x " << 2 * half_open << ", pose (x, y, z, rotation vector), "
      << "double integrator, " << duration << " s, alpha >= 1 + " << spec.collision.bound << ", static initial guess";
   e.description = os.str();
   return e;

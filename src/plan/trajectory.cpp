@@ -989,6 +989,7 @@ void TrajectoryProblem::lagrangian_hessian_values(const Eigen::VectorXd& x, doub
       }
   }
   // Σ λ·∇²(collision rows), chained through q = (1 − t)·q_k + t·q_{k+1}
+  const auto t0 = Clock::now();
   const double* lam = lambda.data() + m.dyn_row_count();
   for (size_t i = 0; i < m.samples.size(); ++i) {
     const auto [k, t] = m.samples[i];
@@ -1005,6 +1006,7 @@ void TrajectoryProblem::lagrangian_hessian_values(const Eigen::VectorXd& x, doub
       m.hess_cross[static_cast<size_t>(k + 1)].topLeftCorner(m.nq, m.nq) += t * (1.0 - t) * m.hess_q;
     }
   }
+  m.coll_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
   values.resize(static_cast<Eigen::Index>(m.N) * m.nz * (m.nz + 1) / 2 + static_cast<Eigen::Index>(m.N - 1) * m.nz * m.nz);
   double* out = values.data();
   for (int k = 0; k < m.N; ++k) {

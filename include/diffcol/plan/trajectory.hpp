@@ -247,7 +247,8 @@ class TrajectoryProblem {
   std::vector<std::vector<Pose>> animation(const Eigen::MatrixXd& configurations, int subdivisions = 1);
 
   /// Time and count of the scene queries (with their derivatives and the chain rule, or the
-  /// finite differences) since construction or the last reset.
+  /// finite differences; the time includes the collision rows' exact Hessians) since construction
+  /// or the last reset.
   double collision_seconds() const;
   long collision_queries() const;
   void reset_counters();
