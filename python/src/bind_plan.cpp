@@ -260,6 +260,12 @@ that scene): keeps both alive; evaluations move the scene's bodies.)")
           },
           py::arg("x"))
       .def("jacobian", &TrajectoryProblem::jacobian_dense, py::arg("x"), "The constraint Jacobian, dense.")
+      .def("lagrangian_hessian", &TrajectoryProblem::lagrangian_hessian_dense, py::arg("x"), py::arg("sigma"),
+           py::arg("multipliers"),
+           "The exact Hessian of sigma*f + multipliers.g, dense (HessianMode.exact). Raises ValueError naming "
+           "what the problem has that it does not cover.")
+      .def("exact_hessian_unsupported", &TrajectoryProblem::exact_hessian_unsupported,
+           "What HessianMode.exact does not cover in this problem ('' when it covers everything).")
       .def("configurations", &TrajectoryProblem::configurations, py::arg("x"))
       .def("body_poses", &TrajectoryProblem::body_poses, py::arg("q"));
 
