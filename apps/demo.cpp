@@ -63,6 +63,9 @@ Options of the trajectory demos (piano-mover, cone-opening, arm-reach; docs/plan
   --print-knots         print the optimized configurations
   --near-pairs          rows only for the pairs near the initial path
   --objective-hessian   Ipopt's exact mode with the objective's Hessian (default: limited-memory)
+  --hessian MODE        exact (the Lagrangian's, collision rows included: iDCOL pairs), objective or
+                        limited-memory (default)
+  --smooth              piano-mover, cone-opening: the scene in iDCOL shapes (exact Hessians)
   --ipopt NAME=VALUE    any Ipopt option
 
 Options of twelve-primitives (docs/sim-time-stepping.md)

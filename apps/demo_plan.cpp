@@ -23,6 +23,14 @@ PlanDemoArguments plan_demo_arguments(const DemoOptions& options, const char* de
     else if (e[i] == "--print-knots") a.print_knots = true;
     else if (e[i] == "--near-pairs") a.near_pairs = true;
     else if (e[i] == "--objective-hessian") a.solve.hessian = plan::HessianMode::objective;
+    else if (e[i] == "--smooth") a.smooth = true;
+    else if (e[i] == "--hessian") {
+      const std::string& v = value();
+      if (v == "exact") a.solve.hessian = plan::HessianMode::exact;
+      else if (v == "objective") a.solve.hessian = plan::HessianMode::objective;
+      else if (v == "limited-memory") a.solve.hessian = plan::HessianMode::limited_memory;
+      else throw InputError(std::string("demo ") + demo + ": --hessian takes exact, objective or limited-memory (got '" + v + "')");
+    }
     else if (e[i] == "--ipopt") {
       const std::string& kv = value();
       const size_t eq = kv.find('=');

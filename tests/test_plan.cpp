@@ -3,12 +3,18 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <limits>
+#include <memory>
 #include <random>
 #include <string>
 
 #include "diffcol/plan/examples.hpp"
 #include "diffcol/plan/trajectory.hpp"
+#include "diffcol/shapes/smooth_polytope.hpp"
+#include "diffcol/shapes/superellipsoid.hpp"
+#include "diffcol/shapes/superelliptic_cylinder.hpp"
+#include "test_util.hpp"
 
 namespace {
 
@@ -115,6 +121,152 @@ TEST(Plan, FreeBodyJacobianMatchesCentralDifferences) {
     const Eigen::VectorXd back = plan::free_body_coordinates(b, plan::free_body_pose(b, c.data()));
     EXPECT_LT((back - c).norm(), 1e-12) << plan::parametrization_name(par);
   }
+}
+
+// Three iDCOL free bodies (pose6 with a mounted shape, translation, planar) among two static
+// iDCOL obstacles, a nonlinear dynamics row with its Hessian, interval samples: every term of
+// the exact Lagrangian Hessian.
+struct HessianScene {
+  scene::Scene s;
+  std::unique_ptr<plan::TrajectoryProblem> p;
+  HessianScene(plan::CollisionMeasure measure, int interval_samples) {
+    const int obstacles = s.add_body(Pose::identity(), true, "obstacles");
+    s.add_shape(obstacles, SmoothPolytope::box(0.3, 0.25, 0.35, 12.0), Pose::identity(), {}, "box");
+    s.add_shape(obstacles, Superellipsoid(2, 0.3, 0.2, 0.25), Pose::from_rotation(so3_exp(Vec3(0.3, -0.2, 0.5)), Vec3(1.2, 0.6, 0.1)),
+                {}, "se");
+    const int a = s.add_body(Pose::identity(), false, "a");
+    s.add_shape(a, SuperellipticCylinder(2, 0.12, 0.3), Pose::from_rotation(so3_exp(Vec3(0.1, 0.4, -0.2)), Vec3(0.1, 0.05, -0.1)),
+                {}, "cyl");
+    const int b = s.add_body(Pose::identity(), false, "b");
+    s.add_shape(b, Superellipsoid(1, 0.2, 0.15, 0.1), Pose::identity(), {}, "ellipsoid");
+    const int c = s.add_body(Pose::identity(), false, "c");
+    s.add_shape(c, Superellipsoid(2, 0.15, 0.1, 0.12), Pose::from_rotation(so3_exp(Vec3(0.0, 0.3, 0.0)), Vec3(0.05, 0.0, 0.0)),
+                {}, "se_c");
+    plan::TrajectorySpec spec;
+    spec.num_knots = 4;
+    spec.bodies = {plan::FreeBody{a, plan::Parametrization::pose6, Pose::from_rotation(so3_exp(Vec3(0.4, 0.2, -0.3)), Vec3::Zero())},
+                   plan::FreeBody{b, plan::Parametrization::translation, Pose::from_rotation(so3_exp(Vec3(-0.2, 0.5, 0.1)), Vec3::Zero())},
+                   plan::FreeBody{c, plan::Parametrization::planar, Pose::from_rotation(so3_exp(Vec3(0.2, 0.1, 0.3)), Vec3(0, 0, 0.2))}};
+    spec.num_controls = 1;
+    spec.start = (Eigen::VectorXd(12) << -1.5, 0.0, 0.0, 0.1, 0.2, 0.3, -1.5, 1.0, 0.0, -1.4, -1.0, 0.2).finished();
+    spec.goal = (Eigen::VectorXd(12) << 2.5, 0.0, 0.0, 0.5, -0.2, 1.0, 2.5, 1.0, 0.3, 2.5, -1.0, 1.0).finished();
+    spec.fix_goal = false;
+    spec.goal_weight = 3.0;
+    spec.smoothness_weight = 1.5;
+    spec.control_weight = 0.7;
+    spec.coordinate_weights = Eigen::VectorXd::LinSpaced(12, 0.5, 1.6);
+    // one row per interval: ½‖q_{k+1} − q_k‖² − 1 (Hessian [[I, −I], [−I, I]] on q)
+    const int nz = 13;
+    spec.dynamics.num_residuals = 1;
+    spec.dynamics.residual = [](int, const Eigen::Ref<const Eigen::VectorXd>& z0, const Eigen::Ref<const Eigen::VectorXd>& z1,
+                                Eigen::Ref<Eigen::VectorXd> r, double* J) {
+      const Eigen::VectorXd d = z1.head(12) - z0.head(12);
+      r[0] = 0.5 * d.squaredNorm() - 1.0;
+      if (!J) return;
+      for (int i = 0; i < 2 * nz; ++i) J[i] = 0.0;
+      for (int i = 0; i < 12; ++i) {
+        J[i] = -d[i];
+        J[nz + i] = d[i];
+      }
+    };
+    spec.dynamics.hessian = [](int, const Eigen::Ref<const Eigen::VectorXd>&, const Eigen::Ref<const Eigen::VectorXd>&,
+                               const Eigen::Ref<const Eigen::VectorXd>& mu, Eigen::Ref<Eigen::MatrixXd> H) {
+      for (int i = 0; i < 12; ++i) {
+        H(i, i) += mu[0];
+        H(nz + i, nz + i) += mu[0];
+        H(nz + i, i) -= mu[0];
+        H(i, nz + i) -= mu[0];
+      }
+    };
+    spec.collision.measure = measure;
+    spec.collision.bound = measure == plan::CollisionMeasure::alpha ? 0.01 : 0.0;
+    spec.collision.activation_margin = 3.0;  // every pair below its cap: rows with curvature
+    spec.collision.interval_samples = interval_samples;
+    p = std::make_unique<plan::TrajectoryProblem>(s, spec);
+  }
+};
+
+// The exact Lagrangian Hessian against central differences of σ∇f + Jᵀλ (the analytic gradient
+// and Jacobian) at random trajectories and multipliers.
+TEST(Plan, ExactLagrangianHessianAgainstDifferences) {
+  const int points = static_cast<int>(test::env_count("DIFFCOL_PLAN_HESSIAN_POINTS", 6));  // per problem
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  int compared = 0;
+  double worst = 0.0;
+  for (const auto measure : {plan::CollisionMeasure::alpha, plan::CollisionMeasure::gap})
+    for (int interval_samples : {0, 1}) {
+      HessianScene hs(measure, interval_samples);
+      plan::TrajectoryProblem& p = *hs.p;
+      ASSERT_EQ(p.exact_hessian_unsupported(), "");
+      const int n = p.num_variables();
+      for (int trial = 0; trial < points; ++trial) {
+        Eigen::VectorXd x = p.linear_guess();
+        for (int k = 1; k < p.num_knots(); ++k)  // near the obstacles, rotations up to ~2 rad
+          for (int i = 0; i < 13; ++i) x[k * 13 + i] += (i < 12 ? 0.6 : 1.0) * u(rng);
+        Eigen::VectorXd lambda(p.num_constraints());
+        for (Eigen::Index i = 0; i < lambda.size(); ++i) lambda[i] = u(rng);
+        const double sigma = 0.5 + 0.5 * u(rng);
+        Eigen::VectorXd g0;
+        p.constraints(x, g0);
+        const Eigen::MatrixXd H = p.lagrangian_hessian_dense(x, sigma, lambda);
+        ASSERT_LT((H - H.transpose()).cwiseAbs().maxCoeff(), 1e-12);
+        auto grad = [&](const Eigen::VectorXd& xx) {
+          Eigen::VectorXd g;
+          p.objective_gradient(xx, g);
+          return Eigen::VectorXd(sigma * g + p.jacobian_dense(xx).transpose() * lambda);
+        };
+        const double h = 1e-5;
+        Eigen::MatrixXd N(n, n);
+        Eigen::VectorXd xp = x, xm = x;
+        for (int j = 0; j < n; ++j) {
+          xp[j] = x[j] + h;
+          xm[j] = x[j] - h;
+          N.col(j) = (grad(xp) - grad(xm)) / (2.0 * h);
+          xp[j] = xm[j] = x[j];
+        }
+        const double scale = H.cwiseAbs().maxCoeff();
+        EXPECT_GT(scale, 0.1);
+        const double err = (H - N).cwiseAbs().maxCoeff();
+        EXPECT_LT(err, 1e-5 * scale) << plan::collision_measure_name(measure) << ", interval samples " << interval_samples
+                                     << ", trial " << trial << ", largest entry " << scale;
+        worst = std::max(worst, err / scale);
+        ++compared;
+      }
+    }
+  EXPECT_EQ(compared, 4 * points);
+  std::printf("exact Lagrangian Hessian: %d points, worst |H - FD| / max|H| = %.2e\n", compared, worst);
+}
+
+// Exact mode: the iDCOL piano mover to the optimum the limited-memory solve finds; problems it
+// does not cover are refused by name.
+TEST(Plan, ExactHessianSolvesPianoMover) {
+  Example e = plan::examples::piano_mover(25, true);
+  plan::TrajectoryProblem& p = *e.problem;
+  ASSERT_EQ(p.exact_hessian_unsupported(), "");
+  plan::SolveOptions o;
+  o.max_iterations = 1000;
+  const plan::SolveResult lm = plan::solve(p, o, e.x0);
+  o.hessian = plan::HessianMode::exact;
+  const plan::SolveResult ex = plan::solve(p, o, e.x0);
+  ASSERT_TRUE(lm.success) << lm.status << ": " << lm.message;
+  ASSERT_TRUE(ex.success) << ex.status << ": " << ex.message;
+  EXPECT_LT(ex.constraint_violation, 1e-6);
+  EXPECT_NEAR(ex.objective, lm.objective, 1e-4 * lm.objective);
+  EXPECT_LT((ex.configurations - lm.configurations).cwiseAbs().maxCoeff(), 1e-2);
+  EXPECT_TRUE(plan::check_trajectory(p, ex.configurations).collision_free());
+
+  Example dcol = plan::examples::piano_mover(5);  // DCOL pairs
+  EXPECT_NE(dcol.problem->exact_hessian_unsupported().find("dcol"), std::string::npos)
+      << dcol.problem->exact_hessian_unsupported();
+  try {
+    plan::solve(*dcol.problem, o);
+    ADD_FAILURE() << "exact mode accepted DCOL pairs";
+  } catch (const std::invalid_argument& err) {
+    EXPECT_NE(std::string(err.what()).find("iDCOL pairs only"), std::string::npos) << err.what();
+  }
+  Example arm = plan::examples::arm_reach(kRobots + "/arm7.urdf", kRobots + "/arm7.srdf", 3);
+  EXPECT_NE(arm.problem->exact_hessian_unsupported().find("robot"), std::string::npos);
 }
 
 TEST(Plan, PianoMover) {

@@ -260,6 +260,12 @@ that scene): keeps both alive; evaluations move the scene's bodies.)")
           },
           py::arg("x"))
       .def("jacobian", &TrajectoryProblem::jacobian_dense, py::arg("x"), "The constraint Jacobian, dense.")
+      .def("lagrangian_hessian", &TrajectoryProblem::lagrangian_hessian_dense, py::arg("x"), py::arg("sigma"),
+           py::arg("multipliers"),
+           "The exact Hessian of sigma*f + multipliers.g, dense (HessianMode.exact). Raises ValueError naming "
+           "what the problem has that it does not cover.")
+      .def("exact_hessian_unsupported", &TrajectoryProblem::exact_hessian_unsupported,
+           "What HessianMode.exact does not cover in this problem ('' when it covers everything).")
       .def("configurations", &TrajectoryProblem::configurations, py::arg("x"))
       .def("body_poses", &TrajectoryProblem::body_poses, py::arg("q"));
 
@@ -302,11 +308,16 @@ guess x0. The scene and the problem live as long as this object.)")
       .def_readonly("description", &Example::description)
       .def("__repr__", [](const Example& e) { return "<diffcol.plan.Example: " + e.description + ">"; });
   m.def(
-      "piano_mover", [](int knots) { return std::make_shared<Example>(plan::examples::piano_mover(knots)); },
-      py::arg("knots") = 40, "DCOL seed Sec. IV-A-1: a 2.6 m rod around a 90-degree turn of a 1 m hallway.");
+      "piano_mover",
+      [](int knots, bool smooth) { return std::make_shared<Example>(plan::examples::piano_mover(knots, smooth)); },
+      py::arg("knots") = 40, py::arg("smooth") = false,
+      "DCOL seed Sec. IV-A-1: a 2.6 m rod around a 90-degree turn of a 1 m hallway. smooth: in iDCOL shapes "
+      "(HessianMode.exact covers them), from a path around the corner.");
   m.def(
-      "cone_opening", [](int knots) { return std::make_shared<Example>(plan::examples::cone_opening(knots)); },
-      py::arg("knots") = 40, "DCOL seed Sec. IV-A-3: a cone through a square opening in a wall.");
+      "cone_opening",
+      [](int knots, bool smooth) { return std::make_shared<Example>(plan::examples::cone_opening(knots, smooth)); },
+      py::arg("knots") = 40, py::arg("smooth") = false,
+      "DCOL seed Sec. IV-A-3: a cone through a square opening in a wall. smooth: in iDCOL shapes.");
   m.def(
       "arm_reach",
       [](const std::string& urdf, const std::string& srdf, int knots) {

@@ -127,3 +127,24 @@ def test_the_seeds_piano_mover_through_python():
     assert res.success, res.status
     check = plan.check_trajectory(ex.problem, res.configurations, subdivisions=10)
     assert check.collision_free and check.min_distance > 0
+
+
+def test_exact_lagrangian_hessian_from_python():
+    ex = plan.piano_mover(knots=6, smooth=True)
+    p = ex.problem
+    assert p.exact_hessian_unsupported() == ""
+    assert "dcol" in plan.piano_mover(knots=5).problem.exact_hessian_unsupported()
+    x = p.linear_guess()
+    lam = np.linspace(-1.0, 1.0, p.num_constraints)
+    H = p.lagrangian_hessian(x, 0.7, lam)
+    assert np.allclose(H, H.T)
+    # against central differences of 0.7*grad f + J^T lam (the analytic first derivatives)
+    def grad(xx):
+        return 0.7 * p.objective_gradient(xx) + p.jacobian(xx).T @ lam
+    h = 1e-6
+    fd = np.column_stack([(grad(x + h * e) - grad(x - h * e)) / (2 * h) for e in np.eye(len(x))])
+    assert np.abs(fd - H).max() < 1e-5 * np.abs(H).max()
+    o = plan.SolveOptions()
+    o.hessian = plan.HessianMode.exact
+    r = plan.solve(p, o, ex.x0)
+    assert r.iterations > 0

@@ -6,6 +6,8 @@
 #include <sstream>
 
 #include "diffcol/scene/robot_model.hpp"
+#include "diffcol/shapes/smooth_truncated_cone.hpp"
+#include "diffcol/shapes/smoothness.hpp"
 
 namespace diffcol::plan::examples {
 
@@ -39,23 +41,34 @@ Dynamics double_integrator6(double dt) {
       *J++ = -dt;
     }
   };
+  d.hessian = [](int, const Eigen::Ref<const Eigen::VectorXd>&, const Eigen::Ref<const Eigen::VectorXd>&,
+                 const Eigen::Ref<const Eigen::VectorXd>&, Eigen::Ref<Eigen::MatrixXd>) {};  // linear
   return d;
+}
+
+// A box obstacle: the DCOL polytope, or (smooth) the iDCOL smooth polytope within 2 mm of it.
+scene::CollisionShape wall_box(double hx, double hy, double hz, bool smooth) {
+  if (smooth) return fit_smooth_box(hx, hy, hz, 0.002).shape;
+  return dcol::Polytope::box(hx, hy, hz);
 }
 
 }  // namespace
 
-Example piano_mover(int knots) {
+Example piano_mover(int knots, bool smooth) {
   Example e;
   e.scene = std::make_unique<scene::Scene>();
   scene::Scene& s = *e.scene;
   // The hallway: along x for y in [0, 1] (x ≤ 1), then along y for x in [0, 1] (y ≥ 0).
   const int walls = s.add_body(Pose::identity(), true, "hallway");
-  s.add_shape(walls, dcol::Polytope::box(3.0, 0.25, 0.5), at(-1.5, -0.25), {}, "outer_wall_x");
-  s.add_shape(walls, dcol::Polytope::box(0.25, 2.75, 0.5), at(1.25, 2.0), {}, "outer_wall_y");
-  s.add_shape(walls, dcol::Polytope::box(2.25, 1.75, 0.5), at(-2.25, 2.75), {}, "inner_corner");
+  s.add_shape(walls, wall_box(3.0, 0.25, 0.5, smooth), at(-1.5, -0.25), {}, "outer_wall_x");
+  s.add_shape(walls, wall_box(0.25, 2.75, 0.5, smooth), at(1.25, 2.0), {}, "outer_wall_y");
+  s.add_shape(walls, wall_box(2.25, 1.75, 0.5, smooth), at(-2.25, 2.75), {}, "inner_corner");
   const double length = 2.6, radius = 0.03;
   const int rod = s.add_body(at(-2.5, 0.5), false, "piano");
-  s.add_shape(rod, dcol::Capsule(radius, length - 2.0 * radius), Pose::identity(), {}, "piano");
+  if (smooth)  // axis x, within 2 mm of the cylinder of the capsule's length
+    s.add_shape(rod, fit_superelliptic_cylinder(radius, 0.5 * length, 0.002).shape, Pose::identity(), {}, "piano");
+  else
+    s.add_shape(rod, dcol::Capsule(radius, length - 2.0 * radius), Pose::identity(), {}, "piano");
 
   TrajectorySpec spec;
   spec.num_knots = knots;
@@ -69,15 +82,22 @@ Example piano_mover(int knots) {
   spec.collision.bound = 0.002;
   spec.collision.activation_margin = 0.3;
   e.problem = std::make_unique<TrajectoryProblem>(s, spec);
-  e.x0 = e.problem->static_guess();
+  if (smooth) {  // a path drawn around the corner (from the static guess limited-memory Ipopt fails here)
+    Eigen::MatrixXd path(6, 3);
+    path << -2.5, 0.5, 0.0, -0.7, 0.65, 0.45, -0.15, 0.85, 0.7, 0.2, 1.25, 1.0, 0.35, 1.8, 1.2, 0.5, 3.0, std::numbers::pi / 2;
+    e.x0 = e.problem->path_guess(path);
+  } else {
+    e.x0 = e.problem->static_guess();
+  }
   std::ostringstream os;
-  os << "piano mover: rod " << length << " m (capsule R " << radius << "), hallway 1 m wide, planar (x, y, theta), "
-     << "alpha >= 1 + " << spec.collision.bound << ", static initial guess";
+  os << "piano mover: rod " << length << " m (" << (smooth ? "iDCOL superelliptic cylinder" : "capsule") << " R " << radius
+     << "), hallway 1 m wide" << (smooth ? " (iDCOL smooth boxes)" : "") << ", planar (x, y, theta), "
+     << "alpha >= 1 + " << spec.collision.bound << (smooth ? ", a path around the corner as initial guess" : ", static initial guess");
   e.description = os.str();
   return e;
 }
 
-Example cone_opening(int knots) {
+Example cone_opening(int knots, bool smooth) {
   Example e;
   e.scene = std::make_unique<scene::Scene>();
   scene::Scene& s = *e.scene;
@@ -85,15 +105,19 @@ Example cone_opening(int knots) {
   const double half_open = 0.65, half_outer = 2.0, half_thick = 0.15;
   const double bar = 0.5 * (half_outer - half_open), mid = 0.5 * (half_outer + half_open);
   const int wall = s.add_body(Pose::identity(), true, "wall");
-  s.add_shape(wall, dcol::Polytope::box(half_thick, half_outer, bar), at(0, 0, mid), {}, "top");
-  s.add_shape(wall, dcol::Polytope::box(half_thick, half_outer, bar), at(0, 0, -mid), {}, "bottom");
-  s.add_shape(wall, dcol::Polytope::box(half_thick, bar, half_open), at(0, mid, 0), {}, "left");
-  s.add_shape(wall, dcol::Polytope::box(half_thick, bar, half_open), at(0, -mid, 0), {}, "right");
+  s.add_shape(wall, wall_box(half_thick, half_outer, bar, smooth), at(0, 0, mid), {}, "top");
+  s.add_shape(wall, wall_box(half_thick, half_outer, bar, smooth), at(0, 0, -mid), {}, "bottom");
+  s.add_shape(wall, wall_box(half_thick, bar, half_open, smooth), at(0, mid, 0), {}, "left");
+  s.add_shape(wall, wall_box(half_thick, bar, half_open, smooth), at(0, -mid, 0), {}, "right");
   // The cone's axis (shape x) upright: taller than the opening, it must slew to pass.
   const double height = 1.5, half_angle = 20.0 * std::numbers::pi / 180.0;
   const Pose upright = Pose::from_rotation(so3_exp(Vec3(0.0, -0.5 * std::numbers::pi, 0.0)), Vec3(-2.5, 0.0, 0.0));
   const int cone = s.add_body(upright, false, "cone");
-  s.add_shape(cone, dcol::Cone(height, half_angle), Pose::identity(), {}, "cone");
+  if (smooth)  // the DCOL cone's frame: apex at −3H/4 on x (a 1 cm tip), base at +H/4
+    s.add_shape(cone, SmoothTruncatedCone(40.0, 0.01, height * std::tan(half_angle), 0.75 * height, 0.25 * height),
+                Pose::identity(), {}, "cone");
+  else
+    s.add_shape(cone, dcol::Cone(height, half_angle), Pose::identity(), {}, "cone");
 
   TrajectorySpec spec;
   spec.num_knots = knots;
@@ -122,8 +146,8 @@ Example cone_opening(int knots) {
   e.problem = std::make_unique<TrajectoryProblem>(s, spec);
   e.x0 = e.problem->static_guess();
   std::ostringstream os;
-  os << "cone through an opening: cone H " << height << " (base radius " << height * std::tan(half_angle)
-     << "), opening " << 2 * half_open << " x " << 2 * half_open << ", pose (x, y, z, rotation vector), "
+  os << "cone through an opening: " << (smooth ? "iDCOL smooth truncated cone" : "cone") << " H " << height
+     << " (base radius " << height * std::tan(half_angle) << "), opening " << 2 * half_open << " x " << 2 * half_open << ", pose (x, y, z, rotation vector), "
      << "double integrator, " << duration << " s, alpha >= 1 + " << spec.collision.bound << ", static initial guess";
   e.description = os.str();
   return e;

@@ -67,10 +67,13 @@ std::string status_message(Ipopt::ApplicationReturnStatus s) {
 
 class TrajectoryNlp : public Ipopt::TNLP {
  public:
-  TrajectoryNlp(TrajectoryProblem& p, const Eigen::VectorXd& x0, const SolveResult* warm, SolveResult& out, bool hessian)
-      : p_(p), x0_(x0), warm_(warm), out_(out), hessian_(hessian) {
+  TrajectoryNlp(TrajectoryProblem& p, const Eigen::VectorXd& x0, const SolveResult* warm, SolveResult& out, HessianMode mode)
+      : p_(p), x0_(x0), warm_(warm), out_(out), hessian_(mode != HessianMode::limited_memory),
+        exact_(mode == HessianMode::exact) {
     p_.jacobian_structure(rows_, cols_);
-    if (hessian_) {
+    if (exact_) {
+      p_.lagrangian_hessian_structure(hrows_, hcols_);
+    } else if (hessian_) {
       p_.objective_hessian_structure(hrows_, hcols_);
       p_.objective_hessian_values(hvalues_);
     }
@@ -147,9 +150,9 @@ class TrajectoryNlp : public Ipopt::TNLP {
     });
   }
   // HessianMode::objective: σ·∇²f of the built-in terms (constant); the constraints' curvature is
-  // left out. HessianMode::exact (the full Lagrangian) is the hook for later.
-  bool eval_h(Index, const Number*, bool, Number obj_factor, Index, const Number*, bool, Index nele, Index* iRow,
-              Index* jCol, Number* values) override {
+  // left out. HessianMode::exact: σ·∇²f + Σ λ_i·∇²g_i (TrajectoryProblem::lagrangian_hessian_values).
+  bool eval_h(Index n, const Number* x, bool, Number obj_factor, Index m, const Number* lambda, bool, Index nele,
+              Index* iRow, Index* jCol, Number* values) override {
     if (!hessian_) return false;
     if (!values) {
       for (Index i = 0; i < nele; ++i) {
@@ -158,6 +161,12 @@ class TrajectoryNlp : public Ipopt::TNLP {
       }
       return true;
     }
+    if (exact_)
+      return guard([&] {
+        lam_ = Eigen::Map<const Eigen::VectorXd>(lambda, m);
+        p_.lagrangian_hessian_values(load(n, x), obj_factor, lam_, hv_);
+        for (Index i = 0; i < nele; ++i) values[i] = hv_[i];
+      });
     for (Index i = 0; i < nele; ++i) values[i] = obj_factor * hvalues_[i];
     return true;
   }
@@ -199,10 +208,10 @@ class TrajectoryNlp : public Ipopt::TNLP {
   Eigen::VectorXd x0_;
   const SolveResult* warm_;
   SolveResult& out_;
-  bool hessian_;
+  bool hessian_, exact_;
   std::vector<int> rows_, cols_, hrows_, hcols_;
   Eigen::VectorXd hvalues_;
-  Eigen::VectorXd xl_, xu_, gl_, gu_, xb_, grad_, gv_, jv_;
+  Eigen::VectorXd xl_, xu_, gl_, gu_, xb_, grad_, gv_, jv_, lam_, hv_;
 };
 
 void check_options(const SolveOptions& o) {
@@ -218,8 +227,6 @@ void check_options(const SolveOptions& o) {
     throw std::invalid_argument("plan: SolveOptions::max_seconds must be finite and ≥ 0");
   if (o.print_level < 0 || o.print_level > 12) throw std::invalid_argument("plan: SolveOptions::print_level must be in 0..12");
   if (o.limited_memory_size < 1) throw std::invalid_argument("plan: SolveOptions::limited_memory_size must be ≥ 1");
-  if (o.hessian == HessianMode::exact)
-    throw std::invalid_argument("plan: HessianMode::exact is not available yet; use HessianMode::limited_memory");
 }
 
 SolveResult run(TrajectoryProblem& problem, const SolveOptions& options, const Eigen::VectorXd& x0, const SolveResult* warm) {
@@ -240,7 +247,13 @@ SolveResult run(TrajectoryProblem& problem, const SolveOptions& options, const E
   const bool objective_hessian = options.hessian == HessianMode::objective;
   if (objective_hessian && !problem.spec().costs.empty())
     throw std::invalid_argument("plan: HessianMode::objective does not cover user costs; use HessianMode::limited_memory");
-  ok &= opt->SetStringValue("hessian_approximation", objective_hessian ? "exact" : "limited-memory");
+  if (options.hessian == HessianMode::exact) {
+    const std::string why = problem.exact_hessian_unsupported();
+    if (!why.empty())
+      throw std::invalid_argument("plan: HessianMode::exact does not cover " + why + "; use HessianMode::limited_memory");
+  }
+  ok &= opt->SetStringValue("hessian_approximation",
+                            options.hessian == HessianMode::limited_memory ? "limited-memory" : "exact");
   ok &= opt->SetIntegerValue("limited_memory_max_history", options.limited_memory_size);
   if (warm) {
     ok &= opt->SetStringValue("warm_start_init_point", "yes");
@@ -253,7 +266,7 @@ SolveResult run(TrajectoryProblem& problem, const SolveOptions& options, const E
   for (const auto& [k, v] : options.integer_options) ok &= opt->SetIntegerValue(k, v);
   if (!ok) throw std::invalid_argument("plan: Ipopt rejected an option (a name or a value out of range)");
   if (app->Initialize() != Ipopt::Solve_Succeeded) throw std::runtime_error("plan: Ipopt failed to initialize");
-  Ipopt::SmartPtr<TrajectoryNlp> nlp = new TrajectoryNlp(problem, x0, warm, out, objective_hessian);
+  Ipopt::SmartPtr<TrajectoryNlp> nlp = new TrajectoryNlp(problem, x0, warm, out, options.hessian);
   const Ipopt::ApplicationReturnStatus status = app->OptimizeTNLP(Ipopt::SmartPtr<Ipopt::TNLP>(Ipopt::GetRawPtr(nlp)));
   out.status = status_name(status);
   out.success = status == Ipopt::Solve_Succeeded || status == Ipopt::Solved_To_Acceptable_Level;

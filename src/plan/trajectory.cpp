@@ -6,7 +6,13 @@
 #include <cmath>
 #include <sstream>
 #include <stdexcept>
+#include <optional>
 #include <unordered_map>
+
+#include "diffcol/idcol/contact.hpp"
+#include "diffcol/idcol/derivatives.hpp"
+#include "diffcol/idcol/hessians.hpp"
+#include "diffcol/scene/dispatch.hpp"
 
 namespace diffcol::plan {
 
@@ -29,6 +35,69 @@ Mat3 so3_left_jacobian(const Vec3& r) {
   if (t2 < 1e-12) return Mat3::Identity() + 0.5 * S + (1.0 / 6.0) * S * S;
   const double t = std::sqrt(t2);
   return Mat3::Identity() + ((1.0 - std::cos(t)) / t2) * S + ((t - std::sin(t)) / (t2 * t)) * S * S;
+}
+
+// ∂J_l(r)/∂r_a for J_l = I + a(t)·S + b(t)·S², S = r^, t = ‖r‖ (series below t = 0.1).
+Mat3 so3_left_jacobian_derivative(const Vec3& r, int axis) {
+  const double t2 = r.squaredNorm();
+  const Mat3 S = skew(r), E = skew(Vec3::Unit(axis));
+  double a, b, a1, b1;  // a(t), b(t), a'(t)/t, b'(t)/t
+  if (t2 < 1e-2) {
+    a = 0.5 - t2 / 24.0 + t2 * t2 / 720.0;
+    b = 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0;
+    a1 = -1.0 / 12.0 + t2 / 180.0 - t2 * t2 / 6720.0;
+    b1 = -1.0 / 60.0 + t2 / 1260.0 - t2 * t2 / 60480.0;
+  } else {
+    const double t = std::sqrt(t2), c = std::cos(t), s = std::sin(t);
+    a = (1.0 - c) / t2;
+    b = (t - s) / (t2 * t);
+    a1 = (t * s - 2.0 + 2.0 * c) / (t2 * t2);
+    b1 = (t * (1.0 - c) - 3.0 * t + 3.0 * s) / (t2 * t2 * t);
+  }
+  return a1 * r[axis] * S + a * E + b1 * r[axis] * S * S + b * (E * S + S * E);
+}
+
+// The world twist η(δ) with exp(η^)·X(c) = X(c + δ), to second order: η = A·δ + ½·δᵀ∇²η·δ.
+// Fills A (6 × n) and S = Σ_k g_k·∇²η_k (n × n) for a world-twist gradient g = [g_ω; g_v].
+// With ω(δ) and the body origin's step Δp(δ) (linear here), v = Δp − ω×p − ½·ω×Δp + O(3);
+// pose6: ω = J_l(r)·δ_r + ½·Σ_ab ∂_a J_l(r)[:, b]·δ_a·δ_b + O(3).
+void free_body_world_chain(const FreeBody& fb, const double* c, const Vec6& g, Eigen::Matrix<double, 6, 6>& A,
+                           Eigen::Matrix<double, 6, 6>& S) {
+  const int n = num_coordinates(fb.parametrization);
+  const Vec3 p = free_body_pose(fb, c).p;
+  Eigen::Matrix<double, 3, 6> Jw = Eigen::Matrix<double, 3, 6>::Zero(), Jp = Eigen::Matrix<double, 3, 6>::Zero();
+  switch (fb.parametrization) {
+    case Parametrization::translation: Jp.leftCols<3>().setIdentity(); break;
+    case Parametrization::planar:
+      Jp(0, 0) = 1.0;
+      Jp(1, 1) = 1.0;
+      Jw(2, 2) = 1.0;
+      break;
+    case Parametrization::pose6:
+      Jp.leftCols<3>().setIdentity();
+      Jw.rightCols<3>() = so3_left_jacobian(Vec3(c[3], c[4], c[5]));
+      break;
+  }
+  A.setZero();
+  A.topRows<3>() = Jw;
+  A.bottomRows<3>() = Jp + skew(p) * Jw;
+  const Vec3 gw = g.head<3>(), gv = g.tail<3>();
+  S.setZero();
+  // −½·g_v·(ω1 × Δp): the quadratic form δᵀMδ, Hessian M + Mᵀ
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b) {
+      const double mab = -0.5 * gv.dot(Vec3(Jw.col(a)).cross(Vec3(Jp.col(b))));
+      S(a, b) += mab;
+      S(b, a) += mab;
+    }
+  if (fb.parametrization == Parametrization::pose6) {
+    // ω's curvature, weighted by g_ω + g_v × p (v carries p × ω)
+    const Vec3 w = gw + gv.cross(p);
+    const Vec3 r(c[3], c[4], c[5]);
+    Mat3 T;  // T(a, b) = wᵀ ∂_a J_l[:, b]
+    for (int a = 0; a < 3; ++a) T.row(a) = w.transpose() * so3_left_jacobian_derivative(r, a);
+    S.block<3, 3>(3, 3) += 0.5 * (T + T.transpose());
+  }
 }
 
 void check_finite(const Eigen::VectorXd& v, const char* name) {
@@ -172,6 +241,18 @@ struct TrajectoryProblem::Impl {
   Eigen::VectorXd knot_values, fd_plus, fd_minus;
   Eigen::MatrixXd knot_jac;  // P × nq
   Eigen::VectorXd qtmp, qsample, dyn_scratch;
+
+  // exact Lagrangian Hessian (lagrangian_hessian_values)
+  struct HessianPair {
+    std::optional<idcol::ContactPair> pair;
+    Pose X_S1R1, X_S2R2;
+  };
+  std::vector<HessianPair> hess_pairs;
+  std::vector<Eigen::MatrixXd> hess_diag, hess_cross;  // per knot: z_k × z_k, z_k × z_{k−1}
+  Eigen::MatrixXd hess_q, hess_dyn;
+  Eigen::VectorXd hess_z0, hess_z1;
+  idcol::ContactDerivatives hess_d;
+  idcol::ContactHessians hess_h;
 
   int P() const { return static_cast<int>(pairs.size()); }
   int collision_rows() const { return static_cast<int>(samples.size()) * P(); }
@@ -319,6 +400,50 @@ struct TrajectoryProblem::Impl {
       return sh.name.empty() ? "shape " + std::to_string(s) : "'" + sh.name + "'";
     };
     return name(pr.first) + " and " + name(pr.second);
+  }
+
+  // Σ_p w_p·∇²c_p(q) (nq × nq) into hess_q: the collision rows at configuration q, weights w.
+  void collision_hessian(const Eigen::Ref<const Eigen::VectorXd>& q, const double* w) {
+    hess_q.setZero(nq, nq);
+    apply(q);
+    const bool alpha = spec.collision.measure == CollisionMeasure::alpha;
+    for (int p = 0; p < P(); ++p) {
+      if (w[p] == 0.0) continue;
+      HessianPair& hp = hess_pairs[static_cast<size_t>(p)];
+      const scene::SceneShape& s1 = scene->shape(pairs[static_cast<size_t>(p)].first);
+      const scene::SceneShape& s2 = scene->shape(pairs[static_cast<size_t>(p)].second);
+      const Pose& X_WB1 = scene->body(s1.body).X_WB;
+      const Pose& X_WB2 = scene->body(s2.body).X_WB;
+      const idcol::ContactSolution& sol = hp.pair->solve(X_WB1 * (s1.X_BS * hp.X_S1R1), X_WB2 * (s2.X_BS * hp.X_S2R2));
+      if (sol.status != idcol::ContactStatus::converged) continue;
+      const double m = alpha ? sol.alpha : sol.gap;
+      if (!std::isfinite(m) || m >= caps[static_cast<size_t>(p)]) continue;  // capped: constant row
+      idcol::contact_derivatives(sol, hess_d, ReferenceFrame::world);
+      idcol::contact_hessians(hp.pair->shape1(), hp.pair->shape2(), sol, hess_h, ReferenceFrame::world,
+                              idcol::HessianOutputs::scalars);
+      if (!hess_d.ok() || !hess_h.ok()) continue;
+      const idcol::Mat12& H = alpha ? hess_h.H_alpha : hess_h.H_gap;
+      const Vec6 g[2] = {alpha ? hess_d.J_alpha_X1.transpose() : hess_d.J_gap_X1.transpose(),
+                         alpha ? hess_d.J_alpha_X2.transpose() : hess_d.J_gap_X2.transpose()};
+      const int bodies[2] = {s1.body, s2.body};
+      Eigen::Matrix<double, 6, 6> A[2], S;
+      int off[2] = {-1, -1}, n[2] = {0, 0};
+      for (int i = 0; i < 2; ++i) {
+        const int f = body_free[static_cast<size_t>(bodies[i])];
+        if (f < 0) continue;
+        const FreeBody& fb = spec.bodies[static_cast<size_t>(f)];
+        off[i] = free_offset[static_cast<size_t>(f)];
+        n[i] = num_coordinates(fb.parametrization);
+        free_body_world_chain(fb, q.data() + off[i], g[i], A[i], S);
+        hess_q.block(off[i], off[i], n[i], n[i]) += w[p] * S.topLeftCorner(n[i], n[i]);
+      }
+      for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j) {
+          if (off[i] < 0 || off[j] < 0) continue;
+          const Eigen::Matrix<double, 6, 6> B = A[i].transpose() * H.block<6, 6>(6 * i, 6 * j) * A[j];  // A's unused columns are 0
+          hess_q.block(off[i], off[j], n[i], n[j]) += w[p] * B.topLeftCorner(n[i], n[j]);
+        }
+    }
   }
 
   // Throws when configuration q (a fixed knot) is in collision.
@@ -758,6 +883,153 @@ Eigen::MatrixXd TrajectoryProblem::jacobian_dense(const Eigen::VectorXd& x) {
   Eigen::MatrixXd J = Eigen::MatrixXd::Zero(num_constraints(), num_variables());
   for (size_t i = 0; i < rows.size(); ++i) J(rows[i], cols[i]) += v[static_cast<Eigen::Index>(i)];
   return J;
+}
+
+std::string TrajectoryProblem::exact_hessian_unsupported() const {
+  const Impl& m = *impl_;
+  if (m.spec.robot) return "a robot (no second derivatives of its kinematic chain)";
+  if (!m.spec.costs.empty()) return "user costs (a CostFunction has no Hessian)";
+  if (m.nr && !m.spec.dynamics.hessian) return "dynamics without Dynamics::hessian";
+  if (m.collision_rows() == 0) return "";
+  if (m.spec.collision.measure == CollisionMeasure::distance)
+    return "the distance measure (collision.measure alpha or gap have second derivatives)";
+  for (int p = 0; p < m.P(); ++p) {
+    const auto [a, b] = m.pairs[static_cast<size_t>(p)];
+    const std::optional<scene::Family> f = scene::pair_family(m.scene->shape(a).shape, m.scene->shape(b).shape);
+    if (!f || *f != scene::Family::idcol)
+      return "the pair " + m.pair_name(p) + ", served by " + (f ? scene::family_name(*f) : "no family") +
+             " (collision rows have second derivatives for iDCOL pairs only)";
+  }
+  return "";
+}
+
+void TrajectoryProblem::lagrangian_hessian_structure(std::vector<int>& rows, std::vector<int>& cols) const {
+  const Impl& m = *impl_;
+  const std::string why = exact_hessian_unsupported();
+  if (!why.empty()) fail("the exact Hessian does not cover " + why);
+  rows.clear();
+  cols.clear();
+  for (int k = 0; k < m.N; ++k) {
+    for (int i = 0; i < m.nz; ++i)
+      for (int j = 0; j <= i; ++j) {
+        rows.push_back(k * m.nz + i);
+        cols.push_back(k * m.nz + j);
+      }
+    if (k > 0)
+      for (int i = 0; i < m.nz; ++i)
+        for (int j = 0; j < m.nz; ++j) {
+          rows.push_back(k * m.nz + i);
+          cols.push_back((k - 1) * m.nz + j);
+        }
+  }
+}
+
+void TrajectoryProblem::lagrangian_hessian_values(const Eigen::VectorXd& x, double sigma, const Eigen::VectorXd& lambda,
+                                                   Eigen::VectorXd& values) {
+  Impl& m = *impl_;
+  m.check_x(x);
+  if (lambda.size() != num_constraints())
+    fail("lambda has " + std::to_string(lambda.size()) + " entries, expected " + std::to_string(num_constraints()));
+  if (!std::isfinite(sigma) || !lambda.allFinite()) fail("the Hessian's sigma or lambda is not finite");
+  if (m.hess_diag.empty()) {
+    const std::string why = exact_hessian_unsupported();
+    if (!why.empty()) fail("the exact Hessian does not cover " + why);
+    m.hess_diag.assign(static_cast<size_t>(m.N), Eigen::MatrixXd::Zero(m.nz, m.nz));
+    m.hess_cross.assign(static_cast<size_t>(m.N), Eigen::MatrixXd::Zero(m.nz, m.nz));
+    m.hess_pairs = std::vector<Impl::HessianPair>(static_cast<size_t>(m.P()));
+    for (int p = 0; p < m.P(); ++p) {
+      const auto [a, b] = m.pairs[static_cast<size_t>(p)];
+      scene::PairPlan plan = scene::plan_pair(m.scene->shape(a).shape, m.scene->shape(b).shape);
+      Impl::HessianPair& hp = m.hess_pairs[static_cast<size_t>(p)];
+      hp.pair.emplace(plan.shape1.idcol(), plan.shape2.idcol());
+      hp.X_S1R1 = plan.X_S1R1;
+      hp.X_S2R2 = plan.X_S2R2;
+    }
+  }
+  for (int k = 0; k < m.N; ++k) {
+    m.hess_diag[static_cast<size_t>(k)].setZero();
+    m.hess_cross[static_cast<size_t>(k)].setZero();
+  }
+  // σ·∇²f, the built-in terms (objective_hessian_values)
+  const TrajectorySpec& s = m.spec;
+  for (int k = 0; k < m.N; ++k) {
+    Eigen::MatrixXd& D = m.hess_diag[static_cast<size_t>(k)];
+    for (int i = 0; i < m.nq; ++i) {
+      const double w2 = s.coordinate_weights[i] * s.coordinate_weights[i];
+      const int neighbours = (k > 0) + (k + 1 < m.N);
+      double d = 2.0 * s.smoothness_weight * w2 * neighbours;
+      if (k == m.N - 1 && !s.fix_goal) d += 2.0 * s.goal_weight * w2;
+      D(i, i) += sigma * d;
+      if (k > 0) m.hess_cross[static_cast<size_t>(k)](i, i) -= sigma * 2.0 * s.smoothness_weight * w2;
+    }
+    if (k + 1 < m.N)
+      for (int i = 0; i < m.nu; ++i) D(m.nq + m.ns + i, m.nq + m.ns + i) += sigma * 2.0 * s.control_weight;
+  }
+  // Σ μ·∇²(dynamics)
+  for (int k = 0; m.nr && k + 1 < m.N; ++k) {
+    m.hess_dyn.setZero(2 * m.nz, 2 * m.nz);
+    m.hess_z0 = x.segment(k * m.nz, m.nz);
+    m.hess_z1 = x.segment((k + 1) * m.nz, m.nz);
+    s.dynamics.hessian(k, m.hess_z0, m.hess_z1, lambda.segment(k * m.nr, m.nr), m.hess_dyn);
+    Eigen::MatrixXd& D0 = m.hess_diag[static_cast<size_t>(k)];
+    Eigen::MatrixXd& D1 = m.hess_diag[static_cast<size_t>(k + 1)];
+    Eigen::MatrixXd& C1 = m.hess_cross[static_cast<size_t>(k + 1)];
+    for (int i = 0; i < 2 * m.nz; ++i)
+      for (int j = 0; j <= i; ++j) {  // the lower triangle only
+        const double v = m.hess_dyn(i, j);
+        if (v == 0.0) continue;
+        if (i >= m.nz && j < m.nz) {
+          C1(i - m.nz, j) += v;
+          continue;
+        }
+        Eigen::MatrixXd& D = i < m.nz ? D0 : D1;
+        const int a = i < m.nz ? i : i - m.nz, b = i < m.nz ? j : j - m.nz;
+        D(a, b) += v;
+        if (a != b) D(b, a) += v;
+      }
+  }
+  // Σ λ·∇²(collision rows), chained through q = (1 − t)·q_k + t·q_{k+1}
+  const auto t0 = Clock::now();
+  const double* lam = lambda.data() + m.dyn_row_count();
+  for (size_t i = 0; i < m.samples.size(); ++i) {
+    const auto [k, t] = m.samples[i];
+    const double* w = lam + static_cast<Eigen::Index>(i) * m.P();
+    bool any = false;
+    for (int p = 0; p < m.P(); ++p) any = any || w[p] != 0.0;
+    if (!any) continue;
+    m.qsample = x.segment(static_cast<Eigen::Index>(k) * m.nz, m.nq);
+    if (t > 0.0) m.qsample = (1.0 - t) * m.qsample + t * x.segment(static_cast<Eigen::Index>(k + 1) * m.nz, m.nq);
+    m.collision_hessian(m.qsample, w);
+    m.hess_diag[static_cast<size_t>(k)].topLeftCorner(m.nq, m.nq) += (1.0 - t) * (1.0 - t) * m.hess_q;
+    if (t > 0.0) {
+      m.hess_diag[static_cast<size_t>(k + 1)].topLeftCorner(m.nq, m.nq) += t * t * m.hess_q;
+      m.hess_cross[static_cast<size_t>(k + 1)].topLeftCorner(m.nq, m.nq) += t * (1.0 - t) * m.hess_q;
+    }
+  }
+  m.coll_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
+  values.resize(static_cast<Eigen::Index>(m.N) * m.nz * (m.nz + 1) / 2 + static_cast<Eigen::Index>(m.N - 1) * m.nz * m.nz);
+  double* out = values.data();
+  for (int k = 0; k < m.N; ++k) {
+    const Eigen::MatrixXd& D = m.hess_diag[static_cast<size_t>(k)];
+    for (int i = 0; i < m.nz; ++i)
+      for (int j = 0; j <= i; ++j) *out++ = 0.5 * (D(i, j) + D(j, i));
+    if (k > 0)
+      for (int i = 0; i < m.nz; ++i)
+        for (int j = 0; j < m.nz; ++j) *out++ = m.hess_cross[static_cast<size_t>(k)](i, j);
+  }
+}
+
+Eigen::MatrixXd TrajectoryProblem::lagrangian_hessian_dense(const Eigen::VectorXd& x, double sigma, const Eigen::VectorXd& lambda) {
+  std::vector<int> rows, cols;
+  lagrangian_hessian_structure(rows, cols);
+  Eigen::VectorXd v;
+  lagrangian_hessian_values(x, sigma, lambda, v);
+  Eigen::MatrixXd H = Eigen::MatrixXd::Zero(num_variables(), num_variables());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    H(rows[i], cols[i]) += v[static_cast<Eigen::Index>(i)];
+    if (rows[i] != cols[i]) H(cols[i], rows[i]) += v[static_cast<Eigen::Index>(i)];
+  }
+  return H;
 }
 
 void TrajectoryProblem::set_fd_gradients(bool on, double step) {

@@ -115,6 +115,13 @@ struct Dynamics {
   std::function<void(int k, const Eigen::Ref<const Eigen::VectorXd>& z_k, const Eigen::Ref<const Eigen::VectorXd>& z_next,
                      Eigen::Ref<Eigen::VectorXd> r, double* jacobian_values)>
       residual;
+  /// Optional, for HessianMode::exact: adds Σ_i μ_i ∇²f_i, the second derivatives of the residuals
+  /// weighted by their multipliers μ (num_residuals), over [z_k; z_{k+1}] into H (2·knot_size
+  /// square, zero on entry; symmetric: only its lower triangle is read). Empty: exact mode refuses
+  /// the problem (linear dynamics: a function that adds nothing).
+  std::function<void(int k, const Eigen::Ref<const Eigen::VectorXd>& z_k, const Eigen::Ref<const Eigen::VectorXd>& z_next,
+                     const Eigen::Ref<const Eigen::VectorXd>& mu, Eigen::Ref<Eigen::MatrixXd> H)>
+      hessian;
 };
 
 /// A user cost over the whole decision vector x: returns its value and, when grad is not null,
@@ -210,6 +217,21 @@ class TrajectoryProblem {
   /// structure and values (constant).
   void objective_hessian_structure(std::vector<int>& rows, std::vector<int>& cols) const;
   void objective_hessian_values(Eigen::VectorXd& values) const;
+  /// The exact Hessian of the Lagrangian σ·f + Σ_i λ_i·g_i (HessianMode::exact): built-in objective
+  /// terms, the dynamics' Dynamics::hessian and the collision rows' second derivatives (iDCOL
+  /// pairs, alpha or gap measure: idcol::contact_hessians chained through the free bodies'
+  /// parametrizations; zero where a row is capped). exact_hessian_unsupported() names what the
+  /// problem has that this does not cover ("" when everything is): a robot, user costs, dynamics
+  /// without a Hessian, the distance measure, pairs served by DCOL or QP.
+  std::string exact_hessian_unsupported() const;
+  /// Lower triangle (row ≥ column), fixed: per knot its z_k block and the block coupling z_k to
+  /// z_{k−1}. @throws std::invalid_argument when exact_hessian_unsupported() is not empty.
+  void lagrangian_hessian_structure(std::vector<int>& rows, std::vector<int>& cols) const;
+  /// Values in that order at x with objective factor sigma and multipliers lambda (num_constraints).
+  void lagrangian_hessian_values(const Eigen::VectorXd& x, double sigma, const Eigen::VectorXd& lambda,
+                                 Eigen::VectorXd& values);
+  /// The whole symmetric matrix (tests; small problems).
+  Eigen::MatrixXd lagrangian_hessian_dense(const Eigen::VectorXd& x, double sigma, const Eigen::VectorXd& lambda);
   /// Collision Jacobians by central differences of the rows (step h per coordinate) instead of
   /// the scene's analytic ones (SolveOptions::fd_gradients).
   void set_fd_gradients(bool on, double step = 1e-6);
@@ -225,7 +247,8 @@ class TrajectoryProblem {
   std::vector<std::vector<Pose>> animation(const Eigen::MatrixXd& configurations, int subdivisions = 1);
 
   /// Time and count of the scene queries (with their derivatives and the chain rule, or the
-  /// finite differences) since construction or the last reset.
+  /// finite differences; the time includes the collision rows' exact Hessians) since construction
+  /// or the last reset.
   double collision_seconds() const;
   long collision_queries() const;
   void reset_counters();
@@ -238,7 +261,9 @@ class TrajectoryProblem {
 
 enum class HessianMode : std::uint8_t {
   limited_memory = 0,  ///< Ipopt's L-BFGS (hessian_approximation limited-memory)
-  /// Reserved for an exact Lagrangian Hessian (TNLP::eval_h); solve() throws until it exists.
+  /// The exact Hessian of the Lagrangian, collision rows included
+  /// (TrajectoryProblem::lagrangian_hessian_values); solve() throws std::invalid_argument naming
+  /// what is not covered when TrajectoryProblem::exact_hessian_unsupported() is not empty.
   exact = 1,
   /// The objective's own Hessian (smoothness, goal and control terms; constant), the constraints'
   /// curvature left out: a Gauss–Newton-like model for Ipopt's exact mode. No user costs.
