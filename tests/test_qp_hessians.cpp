@@ -210,7 +210,7 @@ void check_hessians(const char* name, unsigned seed) {
   std::mt19937 rng(seed);
   const long n = pose_count();
   Check world, local, lwa, bracket;
-  int checked = 0;
+  int checked = 0, with_active = 0;
   for (const Category cat : {Category::separated, Category::touching, Category::penetrating}) {
     int found = 0, attempts = 0;
     while (found < n && attempts < 200 * n) {
@@ -225,6 +225,7 @@ void check_hessians(const char* name, unsigned seed) {
       const ProximityResult r = proximity(s1, X1, s2, X2);
       ASSERT_TRUE(r.ok());
       if (cat == Category::touching) EXPECT_LE(std::abs(r.signed_distance), 1e-9);
+      if (r.qp.active != 0) ++with_active;
       const std::string what = std::string(name) + " " + category_name(cat) + " #" + std::to_string(found);
       {
         // local_world_aligned (and every frame): the congruence diag(M1, M2)ᵀ H_W diag(M1, M2) — the
@@ -287,9 +288,9 @@ void check_hessians(const char* name, unsigned seed) {
     }
     EXPECT_EQ(found, n) << name << " " << category_name(cat) << ": too few configurations";
   }
-  std::printf("%s: %d configurations; worst error/tolerance: world %.3g, local %.3g, local_world_aligned %.3g, "
-              "with the bracket term %.3g\n",
-              name, checked, world.worst, local.worst, lwa.worst, bracket.worst);
+  std::printf("%s: %d configurations (%d with active constraints); worst error/tolerance: world %.3g, local %.3g, "
+              "local_world_aligned %.3g, with the bracket term %.3g\n",
+              name, checked, with_active, world.worst, local.worst, lwa.worst, bracket.worst);
   EXPECT_LE(world.worst, 1.0) << world.where;
   EXPECT_LE(local.worst, 1.0) << local.where;
   EXPECT_LE(lwa.worst, 1.0) << lwa.where;
@@ -351,6 +352,13 @@ void check_shape_derivatives(const char* name, unsigned seed) {
   EXPECT_LE(all.worst, 1.0) << all.where;
 }
 
+
+bool all_zero(const ProximityHessians& h, bool phi_too) {
+  for (int k = phi_too ? 0 : 1; k < kOutputs; ++k)
+    if (hessian(h, k) != Mat12::Zero()) return false;
+  return true;
+}
+
 }  // namespace qp_hessians_test
 
 TEST(QpHessians, CapsuleCapsule) {
@@ -384,4 +392,87 @@ TEST(QpShapeDerivatives, CapsulePolygon) {
 TEST(QpShapeDerivatives, PolygonCapsule) {
   qp_hessians_test::check_shape_derivatives<qp_hessians_test::PolygonSpec, qp_hessians_test::CapsuleSpec>(
       "polygon-capsule", 204);
+}
+
+TEST(QpHessians, TouchingCoresAndUnsolvedResults) {
+  using namespace qp_hessians_test;
+  // Crossing capsule cores: φ = ‖d‖² stays smooth (its Hessian 2 d_aᵀd_b against differences of
+  // J_φ); the signed distance, normal and padded points (a kink) are left zero.
+  std::mt19937 rng(31);
+  std::uniform_real_distribution<double> U(-1.0, 1.0), T(0.2, 0.8);
+  int crossing = 0;
+  for (int k = 0; k < 20; ++k) {
+    const Capsule a(0.1, 1.5), b(0.2, 1.0);
+    const Pose X1 = make_pose(random_rotation(rng), Vec3(U(rng), U(rng), U(rng)));
+    Pose X2 = make_pose(random_rotation(rng), Vec3::Zero());
+    X2.p = X1 * a.core_point_B(T(rng)) - X2.R * b.core_point_B(T(rng));
+    const ProximityResult r = proximity(a, X1, b, X2);
+    ASSERT_TRUE(r.ok());
+    if (!r.cores_touch) continue;
+    ++crossing;
+    const ProximityHessians H = proximity_hessians(a, X1, b, X2, r);
+    EXPECT_EQ(H.status, ProximityDerivativeStatus::cores_touch);
+    EXPECT_TRUE(H.H_signed_distance == Mat12::Zero() && H.H_normal_W[0] == Mat12::Zero() &&
+                H.H_p1_W[2] == Mat12::Zero());
+    auto f = [&](const Pose& A, const Pose& B) {
+      const ProximityDerivatives d = proximity_derivatives(a, A, b, B, proximity(a, A, b, B));
+      Eigen::VectorXd v(12);
+      v << d.J_phi_X1.transpose(), d.J_phi_X2.transpose();
+      return v;
+    };
+    GradientCheckOptions opt;
+    opt.step = 1e-4;
+    const Eigen::MatrixXd N = diffcol::numeric_jacobian(f, X1, X2, opt);
+    const double scale = std::max(H.H_phi.cwiseAbs().maxCoeff(), N.cwiseAbs().maxCoeff());
+    EXPECT_LE((H.H_phi - 0.5 * (N + N.transpose())).cwiseAbs().maxCoeff(), kRel * scale + kAbs) << k;
+    EXPECT_GT(scale, 0.1);
+    const ProximityShapeDerivatives D = proximity_shape_derivatives(a, X1, b, X2, r);
+    EXPECT_EQ(D.status, ProximityDerivativeStatus::cores_touch);
+    EXPECT_DOUBLE_EQ(D.d_phi(0), -2.0 * (0.1 + 0.2));
+    EXPECT_EQ(D.d_signed_distance(2), -1.0);
+    EXPECT_EQ(D.d_phi(1), 0.0);
+  }
+  EXPECT_GE(crossing, 15);
+  // Overlapping polygon cores: φ is flat, the penetration measure's second derivatives are not
+  // provided: every block zero.
+  const PaddedPolygon sq = PaddedPolygon::rectangle(1.0, 0.5, 0.1);
+  const Pose I = Pose::identity();
+  const Pose Y = make_pose(diffcol::so3_exp(Vec3(0.3, 0.2, 0.1)), Vec3(0.1, 0.05, 0.02));
+  const ProximityResult r = proximity(sq, I, sq, Y);
+  ASSERT_TRUE(r.ok());
+  ASSERT_TRUE(r.penetration);
+  const ProximityHessians H = proximity_hessians(sq, I, sq, Y, r);
+  EXPECT_EQ(H.status, ProximityDerivativeStatus::cores_touch);
+  EXPECT_TRUE(all_zero(H, true));
+  // Not solved, invalid poses: zero blocks and the status.
+  ProximityResult bad = r;
+  bad.status = ProximityStatus::not_converged;
+  const ProximityHessians hb = proximity_hessians(sq, I, sq, Y, bad);
+  EXPECT_EQ(hb.status, ProximityDerivativeStatus::not_solved);
+  EXPECT_TRUE(all_zero(hb, true));
+  const ProximityShapeDerivatives sb = proximity_shape_derivatives(sq, I, sq, Y, bad);
+  EXPECT_EQ(sb.status, ProximityDerivativeStatus::not_solved);
+  EXPECT_EQ(sb.count1, 13);
+  EXPECT_TRUE(sb.d_phi.isZero() && sb.d_p1_W.isZero());
+  Pose nan_pose = Y;
+  nan_pose.p.x() = diffcol::test::kNaN;
+  const ProximityResult sep = proximity(sq, I, sq, make_pose(Y.R, Vec3(0.0, 0.0, 2.0)));
+  const ProximityHessians hi = proximity_hessians(sq, I, sq, nan_pose, sep);
+  EXPECT_EQ(hi.status, ProximityDerivativeStatus::invalid_input);
+  EXPECT_TRUE(all_zero(hi, true));
+}
+
+TEST(QpShapeDerivatives, ParameterNames) {
+  using namespace diffcol::qp;
+  const Capsule c(0.2, 1.0);
+  const PaddedPolygon p = PaddedPolygon::rectangle(1.0, 0.5, 0.1);
+  EXPECT_EQ(proximity_shape_parameter_count(c), 2);
+  EXPECT_EQ(proximity_shape_parameter_count(p), 13);
+  EXPECT_EQ(proximity_shape_parameter_name(c, 1), "length");
+  EXPECT_EQ(proximity_shape_parameter_name(p, 0), "radius");
+  EXPECT_EQ(proximity_shape_parameter_name(p, 4), "d[3]");
+  EXPECT_EQ(proximity_shape_parameter_name(p, 12), "C[3][1]");
+  EXPECT_THROW(proximity_shape_parameter_name(c, 2), std::out_of_range);
+  EXPECT_THROW(proximity_shape_parameter_name(p, 13), std::out_of_range);
+  EXPECT_THROW(proximity_shape_parameter_name(p, -1), std::out_of_range);
 }
