@@ -11,18 +11,6 @@ namespace {
 
 using Mat312 = Eigen::Matrix<double, 3, 12>;
 
-// The unit twist e_a (a < 12) of [η1 | η2] restricted to body k: its ω and v parts.
-inline Vec3 omega_of(int a, int body) {
-  Vec3 w = Vec3::Zero();
-  if (a / 6 == body && a % 6 < 3) w(a % 6) = 1.0;
-  return w;
-}
-inline Vec3 velocity_of(int a, int body) {
-  Vec3 v = Vec3::Zero();
-  if (a / 6 == body && a % 6 >= 3) v(a % 6 - 3) = 1.0;
-  return v;
-}
-
 void zero_hessians(ProximityHessians& h) {
   h.H_phi.setZero();
   h.H_signed_distance.setZero();
@@ -92,26 +80,45 @@ void hessian_core(const Pose& X1, const Pose& X2, const Eigen::Matrix<double, 3,
     drho = m.transpose() * dd;
     dm = (dd - m * drho) / rho;
   }
+  // e_i × y for the unit vector e_i (the twists' ω are unit vectors: cross products are permutations).
+  const auto ex = [](int i, const Vec3& y) -> Vec3 {
+    return i == 0 ? Vec3(0.0, -y(2), y(1)) : i == 1 ? Vec3(y(2), 0.0, -y(0)) : Vec3(-y(1), y(0), 0.0);
+  };
   for (int a = 0; a < 12; ++a) {
-    const Vec3 wa1 = omega_of(a, 0), va1 = velocity_of(a, 0), wa2 = omega_of(a, 1), va2 = velocity_of(a, 1);
+    const int ka = a / 6, ia = a % 6;  // body, component
     for (int b = a; b < 12; ++b) {
-      const Vec3 wb1 = omega_of(b, 0), vb1 = velocity_of(b, 0), wb2 = omega_of(b, 1), vb2 = velocity_of(b, 1);
-      // D²p_i: the second-order term of exp(η^)·(q + A δx): ω×(A δx') + ω'×(A δx) + ½ sym ω×(ω'×q + v').
-      const Vec3 D2p1 = wa1.cross(Ax1.col(b)) + wb1.cross(Ax1.col(a)) +
-                        0.5 * (wa1.cross(wb1.cross(q1) + vb1) + wb1.cross(wa1.cross(q1) + va1));
-      const Vec3 D2p2 = wa2.cross(Ax2.col(b)) + wb2.cross(Ax2.col(a)) +
-                        0.5 * (wa2.cross(wb2.cross(q2) + vb2) + wb2.cross(wa2.cross(q2) + va2));
-      const Vec3 D2d = D2p1 - D2p2;
-      // rhs = J_xᵀD²d + J_x,aᵀd_b + J_x,bᵀd_a + J_x,abᵀd with (ω×A_k)·y = A_k·(y×ω).
+      const int kb = b / 6, ib = b % 6;
+      Vec3 p1ab = Vec3::Zero(), p2ab = Vec3::Zero();
       const Vec3 db = dd.col(b), da = dd.col(a);
-      const Vec3 t1 = D2d + db.cross(wa1) + da.cross(wb1) + 0.5 * (d.cross(wa1).cross(wb1) + d.cross(wb1).cross(wa1));
-      const Vec3 t2 = D2d + db.cross(wa2) + da.cross(wb2) + 0.5 * (d.cross(wa2).cross(wb2) + d.cross(wb2).cross(wa2));
-      Eigen::Matrix<double, N, 1> rhs;
-      rhs.template head<K1>() = A1.transpose() * t1;
-      rhs.template tail<K2>() = -A2.transpose() * t2;
-      const Eigen::Matrix<double, N, 1> xab = -S * rhs;
-      const Vec3 p1ab = D2p1 + A1 * xab.template head<K1>();
-      const Vec3 p2ab = D2p2 + A2 * xab.template tail<K2>();
+      // Two translations: exp(η^) moves the cores rigidly, A_i does not change: x_ab = 0, p_ab = 0.
+      if (ia < 3 || ib < 3) {
+        // D²p_k, the second-order term of exp(η^)·(q + A δx), grouped per rotation ω of body k:
+        //   ω_a×(A δx_b + ½(ω_b×q + v_b)) + ω_b×(A δx_a + ½(ω_a×q + v_a)).
+        // t_k = D²d + d_b×ω_a + d_a×ω_b + ½((d×ω_a)×ω_b + (d×ω_b)×ω_a) (rhs = J_xᵀD²d + J_x,aᵀd_b + J_x,bᵀd_a
+        // + J_x,abᵀd with (ω×A_k)·y = A_k·(y×ω)); v_a = e_{ia−3} on body ka.
+        Vec3 D2p[2] = {Vec3::Zero(), Vec3::Zero()}, t[2] = {Vec3::Zero(), Vec3::Zero()};
+        const Vec3* q[2] = {&q1, &q2};
+        const Mat312* Ax[2] = {&Ax1, &Ax2};
+        const auto half_motion = [&](int k, int i) {  // ½(ω×q + v) of the direction with component i on body k
+          return i < 3 ? Vec3(0.5 * ex(i, *q[k])) : Vec3(0.5 * Vec3::Unit(i - 3));
+        };
+        if (ia < 3) {
+          D2p[ka] += ex(ia, Ax[ka]->col(b) + (kb == ka ? half_motion(ka, ib) : Vec3::Zero()));
+          t[ka] -= ex(ia, db);
+        }
+        if (ib < 3) {
+          D2p[kb] += ex(ib, Ax[kb]->col(a) + (ka == kb ? half_motion(kb, ia) : Vec3::Zero()));
+          t[kb] -= ex(ib, da);
+        }
+        if (ia < 3 && ib < 3 && ka == kb) t[ka] += 0.5 * (ex(ib, ex(ia, d)) + ex(ia, ex(ib, d)));
+        const Vec3 D2d = D2p[0] - D2p[1];
+        Eigen::Matrix<double, N, 1> rhs;
+        rhs.template head<K1>() = A1.transpose() * (D2d + t[0]);
+        rhs.template tail<K2>() = -A2.transpose() * (D2d + t[1]);
+        const Eigen::Matrix<double, N, 1> xab = -S * rhs;
+        p1ab = D2p[0] + A1 * xab.template head<K1>();
+        p2ab = D2p[1] + A2 * xab.template tail<K2>();
+      }
       const Vec3 dab = p1ab - p2ab;
       const double hphi = 2.0 * (da.dot(db) + d.dot(dab));
       out.H_phi(a, b) = out.H_phi(b, a) = hphi;
