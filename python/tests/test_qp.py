@@ -19,7 +19,8 @@ import pytest
 
 import diffcol
 from diffcol import qp
-from helpers import best_of, check_block, query_line, random_pose7, richardson, run_reference, same_bits, twist_jacobians_fd
+from helpers import (best_of, check_block, perturbed, query_line, random_pose7, richardson, run_reference, same_bits,
+                     twist_jacobians_fd)
 
 PENTAGON = np.array([[1.0, 0.0], [0.3, 0.9], [-0.8, 0.6], [-0.7, -0.7], [0.4, -0.9]])
 SPECS = ["capsule:2:0.5", "capsule:1.2:0.3", "rect:1:0.6:0.2", "pentagon:0.1"]
@@ -296,7 +297,6 @@ def test_hessians_and_shape_derivatives():
         return {"sd": np.concatenate([d.J_signed_distance_X1, d.J_signed_distance_X2]),
                 "p1": np.hstack([d.J_p1_W_X1, d.J_p1_W_X2])}
 
-    from helpers import perturbed
     cols = {"sd": [], "p1": []}
     for wrt in ["X1", "X2"]:
         for k in range(6):

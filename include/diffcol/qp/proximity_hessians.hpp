@@ -48,7 +48,8 @@
 ///   constructor with norm s_i, divide row i's columns by s_i (the polygon is invariant under
 ///   scaling a row, so its derivatives are homogeneous of degree −1).
 /// Columns: shape 1's parameters, then shape 2's (count1 + count2 columns). The status is the
-/// pose derivatives'; with cores_touch only the radius columns and φ's row are set (the rest is 0).
+/// pose derivatives'; with cores_touch only the radius columns of φ (−2(R1 + R2)) and of the signed
+/// distance (−1) are set, φ's other columns are 0 (exact: d = 0), every other block is 0.
 
 #include <array>
 #include <string>
