@@ -18,6 +18,7 @@
 #include "diffcol/idcol/ergodic.hpp"
 #include "diffcol/qp/proximity.hpp"
 #include "diffcol/qp/proximity_derivatives.hpp"
+#include "diffcol/qp/proximity_hessians.hpp"
 #include "host_info.hpp"
 #include "timing.hpp"
 
@@ -131,6 +132,51 @@ Json qp_derivatives_json(const qp::ProximityDerivatives& d) {
   return j;
 }
 
+Json qp_hessians_json(const qp::ProximityHessians& h) {
+  Json j;
+  j["status"] = qp::status_name(h.status);
+  j["ok"] = h.ok();
+  j["frame"] = reference_frame_name(h.frame);
+  j["layout"] =
+      "H_<out>: 12x12 Hessian over [twist of body 1 | twist of body 2] in `frame` (world: f(exp(eta1^) X_W1, "
+      "exp(eta2^) X_W2)); vectors: one matrix per world component [3][12][12]; symmetric; with cores_touch only "
+      "H_phi and the core witness points are set; all zero when status is not_solved or invalid_input";
+  j["H_phi"] = rows_json(h.H_phi);
+  j["H_signed_distance"] = rows_json(h.H_signed_distance);
+  auto stack = [](const std::array<qp::Mat12, 3>& a) {
+    return Json::array({rows_json(a[0]), rows_json(a[1]), rows_json(a[2])});
+  };
+  j["H_core1_W"] = stack(h.H_core1_W);
+  j["H_core2_W"] = stack(h.H_core2_W);
+  j["H_p1_W"] = stack(h.H_p1_W);
+  j["H_p2_W"] = stack(h.H_p2_W);
+  j["H_normal_W"] = stack(h.H_normal_W);
+  return j;
+}
+
+template <class S1, class S2>
+Json qp_shape_derivatives_json(const S1& s1, const S2& s2, const qp::ProximityShapeDerivatives& d) {
+  Json j;
+  j["status"] = qp::status_name(d.status);
+  j["ok"] = d.ok();
+  Json names1 = Json::array(), names2 = Json::array();
+  for (int i = 0; i < d.count1; ++i) names1.push_back(qp::proximity_shape_parameter_name(s1, i));
+  for (int i = 0; i < d.count2; ++i) names2.push_back(qp::proximity_shape_parameter_name(s2, i));
+  j["parameters1"] = names1;
+  j["parameters2"] = names2;
+  j["layout"] =
+      "d_<out>: rows = components of <out>, columns = parameters1 then parameters2 (polygon C and d: the stored "
+      "unit-row constraints)";
+  j["d_phi"] = rows_json(d.d_phi);
+  j["d_signed_distance"] = rows_json(d.d_signed_distance);
+  j["d_core1_W"] = rows_json(d.d_core1_W);
+  j["d_core2_W"] = rows_json(d.d_core2_W);
+  j["d_p1_W"] = rows_json(d.d_p1_W);
+  j["d_p2_W"] = rows_json(d.d_p2_W);
+  j["d_normal_W"] = rows_json(d.d_normal_W);
+  return j;
+}
+
 // ============================================================== DCOL shapes
 
 std::string describe(const dcol::Primitive& p) {
@@ -201,6 +247,7 @@ struct LayerQueryArgs {
   std::string shape1, shape2;
   Pose X1 = Pose::identity(), X2 = Pose::identity();
   bool derivatives = false;
+  bool hessians = false, shape_derivatives = false;  // qp only
   ReferenceFrame frame = ReferenceFrame::world;
   long max_iterations = -1;  // dcol only
 };
@@ -227,6 +274,10 @@ LayerQueryArgs scan_query(const std::vector<std::string>& args, const char* meth
       q.X2 = parse_pose(pose_arg_to_json(v), "pose2");
     } else if (a == "--derivatives") {
       q.derivatives = true;
+    } else if (std::string(method) == "qp" && a == "--hessians") {
+      q.hessians = true;
+    } else if (std::string(method) == "qp" && a == "--shape-derivatives") {
+      q.shape_derivatives = true;
     } else if (take_option(args, i, "--frame", v)) {
       q.frame = parse_frame(v);
     } else if (Json sm; take_smoothing_option(args, i, sm)) {
@@ -249,7 +300,8 @@ LayerQueryArgs scan_query(const std::vector<std::string>& args, const char* meth
 
 void print_query_qp_usage(std::ostream& os) {
   os << R"(usage: diffcol query --method qp --shape1 SHAPE --shape2 SHAPE [--pose1 POSE] [--pose2 POSE]
-                     [--derivatives] [--frame world|local|local_world_aligned]
+                     [--derivatives] [--hessians] [--shape-derivatives]
+                     [--frame world|local|local_world_aligned]
 
 DiffPills proximity (include/diffcol/qp) between capsules and padded polygons: the QP of the
 two cores, phi = |p1 - p2|^2 - (R1 + R2)^2 (eq. (20)), the signed distance, witness points
@@ -266,6 +318,11 @@ on the cores, closest points on the padded surfaces (eq. (21)-(22)) and the norm
                                            hexagon of circumradius 1, R = 0.2)
   POSE   x,y,z or x,y,z,qw,qx,qy,qz or JSON, as for the default method
   --derivatives   add qp::proximity_derivatives: every block J_<out>_X1 / J_<out>_X2
+  --hessians      add qp::proximity_hessians: H_<out> (12x12 over [twist of body 1 | twist
+                  of body 2] in --frame) for phi, signed_distance, and per world component
+                  [3][..][..] for core1_W, core2_W, p1_W, p2_W, normal_W
+  --shape-derivatives  add qp::proximity_shape_derivatives: parameter names of both shapes
+                  (capsule: radius, length; polygon: radius, d[i], C[i][j]) and d_<out>
   --frame F       twist of the derivative columns (docs/conventions.md): world (default),
                   local or local_world_aligned
 )";
@@ -302,14 +359,28 @@ int cmd_query_qp(const std::vector<std::string>& args) {
   // a capsule along z (the vocabulary's axis) is the layer's capsule along x at X_WG·X_GS
   const Pose X_WS1 = q.X1 * m1.X_GS, X_WS2 = q.X2 * m2.X_GS;
   const bool offset = !is_identity(m1.X_GS) || !is_identity(m2.X_GS);
+  if (offset && q.hessians && q.frame != ReferenceFrame::world)
+    throw InputError("query: --hessians of a capsule along z or a polytope (their QP frame is not the given one) "
+                     "need --frame world");
   qp::ProximityResult r;
   qp::ProximityDerivatives d;
   const qp::ProximityOptions opt;
+  Json hess, shape;
   std::visit(
       [&](const auto& a, const auto& b) {
         qp::proximity(a, X_WS1, b, X_WS2, opt, r);
         if (q.derivatives)
           qp::proximity_derivatives(a, X_WS1, b, X_WS2, r, d, offset ? ReferenceFrame::world : q.frame);
+        if (q.hessians) {  // world twists of X_WS are those of the given pose (X_WS = X_W·X_GS)
+          auto h = std::make_unique<qp::ProximityHessians>();
+          qp::proximity_hessians(a, X_WS1, b, X_WS2, r, *h, q.frame);
+          hess = qp_hessians_json(*h);
+        }
+        if (q.shape_derivatives) {
+          auto sd = std::make_unique<qp::ProximityShapeDerivatives>();
+          qp::proximity_shape_derivatives(a, X_WS1, b, X_WS2, r, *sd);
+          shape = qp_shape_derivatives_json(a, b, *sd);
+        }
       },
       s1, s2);
   if (q.derivatives && offset && q.frame != ReferenceFrame::world) {  // columns: twists of the given poses
@@ -336,6 +407,8 @@ int cmd_query_qp(const std::vector<std::string>& args) {
   const Json res = qp_result_json(r);
   for (auto it = res.begin(); it != res.end(); ++it) out[it.key()] = it.value();
   if (q.derivatives) out["derivatives"] = qp_derivatives_json(d);
+  if (q.hessians) out["hessians"] = hess;
+  if (q.shape_derivatives) out["shape_derivatives"] = shape;
   Json in;
   in["shape1"] = describe(s1);
   in["pose1"] = pose_json(q.X1);
@@ -392,7 +465,8 @@ void print_bench_qp_usage(std::ostream& os) {
   os << R"(usage: diffcol bench --method qp [--poses N | --quick] [--repeat R] [--json] [--progress]
 
 Times DiffPills proximity (qp::proximity) and, separately, its derivatives
-(qp::proximity_derivatives, world twists, on stored results of the same poses) for the pairs
+(qp::proximity_derivatives, world twists; qp::proximity_hessians, every output; and
+qp::proximity_shape_derivatives, each on stored results of the same poses) for the pairs
 capsule-capsule, polygon-polygon and capsule-polygon (capsule L = 2, R = 0.5; hexagon of
 circumradius 1 padded by 0.2, as in bench/qp_benchmarks.cpp). Body 1 at the identity,
 body 2 at the ergodic sweep idcol::ErgodicSweep with rmin = 0.1 min(padding radii),
@@ -434,6 +508,8 @@ struct LayerPairResult {
   Timing eval;
   double eval_ok_pct = 0, iterations_mean = 0;
   double deriv_mean_us = 0, deriv_mean_cpu_us = 0, deriv_ok_pct = 0;
+  // qp only (0 elsewhere): proximity_hessians and proximity_shape_derivatives on stored results
+  double hess_mean_us = 0, hess_mean_cpu_us = 0, shape_mean_us = 0, shape_mean_cpu_us = 0;
 };
 
 struct LayerBenchArgs {
@@ -492,6 +568,14 @@ void keep_best(LayerPairResult& best, const LayerPairResult& r) {
     best.deriv_mean_us = r.deriv_mean_us;
     best.deriv_mean_cpu_us = r.deriv_mean_cpu_us;
   }
+  if (r.hess_mean_us < best.hess_mean_us) {
+    best.hess_mean_us = r.hess_mean_us;
+    best.hess_mean_cpu_us = r.hess_mean_cpu_us;
+  }
+  if (r.shape_mean_us < best.shape_mean_us) {
+    best.shape_mean_us = r.shape_mean_us;
+    best.shape_mean_cpu_us = r.shape_mean_cpu_us;
+  }
 }
 
 void print_layer_results(const char* title, long n, long repeat, const std::vector<LayerPairResult>& results,
@@ -504,19 +588,36 @@ void print_layer_results(const char* title, long n, long repeat, const std::vect
         "steady_clock times (clock read ~"
      << fixed(clock_ns, 0) << " ns, included)\n"
      << host_line(host_info()) << "\n\n";
+  bool second = false;  // second-order and shape-parameter columns (qp)
+  for (const auto& r : results) second = second || r.hess_mean_us > 0.0;
   char line[400];
-  std::snprintf(line, sizeof line, "%-30s | %8s %8s %7s %7s %7s %6s | %8s %8s %6s\n", "body1-body2", "eval", "cpu",
+  std::snprintf(line, sizeof line, "%-30s | %8s %8s %7s %7s %7s %6s | %8s %8s %6s", "body1-body2", "eval", "cpu",
                 "med", "p99", "ok%", iter_label, "deriv", "cpu", "ok%");
-  os << line << std::string(110, '-') << "\n";
+  os << line;
+  if (second) {
+    std::snprintf(line, sizeof line, " | %8s %8s %6s | %8s %8s %6s", "hess", "cpu", "h/eval", "shape", "cpu", "s/eval");
+    os << line;
+  }
+  os << "\n" << std::string(second ? 172 : 110, '-') << "\n";
   for (const auto& r : results) {
     const std::string pair = r.name1 + "-" + r.name2;
-    std::snprintf(line, sizeof line, "%-30s | %8.3f %8.3f %7.3f %7.3f %7.2f %6.2f | %8.3f %8.3f %6.2f\n", pair.c_str(),
+    std::snprintf(line, sizeof line, "%-30s | %8.3f %8.3f %7.3f %7.3f %7.2f %6.2f | %8.3f %8.3f %6.2f", pair.c_str(),
                   r.eval.mean_us, r.eval.mean_cpu_us, r.eval.median_us, r.eval.p99_us, r.eval_ok_pct,
                   r.iterations_mean, r.deriv_mean_us, r.deriv_mean_cpu_us, r.deriv_ok_pct);
     os << line;
+    if (second) {
+      const double e = r.eval.mean_cpu_us > 0.0 ? r.eval.mean_cpu_us : 1.0;
+      std::snprintf(line, sizeof line, " | %8.3f %8.3f %6.2f | %8.3f %8.3f %6.2f", r.hess_mean_us, r.hess_mean_cpu_us,
+                    r.hess_mean_cpu_us / e, r.shape_mean_us, r.shape_mean_cpu_us, r.shape_mean_cpu_us / e);
+      os << line;
+    }
+    os << "\n";
   }
   os << "\neval: mean us per evaluation (batch wall), cpu: batch thread CPU time / N; deriv: mean us of the "
         "derivatives alone on stored results of the same poses (batch timed); ok%: status ok\n";
+  if (second)
+    os << "hess: qp::proximity_hessians (world twists, every output), shape: qp::proximity_shape_derivatives, "
+          "both on stored results; h/eval, s/eval: their CPU means over the evaluation's CPU mean\n";
   double wall = 0, cpu = 0;
   for (const auto& r : results) {
     wall += r.eval.mean_us + r.deriv_mean_us;
@@ -553,6 +654,16 @@ Json layer_results_json(const char* method, long n, long repeat, double clock_ns
     d["mean_cpu_us"] = r.deriv_mean_cpu_us;
     d["ok_pct"] = r.deriv_ok_pct;
     p["derivatives"] = d;
+    if (r.hess_mean_us > 0.0) {
+      Json h;
+      h["mean_us"] = r.hess_mean_us;
+      h["mean_cpu_us"] = r.hess_mean_cpu_us;
+      p["hessians"] = h;
+      Json sd;
+      sd["mean_us"] = r.shape_mean_us;
+      sd["mean_cpu_us"] = r.shape_mean_cpu_us;
+      p["shape_derivatives"] = sd;
+    }
     pairs.push_back(p);
   }
   out["pairs"] = pairs;
@@ -617,6 +728,33 @@ LayerPairResult bench_qp_pair(const std::string& n1, const std::string& n2, cons
     res.deriv_mean_us = wall * 1e6 / static_cast<double>(n);
     res.deriv_mean_cpu_us = cpu * 1e6 / static_cast<double>(n);
     res.deriv_ok_pct = 100.0 * static_cast<double>(ok) / static_cast<double>(n);
+  }
+  // Second-order and shape-parameter derivatives, timed as the first derivatives (stored results).
+  auto time_stored = [&](const auto& call, double& mean_us, double& mean_cpu_us) {
+    double wall = 0, cpu = 0;
+    for (size_t b = 0; b < n; b += stored.size()) {
+      const size_t m = std::min(stored.size(), n - b);
+      for (size_t k = 0; k < m; ++k) qp::proximity(s1, I, s2, poses[b + k], opt, stored[k]);
+      if (b == 0)
+        for (size_t k = 0; k < std::min(warmup, m); ++k) call(poses[k], stored[k]);
+      const double c0 = thread_cpu_seconds();
+      const auto t0 = BenchClock::now();
+      for (size_t k = 0; k < m; ++k) call(poses[b + k], stored[k]);
+      const auto t1 = BenchClock::now();
+      cpu += thread_cpu_seconds() - c0;
+      wall += std::chrono::duration<double>(t1 - t0).count();
+    }
+    mean_us = wall * 1e6 / static_cast<double>(n);
+    mean_cpu_us = cpu * 1e6 / static_cast<double>(n);
+  };
+  {
+    auto h = std::make_unique<qp::ProximityHessians>();
+    time_stored([&](const Pose& X, const qp::ProximityResult& r) { qp::proximity_hessians(s1, I, s2, X, r, *h); },
+                res.hess_mean_us, res.hess_mean_cpu_us);
+    auto sd = std::make_unique<qp::ProximityShapeDerivatives>();
+    time_stored(
+        [&](const Pose& X, const qp::ProximityResult& r) { qp::proximity_shape_derivatives(s1, I, s2, X, r, *sd); },
+        res.shape_mean_us, res.shape_mean_cpu_us);
   }
   return res;
 }

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -22,6 +23,7 @@
 #include "diffcol/math/gradient_check.hpp"
 #include "diffcol/qp/proximity.hpp"
 #include "diffcol/qp/proximity_derivatives.hpp"
+#include "diffcol/qp/proximity_hessians.hpp"
 
 #include "test_util.hpp"
 
@@ -449,6 +451,8 @@ TEST(QpDerivatives, HotPathAllocatesNothing) {
   ProximityResult r;
   ProximityDerivatives d;
   ProximityGradient g;
+  auto h = std::make_unique<ProximityHessians>();  // large: allocated before counting
+  auto sd = std::make_unique<ProximityShapeDerivatives>();
   const ProximityOptions opt;
   const long before = g_allocations.load();
   for (int k = 0; k + 1 < 64; ++k) {
@@ -461,6 +465,11 @@ TEST(QpDerivatives, HotPathAllocatesNothing) {
     proximity_derivatives(c, poses[k], p, poses[k + 1], r, d);
     proximity(p, poses[k], c, poses[k + 1], opt, r);
     proximity_derivatives(p, poses[k], c, poses[k + 1], r, d);
+    proximity_hessians(p, poses[k], c, poses[k + 1], r, *h, ReferenceFrame::local);
+    proximity_shape_derivatives(p, poses[k], c, poses[k + 1], r, *sd);
+    proximity(p, poses[k], p, poses[k + 1], opt, r);
+    proximity_hessians(p, poses[k], p, poses[k + 1], r, *h);
+    proximity_shape_derivatives(p, poses[k], p, poses[k + 1], r, *sd);
   }
   EXPECT_EQ(g_allocations.load(), before);
   // The counter works.

@@ -1,7 +1,9 @@
 // Python bindings of include/diffcol/qp/: DiffPills capsules and padded polygons, the three
 // proximity QPs, their derivatives and the quaternion-coordinate chain rule, as the submodule
 // diffcol.qp.
+#include <array>
 #include <cmath>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -10,6 +12,7 @@
 #include "bindings.hpp"
 #include "diffcol/qp/proximity.hpp"
 #include "diffcol/qp/proximity_derivatives.hpp"
+#include "diffcol/qp/proximity_hessians.hpp"
 #include "diffcol/qp/shapes.hpp"
 
 namespace diffcol::python {
@@ -115,6 +118,8 @@ Proximity: proximity, certify, ProximityOptions, QpOptions, ProximityResult, Pro
   ProximityStatus, CapsuleSolver, status_name, swap_shapes, segment_pair_parameters
 Derivatives: proximity_derivatives, ProximityDerivatives, ProximityDerivativeStatus,
   proximity_gradient, ProximityGradient, ReferenceFrame (= diffcol.ReferenceFrame)
+Second order and shape parameters: proximity_hessians, ProximityHessians,
+  proximity_shape_derivatives, ProximityShapeDerivatives, shape_parameter_names
 Quaternion coordinates: twist_from_position_quaternion, to_position_quaternion,
   ProximityCoordinateJacobians
 )");
@@ -486,6 +491,28 @@ Raises:
         },
         py::arg("shape1"), py::arg("X_W1"), py::arg("shape2"), py::arg("X_W2"), py::arg("result"),
         py::arg("frame") = ReferenceFrame::world, deriv_doc.c_str());
+    m.def(
+        "proximity_hessians",
+        [](const S1& s1, const PoseArg& X1, const S2& s2, const PoseArg& X2, const ProximityResult& r,
+           ReferenceFrame c) {
+          auto h = std::make_unique<qp::ProximityHessians>();
+          qp::proximity_hessians(s1, X1.value, s2, X2.value, r, *h, c);
+          return h;
+        },
+        py::arg("shape1"), py::arg("X_W1"), py::arg("shape2"), py::arg("X_W2"), py::arg("result"),
+        py::arg("frame") = ReferenceFrame::world,
+        "ProximityHessians of a result of proximity() with the same shapes and poses: 12x12 Hessians over "
+        "[twist of X_W1 | twist of X_W2] in `frame` (docs/qp.md, 'Second-order and shape derivatives').");
+    m.def(
+        "proximity_shape_derivatives",
+        [](const S1& s1, const PoseArg& X1, const S2& s2, const PoseArg& X2, const ProximityResult& r) {
+          auto d = std::make_unique<qp::ProximityShapeDerivatives>();
+          qp::proximity_shape_derivatives(s1, X1.value, s2, X2.value, r, *d);
+          return d;
+        },
+        py::arg("shape1"), py::arg("X_W1"), py::arg("shape2"), py::arg("X_W2"), py::arg("result"),
+        "ProximityShapeDerivatives of a result of proximity(): columns shape_parameter_names(shape1) + "
+        "shape_parameter_names(shape2).");
   };
   struct CapsuleTag {
     using type = Capsule;
@@ -537,6 +564,88 @@ blocks are finite in every case and zero when not_solved.
   DIFFCOL_QP_BLOCK(J_normal_W_X1, "(3, 6)");
   DIFFCOL_QP_BLOCK(J_normal_W_X2, "(3, 6)");
 #undef DIFFCOL_QP_BLOCK
+
+  // ------------------------------------------------------------------ second order, shape parameters
+  py::class_<qp::ProximityHessians> hes(m, "ProximityHessians", R"(Second-order pose derivatives of one proximity result.
+
+H_phi, H_signed_distance: (12, 12); H_core1_W, H_core2_W, H_p1_W, H_p2_W, H_normal_W: (3, 12, 12),
+one matrix per world component. Columns [zeta1 | zeta2] in .frame: the Hessian of
+f(exp((M1 zeta1)^) X_W1, exp((M2 zeta2)^) X_W2), M_i = world_twist_from_frame(frame, X_Wi) (world:
+exp(eta^) X; local: X exp(zeta^)); symmetric. status: ProximityDerivativeStatus; with cores_touch
+only H_phi and the core witness blocks are set; zero when not_solved / invalid_input.)");
+  hes.def_readonly("status", &qp::ProximityHessians::status, "ProximityDerivativeStatus.")
+      .def_readonly("frame", &qp::ProximityHessians::frame, "ReferenceFrame of the columns.")
+      .def_property_readonly("ok", &qp::ProximityHessians::ok, "status == ProximityDerivativeStatus.ok (a bool).")
+      .def_readonly("H_phi", &qp::ProximityHessians::H_phi, "Hessian of phi (12, 12)")
+      .def_readonly("H_signed_distance", &qp::ProximityHessians::H_signed_distance,
+                    "Hessian of the signed distance (12, 12)")
+      .def("__repr__", [](const qp::ProximityHessians& h) {
+        return std::string("ProximityHessians(status=") + qp::status_name(h.status) +
+               ", frame=" + reference_frame_name(h.frame) + ")";
+      });
+  const auto stack3 = [](const std::array<qp::Mat12, 3>& arr) {
+    py::array_t<double> out({3, 12, 12});
+    auto v = out.mutable_unchecked<3>();
+    for (int k = 0; k < 3; ++k)
+      for (int i = 0; i < 12; ++i)
+        for (int j = 0; j < 12; ++j) v(k, i, j) = arr[k](i, j);
+    return out;
+  };
+#define DIFFCOL_QP_HESSIAN_VECTOR(name)                                                                   \
+  hes.def_property_readonly(#name, [stack3](const qp::ProximityHessians& h) { return stack3(h.name); }, \
+                            "(3, 12, 12): one symmetric matrix per world component")
+  DIFFCOL_QP_HESSIAN_VECTOR(H_core1_W);
+  DIFFCOL_QP_HESSIAN_VECTOR(H_core2_W);
+  DIFFCOL_QP_HESSIAN_VECTOR(H_p1_W);
+  DIFFCOL_QP_HESSIAN_VECTOR(H_p2_W);
+  DIFFCOL_QP_HESSIAN_VECTOR(H_normal_W);
+#undef DIFFCOL_QP_HESSIAN_VECTOR
+  py::class_<qp::ProximityShapeDerivatives> psd(m, "ProximityShapeDerivatives",
+                                                R"(Derivatives with respect to the shapes' parameters.
+
+Columns: shape 1's parameters (count1, shape_parameter_names(shape1)), then shape 2's (count2):
+capsule radius, length; padded polygon radius, d[i], C[i][j] (the stored unit-row constraints).
+d_phi, d_signed_distance: (count1 + count2,); d_core1_W, d_core2_W, d_p1_W, d_p2_W, d_normal_W:
+(3, count1 + count2). status: ProximityDerivativeStatus (with cores_touch only the radius columns of
+d_phi and d_signed_distance are set).)");
+  psd.def_readonly("status", &qp::ProximityShapeDerivatives::status, "ProximityDerivativeStatus.")
+      .def_property_readonly("ok", &qp::ProximityShapeDerivatives::ok, "status == ProximityDerivativeStatus.ok.")
+      .def_readonly("count1", &qp::ProximityShapeDerivatives::count1, "number of parameters of shape 1")
+      .def_readonly("count2", &qp::ProximityShapeDerivatives::count2, "number of parameters of shape 2")
+      .def_property_readonly("d_phi", [](const qp::ProximityShapeDerivatives& d) { return Eigen::VectorXd(d.d_phi.transpose()); },
+                             "d phi / d (parameters), (count1 + count2,)")
+      .def_property_readonly(
+          "d_signed_distance",
+          [](const qp::ProximityShapeDerivatives& d) { return Eigen::VectorXd(d.d_signed_distance.transpose()); },
+          "d signed_distance / d (parameters), (count1 + count2,)")
+      .def("__repr__", [](const qp::ProximityShapeDerivatives& d) {
+        return std::string("ProximityShapeDerivatives(status=") + qp::status_name(d.status) +
+               ", count1=" + std::to_string(d.count1) + ", count2=" + std::to_string(d.count2) + ")";
+      });
+#define DIFFCOL_QP_SHAPE_ROWS3(name)                                                                       \
+  psd.def_property_readonly(#name, [](const qp::ProximityShapeDerivatives& d) { return Eigen::MatrixXd(d.name); }, \
+                            "d " #name " / d (parameters of shape 1, then shape 2), (3, count1 + count2)")
+  DIFFCOL_QP_SHAPE_ROWS3(d_core1_W);
+  DIFFCOL_QP_SHAPE_ROWS3(d_core2_W);
+  DIFFCOL_QP_SHAPE_ROWS3(d_p1_W);
+  DIFFCOL_QP_SHAPE_ROWS3(d_p2_W);
+  DIFFCOL_QP_SHAPE_ROWS3(d_normal_W);
+#undef DIFFCOL_QP_SHAPE_ROWS3
+  m.def(
+      "shape_parameter_names",
+      [](const Capsule& c) {
+        return std::vector<std::string>{qp::proximity_shape_parameter_name(c, 0), qp::proximity_shape_parameter_name(c, 1)};
+      },
+      py::arg("shape"), "Parameter names of a capsule: ['radius', 'length'].");
+  m.def(
+      "shape_parameter_names",
+      [](const PaddedPolygon& p) {
+        std::vector<std::string> out;
+        for (int i = 0; i < qp::proximity_shape_parameter_count(p); ++i)
+          out.push_back(qp::proximity_shape_parameter_name(p, i));
+        return out;
+      },
+      py::arg("shape"), "Parameter names of a padded polygon: radius, d[0..m-1], C[0][0], C[0][1], ...");
 
   py::class_<qp::ProximityGradient>(m, "ProximityGradient", "phi and its gradient only (capsule-capsule fast path).")
       .def_readonly("status", &qp::ProximityGradient::status, "ProximityStatus.")

@@ -19,7 +19,8 @@ import pytest
 
 import diffcol
 from diffcol import qp
-from helpers import best_of, check_block, query_line, random_pose7, richardson, run_reference, same_bits, twist_jacobians_fd
+from helpers import (best_of, check_block, perturbed, query_line, random_pose7, richardson, run_reference, same_bits,
+                     twist_jacobians_fd)
 
 PENTAGON = np.array([[1.0, 0.0], [0.3, 0.9], [-0.8, 0.6], [-0.7, -0.7], [0.4, -0.9]])
 SPECS = ["capsule:2:0.5", "capsule:1.2:0.3", "rect:1:0.6:0.2", "pentagon:0.1"]
@@ -274,3 +275,55 @@ def test_every_public_name_has_a_docstring():
     assert qp.ReferenceFrame is diffcol.ReferenceFrame
     from diffcol.qp import proximity  # importable as a package module
     assert proximity is qp.proximity
+
+
+# ------------------------------------------------------------------ second order, shape parameters
+
+
+def test_hessians_and_shape_derivatives():
+    """proximity_hessians against Richardson differences of the analytic Jacobians (world twists,
+    symmetric part); proximity_shape_derivatives against differences of the solve."""
+    cap = qp.Capsule(0.3, 1.2)
+    rect = qp.PaddedPolygon.rectangle(1.0, 0.6, 0.2)
+    X1 = diffcol.Pose([0.1, -0.2, 0.3, 0.9, 0.1, 0.3, 0.2]).matrix()
+    X2 = diffcol.Pose([1.2, 1.4, 0.9, 0.8, -0.2, 0.1, 0.4]).matrix()
+    r = qp.proximity(cap, X1, rect, X2)
+    assert r.ok and r.signed_distance > 0
+    h = qp.proximity_hessians(cap, X1, rect, X2, r)
+    assert h.ok and h.H_phi.shape == (12, 12) and h.H_p1_W.shape == (3, 12, 12)
+    assert np.array_equal(h.H_signed_distance, h.H_signed_distance.T)
+
+    def grads(A, B):
+        d = qp.proximity_derivatives(cap, A, rect, B, qp.proximity(cap, A, rect, B))
+        return {"sd": np.concatenate([d.J_signed_distance_X1, d.J_signed_distance_X2]),
+                "p1": np.hstack([d.J_p1_W_X1, d.J_p1_W_X2])}
+
+    cols = {"sd": [], "p1": []}
+    for wrt in ["X1", "X2"]:
+        for k in range(6):
+            e = np.zeros(6)
+            e[k] = 1.0
+            col = richardson(lambda t: grads(*perturbed(X1, X2, wrt, t * e)), 1e-3)
+            for n in cols:
+                cols[n].append(col[n])
+    M = np.stack(cols["sd"], axis=-1)
+    np.testing.assert_allclose(h.H_signed_distance, 0.5 * (M + M.T), rtol=0,
+                               atol=1e-6 * np.abs(h.H_signed_distance).max())
+    M = np.stack(cols["p1"], axis=-1)  # (3, 12, 12)
+    np.testing.assert_allclose(h.H_p1_W, 0.5 * (M + np.transpose(M, (0, 2, 1))), rtol=0,
+                               atol=1e-6 * np.abs(h.H_p1_W).max())
+
+    sd = qp.proximity_shape_derivatives(cap, X1, rect, X2, r)
+    names = qp.shape_parameter_names(cap) + qp.shape_parameter_names(rect)
+    assert sd.ok and (sd.count1, sd.count2) == (2, 13) and names[:3] == ["radius", "length", "radius"]
+    assert sd.d_signed_distance.shape == (15,) and sd.d_p2_W.shape == (3, 15)
+    step = 1e-5
+    fd_len = (qp.proximity(qp.Capsule(0.3, 1.2 + step), X1, rect, X2).signed_distance
+              - qp.proximity(qp.Capsule(0.3, 1.2 - step), X1, rect, X2).signed_distance) / (2 * step)
+    assert abs(sd.d_signed_distance[1] - fd_len) < 1e-7
+    fd_hx = (qp.proximity(cap, X1, qp.PaddedPolygon.rectangle(1.0 + step, 0.6, 0.2), X2).p2_W
+             - qp.proximity(cap, X1, qp.PaddedPolygon.rectangle(1.0 - step, 0.6, 0.2), X2).p2_W) / (2 * step)
+    # the half-width in x is the offset d of the two rows with normals (±1, 0)
+    rows = [i for i in range(4) if abs(abs(rect.normal(i)[0]) - 1.0) < 1e-12]
+    assert len(rows) == 2
+    np.testing.assert_allclose(sum(sd.d_p2_W[:, 3 + i] for i in rows), fd_hx, atol=1e-7)
