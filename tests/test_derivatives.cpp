@@ -670,8 +670,8 @@ TEST(ContactDerivatives, SphereSphereClosedForm) {
   }
 }
 
-// Two spheres are solved and differentiated in closed form (solve_contact.cpp, derivatives.cpp,
-// hessians.cpp shape_derivatives); here against the general Newton solve and the general derivatives
+// Two spheres are solved and differentiated in closed form (solve_contact.cpp, derivatives.cpp);
+// here against the general Newton solve and the general derivatives
 // (detail::solve_contact_general; closed_form cleared) over sizes 1e-9…1e9, radius ratios to 1e7
 // (ill-conditioned past ~1e5), ‖r‖ from 1e-13 (coincident) to 1e8 times R1 + R2, and against
 // central finite differences of the closed-form solve.

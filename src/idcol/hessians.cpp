@@ -4,7 +4,6 @@
 #include "diffcol/idcol/hessians.hpp"
 
 #include "lu_solve.hpp"
-#include "sphere_pair.hpp"
 #include "pose_algebra.hpp"
 #include "shape_higher_derivatives.hpp"
 #include "../util/target_clones.hpp"
@@ -379,42 +378,6 @@ DIFFCOL_TARGET_CLONES DIFFCOL_HESSIAN_FLATTEN void parameter_derivatives(const S
     st = DerivativeStatus::singular_kkt;
   if (st != DerivativeStatus::ok) {
     out.status = st;
-    return;
-  }
-  if (sol.closed_form && shape1.type() == ShapeType::sphere && shape2.type() == ShapeType::sphere) {
-    // two spheres (solve_contact.cpp): α = ‖r‖/S, λ_i = ‖r‖R_i/S², x = (R1/S) r, p1 = R1 r̂,
-    // p2 = r − R2 r̂, n̂ = r̂, d_D = ‖r‖ − S; columns radius 1, radius 2
-    // R_i/S = λ_i/α, S = ‖r‖/α (not from p2 − r, which loses digits when ‖r‖ ≫ R2)
-    const double rn = r.norm(), ia = 1.0 / sol.alpha, S = rn * ia, iS = sol.alpha / rn;
-    const double R1 = sol.lambda1 * ia * S, R2 = sol.lambda2 * ia * S;
-    const Vec3 rhat = r / rn;
-    const double cond = detail::sphere_pair_condition(rhat, sol.alpha / sol.lambda1, sol.alpha / sol.lambda2);
-    if (!std::isfinite(cond) || !(cond > 0.0)) {
-      out.status = DerivativeStatus::singular_kkt;
-      return;
-    }
-    if (!(cond <= kMaxKktCondition)) {
-      out.status = DerivativeStatus::ill_conditioned;
-      return;
-    }
-    out.status = DerivativeStatus::ok;
-    const Mat3& Q = sol.X_W1.R;
-    const double iS2 = iS * iS, iS3 = iS2 * iS;
-    out.d_alpha[0] = out.d_alpha[1] = -rn * iS2;
-    out.d_lambda1[0] = rn * (S - 2.0 * R1) * iS3;
-    out.d_lambda1[1] = -2.0 * rn * R1 * iS3;
-    out.d_lambda2[0] = -2.0 * rn * R2 * iS3;
-    out.d_lambda2[1] = rn * (S - 2.0 * R2) * iS3;
-    out.d_gap[0] = out.d_gap[1] = -1.0;
-    out.d_x_B1.col(0) = (R2 * iS2) * r;
-    out.d_x_B1.col(1) = (-R1 * iS2) * r;
-    out.d_p1_B1.col(0) = rhat;
-    out.d_p2_B1.col(1) = -rhat;
-    for (int c = 0; c < 2; ++c) {
-      out.d_x_W.col(c) = Q * out.d_x_B1.col(c);
-      out.d_p1_W.col(c) = Q * out.d_p1_B1.col(c);
-      out.d_p2_W.col(c) = Q * out.d_p2_B1.col(c);
-    }
     return;
   }
   const Mat3& R = sol.X_12.R;
