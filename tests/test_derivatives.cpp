@@ -27,9 +27,11 @@
 #include "diffcol/idcol/contact.hpp"
 #include "diffcol/idcol/derivatives.hpp"
 #include "diffcol/idcol/ergodic.hpp"
+#include "diffcol/idcol/hessians.hpp"
 #include "diffcol/math/gradient_check.hpp"
 
 #include "test_util.hpp"
+#include "../src/idcol/sphere_pair.hpp"
 
 // ------------------------------------------------------------ allocation counter (whole test binary)
 // malloc is interposed (glibc) so that Eigen's heap allocations are counted as well as operator new.
@@ -666,6 +668,156 @@ TEST(ContactDerivatives, SphereSphereClosedForm) {
     // normal = r̂
     EXPECT_LT((d.J_normal_B1_X12.rightCols<3>() - P * g.R).norm(), 1e-9);
   }
+}
+
+// Two spheres are solved and differentiated in closed form (solve_contact.cpp, derivatives.cpp);
+// here against the general Newton solve and the general derivatives
+// (detail::solve_contact_general; closed_form cleared) over sizes 1e-9…1e9, radius ratios to 1e7
+// (ill-conditioned past ~1e5), ‖r‖ from 1e-13 (coincident) to 1e8 times R1 + R2, and against
+// central finite differences of the closed-form solve.
+TEST(ContactDerivatives, ClosedFormSpheresMatchTheGeneralSolveAndFiniteDifferences) {
+  std::mt19937 rng(5701);
+  std::uniform_real_distribution<double> U(0.0, 1.0);
+  const long n = std::max(20L, deriv_pose_count() * 4);
+  long ok = 0, ill = 0, coincident = 0, fd_checked = 0;
+  double worst_x12 = 0.0, worst_world = 0.0, worst_fd = 0.0;
+
+  for (long k = 0; k < n; ++k) {
+    const double scale = log_uniform(rng, 1e-9, 1e9);
+    const double ratio = k % 10 == 9 ? log_uniform(rng, 1e4, 1e7) : log_uniform(rng, 1e-3, 1e3);
+    const double R1 = scale, R2 = scale * ratio, S = R1 + R2;
+    const double dist = k % 25 == 24 ? 1e-13 * S : S * log_uniform(rng, 1e-10, 1e8);
+    const Pose X_W1 = make_pose(random_rotation(rng), S * Vec3(U(rng) - 0.5, U(rng) - 0.5, U(rng) - 0.5));
+    const Pose X_W2 = X_W1 * make_pose(random_rotation(rng), dist * random_unit(rng));
+    const Shape s1 = diffcol::Sphere(R1), s2 = diffcol::Sphere(R2);
+    SolveOptions opt;
+    if (k % 7 == 3) opt.surrogate_factor = 30.0;  // the stored factors are the surrogate's (21)
+    const ContactSolution a = diffcol::idcol::solve_contact(s1, X_W1, s2, X_W2, opt);
+    const ContactSolution b = diffcol::idcol::detail::solve_contact_general(s1, X_W1, s2, X_W2, opt);
+    const std::string ctx = "k = " + std::to_string(k) + ", R1 = " + std::to_string(R1) + ", R2/R1 = " +
+                            std::to_string(ratio) + ", |r|/S = " + std::to_string(dist / S);
+    ASSERT_EQ(a.status, b.status) << ctx;
+    ASSERT_FALSE(b.closed_form) << ctx;
+    if (a.status == ContactStatus::coincident_origins) {
+      ++coincident;
+      EXPECT_FALSE(a.closed_form) << ctx;
+      continue;
+    }
+    ASSERT_EQ(a.status, ContactStatus::converged) << ctx;
+    ASSERT_TRUE(a.closed_form) << ctx;
+    const double len = std::max(S, dist);
+    EXPECT_NEAR(a.alpha, b.alpha, 1e-13 * b.alpha) << ctx;
+    EXPECT_NEAR(a.lambda1, b.lambda1, 1e-12 * b.alpha) << ctx;
+    EXPECT_NEAR(a.lambda2, b.lambda2, 1e-12 * b.alpha) << ctx;
+    EXPECT_NEAR(a.gap, b.gap, 1e-13 * len) << ctx;
+    for (const auto& [u, v] : {std::pair{&a.x_B1, &b.x_B1}, {&a.p1_B1, &b.p1_B1}, {&a.p2_B1, &b.p2_B1},
+                               {&a.x_W, &b.x_W}, {&a.p1_W, &b.p1_W}, {&a.p2_W, &b.p2_W}})
+      EXPECT_LT((*u - *v).norm(), 1e-13 * (len + X_W1.p.norm())) << ctx;
+    EXPECT_LT((a.normal_B1 - b.normal_B1).norm(), 1e-13) << ctx;
+    EXPECT_LT((a.normal_W - b.normal_W).norm(), 1e-13) << ctx;
+    EXPECT_LT((a.grad1 - b.grad1).norm(), 1e-12 * b.grad1.norm()) << ctx;
+    EXPECT_LT((a.grad2 - b.grad2).norm(), 1e-12 * b.grad2.norm()) << ctx;
+    EXPECT_LT((a.hess1 - b.hess1).norm(), 1e-10 * b.hess1.norm()) << ctx;
+    EXPECT_LT((a.hess2 - b.hess2).norm(), 1e-10 * b.hess2.norm()) << ctx;
+    EXPECT_LE(a.residual_norm, 1e-13 * (1.0 + 1.0 / S)) << ctx;  // rows (10c) in 1/length
+    {  // J_c equilibrated as in derivatives.cpp (D_r = diag(1, 1, L, L, L, 1), D_c = diag(αL, αL, αL, 1, α, α))
+      const double row[6] = {1, 1, S, S, S, 1}, col[6] = {a.alpha * S, a.alpha * S, a.alpha * S, 1, a.alpha, a.alpha};
+      double worst = 0.0;
+      for (int i = 0; i < 6; ++i)
+        for (int j = 0; j < 6; ++j)
+          worst = std::max(worst, std::abs(row[i] * col[j] * (a.kkt_jacobian(i, j) - b.kkt_jacobian(i, j))) /
+                                      (1.0 + std::abs(row[i] * col[j] * b.kkt_jacobian(i, j))));
+      EXPECT_LT(worst, 1e-9) << ctx;
+    }
+    EXPECT_NEAR(a.kkt_lu.pivot_ratio(), b.kkt_lu.pivot_ratio(), 1e-8 * b.kkt_lu.pivot_ratio()) << ctx;
+    {  // the same factors: Ĵ⁻¹ = D_c⁻¹ J_c⁻¹ D_r⁻¹ column by column (equilibrated as above)
+      const double row[6] = {1, 1, S, S, S, 1}, col[6] = {a.alpha * S, a.alpha * S, a.alpha * S, 1, a.alpha, a.alpha};
+      for (int i = 0; i < 6; ++i) {
+        Vec6 ya = a.kkt_lu.solve(Vec6::Unit(i) / row[i]), yb = b.kkt_lu.solve(Vec6::Unit(i) / row[i]);
+        for (int j = 0; j < 6; ++j) ya[j] /= col[j], yb[j] /= col[j];
+        EXPECT_LT((ya - yb).cwiseAbs().maxCoeff(), 1e-8 * (1.0 + yb.cwiseAbs().maxCoeff())) << ctx << ", column " << i;
+      }
+    }
+    EXPECT_EQ(a.X_W1.p, b.X_W1.p) << ctx;
+
+    ContactSolution a_general = a;  // the closed-form solution through the general derivatives
+    a_general.closed_form = false;
+    const ContactDerivatives da = contact_derivatives(a), db = contact_derivatives(b),
+                             da_gen = contact_derivatives(a_general);
+    ASSERT_EQ(da.status, db.status) << ctx << ", cond " << db.kkt_condition;
+    ASSERT_EQ(da.status, da_gen.status) << ctx;
+    // the general derivatives read R2 through ‖p2 − r‖ (L), which loses digits as ‖r‖/R2 grows
+    EXPECT_NEAR(da.kkt_condition, da_gen.kkt_condition, (1e-9 + 1e-14 * dist / std::min(R1, R2)) * da_gen.kkt_condition)
+        << ctx;
+    EXPECT_NEAR(da.kkt_condition, db.kkt_condition, 1e-5 * db.kkt_condition) << ctx;  // b: a Newton iterate
+    if (da.status == DerivativeStatus::ill_conditioned) {
+      ++ill;
+      EXPECT_TRUE(kinematic_jacobian_world(da).isZero(0.0)) << ctx;
+      continue;
+    }
+    ASSERT_EQ(da.status, DerivativeStatus::ok) << ctx;
+    ++ok;
+    // unit-free comparison block by block (α, λ1, λ2, d_D, x, p1, p2, n̂, then the world points):
+    // v columns times ‖r‖ (every output varies on that scale), then relative to the block's largest entry
+    // (the general derivatives form the 1/‖r‖ rows by cancellation: ~1e-6 at ‖r‖/S ≤ 1e-6 or ≥ 1e7)
+    const bool extreme = dist < 1e-3 * S || dist > 1e3 * S;
+    const double tol = 1e-7 * std::max(1.0, db.kkt_condition / 1e3) * (extreme ? 100.0 : 1.0);
+    // (normal blocks: at least 1, the size of dn̂/dv × ‖r‖, where a block is zero in closed form)
+    const auto block_error = [&](const Eigen::MatrixXd& A, const Eigen::MatrixXd& B, double normal_floor = 1.0) {
+      static const int starts[] = {0, 1, 2, 3, 4, 7, 10, 13, 16, 19, 22, 25, 28};
+      double worst = 0.0;
+      for (int k = 0; k + 1 < 13 && starts[k] < A.rows(); ++k) {
+        Eigen::MatrixXd a_ = A.middleRows(starts[k], starts[k + 1] - starts[k]);
+        Eigen::MatrixXd b_ = B.middleRows(starts[k], starts[k + 1] - starts[k]);
+        for (int c = 0; c < A.cols(); ++c)
+          if (c % 6 >= 3) a_.col(c) *= dist, b_.col(c) *= dist;
+        const double big = std::max(b_.cwiseAbs().maxCoeff(), (k == 7 || k == 11) ? normal_floor : 0.0);
+        if (big > 0.0) worst = std::max(worst, (a_ - b_).cwiseAbs().maxCoeff() / big);
+      }
+      return worst;
+    };
+    const Eigen::MatrixXd JA = kinematic_jacobian_relative(da);
+    const double e12 = block_error(JA, kinematic_jacobian_relative(da_gen));
+    const double ew = block_error(kinematic_jacobian_world(da), kinematic_jacobian_world(da_gen));
+    EXPECT_LT(e12, tol) << ctx << "\n" << JA << "\n\n" << kinematic_jacobian_relative(da_gen);
+    if (dist > 1e-3 * S) EXPECT_LT(ew, tol) << ctx;  // nearer, the general path's 1/‖r‖ rows lose digits
+    worst_x12 = std::max(worst_x12, e12);
+    if (dist > 1e-3 * S) worst_world = std::max(worst_world, ew);
+    const auto sa = diffcol::idcol::shape_derivatives(s1, s2, a), sb = diffcol::idcol::shape_derivatives(s1, s2, a_general);
+    ASSERT_EQ(sa.status, sb.status) << ctx;
+    Eigen::MatrixXd PA(28, 2), PB(28, 2);
+    PA << sa.d_alpha.head<2>(), sa.d_lambda1.head<2>(), sa.d_lambda2.head<2>(), sa.d_gap.head<2>(),
+        sa.d_x_B1.leftCols<2>(), sa.d_p1_B1.leftCols<2>(), sa.d_p2_B1.leftCols<2>(), sa.d_normal_B1.leftCols<2>(),
+        sa.d_x_W.leftCols<2>(), sa.d_p1_W.leftCols<2>(), sa.d_p2_W.leftCols<2>(), sa.d_normal_W.leftCols<2>();
+    PB << sb.d_alpha.head<2>(), sb.d_lambda1.head<2>(), sb.d_lambda2.head<2>(), sb.d_gap.head<2>(),
+        sb.d_x_B1.leftCols<2>(), sb.d_p1_B1.leftCols<2>(), sb.d_p2_B1.leftCols<2>(), sb.d_normal_B1.leftCols<2>(),
+        sb.d_x_W.leftCols<2>(), sb.d_p1_W.leftCols<2>(), sb.d_p2_W.leftCols<2>(), sb.d_normal_W.leftCols<2>();
+    EXPECT_LT(block_error(PA, PB, 1.0 / dist), tol) << ctx << "\n" << PA << "\n\n" << PB;
+
+    // central differences of the closed-form solve along the relative body twist (well-scaled poses)
+    if (!(dist > 1e-3 * S && dist < 1e3 * S && ratio < 1e3) || fd_checked >= 40) continue;
+    ++fd_checked;
+    const Pose g = X_W1.inverse() * X_W2;
+    for (int c = 0; c < 6; ++c) {
+      const double h = 1e-5 * (c < 3 ? 1.0 : dist);  // p1, n̂ curve on the scale ‖r‖
+      Vec6 e = Vec6::Zero();
+      e[c] = h;
+      const ContactSolution sp = diffcol::idcol::solve_contact(s1, X_W1, s2, X_W1 * (g * diffcol::se3_exp(e)));
+      const ContactSolution sm = diffcol::idcol::solve_contact(s1, X_W1, s2, X_W1 * (g * diffcol::se3_exp(-e)));
+      const Eigen::VectorXd fd =
+          (kinematic_values(sp).head(kBodyRows) - kinematic_values(sm).head(kBodyRows)) / (2.0 * h);
+      const double err = block_error(JA.col(c), fd);
+      worst_fd = std::max(worst_fd, err);
+      EXPECT_LT(err, 1e-6) << ctx << ", FD column " << c << "\n" << JA.col(c).transpose() << "\n" << fd.transpose();
+    }
+  }
+  EXPECT_GT(ok, n / 2);
+  EXPECT_GT(ill, 0);
+  EXPECT_GT(coincident, 0);
+  EXPECT_GT(fd_checked, 5);
+  std::printf("closed-form spheres: %ld ok, %ld ill_conditioned, %ld coincident; worst unit-free difference to the "
+              "general derivatives %.2e (X12), %.2e (world), to central differences %.2e\n",
+              ok, ill, coincident, worst_x12, worst_world, worst_fd);
 }
 
 TEST(ContactDerivatives, ContactPairOverloadAndNoHeapAllocation) {

@@ -6,6 +6,7 @@
 #include "kkt_pose_jacobian.hpp"
 #include "lu_solve.hpp"
 #include "pose_algebra.hpp"
+#include "sphere_pair.hpp"
 #include "../util/target_clones.hpp"
 
 #include <algorithm>
@@ -143,79 +144,109 @@ void world_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDeri
     out.status = st;
     return;
   }
-  const double aL = alpha * L;
-  const double row[6] = {1.0, 1.0, L, L, L, 1.0};
-  const double col[6] = {aL, aL, aL, 1.0, alpha, alpha};
-
-  const Vec3& x = sol.x_B1;
-  const Vec3 y1 = ia * x;
-  const Vec3& g1 = sol.grad1;
-  const Mat3& H1 = sol.hess1;
-
-  // G_c (26) from (25a)-(25c) for body 2; rows (10a),(10b),(10c)x3,(10d); columns ξ = [ω; v]
-  double Gc[6][6];
-  detail::kkt_pose_jacobian(sol, Gc);
-  // −J_c⁻¹ [G_c | D_r⁻¹] = [T_c | −J_c⁻¹ D_r⁻¹]: T_c of (27)-(28), z = (x, s, λ1, λ2), and
-  // Ĵ⁻¹ = D_c⁻¹ J_c⁻¹ D_r⁻¹ for the condition number, in one pass over the solve's factors, whose
-  // pivoting was chosen on the equilibrated matrix (solver_core.hpp, factor_equilibrated)
-  double G[6][12];
-  for (int i = 0; i < 6; ++i)
-    for (int c = 0; c < 6; ++c) {
-      G[i][c] = Gc[i][c];
-      G[i][6 + c] = i == c ? 1.0 / row[i] : 0.0;
-    }
-  double TX[6][12];
-  lu_solve_neg(sol.kkt_lu, G, TX);
-  double norm_J = 0.0, norm_inv = 0.0, tsum = 0.0;
-  for (int c = 0; c < 6; ++c) {
-    double sj = 0.0, si = 0.0;
-    for (int i = 0; i < 6; ++i) {
-      sj += std::abs(row[i] * sol.kkt_jacobian(i, c) * col[c]);
-      si += std::abs(TX[i][6 + c]) / col[i];
-      tsum += TX[i][c];
-    }
-    norm_J = std::max(norm_J, sj);
-    norm_inv = std::max(norm_inv, si);
-  }
-  const double cond = norm_J * norm_inv;
-  const auto fail = [&out, cond](DerivativeStatus why) {
+  const auto fail = [&out](DerivativeStatus why, double cond) {
     out = ContactDerivatives{};
     out.status = why;
     out.kkt_condition = why == DerivativeStatus::ill_conditioned ? cond : 0.0;  // finite, always
   };
-  if (!std::isfinite(cond) || !std::isfinite(tsum) || !(cond > 0.0)) return fail(DerivativeStatus::singular_kkt);
-  if (!(cond <= kMaxKktCondition)) return fail(DerivativeStatus::ill_conditioned);
-  double T[6][6];
-  for (int i = 0; i < 6; ++i)
-    for (int c = 0; c < 6; ++c) T[i][c] = TX[i][c];
-  out.status = DerivativeStatus::ok;
-  out.kkt_condition = cond;
-
+  const double gn = sol.grad1.norm();
+  const Vec3 n = sol.grad1 / gn;  // n̂ (3)
   // ---- stacked body-1 outputs with respect to ξ (body twist of X_12)
   double K[16][6];
-  const Vec3& p1 = y1;  // (29)
-  const double rn = r.norm();
-  const double k1 = 1.0 - ia;
-  const double ia2 = ia * ia;
-  const double gn = g1.norm();
-  const Vec3 n = g1 / gn;
-  // dn̂ = (I − n̂n̂ᵀ) ∇²φ1 dp1 / ‖∇φ1‖ (B39 with dy1 = dp1)
-  const Mat3 Pn = ((Mat3::Identity() - n * n.transpose()) * H1) * (1.0 / gn);
-  const Eigen::Matrix<double, 1, 3> rR = (k1 / rn) * (r.transpose() * R);  // (1 − 1/α) r̂ᵀ R
-  for (int c = 0; c < 6; ++c) {
-    const double da = alpha * T[3][c];
-    K[kA][c] = da;
-    K[kL1][c] = T[4][c];
-    K[kL2][c] = T[5][c];
-    K[kGap][c] = rn * ia2 * da + (c >= 3 ? rR(c - 3) : 0.0);  // (B38), dr/dξ = [0, R]
-    double dp1[3];
-    for (int i = 0; i < 3; ++i) {
-      K[kX + i][c] = T[i][c];
-      dp1[i] = ia * (T[i][c] - p1[i] * da);
-      K[kP1 + i][c] = dp1[i];
-      K[kP2 + i][c] = dp1[i] + ia2 * r[i] * da + (c >= 3 ? k1 * R(i, c - 3) : 0.0);  // (29)
+  if (sol.closed_form) {
+    // two spheres (solve_contact.cpp): α = ‖r‖/S, x = (R1/S) r, λ_i = (R_i/S) α, d_D = ‖r‖ − S,
+    // p1 = R1 r̂, p2 = r − R2 r̂, n̂ = r̂, and dr/dξ = [0, R]: no ω columns. R_i/S = λ_i/α and
+    // 1/S = α/‖r‖ (not from p2 − r, which loses digits when ‖r‖ ≫ R2)
+    const double rn = r.norm(), irn = 1.0 / rn, iS = alpha * irn;
+    const double k1 = sol.lambda1 * ia, k2 = sol.lambda2 * ia, kp1 = k1 * ia, kp2 = k2 * ia;
+    const Vec3 rhat = irn * r;
+    const double cond = detail::sphere_pair_condition(rhat, 1.0 / k1, 1.0 / k2);
+    if (!std::isfinite(cond) || !(cond > 0.0)) return fail(DerivativeStatus::singular_kkt, cond);
+    if (!(cond <= kMaxKktCondition)) return fail(DerivativeStatus::ill_conditioned, cond);
+    out.status = DerivativeStatus::ok;
+    out.kkt_condition = cond;
+    const Eigen::Matrix<double, 1, 3> w = rhat.transpose() * R;  // r̂ᵀR
+    const Mat3 PR = R - rhat * w;                                // (I − r̂r̂ᵀ)R
+    for (int i = 0; i < 16; ++i)
+      for (int c = 0; c < 3; ++c) K[i][c] = 0.0;
+    for (int j = 0; j < 3; ++j) {
+      const double da = iS * w(j);
+      K[kA][3 + j] = da;
+      K[kL1][3 + j] = k1 * da;
+      K[kL2][3 + j] = k2 * da;
+      K[kGap][3 + j] = w(j);
+      for (int i = 0; i < 3; ++i) {
+        K[kX + i][3 + j] = k1 * R(i, j);
+        K[kP1 + i][3 + j] = kp1 * PR(i, j);
+        K[kP2 + i][3 + j] = R(i, j) - kp2 * PR(i, j);
+        K[kN + i][3 + j] = irn * PR(i, j);
+      }
     }
-    for (int i = 0; i < 3; ++i) K[kN + i][c] = Pn(i, 0) * dp1[0] + Pn(i, 1) * dp1[1] + Pn(i, 2) * dp1[2];
+  } else {
+    const double aL = alpha * L;
+    const double row[6] = {1.0, 1.0, L, L, L, 1.0};
+    const double col[6] = {aL, aL, aL, 1.0, alpha, alpha};
+
+    const Vec3& x = sol.x_B1;
+    const Vec3 y1 = ia * x;
+    const Mat3& H1 = sol.hess1;
+
+    // G_c (26) from (25a)-(25c) for body 2; rows (10a),(10b),(10c)x3,(10d); columns ξ = [ω; v]
+    double Gc[6][6];
+    detail::kkt_pose_jacobian(sol, Gc);
+    // −J_c⁻¹ [G_c | D_r⁻¹] = [T_c | −J_c⁻¹ D_r⁻¹]: T_c of (27)-(28), z = (x, s, λ1, λ2), and
+    // Ĵ⁻¹ = D_c⁻¹ J_c⁻¹ D_r⁻¹ for the condition number, in one pass over the solve's factors, whose
+    // pivoting was chosen on the equilibrated matrix (solver_core.hpp, factor_equilibrated)
+    double G[6][12];
+    for (int i = 0; i < 6; ++i)
+      for (int c = 0; c < 6; ++c) {
+        G[i][c] = Gc[i][c];
+        G[i][6 + c] = i == c ? 1.0 / row[i] : 0.0;
+      }
+    double TX[6][12];
+    lu_solve_neg(sol.kkt_lu, G, TX);
+    double norm_J = 0.0, norm_inv = 0.0, tsum = 0.0;
+    for (int c = 0; c < 6; ++c) {
+      double sj = 0.0, si = 0.0;
+      for (int i = 0; i < 6; ++i) {
+        sj += std::abs(row[i] * sol.kkt_jacobian(i, c) * col[c]);
+        si += std::abs(TX[i][6 + c]) / col[i];
+        tsum += TX[i][c];
+      }
+      norm_J = std::max(norm_J, sj);
+      norm_inv = std::max(norm_inv, si);
+    }
+    const double cond = norm_J * norm_inv;
+    if (!std::isfinite(cond) || !std::isfinite(tsum) || !(cond > 0.0)) return fail(DerivativeStatus::singular_kkt, cond);
+    if (!(cond <= kMaxKktCondition)) return fail(DerivativeStatus::ill_conditioned, cond);
+    double T[6][6];
+    for (int i = 0; i < 6; ++i)
+      for (int c = 0; c < 6; ++c) T[i][c] = TX[i][c];
+    out.status = DerivativeStatus::ok;
+    out.kkt_condition = cond;
+
+    const Vec3& p1 = y1;  // (29)
+    const double rn = r.norm();
+    const double k1 = 1.0 - ia;
+    const double ia2 = ia * ia;
+    // dn̂ = (I − n̂n̂ᵀ) ∇²φ1 dp1 / ‖∇φ1‖ (B39 with dy1 = dp1)
+    const Mat3 Pn = ((Mat3::Identity() - n * n.transpose()) * H1) * (1.0 / gn);
+    const Eigen::Matrix<double, 1, 3> rR = (k1 / rn) * (r.transpose() * R);  // (1 − 1/α) r̂ᵀ R
+    for (int c = 0; c < 6; ++c) {
+      const double da = alpha * T[3][c];
+      K[kA][c] = da;
+      K[kL1][c] = T[4][c];
+      K[kL2][c] = T[5][c];
+      K[kGap][c] = rn * ia2 * da + (c >= 3 ? rR(c - 3) : 0.0);  // (B38), dr/dξ = [0, R]
+      double dp1[3];
+      for (int i = 0; i < 3; ++i) {
+        K[kX + i][c] = T[i][c];
+        dp1[i] = ia * (T[i][c] - p1[i] * da);
+        K[kP1 + i][c] = dp1[i];
+        K[kP2 + i][c] = dp1[i] + ia2 * r[i] * da + (c >= 3 ? k1 * R(i, c - 3) : 0.0);  // (29)
+      }
+      for (int i = 0; i < 3; ++i) K[kN + i][c] = Pn(i, 0) * dp1[0] + Pn(i, 1) * dp1[1] + Pn(i, 2) * dp1[2];
+    }
   }
   {
     double* z = out.J_z_X12.data();

@@ -13,6 +13,7 @@
 #include "diffcol/idcol/contact.hpp"
 
 #include "kkt_pose_jacobian.hpp"
+#include "sphere_pair.hpp"
 #include "solver_core.hpp"
 
 namespace diffcol::idcol {
@@ -92,7 +93,7 @@ const S& get(const Shape& s) {
   return *std::get_if<S>(&s.variant());
 }
 
-void fill_invalid(ContactSolution& out) {
+void fill_invalid(ContactSolution& out) {  // every field reset, closed_form included
   out = ContactSolution{};
   out.status = ContactStatus::invalid_input;
 }
@@ -108,6 +109,8 @@ void fill_world_fields(const ShapeData& sd, const Pose& X_W1, ContactSolution& o
   out.p2_W = X_W1 * out.p2_B1;
   out.normal_W = X_W1.R * out.normal_B1;
 }
+
+void store_kkt(const Mat6RowMajor& JS, const Lu6& luS, double c, ContactSolution& out);
 
 // Writes the solution in original variables (z = c·z_S for x, λ; s = s_S + log c).
 void fill_solution(const ShapeData& sd, const Pose& X_W1, const Pose& X_12, const Vec3& rS, const Iterate& zS,
@@ -126,8 +129,12 @@ void fill_solution(const ShapeData& sd, const Pose& X_W1, const Pose& X_12, cons
   out.gap = c * rS.norm() - rS.norm() / alphaS;  // = (1 − 1/α)‖r‖, finite as c → 0
   out.normal_B1 = sd.g1.normalized();
   fill_world_fields(sd, X_W1, out);
-  // J in original variables: columns x and λ divided by c (at c = 0 the surrogate J is kept);
-  // its factors are those of J_S with the same columns of U scaled
+  store_kkt(JS, luS, c, out);
+}
+
+// J in original variables: columns x and λ divided by c (at c = 0 the surrogate J is kept);
+// its factors are those of J_S with the same columns of U scaled
+void store_kkt(const Mat6RowMajor& JS, const Lu6& luS, double c, ContactSolution& out) {
   out.kkt_lu = luS;
   if (c > 0.0) {
     const double ic = 1.0 / c;
@@ -203,48 +210,72 @@ void second_order_correction(const ContactSolution& prev, const Pose& X_12, cons
 }
 
 // Two spheres in closed form (non-coincident origins): α = ‖r‖/(R1 + R2), x = α R1 r̂, and from
-// (10c)-(10d) λ_i = α R_i/(R1 + R2) (∇φ_i has norm 1/R_i and y·∇φ = 1 on a sphere). The shape
-// data and J_c (11) come from one evaluation of (10) at that point, so the result (and the
-// derivatives built from it) is the general solve's, without Newton's method or its starts.
+// (10c)-(10d) λ_i = α R_i/(R1 + R2) (∇φ_i has norm 1/R_i and y·∇φ = 1 on a sphere). At that point,
+// with P = I − r̂r̂ᵀ: ∇φ1 = r̂/R1, ∇²φ1 = P/R1², ∇φ2 = −Rᵀr̂/R2, ∇²φ2 = RᵀPR/R2², and J_c (11) is
+//   [ r̂ᵀ/(αR1)   −1   0         0        ]
+//   [ −r̂ᵀ/(αR2)  −1   0         0        ]
+//   [ P/(αR1R2)   0   r̂/(αR1)  −r̂/(αR2) ]
+//   [ 0           2   −1/α      −1/α     ]
+// (Lxa = 0, y·∇²φ y = 0). The residual (10) is evaluated from the same quantities (rounding level).
 void solve_sphere_pair(const Sphere& a, const Sphere& b, const Pose& X_W1, const Pose& X_12, double rn,
-                       ContactSolution& out) {
+                       double fS, ContactSolution& out) {
   const double R1 = a.radius(), R2 = b.radius();
   const double S = R1 + R2;
   const Vec3& r = X_12.p;
-  const Vec3 rhat = r / rn;
-  const double alpha = rn / S;
-  Problem P;
-  P.R = X_12.R;
-  P.r = r;
-  Iterate z;
-  z.x = (alpha * R1) * rhat;
-  z.l1 = alpha * (R1 / S);
-  z.l2 = alpha * (R2 / S);
-  const Kkt<Sphere, Sphere> kkt{a, b, P};
-  Vec6 f;
-  Mat6RowMajor J;
-  ShapeData sd;
-  kkt.at_alpha(z, alpha, f, J, sd);
+  const Mat3& R = X_12.R;
+  const double irn = 1.0 / rn;
+  const Vec3 rhat = irn * r;
+  const double alpha = rn / S, ia = S / rn;
+  const double l1 = alpha * (R1 / S), l2 = alpha * (R2 / S);
+  const double iR1 = 1.0 / R1, iR2 = 1.0 / R2;
+  const Vec3 p1 = R1 * rhat, p2 = r - R2 * rhat;
   out.status = ContactStatus::converged;
   out.iterations = 0;
   out.jacobian_evaluations = 1;
   out.attempts = 1;
   out.warm_started = false;
-  out.residual_norm = f.norm();
   out.alpha = alpha;
-  out.x_B1 = z.x;
-  out.lambda1 = z.l1;
-  out.lambda2 = z.l2;
-  out.p1_B1 = R1 * rhat;  // (29)
-  out.p2_B1 = r - R2 * rhat;
+  out.x_B1 = (alpha * R1) * rhat;
+  out.lambda1 = l1;
+  out.lambda2 = l2;
+  out.p1_B1 = p1;  // (29)
+  out.p2_B1 = p2;
   out.gap = rn - S;  // (30)
   out.normal_B1 = rhat;
-  fill_world_fields(sd, X_W1, out);
+  // (10) at y1 = R1 r̂, y2 = Rᵀ(x − r)/α = −R2 Rᵀr̂ (formed as (R1 − S) r̂, as the surrogate's
+  // x_S − r_S: not from p2 − r, which loses digits when ‖r‖ ≫ R2); rows (10c) r̂ (λ1/R1 − λ2/R2)/α
+  const double f0 = p1.norm() * iR1 - 1.0, f1 = ((R1 - S) * rhat).norm() * iR2 - 1.0;
+  const double fc = (l1 * iR1 - l2 * iR2) * ia, f5 = 1.0 - (l1 + l2) * ia;
+  out.residual_norm = std::sqrt(f0 * f0 + f1 * f1 + fc * fc + f5 * f5);
+  const Mat3 P = Mat3::Identity() - rhat * rhat.transpose();
+  const Vec3 w = R.transpose() * rhat;
+  out.grad1 = iR1 * rhat;
+  out.hess1 = (iR1 * iR1) * P;
+  out.grad2 = -iR2 * w;
+  out.hess2 = (iR2 * iR2) * (Mat3::Identity() - w * w.transpose());
+  out.x_W = X_W1 * out.x_B1;
+  out.p1_W = X_W1 * p1;
+  out.p2_W = X_W1 * p2;
+  out.normal_W = X_W1.R * rhat;
   out.X_12 = X_12;
-  out.kkt_jacobian = J;
-  factor_equilibrated(out.kkt_lu, J, Equilibration(S));
+  // J_c of the surrogate (21) that the general solve factors: x = c x_S, λ = c λ_S, c = ‖r‖/(f_S S),
+  // i.e. the columns x and λ of J_c times c; the same equilibration, pivoting and stored factors
+  const double c = rn / (fS * S), ca = c * ia;
+  Mat6RowMajor JS;
+  const double u1 = ca * iR1, u2 = ca * iR2;
+  JS.row(0) << u1 * rhat.transpose(), -1.0, 0.0, 0.0;
+  JS.row(1) << -u2 * rhat.transpose(), -1.0, 0.0, 0.0;
+  JS.block<3, 3>(2, 0) = (ca * iR1 * iR2) * P;
+  JS.block<3, 1>(2, 3).setZero();
+  JS.block<3, 1>(2, 4) = u1 * rhat;
+  JS.block<3, 1>(2, 5) = -u2 * rhat;
+  JS.row(5) << 0.0, 0.0, 0.0, 2.0, -ca, -ca;
+  Lu6 lu;
+  factor_equilibrated(lu, JS, Equilibration(S));
+  store_kkt(JS, lu, c, out);
   out.warm_pose_step.setZero();
   out.warm_prediction_error.setZero();
+  out.closed_form = true;
 }
 
 // Evaluations a warm attempt may use before the next start is tried (a warm solve normally needs
@@ -253,20 +284,20 @@ void solve_sphere_pair(const Sphere& a, const Sphere& b, const Pose& X_W1, const
 // 548), with this cap at most 70 over all pairs, the mean unchanged (docs/notes/idcol.md).
 constexpr int kWarmEvaluations = 24;
 
-template <class S1, class S2>
+template <class S1, class S2, bool kClosedForm = true>
 void solve_typed_at(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pose& X_W2, const SolveOptions& opt,
                     const ContactSolution* warm, ContactSolution& out);
 
 // Every solve records the body-1 pose it used (identity on invalid input), so that the
 // derivatives need only the solution.
-template <class S1, class S2>
+template <class S1, class S2, bool kClosedForm = true>
 void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pose& X_W2, const SolveOptions& opt,
                  const ContactSolution* warm, ContactSolution& out) {
-  solve_typed_at<S1, S2>(sh1, sh2, X_W1, X_W2, opt, warm, out);
+  solve_typed_at<S1, S2, kClosedForm>(sh1, sh2, X_W1, X_W2, opt, warm, out);
   out.X_W1 = out.status == ContactStatus::invalid_input ? Pose{} : X_W1;
 }
 
-template <class S1, class S2>
+template <class S1, class S2, bool kClosedForm>
 void solve_typed_at(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pose& X_W2, const SolveOptions& opt,
                     const ContactSolution* warm, ContactSolution& out) {
   const S1& a = get<S1>(sh1);
@@ -274,9 +305,9 @@ void solve_typed_at(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const 
   if (!X_W1.is_valid() || !X_W2.is_valid() || !opt.is_valid()) return fill_invalid(out);
   const Pose X_12 = X_W1.inverse() * X_W2;
   if (!(X_12.p.cwiseAbs().maxCoeff() < kMaxCoordinate)) return fill_invalid(out);
-  if constexpr (std::is_same_v<S1, Sphere> && std::is_same_v<S2, Sphere>) {
+  if constexpr (kClosedForm && std::is_same_v<S1, Sphere> && std::is_same_v<S2, Sphere>) {
     const double rn = X_12.p.norm();
-    if (rn > opt.coincident_tolerance * (a.radius() + b.radius())) return solve_sphere_pair(a, b, X_W1, X_12, rn, out);
+    if (rn > opt.coincident_tolerance * (a.radius() + b.radius())) return solve_sphere_pair(a, b, X_W1, X_12, rn, opt.surrogate_factor > 1.0 ? opt.surrogate_factor : 1.0, out);
   }
   const Surrogate sg = make_surrogate(a, b, X_12.R, X_12.p, opt);
   const Problem& P = sg.P;
@@ -353,6 +384,7 @@ void solve_typed_at(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const 
   out.status = !ok ? ContactStatus::not_converged
                    : (coincident ? ContactStatus::coincident_origins : ContactStatus::converged);
   fill_solution(sd, X_W1, X_12, P.r, z, f, J, lu, c, out);
+  out.closed_form = false;
   if (from_prediction) {
     out.warm_pose_step = pose_step;
     out.warm_prediction_error << out.x_B1 - first_order.head<3>(), std::log(out.alpha) - first_order[3],
@@ -422,6 +454,18 @@ ContactSolution solve_contact(const Shape& shape1, const Pose& X_W1, const Shape
   lookup(shape1, shape2)(shape1, shape2, X_W1, X_W2, options, nullptr, out);
   return out;
 }
+
+namespace detail {
+ContactSolution solve_contact_general(const Shape& shape1, const Pose& X_W1, const Shape& shape2, const Pose& X_W2,
+                                      const SolveOptions& options) {
+  ContactSolution out;
+  if (shape1.type() == ShapeType::sphere && shape2.type() == ShapeType::sphere)
+    solve_typed<Sphere, Sphere, false>(shape1, shape2, X_W1, X_W2, options, nullptr, out);
+  else
+    lookup(shape1, shape2)(shape1, shape2, X_W1, X_W2, options, nullptr, out);
+  return out;
+}
+}  // namespace detail
 
 ContactPair::ContactPair(Shape shape1, Shape shape2, SolveOptions options)
     : s1_(std::move(shape1)), s2_(std::move(shape2)), opt_(options), fn_(lookup(s1_, s2_)) {

@@ -129,6 +129,11 @@ struct ContactSolution {
   Vec6 warm_pose_step = Vec6::Zero();
   Vec6 warm_prediction_error = Vec6::Zero();
 
+  /// The solution came from the closed form of two spheres (non-coincident origins; docs/idcol.md):
+  /// every field above holds what the Newton solve would, and contact_derivatives() uses closed
+  /// forms too (shape_derivatives() and contact_hessians() the general path). False for every other solve.
+  bool closed_form = false;
+
   bool ok() const {
     return status == ContactStatus::converged || status == ContactStatus::coincident_origins;
   }
