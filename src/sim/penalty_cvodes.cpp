@@ -30,6 +30,7 @@ struct Run {
   double max_penetration = 0.0;
   Eigen::MatrixXd J;       // the Jacobian of the sensitivity right-hand side
   Eigen::VectorXd dfdk;
+  Eigen::Matrix<double, 6, 1> momentum;  // (P, L) of t0, the target of the projection
 };
 
 // A run over the system: its counters reset.
@@ -83,6 +84,14 @@ int sens_cb(int Ns, realtype, N_Vector y, N_Vector, N_Vector* yS, N_Vector* ySdo
     r.rhs_error = e.what();
     return 1;
   }
+}
+
+// CVODES' projection (SimOptions::project_momentum): the velocities back onto the momentum of t0.
+int proj_cb(realtype, N_Vector y, N_Vector corr, realtype, N_Vector err, void* user) {
+  Run& r = *static_cast<Run*>(user);
+  r.sys->momentum_correction(N_VGetArrayPointer(y), r.momentum, N_VGetArrayPointer(corr),
+                             err ? N_VGetArrayPointer(err) : nullptr);
+  return 0;
 }
 
 void err_cb(int, const char* module, const char* function, char* msg, void* data) {
@@ -239,6 +248,10 @@ void setup(Cvodes& cv, Run& run, const Eigen::VectorXd& y0, double t0, const Sim
   check(CVodeSetMaxNumSteps(cv.mem, o.max_steps), "CVodeSetMaxNumSteps");
   check(CVodeSetMaxOrd(cv.mem, o.max_order), "CVodeSetMaxOrd");
   check(CVodeSetMaxHnilWarns(cv.mem, -1), "CVodeSetMaxHnilWarns");
+  if (o.jacobian_frequency > 0) {
+    check(CVodeSetLSetupFrequency(cv.mem, o.jacobian_frequency), "CVodeSetLSetupFrequency");
+    check(CVodeSetJacEvalFrequency(cv.mem, o.jacobian_frequency), "CVodeSetJacEvalFrequency");
+  }
 }
 
 void read_stats(void* mem, SimStats& s) {
@@ -351,11 +364,23 @@ SimResult PenaltySystem::simulate(const Eigen::VectorXd& y0, const std::vector<d
   res.final_y = y0;
   Cvodes cv;
   setup(cv, run, y0, output_times.front(), options);
+  const bool projected = options.project_momentum && impl.momentum_invariant();
+  if (projected) {
+    const SystemInvariants inv = invariants(y0);
+    run.momentum << inv.linear, inv.angular;
+    check(CVodeSetProjFn(cv.mem, proj_cb), "CVodeSetProjFn");
+  }
   res.success = true;
   for (size_t i = 1; i < output_times.size(); ++i) {
     realtype t = output_times[i - 1];
     const int flag = advance(cv, run, options, output_times[i], t);
-    const Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(N_VGetArrayPointer(cv.y), run.n);
+    Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(N_VGetArrayPointer(cv.y), run.n);
+    if (projected && flag >= 0 && y.allFinite()) {
+      // the output is CVODES' interpolant between two projected steps: projected as they are
+      Eigen::VectorXd corr(run.n);
+      impl.momentum_correction(y.data(), run.momentum, corr.data(), nullptr);
+      y += corr;
+    }
     if (flag < 0) {
       res.success = false;
       res.message = failure_message(flag, t, run);
