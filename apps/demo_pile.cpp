@@ -1,4 +1,5 @@
-// `diffcol demo pile`: mixed iDCOL bodies (the ten shapes of ten-bodies at half size, in turn)
+// `diffcol demo pile`: mixed iDCOL bodies (the ten shapes of ten-bodies at half size, in turn, with
+// rounder faces: --beta 10)
 // dropped in layers into an open box onto the ground under gravity; Hertz contact with
 // Hunt–Crossley damping and regularized Coulomb friction, CVODES with the analytic Jacobian.
 // Checks: the run finishes, every body ends inside the box and above the floor, penetrations stay
@@ -13,7 +14,7 @@ namespace diffcol::cli {
 
 void demo_pile(const DemoOptions& options, Json& report) {
   double bodies = options.quick ? 12 : 100, duration = options.quick ? 1.5 : 5.0, stiffness = 2e6, exponent = 1.5,
-         damping = 0.5, friction = 0.5, slip = 0.5, rtol = 1e-3, atol = 1e-5, fps = 30.0, jac_freq = 0.0, seed = 1.0, beta = 20.0;
+         damping = 0.5, friction = 0.5, slip = 0.5, rtol = 1e-3, atol = 1e-5, fps = 30.0, jac_freq = 0.0, seed = 1.0, beta = 10.0;
   penalty_demo::ExtraArgs args{{{"bodies", &bodies}, {"duration", &duration}, {"stiffness", &stiffness},
                                 {"exponent", &exponent}, {"damping", &damping}, {"friction", &friction},
                                 {"slip", &slip}, {"rtol", &rtol}, {"atol", &atol}, {"fps", &fps}, {"jacobian-frequency", &jac_freq}, {"seed", &seed}, {"beta", &beta}}};
