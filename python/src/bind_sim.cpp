@@ -55,7 +55,8 @@ void bind_sim(py::module_& m) {
       .value("finite_difference", sim::JacobianMode::finite_difference);
   py::enum_<sim::LinearSolverKind>(s, "LinearSolverKind")
       .value("dense_blocks", sim::LinearSolverKind::dense_blocks)
-      .value("dense", sim::LinearSolverKind::dense);
+      .value("dense", sim::LinearSolverKind::dense)
+      .value("sparse", sim::LinearSolverKind::sparse);
 
   py::class_<sim::SimOptions>(s, "SimOptions", "CVODES settings (rtol, atol, max_step: 0 automatic, ...).")
       .def(py::init<>())

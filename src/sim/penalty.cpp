@@ -54,6 +54,8 @@ void SimOptions::validate() const {
   if (max_steps < 1) throw std::invalid_argument("SimOptions: max_steps must be >= 1");
   if (max_order < 1 || max_order > 5)
     throw std::invalid_argument("SimOptions: max_order must be in [1, 5] (got " + std::to_string(max_order) + ")");
+  if (linear_solver == LinearSolverKind::sparse && jacobian != JacobianMode::analytic)
+    throw std::invalid_argument("SimOptions: the sparse linear solver needs the analytic Jacobian");
   if (jacobian_frequency < 0) throw std::invalid_argument("SimOptions: jacobian_frequency must be >= 0");
   if (!(margin >= 0.0) || !std::isfinite(margin))
     throw std::invalid_argument("SimOptions: margin must be finite and >= 0 (got " + num(margin) + ")");

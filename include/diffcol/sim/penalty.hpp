@@ -51,6 +51,9 @@ enum class LinearSolverKind {
   /// nonzero 13 × 13 blocks of J): free bodies cost 13³, a cluster of m bodies (13m)³.
   dense_blocks = 0,
   dense = 1,  ///< SUNDIALS' dense LU of the whole matrix (SUNLinSol_Dense)
+  /// KLU's sparse LU (SUNLinSol_KLU) of the Jacobian's nonzero 13 × 13 blocks and the diagonal,
+  /// re-analysed at every Jacobian evaluation (the contact graph changes); analytic Jacobian only.
+  sparse = 2,
 };
 
 struct SimOptions {
