@@ -162,7 +162,7 @@ TimeStepper box_on_slab(double mu, double incline, double v0, std::vector<BodySt
   return ts;
 }
 
-TEST(TimeStepping, FrictionStopsASlidingBoxAtTheClosedFormDistance) {
+TEST(TimeStepping, FrictionBringsASlidingBoxToRestAtTheClosedFormDistance) {
   const double mu = 0.5, g = 9.81, v0 = 1.0;
   std::vector<BodyState> x;
   TimeStepper ts = box_on_slab(mu, 0.0, v0, x);
@@ -173,7 +173,7 @@ TEST(TimeStepping, FrictionStopsASlidingBoxAtTheClosedFormDistance) {
     EXPECT_GE(r.min_alpha, 1.0 - 1e-9);
   }
   const double d = x[1].X_WB.p.x(), d_closed = v0 * v0 / (2.0 * mu * g);
-  std::printf("sliding box: stopped after %.5f m (v0²/(2μg) = %.5f), speed %.2e\n", d, d_closed, x[1].v_W.norm());
+  std::printf("sliding box: at rest after %.5f m (v0²/(2μg) = %.5f), speed %.2e\n", d, d_closed, x[1].v_W.norm());
   EXPECT_NEAR(d, d_closed, h * v0);  // symplectic Euler: −h v0/2 + O(h²)
   EXPECT_LT(x[1].v_W.norm(), 1e-3);
   EXPECT_NEAR(x[1].X_WB.p.z(), 0.1, 1e-3);
