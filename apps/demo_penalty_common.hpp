@@ -28,8 +28,7 @@ inline int add_free_body(scene::Scene& scene, std::vector<sim::MassProperties>& 
 }
 
 /// The ten shapes of the seed's Sec. VII-B1 as iDCOL shapes, sizes about `scale` (1: about 1).
-inline std::vector<std::pair<std::string, Shape>> ten_shapes(double c) {
-  const double beta = 20.0;
+inline std::vector<std::pair<std::string, Shape>> ten_shapes(double c, double beta = 20.0) {
   std::vector<std::pair<std::string, Shape>> s;
   s.emplace_back("cone", SmoothTruncatedCone(beta, 0.5 * c, 0.02 * c, 0.3 * c, 0.9 * c));
   s.emplace_back("cube", SmoothPolytope::box(0.4 * c, 0.4 * c, 0.4 * c, beta, c));

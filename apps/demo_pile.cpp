@@ -1,4 +1,5 @@
-// `diffcol demo pile`: mixed iDCOL bodies (the ten shapes of ten-bodies at half size, in turn)
+// `diffcol demo pile`: mixed iDCOL bodies (the ten shapes of ten-bodies at half size, in turn, with
+// rounder faces: --beta 10)
 // dropped in layers into an open box onto the ground under gravity; Hertz contact with
 // Hunt–Crossley damping and regularized Coulomb friction, CVODES with the analytic Jacobian.
 // Checks: the run finishes, every body ends inside the box and above the floor, penetrations stay
@@ -13,13 +14,13 @@ namespace diffcol::cli {
 
 void demo_pile(const DemoOptions& options, Json& report) {
   double bodies = options.quick ? 12 : 100, duration = options.quick ? 1.5 : 5.0, stiffness = 2e6, exponent = 1.5,
-         damping = 0.5, friction = 0.5, slip = 0.5, rtol = 1e-3, atol = 1e-5, fps = 30.0, seed = 1.0;
+         damping = 0.5, friction = 0.5, slip = 0.5, rtol = 1e-3, atol = 1e-5, fps = 30.0, jac_freq = 0.0, seed = 1.0, beta = 10.0, sparse = 1.0;
   penalty_demo::ExtraArgs args{{{"bodies", &bodies}, {"duration", &duration}, {"stiffness", &stiffness},
                                 {"exponent", &exponent}, {"damping", &damping}, {"friction", &friction},
-                                {"slip", &slip}, {"rtol", &rtol}, {"atol", &atol}, {"fps", &fps}, {"seed", &seed}}};
+                                {"slip", &slip}, {"rtol", &rtol}, {"atol", &atol}, {"fps", &fps}, {"jacobian-frequency", &jac_freq}, {"seed", &seed}, {"beta", &beta}, {"sparse-lu", &sparse}}};
   args.parse(options, "pile");
-  if (!(bodies >= 1 && bodies <= 1000) || !(duration > 0) || !(fps > 0))
-    throw InputError("demo pile: --bodies must be in [1, 1000], --duration and --fps > 0");
+  if (!(bodies >= 1 && bodies <= 1000) || !(duration > 0) || !(fps > 0) || !(beta >= 1.0 && beta <= 100.0))
+    throw InputError("demo pile: --bodies must be in [1, 1000], --duration and --fps > 0, --beta in [1, 100]");
   const int n = static_cast<int>(bodies);
   const double scale = 0.5, spacing = 0.9;
   const int per_row = 5, per_layer = per_row * per_row;
@@ -42,7 +43,7 @@ void demo_pile(const DemoOptions& options, Json& report) {
   add_static(Vec3(0, half + wall, 0.5 * height), Vec3(half, wall, 0.5 * height), "wall+y");
   add_static(Vec3(0, -half - wall, 0.5 * height), Vec3(half, wall, 0.5 * height), "wall-y");
   const int first_free = scene.num_bodies();
-  const auto shapes = penalty_demo::ten_shapes(scale);
+  const auto shapes = penalty_demo::ten_shapes(scale, beta);
   std::mt19937 rng(static_cast<unsigned>(seed));
   std::normal_distribution<double> N(0.0, 1.0);
   std::vector<sim::BodyState> initial(static_cast<size_t>(first_free));
@@ -68,6 +69,10 @@ void demo_pile(const DemoOptions& options, Json& report) {
   sim::SimOptions so;
   so.rtol = rtol;
   so.atol = atol;
+  if (!(jac_freq >= 0.0 && jac_freq <= 1e6)) throw InputError("demo: --jacobian-frequency must be in [0, 1e6]");
+  so.jacobian_frequency = static_cast<long>(jac_freq);
+  // KLU needs the analytic Jacobian (CVODES' difference quotients fill a dense matrix)
+  if (sparse != 0.0 && !options.fd_gradients) so.linear_solver = sim::LinearSolverKind::sparse;
   so.margin = 0.05;
   so.jacobian = options.fd_gradients ? sim::JacobianMode::finite_difference : sim::JacobianMode::analytic;
   std::vector<double> times;

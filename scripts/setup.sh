@@ -20,7 +20,7 @@ BUILD_DIR="${BUILD_DIR:-build}"
 
 PACKAGES=(build-essential cmake ninja-build libeigen3-dev libgtest-dev libbenchmark-dev
           nlohmann-json3-dev libfcl-dev pkg-config libtinyobjloader-dev libmujoco-dev libqhull-dev
-          liburdfdom-dev libtinyxml2-dev coinor-libipopt-dev libompl-dev libsundials-dev
+          liburdfdom-dev libtinyxml2-dev coinor-libipopt-dev libompl-dev libsundials-dev libsuitesparse-dev
           python3-dev python3-pybind11 python3-numpy python3-pytest python3-torch
           python3-setuptools python3-wheel python3-pip python3-venv
           python3-dask python3-distributed python3-scipy)

@@ -144,6 +144,80 @@ TEST(TimeStepping, RolloutGradientMatchesFiniteDifferencesForTwoFreeBodies) {
   expect_rollout_gradient(ts, x, 30, 2);
 }
 
+// A box on a static slab (inclined by `incline` about y), with Coulomb friction μ; returns the
+// stepper and the state with the box at rest on the slab (or sliding at v0 along the slope).
+TimeStepper box_on_slab(double mu, double incline, double v0, std::vector<BodyState>& x) {
+  TimeSteppingOptions opt;
+  opt.gravity = Vec3(0.0, 0.0, -9.81);
+  opt.friction = mu;
+  TimeStepper ts(opt);
+  const Mat3 R = Eigen::AngleAxisd(incline, Vec3::UnitY()).toRotationMatrix();
+  ts.add_static_body(dcol::Polytope::box(5.0, 5.0, 0.5), "slab");
+  const double m = 2.0, a = 0.2, c = 0.1;  // half extents 0.2 × 0.2 × 0.1
+  ts.add_body(dcol::Polytope::box(a, a, c), m, Mat3(Vec3(m * (a * a + c * c), m * (a * a + c * c), 2 * m * a * a).asDiagonal()) / 3.0, "box");
+  x.assign(2, BodyState{});
+  x[0].X_WB = Pose::from_rotation(R, R * Vec3(0.0, 0.0, -0.5));
+  x[1].X_WB = Pose::from_rotation(R, R * Vec3(0.0, 0.0, c + 1e-9));
+  x[1].v_W = R * Vec3(v0, 0.0, 0.0);
+  return ts;
+}
+
+TEST(TimeStepping, FrictionBringsASlidingBoxToRestAtTheClosedFormDistance) {
+  const double mu = 0.5, g = 9.81, v0 = 1.0;
+  std::vector<BodyState> x;
+  TimeStepper ts = box_on_slab(mu, 0.0, v0, x);
+  const double h = ts.options().dt;
+  for (int k = 0; k < 40; ++k) {
+    const StepReport r = ts.step(x);
+    ASSERT_TRUE(r.converged) << "step " << k << ": " << r.message;
+    EXPECT_GE(r.min_alpha, 1.0 - 1e-9);
+  }
+  const double d = x[1].X_WB.p.x(), d_closed = v0 * v0 / (2.0 * mu * g);
+  std::printf("sliding box: at rest after %.5f m (v0²/(2μg) = %.5f), speed %.2e\n", d, d_closed, x[1].v_W.norm());
+  EXPECT_NEAR(d, d_closed, h * v0);  // symplectic Euler: −h v0/2 + O(h²)
+  EXPECT_LT(x[1].v_W.norm(), 1e-3);
+  EXPECT_NEAR(x[1].X_WB.p.z(), 0.1, 1e-3);
+}
+
+// A ball released on a slope of angle θ: it rolls without slipping at a = 5/7 g sin θ while
+// tan θ ≤ 7/2 μ (static friction), and slips at a = g (sin θ − μ cos θ) above.
+TEST(TimeStepping, FrictionRollsOrSlipsABallOnASlopeAsTheClosedFormsSay) {
+  const double g = 9.81, theta = 0.35, r = 0.2, m = 1.5;
+  for (const double mu : {0.5, 0.05}) {  // 7/2 μ = 1.75, 0.175 against tan θ = 0.365
+    TimeSteppingOptions opt;
+    opt.gravity = Vec3(0.0, 0.0, -g);
+    opt.friction = mu;
+    TimeStepper ts(opt);
+    const Mat3 R = Eigen::AngleAxisd(theta, Vec3::UnitY()).toRotationMatrix();
+    ts.add_static_body(dcol::Polytope::box(5.0, 5.0, 0.5), "slab");
+    ts.add_body(dcol::Sphere(r), m, Mat3::Identity() * (0.4 * m * r * r), "ball");
+    std::vector<BodyState> x(2);
+    x[0].X_WB = Pose::from_rotation(R, R * Vec3(0.0, 0.0, -0.5));
+    x[1].X_WB = Pose::from_rotation(Mat3::Identity(), R * Vec3(0.0, 0.0, r + 1e-9));
+    const Vec3 p0 = x[1].X_WB.p;
+    const int steps = 40;
+    for (int k = 0; k < steps; ++k) {
+      const StepReport rep = ts.step(x);
+      ASSERT_TRUE(rep.converged) << "mu " << mu << ", step " << k << ": " << rep.message;
+    }
+    const double t = steps * ts.options().dt;
+    const Vec3 down = R * Vec3(1.0, 0.0, 0.0);  // the slope's downhill direction (x up the z axis tilt)
+    const double s = (x[1].X_WB.p - p0).dot(down);
+    const bool rolls = std::tan(theta) <= 3.5 * mu;
+    const double a = rolls ? 5.0 / 7.0 * g * std::sin(theta) : g * (std::sin(theta) - mu * std::cos(theta));
+    // symplectic Euler: s = ½ a t² (1 + h/t)
+    const double s_closed = 0.5 * a * t * t * (1.0 + ts.options().dt / t);
+    // slip speed of the contact point: v + ω × (−r n̂)
+    const Vec3 n = R.col(2);
+    const double slip = (x[1].v_W + (x[1].X_WB.R * x[1].omega_B).cross(-r * n)).norm();
+    std::printf("ball, mu %.2f: %.5f m down the slope (closed form %.5f, %s), slip speed %.2e\n", mu, s, s_closed,
+                rolls ? "rolling" : "slipping", slip);
+    EXPECT_NEAR(s, s_closed, 0.01 * s_closed);
+    if (rolls) EXPECT_LT(slip, 0.02 * x[1].v_W.norm());
+    else EXPECT_GT(slip, 0.5 * x[1].v_W.norm());
+  }
+}
+
 TEST(TimeStepping, AFailedStepKeepsTheState) {
   TimeSteppingOptions opt;
   TimeStepper ts(opt);
@@ -193,6 +267,18 @@ TEST(TimeStepping, BadInputIsRefused) {
   expect_throw([&] { TimeStepper t(bad); }, "dt");
   bad.dt = test::kNaN;
   expect_throw([&] { TimeStepper t(bad); }, "dt");
+  bad = TimeSteppingOptions{};
+  bad.friction = -0.1;
+  expect_throw([&] { TimeStepper t(bad); }, "friction");
+  bad.friction = 0.5;
+  bad.friction_slip_velocity = 0.0;
+  expect_throw([&] { TimeStepper t(bad); }, "friction_slip_velocity");
+  bad.friction_slip_velocity = 1e-2;
+  {
+    TimeStepper tf(bad);
+    tf.add_body(dcol::Sphere(0.5), 1.0, Mat3::Identity() * 0.1, "ball");
+    expect_throw([&] { tf.rollout(std::vector<BodyState>(1), 2, true); }, "frictionless only");
+  }
   TimeStepper ts;
   expect_throw([&] { ts.add_body(dcol::Sphere(0.5), 0.0, Mat3::Identity(), "z"); }, "mass");
   expect_throw([&] { ts.add_body(dcol::Sphere(0.5), -1.0, Mat3::Identity(), "z"); }, "mass");

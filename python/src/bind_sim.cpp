@@ -55,7 +55,8 @@ void bind_sim(py::module_& m) {
       .value("finite_difference", sim::JacobianMode::finite_difference);
   py::enum_<sim::LinearSolverKind>(s, "LinearSolverKind")
       .value("dense_blocks", sim::LinearSolverKind::dense_blocks)
-      .value("dense", sim::LinearSolverKind::dense);
+      .value("dense", sim::LinearSolverKind::dense)
+      .value("sparse", sim::LinearSolverKind::sparse);
 
   py::class_<sim::SimOptions>(s, "SimOptions", "CVODES settings (rtol, atol, max_step: 0 automatic, ...).")
       .def(py::init<>())
@@ -67,7 +68,9 @@ void bind_sim(py::module_& m) {
       .def_readwrite("jacobian", &sim::SimOptions::jacobian)
       .def_readwrite("linear_solver", &sim::SimOptions::linear_solver)
       .def_readwrite("margin", &sim::SimOptions::margin)
-      .def_readwrite("allow_initial_penetration", &sim::SimOptions::allow_initial_penetration);
+      .def_readwrite("allow_initial_penetration", &sim::SimOptions::allow_initial_penetration)
+      .def_readwrite("project_momentum", &sim::SimOptions::project_momentum)
+      .def_readwrite("jacobian_frequency", &sim::SimOptions::jacobian_frequency);
 
   py::class_<PenaltySystem>(s, "PenaltySystem",
                             "Free and static bodies of a diffcol.Scene with penalty contact between their iDCOL shapes.")

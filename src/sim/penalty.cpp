@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <string>
 
+#include <Eigen/Cholesky>
 #include <Eigen/Eigenvalues>
 #include <Eigen/Geometry>
 
@@ -53,6 +54,9 @@ void SimOptions::validate() const {
   if (max_steps < 1) throw std::invalid_argument("SimOptions: max_steps must be >= 1");
   if (max_order < 1 || max_order > 5)
     throw std::invalid_argument("SimOptions: max_order must be in [1, 5] (got " + std::to_string(max_order) + ")");
+  if (linear_solver == LinearSolverKind::sparse && jacobian != JacobianMode::analytic)
+    throw std::invalid_argument("SimOptions: the sparse linear solver needs the analytic Jacobian");
+  if (jacobian_frequency < 0) throw std::invalid_argument("SimOptions: jacobian_frequency must be >= 0");
   if (!(margin >= 0.0) || !std::isfinite(margin))
     throw std::invalid_argument("SimOptions: margin must be finite and >= 0 (got " + num(margin) + ")");
 }
@@ -190,6 +194,53 @@ SystemInvariants PenaltySystem::invariants(const Eigen::VectorXd& y) const {
     out.momentum_scale += lin.norm() + orb.norm() + spin.norm();
   }
   return out;
+}
+
+bool PenaltySystem::Impl::momentum_invariant() const {
+  return free_bodies.size() == static_cast<size_t>(scene.num_bodies()) && gravity.isZero(0.0);
+}
+
+void PenaltySystem::Impl::momentum_correction(const double* y, const Eigen::Matrix<double, 6, 1>& target, double* corr,
+                                              double* err) const {
+  // C_k = [m 1, 0; m [p]×, R I], M_k⁻¹C_kᵀ = [1, −[p]×; 0, Rᵀ]: a correction (a, b) is the
+  // twist Δv = a − p × b, Δω_B = Rᵀ b of every body.
+  Eigen::Matrix<double, 6, 6> G = Eigen::Matrix<double, 6, 6>::Zero();
+  Eigen::Matrix<double, 6, 1> r = target, re = Eigen::Matrix<double, 6, 1>::Zero();
+  for (size_t k = 0; k < free_bodies.size(); ++k) {
+    const MassProperties& mp = mass[static_cast<size_t>(free_bodies[k])];
+    const double* yk = y + 13 * k;
+    const Vec3 p = Eigen::Map<const Vec3>(yk), v = Eigen::Map<const Vec3>(yk + 7), w = Eigen::Map<const Vec3>(yk + 10);
+    const Mat3 R = rotation_of(yk + 3);
+    const Mat3 P = skew(p);
+    const Mat3 RI = R * mp.inertia;
+    G.topLeftCorner<3, 3>() += mp.mass * Mat3::Identity();
+    G.topRightCorner<3, 3>() -= mp.mass * P;
+    G.bottomLeftCorner<3, 3>() += mp.mass * P;
+    G.bottomRightCorner<3, 3>() += RI * R.transpose() - mp.mass * P * P;
+    r.head<3>() -= mp.mass * v;
+    r.tail<3>() -= mp.mass * p.cross(v) + RI * w;
+    if (err) {
+      const Vec3 ev = Eigen::Map<const Vec3>(err + 13 * k + 7), ew = Eigen::Map<const Vec3>(err + 13 * k + 10);
+      re.head<3>() += mp.mass * ev;
+      re.tail<3>() += mp.mass * p.cross(ev) + RI * ew;
+    }
+  }
+  const Eigen::LDLT<Eigen::Matrix<double, 6, 6>> ldlt(G);
+  const Eigen::Matrix<double, 6, 1> lam = ldlt.solve(r);
+  const Eigen::Matrix<double, 6, 1> lame = err ? Eigen::Matrix<double, 6, 1>(ldlt.solve(re)) : Eigen::Matrix<double, 6, 1>::Zero();
+  for (size_t k = 0; k < free_bodies.size(); ++k) {
+    const double* yk = y + 13 * k;
+    const Vec3 p = Eigen::Map<const Vec3>(yk);
+    const Mat3 R = rotation_of(yk + 3);
+    double* ck = corr + 13 * k;
+    for (int i = 0; i < 7; ++i) ck[i] = 0.0;
+    Eigen::Map<Vec3>(ck + 7) = lam.head<3>() - p.cross(lam.tail<3>());
+    Eigen::Map<Vec3>(ck + 10) = R.transpose() * lam.tail<3>();
+    if (err) {
+      Eigen::Map<Vec3>(err + 13 * k + 7) -= lame.head<3>() - p.cross(lame.tail<3>());
+      Eigen::Map<Vec3>(err + 13 * k + 10) -= R.transpose() * lame.tail<3>();
+    }
+  }
 }
 
 // ------------------------------------------------------------------------------ assembly

@@ -4,7 +4,9 @@
 #include <cvodes/cvodes.h>
 #include <nvector/nvector_serial.h>
 #include <sunlinsol/sunlinsol_dense.h>
+#include <sunlinsol/sunlinsol_klu.h>
 #include <sunmatrix/sunmatrix_dense.h>
+#include <sunmatrix/sunmatrix_sparse.h>
 
 #include <Eigen/LU>
 
@@ -30,6 +32,8 @@ struct Run {
   double max_penetration = 0.0;
   Eigen::MatrixXd J;       // the Jacobian of the sensitivity right-hand side
   Eigen::VectorXd dfdk;
+  Eigen::Matrix<double, 6, 1> momentum;  // (P, L) of t0, the target of the projection
+  SUNLinearSolver klu = nullptr;         // LinearSolverKind::sparse
 };
 
 // A run over the system: its counters reset.
@@ -66,6 +70,47 @@ int jac_cb(realtype, N_Vector y, N_Vector, SUNMatrix Jm, void* user, N_Vector, N
   }
 }
 
+// The analytic Jacobian into a compressed-column matrix: the nonzero 13 × 13 blocks and the
+// diagonal (kept so that CVODES' I − γJ keeps the pattern); KLU re-analyses the new pattern.
+int jac_sparse_cb(realtype, N_Vector y, N_Vector, SUNMatrix Jm, void* user, N_Vector, N_Vector, N_Vector) {
+  Run& r = *static_cast<Run*>(user);
+  try {
+    const int n = r.n, nb = n / 13;
+    r.J.resize(n, n);
+    r.sys->assemble(N_VGetArrayPointer(y), nullptr, nullptr, r.J.data());
+    std::vector<char> nz(static_cast<size_t>(nb) * static_cast<size_t>(nb), 0);
+    long nnz = 0;
+    for (int bj = 0; bj < nb; ++bj)
+      for (int bi = 0; bi < nb; ++bi) {
+        const bool on = bi == bj || !r.J.block<13, 13>(13 * bi, 13 * bj).isZero(0.0);
+        nz[static_cast<size_t>(bj) * nb + bi] = on;
+        nnz += on ? 169 : 0;
+      }
+    if (SM_NNZ_S(Jm) < nnz && SUNSparseMatrix_Reallocate(Jm, nnz) != 0) return -1;
+    sunindextype* colptr = SM_INDEXPTRS_S(Jm);
+    sunindextype* rows = SM_INDEXVALS_S(Jm);
+    double* data = SM_DATA_S(Jm);
+    sunindextype k = 0;
+    for (int j = 0; j < n; ++j) {
+      colptr[j] = k;
+      const int bj = j / 13;
+      for (int bi = 0; bi < nb; ++bi) {
+        if (!nz[static_cast<size_t>(bj) * nb + bi]) continue;
+        for (int i = 13 * bi; i < 13 * bi + 13; ++i) {
+          rows[k] = i;
+          data[k++] = r.J(i, j);
+        }
+      }
+    }
+    colptr[n] = k;
+    if (r.klu) SUNLinSol_KLUReInit(r.klu, Jm, SM_NNZ_S(Jm), SUNKLU_REINIT_PARTIAL);
+    return 0;
+  } catch (const std::exception& e) {
+    r.rhs_error = e.what();
+    return 1;
+  }
+}
+
 int sens_cb(int Ns, realtype, N_Vector y, N_Vector, N_Vector* yS, N_Vector* ySdot, void* user, N_Vector, N_Vector) {
   Run& r = *static_cast<Run*>(user);
   try {
@@ -83,6 +128,14 @@ int sens_cb(int Ns, realtype, N_Vector y, N_Vector, N_Vector* yS, N_Vector* ySdo
     r.rhs_error = e.what();
     return 1;
   }
+}
+
+// CVODES' projection (SimOptions::project_momentum): the velocities back onto the momentum of t0.
+int proj_cb(realtype, N_Vector y, N_Vector corr, realtype, N_Vector err, void* user) {
+  Run& r = *static_cast<Run*>(user);
+  r.sys->momentum_correction(N_VGetArrayPointer(y), r.momentum, N_VGetArrayPointer(corr),
+                             err ? N_VGetArrayPointer(err) : nullptr);
+  return 0;
 }
 
 void err_cb(int, const char* module, const char* function, char* msg, void* data) {
@@ -230,15 +283,28 @@ void setup(Cvodes& cv, Run& run, const Eigen::VectorXd& y0, double t0, const Sim
   check(CVodeInit(cv.mem, rhs_cb, t0, cv.y), "CVodeInit");
   check(CVodeSetUserData(cv.mem, &run), "CVodeSetUserData");
   check(CVodeSStolerances(cv.mem, o.rtol, o.atol), "CVodeSStolerances");
-  cv.A = SUNDenseMatrix(n, n, cv.ctx);
-  cv.LS = o.linear_solver == LinearSolverKind::dense ? SUNLinSol_Dense(cv.y, cv.A, cv.ctx) : new_block_solver(cv.ctx);
-  if (!cv.A || !cv.LS) throw std::runtime_error("CVODES: dense matrix or solver creation failed");
+  if (o.linear_solver == LinearSolverKind::sparse) {
+    cv.A = SUNSparseMatrix(n, n, 169 * (n / 13), CSC_MAT, cv.ctx);
+    cv.LS = cv.A ? SUNLinSol_KLU(cv.y, cv.A, cv.ctx) : nullptr;
+    run.klu = cv.LS;
+  } else {
+    cv.A = SUNDenseMatrix(n, n, cv.ctx);
+    cv.LS = o.linear_solver == LinearSolverKind::dense ? SUNLinSol_Dense(cv.y, cv.A, cv.ctx) : new_block_solver(cv.ctx);
+  }
+  if (!cv.A || !cv.LS) throw std::runtime_error("CVODES: matrix or linear solver creation failed");
   check(CVodeSetLinearSolver(cv.mem, cv.LS, cv.A), "CVodeSetLinearSolver");
-  check(CVodeSetJacFn(cv.mem, o.jacobian == JacobianMode::analytic ? jac_cb : nullptr), "CVodeSetJacFn");
+  check(CVodeSetJacFn(cv.mem, o.linear_solver == LinearSolverKind::sparse ? jac_sparse_cb
+                              : o.jacobian == JacobianMode::analytic   ? jac_cb
+                                                                       : nullptr),
+        "CVodeSetJacFn");
   if (o.max_step > 0.0) check(CVodeSetMaxStep(cv.mem, o.max_step), "CVodeSetMaxStep");
   check(CVodeSetMaxNumSteps(cv.mem, o.max_steps), "CVodeSetMaxNumSteps");
   check(CVodeSetMaxOrd(cv.mem, o.max_order), "CVodeSetMaxOrd");
   check(CVodeSetMaxHnilWarns(cv.mem, -1), "CVodeSetMaxHnilWarns");
+  if (o.jacobian_frequency > 0) {
+    check(CVodeSetLSetupFrequency(cv.mem, o.jacobian_frequency), "CVodeSetLSetupFrequency");
+    check(CVodeSetJacEvalFrequency(cv.mem, o.jacobian_frequency), "CVodeSetJacEvalFrequency");
+  }
 }
 
 void read_stats(void* mem, SimStats& s) {
@@ -351,11 +417,23 @@ SimResult PenaltySystem::simulate(const Eigen::VectorXd& y0, const std::vector<d
   res.final_y = y0;
   Cvodes cv;
   setup(cv, run, y0, output_times.front(), options);
+  const bool projected = options.project_momentum && impl.momentum_invariant();
+  if (projected) {
+    const SystemInvariants inv = invariants(y0);
+    run.momentum << inv.linear, inv.angular;
+    check(CVodeSetProjFn(cv.mem, proj_cb), "CVodeSetProjFn");
+  }
   res.success = true;
   for (size_t i = 1; i < output_times.size(); ++i) {
     realtype t = output_times[i - 1];
     const int flag = advance(cv, run, options, output_times[i], t);
-    const Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(N_VGetArrayPointer(cv.y), run.n);
+    Eigen::VectorXd y = Eigen::Map<const Eigen::VectorXd>(N_VGetArrayPointer(cv.y), run.n);
+    if (projected && flag >= 0 && y.allFinite()) {
+      // the output is CVODES' interpolant between two projected steps: projected as they are
+      Eigen::VectorXd corr(run.n);
+      impl.momentum_correction(y.data(), run.momentum, corr.data(), nullptr);
+      y += corr;
+    }
     if (flag < 0) {
       res.success = false;
       res.message = failure_message(flag, t, run);

@@ -67,6 +67,13 @@ struct PenaltySystem::Impl {
   PairSlot& slot(int a, int b);
   long fd_pair_jacobians = 0;  // pair blocks of the Jacobian by differences (no contact derivatives)
   void assemble(const double* y, double* ydot, double* dfdk, double* J);
+  /// Whether momentum is an invariant (no static body, zero gravity).
+  bool momentum_invariant() const;
+  /// The velocity correction of y (13 per free body, positions and quaternions 0) that restores
+  /// the total linear and angular momentum `target` = (P, L): corr = M⁻¹Cᵀ(CM⁻¹Cᵀ)⁻¹(target − C u),
+  /// C the momentum map at y's positions (linear in the velocities u), M the kinetic metric. With
+  /// `err`, its velocity part is projected onto ker C in place.
+  void momentum_correction(const double* y, const Eigen::Matrix<double, 6, 1>& target, double* corr, double* err) const;
   bool pair_wrench(PairSlot& ps, const ShapeInfo& s1, const ShapeInfo& s2, const Kin& A, const Kin& B, Vec3& F,
                    Vec3& taB, Vec3& tbB);
   void fd_pair_jacobian(PairSlot& ps, const ShapeInfo& s1, const ShapeInfo& s2, const Kin& A, const Kin& B,

@@ -92,6 +92,11 @@ void TimeSteppingOptions::validate() const {
     bad("max_substeps must be a power of two in [1, 1024]");
   if (!(penetration_tolerance >= 0.0) || !(penetration_tolerance < 1.0))
     bad("penetration_tolerance must lie in [0, 1)");
+  if (!(friction >= 0.0) || !std::isfinite(friction)) bad("friction must be finite and >= 0");
+  if (!(friction_slip_velocity > 0.0) || !std::isfinite(friction_slip_velocity))
+    bad("friction_slip_velocity must be finite and > 0");
+  if (friction_passes < 1) bad("friction_passes must be >= 1");
+  if (!(friction_tolerance > 0.0) || !(friction_tolerance < 1.0)) bad("friction_tolerance must lie in (0, 1)");
 }
 
 struct TimeStepper::Impl {
@@ -107,9 +112,19 @@ struct TimeStepper::Impl {
     double alpha = 0.0, g = 0.0;
     Eigen::Matrix<double, 1, 24> grad_y = Eigen::Matrix<double, 1, 24>::Zero();  // ∂g/∂y, y = [θ δp ω̂ v̂] per side
     double lambda = 0.0, s = 0.0;
+    Vec3 x_W = Vec3::Zero();  // the intersection point of the scaled shapes at the last evaluation
     bool ok = false;
   };
   std::vector<Pair> pairs;
+  // Friction contacts of the current solve: u_i = J_i ν_i is the velocity of body i's point at x
+  // over the step, w = u_b − u_a, the impulse on a is f(w) = μ P_n w_t/√(‖w_t‖² + ε²), on b −f.
+  struct FrictionContact {
+    int da = -1, db = -1;
+    Vec3 n = Vec3::UnitZ();
+    double mu_Pn = 0.0;
+    Eigen::Matrix<double, 3, 6> Ja = Eigen::Matrix<double, 3, 6>::Zero(), Jb = Eigen::Matrix<double, 3, 6>::Zero();
+  };
+  std::vector<FrictionContact> friction;
   std::unique_ptr<dcol::ContactResult> res;
   dcol::ContactDerivatives der;
   double collision_seconds = 0.0;
@@ -210,6 +225,7 @@ struct TimeStepper::Impl {
     for (Pair& pr : pairs) {
       pr.ok = eval_pair(pr, pair_y(pr, v), pr.alpha, pr.grad_y);
       if (!pr.ok) return false;
+      pr.x_W = res->x_W;
       pr.g = (pr.alpha - 1.0) / opt.dt;
     }
     return true;
@@ -227,6 +243,82 @@ struct TimeStepper::Impl {
       K.block<3, 3>(o, o) = rot[d].dphi;
       K.block<3, 3>(o + 3, o + 3) = bd.mass * Mat3::Identity();
     }
+    const double eps2 = opt.friction_slip_velocity * opt.friction_slip_velocity;
+    for (const FrictionContact& fc : friction) {
+      Vec3 w = Vec3::Zero();
+      if (fc.da >= 0) w -= fc.Ja * v.segment<6>(6 * fc.da);
+      if (fc.db >= 0) w += fc.Jb * v.segment<6>(6 * fc.db);
+      const Vec3 wt = w - fc.n * fc.n.dot(w);
+      const double sn = std::sqrt(wt.squaredNorm() + eps2);
+      const Vec3 f = fc.mu_Pn / sn * wt;
+      // ∂f/∂w = μP_n (P − w_t w_tᵀ/s²)/s, P = 1 − n nᵀ (symmetric positive semidefinite)
+      const Mat3 Df = fc.mu_Pn / sn * (Mat3::Identity() - fc.n * fc.n.transpose() - wt * wt.transpose() / (sn * sn));
+      if (fc.da >= 0) {
+        D.segment<6>(6 * fc.da) -= fc.Ja.transpose() * f;
+        K.block<6, 6>(6 * fc.da, 6 * fc.da) += fc.Ja.transpose() * Df * fc.Ja;
+      }
+      if (fc.db >= 0) {
+        D.segment<6>(6 * fc.db) += fc.Jb.transpose() * f;
+        K.block<6, 6>(6 * fc.db, 6 * fc.db) += fc.Jb.transpose() * Df * fc.Jb;
+      }
+      if (fc.da >= 0 && fc.db >= 0) {
+        K.block<6, 6>(6 * fc.da, 6 * fc.db) -= fc.Ja.transpose() * Df * fc.Jb;
+        K.block<6, 6>(6 * fc.db, 6 * fc.da) -= fc.Jb.transpose() * Df * fc.Ja;
+      }
+    }
+  }
+
+  /// The friction contacts from the pairs with a normal impulse at the current solution: the
+  /// impulse of the pair's rows (its constraint and the cuts of its kinks) on its second dynamic
+  /// side, P = Σ_r λ_r ∂c_r/∂v̂ (world), gives P_n = ‖P‖ and n̂ = P/‖P‖ (from the first body to the
+  /// second); the lever from the end-of-step position to x*. Returns the largest change of μP_n.
+  double update_friction(double relax) {
+    std::vector<FrictionContact> next;
+    for (size_t c = 0; c < pairs.size(); ++c) {
+      const Pair& pr = pairs[c];
+      Vec3 P = Vec3::Zero();
+      auto add_row = [&](Eigen::Index r) {
+        if (pr.db >= 0) P += lam[r] * G.block<1, 3>(r, 6 * pr.db + 3).transpose();
+        else P -= lam[r] * G.block<1, 3>(r, 6 * pr.da + 3).transpose();
+      };
+      add_row(static_cast<Eigen::Index>(c));
+      for (size_t k = 0; k < cuts.size(); ++k)
+        if (cuts[k].pair == static_cast<int>(c)) add_row(static_cast<Eigen::Index>(pairs.size() + k));
+      const double gn = P.norm();
+      if (!(gn > 0.0)) continue;
+      FrictionContact fc;
+      fc.da = pr.da;
+      fc.db = pr.db;
+      fc.n = P / gn;
+      fc.mu_Pn = opt.friction * gn;
+      const int ids[2] = {pr.a, pr.b};
+      for (int k = 0; k < 2; ++k) {
+        const int dyn = k == 0 ? pr.da : pr.db;
+        if (dyn < 0) continue;
+        const Pose& X = X0[static_cast<size_t>(ids[k])];
+        const Vec3 r = pr.x_W - (X.p + opt.dt * nu.segment<3>(6 * dyn + 3));
+        Eigen::Matrix<double, 3, 6>& J = k == 0 ? fc.Ja : fc.Jb;
+        J.leftCols<3>() = -skew(r) * X.R;  // u = v̂ + (R_k ω̂) × r
+        J.rightCols<3>() = Mat3::Identity();
+      }
+      next.push_back(fc);
+    }
+    // relaxation towards the new bounds (contacts matched by their pair of bodies), and the change
+    double change = 0.0;
+    for (FrictionContact& c : next) {
+      double old = 0.0;
+      for (const FrictionContact& o : friction)
+        if (o.da == c.da && o.db == c.db) old = o.mu_Pn;
+      c.mu_Pn = old + relax * (c.mu_Pn - old);
+      change = std::max(change, std::abs(c.mu_Pn - old));
+    }
+    for (const FrictionContact& o : friction) {
+      bool found = false;
+      for (const FrictionContact& c : next) found = found || (o.da == c.da && o.db == c.db);
+      if (!found) change = std::max(change, o.mu_Pn);
+    }
+    friction = std::move(next);
+    return change;
   }
 
   /// Constraint rows at ν: the pairs' (from their last evaluation), then the cuts' (linear).
@@ -792,6 +884,8 @@ void TimeStepper::check_state(const std::vector<BodyState>& state) {
 }
 
 StepReport TimeStepper::step(std::vector<BodyState>& state, Eigen::MatrixXd* jacobian) {
+  if (jacobian && impl_->opt.friction > 0.0)
+    throw std::invalid_argument("TimeStepper: rollout Jacobians are frictionless only (friction = 0)");
   StepReport rep = step_once(state, jacobian);
   const TimeSteppingOptions saved = impl_->opt;
   if (rep.converged || saved.max_substeps <= 1) return rep;
@@ -844,6 +938,7 @@ StepReport TimeStepper::step_once(std::vector<BodyState>& state, Eigen::MatrixXd
   const int nd = num_dynamic();
   I.pairs.clear();
   I.cuts.clear();
+  I.friction.clear();
   for (const auto& [a, b] : I.scene.candidate_pairs(I.step_margin(state))) I.add_pair(a, b);
   I.resize(I.rows());
   I.free_velocities();
@@ -867,6 +962,31 @@ StepReport TimeStepper::step_once(std::vector<BodyState>& state, Eigen::MatrixXd
     I.resize(I.rows());
     I.nu = nu;
     ok = I.solve(rep);
+  }
+  // Friction: the contacts of the frictionless solution get their tangential impulses, and the
+  // step is solved again until the normal impulses settle.
+  if (I.opt.friction > 0.0) {
+    bool settled = false;
+    for (int pass = 0; ok && pass < I.opt.friction_passes; ++pass) {
+      // an active set that alternates between two solves (a rocking contact) makes the plain
+      // iteration cycle: from the third solve on, the bounds are running means of the solutions
+      const double change = I.update_friction(pass < 2 ? 1.0 : 1.0 / pass);
+      double scale = 0.0;
+      for (const auto& fc : I.friction) scale = std::max(scale, fc.mu_Pn);
+      if (I.friction.empty() || (pass > 0 && change <= I.opt.friction_tolerance * (1e-12 + scale))) {
+        settled = true;
+        break;
+      }
+      I.cuts.clear();
+      const Eigen::VectorXd nu = I.nu;
+      I.resize(I.rows());
+      I.nu = nu;
+      ok = I.solve(rep);
+    }
+    if (ok && !settled) {
+      ok = false;
+      rep.message = "the normal impulses with friction did not settle in " + std::to_string(I.opt.friction_passes) + " solves";
+    }
   }
   rep.pairs = static_cast<int>(I.pairs.size());
   rep.collision_seconds = I.collision_seconds;

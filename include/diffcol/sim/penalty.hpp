@@ -51,6 +51,9 @@ enum class LinearSolverKind {
   /// nonzero 13 × 13 blocks of J): free bodies cost 13³, a cluster of m bodies (13m)³.
   dense_blocks = 0,
   dense = 1,  ///< SUNDIALS' dense LU of the whole matrix (SUNLinSol_Dense)
+  /// KLU's sparse LU (SUNLinSol_KLU) of the Jacobian's nonzero 13 × 13 blocks and the diagonal,
+  /// re-analysed at every Jacobian evaluation (the contact graph changes); analytic Jacobian only.
+  sparse = 2,
 };
 
 struct SimOptions {
@@ -70,6 +73,14 @@ struct SimOptions {
   double margin = 0.1;
   /// A pair penetrating at t = 0 (d_D < 0) is an error unless this is set.
   bool allow_initial_penetration = false;
+  /// After each step's Newton solve, project the velocities onto the total linear and angular
+  /// momentum of t0 (the smallest correction in the kinetic-energy metric, a common twist of all
+  /// bodies; CVODES' projection, also applied to the error estimate). Applied only where momentum
+  /// is an invariant: no static body and zero gravity. Not in simulate_sensitivities().
+  bool project_momentum = true;
+  /// Most steps between two setups of the Newton matrix and between two Jacobian evaluations
+  /// (CVodeSetLSetupFrequency, CVodeSetJacEvalFrequency; ≥ 0, 0: CVODES' defaults 20 and 51).
+  long jacobian_frequency = 0;
   /// @throws std::invalid_argument naming the field out of range.
   void validate() const;
 };

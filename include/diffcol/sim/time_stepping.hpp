@@ -17,7 +17,7 @@
 ///   v_{k+1} = v̂,  ω_{k+1} = I⁻¹ Fᵀ φ(ω̂),
 /// where (τ, f) = Σ_c λ_c ∇_ν c_c are the contact impulses of the constraints
 /// c_c(ν) = (α_c(q_{k+1}(ν)) − 1)/h ≥ 0 (one per pair the broad phase passes), with
-///   λ ≥ 0,  c(ν) ≥ 0,  λ_c c_c = 0  (frictionless, perfectly inelastic contact).
+///   λ ≥ 0,  c(ν) ≥ 0,  λ_c c_c = 0  (perfectly inelastic; Coulomb friction optional, below).
 /// ∇_ν α comes from dcol::contact_derivatives. The problem is solved by a primal–dual
 /// interior-point method (Mehrotra predictor–corrector) on the slack form c(ν) − s = 0,
 /// s∘λ = σμ, with Newton matrices blockdiag(dφ, m·1) + Gᵀ S⁻¹Λ G (the O(h²) curvature term
@@ -56,6 +56,17 @@ struct TimeSteppingOptions {
   int max_substeps = 32;
   /// A state whose pairs have α < 1 − penetration_tolerance is refused (bodies interpenetrate).
   double penetration_tolerance = 1e-6;
+  /// Coulomb friction μ ≥ 0 (0: frictionless, the default). Each contact of a step gets the
+  /// tangential impulse of the smoothed cone −μ P_n w_t / √(‖w_t‖² + ε²) (w_t: the tangential
+  /// velocity of the contact point of body b relative to body a over the step, implicit in ν;
+  /// P_n: the pair's normal impulse), with P_n and the contact frame fixed in each solve and
+  /// updated over passes until P_n settles (docs/sim-time-stepping.md). Rollout Jacobians are
+  /// frictionless only.
+  double friction = 0.0;
+  double friction_slip_velocity = 1e-2;  ///< ε (> 0, length / time): the sticking creep speed scale
+  int friction_passes = 30;              ///< at most this many solves per step with friction (≥ 1)
+  /// The normal impulses have settled when no μP_n changes by more than this fraction of the largest.
+  double friction_tolerance = 1e-3;
   /// @throws std::invalid_argument naming the field out of range.
   void validate() const;
 };
