@@ -74,7 +74,7 @@ double qp_outer(const qp::PaddedPolygon& p) { return p.core_radius() + p.radius(
 
 Json qp_result_json(const qp::ProximityResult& r) {
   Json j;
-  j["status"] = qp::status_name(r.status);
+  j["status"] = diffcol::status_name(r.status);
   j["ok"] = r.ok();
   j["phi"] = r.phi;
   j["signed_distance"] = r.signed_distance;
@@ -105,14 +105,14 @@ Json qp_result_json(const qp::ProximityResult& r) {
 
 Json qp_derivatives_json(const qp::ProximityDerivatives& d) {
   Json j;
-  j["status"] = qp::status_name(d.status);
-  j["ok"] = d.status == qp::ProximityDerivativeStatus::ok;
+  j["status"] = diffcol::status_name(d.status);
+  j["ok"] = d.status == diffcol::DerivativeStatus::ok;
   j["frame"] = reference_frame_name(d.frame);
   j["layout"] =
       "J_<out>_<in>: rows = components of <out>, 6 columns = twist of pose <in> ordered [omega; v]; "
       "frame world: X_Wi <- exp(eta^) X_Wi; local: X_Wi <- X_Wi exp(zeta^); local_world_aligned: omega and the "
       "velocity of the body origin in world axes; all blocks zero when status is "
-      "not_solved";
+      "solve_failed";
 #define DIFFCOL_BLOCK(name) j[#name] = rows_json(d.name)
   DIFFCOL_BLOCK(J_phi_X1);
   DIFFCOL_BLOCK(J_phi_X2);
@@ -134,13 +134,13 @@ Json qp_derivatives_json(const qp::ProximityDerivatives& d) {
 
 Json qp_hessians_json(const qp::ProximityHessians& h) {
   Json j;
-  j["status"] = qp::status_name(h.status);
+  j["status"] = diffcol::status_name(h.status);
   j["ok"] = h.ok();
   j["frame"] = reference_frame_name(h.frame);
   j["layout"] =
       "H_<out>: 12x12 Hessian over [twist of body 1 | twist of body 2] in `frame` (world: f(exp(eta1^) X_W1, "
       "exp(eta2^) X_W2)); vectors: one matrix per world component [3][12][12]; symmetric; with cores_touch only "
-      "H_phi and the core witness points are set; all zero when status is not_solved or invalid_input";
+      "H_phi and the core witness points are set; all zero when status is solve_failed or invalid_input";
   j["H_phi"] = rows_json(h.H_phi);
   j["H_signed_distance"] = rows_json(h.H_signed_distance);
   auto stack = [](const std::array<qp::Mat12, 3>& a) {
@@ -157,7 +157,7 @@ Json qp_hessians_json(const qp::ProximityHessians& h) {
 template <class S1, class S2>
 Json qp_shape_derivatives_json(const S1& s1, const S2& s2, const qp::ProximityShapeDerivatives& d) {
   Json j;
-  j["status"] = qp::status_name(d.status);
+  j["status"] = diffcol::status_name(d.status);
   j["ok"] = d.ok();
   Json names1 = Json::array(), names2 = Json::array();
   for (int i = 0; i < d.count1; ++i) names1.push_back(qp::proximity_shape_parameter_name(s1, i));
@@ -197,7 +197,7 @@ std::string describe(const dcol::Primitive& p) {
 
 Json dcol_result_json(const dcol::ContactResult& r) {
   Json j;
-  j["status"] = dcol::status_name(r.status);
+  j["status"] = diffcol::status_name(r.status);
   j["ok"] = r.ok();
   j["iterations"] = r.iterations;
   j["alpha"] = r.alpha;
@@ -218,7 +218,7 @@ Json dcol_result_json(const dcol::ContactResult& r) {
 
 Json dcol_derivatives_json(const dcol::ContactDerivatives& d) {
   Json j;
-  j["status"] = dcol::derivative_status_name(d.status);
+  j["status"] = diffcol::status_name(d.status);
   j["ok"] = d.ok();
   j["frame"] = reference_frame_name(d.frame);
   j["layout"] =
@@ -419,7 +419,7 @@ int cmd_query_qp(const std::vector<std::string>& args) {
   out["input"] = in;
   write_json(std::cout, out);
   std::cout.flush();
-  if (r.status == qp::ProximityStatus::invalid_input) return kExitInvalidInput;
+  if (r.status == diffcol::SolveStatus::invalid_input) return kExitInvalidInput;
   if (!r.ok()) return kExitNotConverged;
   return kExitOk;
 }
@@ -453,8 +453,8 @@ int cmd_query_dcol(const std::vector<std::string>& args) {
   out["input"] = in;
   write_json(std::cout, out);
   std::cout.flush();
-  if (r->status == dcol::SolveStatus::invalid_input) return kExitInvalidInput;
-  if (r->status == dcol::SolveStatus::max_iterations || r->status == dcol::SolveStatus::numerical_error)
+  if (r->status == diffcol::SolveStatus::invalid_input) return kExitInvalidInput;
+  if (r->status == diffcol::SolveStatus::not_converged || r->status == diffcol::SolveStatus::numerical_error)
     return kExitNotConverged;
   return kExitOk;
 }
@@ -719,7 +719,7 @@ LayerPairResult bench_qp_pair(const std::string& n1, const std::string& n2, cons
       const auto t0 = BenchClock::now();
       for (size_t k = 0; k < m; ++k) {
         qp::proximity_derivatives(s1, I, s2, poses[b + k], stored[k], d);
-        ok += d.status == qp::ProximityDerivativeStatus::ok;
+        ok += d.status == diffcol::DerivativeStatus::ok;
       }
       const auto t1 = BenchClock::now();
       cpu += thread_cpu_seconds() - c0;

@@ -132,15 +132,15 @@ struct HessianScene {
   HessianScene(plan::CollisionMeasure measure, int interval_samples) {
     const int obstacles = s.add_body(Pose::identity(), true, "obstacles");
     s.add_shape(obstacles, SmoothPolytope::box(0.3, 0.25, 0.35, 12.0), Pose::identity(), {}, "box");
-    s.add_shape(obstacles, Superellipsoid(2, 0.3, 0.2, 0.25), Pose::from_rotation(so3_exp(Vec3(0.3, -0.2, 0.5)), Vec3(1.2, 0.6, 0.1)),
+    s.add_shape(obstacles, Superellipsoid(0.3, 0.2, 0.25, 2), Pose::from_rotation(so3_exp(Vec3(0.3, -0.2, 0.5)), Vec3(1.2, 0.6, 0.1)),
                 {}, "se");
     const int a = s.add_body(Pose::identity(), false, "a");
-    s.add_shape(a, SuperellipticCylinder(2, 0.12, 0.3), Pose::from_rotation(so3_exp(Vec3(0.1, 0.4, -0.2)), Vec3(0.1, 0.05, -0.1)),
+    s.add_shape(a, SuperellipticCylinder(0.12, 0.3, 2), Pose::from_rotation(so3_exp(Vec3(0.1, 0.4, -0.2)), Vec3(0.1, 0.05, -0.1)),
                 {}, "cyl");
     const int b = s.add_body(Pose::identity(), false, "b");
-    s.add_shape(b, Superellipsoid(1, 0.2, 0.15, 0.1), Pose::identity(), {}, "ellipsoid");
+    s.add_shape(b, Superellipsoid(0.2, 0.15, 0.1, 1), Pose::identity(), {}, "ellipsoid");
     const int c = s.add_body(Pose::identity(), false, "c");
-    s.add_shape(c, Superellipsoid(2, 0.15, 0.1, 0.12), Pose::from_rotation(so3_exp(Vec3(0.0, 0.3, 0.0)), Vec3(0.05, 0.0, 0.0)),
+    s.add_shape(c, Superellipsoid(0.15, 0.1, 0.12, 2), Pose::from_rotation(so3_exp(Vec3(0.0, 0.3, 0.0)), Vec3(0.05, 0.0, 0.0)),
                 {}, "se_c");
     plan::TrajectorySpec spec;
     spec.num_knots = 4;

@@ -242,7 +242,7 @@ void check_hessians(const char* name, unsigned seed) {
       }
       for (const ReferenceFrame frame : {ReferenceFrame::world, ReferenceFrame::local}) {
         const ProximityHessians H = proximity_hessians(s1, X1, s2, X2, r, frame);
-        ASSERT_EQ(H.status, ProximityDerivativeStatus::ok) << what;
+        ASSERT_EQ(H.status, DerivativeStatus::ok) << what;
         auto f = [&](const Pose& A, const Pose& B) {
           const ProximityResult q = proximity(s1, A, s2, B);
           const Eigen::Matrix<double, kOutputs, 12> J = gradient_rows(proximity_derivatives(s1, A, s2, B, q, frame));
@@ -323,7 +323,7 @@ void check_shape_derivatives(const char* name, unsigned seed) {
       ASSERT_TRUE(r.ok());
       const ProximityShapeDerivatives D = proximity_shape_derivatives(s1, X1, s2, X2, r);
       const std::string what = std::string(name) + " " + category_name(cat) + " #" + std::to_string(found);
-      ASSERT_EQ(D.status, ProximityDerivativeStatus::ok) << what;
+      ASSERT_EQ(D.status, DerivativeStatus::ok) << what;
       ASSERT_EQ(D.count1, n1);
       ASSERT_EQ(D.count2, n2);
       EXPECT_EQ(proximity_shape_parameter_count(s1), n1);
@@ -411,7 +411,7 @@ TEST(QpHessians, TouchingCoresAndUnsolvedResults) {
     if (!r.cores_touch) continue;
     ++crossing;
     const ProximityHessians H = proximity_hessians(a, X1, b, X2, r);
-    EXPECT_EQ(H.status, ProximityDerivativeStatus::cores_touch);
+    EXPECT_EQ(H.status, DerivativeStatus::cores_touch);
     EXPECT_TRUE(H.H_signed_distance == Mat12::Zero() && H.H_normal_W[0] == Mat12::Zero() &&
                 H.H_p1_W[2] == Mat12::Zero());
     auto f = [&](const Pose& A, const Pose& B) {
@@ -427,7 +427,7 @@ TEST(QpHessians, TouchingCoresAndUnsolvedResults) {
     EXPECT_LE((H.H_phi - 0.5 * (N + N.transpose())).cwiseAbs().maxCoeff(), kRel * scale + kAbs) << k;
     EXPECT_GT(scale, 0.1);
     const ProximityShapeDerivatives D = proximity_shape_derivatives(a, X1, b, X2, r);
-    EXPECT_EQ(D.status, ProximityDerivativeStatus::cores_touch);
+    EXPECT_EQ(D.status, DerivativeStatus::cores_touch);
     EXPECT_DOUBLE_EQ(D.d_phi(0), -2.0 * (0.1 + 0.2));
     EXPECT_EQ(D.d_signed_distance(2), -1.0);
     EXPECT_EQ(D.d_phi(1), 0.0);
@@ -442,23 +442,23 @@ TEST(QpHessians, TouchingCoresAndUnsolvedResults) {
   ASSERT_TRUE(r.ok());
   ASSERT_TRUE(r.penetration);
   const ProximityHessians H = proximity_hessians(sq, I, sq, Y, r);
-  EXPECT_EQ(H.status, ProximityDerivativeStatus::cores_touch);
+  EXPECT_EQ(H.status, DerivativeStatus::cores_touch);
   EXPECT_TRUE(all_zero(H, true));
   // Not solved, invalid poses: zero blocks and the status.
   ProximityResult bad = r;
-  bad.status = ProximityStatus::not_converged;
+  bad.status = SolveStatus::not_converged;
   const ProximityHessians hb = proximity_hessians(sq, I, sq, Y, bad);
-  EXPECT_EQ(hb.status, ProximityDerivativeStatus::not_solved);
+  EXPECT_EQ(hb.status, DerivativeStatus::solve_failed);
   EXPECT_TRUE(all_zero(hb, true));
   const ProximityShapeDerivatives sb = proximity_shape_derivatives(sq, I, sq, Y, bad);
-  EXPECT_EQ(sb.status, ProximityDerivativeStatus::not_solved);
+  EXPECT_EQ(sb.status, DerivativeStatus::solve_failed);
   EXPECT_EQ(sb.count1, 13);
   EXPECT_TRUE(sb.d_phi.isZero() && sb.d_p1_W.isZero());
   Pose nan_pose = Y;
   nan_pose.p.x() = diffcol::test::kNaN;
   const ProximityResult sep = proximity(sq, I, sq, make_pose(Y.R, Vec3(0.0, 0.0, 2.0)));
   const ProximityHessians hi = proximity_hessians(sq, I, sq, nan_pose, sep);
-  EXPECT_EQ(hi.status, ProximityDerivativeStatus::invalid_input);
+  EXPECT_EQ(hi.status, DerivativeStatus::invalid_input);
   EXPECT_TRUE(all_zero(hi, true));
 }
 

@@ -17,13 +17,13 @@
 
 namespace diffcol::idcol {
 
-const char* derivative_status_name(DerivativeStatus s) {
+const char* status_name(DerivativeStatus s) {
   switch (s) {
     case DerivativeStatus::ok: return "ok";
     case DerivativeStatus::coincident_origins: return "coincident_origins";
-    case DerivativeStatus::not_converged: return "not_converged";
+    case DerivativeStatus::solve_failed: return "not_converged";
     case DerivativeStatus::invalid_input: return "invalid_input";
-    case DerivativeStatus::singular_kkt: return "singular_kkt";
+    case DerivativeStatus::singular: return "singular";
     case DerivativeStatus::ill_conditioned: return "ill_conditioned";
   }
   return "unknown";
@@ -56,10 +56,10 @@ Vec6 wrench_to_parent(const Pose& X, const Vec6& W) {
 
 DerivativeStatus status_of(const ContactSolution& sol) {
   switch (sol.status) {
-    case ContactStatus::converged: break;
-    case ContactStatus::coincident_origins: return DerivativeStatus::coincident_origins;
-    case ContactStatus::not_converged: return DerivativeStatus::not_converged;
-    case ContactStatus::invalid_input: return DerivativeStatus::invalid_input;
+    case SolveStatus::ok: break;
+    case SolveStatus::coincident_origins: return DerivativeStatus::coincident_origins;
+    case SolveStatus::not_converged: return DerivativeStatus::solve_failed;
+    case SolveStatus::invalid_input: return DerivativeStatus::invalid_input;
   }
   if (!(sol.alpha > 0.0) || !std::isfinite(sol.alpha) || !(sol.X_12.p.norm() > 0.0))
     return DerivativeStatus::coincident_origins;
@@ -138,7 +138,7 @@ void world_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDeri
   const double L = sol.p1_B1.norm() + (sol.p2_B1 - r).norm();
   // a zero pivot (a failed factorization sets min_pivot = 0) or no length scale: singular
   if (st == DerivativeStatus::ok && !(L > 0.0 && std::isfinite(L) && sol.kkt_lu.min_pivot > 0.0))
-    st = DerivativeStatus::singular_kkt;
+    st = DerivativeStatus::singular;
   if (st != DerivativeStatus::ok) {
     out = ContactDerivatives{};
     out.status = st;
@@ -161,7 +161,7 @@ void world_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDeri
     const double k1 = sol.lambda1 * ia, k2 = sol.lambda2 * ia, kp1 = k1 * ia, kp2 = k2 * ia;
     const Vec3 rhat = irn * r;
     const double cond = detail::sphere_pair_condition(rhat, 1.0 / k1, 1.0 / k2);
-    if (!std::isfinite(cond) || !(cond > 0.0)) return fail(DerivativeStatus::singular_kkt, cond);
+    if (!std::isfinite(cond) || !(cond > 0.0)) return fail(DerivativeStatus::singular, cond);
     if (!(cond <= kMaxKktCondition)) return fail(DerivativeStatus::ill_conditioned, cond);
     out.status = DerivativeStatus::ok;
     out.kkt_condition = cond;
@@ -217,7 +217,7 @@ void world_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDeri
       norm_inv = std::max(norm_inv, si);
     }
     const double cond = norm_J * norm_inv;
-    if (!std::isfinite(cond) || !std::isfinite(tsum) || !(cond > 0.0)) return fail(DerivativeStatus::singular_kkt, cond);
+    if (!std::isfinite(cond) || !std::isfinite(tsum) || !(cond > 0.0)) return fail(DerivativeStatus::singular, cond);
     if (!(cond <= kMaxKktCondition)) return fail(DerivativeStatus::ill_conditioned, cond);
     double T[6][6];
     for (int i = 0; i < 6; ++i)
@@ -383,9 +383,9 @@ bool no_wrench_values(DerivativeStatus status, ContactWrenches& out) {
 
 // Values of (31)-(32) (Jacobian blocks untouched); returns false if the solution has no usable values.
 bool wrench_values(const ContactSolution& sol, const Pose& X_W1, const HertzModel& model, ContactWrenches& out) {
-  if (sol.status != ContactStatus::converged && sol.status != ContactStatus::coincident_origins)
-    return no_wrench_values(sol.status == ContactStatus::invalid_input ? DerivativeStatus::invalid_input
-                                                                       : DerivativeStatus::not_converged,
+  if (sol.status != SolveStatus::ok && sol.status != SolveStatus::coincident_origins)
+    return no_wrench_values(sol.status == SolveStatus::invalid_input ? DerivativeStatus::invalid_input
+                                                                       : DerivativeStatus::solve_failed,
                             out);
   out.status = status_of(sol);
   const double delta = -sol.gap;
@@ -499,7 +499,7 @@ ContactWrenches hertz_wrenches(const ContactSolution& sol, const HertzModel& mod
   out.J_Fc2_W_X2 = -out.J_Fc1_W_X2;
   if (!std::isfinite(W2.sum()) || !out.J_Fc1_W_X1.allFinite() || !out.J_Fc1_W_X2.allFinite()) {
     zero_wrench_jacobians(out);
-    out.status = DerivativeStatus::singular_kkt;
+    out.status = DerivativeStatus::singular;
     return;
   }
   if (d.frame == ReferenceFrame::world) return;

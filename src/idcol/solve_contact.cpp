@@ -18,12 +18,12 @@
 
 namespace diffcol::idcol {
 
-const char* status_name(ContactStatus s) {
+const char* status_name(SolveStatus s) {
   switch (s) {
-    case ContactStatus::converged: return "converged";
-    case ContactStatus::coincident_origins: return "coincident_origins";
-    case ContactStatus::not_converged: return "not_converged";
-    case ContactStatus::invalid_input: return "invalid_input";
+    case SolveStatus::ok: return "converged";
+    case SolveStatus::coincident_origins: return "coincident_origins";
+    case SolveStatus::not_converged: return "not_converged";
+    case SolveStatus::invalid_input: return "invalid_input";
   }
   return "unknown";
 }
@@ -55,10 +55,10 @@ inline int relax_stages(const Sphere&) { return 0; }
 
 inline Superellipsoid relaxed(const Superellipsoid& s, int k) {
   const Vec3 ax = s.semi_axes();
-  return Superellipsoid(std::min(1 << k, s.exponent()), ax.x(), ax.y(), ax.z(), s.epsilon());
+  return Superellipsoid(ax.x(), ax.y(), ax.z(), std::min(1 << k, s.exponent()), s.epsilon());
 }
 inline SuperellipticCylinder relaxed(const SuperellipticCylinder& s, int k) {
-  return SuperellipticCylinder(std::min(1 << k, s.exponent()), s.radius(), s.half_height(), s.epsilon());
+  return SuperellipticCylinder(s.radius(), s.half_height(), std::min(1 << k, s.exponent()), s.epsilon());
 }
 inline AtBeta<SmoothPolytope> relaxed(const SmoothPolytope& s, int k) {
   return {s, std::min(kContinuationBeta * std::pow(4.0, k), s.beta())};
@@ -95,7 +95,7 @@ const S& get(const Shape& s) {
 
 void fill_invalid(ContactSolution& out) {  // every field reset, closed_form included
   out = ContactSolution{};
-  out.status = ContactStatus::invalid_input;
+  out.status = SolveStatus::invalid_input;
 }
 
 // The shape data at the solution and the body-1-frame quantities mapped to the world frame.
@@ -229,7 +229,7 @@ void solve_sphere_pair(const Sphere& a, const Sphere& b, const Pose& X_W1, const
   const double l1 = alpha * (R1 / S), l2 = alpha * (R2 / S);
   const double iR1 = 1.0 / R1, iR2 = 1.0 / R2;
   const Vec3 p1 = R1 * rhat, p2 = r - R2 * rhat;
-  out.status = ContactStatus::converged;
+  out.status = SolveStatus::ok;
   out.iterations = 0;
   out.jacobian_evaluations = 1;
   out.attempts = 1;
@@ -294,7 +294,7 @@ template <class S1, class S2, bool kClosedForm = true>
 void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pose& X_W2, const SolveOptions& opt,
                  const ContactSolution* warm, ContactSolution& out) {
   solve_typed_at<S1, S2, kClosedForm>(sh1, sh2, X_W1, X_W2, opt, warm, out);
-  out.X_W1 = out.status == ContactStatus::invalid_input ? Pose{} : X_W1;
+  out.X_W1 = out.status == SolveStatus::invalid_input ? Pose{} : X_W1;
 }
 
 template <class S1, class S2, bool kClosedForm>
@@ -381,8 +381,8 @@ void solve_typed_at(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const 
   out.iterations = st.iterations;
   out.jacobian_evaluations = st.evaluations;
   out.attempts = attempts;
-  out.status = !ok ? ContactStatus::not_converged
-                   : (coincident ? ContactStatus::coincident_origins : ContactStatus::converged);
+  out.status = !ok ? SolveStatus::not_converged
+                   : (coincident ? SolveStatus::coincident_origins : SolveStatus::ok);
   fill_solution(sd, X_W1, X_12, P.r, z, f, J, lu, c, out);
   out.closed_form = false;
   if (from_prediction) {

@@ -114,7 +114,7 @@ Example cone_opening(int knots, bool smooth) {
   const Pose upright = Pose::from_rotation(so3_exp(Vec3(0.0, -0.5 * std::numbers::pi, 0.0)), Vec3(-2.5, 0.0, 0.0));
   const int cone = s.add_body(upright, false, "cone");
   if (smooth)  // the DCOL cone's frame: apex at −3H/4 on x (a 1 cm tip), base at +H/4
-    s.add_shape(cone, SmoothTruncatedCone(40.0, 0.01, height * std::tan(half_angle), 0.75 * height, 0.25 * height),
+    s.add_shape(cone, SmoothTruncatedCone(0.01, height * std::tan(half_angle), 0.75 * height, 0.25 * height, 40.0),
                 Pose::identity(), {}, "cone");
   else
     s.add_shape(cone, dcol::Cone(height, half_angle), Pose::identity(), {}, "cone");

@@ -302,7 +302,7 @@ struct TrajectoryProblem::Impl {
       const auto it = pair_index.find(key(r.shape1, r.shape2));
       if (it == pair_index.end()) continue;
       const int p = it->second;
-      if (r.status == scene::PairStatus::coincident_origins) {
+      if (r.status == diffcol::SolveStatus::coincident_origins) {
         values[p] = std::min(caps[static_cast<size_t>(p)], measure_floor(spec.collision.measure) - 1.0);
         continue;
       }
@@ -415,7 +415,7 @@ struct TrajectoryProblem::Impl {
       const Pose& X_WB1 = scene->body(s1.body).X_WB;
       const Pose& X_WB2 = scene->body(s2.body).X_WB;
       const idcol::ContactSolution& sol = hp.pair->solve(X_WB1 * (s1.X_BS * hp.X_S1R1), X_WB2 * (s2.X_BS * hp.X_S2R2));
-      if (sol.status != idcol::ContactStatus::converged) continue;
+      if (sol.status != diffcol::SolveStatus::ok) continue;
       const double m = alpha ? sol.alpha : sol.gap;
       if (!std::isfinite(m) || m >= caps[static_cast<size_t>(p)]) continue;  // capped: constant row
       idcol::contact_derivatives(sol, hess_d, ReferenceFrame::world);
@@ -1108,7 +1108,7 @@ CheckResult check_trajectory(TrajectoryProblem& problem, const Eigen::MatrixXd& 
       ++out.samples;
       for (const scene::PairResult& p : r.pairs) {
         double d;
-        if (p.status == scene::PairStatus::coincident_origins) {
+        if (p.status == diffcol::SolveStatus::coincident_origins) {
           d = -kInf;
         } else if (!p.ok()) {
           ++out.failed_pairs;

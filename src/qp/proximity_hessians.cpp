@@ -39,12 +39,12 @@ void hessian_core(const Pose& X1, const Pose& X2, const Eigen::Matrix<double, 3,
   zero_hessians(out);
   out.frame = frame;
   if (!res.ok() || !X1.is_valid() || !X2.is_valid()) {
-    out.status = res.ok() ? ProximityDerivativeStatus::invalid_input : ProximityDerivativeStatus::not_solved;
+    out.status = res.ok() ? DerivativeStatus::invalid_input : DerivativeStatus::solve_failed;
     return;
   }
-  out.status = res.cores_touch          ? ProximityDerivativeStatus::cores_touch
-               : !res.unique_minimizer ? ProximityDerivativeStatus::non_unique_minimizer
-                                       : ProximityDerivativeStatus::ok;
+  out.status = res.cores_touch          ? DerivativeStatus::cores_touch
+               : !res.unique_minimizer ? DerivativeStatus::non_unique_minimizer
+                                       : DerivativeStatus::ok;
   if (res.penetration) return;  // overlapping cores: φ is flat, the rest not provided
   const Eigen::Matrix<double, 3, K1> A1 = X1.R * E1_B;
   const Eigen::Matrix<double, 3, K2> A2 = X2.R * E2_B;
@@ -251,12 +251,12 @@ void shape_core(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, cons
   out.d_p2_W.setZero(3, nc);
   out.d_normal_W.setZero(3, nc);
   if (!res.ok() || !X1.is_valid() || !X2.is_valid()) {
-    out.status = res.ok() ? ProximityDerivativeStatus::invalid_input : ProximityDerivativeStatus::not_solved;
+    out.status = res.ok() ? DerivativeStatus::invalid_input : DerivativeStatus::solve_failed;
     return;
   }
-  out.status = res.cores_touch          ? ProximityDerivativeStatus::cores_touch
-               : !res.unique_minimizer ? ProximityDerivativeStatus::non_unique_minimizer
-                                       : ProximityDerivativeStatus::ok;
+  out.status = res.cores_touch          ? DerivativeStatus::cores_touch
+               : !res.unique_minimizer ? DerivativeStatus::non_unique_minimizer
+                                       : DerivativeStatus::ok;
   const double Rsum = s1.radius() + s2.radius();
   if (res.cores_touch) {  // φ = ‖d‖² − R² with d = 0 to first order; the signed distance's R part
     for (int j : {0, c1}) {

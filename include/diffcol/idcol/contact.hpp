@@ -24,7 +24,7 @@
 
 namespace diffcol::idcol {
 
-enum class ContactStatus : std::uint8_t {
+enum class SolveStatus : std::uint8_t {
   converged = 0,          ///< ‖W f_c‖ < tolerance at a KKT point with λ1, λ2 > 0 (rows (10c)
                           ///< measured in units of the pair's size: SolveOptions::tolerance)
   coincident_origins = 1, ///< ‖r‖ ≤ coincident_tolerance: α = 0, x = 0, λ = 0; p1, p2, normal
@@ -34,7 +34,7 @@ enum class ContactStatus : std::uint8_t {
                           ///< or a position beyond 1e100), or the SolveOptions are out of range
                           ///< (SolveOptions::validate); numeric fields are zero
 };
-const char* status_name(ContactStatus s);
+const char* status_name(SolveStatus s);
 
 /// Solver settings; the defaults suit every pair of the built-in shapes.
 struct SolveOptions {
@@ -91,7 +91,7 @@ struct SolveOptions {
 
 /// Result of one contact solve. Every field is always set (never left for the caller to zero).
 struct ContactSolution {
-  ContactStatus status = ContactStatus::invalid_input;
+  SolveStatus status = SolveStatus::invalid_input;
   int iterations = 0;            ///< Newton steps over all attempts
   int jacobian_evaluations = 0;  ///< evaluations of (f_c, J_c), i.e. of φ, ∇φ, ∇²φ of both shapes
   int attempts = 0;              ///< 1 = first try succeeded; >1: restarts / continuation were used
@@ -135,7 +135,7 @@ struct ContactSolution {
   bool closed_form = false;
 
   bool ok() const {
-    return status == ContactStatus::converged || status == ContactStatus::coincident_origins;
+    return status == SolveStatus::ok || status == SolveStatus::coincident_origins;
   }
 };
 

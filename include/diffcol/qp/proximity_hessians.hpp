@@ -35,7 +35,7 @@
 ///    or is the penetration measure, whose second derivatives are not provided); the core
 ///    witness Hessians are those of the returned pair;
 ///  - non_unique_minimizer: the returned pair with the non-unique directions held fixed;
-///  - not_solved / invalid_input: every block zero.
+///  - solve_failed / invalid_input: every block zero.
 ///
 /// Shape parameters (proximity_shape_derivatives): on the active set
 ///   dx = (I − S·P)·dx_p − S·(∂J_xᵀ d + J_xᵀ ∂d|_x + ∂G_Aᵀ λ),   G_A·dx_p = ∂h_A − ∂G_A·x,
@@ -65,9 +65,9 @@ using Mat12 = Eigen::Matrix<double, 12, 12>;
 
 /// Second-order pose derivatives of one ProximityResult (see the file comment).
 struct ProximityHessians {
-  ProximityDerivativeStatus status = ProximityDerivativeStatus::not_solved;
+  DerivativeStatus status = DerivativeStatus::solve_failed;
   ReferenceFrame frame = ReferenceFrame::world;  ///< the twists ζ1, ζ2 of the columns
-  bool ok() const { return status == ProximityDerivativeStatus::ok; }
+  bool ok() const { return status == DerivativeStatus::ok; }
   Mat12 H_phi = Mat12::Zero();
   Mat12 H_signed_distance = Mat12::Zero();
   std::array<Mat12, 3> H_core1_W{Mat12::Zero(), Mat12::Zero(), Mat12::Zero()};
@@ -116,8 +116,8 @@ std::string proximity_shape_parameter_name(const PaddedPolygon& shape, int i);
 
 /// Derivatives with respect to the shapes' parameters (count1 + count2 columns).
 struct ProximityShapeDerivatives {
-  ProximityDerivativeStatus status = ProximityDerivativeStatus::not_solved;
-  bool ok() const { return status == ProximityDerivativeStatus::ok; }
+  DerivativeStatus status = DerivativeStatus::solve_failed;
+  bool ok() const { return status == DerivativeStatus::ok; }
   int count1 = 0, count2 = 0;
   using Row = Eigen::Matrix<double, 1, Eigen::Dynamic, Eigen::RowMajor, 1, kMaxPairParameters>;
   using Rows3 = Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::ColMajor, 3, kMaxPairParameters>;
