@@ -11,17 +11,6 @@
 
 namespace diffcol::dcol {
 
-const char* derivative_status_name(DerivativeStatus s) {
-  switch (s) {
-    case DerivativeStatus::ok: return "ok";
-    case DerivativeStatus::coincident_origins: return "coincident_origins";
-    case DerivativeStatus::not_converged: return "not_converged";
-    case DerivativeStatus::invalid_input: return "invalid_input";
-    case DerivativeStatus::singular_kkt: return "singular_kkt";
-  }
-  return "unknown";
-}
-
 namespace {
 
 /// Solves L Lᵀ x = b (n×n, n ≤ kMaxConeVars) in place.

@@ -19,18 +19,6 @@
 
 namespace diffcol::dcol {
 
-const char* status_name(SolveStatus s) {
-  switch (s) {
-    case SolveStatus::converged: return "converged";
-    case SolveStatus::max_iterations: return "max_iterations";
-    case SolveStatus::numerical_error: return "numerical_error";
-    case SolveStatus::invalid_input: return "invalid_input";
-    case SolveStatus::coincident_origins: return "coincident_origins";
-    case SolveStatus::not_certified: return "not_certified";
-  }
-  return "unknown";
-}
-
 const char* start_method_name(StartMethod s) {
   switch (s) {
     case StartMethod::none: return "none";

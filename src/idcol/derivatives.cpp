@@ -16,18 +16,6 @@
 
 namespace diffcol::idcol {
 
-const char* derivative_status_name(DerivativeStatus s) {
-  switch (s) {
-    case DerivativeStatus::ok: return "ok";
-    case DerivativeStatus::coincident_origins: return "coincident_origins";
-    case DerivativeStatus::not_converged: return "not_converged";
-    case DerivativeStatus::invalid_input: return "invalid_input";
-    case DerivativeStatus::singular_kkt: return "singular_kkt";
-    case DerivativeStatus::ill_conditioned: return "ill_conditioned";
-  }
-  return "unknown";
-}
-
 namespace {
 
 using detail::adjoint_inverse;

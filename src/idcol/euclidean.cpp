@@ -13,16 +13,6 @@
 
 namespace diffcol::idcol {
 
-const char* status_name(DistanceStatus s) {
-  switch (s) {
-    case DistanceStatus::separated: return "separated";
-    case DistanceStatus::touching_or_overlapping: return "touching_or_overlapping";
-    case DistanceStatus::not_converged: return "not_converged";
-    case DistanceStatus::invalid_input: return "invalid_input";
-  }
-  return "unknown";
-}
-
 bool DistanceOptions::is_valid() const noexcept {
   return tolerance >= 1e-14 && tolerance <= 1e-3 && max_iterations >= 1 && max_iterations <= 10000 &&
          contact.is_valid();

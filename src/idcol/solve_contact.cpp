@@ -17,16 +17,6 @@
 
 namespace diffcol::idcol {
 
-const char* status_name(ContactStatus s) {
-  switch (s) {
-    case ContactStatus::converged: return "converged";
-    case ContactStatus::coincident_origins: return "coincident_origins";
-    case ContactStatus::not_converged: return "not_converged";
-    case ContactStatus::invalid_input: return "invalid_input";
-  }
-  return "unknown";
-}
-
 namespace {
 
 // Continuation (Sec. IV-C): every sharp shape has smoother members of its family. Stages:

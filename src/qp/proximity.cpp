@@ -10,17 +10,6 @@
 
 namespace diffcol::qp {
 
-const char* status_name(ProximityStatus s) {
-  switch (s) {
-    case ProximityStatus::ok: return "ok";
-    case ProximityStatus::not_converged: return "not_converged";
-    case ProximityStatus::solver_failure: return "solver_failure";
-    case ProximityStatus::invalid_input: return "invalid_input";
-    case ProximityStatus::not_certified: return "not_certified";
-  }
-  return "unknown";
-}
-
 namespace {
 
 using Mat32 = Eigen::Matrix<double, 3, 2>;

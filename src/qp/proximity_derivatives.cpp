@@ -8,17 +8,6 @@
 
 namespace diffcol::qp {
 
-const char* status_name(ProximityDerivativeStatus s) {
-  switch (s) {
-    case ProximityDerivativeStatus::ok: return "ok";
-    case ProximityDerivativeStatus::non_unique_minimizer: return "non_unique_minimizer";
-    case ProximityDerivativeStatus::cores_touch: return "cores_touch";
-    case ProximityDerivativeStatus::not_solved: return "not_solved";
-    case ProximityDerivativeStatus::invalid_input: return "invalid_input";
-  }
-  return "unknown";
-}
-
 namespace {
 
 using Mat312 = Eigen::Matrix<double, 3, 12>;

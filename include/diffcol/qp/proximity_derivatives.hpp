@@ -43,6 +43,7 @@
 
 #include <Eigen/Core>
 
+#include "diffcol/status.hpp"
 #include "diffcol/math/se3.hpp"
 #include "diffcol/qp/proximity.hpp"
 
@@ -54,16 +55,9 @@ using Mat36 = Eigen::Matrix<double, 3, 6, Eigen::RowMajor>;
 using RowVec7 = Eigen::Matrix<double, 1, 7>;
 using Mat37 = Eigen::Matrix<double, 3, 7, Eigen::RowMajor>;
 
-/// Why (some) derivatives are not classical ones; see the file comment.
-enum class ProximityDerivativeStatus : std::uint8_t {
-  ok = 0,
-  non_unique_minimizer = 1,
-  cores_touch = 2,
-  not_solved = 3,
-  invalid_input = 4,  ///< X_W1 or X_W2 is not a valid pose (Pose::invalid_reason): every block zero
-};
-/// "ok", "non_unique_minimizer", "cores_touch", "not_solved", "invalid_input".
-const char* status_name(ProximityDerivativeStatus s);
+/// Derivative statuses (diffcol::DerivativeStatus, status.hpp): ok, non_unique_minimizer,
+/// cores_touch, solve_failed (see the file comment), invalid_input (X_W1 or X_W2 is not a valid pose,
+/// Pose::invalid_reason: every block zero).
 
 /// Derivatives of one ProximityResult (every block always set; zero when not_solved).
 struct ProximityDerivatives {

@@ -23,19 +23,15 @@
 
 #include <Eigen/Core>
 
+#include "diffcol/status.hpp"
+
 namespace diffcol::qp {
 
-/// How a QP solve ended.
-enum class QpStatus : std::uint8_t {
-  solved = 0,             ///< KKT residuals and duality gap below tolerance
-  max_iterations = 1,     ///< iteration limit reached: the fields hold the last (finite) iterate
-  numerical_failure = 2,  ///< the Newton matrix was not positive definite or a step was not finite;
-                          ///< the fields hold the last finite iterate
-  invalid_input = 3,      ///< non-finite problem data, m > MaxM or m < 0, or QpOptions out of range
-                          ///< (QpOptions::validate); x = 0, λ = 0
-};
-/// "solved", "max_iterations", "numerical_failure", "invalid_input".
-const char* status_name(QpStatus s);
+/// Statuses (diffcol::SolveStatus, status.hpp): ok (KKT residuals and duality gap below tolerance),
+/// not_converged (iteration limit reached: the fields hold the last, finite, iterate),
+/// numerical_error (the Newton matrix was not positive definite or a step was not finite: the last
+/// finite iterate), invalid_input (non-finite problem data, m > MaxM or m < 0, or QpOptions out of
+/// range, QpOptions::validate; x = 0, λ = 0).
 
 /// Interior-point settings.
 struct QpOptions {

@@ -29,6 +29,7 @@
 #include <Eigen/Core>
 
 #include "diffcol/math/se3.hpp"
+#include "diffcol/status.hpp"
 #include "diffcol/scene/broad_phase.hpp"
 #include "diffcol/scene/collision_shape.hpp"
 #include "diffcol/scene/dispatch.hpp"
@@ -60,15 +61,10 @@ struct SceneShape {
   CollisionFilter filter;
 };
 
-/// How a pair ended, in one vocabulary for every family (`solver_status` holds the layer's own).
-enum class PairStatus : std::uint8_t {
-  ok = 0,
-  coincident_origins = 1,  ///< the shapes' origins coincide: α = 0, the witness points are limits
-  not_converged = 2,       ///< the solve, its certificate or the Euclidean distance failed
-  invalid_input = 3,
-};
-/// "ok", "coincident_origins", "not_converged", "invalid_input".
-const char* status_name(PairStatus s);
+/// Pair statuses (diffcol::SolveStatus, status.hpp), in one vocabulary for every family
+/// (`solver_status` holds the layer's own): ok, coincident_origins (the shapes' origins coincide:
+/// α = 0, the witness points are limits), not_converged (the solve, its certificate or the
+/// Euclidean distance failed), invalid_input.
 
 /// What p1_W, p2_W and normal_W of a PairResult are.
 enum class PointKind : std::uint8_t {
