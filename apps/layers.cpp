@@ -170,7 +170,7 @@ double qp_outer(const qp::PaddedPolygon& p) { return p.core_radius() + p.radius(
 
 Json qp_result_json(const qp::ProximityResult& r) {
   Json j;
-  j["status"] = qp::status_name(r.status);
+  j["status"] = diffcol::status_name(r.status);
   j["ok"] = r.ok();
   j["phi"] = r.phi;
   j["signed_distance"] = r.signed_distance;
@@ -201,8 +201,8 @@ Json qp_result_json(const qp::ProximityResult& r) {
 
 Json qp_derivatives_json(const qp::ProximityDerivatives& d) {
   Json j;
-  j["status"] = qp::status_name(d.status);
-  j["ok"] = d.status == qp::ProximityDerivativeStatus::ok;
+  j["status"] = diffcol::status_name(d.status);
+  j["ok"] = d.status == diffcol::DerivativeStatus::ok;
   j["frame"] = reference_frame_name(d.frame);
   j["layout"] =
       "J_<out>_<in>: rows = components of <out>, 6 columns = twist of pose <in> ordered [omega; v]; "
@@ -279,7 +279,7 @@ std::string describe(const dcol::Primitive& p) {
 
 Json dcol_result_json(const dcol::ContactResult& r) {
   Json j;
-  j["status"] = dcol::status_name(r.status);
+  j["status"] = diffcol::status_name(r.status);
   j["ok"] = r.ok();
   j["iterations"] = r.iterations;
   j["alpha"] = r.alpha;
@@ -300,7 +300,7 @@ Json dcol_result_json(const dcol::ContactResult& r) {
 
 Json dcol_derivatives_json(const dcol::ContactDerivatives& d) {
   Json j;
-  j["status"] = dcol::derivative_status_name(d.status);
+  j["status"] = diffcol::status_name(d.status);
   j["ok"] = d.ok();
   j["frame"] = reference_frame_name(d.frame);
   j["layout"] =
@@ -443,7 +443,7 @@ int cmd_query_qp(const std::vector<std::string>& args) {
   out["input"] = in;
   write_json(std::cout, out);
   std::cout.flush();
-  if (r.status == qp::ProximityStatus::invalid_input) return kExitInvalidInput;
+  if (r.status == diffcol::SolveStatus::invalid_input) return kExitInvalidInput;
   if (!r.ok()) return kExitNotConverged;
   return kExitOk;
 }
@@ -476,8 +476,8 @@ int cmd_query_dcol(const std::vector<std::string>& args) {
   out["input"] = in;
   write_json(std::cout, out);
   std::cout.flush();
-  if (r->status == dcol::SolveStatus::invalid_input) return kExitInvalidInput;
-  if (r->status == dcol::SolveStatus::max_iterations || r->status == dcol::SolveStatus::numerical_error)
+  if (r->status == diffcol::SolveStatus::invalid_input) return kExitInvalidInput;
+  if (r->status == diffcol::SolveStatus::not_converged || r->status == diffcol::SolveStatus::numerical_error)
     return kExitNotConverged;
   return kExitOk;
 }
@@ -704,7 +704,7 @@ LayerPairResult bench_qp_pair(const std::string& n1, const std::string& n2, cons
       const auto t0 = BenchClock::now();
       for (size_t k = 0; k < m; ++k) {
         qp::proximity_derivatives(s1, I, s2, poses[b + k], stored[k], d);
-        ok += d.status == qp::ProximityDerivativeStatus::ok;
+        ok += d.status == diffcol::DerivativeStatus::ok;
       }
       const auto t1 = BenchClock::now();
       cpu += thread_cpu_seconds() - c0;

@@ -29,7 +29,7 @@ Json stack_json(const std::array<Eigen::Matrix<double, N, N>, 3>& a) {
 
 Json hessians_json(const idcol::ContactHessians& h) {
   Json j;
-  j["status"] = idcol::derivative_status_name(h.status);
+  j["status"] = diffcol::status_name(h.status);
   j["ok"] = h.ok();
   j["frame"] = reference_frame_name(h.frame);
   j["layout"] =
@@ -57,7 +57,7 @@ Json hessians_json(const idcol::ContactHessians& h) {
 
 Json shape_derivatives_json(const Shape& s1, const Shape& s2, const idcol::ShapeDerivatives& d) {
   Json j;
-  j["status"] = idcol::derivative_status_name(d.status);
+  j["status"] = diffcol::status_name(d.status);
   j["ok"] = d.ok();
   Json names = Json::array();
   for (int i = 0; i < d.count1; ++i) names.push_back(std::string("shape1.") + idcol::shape_parameter_name(s1, i));
@@ -235,8 +235,8 @@ int cmd_query(const std::vector<std::string>& args0) {
   out["input"] = in;
   write_json(std::cout, out);
   std::cout.flush();
-  if (sol.status == idcol::ContactStatus::not_converged) return kExitNotConverged;
-  if (sol.status == idcol::ContactStatus::invalid_input) return kExitInvalidInput;
+  if (sol.status == diffcol::SolveStatus::not_converged) return kExitNotConverged;
+  if (sol.status == diffcol::SolveStatus::invalid_input) return kExitInvalidInput;
   return kExitOk;
 }
 

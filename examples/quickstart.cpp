@@ -20,12 +20,12 @@ int main() {
 
   const idcol::ContactSolution c = idcol::solve_contact(body1, X_W1, body2, X_W2);
   if (!c.ok()) {
-    std::cerr << "solve failed: " << idcol::status_name(c.status) << "\n";
+    std::cerr << "solve failed: " << diffcol::status_name(c.status) << "\n";
     return 1;
   }
 
   // alpha > 1: separated, alpha = 1: touching, alpha < 1: penetrating.
-  std::cout << "status     " << idcol::status_name(c.status) << " (" << c.iterations << " Newton steps)\n"
+  std::cout << "status     " << diffcol::status_name(c.status) << " (" << c.iterations << " Newton steps)\n"
             << "alpha      " << c.alpha << "\n"
             << "gap        " << c.gap << "\n"
             << "p1 (world) " << c.p1_W.transpose() << "\n"   // witness point on body 1

@@ -156,7 +156,7 @@ TEST(EuclideanDcol, LargePolytopeClosedForm) {
     EXPECT_NEAR(e.distance, gap, 1e-10) << c.transpose();
     EXPECT_LE(prism.normal(0).dot(e.p1_W) - prism.face_offset(0), 1e-10);
     const dcol::DistanceDerivatives d = dcol::distance_derivatives(e);
-    EXPECT_TRUE(d.ok() || d.status == dcol::DistanceDerivativeStatus::distance_only) << c.transpose();
+    EXPECT_TRUE(d.ok() || d.status == diffcol::DistanceDerivativeStatus::distance_only) << c.transpose();
   }
 }
 
@@ -589,7 +589,7 @@ TEST(EuclideanIdcol, FarApartPairsConverge) {
     const Pose X1 = make_pose(random_rotation(rng), Vec3::Zero());
     const Pose X2 = make_pose(random_rotation(rng), far * diffcol::test::random_unit(rng));
     const idcol::DistanceResult e = idcol::euclidean_distance(sphere, X1, thin, X2);
-    ASSERT_EQ(e.status, idcol::DistanceStatus::separated) << "trial " << trial << " at " << far;
+    ASSERT_EQ(e.status, diffcol::DistanceStatus::separated) << "trial " << trial << " at " << far;
     EXPECT_GE(e.distance, far - 0.3 - thin.outer_radius() - 1e-12);
     EXPECT_LE(e.distance, e.contact_gap + 1e-12 * far);
   }

@@ -87,11 +87,11 @@ bool make_config(ContactPair& pair, Category cat, std::mt19937& rng, Pose& X1, P
                                               : 0.4 + 0.5 * U(rng);
   for (int it = 0; it < 4; ++it) {
     const ContactSolution& s = pair.solve_cold(X1, X1 * g);
-    if (s.status != ContactStatus::converged) return false;
+    if (s.status != SolveStatus::ok) return false;
     g.p *= target / s.alpha;
   }
   X2 = X1 * g;
-  return pair.solve_cold(X1, X2).status == ContactStatus::converged;
+  return pair.solve_cold(X1, X2).status == SolveStatus::ok;
 }
 
 // Worst |A − N| / (kRel·scale + kAbs) over a block, scale = max |entry| of A and N.
@@ -272,12 +272,12 @@ TEST(IdcolHessians, FramesAndScalarOutputs) {
   EXPECT_EQ(s.H_p1_B1[0], Mat12::Zero());
   // not converged / coincident: zero blocks and the first derivatives' status
   ContactSolution bad = sol;
-  bad.status = ContactStatus::not_converged;
+  bad.status = SolveStatus::not_converged;
   const ContactHessians b = contact_hessians(pair.shape1(), pair.shape2(), bad);
-  EXPECT_EQ(b.status, DerivativeStatus::not_converged);
+  EXPECT_EQ(b.status, DerivativeStatus::solve_failed);
   EXPECT_EQ(b.H_alpha, Mat12::Zero());
   const ShapeDerivatives sb = shape_derivatives(pair.shape1(), pair.shape2(), bad);
-  EXPECT_EQ(sb.status, DerivativeStatus::not_converged);
+  EXPECT_EQ(sb.status, DerivativeStatus::solve_failed);
   EXPECT_EQ(sb.d_alpha, ShapeDerivatives::Row::Zero());
 }
 

@@ -174,7 +174,7 @@ void check_pair(const char* name, unsigned seed, S1 (*make1)(std::mt19937&), S2 
     auto f = [&](const Pose& A, const Pose& B) { return values(proximity(s1, A, s2, B)); };
     for (const ReferenceFrame conv : {ReferenceFrame::world, ReferenceFrame::local}) {
       const ProximityDerivatives d = proximity_derivatives(s1, X1, s2, X2, r, conv);
-      ASSERT_EQ(d.status, ProximityDerivativeStatus::ok) << what;
+      ASSERT_EQ(d.status, DerivativeStatus::ok) << what;
       const auto res = check_against_differences(f, X1, X2, d, conv, 1e-4);
       EXPECT_TRUE(res.passed()) << what << (conv == ReferenceFrame::world ? " world\n" : " body\n") << res.report();
       for (const auto& b : res.blocks) st.worst_ratio = std::max(st.worst_ratio, b.worst_ratio);
@@ -282,7 +282,7 @@ void check_penetration(const char* name, unsigned seed, S1 (*make1)(std::mt19937
     auto f = [&](const Pose& A, const Pose& B) { return values(proximity(s1, A, s2, B)); };
     for (const ReferenceFrame conv : {ReferenceFrame::world, ReferenceFrame::local}) {
       const ProximityDerivatives d = proximity_derivatives(s1, X1, s2, X2, r, conv);
-      ASSERT_EQ(d.status, ProximityDerivativeStatus::ok) << what;
+      ASSERT_EQ(d.status, DerivativeStatus::ok) << what;
       EXPECT_GT(d.J_signed_distance_X1.norm() + d.J_signed_distance_X2.norm(), 0.5) << what;
       // The axis the result records and a search for it give the same derivatives.
       ASSERT_NE(r.axis, PenetrationAxis::none) << what;
@@ -334,7 +334,7 @@ TEST(QpDerivatives, CrossingCapsulesHaveAOneSidedGradient) {
     if (!r.cores_touch || r.normal_W.norm() == 0.0) continue;
     ++checked;
     const ProximityDerivatives d = proximity_derivatives(a, X1, b, X2, r);
-    EXPECT_EQ(d.status, ProximityDerivativeStatus::cores_touch);
+    EXPECT_EQ(d.status, DerivativeStatus::cores_touch);
     EXPECT_NEAR(d.J_signed_distance_X2.tail<3>().norm(), 1.0, 1e-9);  // ∂sd/∂v2 = nᵀ
     const double h = 1e-7;
     for (int j = 0; j < 6; ++j) {
@@ -363,7 +363,7 @@ TEST(QpDerivatives, DegenerateConfigurationsStayFinite) {
   auto r = proximity(c, I, c, X);
   auto d = proximity_derivatives(c, I, c, X, r);
   EXPECT_FALSE(r.unique_minimizer);
-  EXPECT_EQ(d.status, ProximityDerivativeStatus::non_unique_minimizer);
+  EXPECT_EQ(d.status, DerivativeStatus::non_unique_minimizer);
   EXPECT_TRUE(all_finite(d));
   // φ's one-sided derivative still equals the closed form d/dy of (y² − R²) = 2y along y.
   EXPECT_NEAR(d.J_phi_X2(4), 2.0, 1e-12);
@@ -373,7 +373,7 @@ TEST(QpDerivatives, DegenerateConfigurationsStayFinite) {
   r = proximity(c, I, c, X);
   d = proximity_derivatives(c, I, c, X, r);
   EXPECT_TRUE(r.cores_touch);
-  EXPECT_EQ(d.status, ProximityDerivativeStatus::cores_touch);
+  EXPECT_EQ(d.status, DerivativeStatus::cores_touch);
   EXPECT_TRUE(all_finite(d));
   EXPECT_LE(d.J_phi_X1.norm(), 1e-12);
   // Zero-length capsules (spheres).
@@ -381,7 +381,7 @@ TEST(QpDerivatives, DegenerateConfigurationsStayFinite) {
   r = proximity(dot, I, dot, X);
   d = proximity_derivatives(dot, I, dot, X, r);
   EXPECT_TRUE(r.unique_minimizer);
-  EXPECT_EQ(d.status, ProximityDerivativeStatus::ok);
+  EXPECT_EQ(d.status, DerivativeStatus::ok);
   EXPECT_TRUE(all_finite(d));
   r = proximity(dot, I, sq, X);
   EXPECT_TRUE(all_finite(proximity_derivatives(dot, I, sq, X, r)));
@@ -404,12 +404,12 @@ TEST(QpDerivatives, DegenerateConfigurationsStayFinite) {
   bad.R(0, 0) = kNaN;
   r = proximity(c, bad, sq, I);
   d = proximity_derivatives(c, bad, sq, I, r);
-  EXPECT_EQ(d.status, ProximityDerivativeStatus::not_solved);
+  EXPECT_EQ(d.status, DerivativeStatus::solve_failed);
   EXPECT_TRUE(all_finite(d));
   EXPECT_EQ(jacobian(d).norm(), 0.0);
   ProximityGradient g;
   proximity_gradient(c, bad, c, I, g);
-  EXPECT_EQ(g.status, ProximityStatus::invalid_input);
+  EXPECT_EQ(g.status, SolveStatus::invalid_input);
   EXPECT_TRUE(std::isfinite(g.phi) && g.J_phi_X1.allFinite());
   EXPECT_THROW(twist_from_position_quaternion(Vec3::Zero(), Eigen::Vector4d::Zero(), ReferenceFrame::world),
                std::invalid_argument);

@@ -366,7 +366,7 @@ void check_pair(std::mt19937& rng, const S1& a, const S2& b, const std::string& 
     return;
   }
   c.by_status[static_cast<int>(r.status)] += 1;
-  if (r.status == ProximityStatus::not_certified) {  // refused: was the answer right after all?
+  if (r.status == SolveStatus::not_certified) {  // refused: was the answer right after all?
     double dist = 0.0, sat = 0.0;
     if (reference_error(a, X1, b, X2, r, L, dist, sat) <= 1e-9 * (L + std::abs(r.signed_distance))) ++c.refused_right;
   }
@@ -471,7 +471,7 @@ void check_pair(std::mt19937& rng, const S1& a, const S2& b, const std::string& 
     c.report("non-finite derivative: " + at + ": " + summary(r));
     return;
   }
-  if (d.status != ProximityDerivativeStatus::ok) return;
+  if (d.status != DerivativeStatus::ok) return;
   if (!r.cores_touch && r.core_distance < 1e-3 * L) {  // the step would cross into contact (a kink)
     ++c.derivative_near_contact;
     return;
@@ -625,7 +625,7 @@ TEST(QpProperties, CapsuleThroughASliverPolygonIsNotReportedApart) {
   ASSERT_LT(separating_axis_lower_bound(A, B), -1e-7 * L);  // the cores overlap (independent reference)
   const ProximityResult r = proximity(a, X1, b, X2);
   // either refused, or an answer that does not put the overlapping cores apart
-  if (r.status != ProximityStatus::not_certified) {
+  if (r.status != SolveStatus::not_certified) {
     ASSERT_TRUE(r.ok()) << status_name(r.status);
     EXPECT_LE(r.signed_distance + a.radius() + b.radius(), 1e-9 * L) << summary(r);
   }

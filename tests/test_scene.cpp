@@ -102,16 +102,16 @@ double reference_distance(const Scene& scene, int a, int b, double margin) {
   switch (plan.family) {
     case Family::idcol: {
       const auto c = idcol::solve_contact(plan.shape1.idcol(), X1, plan.shape2.idcol(), X2);
-      if (c.status == idcol::ContactStatus::converged && c.alpha <= 1.0) return -1.0;
+      if (c.status == diffcol::SolveStatus::ok && c.alpha <= 1.0) return -1.0;
       const auto e = idcol::euclidean_distance(plan.shape1.idcol(), X1, plan.shape2.idcol(), X2, c);
-      if (e.status == idcol::DistanceStatus::separated) d = e.distance;
-      else if (e.status == idcol::DistanceStatus::touching_or_overlapping) d = -1.0;
+      if (e.status == diffcol::DistanceStatus::separated) d = e.distance;
+      else if (e.status == diffcol::DistanceStatus::touching_or_overlapping) d = -1.0;
       break;
     }
     case Family::dcol: {
       const auto e = dcol::euclidean_distance(plan.shape1.dcol(), X1, plan.shape2.dcol(), X2);
-      if (e.status == dcol::DistanceStatus::separated) d = e.distance;
-      else if (e.status == dcol::DistanceStatus::touching_or_overlapping) d = -1.0;
+      if (e.status == diffcol::DistanceStatus::separated) d = e.distance;
+      else if (e.status == diffcol::DistanceStatus::touching_or_overlapping) d = -1.0;
       break;
     }
     case Family::qp: {

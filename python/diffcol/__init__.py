@@ -12,7 +12,7 @@ Shapes: Sphere, Superellipsoid, SuperellipticCylinder, SmoothPolytope (box, conv
 Smoothness from a distance tolerance: fit_smooth_box, fit_smooth_polytope, fit_smooth_convex_hull,
     fit_superellipsoid_to_box, fit_superelliptic_cylinder, smooth_polytope_hausdorff_distance,
     superellipsoid_box_hausdorff_distance, superelliptic_cylinder_hausdorff_distance
-Contact: solve_contact, SolveOptions, ContactSolution, ContactStatus, ContactPair
+Contact: solve_contact, SolveOptions, ContactSolution, SolveStatus, ContactPair
 Derivatives: contact_derivatives, ContactDerivatives, DerivativeStatus,
     alpha_gradient_envelope, alpha_gradient_envelope_world
 Penalty wrenches: HertzModel, hertz_wrenches, ContactWrenches

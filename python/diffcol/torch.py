@@ -176,8 +176,8 @@ def _solve_idcol(shape1, X1, shape2, X2, need_jacobians, options, num_threads):
     batch = _diffcol.ContactBatch(list(zip(_shape_list(shape1, n, "shape1"),
                                            _shape_list(shape2, n, "shape2"))), **kwargs)
     res = batch.solve(X1, X2)
-    for k in _np.flatnonzero(res.status != int(_diffcol.ContactStatus.converged)):
-        status = _diffcol.ContactStatus(int(res.status[k])).name
+    for k in _np.flatnonzero(res.status != int(_diffcol.SolveStatus.ok)):
+        status = _diffcol.SolveStatus(int(res.status[k])).name
         raise SolveError(f"diffcol.torch.contact: pair {k} of {n}: solve status {status}")
     values = [res.alpha, res.gap, res.p1_W, res.p2_W, res.normal_W]
     if not need_jacobians:

@@ -77,7 +77,7 @@ std::string qp_field_doc(const std::string& name, const std::string& shape) {
 std::string result_repr(const ProximityResult& r) {
   std::ostringstream os;
   os.precision(10);
-  os << "qp.ProximityResult(status=" << qp::status_name(r.status) << ", phi=" << r.phi
+  os << "qp.ProximityResult(status=" << diffcol::status_name(r.status) << ", phi=" << r.phi
      << ", signed_distance=" << r.signed_distance << ", unique_minimizer=" << (r.unique_minimizer ? "True" : "False")
      << ")";
   return os.str();
@@ -86,14 +86,14 @@ std::string result_repr(const ProximityResult& r) {
 
 
 std::string derivatives_repr(const ProximityDerivatives& d) {
-  return std::string("qp.ProximityDerivatives(status=") + qp::status_name(d.status) +
+  return std::string("qp.ProximityDerivatives(status=") + diffcol::status_name(d.status) +
          ", frame=" + reference_frame_name(d.frame) + ")";
 }
 
 std::string gradient_repr(const qp::ProximityGradient& g) {
   std::ostringstream os;
   os.precision(10);
-  os << "qp.ProximityGradient(status=" << qp::status_name(g.status) << ", phi=" << g.phi
+  os << "qp.ProximityGradient(status=" << diffcol::status_name(g.status) << ", phi=" << g.phi
      << ", signed_distance=" << g.signed_distance << ", frame=" << reference_frame_name(g.frame) << ")";
   return os.str();
 }
@@ -112,8 +112,8 @@ active-set polish; derivatives by differentiating the QP solution (13)-(17).
 
 Shapes: Capsule, PaddedPolygon
 Proximity: proximity, certify, ProximityOptions, QpOptions, ProximityResult, ProximityQpInfo,
-  ProximityStatus, CapsuleSolver, status_name, swap_shapes, segment_pair_parameters
-Derivatives: proximity_derivatives, ProximityDerivatives, ProximityDerivativeStatus,
+  SolveStatus, CapsuleSolver, status_name, swap_shapes, segment_pair_parameters
+Derivatives: proximity_derivatives, ProximityDerivatives, DerivativeStatus,
   proximity_gradient, ProximityGradient, ReferenceFrame (= diffcol.ReferenceFrame)
 Quaternion coordinates: twist_from_position_quaternion, to_position_quaternion,
   ProximityCoordinateJacobians
@@ -248,12 +248,12 @@ sphere) and a zero radius (a bare segment) are allowed.)")
       });
 
   // ------------------------------------------------------------------ options, status, results
-  py::enum_<qp::ProximityStatus>(m, "ProximityStatus", "How a proximity query ended.")
-      .value("ok", qp::ProximityStatus::ok, "solved")
-      .value("not_converged", qp::ProximityStatus::not_converged, "interior point hit its iteration limit (fields finite)")
-      .value("solver_failure", qp::ProximityStatus::solver_failure, "interior-point numerical failure (fields finite)")
-      .value("invalid_input", qp::ProximityStatus::invalid_input, "a pose was not finite: numeric fields are zero")
-      .value("not_certified", qp::ProximityStatus::not_certified,
+  py::enum_<diffcol::SolveStatus>(m, "SolveStatus", "How a proximity query ended.")
+      .value("ok", diffcol::SolveStatus::ok, "solved")
+      .value("not_converged", diffcol::SolveStatus::not_converged, "interior point hit its iteration limit (fields finite)")
+      .value("solver_failure", diffcol::SolveStatus::numerical_error, "interior-point numerical failure (fields finite)")
+      .value("invalid_input", diffcol::SolveStatus::invalid_input, "a pose was not finite: numeric fields are zero")
+      .value("not_certified", diffcol::SolveStatus::not_certified,
              "polygon pairs: the answer failed its a posteriori certificate even after a re-solve (fields finite; "
              "core_distance_lower_bound is what is certified)");
   py::enum_<qp::PenetrationAxis>(m, "PenetrationAxis", "The separating axis behind a penetration measure.")
@@ -261,32 +261,32 @@ sphere) and a zero radius (a bare segment) are allowed.)")
       .value("face1", qp::PenetrationAxis::face1, "the plane normal of polygon core 1")
       .value("face2", qp::PenetrationAxis::face2, "the plane normal of polygon core 2")
       .value("edges", qp::PenetrationAxis::edges, "edge axis_edge1 of core 1 crossed with edge axis_edge2 of core 2");
-  py::enum_<qp::QpStatus>(m, "QpStatus", "How an interior-point QP solve ended.")
-      .value("solved", qp::QpStatus::solved)
-      .value("max_iterations", qp::QpStatus::max_iterations)
-      .value("numerical_failure", qp::QpStatus::numerical_failure)
-      .value("invalid_input", qp::QpStatus::invalid_input);
+  py::enum_<diffcol::SolveStatus>(m, "SolveStatus", "How an interior-point QP solve ended.")
+      .value("solved", diffcol::SolveStatus::ok)
+      .value("max_iterations", diffcol::SolveStatus::not_converged)
+      .value("numerical_failure", diffcol::SolveStatus::numerical_error)
+      .value("invalid_input", diffcol::SolveStatus::invalid_input);
   py::enum_<qp::CapsuleSolver>(m, "CapsuleSolver", "Which solver serves the capsule-capsule QP.")
       .value("active_set", qp::CapsuleSolver::active_set, "Algorithms 4-5 (default; closed form)")
       .value("interior_point", qp::CapsuleSolver::interior_point, "the interior-point QP (for comparison)");
-  py::enum_<qp::ProximityDerivativeStatus>(m, "ProximityDerivativeStatus", "Why (some) derivatives are not classical ones.")
-      .value("ok", qp::ProximityDerivativeStatus::ok)
-      .value("non_unique_minimizer", qp::ProximityDerivativeStatus::non_unique_minimizer,
+  py::enum_<diffcol::DerivativeStatus>(m, "DerivativeStatus", "Why (some) derivatives are not classical ones.")
+      .value("ok", diffcol::DerivativeStatus::ok)
+      .value("non_unique_minimizer", diffcol::DerivativeStatus::non_unique_minimizer,
              "parallel overlapping segments / edges / faces: witness Jacobians with the non-unique directions held fixed")
-      .value("cores_touch", qp::ProximityDerivativeStatus::cores_touch,
+      .value("cores_touch", diffcol::DerivativeStatus::cores_touch,
              "capsule-capsule |p1 - p2| ~ 0: crossing axes give the one-sided gradient of the reported normal's side; "
              "parallel ones J_signed_distance = J_normal = 0, J_closest_i = J_p_i")
-      .value("not_solved", qp::ProximityDerivativeStatus::not_solved, "the result was not ok: every block is zero")
-      .value("invalid_input", qp::ProximityDerivativeStatus::invalid_input,
+      .value("not_solved", diffcol::DerivativeStatus::solve_failed, "the result was not ok: every block is zero")
+      .value("invalid_input", diffcol::DerivativeStatus::invalid_input,
              "X_W1 or X_W2 is not a valid pose: every block is zero");
   m.def(
-      "status_name", [](qp::ProximityStatus s) { return qp::status_name(s); }, py::arg("status"),
+      "status_name", [](diffcol::SolveStatus s) { return diffcol::status_name(s); }, py::arg("status"),
       "'ok', 'not_converged', 'solver_failure', 'invalid_input' or 'not_certified'.");
   m.def(
-      "status_name", [](qp::ProximityDerivativeStatus s) { return qp::status_name(s); }, py::arg("status"),
+      "status_name", [](diffcol::DerivativeStatus s) { return diffcol::status_name(s); }, py::arg("status"),
       "'ok', 'non_unique_minimizer', 'cores_touch' or 'not_solved'.");
   m.def(
-      "status_name", [](qp::QpStatus s) { return qp::status_name(s); }, py::arg("status"),
+      "status_name", [](diffcol::SolveStatus s) { return diffcol::status_name(s); }, py::arg("status"),
       "'solved', 'max_iterations', 'numerical_failure' or 'invalid_input'.");
 
   py::class_<qp::QpOptions> qpo(m, "QpOptions", "Interior-point QP settings (polygon pairs; capsule-capsule with CapsuleSolver.interior_point).");
@@ -372,7 +372,7 @@ sphere) and a zero radius (a bare segment) are allowed.)")
   py::class_<ProximityResult> res(m, "ProximityResult", doc(std::string(R"(Result of one proximity query.
 
 Fields (read-only; vectors are numpy arrays, the C++ names):
-  status              ProximityStatus; ok (a bool) is status == ok
+  status              SolveStatus; ok (a bool) is status == ok
   phi                 |p1 - p2|^2 - (R1 + R2)^2, eq. (20)
   signed_distance     |p1 - p2| - (R1 + R2)
   core_distance       |p1 - p2|
@@ -382,8 +382,8 @@ Fields (read-only; vectors are numpy arrays, the C++ names):
   cores_touch         |p1 - p2| ~ 0;  unique_minimizer: the witness points are unique
   qp                  ProximityQpInfo
 )") + kQpConventionsDoc));
-  res.def_readonly("status", &ProximityResult::status, "ProximityStatus.")
-      .def_property_readonly("ok", &ProximityResult::ok, "status == ProximityStatus.ok (a bool, not a method).")
+  res.def_readonly("status", &ProximityResult::status, "SolveStatus.")
+      .def_property_readonly("ok", &ProximityResult::ok, "status == SolveStatus.ok (a bool, not a method).")
       .def_readonly("phi", &ProximityResult::phi, doc(qp_field_doc("phi", "()")))
       .def_readonly("signed_distance", &ProximityResult::signed_distance, doc(qp_field_doc("signed_distance", "()")))
       .def_readonly("core_distance", &ProximityResult::core_distance, doc(qp_field_doc("core_distance", "()")))
@@ -512,13 +512,13 @@ Blocks J_<output>_<X1|X2> (numpy arrays, read-only, the C++ names), 6 columns = 
 X_W1 / X_W2 in `frame`:
   J_phi_X1, J_phi_X2, J_signed_distance_X1, J_signed_distance_X2 (6,)
   J_core1_W_*, J_core2_W_*, J_p1_W_*, J_p2_W_*, J_normal_W_* (3, 6)
-status: ProximityDerivativeStatus (ok, non_unique_minimizer, cores_touch, not_solved); the
+status: DerivativeStatus (ok, non_unique_minimizer, cores_touch, not_solved); the
 blocks are finite in every case and zero when not_solved.
 )") + kQpConventionsDoc));
-  der.def_readonly("status", &ProximityDerivatives::status, "ProximityDerivativeStatus.")
+  der.def_readonly("status", &ProximityDerivatives::status, "DerivativeStatus.")
       .def_property_readonly(
-          "ok", [](const ProximityDerivatives& d) { return d.status == qp::ProximityDerivativeStatus::ok; },
-          "status == ProximityDerivativeStatus.ok (a bool, not a method): a unique minimizer, cores apart.")
+          "ok", [](const ProximityDerivatives& d) { return d.status == diffcol::DerivativeStatus::ok; },
+          "status == DerivativeStatus.ok (a bool, not a method): a unique minimizer, cores apart.")
       .def_readonly("frame", &ProximityDerivatives::frame, "ReferenceFrame of the columns.")
       .def("__repr__", &derivatives_repr);
 #define DIFFCOL_QP_BLOCK(name, shape) der.def_readonly(#name, &ProximityDerivatives::name, doc(qp_field_doc(#name, shape)))
@@ -539,10 +539,10 @@ blocks are finite in every case and zero when not_solved.
 #undef DIFFCOL_QP_BLOCK
 
   py::class_<qp::ProximityGradient>(m, "ProximityGradient", "phi and its gradient only (capsule-capsule fast path).")
-      .def_readonly("status", &qp::ProximityGradient::status, "ProximityStatus.")
+      .def_readonly("status", &qp::ProximityGradient::status, "SolveStatus.")
       .def_property_readonly(
-          "ok", [](const qp::ProximityGradient& g) { return g.status == qp::ProximityStatus::ok; },
-          "status == ProximityStatus.ok (a bool, not a method).")
+          "ok", [](const qp::ProximityGradient& g) { return g.status == diffcol::SolveStatus::ok; },
+          "status == SolveStatus.ok (a bool, not a method).")
       .def_readonly("frame", &qp::ProximityGradient::frame, "ReferenceFrame of the columns.")
       .def_readonly("phi", &qp::ProximityGradient::phi, doc(qp_field_doc("phi", "()")))
       .def_readonly("signed_distance", &qp::ProximityGradient::signed_distance, doc(qp_field_doc("signed_distance", "()")))

@@ -165,7 +165,7 @@ frame; derivatives_ok, points_ok, normal_ok say which blocks hold derivatives (z
       .def_property_readonly("status",
                              [](const QueryResult& r) {
                                std::vector<std::string> v;
-                               for (const auto& p : r.pairs) v.emplace_back(scene::status_name(p.status));
+                               for (const auto& p : r.pairs) v.emplace_back(diffcol::status_name(p.status));
                                return v;
                              })
       .def_property_readonly("solver_status",

@@ -22,7 +22,7 @@ def test_shape_derivatives_carried_by_the_solution_match_the_shapes():
     for a, b, p1, p2 in ergodic_queries(1, seed=17):
         s1, s2 = diffcol.benchmark_shape(a), diffcol.benchmark_shape(b)
         sol = diffcol.solve_contact(s1, p1, s2, p2)
-        if sol.status != diffcol.ContactStatus.converged:
+        if sol.status != diffcol.SolveStatus.ok:
             continue
         assert sol.grad1.shape == (3,) and sol.hess1.shape == (3, 3)
         y1 = sol.x_B1 / sol.alpha
@@ -77,7 +77,7 @@ def test_last_resort_iterations_option():
         without = diffcol.solve_contact(ball, np.eye(4), disc, X2, off)
         if without.ok:
             continue
-        assert without.status == diffcol.ContactStatus.not_converged
+        assert without.status == diffcol.SolveStatus.not_converged
         with_it = diffcol.solve_contact(ball, np.eye(4), disc, X2)
         if with_it.ok:
             assert with_it.attempts == without.attempts + 1

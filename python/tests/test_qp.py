@@ -102,10 +102,10 @@ def test_proximity_equals_cli_json(cli_exe):
         s1, s2 = shape(a), shape(b)
         r = qp.proximity(s1, p1, s2, p2)
         d = qp.proximity_derivatives(s1, p1, s2, p2, r)
-        assert ref["status"] == qp.status_name(r.status)
+        assert ref["status"] == diffcol.status_name(r.status)
         for name in ["phi", "signed_distance", "core1_W", "core2_W", "p1_W", "p2_W", "normal_W"]:
             assert same_bits_json(getattr(r, name), ref[name]), f"{a}-{b}: {name}"
-        assert ref["derivatives"]["status"] == qp.status_name(d.status)
+        assert ref["derivatives"]["status"] == diffcol.status_name(d.status)
         for name in BLOCKS:
             assert same_bits_json(getattr(d, name), ref["derivatives"][name]), f"{a}-{b}: {name}"
 
@@ -123,7 +123,7 @@ def fd_configs():
     for a, b, p1, p2 in queries(4, seed=13):
         s1, s2 = shape(a), shape(b)
         r = qp.proximity(s1, p1, s2, p2)
-        if r.signed_distance > 0.05 and qp.proximity_derivatives(s1, p1, s2, p2, r).status == qp.ProximityDerivativeStatus.ok:
+        if r.signed_distance > 0.05 and qp.proximity_derivatives(s1, p1, s2, p2, r).status == diffcol.DerivativeStatus.ok:
             out.append((a, b, p1, p2))
     return out
 
@@ -143,7 +143,7 @@ def test_twist_jacobians_match_finite_differences(a, b, p1, p2):
     r = qp.proximity(s1, T1, s2, T2)
     for convention in ["world", "body"]:
         d = qp.proximity_derivatives(s1, T1, s2, T2, r, getattr(qp.ReferenceFrame, "local" if convention == "body" else convention))
-        assert d.status == qp.ProximityDerivativeStatus.ok
+        assert d.status == diffcol.DerivativeStatus.ok
         for wrt in ["X1", "X2"]:
             N = twist_jacobians_fd(lambda A, B: outputs(qp.proximity(s1, A, s2, B)), T1, T2, wrt, OUTS, convention)
             for n in OUTS:
@@ -217,7 +217,7 @@ def test_parallel_segments_are_finite_and_flagged():
     assert r.ok and not r.unique_minimizer
     assert r.core_distance == pytest.approx(1.0, abs=1e-14) and r.signed_distance == pytest.approx(0.5, abs=1e-14)
     d = qp.proximity_derivatives(c, np.eye(4), c, [0.5, 1.0, 0.0, 1, 0, 0, 0], r)
-    assert d.status == qp.ProximityDerivativeStatus.non_unique_minimizer
+    assert d.status == diffcol.DerivativeStatus.non_unique_minimizer
     assert all(np.all(np.isfinite(getattr(d, n))) for n in BLOCKS)
 
 

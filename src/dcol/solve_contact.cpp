@@ -124,14 +124,14 @@ template <int N>
   IpmOutcome res{};
   for (int round = 0; round < kMaxWindowRounds; ++round) {
     res = interior_point<N>(k, opt);
-    if (res.status != SolveStatus::converged) return res;
+    if (res.status != SolveStatus::ok) return res;
     double hnorm = 0.0;
     for (int i = 0; i < k.m; ++i) hnorm += k.h[i] * k.h[i];
     hnorm = std::max(1.0, std::sqrt(hnorm));
     if (win.min_slack(k.x) >= -opt.feasibility_tolerance * hnorm) return res;
     win.select(k.x, &k);
   }
-  res.status = SolveStatus::max_iterations;
+  res.status = SolveStatus::not_converged;
   return res;
 }
 
@@ -315,11 +315,11 @@ void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& 
     out.p2_W = r2 + f * (x_hat - r12 / k.length_scale);
     out.gap = dist - dist / alpha;
     // (the smoothed problem's α, barrier_target > 0, is above α* by design: not certified)
-    if (out.status == SolveStatus::converged && !(opt.barrier_target > 0.0))
+    if (out.status == SolveStatus::ok && !(opt.barrier_target > 0.0))
       out.certificate_gap = certify(shape1, shape2, out).gap();
   };
   solve(options);
-  if (out.status == SolveStatus::converged && !(out.certificate_gap <= kCertificateTolerance)) {
+  if (out.status == SolveStatus::ok && !(out.certificate_gap <= kCertificateTolerance)) {
     // a geometric start that passed the polish's own test but not the certificate: the
     // interior-point route once more, then the status says what holds
     if (out.start != StartMethod::interior_point) {
@@ -327,7 +327,7 @@ void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& 
       ipm.direct_newton = false;
       solve(ipm);
     }
-    if (out.status == SolveStatus::converged && !(out.certificate_gap <= kCertificateTolerance))
+    if (out.status == SolveStatus::ok && !(out.certificate_gap <= kCertificateTolerance))
       out.status = SolveStatus::not_certified;
   }
 }

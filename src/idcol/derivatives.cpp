@@ -43,10 +43,10 @@ Vec6 wrench_to_parent(const Pose& X, const Vec6& W) {
 
 DerivativeStatus status_of(const ContactSolution& sol) {
   switch (sol.status) {
-    case ContactStatus::converged: break;
-    case ContactStatus::coincident_origins: return DerivativeStatus::coincident_origins;
-    case ContactStatus::not_converged: return DerivativeStatus::not_converged;
-    case ContactStatus::invalid_input: return DerivativeStatus::invalid_input;
+    case SolveStatus::ok: break;
+    case SolveStatus::coincident_origins: return DerivativeStatus::coincident_origins;
+    case SolveStatus::not_converged: return DerivativeStatus::solve_failed;
+    case SolveStatus::invalid_input: return DerivativeStatus::invalid_input;
   }
   if (!(sol.alpha > 0.0) || !std::isfinite(sol.alpha) || !(sol.X_12.p.norm() > 0.0))
     return DerivativeStatus::coincident_origins;
@@ -125,7 +125,7 @@ void world_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDeri
   const double L = sol.p1_B1.norm() + (sol.p2_B1 - r).norm();
   // a zero pivot (a failed factorization sets min_pivot = 0) or no length scale: singular
   if (st == DerivativeStatus::ok && !(L > 0.0 && std::isfinite(L) && sol.kkt_lu.min_pivot > 0.0))
-    st = DerivativeStatus::singular_kkt;
+    st = DerivativeStatus::singular;
   if (st != DerivativeStatus::ok) {
     out = ContactDerivatives{};
     out.status = st;
@@ -171,7 +171,7 @@ void world_derivatives(const Pose& X_W1, const ContactSolution& sol, ContactDeri
     out.status = why;
     out.kkt_condition = why == DerivativeStatus::ill_conditioned ? cond : 0.0;  // finite, always
   };
-  if (!std::isfinite(cond) || !std::isfinite(tsum) || !(cond > 0.0)) return fail(DerivativeStatus::singular_kkt);
+  if (!std::isfinite(cond) || !std::isfinite(tsum) || !(cond > 0.0)) return fail(DerivativeStatus::singular);
   if (!(cond <= kMaxKktCondition)) return fail(DerivativeStatus::ill_conditioned);
   double T[6][6];
   for (int i = 0; i < 6; ++i)
@@ -340,9 +340,9 @@ bool no_wrench_values(DerivativeStatus status, ContactWrenches& out) {
 
 // Values of (31)-(32) (Jacobian blocks untouched); returns false if the solution has no usable values.
 bool wrench_values(const ContactSolution& sol, const Pose& X_W1, const HertzModel& model, ContactWrenches& out) {
-  if (sol.status != ContactStatus::converged && sol.status != ContactStatus::coincident_origins)
-    return no_wrench_values(sol.status == ContactStatus::invalid_input ? DerivativeStatus::invalid_input
-                                                                       : DerivativeStatus::not_converged,
+  if (sol.status != SolveStatus::ok && sol.status != SolveStatus::coincident_origins)
+    return no_wrench_values(sol.status == SolveStatus::invalid_input ? DerivativeStatus::invalid_input
+                                                                       : DerivativeStatus::solve_failed,
                             out);
   out.status = status_of(sol);
   const double delta = -sol.gap;
@@ -456,7 +456,7 @@ ContactWrenches hertz_wrenches(const ContactSolution& sol, const HertzModel& mod
   out.J_Fc2_W_X2 = -out.J_Fc1_W_X2;
   if (!std::isfinite(W2.sum()) || !out.J_Fc1_W_X1.allFinite() || !out.J_Fc1_W_X2.allFinite()) {
     zero_wrench_jacobians(out);
-    out.status = DerivativeStatus::singular_kkt;
+    out.status = DerivativeStatus::singular;
     return;
   }
   if (d.frame == ReferenceFrame::world) return;

@@ -84,7 +84,7 @@ const S& get(const Shape& s) {
 
 void fill_invalid(ContactSolution& out) {
   out = ContactSolution{};
-  out.status = ContactStatus::invalid_input;
+  out.status = SolveStatus::invalid_input;
 }
 
 // The shape data at the solution and the body-1-frame quantities mapped to the world frame.
@@ -215,7 +215,7 @@ void solve_sphere_pair(const Sphere& a, const Sphere& b, const Pose& X_W1, const
   Mat6RowMajor J;
   ShapeData sd;
   kkt.at_alpha(z, alpha, f, J, sd);
-  out.status = ContactStatus::converged;
+  out.status = SolveStatus::ok;
   out.iterations = 0;
   out.jacobian_evaluations = 1;
   out.attempts = 1;
@@ -253,7 +253,7 @@ template <class S1, class S2>
 void solve_typed(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const Pose& X_W2, const SolveOptions& opt,
                  const ContactSolution* warm, ContactSolution& out) {
   solve_typed_at<S1, S2>(sh1, sh2, X_W1, X_W2, opt, warm, out);
-  out.X_W1 = out.status == ContactStatus::invalid_input ? Pose{} : X_W1;
+  out.X_W1 = out.status == SolveStatus::invalid_input ? Pose{} : X_W1;
 }
 
 template <class S1, class S2>
@@ -340,8 +340,8 @@ void solve_typed_at(const Shape& sh1, const Shape& sh2, const Pose& X_W1, const 
   out.iterations = st.iterations;
   out.jacobian_evaluations = st.evaluations;
   out.attempts = attempts;
-  out.status = !ok ? ContactStatus::not_converged
-                   : (coincident ? ContactStatus::coincident_origins : ContactStatus::converged);
+  out.status = !ok ? SolveStatus::not_converged
+                   : (coincident ? SolveStatus::coincident_origins : SolveStatus::ok);
   fill_solution(sd, X_W1, X_12, P.r, z, f, J, lu, c, out);
   if (from_prediction) {
     out.warm_pose_step = pose_step;

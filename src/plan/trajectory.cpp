@@ -221,7 +221,7 @@ struct TrajectoryProblem::Impl {
       const auto it = pair_index.find(key(r.shape1, r.shape2));
       if (it == pair_index.end()) continue;
       const int p = it->second;
-      if (r.status == scene::PairStatus::coincident_origins) {
+      if (r.status == diffcol::SolveStatus::coincident_origins) {
         values[p] = std::min(caps[static_cast<size_t>(p)], measure_floor(spec.collision.measure) - 1.0);
         continue;
       }
@@ -836,7 +836,7 @@ CheckResult check_trajectory(TrajectoryProblem& problem, const Eigen::MatrixXd& 
       ++out.samples;
       for (const scene::PairResult& p : r.pairs) {
         double d;
-        if (p.status == scene::PairStatus::coincident_origins) {
+        if (p.status == diffcol::SolveStatus::coincident_origins) {
           d = -kInf;
         } else if (!p.ok()) {
           ++out.failed_pairs;

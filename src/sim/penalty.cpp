@@ -241,8 +241,8 @@ bool PenaltySystem::Impl::pair_wrench(PairSlot& ps, const ShapeInfo& s1, const S
   X2.p = B.R * s2.X_BS.p + B.p;
   const idcol::ContactSolution& sol = ps.pair.solve(X1, X2);
   ++contact_solves;
-  if (sol.status != idcol::ContactStatus::converged)
-    throw std::runtime_error(std::string("contact solve: ") + idcol::status_name(sol.status));
+  if (sol.status != diffcol::SolveStatus::ok)
+    throw std::runtime_error(std::string("contact solve: ") + diffcol::status_name(sol.status));
   if (!(sol.gap < 0.0)) return false;
   const Vec3 ra = sol.x_W - A.p, rb = sol.x_W - B.p;
   const Vec3 w = B.v + B.w_W.cross(rb) - A.v - A.w_W.cross(ra);
@@ -316,10 +316,10 @@ void PenaltySystem::Impl::assemble(const double* y, double* ydot, double* dfdk, 
     PairSlot& ps = slot(a, b);
     const idcol::ContactSolution& sol = ps.pair.solve(X1, X2);
     ++contact_solves;
-    if (sol.status != idcol::ContactStatus::converged) {
+    if (sol.status != diffcol::SolveStatus::ok) {
       last_pair = {a, b};
       throw std::runtime_error(std::string("contact of shapes ") + std::to_string(a) + " and " + std::to_string(b) +
-                               ": " + idcol::status_name(sol.status));
+                               ": " + diffcol::status_name(sol.status));
     }
     if (!(sol.gap < 0.0)) continue;
     const double delta = -sol.gap;

@@ -291,7 +291,7 @@ TEST(SceneJson, HoldsTheMeshesAndTheSolvedFrames) {
   for (size_t i = 0; i < frames.size(); ++i) {
     const auto& f = j["frames"][i];
     const auto& s = frames[i].solution;
-    EXPECT_EQ(f["status"], idcol::status_name(s.status));
+    EXPECT_EQ(f["status"], diffcol::status_name(s.status));
     EXPECT_EQ(f["alpha"].get<double>(), s.alpha);  // %.17g round-trips
     EXPECT_EQ(f["gap"].get<double>(), s.gap);
     for (int k = 0; k < 3; ++k) {
@@ -571,7 +571,7 @@ TEST(DcolScene, HoldsThePrimitivesTheSolvedFramesAndTheNormals) {
   for (size_t i = 0; i < 4; ++i) {
     const auto& f = j["frames"][i];
     const dcol::ContactResult r = dcol::solve_contact(s1, Pose::identity(), s2, X2[i]);
-    EXPECT_EQ(f["status"], dcol::status_name(r.status));
+    EXPECT_EQ(f["status"], diffcol::status_name(r.status));
     EXPECT_EQ(f["alpha"].get<double>(), r.alpha);
     EXPECT_EQ(f["gap"].get<double>(), r.gap);
     EXPECT_LT((json_vec(f["p1_W"]) - r.p1_W).norm(), 1e-15 + 1e-15 * r.p1_W.norm());

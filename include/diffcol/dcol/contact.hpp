@@ -212,7 +212,7 @@ struct ContactResult {
   Pose X_WB1, X_WB2;              ///< the body poses passed in (identity on invalid_input)
   ConeKkt kkt;                    ///< final iterate and factorization (for contact_derivatives)
 
-  bool ok() const { return status == SolveStatus::converged; }
+  bool ok() const { return status == SolveStatus::ok; }
 };
 
 /// Relative tolerance of the certificate below (ContactResult::certificate_gap).

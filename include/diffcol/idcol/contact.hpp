@@ -87,7 +87,7 @@ struct SolveOptions {
 
 /// Result of one contact solve. Every field is always set (never left for the caller to zero).
 struct ContactSolution {
-  ContactStatus status = ContactStatus::invalid_input;
+  SolveStatus status = SolveStatus::invalid_input;
   int iterations = 0;            ///< Newton steps over all attempts
   int jacobian_evaluations = 0;  ///< evaluations of (f_c, J_c), i.e. of φ, ∇φ, ∇²φ of both shapes
   int attempts = 0;              ///< 1 = first try succeeded; >1: restarts / continuation were used
@@ -126,7 +126,7 @@ struct ContactSolution {
   Vec6 warm_prediction_error = Vec6::Zero();
 
   bool ok() const {
-    return status == ContactStatus::converged || status == ContactStatus::coincident_origins;
+    return status == SolveStatus::ok || status == SolveStatus::coincident_origins;
   }
 };
 

@@ -109,8 +109,8 @@ enum class PenetrationAxis : std::uint8_t { none, face1, face2, edges };
 
 /// Result of one proximity query. Every field is always set.
 struct ProximityResult {
-  ProximityStatus status = ProximityStatus::invalid_input;
-  bool ok() const { return status == ProximityStatus::ok; }
+  SolveStatus status = SolveStatus::invalid_input;
+  bool ok() const { return status == SolveStatus::ok; }
   double phi = 0.0;               ///< φ (20)
   double signed_distance = 0.0;   ///< ‖p1 − p2‖ − (R1 + R2)
   double core_distance = 0.0;     ///< ‖p1 − p2‖

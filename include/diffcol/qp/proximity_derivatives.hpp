@@ -61,7 +61,7 @@ using Mat37 = Eigen::Matrix<double, 3, 7, Eigen::RowMajor>;
 
 /// Derivatives of one ProximityResult (every block always set; zero when not_solved).
 struct ProximityDerivatives {
-  ProximityDerivativeStatus status = ProximityDerivativeStatus::not_solved;
+  DerivativeStatus status = DerivativeStatus::solve_failed;
   ReferenceFrame frame = ReferenceFrame::world;
   RowVec6 J_phi_X1 = RowVec6::Zero(), J_phi_X2 = RowVec6::Zero();
   RowVec6 J_signed_distance_X1 = RowVec6::Zero(), J_signed_distance_X2 = RowVec6::Zero();
@@ -99,7 +99,7 @@ ProximityDerivatives proximity_derivatives(const S1& s1, const Pose& X_W1, const
 
 /// φ and its gradient only (the fast path, e.g. for collision-avoidance constraints).
 struct ProximityGradient {
-  ProximityStatus status = ProximityStatus::invalid_input;
+  SolveStatus status = SolveStatus::invalid_input;
   ReferenceFrame frame = ReferenceFrame::world;
   double phi = 0.0;                  ///< φ (20)
   double signed_distance = 0.0;      ///< ‖p1 − p2‖ − (R1 + R2)

@@ -16,7 +16,7 @@
 /// body-frame constants), so this is all (13)–(16) are needed for.
 ///
 /// Storage is fixed-size (Eigen matrices with compile-time maximum sizes): nothing is allocated.
-/// Solver failures are reported in QpStatus; no exception is thrown by a solve.
+/// Solver failures are reported in SolveStatus; no exception is thrown by a solve.
 
 #include <algorithm>
 #include <cstdint>
@@ -83,7 +83,7 @@ struct QpSolution {
   using MatN = Eigen::Matrix<double, N, N>;
   using VecN = Eigen::Matrix<double, N, 1>;
   using VecM = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, MaxM, 1>;
-  QpStatus status = QpStatus::invalid_input;
+  SolveStatus status = SolveStatus::invalid_input;
   int iterations = 0;        ///< interior-point iterations (0 for the active-set solver)
   bool polished = false;     ///< x solves the KKT system of the identified active set exactly
   bool unique = false;       ///< ZᵀPZ is positive definite: the minimizer is unique

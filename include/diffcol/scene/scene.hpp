@@ -78,9 +78,9 @@ struct PairResult {
   int shape1 = -1, shape2 = -1;  ///< scene shape ids, shape1 < shape2
   int body1 = -1, body2 = -1;    ///< their bodies
   Family family = Family::dcol;  ///< the formulation that served the pair (dispatch.hpp)
-  PairStatus status = PairStatus::invalid_input;
+  SolveStatus status = SolveStatus::invalid_input;
   const char* solver_status = "";  ///< the layer's status name ("converged", "max_iterations", ...)
-  bool ok() const { return status == PairStatus::ok; }
+  bool ok() const { return status == SolveStatus::ok; }
   bool separated = false;  ///< α > 1 (iDCOL, DCOL) or distance > 0 (QP)
   /// α*, the scaling at which the shapes touch (iDCOL, DCOL); has_alpha false and 0 for QP pairs.
   bool has_alpha = false;
