@@ -208,7 +208,7 @@ Json qp_derivatives_json(const qp::ProximityDerivatives& d) {
       "J_<out>_<in>: rows = components of <out>, 6 columns = twist of pose <in> ordered [omega; v]; "
       "frame world: X_Wi <- exp(eta^) X_Wi; local: X_Wi <- X_Wi exp(zeta^); local_world_aligned: omega and the "
       "velocity of the body origin in world axes; all blocks zero when status is "
-      "not_solved";
+      "solve_failed";
 #define DIFFCOL_BLOCK(name) j[#name] = rows_json(d.name)
   DIFFCOL_BLOCK(J_phi_X1);
   DIFFCOL_BLOCK(J_phi_X2);

@@ -89,7 +89,7 @@ UnitFreeBlocks to_unit_size(const ContactDerivatives& d, double f) {
 // The derivatives of the same geometric problem in another unit of length agree with those at unit
 // size: dimensionless parts equal, length parts scaled. Before they were computed on the
 // equilibrated KKT matrix, the singularity test read the pivots of J_c in the caller's unit, and
-// every pair at 1e-9 of the benchmark size reported singular_kkt.
+// every pair at 1e-9 of the benchmark size reported singular.
 TEST(IdcolRobustness, DerivativesDoNotDependOnTheUnitOfLength) {
   const long poses = diffcol::test::env_count("DIFFCOL_ROBUST_POSES", 6);
   std::mt19937 rng(11);
@@ -139,7 +139,7 @@ TEST(IdcolRobustness, DerivativesDoNotDependOnTheUnitOfLength) {
 // Two flat faces nearly parallel (boxes, superellipsoids of exponent ≥ 8): the contact point slides
 // along the faces and J_c is numerically singular. Derivatives are reported ok only where they are
 // accurate: dα/dξ then agrees with the envelope gradient (which needs no linear solve); elsewhere
-// the status is ill_conditioned (or singular_kkt), every block zero, the envelope gradient still
+// the status is ill_conditioned (or singular), every block zero, the envelope gradient still
 // defined. Before, such poses reported ok with dα/dξ off by up to 100% (condition numbers of the
 // equilibrated matrix 1e9–1e30).
 TEST(IdcolRobustness, NearlyParallelFlatFacesAreFlagged) {

@@ -399,7 +399,7 @@ TEST(QpDerivatives, DegenerateConfigurationsStayFinite) {
   EXPECT_TRUE(all_finite(d));
   r = proximity(c, X, sq, I);
   EXPECT_TRUE(all_finite(proximity_derivatives(c, X, sq, I, r)));
-  // Invalid pose: zero Jacobians, status not_solved.
+  // Invalid pose: zero Jacobians, status solve_failed.
   Pose bad;
   bad.R(0, 0) = kNaN;
   r = proximity(c, bad, sq, I);

@@ -552,7 +552,7 @@ TEST(QpProperties, RandomPairsAtExtremeScalesAreCertifiedAndInvariant) {
   std::printf("QP property sweep: %ld valid random polygons refused by the constructor (redrawn)\n", refused_polygons);
   for (int k = 0; k < 3; ++k) {
     const Counts& c = pairs[k];
-    std::printf("QP property sweep, %s: %ld samples: %ld ok, %ld not ok (not_converged %ld, solver_failure %ld, "
+    std::printf("QP property sweep, %s: %ld samples: %ld ok, %ld not ok (not_converged %ld, numerical_error %ld, "
                 "not_certified %ld, of which the reference finds %ld right), %ld non-finite, %ld wrong answers reported as ok, %ld variant statuses; "
                 "reference on %ld (worst %.2e of L + |sd|), invariance worst %.2e, derivatives checked %ld "
                 "(worst %.2e of the tolerance; penetration derivatives wrong %ld), inconclusive %ld, near contact %ld, shapes x 1e3 refused %ld, polygons whose vertices() miss part of C y <= d %ld\n",

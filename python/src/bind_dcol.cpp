@@ -628,7 +628,7 @@ Both are relative (the same at every scale); inf where there is nothing to check
       .value("coincident_origins", diffcol::DerivativeStatus::coincident_origins, "alpha* = 0: not differentiable")
       .value("not_converged", diffcol::DerivativeStatus::solve_failed, "the solve did not converge")
       .value("invalid_input", diffcol::DerivativeStatus::invalid_input, "the solve had invalid input")
-      .value("singular_kkt", diffcol::DerivativeStatus::singular, "no factorization, or a non-finite derivative");
+      .value("singular", diffcol::DerivativeStatus::singular, "no factorization, or a non-finite derivative");
   m.def(
       "status_name", [](diffcol::DerivativeStatus s) { return diffcol::status_name(s); },
       py::arg("status"), "The name of a DerivativeStatus.");

@@ -283,7 +283,7 @@ the C++ ContactPair, bit for bit.)")
       .value("coincident_origins", diffcol::DerivativeStatus::coincident_origins, "alpha* not differentiable at r = 0")
       .value("not_converged", diffcol::DerivativeStatus::solve_failed)
       .value("invalid_input", diffcol::DerivativeStatus::invalid_input)
-      .value("singular_kkt", diffcol::DerivativeStatus::singular)
+      .value("singular", diffcol::DerivativeStatus::singular)
       .value("ill_conditioned", diffcol::DerivativeStatus::ill_conditioned,
              "the equilibrated KKT Jacobian's condition number exceeds 1e6 (kkt_condition): derivatives not "
              "trustworthy; use alpha_gradient_envelope or a smoother shape");

@@ -37,7 +37,7 @@ Twists are 6-vectors ordered [w; v] (angular first). J_<output>_X1 / J_<output>_
   ReferenceFrame.world (default): X_Wi <- exp(eta^) X_Wi (w in world axes, v the velocity of
   the point at the world origin); .local: X_Wi <- X_Wi exp(zeta^); .local_world_aligned: w and
   the velocity of body i's origin in world axes (docs/conventions.md).
-  Scalar outputs give (6,) arrays, 3-vectors (3, 6). Every block is zero when not_solved.
+  Scalar outputs give (6,) arrays, 3-vectors (3, 6). Every block is zero when solve_failed.
 Quaternion coordinates: to_position_quaternion(d, r1, q1, r2, q2) gives 7 columns [r_i | q_i]
   per pose, q = (w, x, y, z) raw (normalization included).
 )";
@@ -251,7 +251,7 @@ sphere) and a zero radius (a bare segment) are allowed.)")
   py::enum_<diffcol::SolveStatus>(m, "SolveStatus", "How a proximity query ended.")
       .value("ok", diffcol::SolveStatus::ok, "solved")
       .value("not_converged", diffcol::SolveStatus::not_converged, "interior point hit its iteration limit (fields finite)")
-      .value("solver_failure", diffcol::SolveStatus::numerical_error, "interior-point numerical failure (fields finite)")
+      .value("numerical_error", diffcol::SolveStatus::numerical_error, "interior-point numerical failure (fields finite)")
       .value("invalid_input", diffcol::SolveStatus::invalid_input, "a pose was not finite: numeric fields are zero")
       .value("not_certified", diffcol::SolveStatus::not_certified,
              "polygon pairs: the answer failed its a posteriori certificate even after a re-solve (fields finite; "
@@ -264,7 +264,7 @@ sphere) and a zero radius (a bare segment) are allowed.)")
   py::enum_<diffcol::SolveStatus>(m, "SolveStatus", "How an interior-point QP solve ended.")
       .value("solved", diffcol::SolveStatus::ok)
       .value("max_iterations", diffcol::SolveStatus::not_converged)
-      .value("numerical_failure", diffcol::SolveStatus::numerical_error)
+      .value("numerical_error", diffcol::SolveStatus::numerical_error)
       .value("invalid_input", diffcol::SolveStatus::invalid_input);
   py::enum_<qp::CapsuleSolver>(m, "CapsuleSolver", "Which solver serves the capsule-capsule QP.")
       .value("active_set", qp::CapsuleSolver::active_set, "Algorithms 4-5 (default; closed form)")
@@ -276,18 +276,18 @@ sphere) and a zero radius (a bare segment) are allowed.)")
       .value("cores_touch", diffcol::DerivativeStatus::cores_touch,
              "capsule-capsule |p1 - p2| ~ 0: crossing axes give the one-sided gradient of the reported normal's side; "
              "parallel ones J_signed_distance = J_normal = 0, J_closest_i = J_p_i")
-      .value("not_solved", diffcol::DerivativeStatus::solve_failed, "the result was not ok: every block is zero")
+      .value("solve_failed", diffcol::DerivativeStatus::solve_failed, "the result was not ok: every block is zero")
       .value("invalid_input", diffcol::DerivativeStatus::invalid_input,
              "X_W1 or X_W2 is not a valid pose: every block is zero");
   m.def(
       "status_name", [](diffcol::SolveStatus s) { return diffcol::status_name(s); }, py::arg("status"),
-      "'ok', 'not_converged', 'solver_failure', 'invalid_input' or 'not_certified'.");
+      "'ok', 'not_converged', 'numerical_error', 'invalid_input' or 'not_certified'.");
   m.def(
       "status_name", [](diffcol::DerivativeStatus s) { return diffcol::status_name(s); }, py::arg("status"),
-      "'ok', 'non_unique_minimizer', 'cores_touch' or 'not_solved'.");
+      "'ok', 'non_unique_minimizer', 'cores_touch' or 'solve_failed'.");
   m.def(
       "status_name", [](diffcol::SolveStatus s) { return diffcol::status_name(s); }, py::arg("status"),
-      "'solved', 'max_iterations', 'numerical_failure' or 'invalid_input'.");
+      "'solved', 'max_iterations', 'numerical_error' or 'invalid_input'.");
 
   py::class_<qp::QpOptions> qpo(m, "QpOptions", "Interior-point QP settings (polygon pairs; capsule-capsule with CapsuleSolver.interior_point).");
   qpo.def(py::init([](double tolerance, int max_iterations, double step_fraction, double centrality, bool polish,
@@ -512,8 +512,8 @@ Blocks J_<output>_<X1|X2> (numpy arrays, read-only, the C++ names), 6 columns = 
 X_W1 / X_W2 in `frame`:
   J_phi_X1, J_phi_X2, J_signed_distance_X1, J_signed_distance_X2 (6,)
   J_core1_W_*, J_core2_W_*, J_p1_W_*, J_p2_W_*, J_normal_W_* (3, 6)
-status: DerivativeStatus (ok, non_unique_minimizer, cores_touch, not_solved); the
-blocks are finite in every case and zero when not_solved.
+status: DerivativeStatus (ok, non_unique_minimizer, cores_touch, solve_failed); the
+blocks are finite in every case and zero when solve_failed.
 )") + kQpConventionsDoc));
   der.def_readonly("status", &ProximityDerivatives::status, "DerivativeStatus.")
       .def_property_readonly(

@@ -91,7 +91,7 @@ struct ContactDerivatives {
   /// ‖Ĵ‖₁‖Ĵ⁻¹‖₁ of the equilibrated KKT Jacobian Ĵ = D_r J_c D_c: J_c in the dimensionless
   /// unknowns x/(α L), log α, λ/α with rows (10c) times L, L = ‖p1‖ + ‖p2 − r‖ the pair's length
   /// at the contact. Free of the unit of length and of ‖r‖ (homogeneity). Set when status is ok
-  /// or ill_conditioned; 0 otherwise (singular_kkt included: every field stays finite).
+  /// or ill_conditioned; 0 otherwise (singular included: every field stays finite).
   double kkt_condition = 0.0;
 
   // --- with respect to the body twist ξ of X_12 (body 2 relative to body 1) --------------
@@ -199,7 +199,7 @@ ContactWrenches hertz_wrenches(const ContactSolution& sol, const HertzModel& mod
 /// "X1" / "X2" wrench Jacobians are in its frame (d.frame).
 /// When d.status != ok, the values are still set (if the solution converged) and the Jacobians
 /// are zero, with status = d.status. World-frame Jacobian blocks that overflow (X_W1 far out)
-/// give zero Jacobians and status singular_kkt.
+/// give zero Jacobians and status singular.
 void hertz_wrenches(const ContactSolution& sol, const ContactDerivatives& d, const HertzModel& model,
                     ContactWrenches& out);
 ContactWrenches hertz_wrenches(const ContactSolution& sol, const ContactDerivatives& d, const HertzModel& model);

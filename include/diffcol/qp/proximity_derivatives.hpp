@@ -35,7 +35,7 @@
 ///    nᵀ(δp2 − δp1) of the side n = normal_W (the signed distance |n·(p2 − p1)| − R has a kink);
 ///    with parallel / zero-length cores J_signed_distance = 0, J_normal = 0, J_closest_i = J_p_i.
 ///    φ's gradient (= 0 there) is exact.
-///  - not_solved: the proximity result was not ok (not_certified included); every block is zero.
+///  - solve_failed: the proximity result was not ok (not_certified included); every block is zero.
 /// At an active-set change (a witness point reaching a vertex / an end point) the Jacobians are
 /// those of the active set the solver identified (one-sided).
 
@@ -59,7 +59,7 @@ using Mat37 = Eigen::Matrix<double, 3, 7, Eigen::RowMajor>;
 /// cores_touch, solve_failed (see the file comment), invalid_input (X_W1 or X_W2 is not a valid pose,
 /// Pose::invalid_reason: every block zero).
 
-/// Derivatives of one ProximityResult (every block always set; zero when not_solved).
+/// Derivatives of one ProximityResult (every block always set; zero when solve_failed).
 struct ProximityDerivatives {
   DerivativeStatus status = DerivativeStatus::solve_failed;
   ReferenceFrame frame = ReferenceFrame::world;
