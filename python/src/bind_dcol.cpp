@@ -413,17 +413,6 @@ Raises ValueError for an unknown type, a missing or unknown parameter, or invali
       .value("exact", dcol::StartMethod::exact, "the exact touching point (ball-padded pairs, a solid against a capsule or padded polygon, an ellipsoid against a polytope)")
       .value("ray_cast", dcol::StartMethod::ray_cast, "a ray cast on the Minkowski difference (MPR)")
       .value("interior_point", dcol::StartMethod::interior_point, "the interior-point iterations");
-  py::enum_<diffcol::SolveStatus>(m, "SolveStatus", "How a DCOL solve ended.")
-      .value("converged", diffcol::SolveStatus::ok, "residuals and gap within tolerance (or centred at the barrier target)")
-      .value("max_iterations", diffcol::SolveStatus::not_converged, "not converged; fields hold the last iterate")
-      .value("numerical_error", diffcol::SolveStatus::numerical_error, "lost positive definiteness; fields hold the last finite iterate")
-      .value("invalid_input", diffcol::SolveStatus::invalid_input, "a non-finite pose or origins too far apart; numeric fields are zero")
-      .value("coincident_origins", diffcol::SolveStatus::coincident_origins, "r_1 = r_2: alpha = 0, x = p1 = p2 = r_1, gap = 0")
-      .value("not_certified", diffcol::SolveStatus::not_certified,
-             "the independent certificate (certify) failed, also after an interior-point solve: not to be trusted");
-  m.def(
-      "status_name", [](diffcol::SolveStatus s) { return diffcol::status_name(s); }, py::arg("status"),
-      "The name of a SolveStatus.");
 
   py::class_<SolveOptions> opts(m, "SolveOptions", "Interior-point settings of the DCOL solve; the defaults suit every pair of primitives.");
   opts.def(py::init([](double feasibility_tolerance, double gap_tolerance, double gap_relative_tolerance,
@@ -623,15 +612,6 @@ Both are relative (the same at every scale); inf where there is nothing to check
       "The Certificate of `result`, a solve of shape1 against shape2 (the same shapes, in that order).");
 
   // ------------------------------------------------------------------ derivatives
-  py::enum_<diffcol::DerivativeStatus>(m, "DerivativeStatus", "Why DCOL derivatives are (not) available.")
-      .value("ok", diffcol::DerivativeStatus::ok)
-      .value("coincident_origins", diffcol::DerivativeStatus::coincident_origins, "alpha* = 0: not differentiable")
-      .value("not_converged", diffcol::DerivativeStatus::solve_failed, "the solve did not converge")
-      .value("invalid_input", diffcol::DerivativeStatus::invalid_input, "the solve had invalid input")
-      .value("singular", diffcol::DerivativeStatus::singular, "no factorization, or a non-finite derivative");
-  m.def(
-      "status_name", [](diffcol::DerivativeStatus s) { return diffcol::status_name(s); },
-      py::arg("status"), "The name of a DerivativeStatus.");
 
   py::class_<ContactDerivatives> der(m, "ContactDerivatives", doc(std::string(R"(First-order derivatives of one DCOL result (Sec. II-B, III-C).
 
@@ -713,13 +693,6 @@ the opposite sign convention -q negate those four columns).
       "Maps a (k, 6) world-twist Jacobian of body B (pose X_WB) to the 7 columns (r, q) of DCOL.jl: returns "
       "(k, 7). A (6,) gradient is taken as 1 x 6. Raises ValueError unless J_X has 6 columns.");
   // ------------------------------------------------------------------ Euclidean distance
-  py::enum_<diffcol::DistanceStatus>(m, "DistanceStatus", "How a Euclidean distance query ended.")
-      .value("separated", diffcol::DistanceStatus::separated, "the distance is certified (support-function lower bound)")
-      .value("touching_or_overlapping", diffcol::DistanceStatus::touching_or_overlapping,
-             "the shapes meet: no Euclidean distance of separated shapes; distance = 0")
-      .value("not_certified", diffcol::DistanceStatus::not_certified,
-             "the iterations ended above the tolerance; distance and lower_bound bracket it")
-      .value("invalid_input", diffcol::DistanceStatus::invalid_input, "options out of range");
   py::enum_<dcol::FeatureKind>(m, "FeatureKind", "The local feature of a shape at its closest point.")
       .value("none", dcol::FeatureKind::none)
       .value("vertex", dcol::FeatureKind::vertex)
@@ -780,11 +753,6 @@ Args:
   warm: optional ContactResult of solve_contact for the same pair (its witness points seed GJK).
   tolerance: relative certificate tolerance; max_iterations: GJK iterations.
 Returns DistanceResult. Raises ValueError for an invalid pose or options.)");
-  py::enum_<diffcol::DistanceDerivativeStatus>(m, "DistanceDerivativeStatus", "Why Euclidean distance derivatives are (not) available.")
-      .value("ok", diffcol::DistanceDerivativeStatus::ok)
-      .value("distance_only", diffcol::DistanceDerivativeStatus::distance_only,
-             "closest points not unique (parallel flat patches) or features not identified: distance blocks only")
-      .value("not_separated", diffcol::DistanceDerivativeStatus::not_separated, "every block zero");
   py::class_<dcol::DistanceDerivatives>(m, "DistanceDerivatives", R"(Derivatives of a DistanceResult with respect to
 the twists [w; v] of body 1 (X1) and body 2 (X2) in .frame (default world: X_WBi <- exp(eta^) X_WBi).
 J_distance_Xi (1, 6); J_p1_W_Xi, J_p2_W_Xi, J_normal_W_Xi (3, 6).)")

@@ -94,13 +94,6 @@ std::string wrenches_repr(const idcol::ContactWrenches& w) {
 void bind_idcol(py::module_& m) {
   using namespace bind_idcol_local;
   // ------------------------------------------------------------------ options, status, result
-  py::enum_<diffcol::SolveStatus>(m, "SolveStatus", "How a contact solve ended.")
-      .value("converged", diffcol::SolveStatus::ok, "|f_c| < tolerance at a KKT point with lambda1, lambda2 > 0")
-      .value("coincident_origins", diffcol::SolveStatus::coincident_origins,
-             "|r| ~ 0: alpha = 0; p1, p2, normal and gap are the finite limits along r")
-      .value("not_converged", diffcol::SolveStatus::not_converged,
-             "no KKT point within the iteration budget; fields hold the best iterate")
-      .value("invalid_input", diffcol::SolveStatus::invalid_input, "a pose was not finite or too far; fields are zero");
 
   py::class_<SolveOptions> opts(m, "SolveOptions", "Solver settings; the defaults suit every pair of the built-in shapes.");
   opts.def(py::init([](double tolerance, int max_iterations, int max_attempts, double surrogate_factor,
@@ -233,8 +226,6 @@ starts), for many pairs ContactBatch (threads).
       py::arg("shape1"), py::arg("X_W1"), py::arg("shape2"), py::arg("X_W2"), py::arg("options") = SolveOptions{},
       solve_doc.c_str());
 
-  m.def("status_name", static_cast<const char* (*)(diffcol::SolveStatus)>(&diffcol::status_name), py::arg("status"),
-        "The name of a SolveStatus.");
 
   // ------------------------------------------------------------------ ContactPair
   py::class_<idcol::ContactPair>(m, "ContactPair", R"(A pair of shapes with warm-start state, for repeated queries.
@@ -278,15 +269,6 @@ the C++ ContactPair, bit for bit.)")
           "SolveOptions of this pair (a copy; assign a whole SolveOptions to change it).");
 
   // ------------------------------------------------------------------ derivatives
-  py::enum_<diffcol::DerivativeStatus>(m, "DerivativeStatus", "Why derivatives are (not) available.")
-      .value("ok", diffcol::DerivativeStatus::ok)
-      .value("coincident_origins", diffcol::DerivativeStatus::coincident_origins, "alpha* not differentiable at r = 0")
-      .value("not_converged", diffcol::DerivativeStatus::solve_failed)
-      .value("invalid_input", diffcol::DerivativeStatus::invalid_input)
-      .value("singular", diffcol::DerivativeStatus::singular)
-      .value("ill_conditioned", diffcol::DerivativeStatus::ill_conditioned,
-             "the equilibrated KKT Jacobian's condition number exceeds 1e6 (kkt_condition): derivatives not "
-             "trustworthy; use alpha_gradient_envelope or a smoother shape");
 
   py::class_<ContactDerivatives> der(m, "ContactDerivatives", doc(std::string(R"(All first-order derivatives of one contact solution (seed eq. (24)-(30), (B38)-(B39)).
 
@@ -468,12 +450,6 @@ incommensurate frequencies sqrt(2), sqrt(3), ..., sqrt(17).)")
         "Raises ValueError for another name.");
   m.def("benchmark_shape_names", &idcol::benchmark_shape_names, "['sphere', 'ellipsoid', 'poly', 'tc', 'se', 'sec'].");
   // ------------------------------------------------------------------ Euclidean distance
-  py::enum_<diffcol::DistanceStatus>(m, "DistanceStatus", "How a Euclidean distance query ended.")
-      .value("separated", diffcol::DistanceStatus::separated, "converged KKT point with positive multipliers")
-      .value("touching_or_overlapping", diffcol::DistanceStatus::touching_or_overlapping,
-             "alpha* <= 1: the bodies meet; distance = 0 (not a penetration depth)")
-      .value("not_converged", diffcol::DistanceStatus::not_converged, "the contact solve or the Newton iterations failed")
-      .value("invalid_input", diffcol::DistanceStatus::invalid_input, "options out of range");
   py::class_<idcol::DistanceResult>(m, "DistanceResult", R"(Euclidean distance of two separated iDCOL shapes.
 
 distance = |p2_W - p1_W|, closest points p1_W, p2_W on the surfaces (world), normal_W from body 1
@@ -518,11 +494,6 @@ Args:
   start: optional ContactSolution of solve_contact for the same pair and poses (else one is solved).
   tolerance: on the scaled KKT residual; max_iterations: Newton iterations.
 Returns DistanceResult. Raises ValueError for an invalid pose or options.)");
-  py::enum_<diffcol::DistanceDerivativeStatus>(m, "DistanceDerivativeStatus", "Why Euclidean distance derivatives are (not) available.")
-      .value("ok", diffcol::DistanceDerivativeStatus::ok)
-      .value("distance_only", diffcol::DistanceDerivativeStatus::distance_only,
-             "closest points ill-determined (numerically singular): distance blocks only")
-      .value("not_separated", diffcol::DistanceDerivativeStatus::not_separated, "every block zero");
   py::class_<idcol::DistanceDerivatives>(m, "DistanceDerivatives", R"(Derivatives of a DistanceResult with respect to
 the twists [w; v] of body 1 (X1) and body 2 (X2) in .frame (default world: X_Wi <- exp(eta^) X_Wi).
 J_distance_Xi (1, 6); J_p1_W_Xi, J_p2_W_Xi, J_normal_W_Xi (3, 6).)")
