@@ -31,12 +31,12 @@ inline int add_free_body(scene::Scene& scene, std::vector<sim::MassProperties>& 
 inline std::vector<std::pair<std::string, Shape>> ten_shapes(double c) {
   const double beta = 20.0;
   std::vector<std::pair<std::string, Shape>> s;
-  s.emplace_back("cone", SmoothTruncatedCone(beta, 0.5 * c, 0.02 * c, 0.3 * c, 0.9 * c));
+  s.emplace_back("cone", SmoothTruncatedCone(0.5 * c, 0.02 * c, 0.3 * c, 0.9 * c, beta));
   s.emplace_back("cube", SmoothPolytope::box(0.4 * c, 0.4 * c, 0.4 * c, beta, c));
   s.emplace_back("cuboid", SmoothPolytope::box(0.6 * c, 0.35 * c, 0.2 * c, beta, c));
-  s.emplace_back("cylinder", SuperellipticCylinder(4, 0.35 * c, 0.5 * c));
+  s.emplace_back("cylinder", SuperellipticCylinder(0.35 * c, 0.5 * c, 4));
   s.emplace_back("ellipsoid", Superellipsoid::ellipsoid(0.6 * c, 0.4 * c, 0.3 * c));
-  s.emplace_back("frustum", SmoothTruncatedCone(beta, 0.5 * c, 0.25 * c, 0.3 * c, 0.5 * c));
+  s.emplace_back("frustum", SmoothTruncatedCone(0.5 * c, 0.25 * c, 0.3 * c, 0.5 * c, beta));
   std::vector<Vec3> pts;  // a cube's corners cut by an octahedron's: 14 vertices
   for (int i = 0; i < 8; ++i) pts.push_back(c * Vec3(i & 1 ? 0.35 : -0.35, i & 2 ? 0.3 : -0.3, i & 4 ? 0.25 : -0.25));
   for (int i = 0; i < 3; ++i)

@@ -175,19 +175,19 @@ Shape parse_shape(const Json& j, const std::string& where) {
   if (type == "superellipsoid") {
     check_keys(j, w, {"type", "n", "a", "b", "c", "epsilon"});
     const int n = get_int(require(j, "n", w), w + ".n");
-    return Superellipsoid(n, num_field(j, "a", w), num_field(j, "b", w), num_field(j, "c", w),
+    return Superellipsoid(num_field(j, "a", w), num_field(j, "b", w), num_field(j, "c", w), n,
                           num_field_or(j, "epsilon", Superellipsoid::kDefaultEpsilon, w));
   }
   if (type == "superelliptic_cylinder") {
     check_keys(j, w, {"type", "n", "R", "h", "epsilon"});
     const int n = get_int(require(j, "n", w), w + ".n");
-    return SuperellipticCylinder(n, num_field(j, "R", w), num_field(j, "h", w),
+    return SuperellipticCylinder(num_field(j, "R", w), num_field(j, "h", w), n,
                                  num_field_or(j, "epsilon", SuperellipticCylinder::kDefaultEpsilon, w));
   }
   if (type == "smooth_truncated_cone") {
     check_keys(j, w, {"type", "beta", "Rb", "Rt", "a", "b"});
-    return SmoothTruncatedCone(num_field(j, "beta", w), num_field(j, "Rb", w), num_field(j, "Rt", w),
-                               num_field(j, "a", w), num_field(j, "b", w));
+    return SmoothTruncatedCone(num_field(j, "Rb", w), num_field(j, "Rt", w), num_field(j, "a", w),
+                               num_field(j, "b", w), num_field(j, "beta", w));
   }
   // smooth_polytope
   check_keys(j, w, {"type", "A", "b", "box", "hull", "beta", "L"});

@@ -57,7 +57,7 @@ scene::MadeShape parse_shape(const Json& j, const std::string& where, const std:
     const Vec3 a = get_vec3(require(j, "semi_axes", where), where + ".semi_axes");
     const double n = num_field(j, "n", where);
     if (std::floor(n) != n) fail(where + ".n", "the exponent must be an integer");
-    return {Superellipsoid(static_cast<int>(n), a.x(), a.y(), a.z()), Pose::identity()};
+    return {Superellipsoid(a.x(), a.y(), a.z(), static_cast<int>(n)), Pose::identity()};
   }
   if (kind == "padded_polygon") {  // a padded rectangle in the x–y plane
     const double hx = num_field(j, "half_x", where), hy = num_field(j, "half_y", where), r = num_field(j, "radius", where);

@@ -23,8 +23,8 @@ namespace bc = diffcol::batch::cuda;
 
 std::vector<Shape> gpu_shapes() {
   return {benchmark_shape("sphere"), benchmark_shape("ellipsoid"), benchmark_shape("poly"), benchmark_shape("tc"),
-          benchmark_shape("se"),     benchmark_shape("sec"),       Superellipsoid(2, 0.3, 0.9, 0.6),
-          SuperellipticCylinder(4, 0.4, 1.2), SmoothPolytope::box(0.2, 0.6, 0.4, 40.0)};
+          benchmark_shape("se"),     benchmark_shape("sec"),       Superellipsoid(0.3, 0.9, 0.6, 2),
+          SuperellipticCylinder(0.4, 1.2, 4), SmoothPolytope::box(0.2, 0.6, 0.4, 40.0)};
 }
 
 Pose random_pose(std::mt19937& rng, double spread) {

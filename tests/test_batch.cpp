@@ -100,11 +100,11 @@ Scene mixed_scene() {
   const Shape box = diffcol::SmoothPolytope::box(0.3, 0.5, 0.8, 15.0);
   const Shape hull = diffcol::SmoothPolytope::convex_hull(
       {Vec3(1, 0, 0), Vec3(-0.5, 0.8, 0), Vec3(-0.5, -0.8, 0), Vec3(0, 0, 1.2), Vec3(0.1, 0.1, -0.9)}, 10.0);
-  const Shape cone = diffcol::SmoothTruncatedCone(10.0, 0.8, 0.05, 0.5, 1.0);
+  const Shape cone = diffcol::SmoothTruncatedCone(0.8, 0.05, 0.5, 1.0, 10.0);
   s.pairs.emplace_back(box, hull);
   s.pairs.emplace_back(hull, cone);
   s.pairs.emplace_back(cone, diffcol::Sphere(0.3));
-  s.pairs.emplace_back(diffcol::Superellipsoid(3, 0.4, 0.9, 0.2), box);
+  s.pairs.emplace_back(diffcol::Superellipsoid(0.4, 0.9, 0.2, 3), box);
   for (const auto& [a, b] : s.pairs) s.sweeps.push_back(idcol::ErgodicSweep::for_pair(a, b));
   return s;
 }

@@ -89,10 +89,10 @@ std::vector<NamedShape> test_shapes() {
   std::vector<NamedShape> out;
   for (const std::string& n : diffcol::idcol::benchmark_shape_names())
     out.push_back({n, diffcol::idcol::benchmark_shape(n)});
-  out.push_back({"se(n=2)", Superellipsoid(2, 0.8, 0.4, 1.1)});
-  out.push_back({"sec(n=1)", SuperellipticCylinder(1, 0.6, 1.2)});
+  out.push_back({"se(n=2)", Superellipsoid(0.8, 0.4, 1.1, 2)});
+  out.push_back({"sec(n=1)", SuperellipticCylinder(0.6, 1.2, 1)});
   out.push_back({"box", SmoothPolytope::box(0.5, 1.0, 1.5, 20.0)});
-  out.push_back({"cone", SmoothTruncatedCone(20.0, 1.0, 0.05, 0.5, 1.5)});
+  out.push_back({"cone", SmoothTruncatedCone(1.0, 0.05, 0.5, 1.5, 20.0)});
   return out;
 }
 
@@ -103,11 +103,11 @@ Shape scaled(const Shape& s, double k) {
     case diffcol::ShapeType::superellipsoid: {
       const auto& e = s.as<Superellipsoid>();
       const Vec3 ax = k * e.semi_axes();
-      return Superellipsoid(e.exponent(), ax.x(), ax.y(), ax.z(), e.epsilon());
+      return Superellipsoid(ax.x(), ax.y(), ax.z(), e.exponent(), e.epsilon());
     }
     case diffcol::ShapeType::superelliptic_cylinder: {
       const auto& c = s.as<SuperellipticCylinder>();
-      return SuperellipticCylinder(c.exponent(), k * c.radius(), k * c.half_height(), c.epsilon());
+      return SuperellipticCylinder(k * c.radius(), k * c.half_height(), c.exponent(), c.epsilon());
     }
     case diffcol::ShapeType::smooth_polytope: {
       const auto& p = s.as<SmoothPolytope>();
@@ -121,8 +121,8 @@ Shape scaled(const Shape& s, double k) {
     }
     case diffcol::ShapeType::smooth_truncated_cone: {
       const auto& c = s.as<SmoothTruncatedCone>();
-      return SmoothTruncatedCone(c.beta(), k * c.bottom_radius(), k * c.top_radius(), k * c.bottom_extent(),
-                                 k * c.top_extent());
+      return SmoothTruncatedCone(k * c.bottom_radius(), k * c.top_radius(), k * c.bottom_extent(), k * c.top_extent(),
+                                 c.beta());
     }
   }
   return s;
@@ -562,9 +562,9 @@ TEST(Contact, FlatDiscsConvergeWithoutTheLastResort) {
   const Shape ball = Sphere(100.0);
   const std::vector<std::pair<std::string, Shape>> discs = {
       {"ellipsoid", Superellipsoid::ellipsoid(disc.x(), disc.y(), disc.z())},
-      {"se8", Superellipsoid(8, disc.x(), disc.y(), disc.z())},
-      {"sec2", SuperellipticCylinder(2, 30.0, 0.3)},
-      {"sec8", SuperellipticCylinder(8, 30.0, 0.3)}};
+      {"se8", Superellipsoid(disc.x(), disc.y(), disc.z(), 8)},
+      {"sec2", SuperellipticCylinder(30.0, 0.3, 2)},
+      {"sec8", SuperellipticCylinder(30.0, 0.3, 8)}};
   for (const auto& [name, d] : discs)
     for (int k = 0; k < 25; ++k) {
       const Pose X1 = random_pose(rng, 1.0);
@@ -594,8 +594,8 @@ TEST(Contact, ThinPlatesConvergeWithoutTheLastResort) {
   const Shape plate = SmoothPolytope::box(1.0, 0.6, th, 20.0, th);
   const std::vector<std::pair<std::string, Shape>> others = {
       {"box", SmoothPolytope::box(0.12, 0.07, 0.05, 20.0, 0.05)},
-      {"se8", Superellipsoid(8, 0.12, 0.08, 0.05)},
-      {"tc", SmoothTruncatedCone(20.0, 0.06, 0.02, 0.06, 0.06)},
+      {"se8", Superellipsoid(0.12, 0.08, 0.05, 8)},
+      {"tc", SmoothTruncatedCone(0.06, 0.02, 0.06, 0.06, 20.0)},
       {"sphere", Sphere(0.1)}};
   for (const auto& [name, o] : others)
     for (int k = 0; k < 40; ++k) {
@@ -798,7 +798,7 @@ TEST(Contact, ScalingShapesAndTranslationLeavesAlphaUnchanged) {
 // β = 200 and k = 1e-5 stalled at ‖f‖ ≈ 1e-9 on 40% of sweep poses (docs/notes/idcol.md).
 TEST(Contact, SmallSharpPairsConvergeAsAtUnitSize) {
   const double beta = 200.0;
-  const Shape tc = SmoothTruncatedCone(beta, 1.0, 1.5, 1.5, 1.5);
+  const Shape tc = SmoothTruncatedCone(1.0, 1.5, 1.5, 1.5, beta);
   const Shape box = SmoothPolytope::box(1.0, 0.5, 0.7, beta, 1.0);
   const Pose I = Pose::identity();
   for (int order = 0; order < 2; ++order) {

@@ -583,7 +583,7 @@ Eigen::VectorXd idcol_outputs(const ic::DistanceResult& r) {
 TEST(EuclideanIdcol, FarApartPairsConverge) {
   std::mt19937 rng = rng_for(17);
   const Sphere sphere(0.3);
-  const Superellipsoid thin(4, 0.066, 0.157, 0.09);
+  const Superellipsoid thin(0.066, 0.157, 0.09, 4);
   for (int trial = 0; trial < 100; ++trial) {
     const double far = std::uniform_real_distribution<double>(5.0, 60.0)(rng);
     const Pose X1 = make_pose(random_rotation(rng), Vec3::Zero());
@@ -602,8 +602,8 @@ TEST(EuclideanIdcol, DerivativesAgainstFiniteDifferences) {
   const auto shape = [&](int t) -> Shape {
     switch (t) {
       case 0: return diffcol::Sphere(U(rng));
-      case 1: return diffcol::Superellipsoid(2, U(rng), U(rng), U(rng));
-      case 2: return diffcol::SuperellipticCylinder(2, U(rng), U(rng));
+      case 1: return diffcol::Superellipsoid(U(rng), U(rng), U(rng), 2);
+      case 2: return diffcol::SuperellipticCylinder(U(rng), U(rng), 2);
       case 3: return diffcol::SmoothPolytope::box(U(rng), U(rng), U(rng), 8.0);
       default: return diffcol::Superellipsoid::ellipsoid(U(rng), U(rng), U(rng));
     }
@@ -637,7 +637,7 @@ TEST(EuclideanDistance, HotPathAllocatesNothing) {
   for (int t = 0; t < 8; ++t) prims.push_back(random_primitive(rng, t));
   std::vector<Pose> poses;
   for (int k = 0; k < 64; ++k) poses.push_back(random_pose_at(rng, k % 2 ? 3.5 : 0.5));
-  const Shape s1 = diffcol::Superellipsoid(2, 0.5, 0.8, 1.1), s2 = diffcol::Sphere(0.6);
+  const Shape s1 = diffcol::Superellipsoid(0.5, 0.8, 1.1, 2), s2 = diffcol::Sphere(0.6);
   dc::DistanceResult r;
   dc::DistanceDerivatives d;
   ic::DistanceResult q;

@@ -53,10 +53,10 @@ struct Named {
   Shape shape;
 };
 std::vector<Named> extra_shapes() {
-  return {{"se2", Superellipsoid(2, 0.7, 1.0, 1.2)},
-          {"se3", Superellipsoid(3, 1.1, 0.6, 0.9)},
-          {"sec2", SuperellipticCylinder(2, 0.8, 1.1)},
-          {"cone", SmoothTruncatedCone(10.0, 1.2, 0.4, 1.0, 1.3)}};
+  return {{"se2", Superellipsoid(0.7, 1.0, 1.2, 2)},
+          {"se3", Superellipsoid(1.1, 0.6, 0.9, 3)},
+          {"sec2", SuperellipticCylinder(0.8, 1.1, 2)},
+          {"cone", SmoothTruncatedCone(1.2, 0.4, 1.0, 1.3, 10.0)}};
 }
 std::vector<std::pair<Named, Named>> shape_pairs() {
   std::vector<std::pair<Named, Named>> out;
@@ -311,11 +311,11 @@ Shape with_parameter(const Shape& s, int i, double v) {
       const auto& e = s.as<Superellipsoid>();
       Vec3 ax = e.semi_axes();
       ax[i] = v;
-      return Superellipsoid(e.exponent(), ax.x(), ax.y(), ax.z(), e.epsilon());
+      return Superellipsoid(ax.x(), ax.y(), ax.z(), e.exponent(), e.epsilon());
     }
     case ShapeType::superelliptic_cylinder: {
       const auto& c = s.as<SuperellipticCylinder>();
-      return SuperellipticCylinder(c.exponent(), i == 0 ? v : c.radius(), i == 1 ? v : c.half_height(), c.epsilon());
+      return SuperellipticCylinder(i == 0 ? v : c.radius(), i == 1 ? v : c.half_height(), c.exponent(), c.epsilon());
     }
     case ShapeType::smooth_polytope: {
       const auto& p = s.as<SmoothPolytope>();
@@ -331,7 +331,7 @@ Shape with_parameter(const Shape& s, int i, double v) {
       const auto& c = s.as<SmoothTruncatedCone>();
       double t[5] = {c.beta(), c.bottom_radius(), c.top_radius(), c.bottom_extent(), c.top_extent()};
       t[i] = v;
-      return SmoothTruncatedCone(t[0], t[1], t[2], t[3], t[4]);
+      return SmoothTruncatedCone(t[1], t[2], t[3], t[4], t[0]);
     }
   }
   throw std::logic_error("shape type");
@@ -446,7 +446,7 @@ TEST(IdcolHessians, ShapeThirdDerivativesAgainstFiniteDifferences) {
   std::mt19937 rng(5);
   std::vector<Named> shapes = extra_shapes();
   for (const auto& n : benchmark_shape_names()) shapes.push_back({n, benchmark_shape(n)});
-  shapes.push_back({"sec1", SuperellipticCylinder(1, 0.8, 1.3)});
+  shapes.push_back({"sec1", SuperellipticCylinder(0.8, 1.3, 1)});
   for (const auto& s : shapes)
     for (int k = 0; k < 20; ++k) {
       // points near the surface (y scaled so that φ(y) ≈ 0), and inside / outside

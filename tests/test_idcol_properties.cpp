@@ -43,13 +43,13 @@ struct ShapeParams {
   Shape build(double f) const {
     switch (type) {
       case 0: return diffcol::Sphere(f * len[0]);
-      case 1: return diffcol::Superellipsoid(n, f * len[0], f * len[1], f * len[2]);
-      case 2: return diffcol::SuperellipticCylinder(n, f * len[0], f * len[1]);
+      case 1: return diffcol::Superellipsoid(f * len[0], f * len[1], f * len[2], n);
+      case 2: return diffcol::SuperellipticCylinder(f * len[0], f * len[1], n);
       case 3: {
         const double L = f * std::min({len[0], len[1], len[2]});
         return diffcol::SmoothPolytope::box(f * len[0], f * len[1], f * len[2], beta, L);
       }
-      default: return diffcol::SmoothTruncatedCone(beta, f * len[0], f * len[1], f * len[2], f * len[3]);
+      default: return diffcol::SmoothTruncatedCone(f * len[0], f * len[1], f * len[2], f * len[3], beta);
     }
   }
 };

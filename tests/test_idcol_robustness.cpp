@@ -48,10 +48,10 @@ using diffcol::DerivativeStatus;
 // geometric shape in another unit (a polytope's L scales with it; β and n are unit-free).
 Shape scaled_benchmark_shape(const std::string& name, double f) {
   if (name == "sphere") return Sphere(f);
-  if (name == "ellipsoid") return Superellipsoid(1, 0.5 * f, f, 1.5 * f);
-  if (name == "se") return Superellipsoid(8, 0.5 * f, f, 1.5 * f);
-  if (name == "sec") return SuperellipticCylinder(8, f, 2.0 * f);
-  if (name == "tc") return SmoothTruncatedCone(20.0, f, 1.5 * f, 1.5 * f, 1.5 * f);
+  if (name == "ellipsoid") return Superellipsoid(0.5 * f, f, 1.5 * f, 1);
+  if (name == "se") return Superellipsoid(0.5 * f, f, 1.5 * f, 8);
+  if (name == "sec") return SuperellipticCylinder(f, 2.0 * f, 8);
+  if (name == "tc") return SmoothTruncatedCone(f, 1.5 * f, 1.5 * f, 1.5 * f, 20.0);
   Eigen::MatrixX3d A(8, 3);
   A << 1, 1, 1, 1, -1, -1, -1, 1, -1, -1, -1, 1, -1, -1, -1, -1, 1, 1, 1, -1, 1, 1, 1, -1;
   Eigen::VectorXd b(8);
@@ -151,7 +151,7 @@ TEST(IdcolRobustness, NearlyParallelFlatFacesAreFlagged) {
       const double a = 0.5 + U(rng), b = 0.5 + U(rng), c = 0.5 + U(rng);
       const int ns[3] = {8, 12, 20};
       const double betas[3] = {20.0, 50.0, 200.0};
-      if (kind == 0) return Superellipsoid(ns[rng() % 3], a, b, c);
+      if (kind == 0) return Superellipsoid(a, b, c, ns[rng() % 3]);
       return SmoothPolytope::box(a, b, c, betas[rng() % 3]);
     };
     const Shape s1 = make(k % 2), s2 = make((k / 2) % 2);
@@ -241,10 +241,10 @@ TEST(IdcolRobustness, LargeSharpShapesConvergeAtTheRoundingFloor) {
     const auto make = [&](double f, double L) -> Shape {
       switch (rng() % 3) {
         case 0: return SmoothPolytope::box(f * (0.3 + U(rng)), f * (0.3 + U(rng)), f * (0.3 + U(rng)), beta, L);
-        case 1: return Superellipsoid(20, f * (0.3 + U(rng)), f * (0.3 + U(rng)), f * (0.3 + U(rng)));
+        case 1: return Superellipsoid(f * (0.3 + U(rng)), f * (0.3 + U(rng)), f * (0.3 + U(rng)), 20);
         default:
-          return SmoothTruncatedCone(beta, f * (0.3 + U(rng)), f * (0.3 + U(rng)), f * (0.3 + U(rng)),
-                                     f * (0.3 + U(rng)));
+          return SmoothTruncatedCone(f * (0.3 + U(rng)), f * (0.3 + U(rng)), f * (0.3 + U(rng)), f * (0.3 + U(rng)),
+                                     beta);
       }
     };
     const std::mt19937 saved = rng;
@@ -291,7 +291,7 @@ TEST(IdcolRobustness, SphereSphereClosedFormMatchesTheGeneralSolve) {
     const Pose X_W2 = X_W1 * make_pose(random_rotation(rng), dist * random_unit(rng));
     const ContactSolution c = idcol::solve_contact(Sphere(R1), X_W1, Sphere(R2), X_W2);
     const ContactSolution g =
-        idcol::solve_contact(Superellipsoid(1, R1, R1, R1), X_W1, Superellipsoid(1, R2, R2, R2), X_W2);
+        idcol::solve_contact(Superellipsoid(R1, R1, R1, 1), X_W1, Superellipsoid(R2, R2, R2, 1), X_W2);
     ASSERT_EQ(c.status, SolveStatus::ok);
     ASSERT_EQ(g.status, SolveStatus::ok);
     const double r = (X_W1.inverse() * X_W2).p.norm();
@@ -355,16 +355,16 @@ bool all_finite(const ContactDerivatives& d) {
 TEST(IdcolRobustness, SizesOutsideTheRangeAreRejectedAndFieldsStayFinite) {
   EXPECT_THROW(Sphere(1e-300), std::invalid_argument);
   EXPECT_THROW(Sphere(0.5e-100), std::invalid_argument);
-  EXPECT_THROW(Superellipsoid(8, 1.0, 1e-101, 1.0), std::invalid_argument);
-  EXPECT_THROW(SuperellipticCylinder(4, 1e-120, 1.0), std::invalid_argument);
-  EXPECT_THROW(SmoothTruncatedCone(20.0, 1.0, 1.0, 1e-200, 1.0), std::invalid_argument);
+  EXPECT_THROW(Superellipsoid(1.0, 1e-101, 1.0, 8), std::invalid_argument);
+  EXPECT_THROW(SuperellipticCylinder(1e-120, 1.0, 4), std::invalid_argument);
+  EXPECT_THROW(SmoothTruncatedCone(1.0, 1.0, 1e-200, 1.0, 20.0), std::invalid_argument);
   EXPECT_THROW(SmoothPolytope::box(1e-150, 1.0, 1.0, 20.0), std::invalid_argument);
   EXPECT_THROW(SmoothPolytope::box(1.0, 1.0, 1.0, 20.0, 1e-101), std::invalid_argument);
   EXPECT_NO_THROW(Sphere(diffcol::kMinLength));
   {
     const double m = diffcol::kMinLength;
     const ContactSolution s =
-        idcol::solve_contact(Sphere(m), Pose{}, Superellipsoid(1, m, 2 * m, m), make_pose(Mat3::Identity(), Vec3(m, 2 * m, 0)));
+        idcol::solve_contact(Sphere(m), Pose{}, Superellipsoid(m, 2 * m, m, 1), make_pose(Mat3::Identity(), Vec3(m, 2 * m, 0)));
     EXPECT_EQ(s.status, SolveStatus::ok);
     EXPECT_TRUE(all_finite(s));
     EXPECT_NEAR(s.normal_B1.norm(), 1.0, 1e-12);
@@ -410,17 +410,17 @@ TEST(IdcolRobustness, SizesOutsideTheRangeAreRejectedAndFieldsStayFinite) {
 TEST(IdcolRobustness, UnusedEpsilonIsNotRejected) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (const double eps : {0.5, -1.0, 1e300, nan}) {
-    EXPECT_NO_THROW(Superellipsoid(1, 1.0, 2.0, 3.0, eps)) << eps;
-    EXPECT_NO_THROW(SuperellipticCylinder(1, 1.0, 2.0, eps)) << eps;
-    EXPECT_EQ(Superellipsoid(1, 1.0, 2.0, 3.0, eps).epsilon(), 0.0);
-    EXPECT_EQ(SuperellipticCylinder(1, 1.0, 2.0, eps).epsilon(), 0.0);
-    EXPECT_THROW(Superellipsoid(2, 1.0, 2.0, 3.0, eps), std::invalid_argument) << eps;
-    EXPECT_THROW(SuperellipticCylinder(2, 1.0, 2.0, eps), std::invalid_argument) << eps;
+    EXPECT_NO_THROW(Superellipsoid(1.0, 2.0, 3.0, 1, eps)) << eps;
+    EXPECT_NO_THROW(SuperellipticCylinder(1.0, 2.0, 1, eps)) << eps;
+    EXPECT_EQ(Superellipsoid(1.0, 2.0, 3.0, 1, eps).epsilon(), 0.0);
+    EXPECT_EQ(SuperellipticCylinder(1.0, 2.0, 1, eps).epsilon(), 0.0);
+    EXPECT_THROW(Superellipsoid(1.0, 2.0, 3.0, 2, eps), std::invalid_argument) << eps;
+    EXPECT_THROW(SuperellipticCylinder(1.0, 2.0, 2, eps), std::invalid_argument) << eps;
   }
   // the same ellipsoid whatever the ignored ε
-  const ContactSolution a = idcol::solve_contact(Superellipsoid(1, 1.0, 2.0, 3.0, 0.7), Pose{}, Sphere(1.0),
+  const ContactSolution a = idcol::solve_contact(Superellipsoid(1.0, 2.0, 3.0, 1, 0.7), Pose{}, Sphere(1.0),
                                                  make_pose(Mat3::Identity(), Vec3(3.0, 1.0, 0.5)));
-  const ContactSolution b = idcol::solve_contact(Superellipsoid(1, 1.0, 2.0, 3.0, 0.0), Pose{}, Sphere(1.0),
+  const ContactSolution b = idcol::solve_contact(Superellipsoid(1.0, 2.0, 3.0, 1, 0.0), Pose{}, Sphere(1.0),
                                                  make_pose(Mat3::Identity(), Vec3(3.0, 1.0, 0.5)));
   EXPECT_EQ(a.alpha, b.alpha);
 }

@@ -92,7 +92,7 @@ TEST(ReferenceFrames, MapsAgreeWithThePerturbations) {
 // ---------------------------------------------------------------------------- iDCOL
 
 TEST(ReferenceFrames, IdcolDerivativesInEveryFrame) {
-  const Shape s1{Superellipsoid(4, 0.5, 0.3, 0.4)}, s2{Sphere(0.35)};
+  const Shape s1{Superellipsoid(0.5, 0.3, 0.4, 4)}, s2{Sphere(0.35)};
   std::mt19937 rng(5);
   int checked = 0;
   for (int trial = 0; trial < 12; ++trial) {
@@ -128,7 +128,7 @@ TEST(ReferenceFrames, IdcolDerivativesInEveryFrame) {
 }
 
 TEST(ReferenceFrames, IdcolWrenchJacobiansInEveryFrame) {
-  const Shape s1{Superellipsoid(4, 0.5, 0.3, 0.4)}, s2{Sphere(0.35)};
+  const Shape s1{Superellipsoid(0.5, 0.3, 0.4, 4)}, s2{Sphere(0.35)};
   std::mt19937 rng(7);
   const idcol::HertzModel model{100.0, 2.5};
   for (int trial = 0; trial < 6; ++trial) {
@@ -194,7 +194,7 @@ TEST(ReferenceFrames, DcolDerivativesInEveryFrame) {
 
 TEST(ReferenceFrames, EuclideanDistanceDerivativesInEveryFrame) {
   const dcol::Primitive a = dcol::Cylinder(0.2, 0.6), b = dcol::Ellipsoid::from_semi_axes(0.3, 0.2, 0.25);
-  const Shape c{Superellipsoid(4, 0.5, 0.3, 0.4)}, e{Sphere(0.35)};
+  const Shape c{Superellipsoid(0.5, 0.3, 0.4, 4)}, e{Sphere(0.35)};
   std::mt19937 rng(29);
   int checked = 0;
   for (int trial = 0; trial < 8; ++trial) {

@@ -40,7 +40,7 @@ struct World {
 World make_world(bool ground) {
   World w;
   const Shape shapes[4] = {Superellipsoid::ellipsoid(0.6, 0.4, 0.5), SmoothPolytope::box(0.4, 0.5, 0.3, 20.0),
-                           SmoothTruncatedCone(20.0, 0.5, 0.1, 0.25, 0.75), Sphere(0.45)};
+                           SmoothTruncatedCone(0.5, 0.1, 0.25, 0.75, 20.0), Sphere(0.45)};
   for (int i = 0; i < 4; ++i) {
     const int b = w.scene.add_body(Pose::identity(), false, "body" + std::to_string(i));
     w.scene.add_shape(b, shapes[i]);

@@ -122,7 +122,7 @@ axes, integer exponent n >= 1 (n = 1: ellipsoid, eps unused).)");
           },
           [](const py::tuple& state) {
             const py::tuple t = pickle_state(state, 5, "Superellipsoid");
-            return Superellipsoid(t[0].cast<int>(), t[1].cast<double>(), t[2].cast<double>(), t[3].cast<double>(),
+            return Superellipsoid(t[1].cast<double>(), t[2].cast<double>(), t[3].cast<double>(), t[0].cast<int>(),
                                   t[4].cast<double>());
           }));
   def_common(se);
@@ -144,7 +144,7 @@ axis = body x axis, radius R, half-height h, integer exponent n >= 1.)");
           },
           [](const py::tuple& state) {
             const py::tuple t = pickle_state(state, 4, "SuperellipticCylinder");
-            return SuperellipticCylinder(t[0].cast<int>(), t[1].cast<double>(), t[2].cast<double>(), t[3].cast<double>());
+            return SuperellipticCylinder(t[1].cast<double>(), t[2].cast<double>(), t[0].cast<int>(), t[3].cast<double>());
           }));
   def_common(sec);
   def_support(sec);
@@ -234,8 +234,8 @@ LogSumExp sharpness beta.)");
           },
           [](const py::tuple& state) {
             const py::tuple t = pickle_state(state, 5, "SmoothTruncatedCone");
-            return SmoothTruncatedCone(t[0].cast<double>(), t[1].cast<double>(), t[2].cast<double>(),
-                                       t[3].cast<double>(), t[4].cast<double>());
+            return SmoothTruncatedCone(t[1].cast<double>(), t[2].cast<double>(), t[3].cast<double>(),
+                                       t[4].cast<double>(), t[0].cast<double>());
           }));
   def_common(tc);
 

@@ -128,8 +128,8 @@ def test_invalid_poses_raise_value_error(bad, match):
 # ---------------------------------------------------------------- shapes
 
 def test_shape_evaluation_rejects_non_finite_points_and_overflow():
-    shapes = [diffcol.Sphere(1.0), diffcol.Superellipsoid(2, 1.0, 0.8, 0.6), diffcol.SuperellipticCylinder(2, 1.0, 1.0),
-              diffcol.SmoothPolytope.box(1.0, 1.0, 1.0, 20.0), diffcol.SmoothTruncatedCone(20.0, 1.0, 0.5, 1.0, 1.0)]
+    shapes = [diffcol.Sphere(1.0), diffcol.Superellipsoid(1.0, 0.8, 0.6, 2), diffcol.SuperellipticCylinder(1.0, 1.0, 2),
+              diffcol.SmoothPolytope.box(1.0, 1.0, 1.0, 20.0), diffcol.SmoothTruncatedCone(1.0, 0.5, 1.0, 1.0, 20.0)]
     for s in shapes + [diffcol.Shape(s) for s in shapes]:
         for y in ([np.nan, 0, 0], [0, np.inf, 0]):  # used to return NaN
             with pytest.raises(ValueError, match="finite"):
@@ -137,7 +137,7 @@ def test_shape_evaluation_rejects_non_finite_points_and_overflow():
             with pytest.raises(ValueError, match="finite"):
                 s.value(y)
     with pytest.raises(ValueError, match="overflow"):  # a NaN gradient before
-        diffcol.Superellipsoid(2, 1.0, 0.8, 0.6).eval([1e300, 0, 0])
+        diffcol.Superellipsoid(1.0, 0.8, 0.6, 2).eval([1e300, 0, 0])
     for s in shapes:
         with pytest.raises(ValueError):
             s.ray_extent([0.0, 0.0, 0.0])
@@ -159,9 +159,9 @@ def test_shapes_evaluate_against_closed_forms():
     assert V.shape == (8, 3) and np.allclose(np.sort(np.abs(V), axis=0)[0], [1, 2, 3])
     hull = diffcol.SmoothPolytope.convex_hull(V, beta=50.0)
     assert hull.num_faces == 6
-    cyl = diffcol.SuperellipticCylinder(4, 1.0, 2.0)
+    cyl = diffcol.SuperellipticCylinder(1.0, 2.0, 4)
     assert cyl.radius == 1.0 and cyl.half_height == 2.0 and cyl.exponent == 4
-    cone = diffcol.SmoothTruncatedCone(20.0, 1.0, 1.5, 1.5, 1.5)
+    cone = diffcol.SmoothTruncatedCone(1.0, 1.5, 1.5, 1.5, 20.0)
     assert cone.top_radius == 1.5
     shape = diffcol.Shape(cone)
     assert shape.type == diffcol.ShapeType.smooth_truncated_cone and isinstance(shape.primitive, diffcol.SmoothTruncatedCone)
@@ -172,10 +172,10 @@ def test_shapes_evaluate_against_closed_forms():
 @pytest.mark.parametrize("make,match", [
     (lambda: diffcol.Sphere(0.0), "radius"),
     (lambda: diffcol.Sphere(math.nan), "radius"),
-    (lambda: diffcol.Superellipsoid(0, 1, 1, 1), ""),
-    (lambda: diffcol.Superellipsoid(2, 1, -1, 1), ""),
-    (lambda: diffcol.SuperellipticCylinder(2, 1.0, 0.0), ""),
-    (lambda: diffcol.SmoothTruncatedCone(20.0, 1.0, -1.0, 1.0, 1.0), ""),
+    (lambda: diffcol.Superellipsoid(1, 1, 1, 0), ""),
+    (lambda: diffcol.Superellipsoid(1, -1, 1, 2), ""),
+    (lambda: diffcol.SuperellipticCylinder(1.0, 0.0, 2), ""),
+    (lambda: diffcol.SmoothTruncatedCone(1.0, -1.0, 1.0, 1.0, 20.0), ""),
     (lambda: diffcol.SmoothPolytope(np.eye(3), np.ones(3), 10.0), ""),           # m < 4
     (lambda: diffcol.SmoothPolytope(np.vstack([np.eye(3), np.eye(3)]), np.ones(6), 10.0), "unbounded"),
     (lambda: diffcol.SmoothPolytope.box(1, 1, 1, beta=-1.0), "beta"),

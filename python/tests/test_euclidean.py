@@ -111,7 +111,7 @@ def test_dcol_derivatives_fd(seed):
 @pytest.mark.parametrize("seed", range(6))
 def test_idcol_derivatives_fd(seed):
     rng = np.random.default_rng(seed)
-    shapes = [diffcol.Superellipsoid(2, 0.5, 0.8, 1.1), diffcol.Sphere(0.7), diffcol.Superellipsoid(1, 0.6, 0.9, 0.4)]
+    shapes = [diffcol.Superellipsoid(0.5, 0.8, 1.1, 2), diffcol.Sphere(0.7), diffcol.Superellipsoid(0.6, 0.9, 0.4, 1)]
     s1, s2 = shapes[seed % 3], shapes[(seed + 1) % 3]
     T1 = pose(random_rotation(rng), rng.normal(size=3) * 0.3)
     T2 = pose(random_rotation(rng), T1[:3, 3] + 3.5 * np.array([1.0, 0.3, -0.2]))

@@ -39,7 +39,7 @@ def test_frame_maps():
 
 @pytest.mark.parametrize("frame", FRAMES)
 def test_idcol_dcol_qp_frames(frame):
-    s1, s2 = diffcol.Superellipsoid(4, 0.5, 0.3, 0.4), diffcol.Sphere(0.35)
+    s1, s2 = diffcol.Superellipsoid(0.5, 0.3, 0.4, 4), diffcol.Sphere(0.35)
     sol = diffcol.solve_contact(s1, X1, s2, X2)
     check_blocks(diffcol.contact_derivatives(sol), diffcol.contact_derivatives(sol, frame=frame),
                  ["J_alpha", "J_gap", "J_p1_W", "J_normal_W"], frame, X1, X2)

@@ -68,7 +68,7 @@ def test_last_resort_iterations_option():
     seen = 0
     for _ in range(20000):
         Rd = 10 ** rng.uniform(0, 2)
-        disc = diffcol.Superellipsoid(1, Rd, Rd, Rd / 10 ** rng.uniform(3.5, math.log10(30000)))
+        disc = diffcol.Superellipsoid(Rd, Rd, Rd / 10 ** rng.uniform(3.5, math.log10(30000)), 1)
         ball = diffcol.Sphere(10 ** rng.uniform(0, 3))
         v = np.array([rng.gauss(0, 1) for _ in range(3)])
         v *= 10 ** rng.uniform(-1, 1.5) / np.linalg.norm(v)
@@ -114,7 +114,7 @@ def test_support_points_of_the_closed_form_shapes():
     axes = np.array([0.5, 1.0, 1.5])
     ell = diffcol.Superellipsoid(1, *axes)
     se8 = diffcol.Superellipsoid(8, *axes, epsilon=0.0)
-    sec8 = diffcol.SuperellipticCylinder(8, 0.6, 1.7, epsilon=0.0)
+    sec8 = diffcol.SuperellipticCylinder(0.6, 1.7, 8, epsilon=0.0)
     for _ in range(50):
         d = rng.normal(size=3)
         assert np.allclose(diffcol.Sphere(2.0).support(d), 2.0 * d / np.linalg.norm(d))

@@ -44,10 +44,10 @@ inline int relax_stages(const Sphere&) { return 0; }
 
 inline Superellipsoid relaxed(const Superellipsoid& s, int k) {
   const Vec3 ax = s.semi_axes();
-  return Superellipsoid(std::min(1 << k, s.exponent()), ax.x(), ax.y(), ax.z(), s.epsilon());
+  return Superellipsoid(ax.x(), ax.y(), ax.z(), std::min(1 << k, s.exponent()), s.epsilon());
 }
 inline SuperellipticCylinder relaxed(const SuperellipticCylinder& s, int k) {
-  return SuperellipticCylinder(std::min(1 << k, s.exponent()), s.radius(), s.half_height(), s.epsilon());
+  return SuperellipticCylinder(s.radius(), s.half_height(), std::min(1 << k, s.exponent()), s.epsilon());
 }
 inline AtBeta<SmoothPolytope> relaxed(const SmoothPolytope& s, int k) {
   return {s, std::min(kContinuationBeta * std::pow(4.0, k), s.beta())};

@@ -179,7 +179,7 @@ MadeShape make_shape(const ShapeDescription& d, Family family, const SmoothingOp
         }
         case ShapeKind::cylinder:
           if (tol > 0.0) return {Shape(fit_superelliptic_cylinder(d.radius, 0.5 * d.length, tol).shape), along_z};
-          return {Shape(SuperellipticCylinder(smoothing.exponent, d.radius, 0.5 * d.length)), along_z};
+          return {Shape(SuperellipticCylinder(d.radius, 0.5 * d.length, smoothing.exponent)), along_z};
         case ShapeKind::ellipsoid:
           return {Shape(Superellipsoid::ellipsoid(d.semi_axes.x(), d.semi_axes.y(), d.semi_axes.z())), Pose::identity()};
         case ShapeKind::convex_hull:
