@@ -1085,7 +1085,7 @@ TEST(Contact, InvalidInputIsReportedWithoutExceptionsOrNaN) {
     EXPECT_FALSE(after.warm_started) << k << ": warm start from an invalid solve";
   }
   EXPECT_STREQ(diffcol::status_name(SolveStatus::invalid_input), "invalid_input");
-  EXPECT_STREQ(diffcol::status_name(SolveStatus::ok), "converged");
+  EXPECT_STREQ(diffcol::status_name(SolveStatus::ok), "ok");
   EXPECT_STREQ(diffcol::status_name(SolveStatus::coincident_origins), "coincident_origins");
   EXPECT_STREQ(diffcol::status_name(SolveStatus::not_converged), "not_converged");
 }

@@ -320,7 +320,7 @@ struct Counts {
   long samples = 0, ok = 0, not_ok = 0, non_finite = 0, wrong = 0, variant_status = 0;
   long refused_right = 0;  ///< not_certified answers that the reference finds right
   long penetration_derivative_wrong = 0, scaled_copy_refused = 0, vertex_list_wrong = 0, reference_checked = 0, derivative_checked = 0, derivative_inconclusive = 0, derivative_near_contact = 0;
-  long by_status[5] = {0, 0, 0, 0, 0};
+  long by_status[6] = {0, 0, 0, 0, 0, 0};  // indexed by SolveStatus
   /// wrong answers by check (certificate, reference, invariance, derivative) and [separated, penetration]
   long wrong_by_check[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
   double worst_invariance = 0.0, worst_reference = 0.0, worst_derivative = 0.0;
@@ -556,7 +556,9 @@ TEST(QpProperties, RandomPairsAtExtremeScalesAreCertifiedAndInvariant) {
                 "not_certified %ld, of which the reference finds %ld right), %ld non-finite, %ld wrong answers reported as ok, %ld variant statuses; "
                 "reference on %ld (worst %.2e of L + |sd|), invariance worst %.2e, derivatives checked %ld "
                 "(worst %.2e of the tolerance; penetration derivatives wrong %ld), inconclusive %ld, near contact %ld, shapes x 1e3 refused %ld, polygons whose vertices() miss part of C y <= d %ld\n",
-                names[k], c.samples, c.ok, c.not_ok, c.by_status[1], c.by_status[2], c.by_status[4], c.refused_right, c.non_finite,
+                names[k], c.samples, c.ok, c.not_ok, c.by_status[static_cast<int>(SolveStatus::not_converged)],
+                c.by_status[static_cast<int>(SolveStatus::numerical_error)],
+                c.by_status[static_cast<int>(SolveStatus::not_certified)], c.refused_right, c.non_finite,
                 c.wrong, c.variant_status, c.reference_checked, c.worst_reference, c.worst_invariance,
                 c.derivative_checked, c.worst_derivative, c.penetration_derivative_wrong, c.derivative_inconclusive, c.derivative_near_contact, c.scaled_copy_refused, c.vertex_list_wrong);
     std::printf("  wrong by check (separated / penetration): certificate %ld / %ld, reference %ld / %ld, invariance "

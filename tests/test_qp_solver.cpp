@@ -275,7 +275,7 @@ TEST(QpSolver, StatusesInsteadOfExceptions) {
   ASSERT_EQ(s3.status, SolveStatus::ok);
   EXPECT_NEAR(s3.x(0), 0.0, 1e-14);
   EXPECT_NEAR(s3.x(1), 1.0, 1e-14);
-  EXPECT_STREQ(status_name(SolveStatus::not_converged), "max_iterations");
+  EXPECT_STREQ(status_name(SolveStatus::not_converged), "not_converged");
 }
 
 }  // namespace

@@ -518,7 +518,7 @@ radius); x (n,), s (m,), z (m,) are the primal variables, slacks and multipliers
   py::class_<ContactResult> res(m, "ContactResult", doc(std::string(R"(Result of one DCOL query (problem (9), eq. (29)-(30)).
 
 Fields (read-only; vectors are numpy arrays, the C++ names):
-  status             SolveStatus; ok (a bool) is status == converged
+  status             SolveStatus; ok (a bool) is status == ok
   iterations         interior-point iterations (predictor-corrector pairs)
   alpha              alpha*, the minimum scaling (> 1 separated, < 1 penetrating)
   x_W (3,)           intersection point of the scaled shapes (world)

@@ -112,8 +112,8 @@ def test_support_points_of_the_closed_form_shapes():
     # for n = 8 (eps = 0) the point lies on the surface and its outward normal is along d.
     rng = np.random.default_rng(9)
     axes = np.array([0.5, 1.0, 1.5])
-    ell = diffcol.Superellipsoid(1, *axes)
-    se8 = diffcol.Superellipsoid(8, *axes, epsilon=0.0)
+    ell = diffcol.Superellipsoid(*axes, 1)
+    se8 = diffcol.Superellipsoid(*axes, 8, epsilon=0.0)
     sec8 = diffcol.SuperellipticCylinder(0.6, 1.7, 8, epsilon=0.0)
     for _ in range(50):
         d = rng.normal(size=3)

@@ -144,10 +144,10 @@ def test_ok_is_false_for_failed_results():
 
 # Exact formats: type name, then key=value pairs; a status field holds the status' name.
 REPR = {
-    "ContactSolution": rf"ContactSolution\(status=converged, alpha={NUM}, gap={NUM}, iterations=\d+\)",
+    "ContactSolution": rf"ContactSolution\(status=ok, alpha={NUM}, gap={NUM}, iterations=\d+\)",
     "ContactDerivatives": rf"ContactDerivatives\(status=ok, kkt_condition={NUM}\)",
     "ContactWrenches": rf"ContactWrenches\(status=ok, in_contact=False, penetration={NUM}, f_n={NUM}\)",
-    "dcol.ContactResult": rf"dcol\.ContactResult\(status=converged, alpha={NUM}, gap={NUM}, iterations=\d+, "
+    "dcol.ContactResult": rf"dcol\.ContactResult\(status=ok, alpha={NUM}, gap={NUM}, iterations=\d+, "
                           rf"polished=(True|False)\)",
     "dcol.Certificate": rf"dcol\.Certificate\(ok=True, gap={NUM}, bound_gap={NUM}, witness_violation={NUM}\)",
     "dcol.ContactDerivatives": r"dcol\.ContactDerivatives\(status=ok\)",

@@ -277,7 +277,7 @@ void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& 
   k.origin = r1;
   k.length_scale = smoothed ? size : dist;
   k.alpha_scale = smoothed ? 1.0 : dist / size;
-  // One solve, read back into `out`; the certificate (certify) decides whether `converged` stands.
+  // One solve, read back into `out`; the certificate (certify) decides whether `ok` stands.
   const auto solve = [&](const SolveOptions& opt) {
     const IpmOutcome res = std::visit(
         [&](const auto& a, const auto& b) { return solve_pair(a, out.X_WS1, b, out.X_WS2, shift, k, opt); }, shape1,

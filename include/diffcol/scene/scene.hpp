@@ -79,7 +79,7 @@ struct PairResult {
   int body1 = -1, body2 = -1;    ///< their bodies
   Family family = Family::dcol;  ///< the formulation that served the pair (dispatch.hpp)
   SolveStatus status = SolveStatus::invalid_input;
-  const char* solver_status = "";  ///< the layer's status name ("converged", "max_iterations", ...)
+  const char* solver_status = "";  ///< the layer's status name ("ok", "not_converged", "not_certified", ...)
   bool ok() const { return status == SolveStatus::ok; }
   bool separated = false;  ///< α > 1 (iDCOL, DCOL) or distance > 0 (QP)
   /// α*, the scaling at which the shapes touch (iDCOL, DCOL); has_alpha false and 0 for QP pairs.
