@@ -28,6 +28,8 @@
 namespace qp_properties_test {
 
 using namespace diffcol::qp;
+using diffcol::DerivativeStatus;
+using diffcol::SolveStatus;
 using diffcol::Mat3;
 using diffcol::Pose;
 using diffcol::Vec3;

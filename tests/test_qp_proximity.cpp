@@ -33,6 +33,8 @@
 namespace {
 
 using namespace diffcol::qp;
+using diffcol::DerivativeStatus;
+using diffcol::SolveStatus;
 using diffcol::Mat3;
 using diffcol::Pose;
 using diffcol::Vec3;

@@ -22,6 +22,8 @@
 namespace {
 
 using namespace diffcol::qp;
+using diffcol::DerivativeStatus;
+using diffcol::SolveStatus;
 using diffcol::Vec3;
 using diffcol::test::kNaN;
 using diffcol::test::random_unit;

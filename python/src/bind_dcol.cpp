@@ -175,11 +175,13 @@ The DCOL formulation (seed: dcol-differentiable-collision-convex-primitives, Sec
 minimum uniform scaling alpha* of two convex primitives at which they intersect, problem (9),
 solved as a small cone program by a primal-dual interior-point method (Nesterov-Todd scaling,
 Mehrotra predictor-corrector, Newton polish), with derivatives by the implicit function theorem.
+Statuses: diffcol.SolveStatus, diffcol.DerivativeStatus, diffcol.DistanceStatus,
+diffcol.DistanceDerivativeStatus, diffcol.status_name (shared by every layer).
 
 Primitives: Polytope, Capsule, Cylinder, Cone, Ellipsoid, PaddedPolygon, Sphere (each with an
   offset pose on its body), benchmark_primitive, make_primitive, PrimitiveType
-Contact: solve_contact, SolveOptions, ContactResult, SolveStatus, StartMethod, ConeKkt, status_name
-Derivatives: contact_derivatives, ContactDerivatives, DerivativeStatus, status_name,
+Contact: solve_contact, SolveOptions, ContactResult, StartMethod, ConeKkt
+Derivatives: contact_derivatives, ContactDerivatives,
   to_position_quaternion, PositionQuaternionJacobians, world_twist_to_position_quaternion
 )" );
 

@@ -109,11 +109,12 @@ Seed: diffpills-capsule-padded-polygon-qp, Sec. II-IV. The closest points of two
 (25)-(26) by the two-variable box active-set method (Algorithms 4-5), polygon-polygon (31)-(32)
 and capsule-polygon (36)-(37) by a primal-dual interior-point QP (Mehrotra) with an exact
 active-set polish; derivatives by differentiating the QP solution (13)-(17).
+Statuses: diffcol.SolveStatus, diffcol.DerivativeStatus, diffcol.status_name (shared by every layer).
 
 Shapes: Capsule, PaddedPolygon
 Proximity: proximity, certify, ProximityOptions, QpOptions, ProximityResult, ProximityQpInfo,
-  SolveStatus, CapsuleSolver, status_name, swap_shapes, segment_pair_parameters
-Derivatives: proximity_derivatives, ProximityDerivatives, DerivativeStatus,
+  CapsuleSolver, swap_shapes, segment_pair_parameters
+Derivatives: proximity_derivatives, ProximityDerivatives,
   proximity_gradient, ProximityGradient, ReferenceFrame (= diffcol.ReferenceFrame)
 Quaternion coordinates: twist_from_position_quaternion, to_position_quaternion,
   ProximityCoordinateJacobians

@@ -205,6 +205,38 @@ def test_option_setters_validate():
         h.exponent = 0.0
 
 
+def test_one_status_vocabulary_across_the_layers():
+    names = ["ok", "coincident_origins", "not_converged", "invalid_input", "numerical_error", "not_certified"]
+    assert list(diffcol.SolveStatus.__members__) == names
+    assert [diffcol.status_name(s) for s in diffcol.SolveStatus.__members__.values()] == names
+    for enum in (diffcol.DerivativeStatus, diffcol.DistanceStatus, diffcol.DistanceDerivativeStatus):
+        assert [diffcol.status_name(s) for s in enum.__members__.values()] == list(enum.__members__)
+    X1, X2 = [0, 0, 0, 1, 0, 0, 0], [2, 0, 0, 1, 0, 0, 0]
+    s = diffcol.Sphere(0.5)
+    sol = diffcol.solve_contact(s, X1, s, X2)
+    r = diffcol.dcol.solve_contact(diffcol.dcol.Sphere(0.5), X1, diffcol.dcol.Sphere(0.5), X2)
+    q = diffcol.qp.proximity(diffcol.qp.Capsule(radius=0.5, length=0.0), X1, diffcol.qp.Capsule(radius=0.5, length=0.0), X2)
+    for res in (sol, r, q):
+        assert type(res.status) is diffcol.SolveStatus and res.status == diffcol.SolveStatus.ok
+    for d in (diffcol.contact_derivatives(sol), diffcol.dcol.contact_derivatives(r),
+              diffcol.qp.proximity_derivatives(diffcol.qp.Capsule(radius=0.5, length=0.0), X1,
+                                               diffcol.qp.Capsule(radius=0.5, length=0.0), X2, q)):
+        assert type(d.status) is diffcol.DerivativeStatus and d.status == diffcol.DerivativeStatus.ok
+
+
+def test_shape_constructors_take_sizes_first():
+    se = diffcol.Superellipsoid(0.1, 0.2, 0.3, 4)
+    assert np.allclose(se.semi_axes, [0.1, 0.2, 0.3]) and se.exponent == 4
+    se = diffcol.Superellipsoid(a=0.1, b=0.2, c=0.3, n=4, epsilon=1e-5)
+    assert np.allclose(se.semi_axes, [0.1, 0.2, 0.3]) and se.exponent == 4 and se.epsilon == 1e-5
+    sec = diffcol.SuperellipticCylinder(0.5, 0.7, 3)
+    assert (sec.radius, sec.half_height, sec.exponent) == (0.5, 0.7, 3)
+    tc = diffcol.SmoothTruncatedCone(0.3, 0.1, 0.4, 0.6, 12.0)
+    assert (tc.bottom_radius, tc.top_radius, tc.bottom_extent, tc.top_extent, tc.beta) == (0.3, 0.1, 0.4, 0.6, 12.0)
+    with pytest.raises(TypeError):  # the exponent first is refused, not read as a size
+        diffcol.Superellipsoid(4, 0.1, 0.2, 0.3)
+
+
 def test_non_converged_solutions_are_reported_by_status_not_exceptions():
     s1, s2 = diffcol.benchmark_shape("poly"), diffcol.benchmark_shape("se")
     sol = diffcol.solve_contact(s1, np.eye(4), s2, [2.0, 0.3, 0.1, 1, 0, 0, 0],

@@ -166,8 +166,8 @@ diffcol::DerivativeStatus batch_envelope_status(const idcol::ContactSolution& so
   switch (sol.status) {
     case diffcol::SolveStatus::ok: break;
     case diffcol::SolveStatus::coincident_origins: return DerivativeStatus::coincident_origins;
-    case diffcol::SolveStatus::not_converged: return DerivativeStatus::solve_failed;
     case diffcol::SolveStatus::invalid_input: return DerivativeStatus::invalid_input;
+    default: return DerivativeStatus::solve_failed;
   }
   if (!(sol.alpha > 0.0) || !std::isfinite(sol.alpha) || !(sol.X_12.p.norm() > 0.0))
     return DerivativeStatus::coincident_origins;

@@ -45,8 +45,8 @@ DerivativeStatus status_of(const ContactSolution& sol) {
   switch (sol.status) {
     case SolveStatus::ok: break;
     case SolveStatus::coincident_origins: return DerivativeStatus::coincident_origins;
-    case SolveStatus::not_converged: return DerivativeStatus::solve_failed;
     case SolveStatus::invalid_input: return DerivativeStatus::invalid_input;
+    default: return DerivativeStatus::solve_failed;
   }
   if (!(sol.alpha > 0.0) || !std::isfinite(sol.alpha) || !(sol.X_12.p.norm() > 0.0))
     return DerivativeStatus::coincident_origins;

@@ -57,16 +57,6 @@ void finish(const Vec3& p1, const Vec3& p2, const Vec3& core1_B1, const Vec3& co
   finish(p1, p2, core1_B1, core2_B2, p1 - p2, R1, R2, rho_sum, opt, out);
 }
 
-SolveStatus from_qp(SolveStatus s) {
-  switch (s) {
-    case SolveStatus::ok: return SolveStatus::ok;
-    case SolveStatus::not_converged: return SolveStatus::not_converged;
-    case SolveStatus::numerical_error: return SolveStatus::numerical_error;
-    case SolveStatus::invalid_input: return SolveStatus::invalid_input;
-  }
-  return SolveStatus::numerical_error;
-}
-
 // Copies an interior-point solution into the result's QP record; returns whether the witness
 // points are unique (every null direction of the QP leaves both cores' points in place).
 template <int N, int MaxM>
@@ -211,7 +201,7 @@ void solve_certified(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2,
     QpSolution<N, MaxM> sol;
     solve_qp(pb, qo, sol);
     r.unique_minimizer = record_qp(sol, F, k1, r.qp);
-    r.status = from_qp(sol.status);
+    r.status = sol.status;
     r.length_unit = L;
     r.penetration = false;
     r.axis = PenetrationAxis::none;
@@ -399,7 +389,7 @@ void proximity(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pos
     Eigen::Matrix<double, 3, 2> F;
     F << u1, -u2;
     out.unique_minimizer = record_qp(sol, F, 1, info);
-    out.status = from_qp(sol.status);
+    out.status = sol.status;
   }
   out.length_unit = 1.0;
   out.penetration = false;

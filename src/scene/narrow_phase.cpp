@@ -115,8 +115,8 @@ void solve_idcol(idcol::ContactPair& pair, const Pose& X1, const Pose& X2, const
   switch (sol.status) {
     case diffcol::SolveStatus::ok: r.status = SolveStatus::ok; break;
     case diffcol::SolveStatus::coincident_origins: r.status = SolveStatus::coincident_origins; break;
-    case diffcol::SolveStatus::not_converged: r.status = SolveStatus::not_converged; break;
     case diffcol::SolveStatus::invalid_input: r.status = SolveStatus::invalid_input; break;
+    default: r.status = SolveStatus::not_converged; break;
   }
   r.has_alpha = r.has_gap = true;
   r.alpha = sol.alpha;
