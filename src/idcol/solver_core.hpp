@@ -604,7 +604,8 @@ struct FlatProxy<Superellipsoid> {  // the bounding box
   DIFFCOL_HD double outer() const { return h.norm(); }
 };
 template <>
-struct FlatProxy<SuperellipticCylinder> {  R;
+struct FlatProxy<SuperellipticCylinder> {  // the circular cylinder (axis x)
+  double h, R;
   DIFFCOL_HD explicit FlatProxy(const SuperellipticCylinder& s) : h(s.half_height()), R(s.radius()) {}
   DIFFCOL_HD Vec3 support(const Vec3& d) const {
     const double n = std::sqrt(d.y() * d.y() + d.z() * d.z());
@@ -618,8 +619,7 @@ struct FlatProxy<SuperellipticCylinder> {  R;
     const double k = n > R ? R / n : 1.0;
     return Vec3(std::clamp(p.x(), -h, h), k * p.y(), k * p.z());
   }
-  DIFFCOL_HD double outer() const { return std::sqrt(h * h + R * R); }, // the circular cylinder (axis x)
-  double h
+  DIFFCOL_HD double outer() const { return std::sqrt(h * h + R * R); }
 };
 
 // A sphere (radius Rs, centre c in the frame of a shape with a flat proxy K that has a closed-form
