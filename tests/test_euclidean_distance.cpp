@@ -117,7 +117,7 @@ Pose random_pose_at(std::mt19937& rng, double radius) { return make_pose(random_
 Vec3 capsule_end(const Pose& X, double L, double sign) { return X * Vec3(sign * 0.5 * L, 0.0, 0.0); }
 
 void expect_result_consistent(const dc::DistanceResult& r) {
-  ASSERT_TRUE(r.ok()) << dc::status_name(r.status);
+  ASSERT_TRUE(r.ok()) << diffcol::status_name(r.status);
   EXPECT_NEAR((r.p2_W - r.p1_W).norm(), r.distance, 1e-12 * (1.0 + r.distance));
   EXPECT_NEAR(r.normal_W.norm(), 1.0, 1e-12);
   EXPECT_LE(r.lower_bound, r.distance + 1e-15);
@@ -266,27 +266,27 @@ TEST(EuclideanDcol, BadInputAndOverlap) {
   Pose bad = Pose::identity();
   bad.p.x() = std::numeric_limits<double>::quiet_NaN();
   const auto r = dc::euclidean_distance(a, bad, b, Pose::identity());
-  EXPECT_EQ(r.status, dc::DistanceStatus::invalid_input);
+  EXPECT_EQ(r.status, diffcol::DistanceStatus::invalid_input);
   EXPECT_EQ(r.distance, 0.0);
   EXPECT_TRUE(r.p1_W.allFinite());
   dc::DistanceOptions o;
   o.tolerance = -1.0;
   EXPECT_THROW(o.validate(), std::invalid_argument);
   EXPECT_EQ(dc::euclidean_distance(a, Pose::identity(), b, make_pose(Mat3::Identity(), Vec3(5, 0, 0)), o).status,
-            dc::DistanceStatus::invalid_input);
+            diffcol::DistanceStatus::invalid_input);
   auto rng = rng_for(5);
   for (int i = 0; i < 100; ++i) {
     const auto o2 = dc::euclidean_distance(a, random_pose_at(rng, 0.5), b, random_pose_at(rng, 0.5));
-    EXPECT_EQ(o2.status, dc::DistanceStatus::touching_or_overlapping);
+    EXPECT_EQ(o2.status, diffcol::DistanceStatus::touching_or_overlapping);
     EXPECT_EQ(o2.distance, 0.0);
     EXPECT_FALSE(o2.ok());
-    EXPECT_EQ(dc::distance_derivatives(o2).status, dc::DistanceDerivativeStatus::not_separated);
+    EXPECT_EQ(dc::distance_derivatives(o2).status, diffcol::DistanceDerivativeStatus::not_separated);
   }
   // iDCOL
   const Shape s1 = diffcol::Sphere(1.0), s2 = diffcol::Superellipsoid::ellipsoid(0.5, 1.0, 1.5);
-  EXPECT_EQ(ic::euclidean_distance(s1, bad, s2, Pose::identity()).status, ic::DistanceStatus::invalid_input);
+  EXPECT_EQ(ic::euclidean_distance(s1, bad, s2, Pose::identity()).status, diffcol::DistanceStatus::invalid_input);
   EXPECT_EQ(ic::euclidean_distance(s1, Pose::identity(), s2, make_pose(Mat3::Identity(), Vec3(0.5, 0, 0))).status,
-            ic::DistanceStatus::touching_or_overlapping);
+            diffcol::DistanceStatus::touching_or_overlapping);
 }
 
 // ------------------------------------------------------------------------- random primitives
@@ -365,9 +365,9 @@ TEST(EuclideanDcol, AgainstFcl) {
         const dc::Primitive p1 = random_primitive(rng, t1), p2 = random_primitive(rng, t2);
         const Pose X1 = random_pose_at(rng, 1.0), X2 = random_pose_at(rng, 3.5);
         const auto r = dc::euclidean_distance(p1, X1, p2, X2);
-        if (r.status == dc::DistanceStatus::touching_or_overlapping) continue;
+        if (r.status == diffcol::DistanceStatus::touching_or_overlapping) continue;
         if (r.distance < 1e-2) continue;
-        ASSERT_TRUE(r.ok()) << t1 << " " << t2 << " " << dc::status_name(r.status);
+        ASSERT_TRUE(r.ok()) << t1 << " " << t2 << " " << diffcol::status_name(r.status);
         const double f = fcl_distance(p1, X1, p2, X2);
         ++tested;
         const double err = std::abs(r.distance - f);
@@ -437,7 +437,7 @@ TEST(EuclideanDcol, DerivativesAgainstFiniteDifferences) {
         const auto r = dc::euclidean_distance(p1, X1, p2, X2);
         if (!r.ok() || r.distance < 0.05) continue;
         const auto d = dc::distance_derivatives(r);
-        ASSERT_NE(d.status, dc::DistanceDerivativeStatus::not_separated);
+        ASSERT_NE(d.status, diffcol::DistanceDerivativeStatus::not_separated);
         bool same_features = true;
         const auto f = [&](const Pose& a, const Pose& b) {
           const auto q = dc::euclidean_distance(p1, a, p2, b);
@@ -480,7 +480,7 @@ TEST(EuclideanDcol, NearlyTouchingPairs) {
           if (!r.ok()) continue;
           X2.p += (gap - r.distance) * r.normal_W;
           const auto q = dc::euclidean_distance(p1, X1, p2, X2);
-          ASSERT_TRUE(q.ok()) << "types " << t1 << " " << t2 << " gap " << gap << " " << dc::status_name(q.status);
+          ASSERT_TRUE(q.ok()) << "types " << t1 << " " << t2 << " gap " << gap << " " << diffcol::status_name(q.status);
           const double size = dc::outer_radius(p1) + dc::outer_radius(p2);
           EXPECT_NEAR(q.distance, gap, 1e-10 * size) << "types " << t1 << " " << t2;
           EXPECT_LE(q.lower_bound, gap + 1e-14 * size);  // the move itself rounds
@@ -500,7 +500,7 @@ TEST(EuclideanDcol, ParallelFacesAreNotUnique) {
   EXPECT_NEAR(r.distance, 1.0, 1e-12);
   EXPECT_FALSE(r.unique);
   const auto d = dc::distance_derivatives(r);
-  EXPECT_EQ(d.status, dc::DistanceDerivativeStatus::distance_only);
+  EXPECT_EQ(d.status, diffcol::DistanceDerivativeStatus::distance_only);
   EXPECT_NEAR(d.J_distance_X2(3), 1.0, 1e-12);
   // a vertex against a face: unique
   const auto r2 = dc::euclidean_distance(b, Pose::identity(), b,
@@ -522,12 +522,12 @@ TEST(EuclideanIdcol, SpheresAndEllipsoidsAgainstDcol) {
                                           diffcol::Superellipsoid::ellipsoid(a2, b2, c2), X2);
     const auto q = dc::euclidean_distance(dc::Ellipsoid::from_semi_axes(a1, b1, c1), X1,
                                           dc::Ellipsoid::from_semi_axes(a2, b2, c2), X2);
-    if (q.status == dc::DistanceStatus::touching_or_overlapping) {
-      EXPECT_NE(r.status, ic::DistanceStatus::separated);
+    if (q.status == diffcol::DistanceStatus::touching_or_overlapping) {
+      EXPECT_NE(r.status, diffcol::DistanceStatus::separated);
       continue;
     }
     ASSERT_TRUE(q.ok());
-    ASSERT_TRUE(r.ok()) << ic::status_name(r.status) << " " << r.residual_norm;
+    ASSERT_TRUE(r.ok()) << diffcol::status_name(r.status) << " " << r.residual_norm;
     ++tested;
     EXPECT_NEAR(r.distance, q.distance, 1e-9 * (1.0 + q.distance));
     EXPECT_LT((r.p1_W - q.p1_W).norm(), 1e-6);
@@ -556,14 +556,14 @@ TEST(EuclideanIdcol, BenchmarkShapesAndNearlyTouching) {
         const Pose X1 = random_pose_at(rng, 0.3);
         Pose X2 = random_pose_at(rng, 6.0);
         const auto r = ic::euclidean_distance(s1, X1, s2, X2);
-        ASSERT_TRUE(r.ok()) << a << " " << b << " " << ic::status_name(r.status);
+        ASSERT_TRUE(r.ok()) << a << " " << b << " " << diffcol::status_name(r.status);
         EXPECT_LE(r.distance, r.contact_gap + 1e-12);
         const double size = s1.outer_radius() + s2.outer_radius();
         for (double gap : {1e-3, 1e-6}) {
           Pose Y2 = X2;
           Y2.p += (gap - r.distance) * r.normal_W;
           const auto q = ic::euclidean_distance(s1, X1, s2, Y2);
-          ASSERT_TRUE(q.ok()) << a << " " << b << " gap " << gap << " " << ic::status_name(q.status);
+          ASSERT_TRUE(q.ok()) << a << " " << b << " gap " << gap << " " << diffcol::status_name(q.status);
           EXPECT_NEAR(q.distance, gap, 1e-10 * size) << a << " " << b;
           ++tested;
         }
