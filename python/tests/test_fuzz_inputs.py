@@ -281,7 +281,7 @@ for _name in ["sphere", "ellipsoid", "poly", "tc", "se", "sec"]:
     entry(f"Shape.eval[{_name}]", lambda s, y: bench(s).eval(y), s=_name, y=A([0.3, -0.2, 0.4]))
     entry(f"Shape.value[{_name}]", lambda s, y: bench(s).value(y), s=_name, y=A([0.3, -0.2, 0.4]))
     entry(f"ray_extent[{_name}]", lambda s, u: bench(s).primitive.ray_extent(u), s=_name, u=A([0.3, -0.2, 0.4]))
-for _cls, _args in [("Sphere", (1.0,)), ("Superellipsoid", (2, 1.0, 0.8, 0.6)), ("SuperellipticCylinder", (2, 1.0, 1.0))]:
+for _cls, _args in [("Sphere", (1.0,)), ("Superellipsoid", (1.0, 0.8, 0.6, 2)), ("SuperellipticCylinder", (1.0, 1.0, 2))]:
     entry(f"{_cls}.support", lambda c, args, d: getattr(diffcol, c)(*args).support(d), c=_cls, args=_args,
           d=A([0.3, -0.2, 0.4]))
 
