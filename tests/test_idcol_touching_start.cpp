@@ -160,7 +160,7 @@ TEST(IdcolTouchingStart, TwoEllipsoidsFromAnyMultiplierGuess) {
       EXPECT_NEAR(on2, 0.0, 1e-9) << "case " << t << ", guess " << guess;
     }
     // λ* against the multipliers of the KKT solution (10): x = λ* A S(λ*)⁻¹ r is the touching point
-    const Superellipsoid e1(a1.x(), a1.y(), a1.z(), 1), e2(1, a2.x(), a2.y(), a2.z());
+    const Superellipsoid e1(a1.x(), a1.y(), a1.z(), 1), e2(a2.x(), a2.y(), a2.z(), 1);
     const idcol::ContactSolution sol = idcol::solve_contact(e1, Pose::identity(), e2, make_pose(R12, p12));
     ASSERT_TRUE(sol.ok()) << "case " << t;
     const double lam = sol.lambda2 / (sol.lambda1 + sol.lambda2);

@@ -194,10 +194,10 @@ TEST(ShapeValues, MatchDocumentedFormulas) {
   };
 
   const Sphere sph(1.3);
-  const Superellipsoid se1(0.5, 1.0, 1.5, 1), se3(3, 0.5, 1.0, 1.5, 1e-4), se8(8, 0.5, 1.0, 1.5);
-  const SuperellipticCylinder sc1(1.0, 2.0, 1), sc8(8, 1.0, 2.0), sc3(3, 0.7, 0.4, 2e-3);
+  const Superellipsoid se1(0.5, 1.0, 1.5, 1), se3(0.5, 1.0, 1.5, 3, 1e-4), se8(0.5, 1.0, 1.5, 8);
+  const SuperellipticCylinder sc1(1.0, 2.0, 1), sc8(1.0, 2.0, 8), sc3(0.7, 0.4, 3, 2e-3);
   const SmoothPolytope poly(poly_A(), poly_b(), 20.0), polyL(poly_A(), poly_b(), 15.0, 2.0);
-  const SmoothTruncatedCone tc(1.0, 1.5, 1.5, 1.5, 20.0), cone(20.0, 1.0, 0.05, 0.5, 1.5);
+  const SmoothTruncatedCone tc(1.0, 1.5, 1.5, 1.5, 20.0), cone(1.0, 0.05, 0.5, 1.5, 20.0);
   for (int k = 0; k < 500; ++k) {
     const Vec3 y = U(rng) * random_unit(rng);
     auto rel = [](double v) { return 1e-13 * std::max(1.0, std::abs(v)); };
@@ -523,10 +523,10 @@ TEST(ShapeRadii, PolytopeOuterRadiusIsTheFarthestVertex) {
 TEST(ShapeRayExtent, MatchesTheExactShapes) {
   std::mt19937 rng(108);
   const Sphere sph(1.3);
-  const Superellipsoid se1(0.5, 1.0, 1.5, 1), se8(8, 0.5, 1.0, 1.5), se3(3, 0.5, 1.0, 1.5);
-  const SuperellipticCylinder sc1(1.0, 2.0, 1), sc8(8, 1.0, 2.0), sc5(5, 0.6, 1.7);
+  const Superellipsoid se1(0.5, 1.0, 1.5, 1), se8(0.5, 1.0, 1.5, 8), se3(0.5, 1.0, 1.5, 3);
+  const SuperellipticCylinder sc1(1.0, 2.0, 1), sc8(1.0, 2.0, 8), sc5(0.6, 1.7, 5);
   const SmoothPolytope poly(poly_A(), poly_b(), 20.0), polyL(poly_A(), poly_b(), 15.0, 2.0);
-  const SmoothTruncatedCone tc(1.0, 1.5, 1.5, 1.5, 20.0), cone(20.0, 1.0, 0.05, 0.5, 1.5);
+  const SmoothTruncatedCone tc(1.0, 1.5, 1.5, 1.5, 20.0), cone(1.0, 0.05, 0.5, 1.5, 20.0);
   auto se_exact = [](int n, Vec3 ax, const Vec3& u) {
     double s = 0.0;
     for (int i = 0; i < 3; ++i) s += std::pow(std::abs(u[i] / ax[i]), 2.0 * n);
@@ -1022,7 +1022,7 @@ TEST(ShapeWrapper, AccessorsReturnTheConstructionParameters) {
   EXPECT_EQ(se.exponent(), 3);
   EXPECT_LT((se.semi_axes() - Vec3(0.5, 1.0, 1.5)).norm(), 1e-15);
   EXPECT_EQ(se.epsilon(), 1e-4);
-  EXPECT_EQ(Superellipsoid(1, 1, 1, 1, 1e-3).epsilon(), 0.0) << "ε is used only for n > 1";
+  EXPECT_EQ(Superellipsoid(1.0, 1.0, 1.0, 1, 1e-3).epsilon(), 0.0) << "ε is used only for n > 1";
   const SuperellipticCylinder sc(0.7, 1.9, 4);
   EXPECT_NEAR(sc.radius(), 0.7, 1e-15);
   EXPECT_NEAR(sc.half_height(), 1.9, 1e-15);
