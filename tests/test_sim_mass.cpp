@@ -168,7 +168,7 @@ TEST(MassProperties, BadInputIsRefused) {
   EXPECT_THROW(mass_properties(diffcol::Sphere(1.0), INFINITY), std::invalid_argument);
   MassIntegrationOptions bad;
   bad.polar_points = 2;
-  EXPECT_THROW(mass_properties(Superellipsoid(1, 1, 1, 2), 1.0, bad), std::invalid_argument);
+  EXPECT_THROW(mass_properties(Superellipsoid(1.0, 1.0, 1.0, 2), 1.0, bad), std::invalid_argument);
 }
 
 TEST(MassProperties, KineticEnergy) {
