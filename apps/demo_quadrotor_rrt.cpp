@@ -44,7 +44,7 @@ Worlds build_worlds() {
   const Mat3 vertical = Eigen::AngleAxisd(std::numbers::pi / 2, Vec3::UnitY()).toRotationMatrix();  // x axis to −z
   both("ball", translated(1.5, -0.6, 1.2), Sphere(0.5), dcol::Sphere(0.5));
   both("slab", translated(3.0, 0.0, 1.5), fit_smooth_box(0.3, 0.8, 1.0, tol).shape, dcol::Polytope::box(0.3, 0.8, 1.0));
-  both("egg", translated(2.0, 1.1, 2.0), Superellipsoid(1, 0.4, 0.6, 0.3), dcol::Ellipsoid::from_semi_axes(0.4, 0.6, 0.3));
+  both("egg", translated(2.0, 1.1, 2.0), Superellipsoid(0.4, 0.6, 0.3, 1), dcol::Ellipsoid::from_semi_axes(0.4, 0.6, 0.3));
   both("column", translated(4.2, -0.8, 1.5), fit_superelliptic_cylinder(0.3, 1.5, tol).shape, dcol::Cylinder(0.3, 3.0),
        Pose::from_rotation(vertical, Vec3::Zero()));
   const std::vector<Vec3> wedge = {Vec3(-0.5, -0.4, -0.5), Vec3(0.5, -0.4, -0.5), Vec3(-0.5, 0.5, -0.5),
@@ -55,7 +55,7 @@ Worlds build_worlds() {
   both("bar", translated(5.0, 0.2, 1.9), fit_smooth_box(0.2, 1.2, 0.2, tol).shape, dcol::Polytope::box(0.2, 1.2, 0.2));
   // the quadrotor: a flat ellipsoid (iDCOL n = 1, exactly the DCOL ellipsoid)
   w.drone = w.smooth.add_body(translated(0, 0, 1), false, "quadrotor");
-  w.smooth.add_shape(w.drone, Superellipsoid(1, 0.3, 0.3, 0.1), Pose::identity(), {}, "quadrotor");
+  w.smooth.add_shape(w.drone, Superellipsoid(0.3, 0.3, 0.1, 1), Pose::identity(), {}, "quadrotor");
   w.exact.add_shape(w.exact.add_body(translated(0, 0, 1), false, "quadrotor"), dcol::Ellipsoid::from_semi_axes(0.3, 0.3, 0.1),
                     Pose::identity(), {}, "quadrotor");
   return w;

@@ -8,7 +8,7 @@
 ///  - Sphere(R)                       -> fcl::Sphere(R)
 ///  - Superellipsoid n = 1 (ellipsoid) -> fcl::Ellipsoid(a, b, c)
 ///  - Superellipsoid n > 1            -> fcl::Box(2a, 2b, 2c) (the n -> inf limit)
-///  - SuperellipticCylinder(n, R, h)  -> fcl::Cylinder(R, 2h), FCL's z axis turned onto body x
+///  - SuperellipticCylinder(R, h, n)  -> fcl::Cylinder(R, 2h), FCL's z axis turned onto body x
 ///                                       (n = 1 is a spindle, not a cylinder; still mapped to the cylinder)
 ///  - SmoothPolytope                  -> fcl::Convex of the exact polytope {A y <= b}: vertices()
 ///                                       and one polygon face per non-redundant half-space

@@ -98,7 +98,7 @@ Json pose_json(const Pose& X) {
 
 Json solution_json(const idcol::ContactSolution& s) {
   Json j;
-  j["status"] = idcol::status_name(s.status);
+  j["status"] = diffcol::status_name(s.status);
   j["ok"] = s.ok();
   j["iterations"] = s.iterations;
   j["jacobian_evaluations"] = s.jacobian_evaluations;
@@ -130,7 +130,7 @@ Json solution_json(const idcol::ContactSolution& s) {
 
 Json derivatives_json(const idcol::ContactDerivatives& d) {
   Json j;
-  j["status"] = idcol::derivative_status_name(d.status);
+  j["status"] = diffcol::status_name(d.status);
   j["ok"] = d.ok();
   j["frame"] = reference_frame_name(d.frame);
   j["layout"] =

@@ -466,7 +466,7 @@ Json robot_case(const BenchOptions& o) {
             examples.push_back({{"configuration", c}, {"shapes", {scene.shape(s1).name, scene.shape(s2).name}},
                                 {"reported_by", lst == &da ? "ours" : "fcl"}, {"fcl_distance", d},
                                 {"fcl_distance_other_gjk", d2},
-                                {"our_distance", ed.ok() ? Json(ed.distance) : Json(dcol::status_name(ed.status))}});
+                                {"our_distance", ed.ok() ? Json(ed.distance) : Json(diffcol::status_name(ed.status))}});
         }
       for (size_t k = 0; k < robot_objs.size(); ++k)
         robot_objs[k]->place(X_WL[static_cast<size_t>(link_of[k])] * X_LS[k], 0.5 * kRobotMargin);

@@ -57,7 +57,7 @@ scene::MadeShape parse_shape(const Json& j, const std::string& where, const std:
     const Vec3 a = get_vec3(require(j, "semi_axes", where), where + ".semi_axes");
     const double n = num_field(j, "n", where);
     if (std::floor(n) != n) fail(where + ".n", "the exponent must be an integer");
-    return {Superellipsoid(static_cast<int>(n), a.x(), a.y(), a.z()), Pose::identity()};
+    return {Superellipsoid(a.x(), a.y(), a.z(), static_cast<int>(n)), Pose::identity()};
   }
   if (kind == "padded_polygon") {  // a padded rectangle in the x–y plane
     const double hx = num_field(j, "half_x", where), hy = num_field(j, "half_y", where), r = num_field(j, "radius", where);
@@ -299,7 +299,7 @@ int cmd_query_scene(const std::vector<std::string>& args) {
     j["body1"] = s.body(p.body1).name;
     j["body2"] = s.body(p.body2).name;
     j["family"] = scene::family_name(p.family);
-    j["status"] = scene::status_name(p.status);
+    j["status"] = diffcol::status_name(p.status);
     j["solver_status"] = p.solver_status;
     j["separated"] = p.separated;
     if (p.has_alpha) j["alpha"] = p.alpha;
@@ -309,7 +309,7 @@ int cmd_query_scene(const std::vector<std::string>& args) {
     j["p1_W"] = vec_array(p.p1_W);
     j["p2_W"] = vec_array(p.p2_W);
     j["normal_W"] = vec_array(p.normal_W);
-    failed = failed || p.status == scene::PairStatus::not_converged;
+    failed = failed || p.status == diffcol::SolveStatus::not_converged;
     if (o.derivatives && i < r.derivatives.size()) {
       const scene::PairDerivatives& d = r.derivatives[i];
       Json dj;

@@ -32,7 +32,7 @@ PairData make_pair_data(const std::string& n1, const std::string& n2) {
   idcol::ContactPair pair(d.s1, d.s2);
   for (long i = 0; d.sols.size() < static_cast<size_t>(kSolutions); i += 7) {
     const auto& s = pair.solve_cold(Pose::identity(), sweep.pose(i));
-    if (s.status == idcol::ContactStatus::converged) d.sols.push_back(s);
+    if (s.status == diffcol::SolveStatus::ok) d.sols.push_back(s);
   }
   return d;
 }

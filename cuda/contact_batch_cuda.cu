@@ -89,7 +89,7 @@ __global__ void solve_kernel(S1 a, S2 b, const RelativePose* poses, int n, Solve
   const RelativePose& q = poses[i];
   KernelResult r{};
   if (!q.valid) {
-    r.status = static_cast<int>(ContactStatus::invalid_input);
+    r.status = static_cast<int>(SolveStatus::invalid_input);
     out[i] = r;
     return;
   }
@@ -125,8 +125,8 @@ __global__ void solve_kernel(S1 a, S2 b, const RelativePose* poses, int n, Solve
   r.l2 = c * z.l2;
   r.residual = f.norm();
   r.evaluations = st.evaluations;
-  r.status = static_cast<int>(!ok ? ContactStatus::not_converged
-                                  : (sg.coincident ? ContactStatus::coincident_origins : ContactStatus::converged));
+  r.status = static_cast<int>(!ok ? SolveStatus::not_converged
+                                  : (sg.coincident ? SolveStatus::coincident_origins : SolveStatus::ok));
   out[i] = r;
   KernelGradient gr{};
   if (ok && !sg.coincident) {
@@ -219,8 +219,8 @@ void copy_solution(const ContactSolution& s, CudaContactSolution& o) {
 
 // The gradients of one solution: with respect to the body twist of X_12 from the GPU, mapped to the
 // world twists of the bodies: η2 moves X_12 by the body twist Ad(X_W2⁻¹)η2, η1 by its negative.
-void set_gradients(const KernelGradient& g, ContactStatus status, const Pose& X_W2, CudaContactSolution& o) {
-  if (status != ContactStatus::converged) {
+void set_gradients(const KernelGradient& g, SolveStatus status, const Pose& X_W2, CudaContactSolution& o) {
+  if (status != SolveStatus::ok) {
     o.J_alpha_X12.setZero();
     o.J_gap_X12.setZero();
     o.J_alpha_X1.setZero();
@@ -368,16 +368,16 @@ const CudaBatchStats& CudaContactBatch::solve(std::span<const Pose> X_W1, std::s
     for (long i = begin; i < end; ++i) {
       const KernelResult& r = m.host_results[i];
       CudaContactSolution& o = m.out[i];
-      const auto status = static_cast<ContactStatus>(r.status);
-      if (status == ContactStatus::invalid_input) {
+      const auto status = static_cast<SolveStatus>(r.status);
+      if (status == SolveStatus::invalid_input) {
         o = CudaContactSolution{};
-      } else if (status == ContactStatus::not_converged) {
+      } else if (status == SolveStatus::not_converged) {
         fallbacks.fetch_add(1, std::memory_order_relaxed);
         const ContactSolution c = solve_contact(m.s1, X1_at(i), m.s2, X_W2[i], m.options);
         copy_solution(c, o);
         if (m.gradients) {
           KernelGradient g{};
-          if (c.status == ContactStatus::converged)
+          if (c.status == SolveStatus::ok)
             envelope_gradients(c.alpha, c.lambda2, c.grad2, c.X_12.R.transpose() * (c.x_B1 - c.X_12.p) / c.alpha,
                                c.X_12.R, c.X_12.p, g.alpha, g.gap);
           set_gradients(g, c.status, X_W2[i], o);

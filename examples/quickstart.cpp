@@ -8,7 +8,7 @@ int main() {
   using namespace diffcol;
 
   // Body 1: superellipsoid with exponent n = 4 and semi-axes 0.5, 1.0, 1.5 along body x, y, z.
-  const Shape body1 = Superellipsoid(4, 0.5, 1.0, 1.5);
+  const Shape body1 = Superellipsoid(0.5, 1.0, 1.5, 4);
   // Body 2: box with half-extents 0.4, 0.4, 0.4, smoothed with the smallest sharpness beta that
   // keeps its surface within 5 cm of the exact box's (beta = 38; the smooth box lies inside).
   const SmoothPolytopeFit box = fit_smooth_box(0.4, 0.4, 0.4, /*tolerance=*/0.05);
@@ -20,12 +20,12 @@ int main() {
 
   const idcol::ContactSolution c = idcol::solve_contact(body1, X_W1, body2, X_W2);
   if (!c.ok()) {
-    std::cerr << "solve failed: " << idcol::status_name(c.status) << "\n";
+    std::cerr << "solve failed: " << diffcol::status_name(c.status) << "\n";
     return 1;
   }
 
   // alpha > 1: separated, alpha = 1: touching, alpha < 1: penetrating.
-  std::cout << "status     " << idcol::status_name(c.status) << " (" << c.iterations << " Newton steps)\n"
+  std::cout << "status     " << diffcol::status_name(c.status) << " (" << c.iterations << " Newton steps)\n"
             << "alpha      " << c.alpha << "\n"
             << "gap        " << c.gap << "\n"
             << "p1 (world) " << c.p1_W.transpose() << "\n"   // witness point on body 1

@@ -119,20 +119,20 @@ TEST(BadPoses, IdcolGivesInvalidInputWithFiniteFields) {
     for (int side = 0; side < 2; ++side) {
       const idcol::ContactSolution s =
           side == 0 ? idcol::solve_contact(sphere, b.X, box, X2) : idcol::solve_contact(sphere, X1, box, b.X);
-      EXPECT_EQ(s.status, idcol::ContactStatus::invalid_input) << b.name;
+      EXPECT_EQ(s.status, diffcol::SolveStatus::invalid_input) << b.name;
       EXPECT_TRUE(std::isfinite(s.alpha) && std::isfinite(s.gap) && finite(s.x_W) && finite(s.normal_W) &&
                   finite(s.kkt_jacobian) && std::isfinite(s.residual_norm))
           << b.name;
       idcol::ContactPair pair(sphere, box);
       pair.solve(X1, X2);  // a warm start, then the bad pose
-      EXPECT_EQ(pair.solve(side == 0 ? b.X : X1, side == 0 ? X2 : b.X).status, idcol::ContactStatus::invalid_input)
+      EXPECT_EQ(pair.solve(side == 0 ? b.X : X1, side == 0 ? X2 : b.X).status, diffcol::SolveStatus::invalid_input)
           << b.name;
     }
     // the derivatives read the poses from the solution: a solve with a bad pose gives none
     const idcol::ContactSolution bad = idcol::solve_contact(sphere, b.X, box, X2);
     for (const ReferenceFrame frame : {ReferenceFrame::world, ReferenceFrame::local, ReferenceFrame::local_world_aligned}) {
       const idcol::ContactDerivatives d = idcol::contact_derivatives(bad, frame);
-      EXPECT_EQ(d.status, idcol::DerivativeStatus::invalid_input) << b.name;
+      EXPECT_EQ(d.status, diffcol::DerivativeStatus::invalid_input) << b.name;
       EXPECT_TRUE(finite(d.J_alpha_X1) && finite(d.J_x_W_X1) && finite(d.J_normal_W_X2)) << b.name;
       EXPECT_TRUE(idcol::alpha_gradient_envelope_world(bad, frame).isZero(0.0)) << b.name;
     }
@@ -144,7 +144,7 @@ TEST(BadPoses, DcolGivesInvalidInput) {
   const dcol::Primitive sphere = dcol::Sphere(1.0), box = dcol::Polytope::box(0.5, 0.5, 0.5);
   for (const BadPose& b : bad_poses()) {
     const dcol::ContactResult r = dcol::solve_contact(sphere, b.X, box, at(1.5, 0.2, 0.1));
-    EXPECT_EQ(r.status, dcol::SolveStatus::invalid_input) << b.name;
+    EXPECT_EQ(r.status, diffcol::SolveStatus::invalid_input) << b.name;
     EXPECT_TRUE(std::isfinite(r.alpha) && finite(r.x_W) && r.X_WB1.is_finite() && r.X_WS1.is_finite()) << b.name;
     EXPECT_THROW(dcol::Sphere(1.0, b.X), std::invalid_argument) << b.name;  // a bad offset pose
   }
@@ -161,14 +161,14 @@ TEST(BadPoses, QpGivesInvalidInput) {
   for (const BadPose& b : bad_poses()) {
     for (const qp::ProximityResult& r : {qp::proximity(c1, b.X, c2, X2), qp::proximity(c1, X1, c2, b.X, ipm),
                                          qp::proximity(g, b.X, g, X2), qp::proximity(c1, X1, g, b.X)}) {
-      EXPECT_EQ(r.status, qp::ProximityStatus::invalid_input) << b.name;
+      EXPECT_EQ(r.status, diffcol::SolveStatus::invalid_input) << b.name;
       EXPECT_TRUE(std::isfinite(r.phi) && std::isfinite(r.signed_distance) && finite(r.core1_W)) << b.name;
     }
     qp::ProximityGradient pg;
     qp::proximity_gradient(c1, b.X, c2, X2, pg, diffcol::ReferenceFrame::local);
-    EXPECT_EQ(pg.status, qp::ProximityStatus::invalid_input) << b.name;
+    EXPECT_EQ(pg.status, diffcol::SolveStatus::invalid_input) << b.name;
     const qp::ProximityDerivatives d = qp::proximity_derivatives(c1, b.X, c2, X2, good);
-    EXPECT_EQ(d.status, qp::ProximityDerivativeStatus::invalid_input) << b.name;
+    EXPECT_EQ(d.status, diffcol::DerivativeStatus::invalid_input) << b.name;
     EXPECT_TRUE(finite(d.J_phi_X1) && finite(d.J_core1_W_X1) && finite(d.J_normal_W_X2)) << b.name;
   }
 }

@@ -214,7 +214,7 @@ TEST_P(ErgodicPair, EveryPoseSolvesColdAndWarm) {
       if (first_fail < 0) first_fail = i;
     }
     for (const ContactSolution* s : {&c, &w}) {
-      if (s->status != diffcol::idcol::ContactStatus::converged) continue;
+      if (s->status != diffcol::SolveStatus::ok) continue;
       const double res = kkt_residual_norm(s1, s2, *s);
       worst_kkt = std::max(worst_kkt, res);
       kkt_bad += !(res < 1e-9);

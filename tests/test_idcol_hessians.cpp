@@ -53,10 +53,10 @@ struct Named {
   Shape shape;
 };
 std::vector<Named> extra_shapes() {
-  return {{"se2", Superellipsoid(2, 0.7, 1.0, 1.2)},
-          {"se3", Superellipsoid(3, 1.1, 0.6, 0.9)},
-          {"sec2", SuperellipticCylinder(2, 0.8, 1.1)},
-          {"cone", SmoothTruncatedCone(10.0, 1.2, 0.4, 1.0, 1.3)}};
+  return {{"se2", Superellipsoid(0.7, 1.0, 1.2, 2)},
+          {"se3", Superellipsoid(1.1, 0.6, 0.9, 3)},
+          {"sec2", SuperellipticCylinder(0.8, 1.1, 2)},
+          {"cone", SmoothTruncatedCone(1.2, 0.4, 1.0, 1.3, 10.0)}};
 }
 std::vector<std::pair<Named, Named>> shape_pairs() {
   std::vector<std::pair<Named, Named>> out;
@@ -87,11 +87,11 @@ bool make_config(ContactPair& pair, Category cat, std::mt19937& rng, Pose& X1, P
                                               : 0.4 + 0.5 * U(rng);
   for (int it = 0; it < 4; ++it) {
     const ContactSolution& s = pair.solve_cold(X1, X1 * g);
-    if (s.status != ContactStatus::converged) return false;
+    if (s.status != SolveStatus::ok) return false;
     g.p *= target / s.alpha;
   }
   X2 = X1 * g;
-  return pair.solve_cold(X1, X2).status == ContactStatus::converged;
+  return pair.solve_cold(X1, X2).status == SolveStatus::ok;
 }
 
 // Worst |A − N| / (kRel·scale + kAbs) over a block, scale = max |entry| of A and N.
@@ -272,12 +272,12 @@ TEST(IdcolHessians, FramesAndScalarOutputs) {
   EXPECT_EQ(s.H_p1_B1[0], Mat12::Zero());
   // not converged / coincident: zero blocks and the first derivatives' status
   ContactSolution bad = sol;
-  bad.status = ContactStatus::not_converged;
+  bad.status = SolveStatus::not_converged;
   const ContactHessians b = contact_hessians(pair.shape1(), pair.shape2(), bad);
-  EXPECT_EQ(b.status, DerivativeStatus::not_converged);
+  EXPECT_EQ(b.status, DerivativeStatus::solve_failed);
   EXPECT_EQ(b.H_alpha, Mat12::Zero());
   const ShapeDerivatives sb = shape_derivatives(pair.shape1(), pair.shape2(), bad);
-  EXPECT_EQ(sb.status, DerivativeStatus::not_converged);
+  EXPECT_EQ(sb.status, DerivativeStatus::solve_failed);
   EXPECT_EQ(sb.d_alpha, ShapeDerivatives::Row::Zero());
 }
 
@@ -311,11 +311,11 @@ Shape with_parameter(const Shape& s, int i, double v) {
       const auto& e = s.as<Superellipsoid>();
       Vec3 ax = e.semi_axes();
       ax[i] = v;
-      return Superellipsoid(e.exponent(), ax.x(), ax.y(), ax.z(), e.epsilon());
+      return Superellipsoid(ax.x(), ax.y(), ax.z(), e.exponent(), e.epsilon());
     }
     case ShapeType::superelliptic_cylinder: {
       const auto& c = s.as<SuperellipticCylinder>();
-      return SuperellipticCylinder(c.exponent(), i == 0 ? v : c.radius(), i == 1 ? v : c.half_height(), c.epsilon());
+      return SuperellipticCylinder(i == 0 ? v : c.radius(), i == 1 ? v : c.half_height(), c.exponent(), c.epsilon());
     }
     case ShapeType::smooth_polytope: {
       const auto& p = s.as<SmoothPolytope>();
@@ -331,7 +331,7 @@ Shape with_parameter(const Shape& s, int i, double v) {
       const auto& c = s.as<SmoothTruncatedCone>();
       double t[5] = {c.beta(), c.bottom_radius(), c.top_radius(), c.bottom_extent(), c.top_extent()};
       t[i] = v;
-      return SmoothTruncatedCone(t[0], t[1], t[2], t[3], t[4]);
+      return SmoothTruncatedCone(t[1], t[2], t[3], t[4], t[0]);
     }
   }
   throw std::logic_error("shape type");
@@ -446,7 +446,7 @@ TEST(IdcolHessians, ShapeThirdDerivativesAgainstFiniteDifferences) {
   std::mt19937 rng(5);
   std::vector<Named> shapes = extra_shapes();
   for (const auto& n : benchmark_shape_names()) shapes.push_back({n, benchmark_shape(n)});
-  shapes.push_back({"sec1", SuperellipticCylinder(1, 0.8, 1.3)});
+  shapes.push_back({"sec1", SuperellipticCylinder(0.8, 1.3, 1)});
   for (const auto& s : shapes)
     for (int k = 0; k < 20; ++k) {
       // points near the surface (y scaled so that φ(y) ≈ 0), and inside / outside

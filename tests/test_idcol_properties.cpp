@@ -43,13 +43,13 @@ struct ShapeParams {
   Shape build(double f) const {
     switch (type) {
       case 0: return diffcol::Sphere(f * len[0]);
-      case 1: return diffcol::Superellipsoid(n, f * len[0], f * len[1], f * len[2]);
-      case 2: return diffcol::SuperellipticCylinder(n, f * len[0], f * len[1]);
+      case 1: return diffcol::Superellipsoid(f * len[0], f * len[1], f * len[2], n);
+      case 2: return diffcol::SuperellipticCylinder(f * len[0], f * len[1], n);
       case 3: {
         const double L = f * std::min({len[0], len[1], len[2]});
         return diffcol::SmoothPolytope::box(f * len[0], f * len[1], f * len[2], beta, L);
       }
-      default: return diffcol::SmoothTruncatedCone(beta, f * len[0], f * len[1], f * len[2], f * len[3]);
+      default: return diffcol::SmoothTruncatedCone(f * len[0], f * len[1], f * len[2], f * len[3], beta);
     }
   }
 };
@@ -110,7 +110,7 @@ bool all_finite(const idcol::ContactDerivatives& d) {
 std::string describe(const idcol::ContactSolution& s) {
   std::ostringstream o;
   o.precision(17);
-  o << idcol::status_name(s.status) << " alpha " << s.alpha << " residual " << s.residual_norm << " iterations "
+  o << diffcol::status_name(s.status) << " alpha " << s.alpha << " residual " << s.residual_norm << " iterations "
     << s.iterations << " attempts " << s.attempts;
   return o.str();
 }
@@ -159,11 +159,11 @@ TEST(IdcolProperties, RandomPairsAtExtremeScalesAreFiniteInvariantAndOnTheSurfac
       report("non-finite field: " + at + ": " + describe(r));
       continue;
     }
-    if (r.status == idcol::ContactStatus::coincident_origins) {
+    if (r.status == diffcol::SolveStatus::coincident_origins) {
       ++coincident;
       continue;
     }
-    if (r.status != idcol::ContactStatus::converged) {
+    if (r.status != diffcol::SolveStatus::ok) {
       ++not_converged;
       continue;
     }
@@ -210,7 +210,7 @@ TEST(IdcolProperties, RandomPairsAtExtremeScalesAreFiniteInvariantAndOnTheSurfac
       if (!all_finite(v.sol)) {
         ++non_finite;
         report(std::string(v.how) + " non-finite field: " + at + ": " + describe(v.sol));
-      } else if (v.sol.status != idcol::ContactStatus::converged) {
+      } else if (v.sol.status != diffcol::SolveStatus::ok) {
         ++variant_status;
         ++variant_not_converged[&v - same];
         if (verbose)
@@ -254,7 +254,7 @@ TEST(IdcolProperties, RandomPairsAtExtremeScalesAreFiniteInvariantAndOnTheSurfac
       report("non-finite derivative field: " + at);
       continue;
     }
-    if (d.status == idcol::DerivativeStatus::ill_conditioned) {
+    if (d.status == diffcol::DerivativeStatus::ill_conditioned) {
       ++ill_conditioned;
       continue;
     }
@@ -274,7 +274,7 @@ TEST(IdcolProperties, RandomPairsAtExtremeScalesAreFiniteInvariantAndOnTheSurfac
     tight.tolerance = 1e-13;
     idcol::ContactPair fd(na, nb, tight);
     const idcol::ContactSolution n0 = fd.solve_cold(X1, N2);
-    if (n0.status != idcol::ContactStatus::converged) {
+    if (n0.status != diffcol::SolveStatus::ok) {
       ++derivative_fd_failed;
       continue;
     }
@@ -286,7 +286,7 @@ TEST(IdcolProperties, RandomPairsAtExtremeScalesAreFiniteInvariantAndOnTheSurfac
     const auto alpha_at = [&](const Pose& g) {
       const idcol::ContactSolution& s = fd.solve_from(X1, X1 * g, n0);
       return Eigen::VectorXd::Constant(
-          1, s.status == idcol::ContactStatus::converged ? s.alpha / n0.alpha : std::nan(""));
+          1, s.status == diffcol::SolveStatus::ok ? s.alpha / n0.alpha : std::nan(""));
     };
     diffcol::GradientCheckOptions opt;
     opt.frame = diffcol::ReferenceFrame::local;

@@ -74,7 +74,7 @@ TEST(IdcolTouchingStart, EllipsoidAgainstAPolytopeMatchesTheExactShapes) {
       pts.push_back(0.3 * d);
     const SmoothPolytope hull = SmoothPolytope::convex_hull(pts, 20.0);
     const Vec3 h(std::exp(logU(rng)), std::exp(logU(rng)), std::exp(logU(rng)));
-    const Superellipsoid se(8, h.x(), h.y(), h.z());
+    const Superellipsoid se(h.x(), h.y(), h.z(), 8);
     const Mat3 RE = random_rotation(rng);
     const Vec3 dir = random_unit(rng);
     const double reach = axes.maxCoeff() + (box ? h.norm() : 2.0);
@@ -86,7 +86,7 @@ TEST(IdcolTouchingStart, EllipsoidAgainstAPolytopeMatchesTheExactShapes) {
       double alpha = 0.0;
       Vec3 x;
       bool ok = false;
-      const Superellipsoid ell(1, axes.x(), axes.y(), axes.z());
+      const Superellipsoid ell(axes.x(), axes.y(), axes.z(), 1);
       const Sphere ball(axes.x());
       if (ellipsoid_first) {
         ok = box ? (sphere ? idcol::touching_start(ball, se, R12, p12, alpha, x)
@@ -160,7 +160,7 @@ TEST(IdcolTouchingStart, TwoEllipsoidsFromAnyMultiplierGuess) {
       EXPECT_NEAR(on2, 0.0, 1e-9) << "case " << t << ", guess " << guess;
     }
     // λ* against the multipliers of the KKT solution (10): x = λ* A S(λ*)⁻¹ r is the touching point
-    const Superellipsoid e1(1, a1.x(), a1.y(), a1.z()), e2(1, a2.x(), a2.y(), a2.z());
+    const Superellipsoid e1(a1.x(), a1.y(), a1.z(), 1), e2(a2.x(), a2.y(), a2.z(), 1);
     const idcol::ContactSolution sol = idcol::solve_contact(e1, Pose::identity(), e2, make_pose(R12, p12));
     ASSERT_TRUE(sol.ok()) << "case " << t;
     const double lam = sol.lambda2 / (sol.lambda1 + sol.lambda2);

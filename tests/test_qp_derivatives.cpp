@@ -33,6 +33,8 @@
 namespace {
 
 using namespace diffcol::qp;
+using diffcol::DerivativeStatus;
+using diffcol::SolveStatus;
 using diffcol::GradientCheckOptions;
 using diffcol::Mat3;
 using diffcol::OutputBlock;

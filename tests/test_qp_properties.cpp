@@ -28,6 +28,8 @@
 namespace qp_properties_test {
 
 using namespace diffcol::qp;
+using diffcol::DerivativeStatus;
+using diffcol::SolveStatus;
 using diffcol::Mat3;
 using diffcol::Pose;
 using diffcol::Vec3;
@@ -320,7 +322,7 @@ struct Counts {
   long samples = 0, ok = 0, not_ok = 0, non_finite = 0, wrong = 0, variant_status = 0;
   long refused_right = 0;  ///< not_certified answers that the reference finds right
   long penetration_derivative_wrong = 0, scaled_copy_refused = 0, vertex_list_wrong = 0, reference_checked = 0, derivative_checked = 0, derivative_inconclusive = 0, derivative_near_contact = 0;
-  long by_status[5] = {0, 0, 0, 0, 0};
+  long by_status[6] = {0, 0, 0, 0, 0, 0};  // indexed by SolveStatus
   /// wrong answers by check (certificate, reference, invariance, derivative) and [separated, penetration]
   long wrong_by_check[4][2] = {{0, 0}, {0, 0}, {0, 0}, {0, 0}};
   double worst_invariance = 0.0, worst_reference = 0.0, worst_derivative = 0.0;
@@ -366,7 +368,7 @@ void check_pair(std::mt19937& rng, const S1& a, const S2& b, const std::string& 
     return;
   }
   c.by_status[static_cast<int>(r.status)] += 1;
-  if (r.status == ProximityStatus::not_certified) {  // refused: was the answer right after all?
+  if (r.status == SolveStatus::not_certified) {  // refused: was the answer right after all?
     double dist = 0.0, sat = 0.0;
     if (reference_error(a, X1, b, X2, r, L, dist, sat) <= 1e-9 * (L + std::abs(r.signed_distance))) ++c.refused_right;
   }
@@ -471,7 +473,7 @@ void check_pair(std::mt19937& rng, const S1& a, const S2& b, const std::string& 
     c.report("non-finite derivative: " + at + ": " + summary(r));
     return;
   }
-  if (d.status != ProximityDerivativeStatus::ok) return;
+  if (d.status != DerivativeStatus::ok) return;
   if (!r.cores_touch && r.core_distance < 1e-3 * L) {  // the step would cross into contact (a kink)
     ++c.derivative_near_contact;
     return;
@@ -552,11 +554,13 @@ TEST(QpProperties, RandomPairsAtExtremeScalesAreCertifiedAndInvariant) {
   std::printf("QP property sweep: %ld valid random polygons refused by the constructor (redrawn)\n", refused_polygons);
   for (int k = 0; k < 3; ++k) {
     const Counts& c = pairs[k];
-    std::printf("QP property sweep, %s: %ld samples: %ld ok, %ld not ok (not_converged %ld, solver_failure %ld, "
+    std::printf("QP property sweep, %s: %ld samples: %ld ok, %ld not ok (not_converged %ld, numerical_error %ld, "
                 "not_certified %ld, of which the reference finds %ld right), %ld non-finite, %ld wrong answers reported as ok, %ld variant statuses; "
                 "reference on %ld (worst %.2e of L + |sd|), invariance worst %.2e, derivatives checked %ld "
                 "(worst %.2e of the tolerance; penetration derivatives wrong %ld), inconclusive %ld, near contact %ld, shapes x 1e3 refused %ld, polygons whose vertices() miss part of C y <= d %ld\n",
-                names[k], c.samples, c.ok, c.not_ok, c.by_status[1], c.by_status[2], c.by_status[4], c.refused_right, c.non_finite,
+                names[k], c.samples, c.ok, c.not_ok, c.by_status[static_cast<int>(SolveStatus::not_converged)],
+                c.by_status[static_cast<int>(SolveStatus::numerical_error)],
+                c.by_status[static_cast<int>(SolveStatus::not_certified)], c.refused_right, c.non_finite,
                 c.wrong, c.variant_status, c.reference_checked, c.worst_reference, c.worst_invariance,
                 c.derivative_checked, c.worst_derivative, c.penetration_derivative_wrong, c.derivative_inconclusive, c.derivative_near_contact, c.scaled_copy_refused, c.vertex_list_wrong);
     std::printf("  wrong by check (separated / penetration): certificate %ld / %ld, reference %ld / %ld, invariance "
@@ -625,7 +629,7 @@ TEST(QpProperties, CapsuleThroughASliverPolygonIsNotReportedApart) {
   ASSERT_LT(separating_axis_lower_bound(A, B), -1e-7 * L);  // the cores overlap (independent reference)
   const ProximityResult r = proximity(a, X1, b, X2);
   // either refused, or an answer that does not put the overlapping cores apart
-  if (r.status != ProximityStatus::not_certified) {
+  if (r.status != SolveStatus::not_certified) {
     ASSERT_TRUE(r.ok()) << status_name(r.status);
     EXPECT_LE(r.signed_distance + a.radius() + b.radius(), 1e-9 * L) << summary(r);
   }

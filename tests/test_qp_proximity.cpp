@@ -33,6 +33,8 @@
 namespace {
 
 using namespace diffcol::qp;
+using diffcol::DerivativeStatus;
+using diffcol::SolveStatus;
 using diffcol::Mat3;
 using diffcol::Pose;
 using diffcol::Vec3;
@@ -285,7 +287,7 @@ void compare(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, const P
              const Samples& b2, const std::string& what, Stats& st) {
   const ProximityResult r = proximity(s1, X1, s2, X2);
   ++st.n;
-  ASSERT_EQ(r.status, ProximityStatus::ok) << what << " (" << r.qp.iterations << " iterations)";
+  ASSERT_EQ(r.status, SolveStatus::ok) << what << " (" << r.qp.iterations << " iterations)";
   const double R = s1.radius() + s2.radius();
   const double phi_ref = ref.dist * ref.dist - R * R;
   st.phi = std::max(st.phi, std::abs(r.phi - phi_ref));
@@ -507,10 +509,10 @@ TEST(QpProximity, InvalidPoseGivesStatusNotNaN) {
   bad.p.x() = kNaN;
   for (const ProximityResult& r : {proximity(c, bad, c, Pose()), proximity(p, Pose(), p, bad),
                                    proximity(c, Pose(), p, bad), proximity(p, bad, c, Pose())}) {
-    EXPECT_EQ(r.status, ProximityStatus::invalid_input);
+    EXPECT_EQ(r.status, SolveStatus::invalid_input);
     EXPECT_TRUE(std::isfinite(r.phi) && r.core1_W.allFinite() && r.p2_W.allFinite() && r.normal_W.allFinite());
   }
-  EXPECT_STREQ(status_name(ProximityStatus::invalid_input), "invalid_input");
+  EXPECT_STREQ(status_name(SolveStatus::invalid_input), "invalid_input");
 }
 
 TEST(QpProximity, FarApartPosesGiveStatusNotOverflow) {
@@ -522,7 +524,7 @@ TEST(QpProximity, FarApartPosesGiveStatusNotOverflow) {
   far.p.z() = 1e300;
   for (const ProximityResult& r : {proximity(c, far, c, Pose()), proximity(p, Pose(), p, far),
                                    proximity(c, Pose(), p, far), proximity(p, far, c, Pose())}) {
-    EXPECT_EQ(r.status, ProximityStatus::invalid_input);
+    EXPECT_EQ(r.status, SolveStatus::invalid_input);
     EXPECT_TRUE(std::isfinite(r.phi) && r.core1_W.allFinite() && r.p2_W.allFinite() && r.normal_W.allFinite());
   }
   Pose far1, far2;
@@ -533,7 +535,7 @@ TEST(QpProximity, FarApartPosesGiveStatusNotOverflow) {
   EXPECT_TRUE(std::isfinite(both.signed_distance));
   ProximityGradient g;
   proximity_gradient(c, far, c, Pose(), g);
-  EXPECT_EQ(g.status, ProximityStatus::invalid_input);
+  EXPECT_EQ(g.status, SolveStatus::invalid_input);
   EXPECT_TRUE(std::isfinite(g.phi) && g.J_phi_X1.allFinite());
 }
 
@@ -548,7 +550,7 @@ TEST(QpProximity, InvalidOptionsAreRejected) {
     X2.p = Vec3(0.2, 0.1, 1.5);
     for (const ProximityResult& r : {proximity(c, Pose(), c, X2, o), proximity(p, Pose(), p, X2, o),
                                      proximity(c, Pose(), p, X2, o), proximity(p, Pose(), c, X2, o)}) {
-      EXPECT_EQ(r.status, ProximityStatus::invalid_input) << field;
+      EXPECT_EQ(r.status, SolveStatus::invalid_input) << field;
       EXPECT_TRUE(std::isfinite(r.phi) && r.core1_W.allFinite()) << field;
     }
   };
@@ -704,7 +706,7 @@ template <class S1, class S2>
 void check_scales(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, double ref_dist, const std::string& what,
                   ScaleStats& st) {
   const ProximityResult r1 = proximity(s1, X1, s2, X2);
-  ASSERT_EQ(r1.status, ProximityStatus::ok) << what << ": distance " << r1.core_distance << ", certified lower bound "
+  ASSERT_EQ(r1.status, SolveStatus::ok) << what << ": distance " << r1.core_distance << ", certified lower bound "
                                             << r1.core_distance_lower_bound << ", unit " << r1.length_unit;
   ++st.scenes;
   st.penetrating += r1.penetration;
@@ -714,13 +716,13 @@ void check_scales(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, do
   EXPECT_LE(std::abs(r1.core_distance - ref_dist), 1e-9 * unit) << what;
   // Symmetry (shapes swapped) and world-frame invariance (both poses moved by one rigid motion).
   const ProximityResult rs = proximity(s2, X2, s1, X1);
-  ASSERT_EQ(rs.status, ProximityStatus::ok) << what << " (swapped)";
+  ASSERT_EQ(rs.status, SolveStatus::ok) << what << " (swapped)";
   EXPECT_LE(std::abs(rs.core_distance - r1.core_distance), 1e-10 * unit) << what << " (swapped)";
   EXPECT_LE(std::abs(rs.signed_distance - r1.signed_distance), 1e-10 * unit) << what << " (swapped)";
   std::mt19937 wrng(static_cast<unsigned>(st.scenes));
   const Pose W = make_pose(random_rotation(wrng), 5.0 * random_unit(wrng));
   const ProximityResult rw = proximity(s1, W * X1, s2, W * X2);
-  ASSERT_EQ(rw.status, ProximityStatus::ok) << what << " (world frame)";
+  ASSERT_EQ(rw.status, SolveStatus::ok) << what << " (world frame)";
   EXPECT_LE(std::abs(rw.core_distance - r1.core_distance), 1e-10 * unit) << what << " (world frame)";
   EXPECT_LE(std::abs(rw.signed_distance - r1.signed_distance), 1e-10 * unit) << what << " (world frame)";
   if (r1.unique_minimizer && rw.unique_minimizer && (rw.normal_W - W.R * r1.normal_W).norm() < 1e-6)
@@ -730,7 +732,7 @@ void check_scales(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, do
     const S2 b = scaled(s2, f);
     const Pose Y1 = scaled(X1, f), Y2 = scaled(X2, f);
     const ProximityResult r = proximity(a, Y1, b, Y2);
-    ASSERT_EQ(r.status, ProximityStatus::ok) << what << " at scale " << f;
+    ASSERT_EQ(r.status, SolveStatus::ok) << what << " at scale " << f;
     // Overlapping cores with two axes of equal depth (a kink of the signed distance): either
     // is right; both must realize the signed core distance.
     const double s1d = r1.signed_distance + s1.radius() + s2.radius();
@@ -760,9 +762,9 @@ void check_scales(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, do
     EXPECT_LE(std::abs(r.core_distance - f * ref_dist), 1e-9 * f * unit) << what << " at scale " << f;
     // Derivatives scale by homogeneity: ∂/∂v unchanged, ∂/∂ω × f (signed distance, p1).
     const ProximityDerivatives d1 = proximity_derivatives(s1, X1, s2, X2, r1);
-    if (d1.status == ProximityDerivativeStatus::ok && (r1.penetration || r1.core_distance > 1e-4 * size)) {
+    if (d1.status == DerivativeStatus::ok && (r1.penetration || r1.core_distance > 1e-4 * size)) {
       const ProximityDerivatives d = proximity_derivatives(a, Y1, b, Y2, r);
-      ASSERT_EQ(d.status, ProximityDerivativeStatus::ok) << what << " at scale " << f;
+      ASSERT_EQ(d.status, DerivativeStatus::ok) << what << " at scale " << f;
       Eigen::Matrix<double, 4, 12> J, Jf;
       J << d1.J_signed_distance_X1, d1.J_signed_distance_X2, d1.J_core1_W_X1, d1.J_core1_W_X2;
       Jf << d.J_signed_distance_X1, d.J_signed_distance_X2, d.J_core1_W_X1, d.J_core1_W_X2;

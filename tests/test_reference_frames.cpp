@@ -92,7 +92,7 @@ TEST(ReferenceFrames, MapsAgreeWithThePerturbations) {
 // ---------------------------------------------------------------------------- iDCOL
 
 TEST(ReferenceFrames, IdcolDerivativesInEveryFrame) {
-  const Shape s1{Superellipsoid(4, 0.5, 0.3, 0.4)}, s2{Sphere(0.35)};
+  const Shape s1{Superellipsoid(0.5, 0.3, 0.4, 4)}, s2{Sphere(0.35)};
   std::mt19937 rng(5);
   int checked = 0;
   for (int trial = 0; trial < 12; ++trial) {
@@ -128,7 +128,7 @@ TEST(ReferenceFrames, IdcolDerivativesInEveryFrame) {
 }
 
 TEST(ReferenceFrames, IdcolWrenchJacobiansInEveryFrame) {
-  const Shape s1{Superellipsoid(4, 0.5, 0.3, 0.4)}, s2{Sphere(0.35)};
+  const Shape s1{Superellipsoid(0.5, 0.3, 0.4, 4)}, s2{Sphere(0.35)};
   std::mt19937 rng(7);
   const idcol::HertzModel model{100.0, 2.5};
   for (int trial = 0; trial < 6; ++trial) {
@@ -171,7 +171,7 @@ TEST(ReferenceFrames, DcolDerivativesInEveryFrame) {
       return v;
     };
     const dcol::ContactResult r = dcol::solve_contact(a, X1, b, X2);
-    ASSERT_EQ(r.status, dcol::SolveStatus::converged);
+    ASSERT_EQ(r.status, diffcol::SolveStatus::ok);
     for (const ReferenceFrame frame : kFrames) {
       const dcol::ContactDerivatives d = dcol::contact_derivatives(r, frame);
       if (!d.ok()) continue;  // a vertex–face switch (not differentiable): rare, skipped
@@ -194,7 +194,7 @@ TEST(ReferenceFrames, DcolDerivativesInEveryFrame) {
 
 TEST(ReferenceFrames, EuclideanDistanceDerivativesInEveryFrame) {
   const dcol::Primitive a = dcol::Cylinder(0.2, 0.6), b = dcol::Ellipsoid::from_semi_axes(0.3, 0.2, 0.25);
-  const Shape c{Superellipsoid(4, 0.5, 0.3, 0.4)}, e{Sphere(0.35)};
+  const Shape c{Superellipsoid(0.5, 0.3, 0.4, 4)}, e{Sphere(0.35)};
   std::mt19937 rng(29);
   int checked = 0;
   for (int trial = 0; trial < 8; ++trial) {
@@ -264,7 +264,7 @@ TEST(ReferenceFrames, QpDerivativesInEveryFrame) {
     ASSERT_TRUE(r.ok());
     for (const ReferenceFrame frame : kFrames) {
       const qp::ProximityDerivatives d = qp::proximity_derivatives(c1, X1, p2, X2, r, frame);
-      if (d.status != qp::ProximityDerivativeStatus::ok) continue;
+      if (d.status != diffcol::DerivativeStatus::ok) continue;
       EXPECT_EQ(d.frame, frame);
       Eigen::MatrixXd J(7, 12);
       J.row(0) << d.J_signed_distance_X1, d.J_signed_distance_X2;
@@ -428,7 +428,7 @@ TEST(ReferenceFrames, JointSpaceChainRuleWithAMujocoStyleJacobian) {
   for (int trial = 0; trial < 10; ++trial) {
     const Eigen::Vector3d q(U(rng), 0.3 + 0.3 * U(rng), 0.4 * U(rng));
     const dcol::ContactResult r = dcol::solve_contact(obstacle, X_obs, tool, Arm::end_pose(q));
-    ASSERT_EQ(r.status, dcol::SolveStatus::converged);
+    ASSERT_EQ(r.status, diffcol::SolveStatus::ok);
     const dcol::ContactDerivatives d = dcol::contact_derivatives(r, ReferenceFrame::local_world_aligned);
     if (!d.ok()) continue;
     const Eigen::Matrix<double, 6, 3> Jq = Arm::jacobian_lwa(q);

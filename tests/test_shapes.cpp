@@ -57,16 +57,16 @@ struct NamedShape {
 std::vector<NamedShape> all_shapes() {
   return {
       {"sphere(R=1.3)", Sphere(1.3)},
-      {"superellipsoid(n=1)", Superellipsoid(1, 0.5, 1.0, 1.5)},
-      {"superellipsoid(n=2)", Superellipsoid(2, 0.5, 1.0, 1.5)},
-      {"superellipsoid(n=8)", Superellipsoid(8, 0.5, 1.0, 1.5)},
-      {"superelliptic_cylinder(n=1)", SuperellipticCylinder(1, 1.0, 2.0)},
-      {"superelliptic_cylinder(n=8)", SuperellipticCylinder(8, 1.0, 2.0)},
+      {"superellipsoid(n=1)", Superellipsoid(0.5, 1.0, 1.5, 1)},
+      {"superellipsoid(n=2)", Superellipsoid(0.5, 1.0, 1.5, 2)},
+      {"superellipsoid(n=8)", Superellipsoid(0.5, 1.0, 1.5, 8)},
+      {"superelliptic_cylinder(n=1)", SuperellipticCylinder(1.0, 2.0, 1)},
+      {"superelliptic_cylinder(n=8)", SuperellipticCylinder(1.0, 2.0, 8)},
       {"poly(benchmark)", diffcol::idcol::benchmark_shape("poly")},
       {"poly(L=2,beta=15)", SmoothPolytope(poly_A(), poly_b(), 15.0, 2.0)},
       {"box(0.5,1,1.5)", SmoothPolytope::box(0.5, 1.0, 1.5, 20.0)},
       {"tc(benchmark)", diffcol::idcol::benchmark_shape("tc")},
-      {"cone(Rt=0.05)", SmoothTruncatedCone(20.0, 1.0, 0.05, 0.5, 1.5)},
+      {"cone(Rt=0.05)", SmoothTruncatedCone(1.0, 0.05, 0.5, 1.5, 20.0)},
   };
 }
 
@@ -194,10 +194,10 @@ TEST(ShapeValues, MatchDocumentedFormulas) {
   };
 
   const Sphere sph(1.3);
-  const Superellipsoid se1(1, 0.5, 1.0, 1.5), se3(3, 0.5, 1.0, 1.5, 1e-4), se8(8, 0.5, 1.0, 1.5);
-  const SuperellipticCylinder sc1(1, 1.0, 2.0), sc8(8, 1.0, 2.0), sc3(3, 0.7, 0.4, 2e-3);
+  const Superellipsoid se1(0.5, 1.0, 1.5, 1), se3(0.5, 1.0, 1.5, 3, 1e-4), se8(0.5, 1.0, 1.5, 8);
+  const SuperellipticCylinder sc1(1.0, 2.0, 1), sc8(1.0, 2.0, 8), sc3(0.7, 0.4, 3, 2e-3);
   const SmoothPolytope poly(poly_A(), poly_b(), 20.0), polyL(poly_A(), poly_b(), 15.0, 2.0);
-  const SmoothTruncatedCone tc(20.0, 1.0, 1.5, 1.5, 1.5), cone(20.0, 1.0, 0.05, 0.5, 1.5);
+  const SmoothTruncatedCone tc(1.0, 1.5, 1.5, 1.5, 20.0), cone(1.0, 0.05, 0.5, 1.5, 20.0);
   for (int k = 0; k < 500; ++k) {
     const Vec3 y = U(rng) * random_unit(rng);
     auto rel = [](double v) { return 1e-13 * std::max(1.0, std::abs(v)); };
@@ -231,7 +231,7 @@ TEST(ShapeValues, EvaluationAtTheBodyOriginIsFinite) {
   // detail.hpp: kTinyS exists "so that an evaluation at the shape's origin stays finite";
   // sphere.hpp documents finiteness at y = 0 explicitly.
   std::vector<NamedShape> shapes = all_shapes();
-  shapes.push_back({"superellipsoid(n=2, eps=0)", Superellipsoid(2, 0.5, 1.0, 1.5, 0.0)});
+  shapes.push_back({"superellipsoid(n=2, eps=0)", Superellipsoid(0.5, 1.0, 1.5, 2, 0.0)});
   for (const NamedShape& ns : shapes) {
     for (const Vec3& y : {Vec3(0, 0, 0), Vec3(1e-200, 0, 0), Vec3(0, -1e-160, 1e-170)}) {
       Vec3 g;
@@ -371,18 +371,18 @@ TEST(ShapeRadii, TightWhereClosedFormsExist) {
     EXPECT_NEAR(s.outer_radius(), 2.0, 1e-15);
   }
   // superquadrics: within 1% of the sampled extremes
-  for (const NamedShape& ns : {NamedShape{"superellipsoid(n=8)", Superellipsoid(8, 0.5, 1.0, 1.5)},
-                               NamedShape{"superellipsoid(n=2)", Superellipsoid(2, 0.5, 1.0, 1.5)},
-                               NamedShape{"superelliptic_cylinder(n=8)", SuperellipticCylinder(8, 1.0, 2.0)},
-                               NamedShape{"superelliptic_cylinder(n=1)", SuperellipticCylinder(1, 1.0, 2.0)}}) {
+  for (const NamedShape& ns : {NamedShape{"superellipsoid(n=8)", Superellipsoid(0.5, 1.0, 1.5, 8)},
+                               NamedShape{"superellipsoid(n=2)", Superellipsoid(0.5, 1.0, 1.5, 2)},
+                               NamedShape{"superelliptic_cylinder(n=8)", SuperellipticCylinder(1.0, 2.0, 8)},
+                               NamedShape{"superelliptic_cylinder(n=1)", SuperellipticCylinder(1.0, 2.0, 1)}}) {
     extremes(ns.shape, tmin, tmax);
     EXPECT_LE(ns.shape.outer_radius(), 1.01 * tmax) << ns.name;
     EXPECT_GE(ns.shape.inner_radius(), 0.99 * tmin) << ns.name;
   }
   {  // truncated cones: outer = farthest rim point of the exact shape; the smooth shape comes close
-    for (const NamedShape& ns : {NamedShape{"tc", SmoothTruncatedCone(20.0, 1.0, 1.5, 1.5, 1.5)},
-                                 NamedShape{"cone", SmoothTruncatedCone(20.0, 1.0, 0.05, 0.5, 1.5)},
-                                 NamedShape{"tc sharp", SmoothTruncatedCone(400.0, 1.0, 1.5, 1.5, 1.5)}}) {
+    for (const NamedShape& ns : {NamedShape{"tc", SmoothTruncatedCone(1.0, 1.5, 1.5, 1.5, 20.0)},
+                                 NamedShape{"cone", SmoothTruncatedCone(1.0, 0.05, 0.5, 1.5, 20.0)},
+                                 NamedShape{"tc sharp", SmoothTruncatedCone(1.0, 1.5, 1.5, 1.5, 400.0)}}) {
       const auto& c = ns.shape.as<SmoothTruncatedCone>();
       const double exact = std::max(std::hypot(c.bottom_extent(), c.bottom_radius()),
                                     std::hypot(c.top_extent(), c.top_radius()));
@@ -392,7 +392,7 @@ TEST(ShapeRadii, TightWhereClosedFormsExist) {
       EXPECT_GT(tmax, 0.85 * ns.shape.outer_radius()) << ns.name;
     }
     // at large β the smooth shape converges to the exact one: the bound becomes tight
-    const Shape sharp = SmoothTruncatedCone(2000.0, 1.0, 1.5, 1.5, 1.5);
+    const Shape sharp = SmoothTruncatedCone(1.0, 1.5, 1.5, 1.5, 2000.0);
     extremes(sharp, tmin, tmax);
     EXPECT_GT(tmax, 0.99 * sharp.outer_radius());
   }
@@ -523,10 +523,10 @@ TEST(ShapeRadii, PolytopeOuterRadiusIsTheFarthestVertex) {
 TEST(ShapeRayExtent, MatchesTheExactShapes) {
   std::mt19937 rng(108);
   const Sphere sph(1.3);
-  const Superellipsoid se1(1, 0.5, 1.0, 1.5), se8(8, 0.5, 1.0, 1.5), se3(3, 0.5, 1.0, 1.5);
-  const SuperellipticCylinder sc1(1, 1.0, 2.0), sc8(8, 1.0, 2.0), sc5(5, 0.6, 1.7);
+  const Superellipsoid se1(0.5, 1.0, 1.5, 1), se8(0.5, 1.0, 1.5, 8), se3(0.5, 1.0, 1.5, 3);
+  const SuperellipticCylinder sc1(1.0, 2.0, 1), sc8(1.0, 2.0, 8), sc5(0.6, 1.7, 5);
   const SmoothPolytope poly(poly_A(), poly_b(), 20.0), polyL(poly_A(), poly_b(), 15.0, 2.0);
-  const SmoothTruncatedCone tc(20.0, 1.0, 1.5, 1.5, 1.5), cone(20.0, 1.0, 0.05, 0.5, 1.5);
+  const SmoothTruncatedCone tc(1.0, 1.5, 1.5, 1.5, 20.0), cone(1.0, 0.05, 0.5, 1.5, 20.0);
   auto se_exact = [](int n, Vec3 ax, const Vec3& u) {
     double s = 0.0;
     for (int i = 0; i < 3; ++i) s += std::pow(std::abs(u[i] / ax[i]), 2.0 * n);
@@ -587,10 +587,10 @@ TEST(ShapeSupport, SupportPointsLieOnTheUnregularizedSurfaceAndAreMaximal) {
   const Sphere sph(1.3);
   cases.push_back({"sphere", [&](const Vec3& d) { return sph.support(d); }, [](const Vec3& y) { return y.norm() / 1.3; }});
   for (int n : {1, 3, 8}) {
-    const Superellipsoid se(n, ax.x(), ax.y(), ax.z());
+    const Superellipsoid se(ax.x(), ax.y(), ax.z(), n);
     cases.push_back({"se" + std::to_string(n), [se](const Vec3& d) { return se.support(d); },
                      [&, n](const Vec3& y) { return se_gauge(n, y); }});
-    const SuperellipticCylinder sc(n, 0.6, 1.7);
+    const SuperellipticCylinder sc(0.6, 1.7, n);
     cases.push_back({"sec" + std::to_string(n), [sc](const Vec3& d) { return sc.support(d); },
                      [&, n](const Vec3& y) { return sec_gauge(n, 0.6, 1.7, y); }});
   }
@@ -866,17 +866,17 @@ TEST(SmoothPolytope, ConvexHullMatchesBruteForcePlanesAndScales) {
 TEST(ShapeValidation, InvalidParametersThrow) {
   for (double bad : {0.0, -1.0, kNaN, kInf, -kInf}) {
     EXPECT_THROW(Sphere{bad}, std::invalid_argument) << bad;
-    EXPECT_THROW(Superellipsoid(2, bad, 1.0, 1.0), std::invalid_argument) << bad;
-    EXPECT_THROW(Superellipsoid(2, 1.0, bad, 1.0), std::invalid_argument) << bad;
-    EXPECT_THROW(Superellipsoid(2, 1.0, 1.0, bad), std::invalid_argument) << bad;
+    EXPECT_THROW(Superellipsoid(bad, 1.0, 1.0, 2), std::invalid_argument) << bad;
+    EXPECT_THROW(Superellipsoid(1.0, bad, 1.0, 2), std::invalid_argument) << bad;
+    EXPECT_THROW(Superellipsoid(1.0, 1.0, bad, 2), std::invalid_argument) << bad;
     EXPECT_THROW(Superellipsoid::ellipsoid(1.0, bad, 1.0), std::invalid_argument) << bad;
-    EXPECT_THROW(SuperellipticCylinder(2, bad, 1.0), std::invalid_argument) << bad;
-    EXPECT_THROW(SuperellipticCylinder(2, 1.0, bad), std::invalid_argument) << bad;
-    EXPECT_THROW(SmoothTruncatedCone(bad, 1.0, 1.5, 1.5, 1.5), std::invalid_argument) << bad;
-    EXPECT_THROW(SmoothTruncatedCone(20.0, bad, 1.5, 1.5, 1.5), std::invalid_argument) << bad;
-    EXPECT_THROW(SmoothTruncatedCone(20.0, 1.0, bad, 1.5, 1.5), std::invalid_argument) << bad;
-    EXPECT_THROW(SmoothTruncatedCone(20.0, 1.0, 1.5, bad, 1.5), std::invalid_argument) << bad;
-    EXPECT_THROW(SmoothTruncatedCone(20.0, 1.0, 1.5, 1.5, bad), std::invalid_argument) << bad;
+    EXPECT_THROW(SuperellipticCylinder(bad, 1.0, 2), std::invalid_argument) << bad;
+    EXPECT_THROW(SuperellipticCylinder(1.0, bad, 2), std::invalid_argument) << bad;
+    EXPECT_THROW(SmoothTruncatedCone(1.0, 1.5, 1.5, 1.5, bad), std::invalid_argument) << bad;
+    EXPECT_THROW(SmoothTruncatedCone(bad, 1.5, 1.5, 1.5, 20.0), std::invalid_argument) << bad;
+    EXPECT_THROW(SmoothTruncatedCone(1.0, bad, 1.5, 1.5, 20.0), std::invalid_argument) << bad;
+    EXPECT_THROW(SmoothTruncatedCone(1.0, 1.5, bad, 1.5, 20.0), std::invalid_argument) << bad;
+    EXPECT_THROW(SmoothTruncatedCone(1.0, 1.5, 1.5, bad, 20.0), std::invalid_argument) << bad;
     EXPECT_THROW(SmoothPolytope(poly_A(), poly_b(), bad), std::invalid_argument) << "beta " << bad;
     EXPECT_THROW(SmoothPolytope(poly_A(), poly_b(), 20.0, bad), std::invalid_argument) << "L " << bad;
     EXPECT_THROW(SmoothPolytope::box(bad, 1.0, 1.0, 20.0), std::invalid_argument) << bad;
@@ -885,9 +885,9 @@ TEST(ShapeValidation, InvalidParametersThrow) {
   // sizes beyond kMaxLength (1e100): larger shapes overflowed their radii or the solve (NaN)
   const double huge = 1.01 * diffcol::kMaxLength;
   EXPECT_THROW(Sphere{huge}, std::invalid_argument);
-  EXPECT_THROW(Superellipsoid(2, 1.0, huge, 1.0), std::invalid_argument);
-  EXPECT_THROW(SuperellipticCylinder(2, huge, 1.0), std::invalid_argument);
-  EXPECT_THROW(SmoothTruncatedCone(20.0, 1.0, 1.5, huge, 1.5), std::invalid_argument);
+  EXPECT_THROW(Superellipsoid(1.0, huge, 1.0, 2), std::invalid_argument);
+  EXPECT_THROW(SuperellipticCylinder(huge, 1.0, 2), std::invalid_argument);
+  EXPECT_THROW(SmoothTruncatedCone(1.0, 1.5, huge, 1.5, 20.0), std::invalid_argument);
   EXPECT_THROW(SmoothPolytope::box(huge, 1.0, 1.0, 20.0), std::invalid_argument);
   EXPECT_THROW(SmoothPolytope::box(0.8 * diffcol::kMaxLength, 0.8 * diffcol::kMaxLength, 1.0, 20.0),
                std::invalid_argument);  // each size below the limit, the corner beyond it
@@ -895,19 +895,19 @@ TEST(ShapeValidation, InvalidParametersThrow) {
   EXPECT_NO_THROW(SmoothPolytope::box(0.5 * diffcol::kMaxLength, 1.0, 1.0, 20.0));
   // exponents n < 1
   for (int n : {0, -1, -8}) {
-    EXPECT_THROW(Superellipsoid(n, 1.0, 1.0, 1.0), std::invalid_argument) << n;
-    EXPECT_THROW(SuperellipticCylinder(n, 1.0, 1.0), std::invalid_argument) << n;
+    EXPECT_THROW(Superellipsoid(1.0, 1.0, 1.0, n), std::invalid_argument) << n;
+    EXPECT_THROW(SuperellipticCylinder(1.0, 1.0, n), std::invalid_argument) << n;
   }
   // regularization ε outside [0, 0.1)
   for (double eps : {-1e-9, 0.1, 0.5, kNaN}) {
-    EXPECT_THROW(Superellipsoid(2, 1.0, 1.0, 1.0, eps), std::invalid_argument) << eps;
-    EXPECT_THROW(SuperellipticCylinder(2, 1.0, 1.0, eps), std::invalid_argument) << eps;
+    EXPECT_THROW(Superellipsoid(1.0, 1.0, 1.0, 2, eps), std::invalid_argument) << eps;
+    EXPECT_THROW(SuperellipticCylinder(1.0, 1.0, 2, eps), std::invalid_argument) << eps;
   }
-  EXPECT_NO_THROW(Superellipsoid(2, 1.0, 1.0, 1.0, 0.0));
-  EXPECT_NO_THROW(SuperellipticCylinder(3, 1.0, 1.0, 0.099));
+  EXPECT_NO_THROW(Superellipsoid(1.0, 1.0, 1.0, 2, 0.0));
+  EXPECT_NO_THROW(SuperellipticCylinder(1.0, 1.0, 3, 0.099));
   // truncated cone: β so small that the origin is not safely inside
-  EXPECT_THROW(SmoothTruncatedCone(0.5, 1.0, 1.5, 1.5, 1.5), std::invalid_argument);
-  EXPECT_NO_THROW(SmoothTruncatedCone(20.0, 1.0, 0.05, 0.5, 1.5));
+  EXPECT_THROW(SmoothTruncatedCone(1.0, 1.5, 1.5, 1.5, 0.5), std::invalid_argument);
+  EXPECT_NO_THROW(SmoothTruncatedCone(1.0, 0.05, 0.5, 1.5, 20.0));
 }
 
 TEST(ShapeValidation, InvalidPolytopesThrow) {
@@ -990,7 +990,7 @@ TEST(ShapeValidation, InvalidConvexHullsThrow) {
 
 TEST(ShapeWrapper, DispatchesToTheConcreteShape) {
   std::mt19937 rng(113);
-  const Superellipsoid se(8, 0.5, 1.0, 1.5);
+  const Superellipsoid se(0.5, 1.0, 1.5, 8);
   const Shape s = se;
   EXPECT_EQ(s.type(), ShapeType::superellipsoid);
   EXPECT_STREQ(diffcol::shape_type_name(s.type()), "superellipsoid");
@@ -1008,9 +1008,9 @@ TEST(ShapeWrapper, DispatchesToTheConcreteShape) {
   EXPECT_EQ(s.inner_radius(), se.inner_radius());
   EXPECT_EQ(s.outer_radius(), se.outer_radius());
   EXPECT_EQ(Shape(Sphere(1.0)).type(), ShapeType::sphere);
-  EXPECT_EQ(Shape(SuperellipticCylinder(2, 1.0, 1.0)).type(), ShapeType::superelliptic_cylinder);
+  EXPECT_EQ(Shape(SuperellipticCylinder(1.0, 1.0, 2)).type(), ShapeType::superelliptic_cylinder);
   EXPECT_EQ(Shape(SmoothPolytope::box(1, 1, 1, 20)).type(), ShapeType::smooth_polytope);
-  EXPECT_EQ(Shape(SmoothTruncatedCone(20, 1, 1, 1, 1)).type(), ShapeType::smooth_truncated_cone);
+  EXPECT_EQ(Shape(SmoothTruncatedCone(1, 1, 1, 1, 20)).type(), ShapeType::smooth_truncated_cone);
   for (int t = 0; t < diffcol::kNumShapeTypes; ++t)
     EXPECT_STRNE(diffcol::shape_type_name(static_cast<ShapeType>(t)), "unknown");
   for (const NamedShape& ns : all_shapes())
@@ -1018,15 +1018,15 @@ TEST(ShapeWrapper, DispatchesToTheConcreteShape) {
 }
 
 TEST(ShapeWrapper, AccessorsReturnTheConstructionParameters) {
-  const Superellipsoid se(3, 0.5, 1.0, 1.5, 1e-4);
+  const Superellipsoid se(0.5, 1.0, 1.5, 3, 1e-4);
   EXPECT_EQ(se.exponent(), 3);
   EXPECT_LT((se.semi_axes() - Vec3(0.5, 1.0, 1.5)).norm(), 1e-15);
   EXPECT_EQ(se.epsilon(), 1e-4);
-  EXPECT_EQ(Superellipsoid(1, 1, 1, 1, 1e-3).epsilon(), 0.0) << "ε is used only for n > 1";
-  const SuperellipticCylinder sc(4, 0.7, 1.9);
+  EXPECT_EQ(Superellipsoid(1.0, 1.0, 1.0, 1, 1e-3).epsilon(), 0.0) << "ε is used only for n > 1";
+  const SuperellipticCylinder sc(0.7, 1.9, 4);
   EXPECT_NEAR(sc.radius(), 0.7, 1e-15);
   EXPECT_NEAR(sc.half_height(), 1.9, 1e-15);
-  const SmoothTruncatedCone tc(25.0, 1.0, 0.3, 0.6, 1.2);
+  const SmoothTruncatedCone tc(1.0, 0.3, 0.6, 1.2, 25.0);
   EXPECT_EQ(tc.beta(), 25.0);
   EXPECT_EQ(tc.bottom_radius(), 1.0);
   EXPECT_EQ(tc.top_radius(), 0.3);

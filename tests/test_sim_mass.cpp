@@ -50,8 +50,8 @@ TEST(MassProperties, SphereAndEllipsoidClosedFormsAndQuadrature) {
   const double Me = rho * 4.0 / 3.0 * kPi * a * b * c;
   const Mat3 Ie = diag(Me / 5 * (b * b + c * c), Me / 5 * (a * a + c * c), Me / 5 * (a * a + b * b));
   for (const MassProperties& m :
-       {mass_properties(dcol::Ellipsoid::from_semi_axes(a, b, c), rho), mass_properties(Superellipsoid(1, a, b, c), rho),
-        radial_mass_properties(Superellipsoid(1, a, b, c), rho)}) {
+       {mass_properties(dcol::Ellipsoid::from_semi_axes(a, b, c), rho), mass_properties(Superellipsoid(a, b, c, 1), rho),
+        radial_mass_properties(Superellipsoid(a, b, c, 1), rho)}) {
     EXPECT_LT(rel(m.mass, Me), 1e-12);
     EXPECT_LT(m.com.norm(), 1e-12);
     EXPECT_LT(rel(m.inertia, Ie), 1e-12);
@@ -70,7 +70,7 @@ TEST(MassProperties, SuperellipsoidQuadratureMatchesDirichletIntegrals) {
     MassIntegrationOptions fine;
     fine.polar_points = 128;
     fine.azimuth_points = 256;
-    const MassProperties m = mass_properties(Superellipsoid(n, a, b, c, 0.0), 1.0, fine);
+    const MassProperties m = mass_properties(Superellipsoid(a, b, c, n, 0.0), 1.0, fine);
     EXPECT_LT(rel(m.mass, M), 1e-6) << n;
     EXPECT_LT(m.com.norm(), 1e-12) << n;
     EXPECT_LT(rel(m.inertia, diag(Sy + Sz, Sx + Sz, Sx + Sy)), 1e-6) << n;
@@ -168,7 +168,7 @@ TEST(MassProperties, BadInputIsRefused) {
   EXPECT_THROW(mass_properties(diffcol::Sphere(1.0), INFINITY), std::invalid_argument);
   MassIntegrationOptions bad;
   bad.polar_points = 2;
-  EXPECT_THROW(mass_properties(Superellipsoid(2, 1, 1, 1), 1.0, bad), std::invalid_argument);
+  EXPECT_THROW(mass_properties(Superellipsoid(1.0, 1.0, 1.0, 2), 1.0, bad), std::invalid_argument);
 }
 
 TEST(MassProperties, KineticEnergy) {

@@ -245,7 +245,7 @@ TEST(SmoothnessFit, SuperellipsoidCornerClosedForm) {
   for (int n : {1, 2, 3, 5, 8, 20, 64}) {
     const double a = 0.7;
     const double closed = a * std::sqrt(3.0) * (1.0 - std::pow(3.0, -0.5 / n));
-    EXPECT_NEAR(diffcol::superellipsoid_box_hausdorff_distance(Superellipsoid(n, a, a, a, 0.0)), closed, 1e-12)
+    EXPECT_NEAR(diffcol::superellipsoid_box_hausdorff_distance(Superellipsoid(a, a, a, n, 0.0)), closed, 1e-12)
         << "n = " << n;
   }
 }
@@ -275,7 +275,7 @@ TEST(SmoothnessFit, SuperellipsoidForCubeAndBox) {
     const Vec3 ax = fit.shape.semi_axes();
     EXPECT_NEAR((ax - Vec3(c.hx, c.hy, c.hz)).norm(), 0.0, 1e-15);
     check_exponent_fit(Shape(fit.shape), fit.exponent, fit.hausdorff_distance, c.tol, box_corners(c.hx, c.hy, c.hz),
-                       Shape(Superellipsoid(std::max(fit.exponent - 1, 1), c.hx, c.hy, c.hz)));
+                       Shape(Superellipsoid(c.hx, c.hy, c.hz, std::max(fit.exponent - 1, 1))));
     // inside the box
     for (const SurfaceSample& s : coarse_samples(Shape(fit.shape), 500)) {
       EXPECT_LE(std::abs(s.p.x()), c.hx);
@@ -295,7 +295,7 @@ TEST(SmoothnessFit, SuperellipticCylinder) {
     EXPECT_EQ(fit.shape.radius(), c.R);
     EXPECT_EQ(fit.shape.half_height(), c.h);
     check_exponent_fit(Shape(fit.shape), fit.exponent, fit.hausdorff_distance, c.tol, rim_points(c.R, c.h),
-                       Shape(SuperellipticCylinder(std::max(fit.exponent - 1, 1), c.R, c.h)));
+                       Shape(SuperellipticCylinder(c.R, c.h, std::max(fit.exponent - 1, 1))));
     // every surface point within the tolerance of the exact surface and inside the cylinder
     for (const SurfaceSample& s : coarse_samples(Shape(fit.shape), 2000)) {
       const double r = std::hypot(s.p.y(), s.p.z());

@@ -12,8 +12,10 @@ Shapes: Sphere, Superellipsoid, SuperellipticCylinder, SmoothPolytope (box, conv
 Smoothness from a distance tolerance: fit_smooth_box, fit_smooth_polytope, fit_smooth_convex_hull,
     fit_superellipsoid_to_box, fit_superelliptic_cylinder, smooth_polytope_hausdorff_distance,
     superellipsoid_box_hausdorff_distance, superelliptic_cylinder_hausdorff_distance
-Contact: solve_contact, SolveOptions, ContactSolution, ContactStatus, ContactPair
-Derivatives: contact_derivatives, ContactDerivatives, DerivativeStatus,
+Statuses of every contact layer (idcol, dcol, qp, scene): SolveStatus, DerivativeStatus,
+    DistanceStatus, DistanceDerivativeStatus, status_name
+Contact: solve_contact, SolveOptions, ContactSolution, ContactPair
+Derivatives: contact_derivatives, ContactDerivatives,
     alpha_gradient_envelope, alpha_gradient_envelope_world
 Penalty wrenches: HertzModel, hertz_wrenches, ContactWrenches
 Frames and generalized coordinates: ReferenceFrame, world_twist_from_frame, express_in_frame, BodyJacobian, to_coordinates,

@@ -176,8 +176,8 @@ def _solve_idcol(shape1, X1, shape2, X2, need_jacobians, options, num_threads):
     batch = _diffcol.ContactBatch(list(zip(_shape_list(shape1, n, "shape1"),
                                            _shape_list(shape2, n, "shape2"))), **kwargs)
     res = batch.solve(X1, X2)
-    for k in _np.flatnonzero(res.status != int(_diffcol.ContactStatus.converged)):
-        status = _diffcol.ContactStatus(int(res.status[k])).name
+    for k in _np.flatnonzero(res.status != int(_diffcol.SolveStatus.ok)):
+        status = _diffcol.SolveStatus(int(res.status[k])).name
         raise SolveError(f"diffcol.torch.contact: pair {k} of {n}: solve status {status}")
     values = [res.alpha, res.gap, res.p1_W, res.p2_W, res.normal_W]
     if not need_jacobians:
@@ -323,7 +323,7 @@ def contact(shape1, X_W1, shape2, X_W2, options=None, num_threads=0):
       Contact(alpha, gap, p1_W, p2_W, normal_W), tensors (N,) and (N, 3).
     Raises:
       SolveError when a solve does not converge (forward) or, in backward, when a pair with a
-      non-zero incoming gradient has no derivatives (status ill_conditioned, singular_kkt, ...).
+      non-zero incoming gradient has no derivatives (status ill_conditioned, singular, ...).
       ValueError / TypeError for invalid poses or shapes.
     """
     solve = lambda X1, X2, need: _solve_idcol(shape1, X1, shape2, X2, need, options, num_threads)  # noqa: E731
@@ -342,7 +342,7 @@ def dcol_contact(shape1, X_W1, shape2, X_W2, options=None):
       DcolContact(alpha, gap, p1_W, p2_W, x_W).
     Raises:
       SolveError for a failed solve (forward) or, in backward, a pair with a non-zero incoming
-      gradient whose derivative status is not ok (e.g. singular_kkt).
+      gradient whose derivative status is not ok (e.g. singular).
     """
     solve = lambda X1, X2, need: _solve_dcol(shape1, X1, shape2, X2, need, options)  # noqa: E731
     return _run("dcol_contact", DcolContact, solve, X_W1, X_W2)

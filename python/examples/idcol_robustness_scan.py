@@ -69,13 +69,13 @@ def main():
         else:
             h = 10 ** rng.uniform(-1.5, 0.5)
         if kind == "sec8":
-            disc = diffcol.SuperellipticCylinder(8, Rd, h)
+            disc = diffcol.SuperellipticCylinder(Rd, h, 8)
         elif kind == "sec2":
-            disc = diffcol.SuperellipticCylinder(2, Rd, h)
+            disc = diffcol.SuperellipticCylinder(Rd, h, 2)
         elif kind == "se8":
-            disc = diffcol.Superellipsoid(8, Rd, Rd, h)
+            disc = diffcol.Superellipsoid(Rd, Rd, h, 8)
         else:
-            disc = diffcol.Superellipsoid(1, Rd, Rd, h)
+            disc = diffcol.Superellipsoid(Rd, Rd, h, 1)
         d = 10 ** rng.uniform(-1, 1.5)
         v = np.array([rng.gauss(0, 1) for _ in range(3)])
         v *= d / np.linalg.norm(v)
@@ -113,13 +113,13 @@ def plates(args, rng, opt):
         elif kind == "sphere":
             other = diffcol.Sphere(s)
         elif kind == "ellipsoid":
-            other = diffcol.Superellipsoid(1, s, 0.5 * s, 0.3 * s)
+            other = diffcol.Superellipsoid(s, 0.5 * s, 0.3 * s, 1)
         elif kind == "se8":
-            other = diffcol.Superellipsoid(8, s, 0.7 * s, 0.4 * s)
+            other = diffcol.Superellipsoid(s, 0.7 * s, 0.4 * s, 8)
         elif kind == "sec8":
-            other = diffcol.SuperellipticCylinder(8, 0.3 * s, s)
+            other = diffcol.SuperellipticCylinder(0.3 * s, s, 8)
         elif kind == "tc":
-            other = diffcol.SmoothTruncatedCone(20.0, 0.5 * s, 0.2 * s, 0.5 * s, 0.5 * s)
+            other = diffcol.SmoothTruncatedCone(0.5 * s, 0.2 * s, 0.5 * s, 0.5 * s, 20.0)
         else:
             other = thin_plate(rng, s, args.aspect_max, 20.0)
         X2 = random_pose(rng, 10 ** rng.uniform(-2, 0.7) * a)

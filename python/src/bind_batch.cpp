@@ -373,7 +373,7 @@ void bind_batch(py::module_& m) {
 
 Every array has the leading shape of the pose arguments: (P,) for one step, (T, P) for T steps,
 (N,) for one pair over N poses, followed by the field's own shape. Fields (the names of ContactSolution's members):
-  status (uint8, ContactStatus values), iterations, jacobian_evaluations, attempts (int32),
+  status (uint8, SolveStatus values), iterations, jacobian_evaluations, attempts (int32),
   warm_started (bool), residual_norm, alpha, lambda1, lambda2, gap (float64),
   x_B1, p1_B1, p2_B1, normal_B1, x_W, p1_W, p2_W, normal_W (..., 3), X_12 (..., 4, 4).
 derivatives: None, or a BatchDerivatives (if the batch computes derivatives).
@@ -387,15 +387,15 @@ batch, bit for bit.)");
       .def(
           "__getitem__", [](const BatchResult& r, const std::string& k) { return r.arrays[py::str(k)]; },
           py::arg("name"));
-  const char* const counter_docs[] = {"ContactStatus values (uint8), shape (...).", "Newton steps (int32), shape (...).",
+  const char* const counter_docs[] = {"SolveStatus values (uint8), shape (...).", "Newton steps (int32), shape (...).",
                                        "Evaluations of (f_c, J_c) (int32), shape (...).", "Attempts (int32), shape (...).",
                                        "Warm-started (bool), shape (...).", "Pose of body 2 in body 1, shape (..., 4, 4)."};
   for (size_t k = 0; k < std::size(kCounterFields); ++k) {
     const char* name = kCounterFields[k];
     res.def_property_readonly(name, [name](const BatchResult& r) { return r.arrays[name]; }, counter_docs[k]);
   }
-  constexpr int kConverged = static_cast<int>(idcol::ContactStatus::converged);
-  constexpr int kCoincident = static_cast<int>(idcol::ContactStatus::coincident_origins);
+  constexpr int kConverged = static_cast<int>(diffcol::SolveStatus::ok);
+  constexpr int kCoincident = static_cast<int>(diffcol::SolveStatus::coincident_origins);
   res.def_property_readonly(
          "ok", [](const BatchResult& r) { return status_is(r.arrays["status"], kConverged, kCoincident); },
          "Boolean array, shape (...): ContactSolution.ok of every query (converged or coincident_origins).")
@@ -449,7 +449,7 @@ d["name"]) naming the blocks that were computed. blocks: their names; "J_gap_X1"
       .def_property_readonly(
           "status", [](const BatchDerivatives& d) { return d.arrays["status"]; },
           "DerivativeStatus values (uint8), shape (...).");
-  constexpr int kDerivativeOk = static_cast<int>(idcol::DerivativeStatus::ok);
+  constexpr int kDerivativeOk = static_cast<int>(diffcol::DerivativeStatus::ok);
   der.def_property_readonly(
          "ok", [](const BatchDerivatives& d) { return status_is(d.arrays["status"], kDerivativeOk, kDerivativeOk); },
          "Boolean array, shape (...): ContactDerivatives.ok of every query (status == DerivativeStatus.ok).")

@@ -129,7 +129,7 @@ void def_offset(py::class_<T>& c) {
 std::string result_repr(const ContactResult& r) {
   std::ostringstream os;
   os.precision(10);
-  os << "dcol.ContactResult(status=" << dcol::status_name(r.status) << ", alpha=" << r.alpha
+  os << "dcol.ContactResult(status=" << diffcol::status_name(r.status) << ", alpha=" << r.alpha
      << ", gap=" << r.gap << ", iterations=" << r.iterations << ", polished=" << (r.kkt.polished ? "True" : "False")
      << ")";
   return os.str();
@@ -145,7 +145,7 @@ std::string certificate_repr(const dcol::Certificate& c) {
 
 template <class D>
 std::string derivative_repr(const char* name, const D& d) {
-  return std::string("dcol.") + name + "(status=" + dcol::derivative_status_name(d.status) + ")";
+  return std::string("dcol.") + name + "(status=" + diffcol::status_name(d.status) + ")";
 }
 
 // Docstring of a DCOL output or Jacobian block.
@@ -175,11 +175,13 @@ The DCOL formulation (seed: dcol-differentiable-collision-convex-primitives, Sec
 minimum uniform scaling alpha* of two convex primitives at which they intersect, problem (9),
 solved as a small cone program by a primal-dual interior-point method (Nesterov-Todd scaling,
 Mehrotra predictor-corrector, Newton polish), with derivatives by the implicit function theorem.
+Statuses: diffcol.SolveStatus, diffcol.DerivativeStatus, diffcol.DistanceStatus,
+diffcol.DistanceDerivativeStatus, diffcol.status_name (shared by every layer).
 
 Primitives: Polytope, Capsule, Cylinder, Cone, Ellipsoid, PaddedPolygon, Sphere (each with an
   offset pose on its body), benchmark_primitive, make_primitive, PrimitiveType
-Contact: solve_contact, SolveOptions, ContactResult, SolveStatus, StartMethod, ConeKkt, status_name
-Derivatives: contact_derivatives, ContactDerivatives, DerivativeStatus, derivative_status_name,
+Contact: solve_contact, SolveOptions, ContactResult, StartMethod, ConeKkt
+Derivatives: contact_derivatives, ContactDerivatives,
   to_position_quaternion, PositionQuaternionJacobians, world_twist_to_position_quaternion
 )" );
 
@@ -413,17 +415,6 @@ Raises ValueError for an unknown type, a missing or unknown parameter, or invali
       .value("exact", dcol::StartMethod::exact, "the exact touching point (ball-padded pairs, a solid against a capsule or padded polygon, an ellipsoid against a polytope)")
       .value("ray_cast", dcol::StartMethod::ray_cast, "a ray cast on the Minkowski difference (MPR)")
       .value("interior_point", dcol::StartMethod::interior_point, "the interior-point iterations");
-  py::enum_<dcol::SolveStatus>(m, "SolveStatus", "How a DCOL solve ended.")
-      .value("converged", dcol::SolveStatus::converged, "residuals and gap within tolerance (or centred at the barrier target)")
-      .value("max_iterations", dcol::SolveStatus::max_iterations, "not converged; fields hold the last iterate")
-      .value("numerical_error", dcol::SolveStatus::numerical_error, "lost positive definiteness; fields hold the last finite iterate")
-      .value("invalid_input", dcol::SolveStatus::invalid_input, "a non-finite pose or origins too far apart; numeric fields are zero")
-      .value("coincident_origins", dcol::SolveStatus::coincident_origins, "r_1 = r_2: alpha = 0, x = p1 = p2 = r_1, gap = 0")
-      .value("not_certified", dcol::SolveStatus::not_certified,
-             "the independent certificate (certify) failed, also after an interior-point solve: not to be trusted");
-  m.def(
-      "status_name", [](dcol::SolveStatus s) { return dcol::status_name(s); }, py::arg("status"),
-      "The name of a SolveStatus.");
 
   py::class_<SolveOptions> opts(m, "SolveOptions", "Interior-point settings of the DCOL solve; the defaults suit every pair of primitives.");
   opts.def(py::init([](double feasibility_tolerance, double gap_tolerance, double gap_relative_tolerance,
@@ -529,7 +520,7 @@ radius); x (n,), s (m,), z (m,) are the primal variables, slacks and multipliers
   py::class_<ContactResult> res(m, "ContactResult", doc(std::string(R"(Result of one DCOL query (problem (9), eq. (29)-(30)).
 
 Fields (read-only; vectors are numpy arrays, the C++ names):
-  status             SolveStatus; ok (a bool) is status == converged
+  status             SolveStatus; ok (a bool) is status == ok
   iterations         interior-point iterations (predictor-corrector pairs)
   alpha              alpha*, the minimum scaling (> 1 separated, < 1 penetrating)
   x_W (3,)           intersection point of the scaled shapes (world)
@@ -560,7 +551,7 @@ Fields (read-only; vectors are numpy arrays, the C++ names):
       .def_readonly("X_WB1", &ContactResult::X_WB1, "The body-1 pose passed in.")
       .def_readonly("X_WB2", &ContactResult::X_WB2, "The body-2 pose passed in.")
       .def_readonly("kkt", &ContactResult::kkt, "ConeKkt: the final iterate (kkt.polished: exact KKT solution).")
-      .def_property_readonly("ok", &ContactResult::ok, "status == SolveStatus.converged (a bool, not a method).")
+      .def_property_readonly("ok", &ContactResult::ok, "status == SolveStatus.ok (a bool, not a method).")
       .def("__repr__", &result_repr);
 
   static const std::string solve_doc = std::string(R"(Solves DCOL problem (9) for two primitives (cold start).
@@ -623,15 +614,6 @@ Both are relative (the same at every scale); inf where there is nothing to check
       "The Certificate of `result`, a solve of shape1 against shape2 (the same shapes, in that order).");
 
   // ------------------------------------------------------------------ derivatives
-  py::enum_<dcol::DerivativeStatus>(m, "DerivativeStatus", "Why DCOL derivatives are (not) available.")
-      .value("ok", dcol::DerivativeStatus::ok)
-      .value("coincident_origins", dcol::DerivativeStatus::coincident_origins, "alpha* = 0: not differentiable")
-      .value("not_converged", dcol::DerivativeStatus::not_converged, "the solve did not converge")
-      .value("invalid_input", dcol::DerivativeStatus::invalid_input, "the solve had invalid input")
-      .value("singular_kkt", dcol::DerivativeStatus::singular_kkt, "no factorization, or a non-finite derivative");
-  m.def(
-      "derivative_status_name", [](dcol::DerivativeStatus s) { return dcol::derivative_status_name(s); },
-      py::arg("status"), "The name of a DerivativeStatus.");
 
   py::class_<ContactDerivatives> der(m, "ContactDerivatives", doc(std::string(R"(First-order derivatives of one DCOL result (Sec. II-B, III-C).
 
@@ -688,7 +670,7 @@ the opposite sign convention -q negate those four columns).
   J_alpha (14,), J_gap (14,), J_x_W, J_p1_W, J_p2_W (3, 14).)")
       .def_readonly("status", &dcol::PositionQuaternionJacobians::status, "DerivativeStatus of the derivatives mapped.")
       .def_property_readonly(
-          "ok", [](const dcol::PositionQuaternionJacobians& j) { return j.status == dcol::DerivativeStatus::ok; },
+          "ok", [](const dcol::PositionQuaternionJacobians& j) { return j.status == diffcol::DerivativeStatus::ok; },
           "status == DerivativeStatus.ok (a bool, not a method).")
       .def("__repr__",
            [](const dcol::PositionQuaternionJacobians& j) { return derivative_repr("PositionQuaternionJacobians", j); })
@@ -713,13 +695,6 @@ the opposite sign convention -q negate those four columns).
       "Maps a (k, 6) world-twist Jacobian of body B (pose X_WB) to the 7 columns (r, q) of DCOL.jl: returns "
       "(k, 7). A (6,) gradient is taken as 1 x 6. Raises ValueError unless J_X has 6 columns.");
   // ------------------------------------------------------------------ Euclidean distance
-  py::enum_<dcol::DistanceStatus>(m, "DistanceStatus", "How a Euclidean distance query ended.")
-      .value("separated", dcol::DistanceStatus::separated, "the distance is certified (support-function lower bound)")
-      .value("touching_or_overlapping", dcol::DistanceStatus::touching_or_overlapping,
-             "the shapes meet: no Euclidean distance of separated shapes; distance = 0")
-      .value("not_certified", dcol::DistanceStatus::not_certified,
-             "the iterations ended above the tolerance; distance and lower_bound bracket it")
-      .value("invalid_input", dcol::DistanceStatus::invalid_input, "options out of range");
   py::enum_<dcol::FeatureKind>(m, "FeatureKind", "The local feature of a shape at its closest point.")
       .value("none", dcol::FeatureKind::none)
       .value("vertex", dcol::FeatureKind::vertex)
@@ -752,7 +727,7 @@ penetration depth).)")
       .def("__repr__", [](const dcol::DistanceResult& r) {
         std::ostringstream os;
         os.precision(17);
-        os << "dcol.DistanceResult(status=" << dcol::status_name(r.status) << ", distance=" << r.distance
+        os << "dcol.DistanceResult(status=" << diffcol::status_name(r.status) << ", distance=" << r.distance
            << ", lower_bound=" << r.lower_bound << ", features=" << dcol::feature_name(r.feature1.kind) << "/"
            << dcol::feature_name(r.feature2.kind) << ")";
         return os.str();
@@ -780,11 +755,6 @@ Args:
   warm: optional ContactResult of solve_contact for the same pair (its witness points seed GJK).
   tolerance: relative certificate tolerance; max_iterations: GJK iterations.
 Returns DistanceResult. Raises ValueError for an invalid pose or options.)");
-  py::enum_<dcol::DistanceDerivativeStatus>(m, "DistanceDerivativeStatus", "Why Euclidean distance derivatives are (not) available.")
-      .value("ok", dcol::DistanceDerivativeStatus::ok)
-      .value("distance_only", dcol::DistanceDerivativeStatus::distance_only,
-             "closest points not unique (parallel flat patches) or features not identified: distance blocks only")
-      .value("not_separated", dcol::DistanceDerivativeStatus::not_separated, "every block zero");
   py::class_<dcol::DistanceDerivatives>(m, "DistanceDerivatives", R"(Derivatives of a DistanceResult with respect to
 the twists [w; v] of body 1 (X1) and body 2 (X2) in .frame (default world: X_WBi <- exp(eta^) X_WBi).
 J_distance_Xi (1, 6); J_p1_W_Xi, J_p2_W_Xi, J_normal_W_Xi (3, 6).)")
@@ -800,7 +770,7 @@ J_distance_Xi (1, 6); J_p1_W_Xi, J_p2_W_Xi, J_normal_W_Xi (3, 6).)")
       .def_readonly("J_normal_W_X1", &dcol::DistanceDerivatives::J_normal_W_X1, "d normal_W / d (twist [w; v] in frame of body 1), (3, 6)")
       .def_readonly("J_normal_W_X2", &dcol::DistanceDerivatives::J_normal_W_X2, "d normal_W / d (twist [w; v] in frame of body 2), (3, 6)")
       .def("__repr__", [](const dcol::DistanceDerivatives& d) {
-        return std::string("dcol.DistanceDerivatives(status=") + dcol::status_name(d.status) + ")";
+        return std::string("dcol.DistanceDerivatives(status=") + diffcol::status_name(d.status) + ")";
       });
   m.def(
       "distance_derivatives",

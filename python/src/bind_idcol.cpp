@@ -67,7 +67,7 @@ void check_hertz(const idcol::HertzModel& h) {
 std::string solution_repr(const ContactSolution& s) {
   std::ostringstream os;
   os.precision(10);
-  os << "ContactSolution(status=" << idcol::status_name(s.status) << ", alpha=" << s.alpha << ", gap=" << s.gap
+  os << "ContactSolution(status=" << diffcol::status_name(s.status) << ", alpha=" << s.alpha << ", gap=" << s.gap
      << ", iterations=" << s.iterations << ")";
   return os.str();
 }
@@ -75,7 +75,7 @@ std::string solution_repr(const ContactSolution& s) {
 std::string derivatives_repr(const ContactDerivatives& d) {
   std::ostringstream os;
   os.precision(10);
-  os << "ContactDerivatives(status=" << idcol::derivative_status_name(d.status) << ", kkt_condition=" << d.kkt_condition
+  os << "ContactDerivatives(status=" << diffcol::status_name(d.status) << ", kkt_condition=" << d.kkt_condition
      << ")";
   return os.str();
 }
@@ -83,7 +83,7 @@ std::string derivatives_repr(const ContactDerivatives& d) {
 std::string wrenches_repr(const idcol::ContactWrenches& w) {
   std::ostringstream os;
   os.precision(10);
-  os << "ContactWrenches(status=" << idcol::derivative_status_name(w.status)
+  os << "ContactWrenches(status=" << diffcol::status_name(w.status)
      << ", in_contact=" << (w.in_contact ? "True" : "False") << ", penetration=" << w.penetration << ", f_n=" << w.f_n
      << ")";
   return os.str();
@@ -94,13 +94,6 @@ std::string wrenches_repr(const idcol::ContactWrenches& w) {
 void bind_idcol(py::module_& m) {
   using namespace bind_idcol_local;
   // ------------------------------------------------------------------ options, status, result
-  py::enum_<idcol::ContactStatus>(m, "ContactStatus", "How a contact solve ended.")
-      .value("converged", idcol::ContactStatus::converged, "|f_c| < tolerance at a KKT point with lambda1, lambda2 > 0")
-      .value("coincident_origins", idcol::ContactStatus::coincident_origins,
-             "|r| ~ 0: alpha = 0; p1, p2, normal and gap are the finite limits along r")
-      .value("not_converged", idcol::ContactStatus::not_converged,
-             "no KKT point within the iteration budget; fields hold the best iterate")
-      .value("invalid_input", idcol::ContactStatus::invalid_input, "a pose was not finite or too far; fields are zero");
 
   py::class_<SolveOptions> opts(m, "SolveOptions", "Solver settings; the defaults suit every pair of the built-in shapes.");
   opts.def(py::init([](double tolerance, int max_iterations, int max_attempts, double surrogate_factor,
@@ -167,7 +160,7 @@ void bind_idcol(py::module_& m) {
   py::class_<ContactSolution> sol(m, "ContactSolution", doc(std::string(R"(Result of one contact solve (seed eq. (8)-(10), (29)-(30)).
 
 Fields (read-only; vectors are numpy arrays, same names as the C++ members):
-  status               ContactStatus
+  status               SolveStatus
   iterations, jacobian_evaluations, attempts (int), warm_started (bool), residual_norm
   alpha                alpha*, the minimum uniform scaling at which the scaled bodies touch:
                        > 1 separated, 1 touching, < 1 penetrating
@@ -183,7 +176,7 @@ Fields (read-only; vectors are numpy arrays, same names as the C++ members):
   X_12 (Pose)          pose of body 2 in body 1 used by the solve
   kkt_jacobian (6, 6)  J_c at the solution, columns (x, log alpha, lambda1, lambda2)
 )") + kConventionsDoc));
-  sol.def_readonly("status", &ContactSolution::status, "ContactStatus of the solve.")
+  sol.def_readonly("status", &ContactSolution::status, "SolveStatus of the solve.")
       .def_readonly("iterations", &ContactSolution::iterations, "Newton steps over all attempts.")
       .def_readonly("jacobian_evaluations", &ContactSolution::jacobian_evaluations, "Evaluations of (f_c, J_c).")
       .def_readonly("attempts", &ContactSolution::attempts, "1: the first attempt succeeded.")
@@ -233,8 +226,6 @@ starts), for many pairs ContactBatch (threads).
       py::arg("shape1"), py::arg("X_W1"), py::arg("shape2"), py::arg("X_W2"), py::arg("options") = SolveOptions{},
       solve_doc.c_str());
 
-  m.def("status_name", static_cast<const char* (*)(idcol::ContactStatus)>(&idcol::status_name), py::arg("status"),
-        "The name of a ContactStatus.");
 
   // ------------------------------------------------------------------ ContactPair
   py::class_<idcol::ContactPair>(m, "ContactPair", R"(A pair of shapes with warm-start state, for repeated queries.
@@ -278,15 +269,6 @@ the C++ ContactPair, bit for bit.)")
           "SolveOptions of this pair (a copy; assign a whole SolveOptions to change it).");
 
   // ------------------------------------------------------------------ derivatives
-  py::enum_<idcol::DerivativeStatus>(m, "DerivativeStatus", "Why derivatives are (not) available.")
-      .value("ok", idcol::DerivativeStatus::ok)
-      .value("coincident_origins", idcol::DerivativeStatus::coincident_origins, "alpha* not differentiable at r = 0")
-      .value("not_converged", idcol::DerivativeStatus::not_converged)
-      .value("invalid_input", idcol::DerivativeStatus::invalid_input)
-      .value("singular_kkt", idcol::DerivativeStatus::singular_kkt)
-      .value("ill_conditioned", idcol::DerivativeStatus::ill_conditioned,
-             "the equilibrated KKT Jacobian's condition number exceeds 1e6 (kkt_condition): derivatives not "
-             "trustworthy; use alpha_gradient_envelope or a smoother shape");
 
   py::class_<ContactDerivatives> der(m, "ContactDerivatives", doc(std::string(R"(All first-order derivatives of one contact solution (seed eq. (24)-(30), (B38)-(B39)).
 
@@ -468,12 +450,6 @@ incommensurate frequencies sqrt(2), sqrt(3), ..., sqrt(17).)")
         "Raises ValueError for another name.");
   m.def("benchmark_shape_names", &idcol::benchmark_shape_names, "['sphere', 'ellipsoid', 'poly', 'tc', 'se', 'sec'].");
   // ------------------------------------------------------------------ Euclidean distance
-  py::enum_<idcol::DistanceStatus>(m, "DistanceStatus", "How a Euclidean distance query ended.")
-      .value("separated", idcol::DistanceStatus::separated, "converged KKT point with positive multipliers")
-      .value("touching_or_overlapping", idcol::DistanceStatus::touching_or_overlapping,
-             "alpha* <= 1: the bodies meet; distance = 0 (not a penetration depth)")
-      .value("not_converged", idcol::DistanceStatus::not_converged, "the contact solve or the Newton iterations failed")
-      .value("invalid_input", idcol::DistanceStatus::invalid_input, "options out of range");
   py::class_<idcol::DistanceResult>(m, "DistanceResult", R"(Euclidean distance of two separated iDCOL shapes.
 
 distance = |p2_W - p1_W|, closest points p1_W, p2_W on the surfaces (world), normal_W from body 1
@@ -492,7 +468,7 @@ to body 2; contact_gap is iDCOL's d_D of the same pair, for comparison.)")
       .def("__repr__", [](const idcol::DistanceResult& r) {
         std::ostringstream os;
         os.precision(17);
-        os << "DistanceResult(status=" << idcol::status_name(r.status) << ", distance=" << r.distance
+        os << "DistanceResult(status=" << diffcol::status_name(r.status) << ", distance=" << r.distance
            << ", contact_gap=" << r.contact_gap << ", iterations=" << r.iterations << ")";
         return os.str();
       });
@@ -518,11 +494,6 @@ Args:
   start: optional ContactSolution of solve_contact for the same pair and poses (else one is solved).
   tolerance: on the scaled KKT residual; max_iterations: Newton iterations.
 Returns DistanceResult. Raises ValueError for an invalid pose or options.)");
-  py::enum_<idcol::DistanceDerivativeStatus>(m, "DistanceDerivativeStatus", "Why Euclidean distance derivatives are (not) available.")
-      .value("ok", idcol::DistanceDerivativeStatus::ok)
-      .value("distance_only", idcol::DistanceDerivativeStatus::distance_only,
-             "closest points ill-determined (numerically singular): distance blocks only")
-      .value("not_separated", idcol::DistanceDerivativeStatus::not_separated, "every block zero");
   py::class_<idcol::DistanceDerivatives>(m, "DistanceDerivatives", R"(Derivatives of a DistanceResult with respect to
 the twists [w; v] of body 1 (X1) and body 2 (X2) in .frame (default world: X_Wi <- exp(eta^) X_Wi).
 J_distance_Xi (1, 6); J_p1_W_Xi, J_p2_W_Xi, J_normal_W_Xi (3, 6).)")
@@ -538,7 +509,7 @@ J_distance_Xi (1, 6); J_p1_W_Xi, J_p2_W_Xi, J_normal_W_Xi (3, 6).)")
       .def_readonly("J_normal_W_X1", &idcol::DistanceDerivatives::J_normal_W_X1, "d normal_W / d (twist [w; v] in frame of body 1), (3, 6)")
       .def_readonly("J_normal_W_X2", &idcol::DistanceDerivatives::J_normal_W_X2, "d normal_W / d (twist [w; v] in frame of body 2), (3, 6)")
       .def("__repr__", [](const idcol::DistanceDerivatives& d) {
-        return std::string("DistanceDerivatives(status=") + idcol::status_name(d.status) + ")";
+        return std::string("DistanceDerivatives(status=") + diffcol::status_name(d.status) + ")";
       });
   m.def(
       "distance_derivatives",
@@ -571,7 +542,7 @@ All symmetric: the symmetric part of the derivative of the first derivatives (do
       .def_readonly("H_lambda2", &idcol::ContactHessians::H_lambda2, "Hessian of lambda2 over [zeta1 | zeta2] (12, 12)")
       .def_readonly("H_gap", &idcol::ContactHessians::H_gap, "Hessian of the gap d_D over [zeta1 | zeta2] (12, 12)")
       .def("__repr__", [](const idcol::ContactHessians& h) {
-        return std::string("ContactHessians(status=") + idcol::derivative_status_name(h.status) +
+        return std::string("ContactHessians(status=") + diffcol::status_name(h.status) +
                ", frame=" + reference_frame_name(h.frame) + ")";
       });
   const auto stack3 = [](const auto& arr) {
@@ -635,7 +606,7 @@ the world-frame d_x_W, d_p1_W, d_p2_W, d_normal_W: (3, count1 + count2). Every b
       .def_readonly("count1", &idcol::ShapeDerivatives::count1, "number of parameters of shape 1 (the first columns)")
       .def_readonly("count2", &idcol::ShapeDerivatives::count2, "number of parameters of shape 2 (the next columns)")
       .def("__repr__", [](const idcol::ShapeDerivatives& d) {
-        return std::string("ShapeDerivatives(status=") + idcol::derivative_status_name(d.status) +
+        return std::string("ShapeDerivatives(status=") + diffcol::status_name(d.status) +
                ", count1=" + std::to_string(d.count1) + ", count2=" + std::to_string(d.count2) + ")";
       });
 #define DIFFCOL_SHAPE_ROW(name)                                                                  \

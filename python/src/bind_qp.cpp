@@ -112,11 +112,12 @@ Seed: diffpills-capsule-padded-polygon-qp, Sec. II-IV. The closest points of two
 (25)-(26) by the two-variable box active-set method (Algorithms 4-5), polygon-polygon (31)-(32)
 and capsule-polygon (36)-(37) by a primal-dual interior-point QP (Mehrotra) with an exact
 active-set polish; derivatives by differentiating the QP solution (13)-(17).
+Statuses: diffcol.SolveStatus, diffcol.DerivativeStatus, diffcol.status_name (shared by every layer).
 
 Shapes: Capsule, PaddedPolygon
 Proximity: proximity, certify, ProximityOptions, QpOptions, ProximityResult, ProximityQpInfo,
-  SolveStatus, CapsuleSolver, status_name, swap_shapes, segment_pair_parameters
-Derivatives: proximity_derivatives, ProximityDerivatives, DerivativeStatus,
+  CapsuleSolver, swap_shapes, segment_pair_parameters
+Derivatives: proximity_derivatives, ProximityDerivatives,
   proximity_gradient, ProximityGradient, ReferenceFrame (= diffcol.ReferenceFrame)
 Second order and shape parameters: proximity_hessians, ProximityHessians,
   proximity_shape_derivatives, ProximityShapeDerivatives, shape_parameter_names
@@ -253,46 +254,14 @@ sphere) and a zero radius (a bare segment) are allowed.)")
       });
 
   // ------------------------------------------------------------------ options, status, results
-  py::enum_<diffcol::SolveStatus>(m, "SolveStatus", "How a proximity query ended.")
-      .value("ok", diffcol::SolveStatus::ok, "solved")
-      .value("not_converged", diffcol::SolveStatus::not_converged, "interior point hit its iteration limit (fields finite)")
-      .value("numerical_error", diffcol::SolveStatus::numerical_error, "interior-point numerical failure (fields finite)")
-      .value("invalid_input", diffcol::SolveStatus::invalid_input, "a pose was not finite: numeric fields are zero")
-      .value("not_certified", diffcol::SolveStatus::not_certified,
-             "polygon pairs: the answer failed its a posteriori certificate even after a re-solve (fields finite; "
-             "core_distance_lower_bound is what is certified)");
   py::enum_<qp::PenetrationAxis>(m, "PenetrationAxis", "The separating axis behind a penetration measure.")
       .value("none", qp::PenetrationAxis::none, "no penetration measure")
       .value("face1", qp::PenetrationAxis::face1, "the plane normal of polygon core 1")
       .value("face2", qp::PenetrationAxis::face2, "the plane normal of polygon core 2")
       .value("edges", qp::PenetrationAxis::edges, "edge axis_edge1 of core 1 crossed with edge axis_edge2 of core 2");
-  py::enum_<diffcol::SolveStatus>(m, "SolveStatus", "How an interior-point QP solve ended.")
-      .value("solved", diffcol::SolveStatus::ok)
-      .value("max_iterations", diffcol::SolveStatus::not_converged)
-      .value("numerical_error", diffcol::SolveStatus::numerical_error)
-      .value("invalid_input", diffcol::SolveStatus::invalid_input);
   py::enum_<qp::CapsuleSolver>(m, "CapsuleSolver", "Which solver serves the capsule-capsule QP.")
       .value("active_set", qp::CapsuleSolver::active_set, "Algorithms 4-5 (default; closed form)")
       .value("interior_point", qp::CapsuleSolver::interior_point, "the interior-point QP (for comparison)");
-  py::enum_<diffcol::DerivativeStatus>(m, "DerivativeStatus", "Why (some) derivatives are not classical ones.")
-      .value("ok", diffcol::DerivativeStatus::ok)
-      .value("non_unique_minimizer", diffcol::DerivativeStatus::non_unique_minimizer,
-             "parallel overlapping segments / edges / faces: witness Jacobians with the non-unique directions held fixed")
-      .value("cores_touch", diffcol::DerivativeStatus::cores_touch,
-             "capsule-capsule |p1 - p2| ~ 0: crossing axes give the one-sided gradient of the reported normal's side; "
-             "parallel ones J_signed_distance = J_normal = 0, J_closest_i = J_p_i")
-      .value("solve_failed", diffcol::DerivativeStatus::solve_failed, "the result was not ok: every block is zero")
-      .value("invalid_input", diffcol::DerivativeStatus::invalid_input,
-             "X_W1 or X_W2 is not a valid pose: every block is zero");
-  m.def(
-      "status_name", [](diffcol::SolveStatus s) { return diffcol::status_name(s); }, py::arg("status"),
-      "'ok', 'not_converged', 'numerical_error', 'invalid_input' or 'not_certified'.");
-  m.def(
-      "status_name", [](diffcol::DerivativeStatus s) { return diffcol::status_name(s); }, py::arg("status"),
-      "'ok', 'non_unique_minimizer', 'cores_touch' or 'solve_failed'.");
-  m.def(
-      "status_name", [](diffcol::SolveStatus s) { return diffcol::status_name(s); }, py::arg("status"),
-      "'solved', 'max_iterations', 'numerical_error' or 'invalid_input'.");
 
   py::class_<qp::QpOptions> qpo(m, "QpOptions", "Interior-point QP settings (polygon pairs; capsule-capsule with CapsuleSolver.interior_point).");
   qpo.def(py::init([](double tolerance, int max_iterations, double step_fraction, double centrality, bool polish,

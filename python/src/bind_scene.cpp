@@ -165,7 +165,7 @@ frame; derivatives_ok, points_ok, normal_ok say which blocks hold derivatives (z
       .def_property_readonly("status",
                              [](const QueryResult& r) {
                                std::vector<std::string> v;
-                               for (const auto& p : r.pairs) v.emplace_back(scene::status_name(p.status));
+                               for (const auto& p : r.pairs) v.emplace_back(diffcol::status_name(p.status));
                                return v;
                              })
       .def_property_readonly("solver_status",
@@ -456,7 +456,7 @@ Adjacent links are excluded from self-collision unless exclude_adjacent=False; S
                 {"body2", "Body of shape2 (int array)."},
                 {"family", "The formulation that served each pair: 'idcol', 'dcol' or 'qp' (docs/scene.md)."},
                 {"status", "'ok', 'coincident_origins', 'not_converged' or 'invalid_input' per pair."},
-                {"solver_status", "The layer's own status name per pair ('converged', 'max_iterations', ...)."},
+                {"solver_status", "The layer's own status name per pair ('ok', 'not_converged', 'not_certified', ...)."},
                 {"ok", "status == 'ok' (bool array)."},
                 {"separated", "alpha > 1 (iDCOL, DCOL) or distance > 0 (QP) (bool array)."},
                 {"has_alpha", "Whether alpha holds the scaling (iDCOL and DCOL pairs)."},

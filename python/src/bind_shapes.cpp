@@ -106,9 +106,9 @@ void bind_shapes(py::module_& m) {
   py::class_<Superellipsoid> se(m, "Superellipsoid", R"(Superellipsoid, seed eq. (18):
 phi(y) = (sum_i ((y_i/a_i)^2 + eps)^n)^(1/(2n)) - 1, semi-axes a, b, c along the body x, y, z
 axes, integer exponent n >= 1 (n = 1: ellipsoid, eps unused).)");
-  se.def(py::init<int, double, double, double, double>(), py::arg("n"), py::arg("a"), py::arg("b"), py::arg("c"),
+  se.def(py::init<double, double, double, int, double>(), py::arg("a"), py::arg("b"), py::arg("c"), py::arg("n"),
          py::arg("epsilon") = Superellipsoid::kDefaultEpsilon,
-         "Raises ValueError unless 1 <= n <= 64, a, b, c are in [1e-100, 1e100] and, for n > 1, "
+         "Sizes first, then the exponent. Raises ValueError unless 1 <= n <= 64, a, b, c are in [1e-100, 1e100] and, for n > 1, "
          "0 <= epsilon < 0.1 (n = 1 ignores epsilon).")
       .def_static("ellipsoid", &Superellipsoid::ellipsoid, py::arg("a"), py::arg("b"), py::arg("c"),
                   "The ellipsoid with semi-axes a, b, c (n = 1).")
@@ -122,7 +122,7 @@ axes, integer exponent n >= 1 (n = 1: ellipsoid, eps unused).)");
           },
           [](const py::tuple& state) {
             const py::tuple t = pickle_state(state, 5, "Superellipsoid");
-            return Superellipsoid(t[0].cast<int>(), t[1].cast<double>(), t[2].cast<double>(), t[3].cast<double>(),
+            return Superellipsoid(t[1].cast<double>(), t[2].cast<double>(), t[3].cast<double>(), t[0].cast<int>(),
                                   t[4].cast<double>());
           }));
   def_common(se);
@@ -130,7 +130,7 @@ axes, integer exponent n >= 1 (n = 1: ellipsoid, eps unused).)");
 
   py::class_<SuperellipticCylinder> sec(m, "SuperellipticCylinder", R"(Superelliptic cylinder, seed eq. (19):
 axis = body x axis, radius R, half-height h, integer exponent n >= 1.)");
-  sec.def(py::init<int, double, double, double>(), py::arg("n"), py::arg("radius"), py::arg("half_height"),
+  sec.def(py::init<double, double, int, double>(), py::arg("radius"), py::arg("half_height"), py::arg("n"),
           py::arg("epsilon") = SuperellipticCylinder::kDefaultEpsilon,
           "Raises ValueError unless 1 <= n <= 64, radius and half_height are in [1e-100, 1e100] and, for "
           "n > 1, 0 <= epsilon < 0.1 (n = 1 ignores epsilon).")
@@ -144,7 +144,7 @@ axis = body x axis, radius R, half-height h, integer exponent n >= 1.)");
           },
           [](const py::tuple& state) {
             const py::tuple t = pickle_state(state, 4, "SuperellipticCylinder");
-            return SuperellipticCylinder(t[0].cast<int>(), t[1].cast<double>(), t[2].cast<double>(), t[3].cast<double>());
+            return SuperellipticCylinder(t[1].cast<double>(), t[2].cast<double>(), t[0].cast<int>(), t[3].cast<double>());
           }));
   def_common(sec);
   def_support(sec);
@@ -220,8 +220,8 @@ contain the origin strictly (b > 0); the smooth shape lies inside it.)");
   py::class_<SmoothTruncatedCone> tc(m, "SmoothTruncatedCone", R"(Smooth truncated cone, seed eq. (15)-(17):
 axis = body x axis, bottom cap at x = -a (radius R_b), top cap at x = b (radius R_t),
 LogSumExp sharpness beta.)");
-  tc.def(py::init<double, double, double, double, double>(), py::arg("beta"), py::arg("bottom_radius"),
-         py::arg("top_radius"), py::arg("a"), py::arg("b"),
+  tc.def(py::init<double, double, double, double, double>(), py::arg("bottom_radius"), py::arg("top_radius"),
+         py::arg("a"), py::arg("b"), py::arg("beta"),
          "Raises ValueError unless beta is finite and > 0 and the radii and a, b are in [1e-100, 1e100].")
       .def_property_readonly("beta", &SmoothTruncatedCone::beta, "beta.")
       .def_property_readonly("bottom_radius", &SmoothTruncatedCone::bottom_radius, "R_b.")
@@ -234,8 +234,8 @@ LogSumExp sharpness beta.)");
           },
           [](const py::tuple& state) {
             const py::tuple t = pickle_state(state, 5, "SmoothTruncatedCone");
-            return SmoothTruncatedCone(t[0].cast<double>(), t[1].cast<double>(), t[2].cast<double>(),
-                                       t[3].cast<double>(), t[4].cast<double>());
+            return SmoothTruncatedCone(t[1].cast<double>(), t[2].cast<double>(), t[3].cast<double>(),
+                                       t[4].cast<double>(), t[0].cast<double>());
           }));
   def_common(tc);
 

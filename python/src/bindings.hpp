@@ -23,6 +23,7 @@ namespace diffcol::python {
 namespace py = pybind11;
 
 void bind_math(py::module_& m);            // bind_math.cpp: Pose, SE(3) exp/log, adjoint
+void bind_status(py::module_& m);          // bind_status.cpp: SolveStatus, DerivativeStatus, ... (status.hpp)
 void bind_shapes(py::module_& m);          // bind_shapes.cpp: the primitives and Shape
 void bind_idcol(py::module_& m);           // bind_idcol.cpp: solver, derivatives, wrenches, sweep
 void bind_gradient_check(py::module_& m);  // bind_gradient_check.cpp: finite-difference checker

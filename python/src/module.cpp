@@ -15,6 +15,7 @@ exact primitives), qp (DiffPills capsule / padded-polygon QPs), mesh (closed tri
 smooth (soft operators), manifold (Contax contact manifolds), ssdf (SSDF and the soft-minimum
 contact model); view(...), view_manifold(...), view_rollout(...) write the HTML viewer.)";
   dp::bind_math(m);
+  dp::bind_status(m);   // the statuses shared by every contact layer
   dp::bind_shapes(m);
   dp::bind_idcol(m);
   dp::bind_gradient_check(m);

@@ -37,7 +37,7 @@ def test_every_public_name_has_a_docstring():
                         missing.append(f"{name}.{attr}")
     # enum values and plain data fields carry no docstring of their own
     missing = [m for m in missing if not any(m.startswith(e + ".") for e in
-               ["ContactStatus", "DerivativeStatus", "DistanceStatus", "DistanceDerivativeStatus", "ShapeType",
+               ["SolveStatus", "DerivativeStatus", "DistanceStatus", "DistanceDerivativeStatus", "ShapeType",
                 "FdMethod", "ReferenceFrame", "Family", "HessianOutputs"])]
     assert not missing, missing
 
@@ -128,8 +128,8 @@ def test_invalid_poses_raise_value_error(bad, match):
 # ---------------------------------------------------------------- shapes
 
 def test_shape_evaluation_rejects_non_finite_points_and_overflow():
-    shapes = [diffcol.Sphere(1.0), diffcol.Superellipsoid(2, 1.0, 0.8, 0.6), diffcol.SuperellipticCylinder(2, 1.0, 1.0),
-              diffcol.SmoothPolytope.box(1.0, 1.0, 1.0, 20.0), diffcol.SmoothTruncatedCone(20.0, 1.0, 0.5, 1.0, 1.0)]
+    shapes = [diffcol.Sphere(1.0), diffcol.Superellipsoid(1.0, 0.8, 0.6, 2), diffcol.SuperellipticCylinder(1.0, 1.0, 2),
+              diffcol.SmoothPolytope.box(1.0, 1.0, 1.0, 20.0), diffcol.SmoothTruncatedCone(1.0, 0.5, 1.0, 1.0, 20.0)]
     for s in shapes + [diffcol.Shape(s) for s in shapes]:
         for y in ([np.nan, 0, 0], [0, np.inf, 0]):  # used to return NaN
             with pytest.raises(ValueError, match="finite"):
@@ -137,7 +137,7 @@ def test_shape_evaluation_rejects_non_finite_points_and_overflow():
             with pytest.raises(ValueError, match="finite"):
                 s.value(y)
     with pytest.raises(ValueError, match="overflow"):  # a NaN gradient before
-        diffcol.Superellipsoid(2, 1.0, 0.8, 0.6).eval([1e300, 0, 0])
+        diffcol.Superellipsoid(1.0, 0.8, 0.6, 2).eval([1e300, 0, 0])
     for s in shapes:
         with pytest.raises(ValueError):
             s.ray_extent([0.0, 0.0, 0.0])
@@ -159,9 +159,9 @@ def test_shapes_evaluate_against_closed_forms():
     assert V.shape == (8, 3) and np.allclose(np.sort(np.abs(V), axis=0)[0], [1, 2, 3])
     hull = diffcol.SmoothPolytope.convex_hull(V, beta=50.0)
     assert hull.num_faces == 6
-    cyl = diffcol.SuperellipticCylinder(4, 1.0, 2.0)
+    cyl = diffcol.SuperellipticCylinder(1.0, 2.0, 4)
     assert cyl.radius == 1.0 and cyl.half_height == 2.0 and cyl.exponent == 4
-    cone = diffcol.SmoothTruncatedCone(20.0, 1.0, 1.5, 1.5, 1.5)
+    cone = diffcol.SmoothTruncatedCone(1.0, 1.5, 1.5, 1.5, 20.0)
     assert cone.top_radius == 1.5
     shape = diffcol.Shape(cone)
     assert shape.type == diffcol.ShapeType.smooth_truncated_cone and isinstance(shape.primitive, diffcol.SmoothTruncatedCone)
@@ -172,10 +172,10 @@ def test_shapes_evaluate_against_closed_forms():
 @pytest.mark.parametrize("make,match", [
     (lambda: diffcol.Sphere(0.0), "radius"),
     (lambda: diffcol.Sphere(math.nan), "radius"),
-    (lambda: diffcol.Superellipsoid(0, 1, 1, 1), ""),
-    (lambda: diffcol.Superellipsoid(2, 1, -1, 1), ""),
-    (lambda: diffcol.SuperellipticCylinder(2, 1.0, 0.0), ""),
-    (lambda: diffcol.SmoothTruncatedCone(20.0, 1.0, -1.0, 1.0, 1.0), ""),
+    (lambda: diffcol.Superellipsoid(1, 1, 1, 0), ""),
+    (lambda: diffcol.Superellipsoid(1, -1, 1, 2), ""),
+    (lambda: diffcol.SuperellipticCylinder(1.0, 0.0, 2), ""),
+    (lambda: diffcol.SmoothTruncatedCone(1.0, -1.0, 1.0, 1.0, 20.0), ""),
     (lambda: diffcol.SmoothPolytope(np.eye(3), np.ones(3), 10.0), ""),           # m < 4
     (lambda: diffcol.SmoothPolytope(np.vstack([np.eye(3), np.eye(3)]), np.ones(6), 10.0), "unbounded"),
     (lambda: diffcol.SmoothPolytope.box(1, 1, 1, beta=-1.0), "beta"),
@@ -205,17 +205,49 @@ def test_option_setters_validate():
         h.exponent = 0.0
 
 
+def test_one_status_vocabulary_across_the_layers():
+    names = ["ok", "coincident_origins", "not_converged", "invalid_input", "numerical_error", "not_certified"]
+    assert list(diffcol.SolveStatus.__members__) == names
+    assert [diffcol.status_name(s) for s in diffcol.SolveStatus.__members__.values()] == names
+    for enum in (diffcol.DerivativeStatus, diffcol.DistanceStatus, diffcol.DistanceDerivativeStatus):
+        assert [diffcol.status_name(s) for s in enum.__members__.values()] == list(enum.__members__)
+    X1, X2 = [0, 0, 0, 1, 0, 0, 0], [2, 0, 0, 1, 0, 0, 0]
+    s = diffcol.Sphere(0.5)
+    sol = diffcol.solve_contact(s, X1, s, X2)
+    r = diffcol.dcol.solve_contact(diffcol.dcol.Sphere(0.5), X1, diffcol.dcol.Sphere(0.5), X2)
+    q = diffcol.qp.proximity(diffcol.qp.Capsule(radius=0.5, length=0.0), X1, diffcol.qp.Capsule(radius=0.5, length=0.0), X2)
+    for res in (sol, r, q):
+        assert type(res.status) is diffcol.SolveStatus and res.status == diffcol.SolveStatus.ok
+    for d in (diffcol.contact_derivatives(sol), diffcol.dcol.contact_derivatives(r),
+              diffcol.qp.proximity_derivatives(diffcol.qp.Capsule(radius=0.5, length=0.0), X1,
+                                               diffcol.qp.Capsule(radius=0.5, length=0.0), X2, q)):
+        assert type(d.status) is diffcol.DerivativeStatus and d.status == diffcol.DerivativeStatus.ok
+
+
+def test_shape_constructors_take_sizes_first():
+    se = diffcol.Superellipsoid(0.1, 0.2, 0.3, 4)
+    assert np.allclose(se.semi_axes, [0.1, 0.2, 0.3]) and se.exponent == 4
+    se = diffcol.Superellipsoid(a=0.1, b=0.2, c=0.3, n=4, epsilon=1e-5)
+    assert np.allclose(se.semi_axes, [0.1, 0.2, 0.3]) and se.exponent == 4 and se.epsilon == 1e-5
+    sec = diffcol.SuperellipticCylinder(0.5, 0.7, 3)
+    assert (sec.radius, sec.half_height, sec.exponent) == (0.5, 0.7, 3)
+    tc = diffcol.SmoothTruncatedCone(0.3, 0.1, 0.4, 0.6, 12.0)
+    assert (tc.bottom_radius, tc.top_radius, tc.bottom_extent, tc.top_extent, tc.beta) == (0.3, 0.1, 0.4, 0.6, 12.0)
+    with pytest.raises(TypeError):  # the exponent first is refused, not read as a size
+        diffcol.Superellipsoid(4, 0.1, 0.2, 0.3)
+
+
 def test_non_converged_solutions_are_reported_by_status_not_exceptions():
     s1, s2 = diffcol.benchmark_shape("poly"), diffcol.benchmark_shape("se")
     sol = diffcol.solve_contact(s1, np.eye(4), s2, [2.0, 0.3, 0.1, 1, 0, 0, 0],
                                 diffcol.SolveOptions(max_iterations=1, max_attempts=1, continuation=False,
                                                      last_resort_iterations=0))
-    assert sol.status == diffcol.ContactStatus.not_converged and not sol.ok
+    assert sol.status == diffcol.SolveStatus.not_converged and not sol.ok
     d = diffcol.contact_derivatives(sol)
-    assert d.status == diffcol.DerivativeStatus.not_converged
+    assert d.status == diffcol.DerivativeStatus.solve_failed
     assert np.all(d.J_alpha_X1 == 0) and np.all(np.isfinite(d.J_z_X12))
     same = diffcol.solve_contact(s1, np.eye(4), s2, np.eye(4))
-    assert same.status == diffcol.ContactStatus.coincident_origins
+    assert same.status == diffcol.SolveStatus.coincident_origins
 
 
 # ---------------------------------------------------------------- sweep, pairs, coordinates

@@ -18,9 +18,9 @@ def mixed_pairs():
     box = diffcol.SmoothPolytope.box(0.3, 0.5, 0.8, beta=15.0)
     hull = diffcol.SmoothPolytope.convex_hull(
         np.array([[1, 0, 0], [-0.5, 0.8, 0], [-0.5, -0.8, 0], [0, 0, 1.2], [0.1, 0.1, -0.9]], float), beta=10.0)
-    cone = diffcol.SmoothTruncatedCone(10.0, 0.8, 0.05, 0.5, 1.0)
+    cone = diffcol.SmoothTruncatedCone(0.8, 0.05, 0.5, 1.0, 10.0)
     pairs += [(box, hull), (hull, cone), (cone, diffcol.Sphere(0.3)),
-              (diffcol.Superellipsoid(3, 0.4, 0.9, 0.2), box)]
+              (diffcol.Superellipsoid(0.4, 0.9, 0.2, 3), box)]
     return pairs
 
 

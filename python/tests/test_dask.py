@@ -44,9 +44,9 @@ def random_poses(rng, shape, spread):
 
 
 def some_pairs(n):
-    shapes = [diffcol.Sphere(0.2), diffcol.Superellipsoid(4, 0.2, 0.15, 0.1),
-              diffcol.SuperellipticCylinder(4, 0.1, 0.2), diffcol.SmoothPolytope.box(0.1, 0.2, 0.15, beta=20.0),
-              diffcol.SmoothTruncatedCone(10.0, 0.15, 0.05, 0.1, 0.2)]
+    shapes = [diffcol.Sphere(0.2), diffcol.Superellipsoid(0.2, 0.15, 0.1, 4),
+              diffcol.SuperellipticCylinder(0.1, 0.2, 4), diffcol.SmoothPolytope.box(0.1, 0.2, 0.15, beta=20.0),
+              diffcol.SmoothTruncatedCone(0.15, 0.05, 0.1, 0.2, 10.0)]
     return [(shapes[i % 5], shapes[(3 * i + 1) % 5]) for i in range(n)]
 
 
@@ -95,7 +95,7 @@ def test_steps_with_warm_starts_and_derivatives(client):
 def test_one_pair_for_many_poses(client):
     rng = np.random.default_rng(2)
     N = 2500
-    s1, s2 = diffcol.Superellipsoid(6, 0.2, 0.1, 0.15), diffcol.SmoothPolytope.box(0.1, 0.1, 0.2, beta=60.0)
+    s1, s2 = diffcol.Superellipsoid(0.2, 0.1, 0.15, 6), diffcol.SmoothPolytope.box(0.1, 0.1, 0.2, beta=60.0)
     X1 = random_poses(rng, (N,), 0.5)
     X2 = diffcol.Pose([0.1, 0, 0, 1, 0, 0, 0])
     local = diffcol.ContactBatch([(s1, s2)] * N, num_threads=1).solve(X1, X2)
@@ -109,7 +109,7 @@ def mixed_scene():
     scene = diffcol.Scene()
     floor = scene.add_body([0, 0, -0.1, 1, 0, 0, 0], static=True, name="floor")
     scene.add_shape(floor, dcol.Polytope.box(1.0, 1.0, 0.1), group=1, mask=1)
-    shapes = [(diffcol.Superellipsoid(4, 0.1, 0.15, 0.1), 2), (dcol.Capsule(0.05, 0.2), 1), (qp.Capsule(0.05, 0.2), 1),
+    shapes = [(diffcol.Superellipsoid(0.1, 0.15, 0.1, 4), 2), (dcol.Capsule(0.05, 0.2), 1), (qp.Capsule(0.05, 0.2), 1),
               (diffcol.SmoothPolytope.box(0.1, 0.1, 0.1, beta=40.0), 2), (dcol.Cylinder(0.1, 0.2), 1),
               (diffcol.Sphere(0.1), 3), (qp.PaddedPolygon.rectangle(0.1, 0.15, 0.02), 1)]
     for i, (s, group) in enumerate(shapes):

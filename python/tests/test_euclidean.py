@@ -51,7 +51,7 @@ def test_dcol_sphere_box_closed_form_and_api():
     T2 = pose(np.eye(3), [2.5, 1.5, 0.0])
     r = dcol.euclidean_distance(box, np.eye(4), ball, T2)
     assert r.ok is True
-    assert r.status == dcol.DistanceStatus.separated
+    assert r.status == diffcol.DistanceStatus.separated
     assert math.isclose(r.distance, math.hypot(1.5, 1.0) - 0.5, rel_tol=1e-12)
     assert isinstance(r.p1_W, np.ndarray) and r.p1_W.shape == (3,)
     np.testing.assert_allclose(r.p1_W, [1.0, 0.5, 0.0], atol=1e-9)
@@ -87,8 +87,8 @@ def test_bad_input_and_overlap():
                                 tolerance=-1.0)
     T2 = pose(np.eye(3), [0.5, 0.0, 0.0])
     r = dcol.euclidean_distance(dcol.Sphere(1.0), np.eye(4), dcol.Polytope.box(1, 1, 1), T2)
-    assert r.status == dcol.DistanceStatus.touching_or_overlapping and r.ok is False and r.distance == 0.0
-    assert dcol.distance_derivatives(r).status == dcol.DistanceDerivativeStatus.not_separated
+    assert r.status == diffcol.DistanceStatus.touching_or_overlapping and r.ok is False and r.distance == 0.0
+    assert dcol.distance_derivatives(r).status == diffcol.DistanceDerivativeStatus.not_separated
     s = diffcol.euclidean_distance(diffcol.Sphere(1.0), np.eye(4), diffcol.Sphere(1.0), T2)
     assert s.status == diffcol.DistanceStatus.touching_or_overlapping and s.ok is False
 
@@ -111,7 +111,7 @@ def test_dcol_derivatives_fd(seed):
 @pytest.mark.parametrize("seed", range(6))
 def test_idcol_derivatives_fd(seed):
     rng = np.random.default_rng(seed)
-    shapes = [diffcol.Superellipsoid(2, 0.5, 0.8, 1.1), diffcol.Sphere(0.7), diffcol.Superellipsoid(1, 0.6, 0.9, 0.4)]
+    shapes = [diffcol.Superellipsoid(0.5, 0.8, 1.1, 2), diffcol.Sphere(0.7), diffcol.Superellipsoid(0.6, 0.9, 0.4, 1)]
     s1, s2 = shapes[seed % 3], shapes[(seed + 1) % 3]
     T1 = pose(random_rotation(rng), rng.normal(size=3) * 0.3)
     T2 = pose(random_rotation(rng), T1[:3, 3] + 3.5 * np.array([1.0, 0.3, -0.2]))

@@ -264,10 +264,10 @@ def entry(name, fn, **params):
 
 # ---- diffcol: shapes
 entry("Sphere", lambda r: diffcol.Sphere(r), r=F(1.0))
-entry("Superellipsoid", lambda n, a, b, c, eps: diffcol.Superellipsoid(n, a, b, c, eps),
+entry("Superellipsoid", lambda n, a, b, c, eps: diffcol.Superellipsoid(a, b, c, n, eps),
       n=I(2), a=F(1.0), b=F(0.8), c=F(0.6), eps=F(1e-6))
 entry("Superellipsoid.ellipsoid", lambda a, b, c: diffcol.Superellipsoid.ellipsoid(a, b, c), a=F(0.5), b=F(1.0), c=F(1.5))
-entry("SuperellipticCylinder", lambda n, r, h, eps: diffcol.SuperellipticCylinder(n, r, h, eps),
+entry("SuperellipticCylinder", lambda n, r, h, eps: diffcol.SuperellipticCylinder(r, h, n, eps),
       n=I(4), r=F(1.0), h=F(2.0), eps=F(1e-6))
 entry("SmoothPolytope.box", lambda hx, hy, hz, beta, length: diffcol.SmoothPolytope.box(hx, hy, hz, beta, length),
       hx=F(1.0), hy=F(2.0), hz=F(3.0), beta=F(20.0), length=F(1.0))
@@ -275,13 +275,13 @@ entry("SmoothPolytope", lambda A_, b, beta: diffcol.SmoothPolytope(A_, b, beta),
       A_=A(BOX_A), b=A(np.ones(6), sizes=True, scale=True), beta=F(20.0))
 entry("SmoothPolytope.convex_hull", lambda V, beta: diffcol.SmoothPolytope.convex_hull(V, beta),
       V=A(CUBE_V, scale=True), beta=F(20.0))
-entry("SmoothTruncatedCone", lambda beta, r0, r1, a, b: diffcol.SmoothTruncatedCone(beta, r0, r1, a, b),
+entry("SmoothTruncatedCone", lambda beta, r0, r1, a, b: diffcol.SmoothTruncatedCone(r0, r1, a, b, beta),
       beta=F(20.0), r0=F(1.0), r1=F(0.5), a=F(1.0), b=F(1.0))
 for _name in ["sphere", "ellipsoid", "poly", "tc", "se", "sec"]:
     entry(f"Shape.eval[{_name}]", lambda s, y: bench(s).eval(y), s=_name, y=A([0.3, -0.2, 0.4]))
     entry(f"Shape.value[{_name}]", lambda s, y: bench(s).value(y), s=_name, y=A([0.3, -0.2, 0.4]))
     entry(f"ray_extent[{_name}]", lambda s, u: bench(s).primitive.ray_extent(u), s=_name, u=A([0.3, -0.2, 0.4]))
-for _cls, _args in [("Sphere", (1.0,)), ("Superellipsoid", (2, 1.0, 0.8, 0.6)), ("SuperellipticCylinder", (2, 1.0, 1.0))]:
+for _cls, _args in [("Sphere", (1.0,)), ("Superellipsoid", (1.0, 0.8, 0.6, 2)), ("SuperellipticCylinder", (1.0, 1.0, 2))]:
     entry(f"{_cls}.support", lambda c, args, d: getattr(diffcol, c)(*args).support(d), c=_cls, args=_args,
           d=A([0.3, -0.2, 0.4]))
 
@@ -299,7 +299,7 @@ entry("solve_contact[Sphere size]",
       lambda r, X2: diffcol.solve_contact(diffcol.Sphere(r), IDENT, diffcol.Sphere(1.0), X2),
       r=F(1.0), X2=P([3.0, 0, 0, 1, 0, 0, 0]))
 entry("solve_contact[Superellipsoid size]",
-      lambda a: diffcol.solve_contact(diffcol.Superellipsoid(2, a, 0.8, 0.6), IDENT, bench("poly"), [3.0, 0.2, 0.1, 1, 0, 0, 0]),
+      lambda a: diffcol.solve_contact(diffcol.Superellipsoid(a, 0.8, 0.6, 2), IDENT, bench("poly"), [3.0, 0.2, 0.1, 1, 0, 0, 0]),
       a=F(1.0))
 entry("solve_contact[box size]",
       lambda hx: diffcol.solve_contact(diffcol.SmoothPolytope.box(hx, 1.0, 1.0, 20.0), IDENT, bench("sphere"),

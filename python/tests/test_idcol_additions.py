@@ -22,7 +22,7 @@ def test_shape_derivatives_carried_by_the_solution_match_the_shapes():
     for a, b, p1, p2 in ergodic_queries(1, seed=17):
         s1, s2 = diffcol.benchmark_shape(a), diffcol.benchmark_shape(b)
         sol = diffcol.solve_contact(s1, p1, s2, p2)
-        if sol.status != diffcol.ContactStatus.converged:
+        if sol.status != diffcol.SolveStatus.ok:
             continue
         assert sol.grad1.shape == (3,) and sol.hess1.shape == (3, 3)
         y1 = sol.x_B1 / sol.alpha
@@ -68,7 +68,7 @@ def test_last_resort_iterations_option():
     seen = 0
     for _ in range(20000):
         Rd = 10 ** rng.uniform(0, 2)
-        disc = diffcol.Superellipsoid(1, Rd, Rd, Rd / 10 ** rng.uniform(3.5, math.log10(30000)))
+        disc = diffcol.Superellipsoid(Rd, Rd, Rd / 10 ** rng.uniform(3.5, math.log10(30000)), 1)
         ball = diffcol.Sphere(10 ** rng.uniform(0, 3))
         v = np.array([rng.gauss(0, 1) for _ in range(3)])
         v *= 10 ** rng.uniform(-1, 1.5) / np.linalg.norm(v)
@@ -77,7 +77,7 @@ def test_last_resort_iterations_option():
         without = diffcol.solve_contact(ball, np.eye(4), disc, X2, off)
         if without.ok:
             continue
-        assert without.status == diffcol.ContactStatus.not_converged
+        assert without.status == diffcol.SolveStatus.not_converged
         with_it = diffcol.solve_contact(ball, np.eye(4), disc, X2)
         if with_it.ok:
             assert with_it.attempts == without.attempts + 1
@@ -112,9 +112,9 @@ def test_support_points_of_the_closed_form_shapes():
     # for n = 8 (eps = 0) the point lies on the surface and its outward normal is along d.
     rng = np.random.default_rng(9)
     axes = np.array([0.5, 1.0, 1.5])
-    ell = diffcol.Superellipsoid(1, *axes)
-    se8 = diffcol.Superellipsoid(8, *axes, epsilon=0.0)
-    sec8 = diffcol.SuperellipticCylinder(8, 0.6, 1.7, epsilon=0.0)
+    ell = diffcol.Superellipsoid(*axes, 1)
+    se8 = diffcol.Superellipsoid(*axes, 8, epsilon=0.0)
+    sec8 = diffcol.SuperellipticCylinder(0.6, 1.7, 8, epsilon=0.0)
     for _ in range(50):
         d = rng.normal(size=3)
         assert np.allclose(diffcol.Sphere(2.0).support(d), 2.0 * d / np.linalg.norm(d))

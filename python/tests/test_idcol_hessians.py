@@ -19,8 +19,8 @@ X2 = diffcol.Pose([1.6, 0.9, 0.2, 0.8, -0.2, 0.1, 0.4]).matrix()
 def shapes():
     return [
         (diffcol.benchmark_shape("tc"), diffcol.benchmark_shape("se")),
-        (diffcol.benchmark_shape("poly"), diffcol.Superellipsoid(2, 0.7, 1.0, 1.2)),
-        (diffcol.Sphere(0.8), diffcol.SuperellipticCylinder(2, 0.8, 1.1)),
+        (diffcol.benchmark_shape("poly"), diffcol.Superellipsoid(0.7, 1.0, 1.2, 2)),
+        (diffcol.Sphere(0.8), diffcol.SuperellipticCylinder(0.8, 1.1, 2)),
     ]
 
 
@@ -69,7 +69,7 @@ def test_hessians_against_differences_of_the_gradients(pair):
 
 def test_shape_derivatives_against_differences_of_the_solve():
     s1 = diffcol.Sphere(0.8)
-    s2 = diffcol.Superellipsoid(2, 0.7, 1.0, 1.2)
+    s2 = diffcol.Superellipsoid(0.7, 1.0, 1.2, 2)
     sol = diffcol.solve_contact(s1, X1, s2, X2, OPTS)
     d = diffcol.shape_derivatives(s1, s2, sol)
     assert d.ok and (d.count1, d.count2) == (1, 3)
@@ -87,7 +87,7 @@ def test_shape_derivatives_against_differences_of_the_solve():
             vals = dict(base)
             vals[names[idx]] += t
             moved = (diffcol.Sphere(vals["radius"]) if s == 0 else
-                     diffcol.Superellipsoid(2, vals["a"], vals["b"], vals["c"]))
+                     diffcol.Superellipsoid(vals["a"], vals["b"], vals["c"], 2))
             a, b = (moved, s2) if s == 0 else (s1, moved)
             r = diffcol.solve_contact(a, X1, b, X2, OPTS)
             return {"gap": np.atleast_1d(r.gap), "p1_W": np.array(r.p1_W), "normal_B1": np.array(r.normal_B1)}

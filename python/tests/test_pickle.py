@@ -55,12 +55,12 @@ def idcol_shapes():
     A = bounded_rows(rng, 7, 3)
     return [
         diffcol.Sphere(0.3 / 7),
-        diffcol.Superellipsoid(4, 0.3 / 7, 0.2 / 3, 0.11),
-        diffcol.Superellipsoid(1, 0.7 / 3, 0.2, 0.3 / 11),
-        diffcol.SuperellipticCylinder(6, 0.1 / 3, 0.2 / 7),
+        diffcol.Superellipsoid(0.3 / 7, 0.2 / 3, 0.11, 4),
+        diffcol.Superellipsoid(0.7 / 3, 0.2, 0.3 / 11, 1),
+        diffcol.SuperellipticCylinder(0.1 / 3, 0.2 / 7, 6),
         diffcol.SmoothPolytope(A, rng.uniform(0.2, 0.4, size=8), beta=13.0, length=0.37),
         diffcol.SmoothPolytope.convex_hull(rng.normal(size=(40, 3)) * 0.2, beta=20.0, length=0.3),
-        diffcol.SmoothTruncatedCone(9.0, 0.2 / 3, 0.1 / 7, 0.15, 0.25 / 3),
+        diffcol.SmoothTruncatedCone(0.2 / 3, 0.1 / 7, 0.15, 0.25 / 3, 9.0),
     ]
 
 
@@ -76,7 +76,7 @@ def test_idcol_shape_round_trip_solves_bit_for_bit(k):
     for name in ("A", "b", "beta", "length", "vertices", "semi_axes", "radius", "half_height", "epsilon"):
         if hasattr(s, name):
             assert same(getattr(t, name), getattr(s, name)), name
-    other = diffcol.Superellipsoid(3, 0.2, 0.15, 0.1)
+    other = diffcol.Superellipsoid(0.2, 0.15, 0.1, 3)
     rng = np.random.default_rng(k)
     for X1, X2 in zip(random_poses(rng, 6, 0.1), random_poses(rng, 6, 0.4)):
         a = diffcol.solve_contact(s, X1, other, X2)

@@ -161,13 +161,13 @@ BatchDerivativePlan batch_plan(const DerivativeBlocks& blocks, ReferenceFrame fr
 }
 
 // As contact_derivatives' status before its linear solve: the solution's status, r ≠ 0, X_W1 valid.
-idcol::DerivativeStatus batch_envelope_status(const idcol::ContactSolution& sol) {
-  using idcol::DerivativeStatus;
+diffcol::DerivativeStatus batch_envelope_status(const idcol::ContactSolution& sol) {
+  using diffcol::DerivativeStatus;
   switch (sol.status) {
-    case idcol::ContactStatus::converged: break;
-    case idcol::ContactStatus::coincident_origins: return DerivativeStatus::coincident_origins;
-    case idcol::ContactStatus::not_converged: return DerivativeStatus::not_converged;
-    case idcol::ContactStatus::invalid_input: return DerivativeStatus::invalid_input;
+    case diffcol::SolveStatus::ok: break;
+    case diffcol::SolveStatus::coincident_origins: return DerivativeStatus::coincident_origins;
+    case diffcol::SolveStatus::invalid_input: return DerivativeStatus::invalid_input;
+    default: return DerivativeStatus::solve_failed;
   }
   if (!(sol.alpha > 0.0) || !std::isfinite(sol.alpha) || !(sol.X_12.p.norm() > 0.0))
     return DerivativeStatus::coincident_origins;
@@ -192,16 +192,16 @@ idcol::RowVec6 batch_times_adjoint_inverse(const idcol::RowVec6& K, const Mat3& 
 void batch_envelope_derivatives(const idcol::ContactSolution& sol, idcol::ContactDerivatives& out,
                                 const BatchDerivativePlan& plan) {
   using idcol::RowVec6;
-  idcol::DerivativeStatus st = batch_envelope_status(sol);
+  diffcol::DerivativeStatus st = batch_envelope_status(sol);
   RowVec6 da = RowVec6::Zero(), dg = RowVec6::Zero();
-  if (st == idcol::DerivativeStatus::ok) {
+  if (st == diffcol::DerivativeStatus::ok) {
     da = idcol::alpha_gradient_envelope(sol);  // zero only where it is not finite (α* grows with ‖r‖)
     const Vec3& r = sol.X_12.p;
     const double rn = r.norm(), ia = 1.0 / sol.alpha;
     const Eigen::Matrix<double, 1, 3> rR = ((1.0 - ia) / rn) * (r.transpose() * sol.X_12.R);
     for (int c = 0; c < 6; ++c) dg[c] = rn * ia * ia * da[c] + (c >= 3 ? rR(c - 3) : 0.0);
     if (da.isZero(0.0) || !dg.allFinite()) {
-      st = idcol::DerivativeStatus::singular_kkt;
+      st = diffcol::DerivativeStatus::singular;
       da.setZero();
       dg.setZero();
     }
@@ -213,7 +213,7 @@ void batch_envelope_derivatives(const idcol::ContactSolution& sol, idcol::Contac
   if (plan.gap_X12) out.J_gap_X12 = dg;
   if (!(plan.alpha_X1 || plan.alpha_X2 || plan.gap_X1 || plan.gap_X2)) return;
   RowVec6 a2 = RowVec6::Zero(), g2 = RowVec6::Zero(), a1 = RowVec6::Zero(), g1 = RowVec6::Zero();
-  if (st == idcol::DerivativeStatus::ok) {
+  if (st == diffcol::DerivativeStatus::ok) {
     const Pose& X1 = sol.X_W1;
     const Mat3 Q = X1.R * sol.X_12.R;  // X_W2 = X_W1·X_12
     const Vec3 t = X1.R * sol.X_12.p + X1.p;

@@ -11,17 +11,6 @@
 
 namespace diffcol::dcol {
 
-const char* derivative_status_name(DerivativeStatus s) {
-  switch (s) {
-    case DerivativeStatus::ok: return "ok";
-    case DerivativeStatus::coincident_origins: return "coincident_origins";
-    case DerivativeStatus::not_converged: return "not_converged";
-    case DerivativeStatus::invalid_input: return "invalid_input";
-    case DerivativeStatus::singular_kkt: return "singular_kkt";
-  }
-  return "unknown";
-}
-
 namespace {
 
 /// Solves L Lᵀ x = b (n×n, n ≤ kMaxConeVars) in place.
@@ -279,10 +268,10 @@ DIFFCOL_TARGET_CLONES void world_derivatives(const ContactResult& res, ContactDe
     out.status = why;
   };
   switch (res.status) {
-    case SolveStatus::converged: break;
+    case SolveStatus::ok: break;
     case SolveStatus::coincident_origins: return fail(DerivativeStatus::coincident_origins);
     case SolveStatus::invalid_input: return fail(DerivativeStatus::invalid_input);
-    default: return fail(DerivativeStatus::not_converged);
+    default: return fail(DerivativeStatus::solve_failed);
   }
   const ConeKkt& k = res.kkt;
   double dx[2][6][kMaxConeVars];  // [body][twist column][unknown]
@@ -290,16 +279,16 @@ DIFFCOL_TARGET_CLONES void world_derivatives(const ContactResult& res, ContactDe
     const int qf = k.kkt_full_dim;
     if (k.n < 4 || k.n > kMaxConeVars || qf < k.n || qf > std::min(2 * k.n, detail::kMaxKktDim) ||
         k.elim_count < 0 || k.elim_count > 4 || k.kkt_dim != qf - 2 * k.elim_count || k.kkt_dim < 4)
-      return fail(DerivativeStatus::singular_kkt);
+      return fail(DerivativeStatus::singular);
     for (int e = 0; e < k.elim_count; ++e) {  // T must map kept unknowns (p, α: never eliminated)
       bool ok = k.elim_col[e] >= 4 && k.elim_col[e] < k.n && k.elim_slot[e] >= 0 &&
                 k.elim_slot[e] < k.active_count && k.n + k.elim_slot[e] < qf;
       for (int t = 0; t < 2; ++t) ok = ok && k.elim_src[e][t] >= -1 && k.elim_src[e][t] < k.n;
-      if (!ok) return fail(DerivativeStatus::singular_kkt);
+      if (!ok) return fail(DerivativeStatus::singular);
     }
     polished_dx(res, qf, dx);
   } else if (!k.factored) {
-    return fail(DerivativeStatus::singular_kkt);
+    return fail(DerivativeStatus::singular);
   } else {
     normal_equation_dx(res, dx);
   }
@@ -358,7 +347,7 @@ DIFFCOL_TARGET_CLONES void world_derivatives(const ContactResult& res, ContactDe
                       out.J_x_W_X2.allFinite() && out.J_p1_W_X1.allFinite() && out.J_p1_W_X2.allFinite() &&
                       out.J_p2_W_X1.allFinite() && out.J_p2_W_X2.allFinite() && out.J_gap_X1.allFinite() &&
                       out.J_gap_X2.allFinite() && out.J_alpha_X12.allFinite();
-  if (!finite) return fail(DerivativeStatus::singular_kkt);
+  if (!finite) return fail(DerivativeStatus::singular);
   out.status = DerivativeStatus::ok;
 }
 }  // namespace

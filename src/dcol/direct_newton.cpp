@@ -88,7 +88,7 @@ bool direct_newton(ConeKkt& k, const SolveOptions& opt, const Vec3& c1, const Ve
   A.yoff[1] = 1;
   A.y[0] = nu[0];
   A.y[1] = nu[1];
-  out = {SolveStatus::converged, 0, 0.0, 0.0, 0.0};
+  out = {SolveStatus::ok, 0, 0.0, 0.0, 0.0};
   if (!polish_newton<4>(k, opt, hnorm, out, A, x0)) return false;
   k.factored = false;
   return true;

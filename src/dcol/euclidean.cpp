@@ -18,16 +18,6 @@
 
 namespace diffcol::dcol {
 
-const char* status_name(DistanceStatus s) {
-  switch (s) {
-    case DistanceStatus::separated: return "separated";
-    case DistanceStatus::touching_or_overlapping: return "touching_or_overlapping";
-    case DistanceStatus::not_certified: return "not_certified";
-    case DistanceStatus::invalid_input: return "invalid_input";
-  }
-  return "unknown";
-}
-
 const char* feature_name(FeatureKind k) {
   switch (k) {
     case FeatureKind::none: return "none";

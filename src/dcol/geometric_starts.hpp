@@ -637,7 +637,7 @@ template <int N>
     hnorm = std::max(1.0, std::sqrt(hnorm));
     ActiveSet A;
     if (!start_active_set<N>(k, x0, tau * x0[3], A)) return false;
-    out = {SolveStatus::converged, 0, 0.0, 0.0, 0.0};
+    out = {SolveStatus::ok, 0, 0.0, 0.0, 0.0};
     if (!polish_newton<N>(k, opt, hnorm, out, A, x0)) return false;
     if (win.min_slack(k.x) >= -kWindowTolerance * hnorm) return true;
     for (int j = 0; j < kMaxConeVars; ++j) x0[j] = k.x[j];
@@ -688,7 +688,7 @@ bool ray_cast_newton(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b
     }
     ActiveSet A;
     if (!start_active_set<N>(k, x0, tau * alpha, A)) return false;
-    out = {SolveStatus::converged, 0, 0.0, 0.0, 0.0};
+    out = {SolveStatus::ok, 0, 0.0, 0.0, 0.0};
     if (!polish_newton<N>(k, opt, hnorm, out, A, x0)) return false;
     k.factored = false;
     return true;
@@ -767,7 +767,7 @@ bool ray_cast_newton(const PlacedPrimitive<P1>& b1, const PlacedPrimitive<P2>& b
     }
     ActiveSet A;
     if (!start_active_set<N>(k, x0, tau * alpha, A)) continue;
-    out = {SolveStatus::converged, 0, 0.0, 0.0, 0.0};
+    out = {SolveStatus::ok, 0, 0.0, 0.0, 0.0};
     if (!polish_newton<N>(k, opt, hnorm, out, A, x0)) continue;
     k.factored = false;
     out.start = StartMethod::ray_cast;

@@ -307,7 +307,7 @@ IpmOutcome interior_point(ConeKkt& k, const SolveOptions& opt) {
       k.z[i] = saved_z[i];
     }
     k.factored = detail::compute_scaling(k, ws.lambda, ws.inv_w, ws.inv_lambda) && factor_normal_matrix<N>(k, ws);
-    return {SolveStatus::converged, iters, saved_mu, saved_pres, saved_dres};
+    return {SolveStatus::ok, iters, saved_mu, saved_pres, saved_dres};
   };
   double polish_gap = opt.polish_start;
   // the relative gap at which the next polish is tried
@@ -354,7 +354,7 @@ IpmOutcome interior_point(ConeKkt& k, const SolveOptions& opt) {
     if (!smoothing && opt.polish && polish_left < 0 &&
         (ipm_done || (pres <= opt.polish_start && dres <= opt.polish_start &&
                       gap <= polish_gap * std::max(std::abs(k.x[kAlpha]), 1e-6)))) {
-      IpmOutcome o{SolveStatus::converged, it, mu, pres, dres};
+      IpmOutcome o{SolveStatus::ok, it, mu, pres, dres};
       if (polish<N>(k, opt, hnorm, o)) {
         k.factored = false;
         return o;
@@ -381,7 +381,7 @@ IpmOutcome interior_point(ConeKkt& k, const SolveOptions& opt) {
       // (ill-conditioned H): accept within 1000× the feasibility tolerance, do not polish.
       const bool stalled = gap <= 1e-13 && pres <= 1e3 * opt.feasibility_tolerance &&
                            dres <= 1e3 * opt.feasibility_tolerance;
-      if (!done && stalled) return {SolveStatus::converged, it, mu, pres, dres};
+      if (!done && stalled) return {SolveStatus::ok, it, mu, pres, dres};
       if (done && opt.final_centering_steps > 0 && factored) {
         for (int j = 0; j < N; ++j) saved_x[j] = k.x[j];
         for (int i = 0; i < m; ++i) {
@@ -398,9 +398,9 @@ IpmOutcome interior_point(ConeKkt& k, const SolveOptions& opt) {
         done = false;
       }
     }
-    if (done) return {SolveStatus::converged, it, mu, pres, dres};
+    if (done) return {SolveStatus::ok, it, mu, pres, dres};
     if (polish_left >= 0 && (it >= opt.max_iterations || !factored)) return restore(it);
-    if (it >= opt.max_iterations) return {SolveStatus::max_iterations, it, mu, pres, dres};
+    if (it >= opt.max_iterations) return {SolveStatus::not_converged, it, mu, pres, dres};
     if (!factored) return {SolveStatus::numerical_error, it, mu, pres, dres};
 
     detail::apply_scaling(k, true, rz, ws.q, ws.inv_w);  // W⁻¹ r_z

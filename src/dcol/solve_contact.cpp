@@ -19,18 +19,6 @@
 
 namespace diffcol::dcol {
 
-const char* status_name(SolveStatus s) {
-  switch (s) {
-    case SolveStatus::converged: return "converged";
-    case SolveStatus::max_iterations: return "max_iterations";
-    case SolveStatus::numerical_error: return "numerical_error";
-    case SolveStatus::invalid_input: return "invalid_input";
-    case SolveStatus::coincident_origins: return "coincident_origins";
-    case SolveStatus::not_certified: return "not_certified";
-  }
-  return "unknown";
-}
-
 const char* start_method_name(StartMethod s) {
   switch (s) {
     case StartMethod::none: return "none";
@@ -136,14 +124,14 @@ template <int N>
   IpmOutcome res{};
   for (int round = 0; round < kMaxWindowRounds; ++round) {
     res = interior_point<N>(k, opt);
-    if (res.status != SolveStatus::converged) return res;
+    if (res.status != SolveStatus::ok) return res;
     double hnorm = 0.0;
     for (int i = 0; i < k.m; ++i) hnorm += k.h[i] * k.h[i];
     hnorm = std::max(1.0, std::sqrt(hnorm));
     if (win.min_slack(k.x) >= -opt.feasibility_tolerance * hnorm) return res;
     win.select(k.x, &k);
   }
-  res.status = SolveStatus::max_iterations;
+  res.status = SolveStatus::not_converged;
   return res;
 }
 
@@ -289,7 +277,7 @@ void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& 
   k.origin = r1;
   k.length_scale = smoothed ? size : dist;
   k.alpha_scale = smoothed ? 1.0 : dist / size;
-  // One solve, read back into `out`; the certificate (certify) decides whether `converged` stands.
+  // One solve, read back into `out`; the certificate (certify) decides whether `ok` stands.
   const auto solve = [&](const SolveOptions& opt) {
     const IpmOutcome res = std::visit(
         [&](const auto& a, const auto& b) { return solve_pair(a, out.X_WS1, b, out.X_WS2, shift, k, opt); }, shape1,
@@ -327,11 +315,11 @@ void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& 
     out.p2_W = r2 + f * (x_hat - r12 / k.length_scale);
     out.gap = dist - dist / alpha;
     // (the smoothed problem's α, barrier_target > 0, is above α* by design: not certified)
-    if (out.status == SolveStatus::converged && !(opt.barrier_target > 0.0))
+    if (out.status == SolveStatus::ok && !(opt.barrier_target > 0.0))
       out.certificate_gap = certify(shape1, shape2, out).gap();
   };
   solve(options);
-  if (out.status == SolveStatus::converged && !(out.certificate_gap <= kCertificateTolerance)) {
+  if (out.status == SolveStatus::ok && !(out.certificate_gap <= kCertificateTolerance)) {
     // a geometric start that passed the polish's own test but not the certificate: the
     // interior-point route once more, then the status says what holds
     if (out.start != StartMethod::interior_point) {
@@ -339,7 +327,7 @@ void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& 
       ipm.direct_newton = false;
       solve(ipm);
     }
-    if (out.status == SolveStatus::converged && !(out.certificate_gap <= kCertificateTolerance))
+    if (out.status == SolveStatus::ok && !(out.certificate_gap <= kCertificateTolerance))
       out.status = SolveStatus::not_certified;
   }
 }

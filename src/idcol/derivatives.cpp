@@ -17,18 +17,6 @@
 
 namespace diffcol::idcol {
 
-const char* status_name(DerivativeStatus s) {
-  switch (s) {
-    case DerivativeStatus::ok: return "ok";
-    case DerivativeStatus::coincident_origins: return "coincident_origins";
-    case DerivativeStatus::solve_failed: return "not_converged";
-    case DerivativeStatus::invalid_input: return "invalid_input";
-    case DerivativeStatus::singular: return "singular";
-    case DerivativeStatus::ill_conditioned: return "ill_conditioned";
-  }
-  return "unknown";
-}
-
 namespace {
 
 using detail::adjoint_inverse;
@@ -58,8 +46,8 @@ DerivativeStatus status_of(const ContactSolution& sol) {
   switch (sol.status) {
     case SolveStatus::ok: break;
     case SolveStatus::coincident_origins: return DerivativeStatus::coincident_origins;
-    case SolveStatus::not_converged: return DerivativeStatus::solve_failed;
     case SolveStatus::invalid_input: return DerivativeStatus::invalid_input;
+    default: return DerivativeStatus::solve_failed;
   }
   if (!(sol.alpha > 0.0) || !std::isfinite(sol.alpha) || !(sol.X_12.p.norm() > 0.0))
     return DerivativeStatus::coincident_origins;

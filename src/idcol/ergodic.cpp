@@ -29,10 +29,10 @@ Pose ErgodicSweep::pose(long i) const {
 
 Shape benchmark_shape(const std::string& name) {
   if (name == "sphere") return Sphere(1.0);
-  if (name == "ellipsoid") return Superellipsoid(1, 0.5, 1.0, 1.5);
-  if (name == "se") return Superellipsoid(8, 0.5, 1.0, 1.5);
-  if (name == "sec") return SuperellipticCylinder(8, 1.0, 2.0);
-  if (name == "tc") return SmoothTruncatedCone(20.0, 1.0, 1.5, 1.5, 1.5);
+  if (name == "ellipsoid") return Superellipsoid(0.5, 1.0, 1.5, 1);
+  if (name == "se") return Superellipsoid(0.5, 1.0, 1.5, 8);
+  if (name == "sec") return SuperellipticCylinder(1.0, 2.0, 8);
+  if (name == "tc") return SmoothTruncatedCone(1.0, 1.5, 1.5, 1.5, 20.0);
   if (name == "poly") {
     Eigen::MatrixX3d A(8, 3);
     A << 1, 1, 1, 1, -1, -1, -1, 1, -1, -1, -1, 1, -1, -1, -1, -1, 1, 1, 1, -1, 1, 1, 1, -1;

@@ -13,16 +13,6 @@
 
 namespace diffcol::idcol {
 
-const char* status_name(DistanceStatus s) {
-  switch (s) {
-    case DistanceStatus::separated: return "separated";
-    case DistanceStatus::touching_or_overlapping: return "touching_or_overlapping";
-    case DistanceStatus::not_converged: return "not_converged";
-    case DistanceStatus::invalid_input: return "invalid_input";
-  }
-  return "unknown";
-}
-
 bool DistanceOptions::is_valid() const noexcept {
   return tolerance >= 1e-14 && tolerance <= 1e-3 && max_iterations >= 1 && max_iterations <= 10000 &&
          contact.is_valid();
@@ -162,14 +152,14 @@ void euclidean_distance(const Shape& shape1, const Pose& X_W1, const Shape& shap
   out.X_W1 = X_W1;
   out.X_W2 = X_W2;
   out.contact_gap = start.gap;
-  if (start.status == ContactStatus::coincident_origins ||
-      (start.status == ContactStatus::converged && !(start.alpha > 1.0))) {
+  if (start.status == SolveStatus::coincident_origins ||
+      (start.status == SolveStatus::ok && !(start.alpha > 1.0))) {
     out.status = DistanceStatus::touching_or_overlapping;
     out.p1_W = start.p1_W;
     out.p2_W = start.p2_W;
     return;
   }
-  if (start.status != ContactStatus::converged) return set_status_only(out, DistanceStatus::not_converged);
+  if (start.status != SolveStatus::ok) return set_status_only(out, DistanceStatus::not_converged);
 
   // coordinates about body 1's origin (world axes)
   const Vec3 base = X_W1.p, t2 = X_W2.p - X_W1.p;

@@ -8,15 +8,6 @@
 
 namespace diffcol::idcol {
 
-const char* status_name(DistanceDerivativeStatus s) {
-  switch (s) {
-    case DistanceDerivativeStatus::ok: return "ok";
-    case DistanceDerivativeStatus::distance_only: return "distance_only";
-    case DistanceDerivativeStatus::not_separated: return "not_separated";
-  }
-  return "unknown";
-}
-
 namespace {
 void world_distance_derivatives(const DistanceResult& r, DistanceDerivatives& out) {
   out = DistanceDerivatives{};

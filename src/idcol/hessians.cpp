@@ -218,7 +218,7 @@ DIFFCOL_TARGET_CLONES DIFFCOL_HESSIAN_FLATTEN void hessians(const Shape& shape1,
   double check = 0.0;
   for (int i = 0; i < 6; ++i)
     for (int p = 0; p < 21; ++p) check += S.D2[i][p];
-  if (!std::isfinite(check)) return zero(out, DerivativeStatus::singular_kkt, frame);
+  if (!std::isfinite(check)) return zero(out, DerivativeStatus::singular, frame);
 
   // ---- second derivatives of the outputs along (a, b)
   out.status = DerivativeStatus::ok;
@@ -282,7 +282,7 @@ DIFFCOL_TARGET_CLONES DIFFCOL_HESSIAN_FLATTEN void hessians(const Shape& shape1,
     }
   if (!std::isfinite(out.H_alpha_X12.sum() + out.H_gap_X12.sum() + out.H_normal_B1_X12[0].sum() +
                      out.H_normal_B1_X12[1].sum() + out.H_normal_B1_X12[2].sum()))
-    return zero(out, DerivativeStatus::singular_kkt, frame);
+    return zero(out, DerivativeStatus::singular, frame);
 
   // ---- both poses
   const Pose& X1 = sol.X_W1;
@@ -351,10 +351,10 @@ namespace {
 // Ĵ⁻¹ = D_c⁻¹ J_c⁻¹ D_r⁻¹ whose columns come with the right-hand sides X[.][n0 ..].
 DerivativeStatus first_status(const ContactSolution& sol) {
   switch (sol.status) {
-    case ContactStatus::converged: break;
-    case ContactStatus::coincident_origins: return DerivativeStatus::coincident_origins;
-    case ContactStatus::not_converged: return DerivativeStatus::not_converged;
-    case ContactStatus::invalid_input: return DerivativeStatus::invalid_input;
+    case SolveStatus::ok: break;
+    case SolveStatus::coincident_origins: return DerivativeStatus::coincident_origins;
+    case SolveStatus::invalid_input: return DerivativeStatus::invalid_input;
+    default: return DerivativeStatus::solve_failed;
   }
   if (!(sol.alpha > 0.0) || !std::isfinite(sol.alpha) || !(sol.X_12.p.norm() > 0.0))
     return DerivativeStatus::coincident_origins;
@@ -375,7 +375,7 @@ DIFFCOL_TARGET_CLONES DIFFCOL_HESSIAN_FLATTEN void parameter_derivatives(const S
   const Vec3& r = sol.X_12.p;
   const double L = sol.p1_B1.norm() + (sol.p2_B1 - r).norm();
   if (st == DerivativeStatus::ok && !(L > 0.0 && std::isfinite(L) && sol.kkt_lu.min_pivot > 0.0))
-    st = DerivativeStatus::singular_kkt;
+    st = DerivativeStatus::singular;
   if (st != DerivativeStatus::ok) {
     out.status = st;
     return;
@@ -426,7 +426,7 @@ DIFFCOL_TARGET_CLONES DIFFCOL_HESSIAN_FLATTEN void parameter_derivatives(const S
     for (int c = 0; c < K; ++c) sum += X[i][c];
   const double cond = norm_J * norm_inv;
   if (!std::isfinite(cond) || !std::isfinite(sum) || !(cond > 0.0)) {
-    out.status = DerivativeStatus::singular_kkt;
+    out.status = DerivativeStatus::singular;
     return;
   }
   if (!(cond <= kMaxKktCondition)) {

@@ -18,16 +18,6 @@
 
 namespace diffcol::idcol {
 
-const char* status_name(SolveStatus s) {
-  switch (s) {
-    case SolveStatus::ok: return "converged";
-    case SolveStatus::coincident_origins: return "coincident_origins";
-    case SolveStatus::not_converged: return "not_converged";
-    case SolveStatus::invalid_input: return "invalid_input";
-  }
-  return "unknown";
-}
-
 namespace {
 
 // Continuation (Sec. IV-C): every sharp shape has smoother members of its family. Stages:

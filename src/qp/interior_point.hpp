@@ -179,7 +179,7 @@ void solve_qp(const QpProblem<N, MaxM>& pb, const QpOptions& opt, QpSolution<N, 
   using VecN = Eigen::Matrix<double, N, 1>;
   using VecM = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, MaxM, 1>;
   const int m = pb.m();
-  out.status = QpStatus::invalid_input;
+  out.status = SolveStatus::invalid_input;
   out.iterations = 0;
   out.polished = false;
   out.unique = false;
@@ -205,7 +205,7 @@ void solve_qp(const QpProblem<N, MaxM>& pb, const QpOptions& opt, QpSolution<N, 
   // Start (W = I): minimize ½xᵀPx + cᵀx + ½‖Gx − h‖², then shift s, λ into the positive orthant.
   Eigen::LLT<MatN> llt(pb.P + G.transpose() * G);
   if (llt.info() != Eigen::Success) {
-    out.status = QpStatus::numerical_failure;
+    out.status = SolveStatus::numerical_error;
     return;
   }
   VecN x = llt.solve(G.transpose() * pb.h - pb.c);
@@ -225,7 +225,7 @@ void solve_qp(const QpProblem<N, MaxM>& pb, const QpOptions& opt, QpSolution<N, 
     dl = (v2_ - lam.cwiseProduct(ds)).cwiseQuotient(s);
   };
 
-  QpStatus status = QpStatus::max_iterations;
+  SolveStatus status = SolveStatus::not_converged;
   double mu = 0.0;
   for (int it = 0;; ++it) {
     rx = pb.P * x + pb.c + G.transpose() * lam;
@@ -234,7 +234,7 @@ void solve_qp(const QpProblem<N, MaxM>& pb, const QpOptions& opt, QpSolution<N, 
     const double obj = 0.5 * x.dot(pb.P * x) + pb.c.dot(x);
     if (rx.cwiseAbs().maxCoeff() <= opt.tolerance * cscale && rp.cwiseAbs().maxCoeff() <= opt.tolerance * hscale &&
         mu <= opt.tolerance * (1.0 + std::abs(obj))) {
-      status = QpStatus::solved;
+      status = SolveStatus::ok;
       break;
     }
     if (it >= opt.max_iterations) break;
@@ -249,7 +249,7 @@ void solve_qp(const QpProblem<N, MaxM>& pb, const QpOptions& opt, QpSolution<N, 
       llt.compute(M);
     }
     if (llt.info() != Eigen::Success) {
-      status = QpStatus::numerical_failure;
+      status = SolveStatus::numerical_error;
       break;
     }
     // Affine (predictor) step, eq. (7).
@@ -285,7 +285,7 @@ void solve_qp(const QpProblem<N, MaxM>& pb, const QpOptions& opt, QpSolution<N, 
       a *= 0.8;
     }
     if (!(dx.allFinite() && ds.allFinite() && dl.allFinite()) || !(a > 0.0)) {
-      status = QpStatus::numerical_failure;
+      status = SolveStatus::numerical_error;
       break;
     }
     x += a * dx;
@@ -306,7 +306,7 @@ void solve_qp(const QpProblem<N, MaxM>& pb, const QpOptions& opt, QpSolution<N, 
   VecM lam_new;
   int drop = -1, add = -1;
   bool ok = active_set_solve(pb, opt, active, x, out, x_new, lam_new, drop, add);
-  if (status == QpStatus::solved && opt.polish && !ok) {
+  if (status == SolveStatus::ok && opt.polish && !ok) {
     // Weakly active constraints (s_i, λ_i both small) can be misclassified: a few primal
     // active-set corrections from the interior-point iterate (drop the most negative
     // multiplier, else add the most violated constraint).
@@ -342,7 +342,7 @@ void solve_qp(const QpProblem<N, MaxM>& pb, const QpOptions& opt, QpSolution<N, 
     }
   }
   out.active = active;
-  if (status == QpStatus::solved && opt.polish && ok) {
+  if (status == SolveStatus::ok && opt.polish && ok) {
     out.x = x_new;
     out.lambda = lam_new;
     out.polished = true;

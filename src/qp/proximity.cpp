@@ -10,17 +10,6 @@
 
 namespace diffcol::qp {
 
-const char* status_name(ProximityStatus s) {
-  switch (s) {
-    case ProximityStatus::ok: return "ok";
-    case ProximityStatus::not_converged: return "not_converged";
-    case ProximityStatus::solver_failure: return "solver_failure";
-    case ProximityStatus::invalid_input: return "invalid_input";
-    case ProximityStatus::not_certified: return "not_certified";
-  }
-  return "unknown";
-}
-
 namespace {
 
 using Mat32 = Eigen::Matrix<double, 3, 2>;
@@ -35,7 +24,7 @@ bool usable(const Pose& X_W1, const Pose& X_W2, const ProximityOptions& opt) {
 
 void set_invalid(ProximityResult& out) {
   out = ProximityResult{};
-  out.status = ProximityStatus::invalid_input;
+  out.status = SolveStatus::invalid_input;
 }
 
 // φ (20), signed distance, normal and the padded closest points (21)–(22) from the witness points
@@ -66,16 +55,6 @@ void finish(const Vec3& p1, const Vec3& p2, const Vec3& core1_B1, const Vec3& co
 void finish(const Vec3& p1, const Vec3& p2, const Vec3& core1_B1, const Vec3& core2_B2, double R1, double R2,
             double rho_sum, const ProximityOptions& opt, ProximityResult& out) {
   finish(p1, p2, core1_B1, core2_B2, p1 - p2, R1, R2, rho_sum, opt, out);
-}
-
-ProximityStatus from_qp(QpStatus s) {
-  switch (s) {
-    case QpStatus::solved: return ProximityStatus::ok;
-    case QpStatus::max_iterations: return ProximityStatus::not_converged;
-    case QpStatus::numerical_failure: return ProximityStatus::solver_failure;
-    case QpStatus::invalid_input: return ProximityStatus::invalid_input;
-  }
-  return ProximityStatus::solver_failure;
 }
 
 // Copies an interior-point solution into the result's QP record; returns whether the witness
@@ -222,7 +201,7 @@ void solve_certified(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2,
     QpSolution<N, MaxM> sol;
     solve_qp(pb, qo, sol);
     r.unique_minimizer = record_qp(sol, F, k1, r.qp);
-    r.status = from_qp(sol.status);
+    r.status = sol.status;
     r.length_unit = L;
     r.penetration = false;
     r.axis = PenetrationAxis::none;
@@ -246,7 +225,7 @@ void solve_certified(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2,
   };
   solve(opt.qp, out);
   bool overlap = false;  // cores within the tolerance of touching that the separating axes prove overlapping
-  if (out.status == ProximityStatus::ok && !certify_in_unit(s1, X1, s2, X2, L, opt, out, &overlap)) {
+  if (out.status == SolveStatus::ok && !certify_in_unit(s1, X1, s2, X2, L, opt, out, &overlap)) {
     QpOptions tight = opt.qp;
     tight.tolerance = std::max(1e-3 * tight.tolerance, 1e-15);
     tight.max_iterations = std::max(tight.max_iterations, 200);
@@ -254,20 +233,20 @@ void solve_certified(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2,
     solve(tight, again);
     bool overlap_again = false;
     const bool ok =
-        again.status == ProximityStatus::ok && certify_in_unit(s1, X1, s2, X2, L, opt, again, &overlap_again);
-    if (ok || (again.status == ProximityStatus::ok &&
+        again.status == SolveStatus::ok && certify_in_unit(s1, X1, s2, X2, L, opt, again, &overlap_again);
+    if (ok || (again.status == SolveStatus::ok &&
                again.core_distance - again.core_distance_lower_bound < out.core_distance - out.core_distance_lower_bound)) {
       out = again;
       overlap = overlap_again;
     }
-    if (!ok) out.status = ProximityStatus::not_certified;
-  } else if (out.status != ProximityStatus::ok) {
+    if (!ok) out.status = SolveStatus::not_certified;
+  } else if (out.status != SolveStatus::ok) {
     out.core_distance_lower_bound = 0.0;
   }
   // Within the tolerance of touching but overlapping (the QP's distance is only accurate to its
   // tolerance, above core_contact_tolerance): the penetration measure, as for touching cores.
-  if (overlap && out.status == ProximityStatus::ok) out.cores_touch = true;
-  if (out.cores_touch && (out.status == ProximityStatus::ok || out.status == ProximityStatus::not_certified)) {
+  if (overlap && out.status == SolveStatus::ok) out.cores_touch = true;
+  if (out.cores_touch && (out.status == SolveStatus::ok || out.status == SolveStatus::not_certified)) {
     // Overlapping cores: the QP distance is 0 on a whole region; the signed core distance
     // max_n s(n) (≤ 0: minus the penetration depth of core 1 − core 2) keeps a gradient.
     const double inv = 1.0 / L;
@@ -276,7 +255,7 @@ void solve_certified(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2,
         detail::core_vertices(s1, X1, X2.p, inv), detail::core_vertices(s2, X2, X2.p, inv), &w1, &w2);
     if (ax.kind != detail::AxisKind::none && ax.s > opt.certificate_tolerance) {
       // a separating axis proves the cores apart: the QP's touching answer is refuted
-      out.status = ProximityStatus::not_certified;
+      out.status = SolveStatus::not_certified;
     } else if (ax.kind != detail::AxisKind::none) {
       const double s = std::min(ax.s, 0.0) * L;
       out.core1_W = X2.p + ax.a * L;
@@ -395,7 +374,7 @@ void proximity(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pos
     info.polished = false;
     info.S.setZero();
     info.S.topLeftCorner<2, 2>() = box.S;
-    out.status = ProximityStatus::ok;
+    out.status = SolveStatus::ok;
     out.unique_minimizer = box.unique || P(0, 0) == 0.0 || P(1, 1) == 0.0;
   } else {
     QpProblem<2, 4> pb;
@@ -410,7 +389,7 @@ void proximity(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pos
     Eigen::Matrix<double, 3, 2> F;
     F << u1, -u2;
     out.unique_minimizer = record_qp(sol, F, 1, info);
-    out.status = from_qp(sol.status);
+    out.status = sol.status;
   }
   out.length_unit = 1.0;
   out.penetration = false;

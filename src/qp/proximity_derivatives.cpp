@@ -8,17 +8,6 @@
 
 namespace diffcol::qp {
 
-const char* status_name(ProximityDerivativeStatus s) {
-  switch (s) {
-    case ProximityDerivativeStatus::ok: return "ok";
-    case ProximityDerivativeStatus::non_unique_minimizer: return "non_unique_minimizer";
-    case ProximityDerivativeStatus::cores_touch: return "cores_touch";
-    case ProximityDerivativeStatus::not_solved: return "not_solved";
-    case ProximityDerivativeStatus::invalid_input: return "invalid_input";
-  }
-  return "unknown";
-}
-
 namespace {
 
 using Mat312 = Eigen::Matrix<double, 3, 12>;
@@ -44,7 +33,7 @@ void derivatives_core(const Pose& X1, const Pose& X2, const Eigen::Matrix<double
   if (!res.ok() || !X1.is_valid() || !X2.is_valid()) {
     out = ProximityDerivatives{};
     out.frame = frame;
-    out.status = res.ok() ? ProximityDerivativeStatus::invalid_input : ProximityDerivativeStatus::not_solved;
+    out.status = res.ok() ? DerivativeStatus::invalid_input : DerivativeStatus::solve_failed;
     return;
   }
   const Eigen::Matrix<double, 3, K1> A1 = X1.R * E1_B;
@@ -91,11 +80,11 @@ void derivatives_core(const Pose& X1, const Pose& X2, const Eigen::Matrix<double
   store_split(dc2, out.J_p2_W_X1, out.J_p2_W_X2, X1, X2, frame);
   store_split(dn, out.J_normal_W_X1, out.J_normal_W_X2, X1, X2, frame);
   if (res.cores_touch)
-    out.status = ProximityDerivativeStatus::cores_touch;
+    out.status = DerivativeStatus::cores_touch;
   else if (!res.unique_minimizer)
-    out.status = ProximityDerivativeStatus::non_unique_minimizer;
+    out.status = DerivativeStatus::non_unique_minimizer;
   else
-    out.status = res.unique_minimizer ? ProximityDerivativeStatus::ok : ProximityDerivativeStatus::non_unique_minimizer;
+    out.status = res.unique_minimizer ? DerivativeStatus::ok : DerivativeStatus::non_unique_minimizer;
 }
 
 
@@ -201,7 +190,7 @@ void penetration_derivatives(const S1& s1, const Pose& X1, const S2& s2, const P
   store_split(dc1, out.J_p1_W_X1, out.J_p1_W_X2, X1, X2, out.frame);
   store_split(dc2, out.J_p2_W_X1, out.J_p2_W_X2, X1, X2, out.frame);
   store_split(dn, out.J_normal_W_X1, out.J_normal_W_X2, X1, X2, out.frame);
-  out.status = res.unique_minimizer ? ProximityDerivativeStatus::ok : ProximityDerivativeStatus::non_unique_minimizer;
+  out.status = res.unique_minimizer ? DerivativeStatus::ok : DerivativeStatus::non_unique_minimizer;
 }
 
 Eigen::Matrix<double, 3, 1> segment_E(const Capsule& c) { return c.a_B() - c.b_B(); }
@@ -216,7 +205,7 @@ Eigen::Matrix<double, 3, 2> plane_E() {
 void proximity_derivatives(const Capsule& s1, const Pose& X_W1, const Capsule& s2, const Pose& X_W2,
                            const ProximityResult& r, ProximityDerivatives& out, ReferenceFrame frame) {
   derivatives_core<1, 1>(X_W1, X_W2, segment_E(s1), segment_E(s2), s1.radius(), s2.radius(), r, frame, out);
-  if (out.status == ProximityDerivativeStatus::cores_touch && r.normal_W.squaredNorm() > 0.0) {
+  if (out.status == DerivativeStatus::cores_touch && r.normal_W.squaredNorm() > 0.0) {
     // Crossing axes (proximity's one-sided normal n = σ(u1 × u2)/‖u1 × u2‖): on that side the
     // signed distance is n·(p2 − p1) − (R1 + R2), whose derivative is nᵀ(δp2 − δp1) at fixed
     // witnesses (n ⊥ both axes: sliding along them does not count).
@@ -252,14 +241,14 @@ void proximity_derivatives(const Capsule& s1, const Pose& X_W1, const Capsule& s
 void proximity_derivatives(const PaddedPolygon& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2,
                            const ProximityResult& r, ProximityDerivatives& out, ReferenceFrame frame) {
   derivatives_core<2, 2>(X_W1, X_W2, plane_E(), plane_E(), s1.radius(), s2.radius(), r, frame, out);
-  if (r.penetration && out.status == ProximityDerivativeStatus::cores_touch)
+  if (r.penetration && out.status == DerivativeStatus::cores_touch)
     penetration_derivatives(s1, X_W1, s2, X_W2, r, out);
 }
 
 void proximity_derivatives(const Capsule& s1, const Pose& X_W1, const PaddedPolygon& s2, const Pose& X_W2,
                            const ProximityResult& r, ProximityDerivatives& out, ReferenceFrame frame) {
   derivatives_core<1, 2>(X_W1, X_W2, segment_E(s1), plane_E(), s1.radius(), s2.radius(), r, frame, out);
-  if (r.penetration && out.status == ProximityDerivativeStatus::cores_touch)
+  if (r.penetration && out.status == DerivativeStatus::cores_touch)
     penetration_derivatives(s1, X_W1, s2, X_W2, r, out);
 }
 
@@ -288,7 +277,7 @@ void proximity_gradient(const Capsule& s1, const Pose& X_W1, const Capsule& s2, 
   // as proximity(): invalid poses or bodies more than kMaxRelativeCoordinate apart
   if (!X_W1.is_valid() || !X_W2.is_valid() ||
       !((X_W1.p - X_W2.p).cwiseAbs().maxCoeff() <= kMaxRelativeCoordinate)) {
-    out.status = ProximityStatus::invalid_input;
+    out.status = SolveStatus::invalid_input;
     out.phi = out.signed_distance = 0.0;
     out.J_phi_X1.setZero();
     out.J_phi_X2.setZero();
@@ -306,7 +295,7 @@ void proximity_gradient(const Capsule& s1, const Pose& X_W1, const Capsule& s2, 
   const double dist2 = d.squaredNorm();
   out.phi = dist2 - R * R;
   out.signed_distance = std::sqrt(dist2) - R;
-  out.status = ProximityStatus::ok;
+  out.status = SolveStatus::ok;
   if (frame != ReferenceFrame::local) {
     const Vec3 p1 = b1 + th(0) * u1, p2 = b2 + th(1) * u2;
     out.J_phi_X1 << 2.0 * p1.cross(d).transpose(), 2.0 * d.transpose();

@@ -30,16 +30,6 @@ void QpOptions::validate() const {
 static_assert(2 + kMaxPolygonEdges == 18 && 2 * kMaxPolygonEdges == 32,
               "update the solve_qp instantiations when kMaxPolygonEdges changes");
 
-const char* status_name(QpStatus s) {
-  switch (s) {
-    case QpStatus::solved: return "solved";
-    case QpStatus::max_iterations: return "max_iterations";
-    case QpStatus::numerical_failure: return "numerical_failure";
-    case QpStatus::invalid_input: return "invalid_input";
-  }
-  return "unknown";
-}
-
 // ============================================================== Algorithms 4–5: 2-D box QP
 
 BoxQp2Solution solve_box_qp_2d(const Eigen::Matrix2d& P, const Eigen::Vector2d& c, double det,

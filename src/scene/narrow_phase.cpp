@@ -89,7 +89,7 @@ bool take_distance(const E& e, PairResult& r) {
   if (e.status == Status::touching_or_overlapping) {
     r.has_distance = true;  // closer than the layer's floor: 0, the witness points kept
   } else {
-    r.status = PairStatus::not_converged;
+    r.status = SolveStatus::not_converged;
     r.solver_status = status_name(e.status);
   }
   return false;
@@ -111,12 +111,12 @@ void solve_idcol(idcol::ContactPair& pair, const Pose& X1, const Pose& X2, const
                  PairDerivatives* d) {
   Scratch& s = scratch();
   const idcol::ContactSolution& sol = pair.solve(X1, X2);
-  r.solver_status = idcol::status_name(sol.status);
+  r.solver_status = diffcol::status_name(sol.status);
   switch (sol.status) {
-    case idcol::ContactStatus::converged: r.status = PairStatus::ok; break;
-    case idcol::ContactStatus::coincident_origins: r.status = PairStatus::coincident_origins; break;
-    case idcol::ContactStatus::not_converged: r.status = PairStatus::not_converged; break;
-    case idcol::ContactStatus::invalid_input: r.status = PairStatus::invalid_input; break;
+    case diffcol::SolveStatus::ok: r.status = SolveStatus::ok; break;
+    case diffcol::SolveStatus::coincident_origins: r.status = SolveStatus::coincident_origins; break;
+    case diffcol::SolveStatus::invalid_input: r.status = SolveStatus::invalid_input; break;
+    default: r.status = SolveStatus::not_converged; break;
   }
   r.has_alpha = r.has_gap = true;
   r.alpha = sol.alpha;
@@ -175,14 +175,14 @@ void solve_dcol_ordered(const dcol::Primitive& p1, const Pose& X1, const dcol::P
 void solve_dcol(const dcol::Primitive& p1, const Pose& X1, const dcol::Primitive& p2, const Pose& X2,
                 const QueryOptions& o, PairResult& r, PairDerivatives* d) {
   solve_dcol_ordered(p1, X1, p2, X2, o, r, d);
-  const dcol::SolveStatus first = scratch().dcol_contact.status;
-  if (first == dcol::SolveStatus::converged || first == dcol::SolveStatus::coincident_origins ||
-      first == dcol::SolveStatus::invalid_input)
+  const diffcol::SolveStatus first = scratch().dcol_contact.status;
+  if (first == diffcol::SolveStatus::ok || first == diffcol::SolveStatus::coincident_origins ||
+      first == diffcol::SolveStatus::invalid_input)
     return;
   PairResult other = r;
   PairDerivatives other_d;
   solve_dcol_ordered(p2, X2, p1, X1, o, other, d ? &other_d : nullptr);
-  if (scratch().dcol_contact.status != dcol::SolveStatus::converged) return;  // keep the first failure
+  if (scratch().dcol_contact.status != diffcol::SolveStatus::ok) return;  // keep the first failure
   swap_sides(other, d ? &other_d : nullptr);
   r = other;
   if (d) *d = other_d;
@@ -193,12 +193,12 @@ void solve_dcol_ordered(const dcol::Primitive& p1, const Pose& X1, const dcol::P
   Scratch& s = scratch();
   dcol::ContactResult& res = s.dcol_contact;
   dcol::solve_contact(p1, X1, p2, X2, res);
-  r.solver_status = dcol::status_name(res.status);
+  r.solver_status = diffcol::status_name(res.status);
   switch (res.status) {
-    case dcol::SolveStatus::converged: r.status = PairStatus::ok; break;
-    case dcol::SolveStatus::coincident_origins: r.status = PairStatus::coincident_origins; break;
-    case dcol::SolveStatus::invalid_input: r.status = PairStatus::invalid_input; break;
-    default: r.status = PairStatus::not_converged; break;
+    case diffcol::SolveStatus::ok: r.status = SolveStatus::ok; break;
+    case diffcol::SolveStatus::coincident_origins: r.status = SolveStatus::coincident_origins; break;
+    case diffcol::SolveStatus::invalid_input: r.status = SolveStatus::invalid_input; break;
+    default: r.status = SolveStatus::not_converged; break;
   }
   r.has_alpha = r.has_gap = true;
   r.alpha = res.alpha;
@@ -244,11 +244,11 @@ void solve_qp(const CollisionShape& a, const Pose& X1, const CollisionShape& b, 
     }
   };
   std::visit(solve, a.variant(), b.variant());
-  r.solver_status = qp::status_name(res.status);
+  r.solver_status = diffcol::status_name(res.status);
   switch (res.status) {
-    case qp::ProximityStatus::ok: r.status = PairStatus::ok; break;
-    case qp::ProximityStatus::invalid_input: r.status = PairStatus::invalid_input; break;
-    default: r.status = PairStatus::not_converged; break;
+    case diffcol::SolveStatus::ok: r.status = SolveStatus::ok; break;
+    case diffcol::SolveStatus::invalid_input: r.status = SolveStatus::invalid_input; break;
+    default: r.status = SolveStatus::not_converged; break;
   }
   r.has_distance = true;
   r.distance = res.signed_distance;
@@ -259,7 +259,7 @@ void solve_qp(const CollisionShape& a, const Pose& X1, const CollisionShape& b, 
   r.normal_W = res.normal_W;
   if (!d || !r.ok() || !reported(r, o)) return;
   const qp::ProximityDerivatives& q = s.qp_derivatives;
-  using DS = qp::ProximityDerivativeStatus;
+  using DS = diffcol::DerivativeStatus;
   if (q.status != DS::ok && q.status != DS::non_unique_minimizer) return;
   d->ok = true;
   put(d->J_distance, q.J_signed_distance_X1, q.J_signed_distance_X2);

@@ -24,16 +24,6 @@ void check_pose(const Pose& X, const char* what) {
 
 }  // namespace
 
-const char* status_name(PairStatus s) {
-  switch (s) {
-    case PairStatus::ok: return "ok";
-    case PairStatus::coincident_origins: return "coincident_origins";
-    case PairStatus::not_converged: return "not_converged";
-    case PairStatus::invalid_input: return "invalid_input";
-  }
-  return "unknown";
-}
-
 void QueryOptions::validate() const {
   if (!(margin >= 0.0) || !std::isfinite(margin))
     throw std::invalid_argument("QueryOptions::margin must be finite and >= 0 (got " + std::to_string(margin) + ")");

@@ -162,7 +162,7 @@ const char* shape_type_name(ShapeType t) {
 Sphere::Sphere(double radius) : R_(radius), inv_R_(1.0 / radius) { require_length(radius, "sphere", "radius"); }
 
 // ---------------------------------------------------------------- superellipsoid
-Superellipsoid::Superellipsoid(int n, double a, double b, double c, double epsilon)
+Superellipsoid::Superellipsoid(double a, double b, double c, int n, double epsilon)
     : n_(n), eps_(n > 1 ? epsilon : 0.0), sqrt_count_(detail::sqrt_count_for(n)) {
   require_exponent(n, "superellipsoid");
   require_length(a, "superellipsoid", "semi-axis a");
@@ -183,7 +183,7 @@ double Superellipsoid::value(const Vec3& y) const {
 }
 
 // ---------------------------------------------------------------- superelliptic cylinder
-SuperellipticCylinder::SuperellipticCylinder(int n, double radius, double half_height, double epsilon)
+SuperellipticCylinder::SuperellipticCylinder(double radius, double half_height, int n, double epsilon)
     : n_(n), eps_(n > 1 ? epsilon : 0.0), sqrt_count_(detail::sqrt_count_for(n)) {
   require_exponent(n, "superelliptic_cylinder");
   require_length(radius, "superelliptic_cylinder", "radius R");
@@ -326,8 +326,8 @@ double SmoothPolytope::value(const Vec3& y) const {
 }
 
 // ---------------------------------------------------------------- smooth truncated cone
-SmoothTruncatedCone::SmoothTruncatedCone(double beta, double bottom_radius, double top_radius, double a,
-                                         double b)
+SmoothTruncatedCone::SmoothTruncatedCone(double bottom_radius, double top_radius, double a, double b,
+                                         double beta)
     : beta_(beta), Rb_(bottom_radius), Rt_(top_radius), a_(a), b_(b) {
   require_positive(beta, "smooth_truncated_cone", "beta");
   require_length(bottom_radius, "smooth_truncated_cone", "bottom radius");

@@ -338,19 +338,19 @@ SmoothPolytopeFit fit_smooth_convex_hull(const std::vector<Vec3>& points, double
 }
 
 SuperellipsoidFit fit_superellipsoid_to_box(double hx, double hy, double hz, double tolerance, double epsilon) {
-  Superellipsoid(2, hx, hy, hz, epsilon);  // validates the half-extents and ε (n = 1 ignores ε)
+  Superellipsoid(hx, hy, hz, 2, epsilon);  // validates the half-extents and ε (n = 1 ignores ε)
   return fit_exponent<SuperellipsoidFit>(
       tolerance, std::min({hx, hy, hz}), "fit_superellipsoid_to_box",
-      [&](int n) { return Superellipsoid(n, hx, hy, hz, epsilon); },
+      [&](int n) { return Superellipsoid(hx, hy, hz, n, epsilon); },
       [](const Superellipsoid& s) { return superellipsoid_box_hausdorff_distance(s); });
 }
 
 SuperellipticCylinderFit fit_superelliptic_cylinder(double radius, double half_height, double tolerance,
                                                     double epsilon) {
-  SuperellipticCylinder(2, radius, half_height, epsilon);  // validates R, h and ε
+  SuperellipticCylinder(radius, half_height, 2, epsilon);  // validates R, h and ε
   return fit_exponent<SuperellipticCylinderFit>(
       tolerance, std::min(radius, half_height), "fit_superelliptic_cylinder",
-      [&](int n) { return SuperellipticCylinder(n, radius, half_height, epsilon); },
+      [&](int n) { return SuperellipticCylinder(radius, half_height, n, epsilon); },
       [](const SuperellipticCylinder& s) { return superelliptic_cylinder_hausdorff_distance(s); });
 }
 

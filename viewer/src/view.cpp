@@ -362,7 +362,7 @@ std::string scene_json(const Shape& shape1, const std::vector<Pose>& X_W1, const
   for (size_t i = 0; i < frames.size(); ++i) {
     const ViewFrame& f = frames[i];
     const idcol::ContactSolution& s = f.solution;
-    append_frame_head(out, i, f.X_W1, f.X_W2, idcol::status_name(s.status), s.ok());
+    append_frame_head(out, i, f.X_W1, f.X_W2, diffcol::status_name(s.status), s.ok());
     out += ",\"iterations\":" + std::to_string(s.iterations);
     append_field(out, "alpha", s.alpha);
     append_field(out, "gap", s.gap);
@@ -943,7 +943,7 @@ std::string dcol_scene_json(const dcol::Primitive& shape1, const std::vector<Pos
   std::string out = scene_head("dcol", options, bodies, poses);
   for (size_t i = 0; i < frames.size(); ++i) {
     const DcolViewFrame& f = frames[i];
-    append_frame_head(out, i, f.X_WS1, f.X_WS2, dcol::status_name(f.status), f.ok());
+    append_frame_head(out, i, f.X_WS1, f.X_WS2, diffcol::status_name(f.status), f.ok());
     out += ",\"iterations\":" + std::to_string(f.iterations);
     append_field(out, "alpha", f.alpha);
     append_field(out, "gap", f.gap);
@@ -1008,7 +1008,7 @@ std::string qp_scene_json(const QpShape& shape1, const std::vector<Pose>& X_W1, 
   std::string out = scene_head("qp", options, bodies, poses);
   for (size_t i = 0; i < results.size(); ++i) {
     const qp::ProximityResult& r = results[i];
-    append_frame_head(out, i, poses[i].first, poses[i].second, qp::status_name(r.status), r.ok());
+    append_frame_head(out, i, poses[i].first, poses[i].second, diffcol::status_name(r.status), r.ok());
     append_field(out, "phi", r.phi);
     append_field(out, "signed_distance", r.signed_distance);
     append_field(out, "core_distance", r.core_distance);

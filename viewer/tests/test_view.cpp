@@ -40,7 +40,7 @@ double beta_integral(double p, double q) {
 }
 
 TEST(MeshSurface, ClosedOrientedManifoldWithEulerCharacteristicTwo) {
-  const Shape shape = Superellipsoid(2, 0.5, 1.0, 1.5);
+  const Shape shape = Superellipsoid(0.5, 1.0, 1.5, 2);
   for (int k = 0; k <= 4; ++k) {
     const SurfaceMesh m = mesh_surface(shape, k);
     const size_t V = m.vertices.size(), F = m.triangles.size();
@@ -116,13 +116,13 @@ TEST(MeshSurface, VolumesMatchClosedForms) {
   for (int n : {2, 4}) {
     const double p = 2.0 * n;
     const double V = 8.0 * 0.5 * 1.0 * 1.5 * std::pow(std::tgamma(1.0 + 1.0 / p), 3) / std::tgamma(1.0 + 3.0 / p);
-    expect_volume_converges(Superellipsoid(n, 0.5, 1.0, 1.5), V, 3e-3, "superellipsoid");
+    expect_volume_converges(Superellipsoid(0.5, 1.0, 1.5, n), V, 3e-3, "superellipsoid");
   }
   // |y1/h|^p + (r/R)^p ≤ 1: V = 2h·πR²·∫_0^1 (1 − s^p)^(2/p) ds
   for (int n : {1, 2, 4}) {
     const double p = 2.0 * n, R = 0.6, h = 0.9;
     const double V = 2.0 * h * M_PI * R * R * beta_integral(p, 2.0 / p);
-    expect_volume_converges(SuperellipticCylinder(n, R, h), V, 2e-3, "superelliptic cylinder");
+    expect_volume_converges(SuperellipticCylinder(R, h, n), V, 2e-3, "superelliptic cylinder");
   }
 }
 
@@ -137,7 +137,7 @@ TEST(MeshSurface, SmoothPolytopeAndConeLieInsideTheirExactShapes) {
   // larger β: closer to the exact box
   EXPECT_GT(mesh_volume(mesh_surface(SmoothPolytope::box(0.5, 1.0, 1.5, 80.0), 5)), Vb);
 
-  const SmoothTruncatedCone cone(20.0, 1.0, 0.5, 1.0, 1.2);
+  const SmoothTruncatedCone cone(1.0, 0.5, 1.0, 1.2, 20.0);
   for (const Vec3& v : mesh_surface(cone, 4).vertices) EXPECT_LE(v.norm(), cone.ray_extent(v.normalized()) + 1e-12);
 }
 
@@ -291,7 +291,7 @@ TEST(SceneJson, HoldsTheMeshesAndTheSolvedFrames) {
   for (size_t i = 0; i < frames.size(); ++i) {
     const auto& f = j["frames"][i];
     const auto& s = frames[i].solution;
-    EXPECT_EQ(f["status"], idcol::status_name(s.status));
+    EXPECT_EQ(f["status"], diffcol::status_name(s.status));
     EXPECT_EQ(f["alpha"].get<double>(), s.alpha);  // %.17g round-trips
     EXPECT_EQ(f["gap"].get<double>(), s.gap);
     for (int k = 0; k < 3; ++k) {
@@ -571,7 +571,7 @@ TEST(DcolScene, HoldsThePrimitivesTheSolvedFramesAndTheNormals) {
   for (size_t i = 0; i < 4; ++i) {
     const auto& f = j["frames"][i];
     const dcol::ContactResult r = dcol::solve_contact(s1, Pose::identity(), s2, X2[i]);
-    EXPECT_EQ(f["status"], dcol::status_name(r.status));
+    EXPECT_EQ(f["status"], diffcol::status_name(r.status));
     EXPECT_EQ(f["alpha"].get<double>(), r.alpha);
     EXPECT_EQ(f["gap"].get<double>(), r.gap);
     EXPECT_LT((json_vec(f["p1_W"]) - r.p1_W).norm(), 1e-15 + 1e-15 * r.p1_W.norm());

@@ -40,7 +40,7 @@
 ///    the twists of the bodies as contact_derivatives does. Equal to contact_derivatives' blocks to
 ///    the solve's accuracy (tests/test_batch.cpp: 1e-6 relative), not bit for bit. Its status is
 ///    ok wherever the solution is a converged KKT point with r ≠ 0 and a valid X_W1, also where
-///    contact_derivatives reports ill_conditioned or singular_kkt (the envelope needs no solve with
+///    contact_derivatives reports ill_conditioned or singular (the envelope needs no solve with
 ///    J_c; it stays accurate there); kkt_condition is 0 (not computed).
 ///  - any other set: idcol::contact_derivatives into a per-query scratch (it computes every block
 ///    at once), then the requested blocks are copied: the same bits as the one-by-one call.

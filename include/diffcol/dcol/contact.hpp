@@ -41,6 +41,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "diffcol/status.hpp"
 #include "diffcol/dcol/primitives.hpp"
 #include "diffcol/math/se3.hpp"
 
@@ -52,20 +53,15 @@ inline constexpr int kMaxConeVars = 8;
 /// polytope contributes a window of kInlinePolytopeFaces faces — + two 4-dim cones).
 inline constexpr int kMaxConeRows = kInlinePolytopeFaces + kMaxPolygonEdges + 8;
 
-enum class SolveStatus : std::uint8_t {
-  converged = 0,           ///< residuals and gap within tolerance (or centred at the requested barrier level)
-  max_iterations = 1,      ///< not converged within max_iterations; fields hold the last iterate
-  numerical_error = 2,     ///< the normal matrix lost positive definiteness or an iterate was not finite;
-                           ///< fields hold the last finite iterate
-  invalid_input = 3,       ///< a pose that is not valid (Pose::invalid_reason: not finite, R not a rotation,
-                           ///< or a position beyond 1e100), or SolveOptions out of range
-                           ///< (SolveOptions::validate); numeric fields are zero
-  coincident_origins = 4,  ///< ‖r_2 − r_1‖ ≤ 1e-100·(outer radii): α* = 0, x* = p1 = p2 = r_1, gap = 0
-  not_certified = 5,       ///< the solver's own tests passed but the independent certificate (certify) did
-                           ///< not, also after a second solve by the interior-point route: the fields hold
-                           ///< that solve's result, not to be trusted
-};
-const char* status_name(SolveStatus s);
+/// Statuses (diffcol::SolveStatus, status.hpp): ok (residuals and gap within tolerance, or centred
+/// at the requested barrier level), not_converged (not within max_iterations; fields hold the last
+/// iterate), numerical_error (the normal matrix lost positive definiteness or an iterate was not
+/// finite; fields hold the last finite iterate), invalid_input (a pose that is not valid:
+/// Pose::invalid_reason, or SolveOptions::validate fails; numeric fields are zero),
+/// coincident_origins (‖r_2 − r_1‖ ≤ 1e-100·(outer radii): α* = 0, x* = p1 = p2 = r_1, gap = 0),
+/// not_certified (the solver's own tests passed but the independent certificate (certify) did not,
+/// also after a second solve by the interior-point route: the fields hold that solve's result, not
+/// to be trusted).
 
 /// Where the returned solution's Newton iterations (the polish, docs/dcol.md) started: a
 /// diagnostic of the solver's path, the result is the same KKT point either way.
@@ -216,7 +212,7 @@ struct ContactResult {
   Pose X_WB1, X_WB2;              ///< the body poses passed in (identity on invalid_input)
   ConeKkt kkt;                    ///< final iterate and factorization (for contact_derivatives)
 
-  bool ok() const { return status == SolveStatus::converged; }
+  bool ok() const { return status == SolveStatus::ok; }
 };
 
 /// Relative tolerance of the certificate below (ContactResult::certificate_gap).

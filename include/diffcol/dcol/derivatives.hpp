@@ -41,6 +41,7 @@
 
 #include <Eigen/Core>
 
+#include "diffcol/status.hpp"
 #include "diffcol/dcol/contact.hpp"
 #include "diffcol/math/se3.hpp"
 
@@ -49,14 +50,9 @@ namespace diffcol::dcol {
 using RowVec6 = Eigen::Matrix<double, 1, 6>;
 using Mat36 = Eigen::Matrix<double, 3, 6, Eigen::RowMajor>;
 
-enum class DerivativeStatus : std::uint8_t {
-  ok = 0,
-  coincident_origins = 1,  ///< α* = 0: not differentiable (α* ∝ ‖r_2 − r_1‖ along rays)
-  not_converged = 2,       ///< the solve did not converge (status max_iterations / numerical_error)
-  invalid_input = 3,       ///< the solve had invalid input
-  singular_kkt = 4,        ///< no factorization at the final iterate, or a non-finite derivative
-};
-const char* derivative_status_name(DerivativeStatus s);
+/// Derivative statuses (diffcol::DerivativeStatus, status.hpp): ok, coincident_origins (α* = 0: not
+/// differentiable, α* ∝ ‖r_2 − r_1‖ along rays), solve_failed (the solve's status is not ok),
+/// invalid_input, singular (no factorization at the final iterate, or a non-finite derivative).
 
 /// First-order derivatives of one ContactResult (see the file comment for conventions).
 struct ContactDerivatives {

@@ -45,6 +45,7 @@
 
 #include <Eigen/Core>
 
+#include "diffcol/status.hpp"
 #include "diffcol/dcol/contact.hpp"
 #include "diffcol/dcol/derivatives.hpp"
 #include "diffcol/dcol/primitives.hpp"
@@ -52,14 +53,8 @@
 
 namespace diffcol::dcol {
 
-enum class DistanceStatus : std::uint8_t {
-  separated = 0,
-  touching_or_overlapping = 1,
-  not_certified = 2,
-  invalid_input = 3,
-};
-/// "separated", "touching_or_overlapping", "not_certified", "invalid_input".
-const char* status_name(DistanceStatus s);
+/// Statuses (diffcol::DistanceStatus, status.hpp): separated (certified), touching_or_overlapping,
+/// not_certified (the iterations ended above the tolerance), invalid_input.
 
 struct DistanceOptions {
   /// Certificate tolerance on distance − lower_bound, relative to max(distance, r1 + r2) (see the
@@ -128,17 +123,11 @@ DistanceResult euclidean_distance(const Primitive& shape1, const Pose& X_WB1, co
 
 // ------------------------------------------------------------------------------------ derivatives
 
-/// Why (some) derivatives are not available.
-enum class DistanceDerivativeStatus : std::uint8_t {
-  ok = 0,
-  /// The distance Jacobians are set (the envelope theorem holds whenever the distance is
-  /// certified), the closest-point and normal Jacobians are zero: the closest points are not
-  /// unique (parallel faces, an edge parallel to a face, parallel edges, a cylinder's side along
-  /// a face: singular feature Hessian) or their features were not identified.
-  distance_only = 1,
-  not_separated = 2,  ///< the result is not `separated`: every block zero
-};
-const char* status_name(DistanceDerivativeStatus s);
+/// Derivative statuses (diffcol::DistanceDerivativeStatus): ok; distance_only (the distance
+/// Jacobians are set, the envelope theorem holds whenever the distance is certified; the
+/// closest-point and normal Jacobians are zero: the closest points are not unique (parallel faces,
+/// an edge parallel to a face, parallel edges, a cylinder's side along a face: singular feature
+/// Hessian) or their features were not identified); not_separated (every block zero).
 
 /// Derivatives of a DistanceResult with respect to the world twists of both bodies, in the
 /// convention of derivatives.hpp: [ω; v], X_WBi ← exp(η_i^)·X_WBi; J_<out>_X<i>: rows = output

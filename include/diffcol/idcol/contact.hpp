@@ -18,23 +18,19 @@
 
 #include <cstdint>
 
+#include "diffcol/status.hpp"
 #include "diffcol/math/lu6.hpp"
 #include "diffcol/math/se3.hpp"
 #include "diffcol/shapes/shape.hpp"
 
 namespace diffcol::idcol {
 
-enum class SolveStatus : std::uint8_t {
-  converged = 0,          ///< ‖W f_c‖ < tolerance at a KKT point with λ1, λ2 > 0 (rows (10c)
-                          ///< measured in units of the pair's size: SolveOptions::tolerance)
-  coincident_origins = 1, ///< ‖r‖ ≤ coincident_tolerance: α = 0, x = 0, λ = 0; p1, p2, normal
-                          ///< and gap are the finite limits as r → 0 along r (body-1 x axis if r = 0)
-  not_converged = 2,      ///< no KKT point within the iteration budget; fields hold the best iterate
-  invalid_input = 3,      ///< a pose is not valid (Pose::invalid_reason: not finite, R not a rotation,
-                          ///< or a position beyond 1e100), or the SolveOptions are out of range
-                          ///< (SolveOptions::validate); numeric fields are zero
-};
-const char* status_name(SolveStatus s);
+/// ContactSolution::status (diffcol::SolveStatus, status.hpp): ok (‖W f_c‖ < tolerance at a KKT point
+/// with λ1, λ2 > 0, rows (10c) in units of the pair's size: SolveOptions::tolerance),
+/// coincident_origins (‖r‖ ≤ coincident_tolerance: α = 0, x = 0, λ = 0; p1, p2, normal and gap are
+/// the finite limits as r → 0 along r, body-1 x axis if r = 0), not_converged (no KKT point within
+/// the iteration budget; fields hold the best iterate), invalid_input (a pose is not valid:
+/// Pose::invalid_reason, or SolveOptions::validate fails; numeric fields are zero).
 
 /// Solver settings; the defaults suit every pair of the built-in shapes.
 struct SolveOptions {

@@ -56,6 +56,7 @@
 
 #include <Eigen/Core>
 
+#include "diffcol/status.hpp"
 #include "diffcol/idcol/contact.hpp"
 #include "diffcol/math/jacobians.hpp"
 #include "diffcol/math/se3.hpp"
@@ -68,25 +69,19 @@ using RowVec6 = Eigen::Matrix<double, 1, 6>;
 using Mat36 = Eigen::Matrix<double, 3, 6, Eigen::RowMajor>;
 using Mat66 = Eigen::Matrix<double, 6, 6, Eigen::RowMajor>;
 
-/// Why derivatives are (not) available.
-enum class DerivativeStatus : std::uint8_t {
-  ok = 0,
-  coincident_origins = 1,  ///< ‖r‖ ≈ 0: α* is not differentiable there (α* ∝ ‖r‖ along rays)
-  not_converged = 2,       ///< the solve did not reach a KKT point
-  invalid_input = 3,       ///< the solve had an invalid pose, or X_W1 is not valid (Pose::invalid_reason)
-  singular_kkt = 4,        ///< J_c is singular (or a derivative came out non-finite)
-  /// J_c is numerically singular: the condition number of its equilibrated form (ContactDerivatives::
-  /// kkt_condition) exceeds kMaxKktCondition = 1e6, where the derivatives are not trustworthy
-  /// (nearly parallel flat faces). Blocks are zero; alpha_gradient_envelope() stays defined, or solve the
-  /// smoother problem (lower exponent n or β; docs/idcol.md, "Derivatives").
-  ill_conditioned = 5,
-};
+/// Derivative statuses (diffcol::DerivativeStatus, status.hpp): ok, coincident_origins (‖r‖ ≈ 0:
+/// α* is not differentiable there, α* ∝ ‖r‖ along rays), solve_failed (the solve did not reach a
+/// KKT point), invalid_input (the solve had an invalid pose, or X_W1 is not valid), singular (J_c
+/// is singular or a derivative came out non-finite), ill_conditioned (the condition number of J_c's
+/// equilibrated form, ContactDerivatives::kkt_condition, exceeds kMaxKktCondition = 1e6: not
+/// trustworthy, nearly parallel flat faces; blocks are zero, alpha_gradient_envelope() stays
+/// defined, or solve the smoother problem: lower n or β, docs/idcol.md, "Derivatives").
+
 /// The largest condition number (1-norm, equilibrated J_c; ContactDerivatives::kkt_condition) at
 /// which contact_derivatives() reports ok. Measured on nearly parallel flat faces against the
 /// envelope gradient and finite differences (docs/notes/idcol.md): the error of dα/dξ grows about
 /// as 1e-13 × the condition number, at most 7e-8 below 1e6, 2e-6 up to 1e7, 0.3 at 1e9.
 inline constexpr double kMaxKktCondition = 1e6;
-const char* derivative_status_name(DerivativeStatus s);
 
 /// All first-order derivatives of one contact solution (see the file comment for conventions).
 struct ContactDerivatives {
@@ -96,7 +91,7 @@ struct ContactDerivatives {
   /// ‖Ĵ‖₁‖Ĵ⁻¹‖₁ of the equilibrated KKT Jacobian Ĵ = D_r J_c D_c: J_c in the dimensionless
   /// unknowns x/(α L), log α, λ/α with rows (10c) times L, L = ‖p1‖ + ‖p2 − r‖ the pair's length
   /// at the contact. Free of the unit of length and of ‖r‖ (homogeneity). Set when status is ok
-  /// or ill_conditioned; 0 otherwise (singular_kkt included: every field stays finite).
+  /// or ill_conditioned; 0 otherwise (singular included: every field stays finite).
   double kkt_condition = 0.0;
 
   // --- with respect to the body twist ξ of X_12 (body 2 relative to body 1) --------------
@@ -204,7 +199,7 @@ ContactWrenches hertz_wrenches(const ContactSolution& sol, const HertzModel& mod
 /// "X1" / "X2" wrench Jacobians are in its frame (d.frame).
 /// When d.status != ok, the values are still set (if the solution converged) and the Jacobians
 /// are zero, with status = d.status. World-frame Jacobian blocks that overflow (X_W1 far out)
-/// give zero Jacobians and status singular_kkt.
+/// give zero Jacobians and status singular.
 void hertz_wrenches(const ContactSolution& sol, const ContactDerivatives& d, const HertzModel& model,
                     ContactWrenches& out);
 ContactWrenches hertz_wrenches(const ContactSolution& sol, const ContactDerivatives& d, const HertzModel& model);

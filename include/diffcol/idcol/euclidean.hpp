@@ -34,6 +34,7 @@
 
 #include <Eigen/Core>
 
+#include "diffcol/status.hpp"
 #include "diffcol/idcol/contact.hpp"
 #include "diffcol/idcol/derivatives.hpp"
 #include "diffcol/math/se3.hpp"
@@ -41,14 +42,8 @@
 
 namespace diffcol::idcol {
 
-enum class DistanceStatus : std::uint8_t {
-  separated = 0,
-  touching_or_overlapping = 1,
-  not_converged = 2,
-  invalid_input = 3,
-};
-/// "separated", "touching_or_overlapping", "not_converged", "invalid_input".
-const char* status_name(DistanceStatus s);
+/// Statuses (diffcol::DistanceStatus, status.hpp): separated, touching_or_overlapping,
+/// not_converged (the contact solve or the Newton iterations failed), invalid_input.
 
 struct DistanceOptions {
   /// On the KKT residual relative to the larger of the pair's size and the distance of the
@@ -89,15 +84,10 @@ DistanceResult euclidean_distance(const Shape& shape1, const Pose& X_W1, const S
 void euclidean_distance(const Shape& shape1, const Pose& X_W1, const Shape& shape2, const Pose& X_W2,
                         const ContactSolution& start, DistanceResult& out, const DistanceOptions& options = {});
 
-/// Why (some) derivatives are not available.
-enum class DistanceDerivativeStatus : std::uint8_t {
-  ok = 0,
-  /// Only the distance Jacobians are set: the closest points are ill-determined (the KKT Hessian
-  /// on the tangent planes is numerically singular, nearly flat patches parallel at the normal).
-  distance_only = 1,
-  not_separated = 2,  ///< the result is not `separated`: every block zero
-};
-const char* status_name(DistanceDerivativeStatus s);
+/// Derivative statuses (diffcol::DistanceDerivativeStatus): ok; distance_only (only the distance
+/// Jacobians are set: the closest points are ill-determined, the KKT Hessian on the tangent planes
+/// is numerically singular, nearly flat patches parallel at the normal); not_separated (every
+/// block zero).
 
 /// Derivatives with respect to the world twists of both bodies, the convention of
 /// derivatives.hpp ([ω; v], X_Wi ← exp(η_i^)·X_Wi). Distance: envelope theorem,

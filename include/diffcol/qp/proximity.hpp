@@ -44,6 +44,7 @@
 
 #include <Eigen/Core>
 
+#include "diffcol/status.hpp"
 #include "diffcol/math/se3.hpp"
 #include "diffcol/qp/qp_solver.hpp"
 #include "diffcol/qp/shapes.hpp"
@@ -55,20 +56,14 @@ namespace diffcol::qp {
 /// always closer.
 inline constexpr double kMaxRelativeCoordinate = 1e150;
 
-/// How a proximity query ended.
-enum class ProximityStatus : std::uint8_t {
-  ok = 0,             ///< solved (active set, or interior point converged)
-  not_converged = 1,  ///< interior point hit its iteration limit: fields from the last iterate (finite)
-  solver_failure = 2, ///< interior-point numerical failure: fields from the last finite iterate
-  invalid_input = 3,  ///< a pose is not valid (Pose::invalid_reason: not finite, R not a rotation, or a position beyond 1e100), or ProximityOptions out of range (validate()): numeric fields are zero
-  /// The QP solve ended, but its answer failed the a posteriori certificate (witness points in
-  /// their cores, core distance within certificate_tolerance of a lower bound) even after a
-  /// re-solve with a 1000× tighter tolerance: fields hold the better answer (finite), and
-  /// core_distance_lower_bound what is certified. Polygon pairs only.
-  not_certified = 4,
-};
-/// "ok", "not_converged", "solver_failure", "invalid_input", "not_certified".
-const char* status_name(ProximityStatus s);
+/// Statuses (diffcol::SolveStatus, status.hpp): ok (solved: active set, or interior point
+/// converged), not_converged (interior point hit its iteration limit: fields from the last iterate,
+/// finite), numerical_error (interior-point numerical failure: fields from the last finite iterate),
+/// invalid_input (a pose is not valid, Pose::invalid_reason, or ProximityOptions out of range:
+/// numeric fields are zero), not_certified (polygon pairs: the QP solve ended, but its answer failed
+/// the a posteriori certificate, witness points in their cores and core distance within
+/// certificate_tolerance of a lower bound, even after a re-solve with a 1000× tighter tolerance:
+/// fields hold the better answer, finite, and core_distance_lower_bound what is certified).
 
 /// Which solver serves the capsule–capsule QP.
 enum class CapsuleSolver : std::uint8_t {
@@ -114,8 +109,8 @@ enum class PenetrationAxis : std::uint8_t { none, face1, face2, edges };
 
 /// Result of one proximity query. Every field is always set.
 struct ProximityResult {
-  ProximityStatus status = ProximityStatus::invalid_input;
-  bool ok() const { return status == ProximityStatus::ok; }
+  SolveStatus status = SolveStatus::invalid_input;
+  bool ok() const { return status == SolveStatus::ok; }
   double phi = 0.0;               ///< φ (20)
   double signed_distance = 0.0;   ///< ‖p1 − p2‖ − (R1 + R2)
   double core_distance = 0.0;     ///< ‖p1 − p2‖

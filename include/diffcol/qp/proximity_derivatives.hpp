@@ -35,7 +35,7 @@
 ///    nᵀ(δp2 − δp1) of the side n = normal_W (the signed distance |n·(p2 − p1)| − R has a kink);
 ///    with parallel / zero-length cores J_signed_distance = 0, J_normal = 0, J_closest_i = J_p_i.
 ///    φ's gradient (= 0 there) is exact.
-///  - not_solved: the proximity result was not ok (not_certified included); every block is zero.
+///  - solve_failed: the proximity result was not ok (not_certified included); every block is zero.
 /// At an active-set change (a witness point reaching a vertex / an end point) the Jacobians are
 /// those of the active set the solver identified (one-sided).
 
@@ -43,6 +43,7 @@
 
 #include <Eigen/Core>
 
+#include "diffcol/status.hpp"
 #include "diffcol/math/se3.hpp"
 #include "diffcol/qp/proximity.hpp"
 
@@ -54,20 +55,13 @@ using Mat36 = Eigen::Matrix<double, 3, 6, Eigen::RowMajor>;
 using RowVec7 = Eigen::Matrix<double, 1, 7>;
 using Mat37 = Eigen::Matrix<double, 3, 7, Eigen::RowMajor>;
 
-/// Why (some) derivatives are not classical ones; see the file comment.
-enum class ProximityDerivativeStatus : std::uint8_t {
-  ok = 0,
-  non_unique_minimizer = 1,
-  cores_touch = 2,
-  not_solved = 3,
-  invalid_input = 4,  ///< X_W1 or X_W2 is not a valid pose (Pose::invalid_reason): every block zero
-};
-/// "ok", "non_unique_minimizer", "cores_touch", "not_solved", "invalid_input".
-const char* status_name(ProximityDerivativeStatus s);
+/// Derivative statuses (diffcol::DerivativeStatus, status.hpp): ok, non_unique_minimizer,
+/// cores_touch, solve_failed (see the file comment), invalid_input (X_W1 or X_W2 is not a valid pose,
+/// Pose::invalid_reason: every block zero).
 
-/// Derivatives of one ProximityResult (every block always set; zero when not_solved).
+/// Derivatives of one ProximityResult (every block always set; zero when solve_failed).
 struct ProximityDerivatives {
-  ProximityDerivativeStatus status = ProximityDerivativeStatus::not_solved;
+  DerivativeStatus status = DerivativeStatus::solve_failed;
   ReferenceFrame frame = ReferenceFrame::world;
   RowVec6 J_phi_X1 = RowVec6::Zero(), J_phi_X2 = RowVec6::Zero();
   RowVec6 J_signed_distance_X1 = RowVec6::Zero(), J_signed_distance_X2 = RowVec6::Zero();
@@ -105,7 +99,7 @@ ProximityDerivatives proximity_derivatives(const S1& s1, const Pose& X_W1, const
 
 /// φ and its gradient only (the fast path, e.g. for collision-avoidance constraints).
 struct ProximityGradient {
-  ProximityStatus status = ProximityStatus::invalid_input;
+  SolveStatus status = SolveStatus::invalid_input;
   ReferenceFrame frame = ReferenceFrame::world;
   double phi = 0.0;                  ///< φ (20)
   double signed_distance = 0.0;      ///< ‖p1 − p2‖ − (R1 + R2)

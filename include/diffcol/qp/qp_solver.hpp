@@ -16,26 +16,22 @@
 /// body-frame constants), so this is all (13)–(16) are needed for.
 ///
 /// Storage is fixed-size (Eigen matrices with compile-time maximum sizes): nothing is allocated.
-/// Solver failures are reported in QpStatus; no exception is thrown by a solve.
+/// Solver failures are reported in SolveStatus; no exception is thrown by a solve.
 
 #include <algorithm>
 #include <cstdint>
 
 #include <Eigen/Core>
 
+#include "diffcol/status.hpp"
+
 namespace diffcol::qp {
 
-/// How a QP solve ended.
-enum class QpStatus : std::uint8_t {
-  solved = 0,             ///< KKT residuals and duality gap below tolerance
-  max_iterations = 1,     ///< iteration limit reached: the fields hold the last (finite) iterate
-  numerical_failure = 2,  ///< the Newton matrix was not positive definite or a step was not finite;
-                          ///< the fields hold the last finite iterate
-  invalid_input = 3,      ///< non-finite problem data, m > MaxM or m < 0, or QpOptions out of range
-                          ///< (QpOptions::validate); x = 0, λ = 0
-};
-/// "solved", "max_iterations", "numerical_failure", "invalid_input".
-const char* status_name(QpStatus s);
+/// Statuses (diffcol::SolveStatus, status.hpp): ok (KKT residuals and duality gap below tolerance),
+/// not_converged (iteration limit reached: the fields hold the last, finite, iterate),
+/// numerical_error (the Newton matrix was not positive definite or a step was not finite: the last
+/// finite iterate), invalid_input (non-finite problem data, m > MaxM or m < 0, or QpOptions out of
+/// range, QpOptions::validate; x = 0, λ = 0).
 
 /// Interior-point settings.
 struct QpOptions {
@@ -87,7 +83,7 @@ struct QpSolution {
   using MatN = Eigen::Matrix<double, N, N>;
   using VecN = Eigen::Matrix<double, N, 1>;
   using VecM = Eigen::Matrix<double, Eigen::Dynamic, 1, 0, MaxM, 1>;
-  QpStatus status = QpStatus::invalid_input;
+  SolveStatus status = SolveStatus::invalid_input;
   int iterations = 0;        ///< interior-point iterations (0 for the active-set solver)
   bool polished = false;     ///< x solves the KKT system of the identified active set exactly
   bool unique = false;       ///< ZᵀPZ is positive definite: the minimizer is unique

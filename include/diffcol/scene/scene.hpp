@@ -29,6 +29,7 @@
 #include <Eigen/Core>
 
 #include "diffcol/math/se3.hpp"
+#include "diffcol/status.hpp"
 #include "diffcol/scene/broad_phase.hpp"
 #include "diffcol/scene/collision_shape.hpp"
 #include "diffcol/scene/dispatch.hpp"
@@ -60,15 +61,10 @@ struct SceneShape {
   CollisionFilter filter;
 };
 
-/// How a pair ended, in one vocabulary for every family (`solver_status` holds the layer's own).
-enum class PairStatus : std::uint8_t {
-  ok = 0,
-  coincident_origins = 1,  ///< the shapes' origins coincide: α = 0, the witness points are limits
-  not_converged = 2,       ///< the solve, its certificate or the Euclidean distance failed
-  invalid_input = 3,
-};
-/// "ok", "coincident_origins", "not_converged", "invalid_input".
-const char* status_name(PairStatus s);
+/// Pair statuses (diffcol::SolveStatus, status.hpp), in one vocabulary for every family
+/// (`solver_status` holds the layer's own): ok, coincident_origins (the shapes' origins coincide:
+/// α = 0, the witness points are limits), not_converged (the solve, its certificate or the
+/// Euclidean distance failed), invalid_input.
 
 /// What p1_W, p2_W and normal_W of a PairResult are.
 enum class PointKind : std::uint8_t {
@@ -82,9 +78,9 @@ struct PairResult {
   int shape1 = -1, shape2 = -1;  ///< scene shape ids, shape1 < shape2
   int body1 = -1, body2 = -1;    ///< their bodies
   Family family = Family::dcol;  ///< the formulation that served the pair (dispatch.hpp)
-  PairStatus status = PairStatus::invalid_input;
-  const char* solver_status = "";  ///< the layer's status name ("converged", "max_iterations", ...)
-  bool ok() const { return status == PairStatus::ok; }
+  SolveStatus status = SolveStatus::invalid_input;
+  const char* solver_status = "";  ///< the layer's status name ("ok", "not_converged", "not_certified", ...)
+  bool ok() const { return status == SolveStatus::ok; }
   bool separated = false;  ///< α > 1 (iDCOL, DCOL) or distance > 0 (QP)
   /// α*, the scaling at which the shapes touch (iDCOL, DCOL); has_alpha false and 0 for QP pairs.
   bool has_alpha = false;

@@ -18,7 +18,7 @@ class SmoothTruncatedCone {
  public:
   /// @throws std::invalid_argument unless β is finite and > 0 and R_b, R_t, a, b are in
   /// [kMinLength, kMaxLength] = [1e-100, 1e100].
-  SmoothTruncatedCone(double beta, double bottom_radius, double top_radius, double a, double b);
+  SmoothTruncatedCone(double bottom_radius, double top_radius, double a, double b, double beta);
 
   DIFFCOL_HD double beta() const { return beta_; }
   DIFFCOL_HD double bottom_radius() const { return Rb_; }

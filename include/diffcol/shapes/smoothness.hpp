@@ -37,7 +37,7 @@ struct SmoothPolytopeFit {
 struct SuperellipsoidFit {
   int exponent;               ///< the smallest n (1 ≤ n ≤ 64) that meets the tolerance
   double hausdorff_distance;  ///< between the superellipsoid's surface and the box's
-  Superellipsoid shape;       ///< Superellipsoid(n, hx, hy, hz, ε)
+  Superellipsoid shape;       ///< Superellipsoid(hx, hy, hz, n, ε)
 };
 
 /// A superelliptic cylinder fitted to a circular cylinder.

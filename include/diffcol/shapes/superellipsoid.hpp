@@ -18,9 +18,9 @@ class Superellipsoid {
 
   /// @throws std::invalid_argument unless 1 ≤ n ≤ 64, a, b, c in [kMinLength, kMaxLength] = [1e-100, 1e100]
   /// and, for n > 1, 0 ≤ ε < 0.1 (n = 1 does not use ε: any value is accepted and ignored).
-  Superellipsoid(int n, double a, double b, double c, double epsilon = kDefaultEpsilon);
+  Superellipsoid(double a, double b, double c, int n, double epsilon = kDefaultEpsilon);
   /// The ellipsoid with semi-axes a, b, c (n = 1).
-  static Superellipsoid ellipsoid(double a, double b, double c) { return Superellipsoid(1, a, b, c); }
+  static Superellipsoid ellipsoid(double a, double b, double c) { return Superellipsoid(a, b, c, 1); }
 
   DIFFCOL_HD int exponent() const { return n_; }
   DIFFCOL_HD Vec3 semi_axes() const { return axes_; }  ///< as given

@@ -17,7 +17,7 @@ class SuperellipticCylinder {
 
   /// @throws std::invalid_argument unless 1 ≤ n ≤ 64, R, h in [kMinLength, kMaxLength] = [1e-100, 1e100]
   /// and, for n > 1, 0 ≤ ε < 0.1 (n = 1 does not use ε: any value is accepted and ignored).
-  SuperellipticCylinder(int n, double radius, double half_height, double epsilon = kDefaultEpsilon);
+  SuperellipticCylinder(double radius, double half_height, int n, double epsilon = kDefaultEpsilon);
 
   DIFFCOL_HD int exponent() const { return n_; }
   DIFFCOL_HD double radius() const { return R_; }        ///< as given

@@ -191,13 +191,13 @@ Vec3 dcol_normal(const dcol::ContactResult& result);
 struct DcolViewFrame {
   Pose X_WB1, X_WB2;    ///< body poses given
   Pose X_WS1, X_WS2;    ///< shape poses X_WB·offset (the meshes are drawn there, scaled about their origins)
-  dcol::SolveStatus status = dcol::SolveStatus::invalid_input;
+  diffcol::SolveStatus status = diffcol::SolveStatus::invalid_input;
   int iterations = 0;
   double alpha = 0.0;   ///< α*
   double gap = 0.0;     ///< d_D, signed eq. (30)
   Vec3 x_W = Vec3::Zero(), p1_W = Vec3::Zero(), p2_W = Vec3::Zero();  ///< eq. (29), world
   Vec3 normal_W = Vec3::Zero();  ///< dcol_normal
-  bool ok() const { return status == dcol::SolveStatus::converged; }
+  bool ok() const { return status == diffcol::SolveStatus::ok; }
 };
 
 /// dcol::solve_contact (cold) at every frame; sequences as in solve_frames.

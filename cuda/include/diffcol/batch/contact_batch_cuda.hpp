@@ -25,7 +25,7 @@ namespace diffcol::batch::cuda {
 /// The solution for one pose pair, in body 1's frame (the fields of idcol::ContactSolution with
 /// the same names; no Hessians or factorization).
 struct CudaContactSolution {
-  idcol::ContactStatus status = idcol::ContactStatus::invalid_input;
+  diffcol::SolveStatus status = diffcol::SolveStatus::invalid_input;
   double alpha = 0.0;              ///< minimum scaling α* (> 1: separated)
   double gap = 0.0;                ///< d_D = (1 − 1/α)‖r‖, eq. (30)
   Vec3 x_B1 = Vec3::Zero();        ///< intersection point x* of the scaled shapes
