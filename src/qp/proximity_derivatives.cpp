@@ -1,6 +1,7 @@
 #include "diffcol/qp/proximity_derivatives.hpp"
 
 #include "core_separation.hpp"
+#include "core_sensitivity.hpp"
 
 #include <cmath>
 #include <stdexcept>
@@ -41,18 +42,9 @@ void derivatives_core(const Pose& X1, const Pose& X2, const Eigen::Matrix<double
   const Vec3& p1 = res.core1_W;
   const Vec3& p2 = res.core2_W;
   const Vec3 d = p1 - p2;
-  // ∂d/∂[η1 | η2] at fixed x: δp_i = ω_i × p_i + v_i.
-  Mat312 D;
-  D << -skew(p1), Mat3::Identity(), skew(p2), -Mat3::Identity();
-  // Q = d(Fᵀd)|_{x fixed} = dFᵀd + FᵀD, with dA_i = [ω_i]×A_i (F = [A1, −A2]).
-  Eigen::Matrix<double, N, 12> Q;
-  Q.template topRows<K1>() = A1.transpose() * D;
-  Q.template bottomRows<K2>() = -A2.transpose() * D;
-  const Mat3 Sd = skew(d);
-  Q.template block<K1, 3>(0, 0) += A1.transpose() * Sd;
-  Q.template block<K2, 3>(K1, 6) -= A2.transpose() * Sd;
-  // dx = −S·Q (the derivative system (17) on the active set, factorization from the solve).
-  const Eigen::Matrix<double, N, 12> dx = -res.qp.S.template topLeftCorner<N, N>() * Q;
+  const Mat312 D = detail::core_offset_jacobian(p1, p2);
+  // dx = −S·Q (core_sensitivity.hpp: the derivative system (17) on the active set)
+  const Eigen::Matrix<double, N, 12> dx = detail::core_dx(A1, A2, D, d, res.qp.S.template topLeftCorner<N, N>());
   Mat312 dp1 = Mat312::Zero(), dp2 = Mat312::Zero();
   dp1.leftCols<3>() = -skew(p1);
   dp1.block<3, 3>(0, 3).setIdentity();

@@ -1,5 +1,7 @@
 #include "diffcol/qp/proximity_hessians.hpp"
 
+#include "core_sensitivity.hpp"
+
 #include <Eigen/Eigenvalues>
 #include <cmath>
 #include <stdexcept>
@@ -52,16 +54,8 @@ void hessian_core(const Pose& X1, const Pose& X2, const Eigen::Matrix<double, 3,
   const Vec3& q2 = res.core2_W;
   const Vec3 d = q1 - q2;
   const Eigen::Matrix<double, N, N> S = res.qp.S.template topLeftCorner<N, N>();
-  // First order (proximity_derivatives.cpp): dx = −S·Q, δp_i = ω_i × p_i + v_i + A_i δx_i.
-  Mat312 D;
-  D << -skew(q1), Mat3::Identity(), skew(q2), -Mat3::Identity();
-  Eigen::Matrix<double, N, 12> Q;
-  Q.template topRows<K1>() = A1.transpose() * D;
-  Q.template bottomRows<K2>() = -A2.transpose() * D;
-  const Mat3 Sd = skew(d);
-  Q.template block<K1, 3>(0, 0) += A1.transpose() * Sd;
-  Q.template block<K2, 3>(K1, 6) -= A2.transpose() * Sd;
-  const Eigen::Matrix<double, N, 12> dx = -S * Q;
+  // First order (core_sensitivity.hpp): dx = −S·Q, δp_i = ω_i × p_i + v_i + A_i δx_i.
+  const Eigen::Matrix<double, N, 12> dx = detail::core_dx(A1, A2, detail::core_offset_jacobian(q1, q2), d, S);
   const Mat312 Ax1 = A1 * dx.template topRows<K1>();     // A1 δx1 per direction
   const Mat312 Ax2 = A2 * dx.template bottomRows<K2>();  // A2 δx2
   Mat312 dp1 = Ax1, dp2 = Ax2;
