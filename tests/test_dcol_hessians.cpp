@@ -1,0 +1,426 @@
+// Tests of the second-order pose derivatives and the shape-parameter derivatives of the DCOL
+// contact (include/diffcol/dcol/hessians.hpp):
+//  - the Hessians of α and the gap against Ridders central differences of the ANALYTIC first
+//    derivatives (contact_derivatives) on SE(3), symmetrized (the antisymmetric part is the
+//    bracket term, checked too); world, local and X12 twists;
+//  - every parameter derivative (α, gap, x*, p1, p2) against Ridders central differences of
+//    re-solves with the parameter changed;
+// over every ordered pair of the seven benchmark primitives (and mounted, rotated shapes),
+// separated and penetrating, DIFFCOL_DCOL_HESS_POSES configurations per pair and category
+// (default 2). Tolerance: |A − N| ≤ 1e-6 · (largest entry of the block) + 1e-8.
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "diffcol/dcol/contact.hpp"
+#include "diffcol/dcol/derivatives.hpp"
+#include "diffcol/dcol/hessians.hpp"
+#include "diffcol/dcol/primitives.hpp"
+#include "diffcol/math/gradient_check.hpp"
+
+#include "malloc_counter.hpp"
+#include "test_util.hpp"
+
+namespace dcol_hessians_test {
+
+using namespace diffcol;
+using namespace diffcol::dcol;
+using diffcol::test::make_pose;
+using diffcol::test::random_rotation;
+using diffcol::test::random_unit;
+
+constexpr double kRel = 1e-6;
+constexpr double kAbs = 1e-8;
+
+long poses_per_category() { return diffcol::test::env_count("DIFFCOL_DCOL_HESS_POSES", 2); }
+
+struct Named {
+  std::string name;
+  Primitive shape;
+};
+std::vector<std::pair<Named, Named>> shape_pairs() {
+  std::vector<std::pair<Named, Named>> out;
+  const char* const* names = benchmark_primitive_names();
+  for (int i = 0; i < kNumPrimitiveTypes; ++i)
+    for (int j = 0; j < kNumPrimitiveTypes; ++j)
+      out.push_back({{names[i], benchmark_primitive(names[i])}, {names[j], benchmark_primitive(names[j])}});
+  // mounted at offsets, a general ellipsoid matrix
+  const Pose off1 = make_pose(Eigen::AngleAxisd(0.7, Vec3(1, 2, 3).normalized()).toRotationMatrix(), Vec3(0.2, -0.1, 0.3));
+  const Pose off2 = make_pose(Eigen::AngleAxisd(-1.1, Vec3(0, 1, 1).normalized()).toRotationMatrix(), Vec3(-0.3, 0.1, 0.0));
+  Mat3 P;
+  P << 2.0, 0.3, -0.2, 0.3, 1.2, 0.1, -0.2, 0.1, 0.8;
+  out.push_back({{"capsule@", Capsule(0.4, 1.2, off1)}, {"polytope@", Polytope::box(0.5, 0.7, 0.4, off2)}});
+  out.push_back({{"cone@", Cone(1.5, 0.5, off2)}, {"ellipsoidP@", Ellipsoid(P, off1)}});
+  return out;
+}
+
+/// Poses with α* in [1.1, 2.5] (separated) or [0.4, 0.9] (penetrating): α* is proportional to the
+/// distance of the origins along a ray.
+void random_config(std::mt19937& rng, const Primitive& a, const Primitive& b, bool separated, Pose& X1, Pose& X2) {
+  std::uniform_real_distribution<double> U(0.0, 1.0);
+  X1 = make_pose(random_rotation(rng), random_unit(rng) * 0.5);
+  X2 = make_pose(random_rotation(rng), Vec3::Zero());
+  const Vec3 dir = random_unit(rng);
+  X2.p = X1.p + dir;
+  const ContactResult r = solve_contact(a, X1, b, X2);
+  const double target = separated ? 1.1 + 1.4 * U(rng) : 0.4 + 0.5 * U(rng);
+  X2.p = X1.p + dir * (target / r.alpha);
+}
+
+// Worst |A − N| / (kRel·scale + kAbs) over a block, scale = max |entry| of A and N.
+struct Check {
+  double worst = 0.0;
+  std::string where;
+  /// `at_least`: a lower bound of the scale (the block a difference of two entries came from).
+  void add(const Eigen::MatrixXd& A, const Eigen::MatrixXd& N, const std::string& what, double at_least = 0.0) {
+    const double scale = std::max({A.cwiseAbs().maxCoeff(), N.cwiseAbs().maxCoeff(), at_least});
+    const double err = (A - N).cwiseAbs().maxCoeff();
+    const double ratio = err / (kRel * scale + kAbs);
+    if (!(ratio <= worst)) {
+      worst = ratio;
+      char buf[160];
+      std::snprintf(buf, sizeof buf, " (error %.3g, scale %.3g)", err, scale);
+      where = what + buf;
+    }
+  }
+};
+
+/// [∂α | ∂gap] as one 24-vector, each [X1 | X2].
+Eigen::VectorXd first_derivatives(const ContactDerivatives& d) {
+  Eigen::VectorXd v(24);
+  v << d.J_alpha_X1.transpose(), d.J_alpha_X2.transpose(), d.J_gap_X1.transpose(), d.J_gap_X2.transpose();
+  return v;
+}
+
+GradientCheckOptions fd_options(ReferenceFrame frame) {
+  GradientCheckOptions o;
+  o.step = 1e-3;  // a contact feature must not switch within the step
+  o.frame = frame;
+  return o;
+}
+
+TEST(DcolHessians, AgainstFiniteDifferencesOfTheFirstDerivatives) {
+  const long per = poses_per_category();
+  std::mt19937 rng(20261207);
+  Check world, local, rel, bracket, cross_sym;
+  long configs = 0, unpolished = 0, apex = 0, boundary = 0, eliminated = 0;
+  for (const auto& [s1, s2] : shape_pairs())
+    for (bool separated : {true, false})
+      for (long q = 0; q < per; ++q) {
+        Pose X1, X2;
+        random_config(rng, s1.shape, s2.shape, separated, X1, X2);
+        const ContactResult res = solve_contact(s1.shape, X1, s2.shape, X2);
+        ASSERT_TRUE(res.ok());
+        if (!res.kkt.polished) {
+          ++unpolished;
+          EXPECT_EQ(contact_hessians(res).status, DerivativeStatus::singular);
+          continue;
+        }
+        ++configs;
+        for (int c = 0; c < res.kkt.soc_count; ++c) {
+          apex += res.kkt.soc_state[c] == 2;
+          boundary += res.kkt.soc_state[c] == 1;
+        }
+        eliminated += res.kkt.elim_count > 0;
+        const std::string where = s1.name + "-" + s2.name + (separated ? " separated" : " penetrating");
+        for (ReferenceFrame frame : {ReferenceFrame::world, ReferenceFrame::local}) {
+          const ContactHessians h = contact_hessians(res, frame);
+          ASSERT_TRUE(h.ok()) << where;
+          EXPECT_EQ((h.H_alpha - h.H_alpha.transpose()).cwiseAbs().maxCoeff(), 0.0) << where;
+          EXPECT_EQ((h.H_gap - h.H_gap.transpose()).cwiseAbs().maxCoeff(), 0.0) << where;
+          const auto f = [&](const Pose& A, const Pose& B) {
+            return first_derivatives(contact_derivatives(solve_contact(s1.shape, A, s2.shape, B), frame));
+          };
+          const Eigen::MatrixXd N = numeric_jacobian(PosePairFunction(f), X1, X2, fd_options(frame));
+          const Eigen::VectorXd grad = first_derivatives(contact_derivatives(res, frame));
+          const Mat12* H[2] = {&h.H_alpha, &h.H_gap};
+          for (int o = 0; o < 2; ++o) {
+            const Eigen::MatrixXd M = N.middleRows(12 * o, 12);  // M(i, j) = ∂_j (∂_i f)
+            const std::string w = where + (o == 0 ? " alpha " : " gap ") + reference_frame_name(frame);
+            (frame == ReferenceFrame::world ? world : local).add(*H[o], 0.5 * (M + M.transpose()), w);
+            cross_sym.add(M.topRightCorner(6, 6), M.bottomLeftCorner(6, 6).transpose(), w);
+            if (frame == ReferenceFrame::world)
+              for (int b = 0; b < 2; ++b) {  // ½(M − Mᵀ) = ½ μᵀ ad_{e_i} e_j within one pose
+                const Eigen::Matrix<double, 6, 1> mu = grad.segment<6>(12 * o + 6 * b);
+                Mat6 Bm = Mat6::Zero();
+                Bm.topLeftCorner<3, 3>() = -skew(mu.head<3>());
+                Bm.topRightCorner<3, 3>() = -skew(mu.tail<3>());
+                Bm.bottomLeftCorner<3, 3>() = -skew(mu.tail<3>());
+                const Eigen::MatrixXd Mb = M.block(6 * b, 6 * b, 6, 6);
+                bracket.add(0.5 * Bm, 0.5 * (Mb - Mb.transpose()), w + " bracket", Mb.cwiseAbs().maxCoeff());
+              }
+          }
+        }
+        {  // X12: right perturbation of the relative pose
+          const ContactHessians h = contact_hessians(res);
+          const Pose X12 = X1.inverse() * X2;
+          const auto f = [&](const Pose& g) {
+            const ContactDerivatives d = contact_derivatives(solve_contact(s1.shape, X1, s2.shape, X1 * g));
+            return Eigen::VectorXd(d.J_alpha_X12.transpose());
+          };
+          const Eigen::MatrixXd M = numeric_jacobian(PoseFunction(f), X12, fd_options(ReferenceFrame::local));
+          rel.add(h.H_alpha_X12, 0.5 * (M + M.transpose()), where + " alpha X12");
+        }
+      }
+  std::printf("dcol hessians: %ld configurations (%ld unpolished; cones at the apex %ld, on the boundary %ld; "
+              "%ld with eliminated slacks); worst error / tolerance: world %.3g, local %.3g, X12 %.3g, bracket %.3g, "
+              "cross symmetry %.3g\n",
+              configs, unpolished, apex, boundary, eliminated, world.worst, local.worst, rel.worst, bracket.worst,
+              cross_sym.worst);
+  EXPECT_GE(configs, 50 * 2 * per);
+  EXPECT_LE(world.worst, 1.0) << world.where;
+  EXPECT_LE(local.worst, 1.0) << local.where;
+  EXPECT_LE(rel.worst, 1.0) << rel.where;
+  EXPECT_LE(bracket.worst, 1.0) << bracket.where;
+  EXPECT_LE(cross_sym.worst, 1.0) << cross_sym.where;
+}
+
+// ------------------------------------------------------------------ shape parameters
+
+/// The parameters of a primitive in the order of shape_parameter_name(), and the primitive
+/// rebuilt from them (same offset).
+Eigen::VectorXd parameters_of(const Primitive& s) {
+  return std::visit(
+      [](const auto& p) -> Eigen::VectorXd {
+        using T = std::decay_t<decltype(p)>;
+        Eigen::VectorXd v;
+        if constexpr (std::is_same_v<T, Polytope>) {
+          const int m = p.num_faces;
+          v.resize(4 * m);
+          for (int i = 0; i < m; ++i) {
+            v[i] = p.b[i];
+            for (int j = 0; j < 3; ++j) v[m + 3 * i + j] = p.A(i, j);
+          }
+        } else if constexpr (std::is_same_v<T, Capsule> || std::is_same_v<T, Cylinder>) {
+          v = Eigen::Vector2d(p.R, p.L);
+        } else if constexpr (std::is_same_v<T, Cone>) {
+          v = Eigen::Vector2d(p.H, p.beta);
+        } else if constexpr (std::is_same_v<T, Ellipsoid>) {
+          v.resize(6);
+          v << p.P(0, 0), p.P(1, 1), p.P(2, 2), p.P(0, 1), p.P(0, 2), p.P(1, 2);
+        } else if constexpr (std::is_same_v<T, PaddedPolygon>) {
+          const int m = p.num_edges;
+          v.resize(1 + 3 * m);
+          v[0] = p.R;
+          for (int i = 0; i < m; ++i) {
+            v[1 + i] = p.d[i];
+            v[1 + m + 2 * i] = p.C(i, 0);
+            v[2 + m + 2 * i] = p.C(i, 1);
+          }
+        } else {
+          v = Eigen::VectorXd::Constant(1, p.R);
+        }
+        return v;
+      },
+      s);
+}
+Primitive with_parameters(const Primitive& s, const Eigen::VectorXd& v) {
+  return std::visit(
+      [&](const auto& p) -> Primitive {
+        using T = std::decay_t<decltype(p)>;
+        if constexpr (std::is_same_v<T, Polytope>) {
+          const int m = p.num_faces;
+          Eigen::MatrixX3d A(m, 3);
+          Eigen::VectorXd b(m);
+          for (int i = 0; i < m; ++i) {
+            b[i] = v[i];
+            for (int j = 0; j < 3; ++j) A(i, j) = v[m + 3 * i + j];
+          }
+          return Polytope(A, b, p.offset);
+        } else if constexpr (std::is_same_v<T, Capsule> || std::is_same_v<T, Cylinder>) {
+          return T(v[0], v[1], p.offset);
+        } else if constexpr (std::is_same_v<T, Cone>) {
+          return Cone(v[0], v[1], p.offset);
+        } else if constexpr (std::is_same_v<T, Ellipsoid>) {
+          Mat3 P;
+          P << v[0], v[3], v[4], v[3], v[1], v[5], v[4], v[5], v[2];
+          return Ellipsoid(P, p.offset);
+        } else if constexpr (std::is_same_v<T, PaddedPolygon>) {
+          const int m = p.num_edges;
+          Eigen::MatrixX2d C(m, 2);
+          Eigen::VectorXd d(m);
+          for (int i = 0; i < m; ++i) {
+            d[i] = v[1 + i];
+            C(i, 0) = v[1 + m + 2 * i];
+            C(i, 1) = v[2 + m + 2 * i];
+          }
+          return PaddedPolygon(C, d, v[0], p.offset);
+        } else {
+          return dcol::Sphere(v[0], p.offset);
+        }
+      },
+      s);
+}
+
+Eigen::VectorXd outputs(const ContactResult& r) {
+  Eigen::VectorXd v(11);
+  v << r.alpha, r.gap, r.x_W, r.p1_W, r.p2_W;
+  return v;
+}
+
+TEST(DcolShapeDerivatives, AgainstFiniteDifferencesOfTheSolve) {
+  const long per = poses_per_category();
+  std::mt19937 rng(99);
+  Check worst;
+  long configs = 0, unpolished = 0;
+  const char* names[5] = {"alpha", "gap", "x_W", "p1_W", "p2_W"};
+  const int offsets[6] = {0, 1, 2, 5, 8, 11};
+  for (const auto& [s1, s2] : shape_pairs())
+    for (bool separated : {true, false})
+      for (long q = 0; q < per; ++q) {
+        Pose X1, X2;
+        random_config(rng, s1.shape, s2.shape, separated, X1, X2);
+        const ContactResult res = solve_contact(s1.shape, X1, s2.shape, X2);
+        ASSERT_TRUE(res.ok());
+        const ShapeDerivatives d = shape_derivatives(s1.shape, s2.shape, res);
+        if (!res.kkt.polished) {
+          ++unpolished;
+          EXPECT_EQ(d.status, DerivativeStatus::singular);
+          continue;
+        }
+        ASSERT_TRUE(d.ok());
+        ++configs;
+        const int n1 = shape_parameter_count(s1.shape), n2 = shape_parameter_count(s2.shape);
+        ASSERT_EQ(d.count1, n1);
+        ASSERT_EQ(d.count2, n2);
+        Eigen::VectorXd theta(n1 + n2);
+        theta << parameters_of(s1.shape), parameters_of(s2.shape);
+        const auto f = [&](const Eigen::VectorXd& t) {
+          const Primitive a = with_parameters(s1.shape, t.head(n1)), b = with_parameters(s2.shape, t.tail(n2));
+          return outputs(solve_contact(a, X1, b, X2));
+        };
+        GradientCheckOptions o;
+        o.step = 1e-3;
+        const Eigen::MatrixXd N = numeric_jacobian(VectorFunction(f), theta, o);
+        Eigen::MatrixXd A(11, n1 + n2);
+        A << d.d_alpha, d.d_gap, d.d_x_W, d.d_p1_W, d.d_p2_W;
+        const std::string where = s1.name + "-" + s2.name + (separated ? " separated" : " penetrating");
+        for (int b = 0; b < 5; ++b)
+          for (int c = 0; c < n1 + n2; ++c) {
+            const std::string w = where + " d" + names[b] + "/d" +
+                                  (c < n1 ? "1." + shape_parameter_name(s1.shape, c)
+                                          : "2." + shape_parameter_name(s2.shape, c - n1));
+            worst.add(A.block(offsets[b], c, offsets[b + 1] - offsets[b], 1),
+                      N.block(offsets[b], c, offsets[b + 1] - offsets[b], 1), w);
+          }
+      }
+  std::printf("dcol shape derivatives: %ld configurations (%ld unpolished); worst error / tolerance %.3g\n", configs,
+              unpolished, worst.worst);
+  EXPECT_GE(configs, 50 * 2 * per);
+  EXPECT_LE(worst.worst, 1.0) << worst.where;
+}
+
+TEST(DcolShapeDerivatives, ClosedFormsAndNames) {
+  // two spheres: α = D/(R1 + R2), x = r1 + α R1 u (independent references)
+  const dcol::Sphere a(0.7), b(1.3);
+  const Pose X1 = make_pose(Mat3::Identity(), Vec3(0.1, 0.2, 0.3)), X2 = make_pose(Mat3::Identity(), Vec3(2.1, 1.2, -0.7));
+  const ContactResult res = solve_contact(a, X1, b, X2);
+  ASSERT_TRUE(res.ok());
+  const ShapeDerivatives d = shape_derivatives(a, b, res);
+  ASSERT_TRUE(d.ok());
+  const double D = (X2.p - X1.p).norm(), S = a.R + b.R;
+  const Vec3 u = (X2.p - X1.p) / D;
+  EXPECT_NEAR(d.d_alpha[0], -D / (S * S), 1e-12);
+  EXPECT_NEAR(d.d_alpha[1], -D / (S * S), 1e-12);
+  // x = r1 + D R1/S u: dx/dR1 = D R2/S² u, dx/dR2 = −D R1/S² u
+  EXPECT_LE((d.d_x_W.col(0) - D * b.R / (S * S) * u).norm(), 1e-12);
+  EXPECT_LE((d.d_x_W.col(1) + D * a.R / (S * S) * u).norm(), 1e-12);
+  // p1 = r1 + R1 u: dp1/dR1 = u, dp1/dR2 = 0; the gap D − S: −1, −1
+  EXPECT_LE((d.d_p1_W.col(0) - u).norm(), 1e-12);
+  EXPECT_LE(d.d_p1_W.col(1).norm(), 1e-12);
+  EXPECT_NEAR(d.d_gap[0], -1.0, 1e-12);
+  EXPECT_NEAR(d.d_gap[1], -1.0, 1e-12);
+  // names and counts
+  const Primitive box = Polytope::box(1, 2, 3), poly = benchmark_primitive("padded_polygon");
+  EXPECT_EQ(shape_parameter_count(box), 24);
+  EXPECT_EQ(shape_parameter_name(box, 5), "b[5]");
+  EXPECT_EQ(shape_parameter_name(box, 6 + 3 * 2 + 1), "A[2][1]");
+  EXPECT_EQ(shape_parameter_count(poly), 13);
+  EXPECT_EQ(shape_parameter_name(poly, 0), "radius");
+  EXPECT_EQ(shape_parameter_name(poly, 4), "d[3]");
+  EXPECT_EQ(shape_parameter_name(poly, 5 + 2 * 3 + 1), "C[3][1]");
+  EXPECT_EQ(shape_parameter_name(benchmark_primitive("ellipsoid"), 4), "P[0][2]");
+  EXPECT_EQ(shape_parameter_name(benchmark_primitive("cone"), 1), "half_angle");
+  EXPECT_THROW(shape_parameter_name(box, 24), std::out_of_range);
+  EXPECT_THROW(shape_parameter_name(box, -1), std::out_of_range);
+  // a large polytope has no parameter derivatives; shapes must match the result
+  std::vector<Vec3> pts;
+  for (int i = 0; i < 200; ++i) {
+    const double t = 2.399963 * i, z = 1.0 - 2.0 * (i + 0.5) / 200.0, r = std::sqrt(1.0 - z * z);
+    pts.push_back(Vec3(r * std::cos(t), r * std::sin(t), z));
+  }
+  const Primitive big = Polytope::convex_hull(pts);
+  ASSERT_TRUE(std::get<Polytope>(big).is_large());
+  EXPECT_THROW(shape_parameter_count(big), std::invalid_argument);
+  const ContactResult rb = solve_contact(big, X1, b, X2);
+  EXPECT_THROW(shape_derivatives(big, b, rb), std::invalid_argument);
+  EXPECT_THROW(shape_derivatives(benchmark_primitive("capsule"), b, res), std::invalid_argument);
+  // ... but has Hessians (its rows are read off the solve)
+  ASSERT_TRUE(rb.ok());
+  if (rb.kkt.polished) {
+    EXPECT_TRUE(contact_hessians(rb).ok());
+  }
+}
+
+TEST(DcolHessians, FramesStatusesAndNoAllocation) {
+  std::mt19937 rng(7);
+  const Primitive s1 = benchmark_primitive("cone"), s2 = benchmark_primitive("polytope");
+  Pose X1, X2;
+  random_config(rng, s1, s2, true, X1, X2);
+  const ContactResult res = solve_contact(s1, X1, s2, X2);
+  ASSERT_TRUE(res.ok() && res.kkt.polished);
+  const ContactHessians w = contact_hessians(res);
+  ASSERT_TRUE(w.ok());
+  // every frame is the congruence diag(M1, M2)ᵀ H_W diag(M1, M2)
+  for (ReferenceFrame f : {ReferenceFrame::local, ReferenceFrame::local_world_aligned}) {
+    const ContactHessians h = contact_hessians(res, f);
+    Mat12 M = Mat12::Zero();
+    M.topLeftCorner<6, 6>() = world_twist_from_frame(f, X1);
+    M.bottomRightCorner<6, 6>() = world_twist_from_frame(f, X2);
+    const Mat12 expect = M.transpose() * w.H_gap * M;
+    EXPECT_LE((h.H_gap - expect).cwiseAbs().maxCoeff(), 1e-12 * expect.cwiseAbs().maxCoeff());
+  }
+  // not converged, coincident, unpolished: zero blocks
+  ContactResult bad = res;
+  bad.status = SolveStatus::not_converged;
+  EXPECT_EQ(contact_hessians(bad).status, DerivativeStatus::solve_failed);
+  EXPECT_EQ(contact_hessians(bad).H_alpha, Mat12::Zero());
+  EXPECT_EQ(shape_derivatives(s1, s2, bad).status, DerivativeStatus::solve_failed);
+  const ContactResult same = solve_contact(s1, X1, s2, X1);
+  EXPECT_EQ(contact_hessians(same).status, DerivativeStatus::coincident_origins);
+  SolveOptions smooth;
+  smooth.barrier_target = 1e-3;
+  const ContactResult sm = solve_contact(s1, X1, s2, X2, smooth);
+  ASSERT_TRUE(sm.ok());
+  EXPECT_EQ(contact_hessians(sm).status, DerivativeStatus::singular);
+  EXPECT_EQ(shape_derivatives(s1, s2, sm).status, DerivativeStatus::singular);
+  EXPECT_EQ(shape_derivatives(s1, s2, sm).d_alpha.size(), shape_parameter_count(s1) + shape_parameter_count(s2));
+#if defined(DIFFCOL_TEST_COUNTS_MALLOC)
+  ContactHessians h;
+  ShapeDerivatives sd;
+  ContactResult r;
+  for (const auto& [a, b] : shape_pairs()) {
+    Pose A, B;
+    random_config(rng, a.shape, b.shape, true, A, B);
+    solve_contact(a.shape, A, b.shape, B, r);
+    ASSERT_TRUE(r.ok());
+    const long before = g_allocations.load();
+    contact_hessians(r, h, ReferenceFrame::local);
+    shape_derivatives(a.shape, b.shape, r, sd);
+    EXPECT_EQ(g_allocations.load(), before) << a.name << "-" << b.name;
+    EXPECT_EQ(h.ok(), r.kkt.polished) << a.name << "-" << b.name;
+    EXPECT_EQ(sd.ok(), r.kkt.polished) << a.name << "-" << b.name;
+  }
+#endif
+}
+
+}  // namespace dcol_hessians_test
