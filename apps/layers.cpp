@@ -14,6 +14,7 @@
 #include "cli.hpp"
 #include "diffcol/dcol/contact.hpp"
 #include "diffcol/dcol/derivatives.hpp"
+#include "diffcol/dcol/hessians.hpp"
 #include "diffcol/dcol/primitives.hpp"
 #include "diffcol/idcol/ergodic.hpp"
 #include "diffcol/qp/proximity.hpp"
@@ -241,13 +242,49 @@ Json dcol_derivatives_json(const dcol::ContactDerivatives& d) {
   return j;
 }
 
+Json dcol_hessians_json(const dcol::ContactHessians& h) {
+  Json j;
+  j["status"] = diffcol::status_name(h.status);
+  j["ok"] = h.ok();
+  j["frame"] = reference_frame_name(h.frame);
+  j["layout"] =
+      "H_alpha, H_gap: 12x12 Hessian over [twist of body 1 | twist of body 2] in `frame` (world: f(exp(eta1^) X_WB1, "
+      "exp(eta2^) X_WB2)); H_alpha_X12: 6x6 over the body twist of X_12; symmetric; exact on the polished active "
+      "set (one-sided at a feature switch); all zero unless status is ok (singular: an unpolished solution)";
+  j["H_alpha"] = rows_json(h.H_alpha);
+  j["H_gap"] = rows_json(h.H_gap);
+  j["H_alpha_X12"] = rows_json(h.H_alpha_X12);
+  return j;
+}
+
+Json dcol_shape_derivatives_json(const dcol::Primitive& s1, const dcol::Primitive& s2,
+                                 const dcol::ShapeDerivatives& d) {
+  Json j;
+  j["status"] = diffcol::status_name(d.status);
+  j["ok"] = d.ok();
+  Json names1 = Json::array(), names2 = Json::array();
+  for (int i = 0; i < d.count1; ++i) names1.push_back(dcol::shape_parameter_name(s1, i));
+  for (int i = 0; i < d.count2; ++i) names2.push_back(dcol::shape_parameter_name(s2, i));
+  j["parameters1"] = names1;
+  j["parameters2"] = names2;
+  j["layout"] =
+      "d_<out>: rows = components of <out>, columns = parameters1 then parameters2 (polytope A and b, polygon C "
+      "and d: the stored unit-row constraints); all zero unless status is ok";
+  j["d_alpha"] = rows_json(d.d_alpha);
+  j["d_gap"] = rows_json(d.d_gap);
+  j["d_x_W"] = rows_json(d.d_x_W);
+  j["d_p1_W"] = rows_json(d.d_p1_W);
+  j["d_p2_W"] = rows_json(d.d_p2_W);
+  return j;
+}
+
 // ============================================================== shared option scanning
 
 struct LayerQueryArgs {
   std::string shape1, shape2;
   Pose X1 = Pose::identity(), X2 = Pose::identity();
   bool derivatives = false;
-  bool hessians = false, shape_derivatives = false;  // qp only
+  bool hessians = false, shape_derivatives = false;
   ReferenceFrame frame = ReferenceFrame::world;
   long max_iterations = -1;  // dcol only
 };
@@ -274,9 +311,9 @@ LayerQueryArgs scan_query(const std::vector<std::string>& args, const char* meth
       q.X2 = parse_pose(pose_arg_to_json(v), "pose2");
     } else if (a == "--derivatives") {
       q.derivatives = true;
-    } else if (std::string(method) == "qp" && a == "--hessians") {
+    } else if (a == "--hessians") {
       q.hessians = true;
-    } else if (std::string(method) == "qp" && a == "--shape-derivatives") {
+    } else if (a == "--shape-derivatives") {
       q.shape_derivatives = true;
     } else if (take_option(args, i, "--frame", v)) {
       q.frame = parse_frame(v);
@@ -330,7 +367,8 @@ on the cores, closest points on the padded surfaces (eq. (21)-(22)) and the norm
 
 void print_query_dcol_usage(std::ostream& os) {
   os << R"(usage: diffcol query --method dcol --shape1 SHAPE --shape2 SHAPE [--pose1 POSE] [--pose2 POSE]
-                     [--derivatives] [--frame world|local|local_world_aligned] [--max-iterations N]
+                     [--derivatives] [--hessians] [--shape-derivatives]
+                     [--frame world|local|local_world_aligned] [--max-iterations N]
 
 DCOL (include/diffcol/dcol): the minimum uniform scaling alpha at which two convex primitives
 intersect (cone program, seed eq. (9)), the intersection point x_W, the contact points p1_W,
@@ -342,6 +380,10 @@ p2_W (eq. (29)) and the signed distance (eq. (30)), as JSON.
          sphere. The pose is the body's; a cylinder, capsule or cone along z is DCOL's along x
          at the offset X_WS1 of the output.
   --derivatives       add dcol::contact_derivatives: every block J_<out>_<X1|X2|X12>
+  --hessians          add dcol::contact_hessians: H_alpha, H_gap (12x12 over [twist of body 1 |
+                      twist of body 2] in --frame) and H_alpha_X12 (6x6)
+  --shape-derivatives add dcol::shape_derivatives: parameter names of both primitives and d_<out>
+                      for alpha, gap, x_W, p1_W, p2_W (a polytope of at most 32 faces)
   --frame F           twist of the X1 / X2 columns: world (default), local or local_world_aligned
   --max-iterations N  interior-point iteration limit (default 40)
 )";
@@ -444,6 +486,20 @@ int cmd_query_dcol(const std::vector<std::string>& args) {
     dcol::contact_derivatives(*r, *d, q.frame);
     out["derivatives"] = dcol_derivatives_json(*d);
   }
+  if (q.hessians) {
+    auto h = std::make_unique<dcol::ContactHessians>();
+    dcol::contact_hessians(*r, *h, q.frame);
+    out["hessians"] = dcol_hessians_json(*h);
+  }
+  if (q.shape_derivatives) {
+    if (const auto* p = std::get_if<dcol::Polytope>(&s1); p && p->is_large())
+      throw InputError("query: --shape-derivatives of a polytope with more than 32 faces (shape1)");
+    if (const auto* p = std::get_if<dcol::Polytope>(&s2); p && p->is_large())
+      throw InputError("query: --shape-derivatives of a polytope with more than 32 faces (shape2)");
+    auto sd = std::make_unique<dcol::ShapeDerivatives>();
+    dcol::shape_derivatives(s1, s2, *r, *sd);
+    out["shape_derivatives"] = dcol_shape_derivatives_json(s1, s2, *sd);
+  }
   Json in;
   in["shape1"] = describe(s1);
   in["pose1"] = pose_json(q.X1);
@@ -485,8 +541,9 @@ void print_bench_dcol_usage(std::ostream& os) {
   os << R"(usage: diffcol bench --method dcol [--shapes LIST] [--poses N | --quick] [--repeat R] [--json]
                                  [--progress]
 
-Times DCOL (dcol::solve_contact, cold start) and dcol::contact_derivatives for every ordered
-pair of the DCOL benchmark primitives. Body 1 at the identity, body 2 at the ergodic sweep
+Times DCOL (dcol::solve_contact, cold start) and, separately, dcol::contact_derivatives,
+dcol::contact_hessians and dcol::shape_derivatives (each on stored results of the same poses)
+for every ordered pair of the DCOL benchmark primitives. Body 1 at the identity, body 2 at the ergodic sweep
 idcol::ErgodicSweep with rmin = 0.1 min(inner radii), rmax = 2 max(outer radii).
 
   --shapes LIST  comma-separated subset of polytope,capsule,cylinder,cone,ellipsoid,
@@ -615,9 +672,13 @@ void print_layer_results(const char* title, long n, long repeat, const std::vect
   }
   os << "\neval: mean us per evaluation (batch wall), cpu: batch thread CPU time / N; deriv: mean us of the "
         "derivatives alone on stored results of the same poses (batch timed); ok%: status ok\n";
-  if (second)
+  if (second && std::string(iter_label) == "ip_it")
     os << "hess: qp::proximity_hessians (world twists, every output), shape: qp::proximity_shape_derivatives, "
           "both on stored results; h/eval, s/eval: their CPU means over the evaluation's CPU mean\n";
+  else if (second)
+    os << "hess: dcol::contact_hessians (world twists: H_alpha, H_gap, H_alpha_X12), shape: "
+          "dcol::shape_derivatives, both on stored results; h/eval, s/eval: their CPU means over the evaluation's "
+          "CPU mean\n";
   double wall = 0, cpu = 0;
   for (const auto& r : results) {
     wall += r.eval.mean_us + r.deriv_mean_us;
@@ -812,6 +873,32 @@ LayerPairResult bench_dcol_pair(const std::string& n1, const std::string& n2, si
     res.deriv_mean_us = wall * 1e6 / static_cast<double>(n);
     res.deriv_mean_cpu_us = cpu * 1e6 / static_cast<double>(n);
     res.deriv_ok_pct = 100.0 * static_cast<double>(ok) / static_cast<double>(n);
+  }
+  // Hessians and shape-parameter derivatives, timed as the first derivatives (stored results)
+  auto time_stored = [&](const auto& call, double& mean_us, double& mean_cpu_us) {
+    double wall = 0, cpu = 0;
+    for (size_t b = 0; b < n; b += stored.size()) {
+      const size_t m = std::min(stored.size(), n - b);
+      for (size_t k = 0; k < m; ++k) dcol::solve_contact(s1, I, s2, poses[b + k], stored[k]);
+      if (b == 0)
+        for (size_t k = 0; k < m; ++k) call(stored[k]);
+      const double c0 = thread_cpu_seconds();
+      const auto t0 = BenchClock::now();
+      for (size_t k = 0; k < m; ++k) call(stored[k]);
+      const auto t1 = BenchClock::now();
+      cpu += thread_cpu_seconds() - c0;
+      wall += std::chrono::duration<double>(t1 - t0).count();
+    }
+    mean_us = wall * 1e6 / static_cast<double>(n);
+    mean_cpu_us = cpu * 1e6 / static_cast<double>(n);
+  };
+  {
+    auto h = std::make_unique<dcol::ContactHessians>();
+    time_stored([&](const dcol::ContactResult& r) { dcol::contact_hessians(r, *h); }, res.hess_mean_us,
+                res.hess_mean_cpu_us);
+    auto sd = std::make_unique<dcol::ShapeDerivatives>();
+    time_stored([&](const dcol::ContactResult& r) { dcol::shape_derivatives(s1, s2, r, *sd); }, res.shape_mean_us,
+                res.shape_mean_cpu_us);
   }
   return res;
 }

@@ -14,6 +14,7 @@
 #include "diffcol/dcol/contact.hpp"
 #include "diffcol/dcol/derivatives.hpp"
 #include "diffcol/dcol/euclidean.hpp"
+#include "diffcol/dcol/hessians.hpp"
 #include "diffcol/dcol/primitives.hpp"
 
 namespace diffcol::python {
@@ -183,6 +184,8 @@ Primitives: Polytope, Capsule, Cylinder, Cone, Ellipsoid, PaddedPolygon, Sphere 
 Contact: solve_contact, SolveOptions, ContactResult, StartMethod, ConeKkt
 Derivatives: contact_derivatives, ContactDerivatives,
   to_position_quaternion, PositionQuaternionJacobians, world_twist_to_position_quaternion
+Second order and shape parameters: contact_hessians, ContactHessians, shape_derivatives,
+  ShapeDerivatives, shape_parameter_names
 )" );
 
   m.attr("kMaxPolytopeFaces") = dcol::kMaxPolytopeFaces;
@@ -660,6 +663,89 @@ Args:
 Returns:
   ContactDerivatives with every block J_<out>_<X12|X1|X2> (see help(diffcol.dcol.ContactDerivatives)).
 )") + kDcolConventionsDoc));
+
+  // ------------------------------------------------------------------ second order, shape parameters
+  py::class_<dcol::ContactHessians>(m, "ContactHessians", R"(Second-order pose derivatives of one DCOL result.
+
+H_alpha, H_gap: (12, 12), columns [zeta1 | zeta2] in .frame: the Hessian of
+f(exp((M1 zeta1)^) X_WB1, exp((M2 zeta2)^) X_WB2), M_i = world_twist_from_frame(frame, X_WBi)
+(world: exp(eta^) X; local: X exp(zeta^)); symmetric. H_alpha_X12 (6, 6): w.r.t. the body twist of
+X_12 = X_WB1^-1 X_WB2. Exact second derivatives on the active set of the polished solution
+(one-sided at a feature switch); status singular (every block zero) for an unpolished solution
+(smoothing, or x* not unique). docs/dcol.md, 'Second-order and shape derivatives'.)")
+      .def_readonly("status", &dcol::ContactHessians::status, "DerivativeStatus; every block is zero unless ok.")
+      .def_property_readonly("ok", &dcol::ContactHessians::ok, "status == DerivativeStatus.ok (a bool, not a method).")
+      .def_readonly("frame", &dcol::ContactHessians::frame, "ReferenceFrame of the 12 columns.")
+      .def_readonly("H_alpha", &dcol::ContactHessians::H_alpha, "Hessian of alpha (12, 12)")
+      .def_readonly("H_gap", &dcol::ContactHessians::H_gap, "Hessian of the gap d_D (12, 12)")
+      .def_readonly("H_alpha_X12", &dcol::ContactHessians::H_alpha_X12,
+                    "Hessian of alpha w.r.t. the body twist of X_12 (6, 6)")
+      .def("__repr__", [](const dcol::ContactHessians& h) {
+        return std::string("ContactHessians(status=") + diffcol::status_name(h.status) +
+               ", frame=" + reference_frame_name(h.frame) + ")";
+      });
+  m.def(
+      "contact_hessians",
+      [](const ContactResult& r, ReferenceFrame f) {
+        auto h = std::make_unique<dcol::ContactHessians>();
+        dcol::contact_hessians(r, *h, f);
+        return h;
+      },
+      py::arg("result"), py::arg("frame") = ReferenceFrame::world,
+      "ContactHessians of a result of solve_contact: 12x12 Hessians of alpha and the gap over "
+      "[twist of X_WB1 | twist of X_WB2] in `frame`.");
+  py::class_<dcol::ShapeDerivatives>(m, "ShapeDerivatives", R"(Derivatives with respect to the primitives' parameters.
+
+Columns: shape 1's parameters (count1, shape_parameter_names(shape1)), then shape 2's (count2):
+polytope b[i], A[i][j] (the stored unit rows); capsule, cylinder radius, length; cone height,
+half_angle; ellipsoid P[0][0], P[1][1], P[2][2], P[0][1], P[0][2], P[1][2] (an off-diagonal one
+moves both symmetric entries); padded polygon radius, d[i], C[i][j]; sphere radius.
+d_alpha, d_gap: (count1 + count2,); d_x_W, d_p1_W, d_p2_W: (3, count1 + count2).
+status: DerivativeStatus (singular for an unpolished solution); zero blocks unless ok.)")
+      .def_readonly("status", &dcol::ShapeDerivatives::status, "DerivativeStatus.")
+      .def_property_readonly("ok", &dcol::ShapeDerivatives::ok, "status == DerivativeStatus.ok.")
+      .def_readonly("count1", &dcol::ShapeDerivatives::count1, "number of parameters of shape 1")
+      .def_readonly("count2", &dcol::ShapeDerivatives::count2, "number of parameters of shape 2")
+      .def_property_readonly(
+          "d_alpha", [](const dcol::ShapeDerivatives& d) { return Eigen::VectorXd(d.d_alpha.transpose()); },
+          "d alpha / d (parameters), (count1 + count2,)")
+      .def_property_readonly(
+          "d_gap", [](const dcol::ShapeDerivatives& d) { return Eigen::VectorXd(d.d_gap.transpose()); },
+          "d gap / d (parameters), (count1 + count2,)")
+      .def_property_readonly(
+          "d_x_W", [](const dcol::ShapeDerivatives& d) { return Eigen::MatrixXd(d.d_x_W); },
+          "d x_W / d (parameters), (3, count1 + count2)")
+      .def_property_readonly(
+          "d_p1_W", [](const dcol::ShapeDerivatives& d) { return Eigen::MatrixXd(d.d_p1_W); },
+          "d p1_W / d (parameters), (3, count1 + count2)")
+      .def_property_readonly(
+          "d_p2_W", [](const dcol::ShapeDerivatives& d) { return Eigen::MatrixXd(d.d_p2_W); },
+          "d p2_W / d (parameters), (3, count1 + count2)")
+      .def("__repr__", [](const dcol::ShapeDerivatives& d) {
+        return std::string("ShapeDerivatives(status=") + diffcol::status_name(d.status) +
+               ", count1=" + std::to_string(d.count1) + ", count2=" + std::to_string(d.count2) + ")";
+      });
+  m.def(
+      "shape_derivatives",
+      [](const py::object& shape1, const py::object& shape2, const ContactResult& r) {
+        const Primitive s1 = to_primitive(shape1, "shape1"), s2 = to_primitive(shape2, "shape2");
+        auto d = std::make_unique<dcol::ShapeDerivatives>();
+        dcol::shape_derivatives(s1, s2, r, *d);
+        return d;
+      },
+      py::arg("shape1"), py::arg("shape2"), py::arg("result"),
+      "ShapeDerivatives of `result`, a solve of shape1 against shape2 (the same shapes, in that order): columns "
+      "shape_parameter_names(shape1) + shape_parameter_names(shape2). Raises ValueError for a polytope with more "
+      "than 32 faces or shapes that do not match the result.");
+  m.def(
+      "shape_parameter_names",
+      [](const py::object& shape) {
+        const Primitive s = to_primitive(shape, "shape");
+        std::vector<std::string> out;
+        for (int i = 0; i < dcol::shape_parameter_count(s); ++i) out.push_back(dcol::shape_parameter_name(s, i));
+        return out;
+      },
+      py::arg("shape"), "The names of a primitive's parameters, in the column order of ShapeDerivatives.");
 
   py::class_<dcol::PositionQuaternionJacobians>(m, "PositionQuaternionJacobians", R"(DCOL derivatives in the layout of DCOL.jl.
 

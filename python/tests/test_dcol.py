@@ -97,7 +97,8 @@ def same_bits_json(a, b):
 def test_solve_equals_cli_json(cli_exe):
     qs = queries(1, seed=4)[::8]
     for a, b, p1, p2 in qs:
-        args = [cli_exe, "query", "--method", "dcol", "--shape1", a, "--shape2", b, "--derivatives",
+        args = [cli_exe, "query", "--method", "dcol", "--shape1", a, "--shape2", b, "--derivatives", "--hessians",
+                "--shape-derivatives",
                 "--pose1", ",".join(repr(float(v)) for v in p1), "--pose2", ",".join(repr(float(v)) for v in p2)]
         out = subprocess.run(args, capture_output=True, text=True)
         assert out.returncode in (0, 1), out.stderr
@@ -111,6 +112,16 @@ def test_solve_equals_cli_json(cli_exe):
         assert ref["derivatives"]["status"] == diffcol.status_name(d.status)
         for name in BLOCKS:
             assert same_bits_json(getattr(d, name), ref["derivatives"][name]), f"{a}-{b}: {name}"
+        h = dcol.contact_hessians(r)
+        assert ref["hessians"]["status"] == diffcol.status_name(h.status)
+        for name in ["H_alpha", "H_gap", "H_alpha_X12"]:
+            assert same_bits_json(getattr(h, name), ref["hessians"][name]), f"{a}-{b}: {name}"
+        sd = dcol.shape_derivatives(primitive(a), primitive(b), r)
+        ref_sd = ref["shape_derivatives"]
+        assert ref_sd["parameters1"] + ref_sd["parameters2"] == (dcol.shape_parameter_names(primitive(a))
+                                                                 + dcol.shape_parameter_names(primitive(b)))
+        for name in ["d_alpha", "d_gap", "d_x_W", "d_p1_W", "d_p2_W"]:
+            assert same_bits_json(np.atleast_2d(getattr(sd, name)), ref_sd[name]), f"{a}-{b}: {name}"
 
 
 # ---------------------------------------------------------------- finite differences
@@ -389,6 +400,49 @@ def test_every_public_name_has_a_docstring():
         assert needle in text
     import diffcol.dcol as mod  # importable as a package module
     assert mod is dcol
+
+
+def test_hessians_and_shape_derivatives():
+    """contact_hessians against Richardson differences of the analytic Jacobians (world twists,
+    symmetric part); shape_derivatives against differences of the solve."""
+    cone, ell = dcol.Cone(1.5, 0.5), dcol.Ellipsoid.from_semi_axes(0.6, 0.9, 1.2)
+    X1 = diffcol.Pose([0.1, -0.2, 0.3, 0.9, 0.1, 0.3, 0.2])
+    X2 = diffcol.Pose([1.6, 1.1, 0.9, 0.8, -0.2, 0.1, 0.4])
+    r = dcol.solve_contact(cone, X1, ell, X2)
+    assert r.ok and r.alpha > 1
+    h = dcol.contact_hessians(r)
+    assert h.ok and h.H_alpha.shape == (12, 12) and h.H_alpha_X12.shape == (6, 6)
+    assert np.array_equal(h.H_gap, h.H_gap.T)
+
+    def grads(t, wrt, e):
+        A = diffcol.se3_exp(t * e) * X1 if wrt == 0 else X1
+        B = diffcol.se3_exp(t * e) * X2 if wrt == 1 else X2
+        d = dcol.contact_derivatives(dcol.solve_contact(cone, A, ell, B))
+        return {"alpha": np.concatenate([d.J_alpha_X1, d.J_alpha_X2]),
+                "gap": np.concatenate([d.J_gap_X1, d.J_gap_X2])}
+
+    cols = {"alpha": [], "gap": []}
+    for wrt in range(2):
+        for k in range(6):
+            e = np.zeros(6)
+            e[k] = 1.0
+            col = richardson(lambda t: grads(t, wrt, e), 1e-3)
+            for n in cols:
+                cols[n].append(col[n])
+    for n, H in [("alpha", h.H_alpha), ("gap", h.H_gap)]:
+        M = np.stack(cols[n], axis=-1)
+        np.testing.assert_allclose(H, 0.5 * (M + M.T), rtol=0, atol=1e-6 * np.abs(H).max())
+
+    sd = dcol.shape_derivatives(cone, ell, r)
+    names = dcol.shape_parameter_names(cone) + dcol.shape_parameter_names(ell)
+    assert sd.ok and (sd.count1, sd.count2) == (2, 6) and names[:3] == ["height", "half_angle", "P[0][0]"]
+    assert sd.d_alpha.shape == (8,) and sd.d_p2_W.shape == (3, 8)
+    step = 1e-5
+    fd = [(dcol.solve_contact(dcol.Cone(1.5, 0.5 + s), X1, ell, X2).p1_W) for s in (step, -step)]
+    np.testing.assert_allclose(sd.d_p1_W[:, 1], (fd[0] - fd[1]) / (2 * step), atol=1e-7)
+    with pytest.raises(ValueError, match="do not match"):
+        dcol.shape_derivatives(ell, cone, r)
+    assert "P[0][1]" in dcol.ShapeDerivatives.__doc__ and "one-sided" in dcol.ContactHessians.__doc__
 
 
 def test_convex_hull_polytopes():
