@@ -249,11 +249,18 @@ Json dcol_hessians_json(const dcol::ContactHessians& h) {
   j["frame"] = reference_frame_name(h.frame);
   j["layout"] =
       "H_alpha, H_gap: 12x12 Hessian over [twist of body 1 | twist of body 2] in `frame` (world: f(exp(eta1^) X_WB1, "
-      "exp(eta2^) X_WB2)); H_alpha_X12: 6x6 over the body twist of X_12; symmetric; exact on the polished active "
-      "set (one-sided at a feature switch); all zero unless status is ok (singular: an unpolished solution)";
+      "exp(eta2^) X_WB2)); vectors: one matrix per world component [3][12][12]; H_alpha_X12: 6x6 over the body "
+      "twist of X_12; symmetric; exact on the polished active set (one-sided at a feature switch); all zero unless "
+      "status is ok (singular: an unpolished solution)";
   j["H_alpha"] = rows_json(h.H_alpha);
   j["H_gap"] = rows_json(h.H_gap);
   j["H_alpha_X12"] = rows_json(h.H_alpha_X12);
+  auto stack = [](const std::array<dcol::Mat12, 3>& a) {
+    return Json::array({rows_json(a[0]), rows_json(a[1]), rows_json(a[2])});
+  };
+  j["H_x_W"] = stack(h.H_x_W);
+  j["H_p1_W"] = stack(h.H_p1_W);
+  j["H_p2_W"] = stack(h.H_p2_W);
   return j;
 }
 
@@ -381,7 +388,8 @@ p2_W (eq. (29)) and the signed distance (eq. (30)), as JSON.
          at the offset X_WS1 of the output.
   --derivatives       add dcol::contact_derivatives: every block J_<out>_<X1|X2|X12>
   --hessians          add dcol::contact_hessians: H_alpha, H_gap (12x12 over [twist of body 1 |
-                      twist of body 2] in --frame) and H_alpha_X12 (6x6)
+                      twist of body 2] in --frame), per world component [3][..][..] H_x_W,
+                      H_p1_W, H_p2_W, and H_alpha_X12 (6x6)
   --shape-derivatives add dcol::shape_derivatives: parameter names of both primitives and d_<out>
                       for alpha, gap, x_W, p1_W, p2_W (a polytope of at most 32 faces)
   --frame F           twist of the X1 / X2 columns: world (default), local or local_world_aligned
@@ -676,7 +684,7 @@ void print_layer_results(const char* title, long n, long repeat, const std::vect
     os << "hess: qp::proximity_hessians (world twists, every output), shape: qp::proximity_shape_derivatives, "
           "both on stored results; h/eval, s/eval: their CPU means over the evaluation's CPU mean\n";
   else if (second)
-    os << "hess: dcol::contact_hessians (world twists: H_alpha, H_gap, H_alpha_X12), shape: "
+    os << "hess: dcol::contact_hessians (world twists, every output), shape: "
           "dcol::shape_derivatives, both on stored results; h/eval, s/eval: their CPU means over the evaluation's "
           "CPU mean\n";
   double wall = 0, cpu = 0;
@@ -895,7 +903,7 @@ LayerPairResult bench_dcol_pair(const std::string& n1, const std::string& n2, si
   {
     auto h = std::make_unique<dcol::ContactHessians>();
     time_stored([&](const dcol::ContactResult& r) { dcol::contact_hessians(r, *h); }, res.hess_mean_us,
-                res.hess_mean_cpu_us);
+                res.hess_mean_cpu_us);  // every output
     auto sd = std::make_unique<dcol::ShapeDerivatives>();
     time_stored([&](const dcol::ContactResult& r) { dcol::shape_derivatives(s1, s2, r, *sd); }, res.shape_mean_us,
                 res.shape_mean_cpu_us);

@@ -1,8 +1,11 @@
 // Tests of the second-order pose derivatives and the shape-parameter derivatives of the DCOL
 // contact (include/diffcol/dcol/hessians.hpp):
-//  - the Hessians of α and the gap against Ridders central differences of the ANALYTIC first
-//    derivatives (contact_derivatives) on SE(3), symmetrized (the antisymmetric part is the
-//    bracket term, checked too); world, local and X12 twists;
+//  - the Hessians of α, the gap, x*, p1 and p2 against Ridders central differences of the
+//    ANALYTIC first derivatives (contact_derivatives) on SE(3), symmetrized (the antisymmetric
+//    part is the bracket term, checked too); world, local and X12 twists. A configuration whose
+//    differences are not consistent themselves (the mixed partials between the two poses differ:
+//    the step crossed a switch of the active set, near a weakly active constraint) is skipped,
+//    at most 2% of them;
 //  - every parameter derivative (α, gap, x*, p1, p2) against Ridders central differences of
 //    re-solves with the parameter changed;
 // over every ordered pair of the seven benchmark primitives (and mounted, rotated shapes),
@@ -94,12 +97,31 @@ struct Check {
   }
 };
 
-/// [∂α | ∂gap] as one 24-vector, each [X1 | X2].
+/// The gradients of α, the gap and the components of x_W, p1_W, p2_W as one 132-vector, each
+/// [X1 | X2] (12 entries).
 Eigen::VectorXd first_derivatives(const ContactDerivatives& d) {
-  Eigen::VectorXd v(24);
-  v << d.J_alpha_X1.transpose(), d.J_alpha_X2.transpose(), d.J_gap_X1.transpose(), d.J_gap_X2.transpose();
+  Eigen::VectorXd v(132);
+  int k = 0;
+  const auto put = [&](const auto& J1, const auto& J2) {
+    for (int i = 0; i < J1.rows(); ++i) {
+      for (int c = 0; c < 6; ++c) v[k++] = J1(i, c);
+      for (int c = 0; c < 6; ++c) v[k++] = J2(i, c);
+    }
+  };
+  put(d.J_alpha_X1, d.J_alpha_X2);
+  put(d.J_gap_X1, d.J_gap_X2);
+  put(d.J_x_W_X1, d.J_x_W_X2);
+  put(d.J_p1_W_X1, d.J_p1_W_X2);
+  put(d.J_p2_W_X1, d.J_p2_W_X2);
   return v;
 }
+std::vector<const Mat12*> hessian_blocks(const ContactHessians& h) {
+  std::vector<const Mat12*> out = {&h.H_alpha, &h.H_gap};
+  for (const auto* a : {&h.H_x_W, &h.H_p1_W, &h.H_p2_W})
+    for (int i = 0; i < 3; ++i) out.push_back(&(*a)[i]);
+  return out;
+}
+const char* kOutputNames[11] = {"alpha", "gap", "x0", "x1", "x2", "p1_0", "p1_1", "p1_2", "p2_0", "p2_1", "p2_2"};
 
 GradientCheckOptions fd_options(ReferenceFrame frame) {
   GradientCheckOptions o;
@@ -111,8 +133,8 @@ GradientCheckOptions fd_options(ReferenceFrame frame) {
 TEST(DcolHessians, AgainstFiniteDifferencesOfTheFirstDerivatives) {
   const long per = poses_per_category();
   std::mt19937 rng(20261207);
-  Check world, local, rel, bracket, cross_sym;
-  long configs = 0, unpolished = 0, apex = 0, boundary = 0, eliminated = 0;
+  Check world, local, rel, bracket, cross_sym;  // cross_sym: the differences' own consistency
+  long configs = 0, unpolished = 0, apex = 0, boundary = 0, eliminated = 0, inconsistent = 0;
   for (const auto& [s1, s2] : shape_pairs())
     for (bool separated : {true, false})
       for (long q = 0; q < per; ++q) {
@@ -132,22 +154,38 @@ TEST(DcolHessians, AgainstFiniteDifferencesOfTheFirstDerivatives) {
         }
         eliminated += res.kkt.elim_count > 0;
         const std::string where = s1.name + "-" + s2.name + (separated ? " separated" : " penetrating");
-        for (ReferenceFrame frame : {ReferenceFrame::world, ReferenceFrame::local}) {
-          const ContactHessians h = contact_hessians(res, frame);
-          ASSERT_TRUE(h.ok()) << where;
-          EXPECT_EQ((h.H_alpha - h.H_alpha.transpose()).cwiseAbs().maxCoeff(), 0.0) << where;
-          EXPECT_EQ((h.H_gap - h.H_gap.transpose()).cwiseAbs().maxCoeff(), 0.0) << where;
+        // the differences first: where they are not consistent themselves (the mixed partials
+        // between the two poses disagree), the step crossed a switch of the active set
+        Eigen::MatrixXd N[2];
+        Check own;
+        for (int fi = 0; fi < 2; ++fi) {
+          const ReferenceFrame frame = fi == 0 ? ReferenceFrame::world : ReferenceFrame::local;
           const auto f = [&](const Pose& A, const Pose& B) {
             return first_derivatives(contact_derivatives(solve_contact(s1.shape, A, s2.shape, B), frame));
           };
-          const Eigen::MatrixXd N = numeric_jacobian(PosePairFunction(f), X1, X2, fd_options(frame));
+          N[fi] = numeric_jacobian(PosePairFunction(f), X1, X2, fd_options(frame));
+          for (int o = 0; o < 11; ++o) {
+            const Eigen::MatrixXd M = N[fi].middleRows(12 * o, 12);
+            own.add(M.topRightCorner(6, 6), M.bottomLeftCorner(6, 6).transpose(), where + " " + kOutputNames[o]);
+          }
+        }
+        if (own.worst > cross_sym.worst) cross_sym = own;
+        if (own.worst > 1.0) {
+          ++inconsistent;
+          EXPECT_TRUE(contact_hessians(res).ok());
+          continue;
+        }
+        for (int fi = 0; fi < 2; ++fi) {
+          const ReferenceFrame frame = fi == 0 ? ReferenceFrame::world : ReferenceFrame::local;
+          const ContactHessians h = contact_hessians(res, frame);
+          ASSERT_TRUE(h.ok()) << where;
+          const auto H = hessian_blocks(h);
+          for (const Mat12* Hk : H) EXPECT_EQ((*Hk - Hk->transpose()).cwiseAbs().maxCoeff(), 0.0) << where;
           const Eigen::VectorXd grad = first_derivatives(contact_derivatives(res, frame));
-          const Mat12* H[2] = {&h.H_alpha, &h.H_gap};
-          for (int o = 0; o < 2; ++o) {
-            const Eigen::MatrixXd M = N.middleRows(12 * o, 12);  // M(i, j) = ∂_j (∂_i f)
-            const std::string w = where + (o == 0 ? " alpha " : " gap ") + reference_frame_name(frame);
+          for (int o = 0; o < 11; ++o) {
+            const Eigen::MatrixXd M = N[fi].middleRows(12 * o, 12);  // M(i, j) = ∂_j (∂_i f)
+            const std::string w = where + " " + kOutputNames[o] + " " + reference_frame_name(frame);
             (frame == ReferenceFrame::world ? world : local).add(*H[o], 0.5 * (M + M.transpose()), w);
-            cross_sym.add(M.topRightCorner(6, 6), M.bottomLeftCorner(6, 6).transpose(), w);
             if (frame == ReferenceFrame::world)
               for (int b = 0; b < 2; ++b) {  // ½(M − Mᵀ) = ½ μᵀ ad_{e_i} e_j within one pose
                 const Eigen::Matrix<double, 6, 1> mu = grad.segment<6>(12 * o + 6 * b);
@@ -171,17 +209,18 @@ TEST(DcolHessians, AgainstFiniteDifferencesOfTheFirstDerivatives) {
           rel.add(h.H_alpha_X12, 0.5 * (M + M.transpose()), where + " alpha X12");
         }
       }
-  std::printf("dcol hessians: %ld configurations (%ld unpolished; cones at the apex %ld, on the boundary %ld; "
-              "%ld with eliminated slacks); worst error / tolerance: world %.3g, local %.3g, X12 %.3g, bracket %.3g, "
-              "cross symmetry %.3g\n",
-              configs, unpolished, apex, boundary, eliminated, world.worst, local.worst, rel.worst, bracket.worst,
-              cross_sym.worst);
-  EXPECT_GE(configs, 50 * 2 * per);
+  std::printf("dcol hessians: %ld configurations checked (%ld unpolished, %ld whose differences are inconsistent "
+              "near a switch; worst mixed-partial disagreement / tolerance %.3g: %s; cones at the apex %ld, on the "
+              "boundary %ld; %ld with eliminated slacks); worst error / tolerance: world %.3g, local %.3g, X12 %.3g, "
+              "bracket %.3g\n",
+              configs - inconsistent, unpolished, inconsistent, cross_sym.worst, cross_sym.where.c_str(), apex,
+              boundary, eliminated, world.worst, local.worst, rel.worst, bracket.worst);
+  EXPECT_GE(configs - inconsistent, 47 * 2 * per);
+  EXPECT_LE(inconsistent, configs / 50 + 1);
   EXPECT_LE(world.worst, 1.0) << world.where;
   EXPECT_LE(local.worst, 1.0) << local.where;
   EXPECT_LE(rel.worst, 1.0) << rel.where;
   EXPECT_LE(bracket.worst, 1.0) << bracket.where;
-  EXPECT_LE(cross_sym.worst, 1.0) << cross_sym.where;
 }
 
 // ------------------------------------------------------------------ shape parameters

@@ -665,15 +665,16 @@ Returns:
 )") + kDcolConventionsDoc));
 
   // ------------------------------------------------------------------ second order, shape parameters
-  py::class_<dcol::ContactHessians>(m, "ContactHessians", R"(Second-order pose derivatives of one DCOL result.
+  py::class_<dcol::ContactHessians> hcls(m, "ContactHessians", R"(Second-order pose derivatives of one DCOL result.
 
-H_alpha, H_gap: (12, 12), columns [zeta1 | zeta2] in .frame: the Hessian of
+H_alpha, H_gap: (12, 12); H_x_W, H_p1_W, H_p2_W: (3, 12, 12), one matrix per world component
+(zero with scalars_only=True). Columns [zeta1 | zeta2] in .frame: the Hessian of
 f(exp((M1 zeta1)^) X_WB1, exp((M2 zeta2)^) X_WB2), M_i = world_twist_from_frame(frame, X_WBi)
 (world: exp(eta^) X; local: X exp(zeta^)); symmetric. H_alpha_X12 (6, 6): w.r.t. the body twist of
 X_12 = X_WB1^-1 X_WB2. Exact second derivatives on the active set of the polished solution
 (one-sided at a feature switch); status singular (every block zero) for an unpolished solution
-(smoothing, or x* not unique). docs/dcol.md, 'Second-order and shape derivatives'.)")
-      .def_readonly("status", &dcol::ContactHessians::status, "DerivativeStatus; every block is zero unless ok.")
+(smoothing, or x* not unique). docs/dcol.md, 'Second-order and shape derivatives'.)");
+  hcls.def_readonly("status", &dcol::ContactHessians::status, "DerivativeStatus; every block is zero unless ok.")
       .def_property_readonly("ok", &dcol::ContactHessians::ok, "status == DerivativeStatus.ok (a bool, not a method).")
       .def_readonly("frame", &dcol::ContactHessians::frame, "ReferenceFrame of the 12 columns.")
       .def_readonly("H_alpha", &dcol::ContactHessians::H_alpha, "Hessian of alpha (12, 12)")
@@ -684,16 +685,32 @@ X_12 = X_WB1^-1 X_WB2. Exact second derivatives on the active set of the polishe
         return std::string("ContactHessians(status=") + diffcol::status_name(h.status) +
                ", frame=" + reference_frame_name(h.frame) + ")";
       });
+  {
+    const auto stack3 = [](const std::array<dcol::Mat12, 3>& arr) {
+      py::array_t<double> out({3, 12, 12});
+      auto v = out.mutable_unchecked<3>();
+      for (int k = 0; k < 3; ++k)
+        for (int i = 0; i < 12; ++i)
+          for (int j = 0; j < 12; ++j) v(k, i, j) = arr[k](i, j);
+      return out;
+    };
+    hcls.def_property_readonly("H_x_W", [stack3](const dcol::ContactHessians& h) { return stack3(h.H_x_W); },
+                               "(3, 12, 12): one symmetric matrix per world component of x_W");
+    hcls.def_property_readonly("H_p1_W", [stack3](const dcol::ContactHessians& h) { return stack3(h.H_p1_W); },
+                               "(3, 12, 12): one symmetric matrix per world component of p1_W");
+    hcls.def_property_readonly("H_p2_W", [stack3](const dcol::ContactHessians& h) { return stack3(h.H_p2_W); },
+                               "(3, 12, 12): one symmetric matrix per world component of p2_W");
+  }
   m.def(
       "contact_hessians",
-      [](const ContactResult& r, ReferenceFrame f) {
+      [](const ContactResult& r, ReferenceFrame f, bool scalars_only) {
         auto h = std::make_unique<dcol::ContactHessians>();
-        dcol::contact_hessians(r, *h, f);
+        dcol::contact_hessians(r, *h, f, scalars_only ? dcol::HessianOutputs::scalars : dcol::HessianOutputs::all);
         return h;
       },
-      py::arg("result"), py::arg("frame") = ReferenceFrame::world,
-      "ContactHessians of a result of solve_contact: 12x12 Hessians of alpha and the gap over "
-      "[twist of X_WB1 | twist of X_WB2] in `frame`.");
+      py::arg("result"), py::arg("frame") = ReferenceFrame::world, py::arg("scalars_only") = false,
+      "ContactHessians of a result of solve_contact: 12x12 Hessians of alpha, the gap and (unless scalars_only) "
+      "each world component of x_W, p1_W, p2_W over [twist of X_WB1 | twist of X_WB2] in `frame`.");
   py::class_<dcol::ShapeDerivatives>(m, "ShapeDerivatives", R"(Derivatives with respect to the primitives' parameters.
 
 Columns: shape 1's parameters (count1, shape_parameter_names(shape1)), then shape 2's (count2):

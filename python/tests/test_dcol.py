@@ -114,7 +114,7 @@ def test_solve_equals_cli_json(cli_exe):
             assert same_bits_json(getattr(d, name), ref["derivatives"][name]), f"{a}-{b}: {name}"
         h = dcol.contact_hessians(r)
         assert ref["hessians"]["status"] == diffcol.status_name(h.status)
-        for name in ["H_alpha", "H_gap", "H_alpha_X12"]:
+        for name in ["H_alpha", "H_gap", "H_alpha_X12", "H_x_W", "H_p1_W", "H_p2_W"]:
             assert same_bits_json(getattr(h, name), ref["hessians"][name]), f"{a}-{b}: {name}"
         sd = dcol.shape_derivatives(primitive(a), primitive(b), r)
         ref_sd = ref["shape_derivatives"]
@@ -411,17 +411,20 @@ def test_hessians_and_shape_derivatives():
     r = dcol.solve_contact(cone, X1, ell, X2)
     assert r.ok and r.alpha > 1
     h = dcol.contact_hessians(r)
-    assert h.ok and h.H_alpha.shape == (12, 12) and h.H_alpha_X12.shape == (6, 6)
+    assert h.ok and h.H_alpha.shape == (12, 12) and h.H_alpha_X12.shape == (6, 6) and h.H_p1_W.shape == (3, 12, 12)
     assert np.array_equal(h.H_gap, h.H_gap.T)
+    scalars = dcol.contact_hessians(r, scalars_only=True)
+    assert np.array_equal(scalars.H_alpha, h.H_alpha) and not scalars.H_x_W.any()
 
     def grads(t, wrt, e):
         A = diffcol.se3_exp(t * e) * X1 if wrt == 0 else X1
         B = diffcol.se3_exp(t * e) * X2 if wrt == 1 else X2
         d = dcol.contact_derivatives(dcol.solve_contact(cone, A, ell, B))
         return {"alpha": np.concatenate([d.J_alpha_X1, d.J_alpha_X2]),
-                "gap": np.concatenate([d.J_gap_X1, d.J_gap_X2])}
+                "gap": np.concatenate([d.J_gap_X1, d.J_gap_X2]),
+                "x": np.hstack([d.J_x_W_X1, d.J_x_W_X2])}
 
-    cols = {"alpha": [], "gap": []}
+    cols = {"alpha": [], "gap": [], "x": []}
     for wrt in range(2):
         for k in range(6):
             e = np.zeros(6)
@@ -432,6 +435,9 @@ def test_hessians_and_shape_derivatives():
     for n, H in [("alpha", h.H_alpha), ("gap", h.H_gap)]:
         M = np.stack(cols[n], axis=-1)
         np.testing.assert_allclose(H, 0.5 * (M + M.T), rtol=0, atol=1e-6 * np.abs(H).max())
+    M = np.stack(cols["x"], axis=-1)  # (3, 12, 12)
+    np.testing.assert_allclose(h.H_x_W, 0.5 * (M + np.transpose(M, (0, 2, 1))), rtol=0,
+                               atol=1e-6 * np.abs(h.H_x_W).max())
 
     sd = dcol.shape_derivatives(cone, ell, r)
     names = dcol.shape_parameter_names(cone) + dcol.shape_parameter_names(ell)

@@ -3,6 +3,7 @@
 // active set of the polished solution. See include/diffcol/dcol/hessians.hpp.
 #include "diffcol/dcol/hessians.hpp"
 
+#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -19,7 +20,7 @@ namespace {
 constexpr int kQ = detail::kMaxKktDim;  // unknowns + multipliers of the active set
 constexpr int kR = kMaxConeVars + 8;    // rows in the active set: orthant rows + two 4-dim cones
 /// Parameter columns one query can touch (active rows × parameters of a row).
-constexpr int kMaxTouched = 96;
+constexpr int kMaxTouched = 48;
 using Vec12 = Eigen::Matrix<double, 12, 1>;
 
 /// The active set of a polished solution in world units: rows s = S_x·x + (terms in θ), the
@@ -33,7 +34,13 @@ struct ActiveProblem {
   double sx[kR][kMaxConeVars] = {};  // ∂s/∂x: p (world), α, slacks (world lengths)
   double z[kR] = {};
   double s[kR] = {};
-  double C[kR][kR] = {};
+  // C, block-diagonal: per cone on its boundary, rows r0 + 1 .. r0 + d − 1, C = f(I − ūūᵀ)
+  int cones = 0;
+  int cone_r0[2] = {}, cone_d[2] = {};
+  double cone_f[2] = {}, cone_u[2][4] = {};
+  double cone_nb[2] = {};  // ‖s̄‖
+  int cone_j[2] = {};      // the index of the cone's multiplier ν in μ
+  int single_row[kQ] = {};  // per multiplier: its row (φ = s_r), or −1 (a cone on its boundary)
   double Phi[kR][kQ] = {};  // ∇_s φ_j
   double K[kQ][kQ] = {};
   int perm[kQ] = {};
@@ -47,6 +54,23 @@ DerivativeStatus status_of(const ContactResult& res) {
     case SolveStatus::coincident_origins: return DerivativeStatus::coincident_origins;
     case SolveStatus::invalid_input: return DerivativeStatus::invalid_input;
     default: return DerivativeStatus::solve_failed;
+  }
+}
+
+/// out = C·v over the active rows, for `cols` columns (row r, column c at v[r][c], out[r][c]).
+template <int P>
+void apply_curvature(const ActiveProblem& A, const double (&v)[kR][P], int cols, double (&out)[kR][P]) {
+  for (int r = 0; r < A.nr; ++r)
+    for (int c = 0; c < cols; ++c) out[r][c] = 0.0;
+  for (int k = 0; k < A.cones; ++k) {
+    const int r0 = A.cone_r0[k], d = A.cone_d[k];
+    const double f = A.cone_f[k];
+    const double* u = A.cone_u[k];
+    for (int c = 0; c < cols; ++c) {
+      double uv = 0.0;
+      for (int t = 1; t < d; ++t) uv += u[t] * v[r0 + t][c];
+      for (int t = 1; t < d; ++t) out[r0 + t][c] = f * (v[r0 + t][c] - u[t] * uv);
+    }
   }
 }
 
@@ -75,6 +99,7 @@ bool build_active_problem(const ContactResult& res, ActiveProblem& A) {
     const int i = k.active_rows[a];
     if (i < 0 || i >= k.m) return false;
     const int r = add_row(i, i < l1 ? 0 : 1);
+    A.single_row[A.p] = r;
     A.Phi[r][A.p++] = 1.0;
   }
   for (int c = 0; c < k.soc_count; ++c) {
@@ -84,19 +109,28 @@ bool build_active_problem(const ContactResult& res, ActiveProblem& A) {
     const int r0 = A.nr;
     for (int t = 0; t < d; ++t) add_row(s0 + t, k.soc_body[c]);
     if (st == 2) {
-      for (int t = 0; t < d; ++t) A.Phi[r0 + t][A.p++] = 1.0;
+      for (int t = 0; t < d; ++t) {
+        A.single_row[A.p] = r0 + t;
+        A.Phi[r0 + t][A.p++] = 1.0;
+      }
       continue;
     }
     double nb = 0.0;
     for (int t = 1; t < d; ++t) nb += A.s[r0 + t] * A.s[r0 + t];
     nb = std::sqrt(nb);
     if (!(nb > 0.0)) return false;
-    const double f = A.z[r0] / nb;  // ν/‖s̄‖
+    const int cb = A.cones++;
+    A.cone_r0[cb] = r0;
+    A.cone_d[cb] = d;
+    A.cone_f[cb] = A.z[r0] / nb;  // ν/‖s̄‖
+    A.cone_nb[cb] = nb;
+    A.cone_j[cb] = A.p;
+    A.single_row[A.p] = -1;
     A.Phi[r0][A.p] = 1.0;
     for (int t = 1; t < d; ++t) {
       const double ut = A.s[r0 + t] / nb;
       A.Phi[r0 + t][A.p] = -ut;
-      for (int v = 1; v < d; ++v) A.C[r0 + t][r0 + v] = f * ((t == v ? 1.0 : 0.0) - ut * A.s[r0 + v] / nb);
+      A.cone_u[cb][t] = ut;
     }
     ++A.p;
   }
@@ -105,12 +139,7 @@ bool build_active_problem(const ContactResult& res, ActiveProblem& A) {
   for (int j = 4; j < n; ++j) A.w[j] = ell * k.x[j];
   // K: M = S_xᵀ C S_x, off-diagonal −S_xᵀΦ
   double CS[kR][kMaxConeVars];
-  for (int r = 0; r < A.nr; ++r)
-    for (int j = 0; j < n; ++j) {
-      double v = 0.0;
-      for (int t = 0; t < A.nr; ++t) v += A.C[r][t] * A.sx[t][j];
-      CS[r][j] = v;
-    }
+  apply_curvature(A, A.sx, n, CS);
   for (int i = 0; i < A.q; ++i)
     for (int j = 0; j < A.q; ++j) A.K[i][j] = 0.0;
   for (int i = 0; i < n; ++i)
@@ -128,21 +157,15 @@ bool build_active_problem(const ContactResult& res, ActiveProblem& A) {
   return detail::lu_factor(A.K, A.perm, A.q, 1e-12);
 }
 
-/// B = ∂²ℒ/∂w∂θ for P columns of ∂s/∂θ (sθ, nr × P) and T = Σ z_r ∂²s_r/∂x∂θ (n × P):
-/// B_x = S_xᵀ C sθ − T, B_μ = −Φᵀ sθ. Column c of B is written to Bc[c][0..q).
+/// B = ∂²ℒ/∂w∂θ for P columns of ∂s/∂θ (sθ, nr × P; Cst = C·sθ) and T = Σ z_r ∂²s_r/∂x∂θ
+/// (n × P): B_x = S_xᵀ C sθ − T, B_μ = −Φᵀ sθ. Column c of B is written to Bc[c][0..q).
 template <int P>
-void assemble_b(const ActiveProblem& A, const double (&st)[kR][P], const double (&T)[kMaxConeVars][P], int cols,
-                double (&Bc)[P][kQ]) {
+void assemble_b(const ActiveProblem& A, const double (&st)[kR][P], const double (&Cst)[kR][P],
+                const double (&T)[kMaxConeVars][P], int cols, double (&Bc)[P][kQ]) {
   for (int c = 0; c < cols; ++c) {
-    double cs[kR];
-    for (int r = 0; r < A.nr; ++r) {
-      double v = 0.0;
-      for (int t = 0; t < A.nr; ++t) v += A.C[r][t] * st[t][c];
-      cs[r] = v;
-    }
     for (int j = 0; j < A.n; ++j) {
       double v = -T[j][c];
-      for (int r = 0; r < A.nr; ++r) v += A.sx[r][j] * cs[r];
+      for (int r = 0; r < A.nr; ++r) v += A.sx[r][j] * Cst[r][c];
       Bc[c][j] = v;
     }
     for (int m = 0; m < A.p; ++m) {
@@ -163,13 +186,159 @@ Mat6 motion_curvature(const Vec3& zeta, const Vec3& p) {
   return N;
 }
 
+
+/// ½[ω_a×(ω_b×p + v_b) + ω_b×(ω_a×p + v_a)] for the unit twists e_a, e_b (a, b in 0..5): the
+/// second-order term of exp(±η^)·p.
+Vec3 motion_second(int a, int b, const Vec3& p) {
+  const auto part = [&p](int i, int j) {  // ω_i × (ω_j × p + v_j)
+    if (i >= 3) return Vec3(Vec3::Zero());
+    const Vec3 wi = Vec3::Unit(i);
+    const Vec3 t = j < 3 ? Vec3(Vec3::Unit(j).cross(p)) : Vec3(Vec3::Unit(j - 3));
+    return Vec3(wi.cross(t));
+  };
+  return 0.5 * (part(a, b) + part(b, a));
+}
+
+/// Hessians of x*, p1, p2 (world twists): the second-order IFT on F(w, θ) = 0, F = (∇_xℒ, −φ):
+///   K·w_ab = −D²F[(w_a, e_a), (w_b, e_b)],
+/// with F_x = c − S_xᵀλ(s, μ) (λ = Σ μ_j ∇φ_j(s), the multipliers z) and s(x, θ) affine in x:
+///   D²F_x = −Σ_r [ ∂³_{xθθ}s_r λ_r + ∂²_{xθ}s_r,a Dλ_r,b + ∂²_{xθ}s_r,b Dλ_r,a + ∂_x s_r D²λ_r ],
+///   D²F_μj = −(∇²φ_j[s_a, s_b] + ∇φ_jᵀ D²s),
+/// s_a the total first derivative of s, Dλ_a = −C s_a + Φ μ_a, D²λ = ∇³Λ[s_a, s_b] − C D²s
+/// + Σ_j (μ_a,j ∇²φ_j s_b + μ_b,j ∇²φ_j s_a), ∇²φ = −(I − ūūᵀ)/‖s̄‖ and
+/// ∇³φ[a, b] = ((ū·b)Pa + (ū·a)Pb + (aᵀPb)ū)/‖s̄‖² (P = I − ūūᵀ) on a boundary cone's rows s̄.
+/// Four solves give rows 0–3 of K⁻¹ (K symmetric): x_ab = −(K⁻¹)_{0:4,:}·D²F.
+void vector_hessians(const ContactResult& res, const ActiveProblem& A, const double (&st)[kR][12],
+                     const double (&Wf)[12][kQ], const Vec12& grad, ContactHessians& out) {
+  const int n = A.n, q = A.q, nr = A.nr;
+  const Vec3 p = res.x_W;
+  double Y[4][kQ];
+  for (int a = 0; a < 4; ++a) {
+    for (int i = 0; i < q; ++i) Y[a][i] = i == a ? 1.0 : 0.0;
+    detail::lu_solve(A.K, A.perm, q, Y[a]);
+  }
+  // per direction: s_a, Dλ_a
+  double sa[kR][12], dl[kR][12];
+  for (int r = 0; r < nr; ++r)
+    for (int a = 0; a < 12; ++a) {
+      double v = st[r][a];
+      for (int j = 0; j < n; ++j) v += A.sx[r][j] * Wf[a][j];
+      sa[r][a] = v;
+    }
+  apply_curvature(A, sa, 12, dl);
+  for (int r = 0; r < nr; ++r)
+    for (int a = 0; a < 12; ++a) {
+      double v = -dl[r][a];
+      for (int j = 0; j < A.p; ++j) v += A.Phi[r][j] * Wf[a][n + j];
+      dl[r][a] = v;
+    }
+  // Z[b][body] = Σ_{r in body} g_r Dλ_r,b: the terms ∂²_{pθ}s_r,a Dλ_r,b summed over the rows
+  // (∂²s_r/∂p∂ω_k = −g_r × e_k for a rotation of the row's body)
+  Vec3 Z[12][2];
+  for (int b = 0; b < 12; ++b) {
+    Z[b][0].setZero();
+    Z[b][1].setZero();
+    for (int r = 0; r < nr; ++r) Z[b][A.body[r]] += dl[r][b] * Vec3(A.sx[r][0], A.sx[r][1], A.sx[r][2]);
+  }
+  Eigen::Matrix<double, 4, 1> xab[12][12];
+  for (int a = 0; a < 12; ++a)
+    for (int b = a; b < 12; ++b) {
+      const Vec3 pa(Wf[a][0], Wf[a][1], Wf[a][2]), pb(Wf[b][0], Wf[b][1], Wf[b][2]);
+      const int ba = a / 6, bb = b / 6, ka = a % 6, kb = b % 6;
+      // D²s_r = g_r·v[body of r]: −(e_kb × p_a) − (e_ka × p_b) for rotations, + D²q for one body
+      Vec3 v[2] = {Vec3::Zero(), Vec3::Zero()};
+      if (kb < 3) v[bb] -= Vec3::Unit(kb).cross(pa);
+      if (ka < 3) v[ba] -= Vec3::Unit(ka).cross(pb);
+      if (ba == bb) v[ba] += motion_second(ka, kb, p);
+      double d2s[kR];
+      for (int r = 0; r < nr; ++r) d2s[r] = A.sx[r][0] * v[A.body[r]].x() + A.sx[r][1] * v[A.body[r]].y() +
+                                           A.sx[r][2] * v[A.body[r]].z();
+      double F[kQ];
+      for (int j = 0; j < A.p; ++j) F[n + j] = A.single_row[j] >= 0 ? -d2s[A.single_row[j]] : 0.0;
+      for (int i = 0; i < n; ++i) F[i] = 0.0;
+      // F_x = −Σ_r [∂³s_r λ_r + m_a Dλ_b + m_b Dλ_a + ∂_x s_r D²λ_r]; D²λ lives on the cones' rows
+      if (ka < 3) {
+        const Vec3 t = Z[b][ba].cross(Vec3::Unit(ka));  // −Σ_r m_{r,a} Dλ_r,b = Σ_r (g_r × e_ka) Dλ_r,b
+        for (int c = 0; c < 3; ++c) F[c] += t[c];
+      }
+      if (kb < 3) {
+        const Vec3 t = Z[a][bb].cross(Vec3::Unit(kb));
+        for (int c = 0; c < 3; ++c) F[c] += t[c];
+      }
+      if (ba == bb && ka < 3 && kb < 3) {  // Σ_r z_r ∂³s_r/∂p∂ω_a∂ω_b = ½[(ζ·ω_b)ω_a + (ζ·ω_a)ω_b] − (ω_a·ω_b)ζ
+        const Vec3& zeta = A.zeta[ba];
+        Vec3 t = 0.5 * (zeta[kb] * Vec3::Unit(ka) + zeta[ka] * Vec3::Unit(kb));
+        if (ka == kb) t -= zeta;
+        for (int c = 0; c < 3; ++c) F[c] -= t[c];
+      }
+      for (int k = 0; k < A.cones; ++k) {  // −C D²s, the cones' ∇²φ and ∇³φ terms on their rows s̄
+        const int r0 = A.cone_r0[k], d = A.cone_d[k], jc = A.cone_j[k];
+        const double* u = A.cone_u[k];
+        const double nb = A.cone_nb[k], nu = A.z[r0], f = A.cone_f[k];
+        double ua = 0.0, ub = 0.0, us = 0.0;
+        for (int t = 1; t < d; ++t) {
+          ua += u[t] * sa[r0 + t][a];
+          ub += u[t] * sa[r0 + t][b];
+          us += u[t] * d2s[r0 + t];
+        }
+        double Pa[4] = {}, Pb[4] = {}, aPb = 0.0;
+        for (int t = 1; t < d; ++t) {
+          Pa[t] = sa[r0 + t][a] - u[t] * ua;
+          Pb[t] = sa[r0 + t][b] - u[t] * ub;
+          aPb += sa[r0 + t][a] * Pb[t];
+        }
+        const double mua = Wf[a][n + jc], mub = Wf[b][n + jc];
+        for (int t = 1; t < d; ++t) {
+          const double d2l = -f * (d2s[r0 + t] - u[t] * us) + nu / (nb * nb) * (ub * Pa[t] + ua * Pb[t] + aPb * u[t]) -
+                             (mua * Pb[t] + mub * Pa[t]) / nb;
+          for (int i = 0; i < n; ++i) F[i] -= A.sx[r0 + t][i] * d2l;
+        }
+        F[n + jc] = -(d2s[r0] - us) + aPb / nb;  // −∇φᵀD²s − ∇²φ[s_a, s_b]
+      }
+      for (int c = 0; c < 4; ++c) {
+        double val = 0.0;
+        for (int i = 0; i < q; ++i) val -= Y[c][i] * F[i];
+        xab[a][b][c] = val;
+      }
+    }
+  // x*, and p_i = r_i + (x − r_i)/α with r_i = exp(η_i^)·r_i
+  const double alpha = res.alpha, ia = 1.0 / alpha;
+  const Vec3 r[2] = {res.X_WS1.p, res.X_WS2.p};
+  for (int a = 0; a < 12; ++a)
+    for (int b = a; b < 12; ++b) {
+      const Vec3 xa(Wf[a][0], Wf[a][1], Wf[a][2]), xb(Wf[b][0], Wf[b][1], Wf[b][2]);
+      const Vec3 x2 = xab[a][b].head<3>();
+      const double aa = grad[a], ab = grad[b], a2 = xab[a][b][3];
+      for (int c = 0; c < 3; ++c) out.H_x_W[c](a, b) = out.H_x_W[c](b, a) = x2[c];
+      for (int body = 0; body < 2; ++body) {
+        const Vec3& ri = r[body];
+        // dr_i/dη_i = [−r_i^, I]; the second-order term of exp(η_i^)·r_i
+        const auto dr = [&](int e) -> Vec3 {
+          if (e / 6 != body) return Vec3::Zero();
+          return e % 6 < 3 ? Vec3(Vec3::Unit(e % 6).cross(ri)) : Vec3(Vec3::Unit(e % 6 - 3));
+        };
+        const Vec3 ra = dr(a), rb = dr(b);
+        const Vec3 r2 = (a / 6 == body && b / 6 == body) ? motion_second(a % 6, b % 6, ri) : Vec3(Vec3::Zero());
+        const Vec3 h = (x2 - r2) * ia + r2 - ((xa - ra) * ab + (xb - rb) * aa) * (ia * ia) +
+                       (p - ri) * (2.0 * aa * ab * ia * ia * ia - a2 * ia * ia);
+        std::array<Mat12, 3>& Hp = body == 0 ? out.H_p1_W : out.H_p2_W;
+        for (int c = 0; c < 3; ++c) Hp[c](a, b) = Hp[c](b, a) = h[c];
+      }
+    }
+}
+
 }  // namespace
 
-void contact_hessians(const ContactResult& res, ContactHessians& out, ReferenceFrame frame) {
+void contact_hessians(const ContactResult& res, ContactHessians& out, ReferenceFrame frame, HessianOutputs outputs) {
   out.frame = frame;
   out.H_alpha_X12.setZero();
   out.H_alpha.setZero();
   out.H_gap.setZero();
+  for (int k = 0; k < 3; ++k) {
+    out.H_x_W[k].setZero();
+    out.H_p1_W[k].setZero();
+    out.H_p2_W[k].setZero();
+  }
   out.status = status_of(res);
   if (!out.ok()) return;
   ActiveProblem A;
@@ -196,8 +365,10 @@ void contact_hessians(const ContactResult& res, ContactHessians& out, ReferenceF
     for (int a = 0; a < 3; ++a)
       for (int c = 0; c < 3; ++c) T[a][6 * b + c] = -S(a, c);
   }
+  double Cst[kR][12];
+  apply_curvature(A, st, 12, Cst);
   double Bc[12][kQ];
-  assemble_b<12>(A, st, T, 12, Bc);
+  assemble_b<12>(A, st, Cst, T, 12, Bc);
   Mat12 H;
   Vec12 grad;
   for (int a = 0; a < 12; ++a) {
@@ -209,8 +380,7 @@ void contact_hessians(const ContactResult& res, ContactHessians& out, ReferenceF
   for (int a = 0; a < 12; ++a)
     for (int b = a; b < 12; ++b) {
       double v = 0.0;
-      for (int r = 0; r < A.nr; ++r)
-        for (int t = 0; t < A.nr; ++t) v += st[r][a] * A.C[r][t] * st[t][b];
+      for (int r = 0; r < A.nr; ++r) v += st[r][a] * Cst[r][b];
       H(a, b) = v;
     }
   for (int b = 0; b < 2; ++b) {
@@ -218,11 +388,13 @@ void contact_hessians(const ContactResult& res, ContactHessians& out, ReferenceF
     for (int i = 0; i < 6; ++i)
       for (int j = i; j < 6; ++j) H(6 * b + i, 6 * b + j) -= N(i, j);
   }
-  // − Bᵀ K⁻¹ B
+  // − Bᵀ K⁻¹ B; the first-order solutions w_b = −K⁻¹B_b are kept for the vector outputs
+  double Wf[12][kQ];
   for (int b = 0; b < 12; ++b) {
     double x[kQ];
     for (int i = 0; i < A.q; ++i) x[i] = Bc[b][i];
     detail::lu_solve(A.K, A.perm, A.q, x);
+    for (int i = 0; i < A.q; ++i) Wf[b][i] = -x[i];
     for (int a = 0; a <= b; ++a) {
       double v = 0.0;
       for (int i = 0; i < A.q; ++i) v += Bc[a][i] * x[i];
@@ -254,6 +426,7 @@ void contact_hessians(const ContactResult& res, ContactHessians& out, ReferenceF
   const Mat12 Hf = ia * ia * H - 2.0 * ia * ia * ia * grad * grad.transpose();  // d²(1 − 1/α)
   out.H_gap = D * Hf + (1.0 - ia) * HD + df * dD.transpose() + dD * df.transpose();
   out.H_alpha = H;
+  if (outputs == HessianOutputs::all) vector_hessians(res, A, st, Wf, grad, out);
   {
     const Mat6 Ad = adjoint(res.X_WB2);
     const Mat6 HX = Ad.transpose() * H.bottomRightCorner<6, 6>() * Ad;
@@ -265,20 +438,30 @@ void contact_hessians(const ContactResult& res, ContactHessians& out, ReferenceF
     M.bottomRightCorner<6, 6>() = world_twist_from_frame(frame, res.X_WB2);
     out.H_alpha = M.transpose() * out.H_alpha * M;
     out.H_gap = M.transpose() * out.H_gap * M;
+    if (outputs == HessianOutputs::all)
+      for (int k = 0; k < 3; ++k)
+        for (Mat12* Hk : {&out.H_x_W[k], &out.H_p1_W[k], &out.H_p2_W[k]}) *Hk = M.transpose() * *Hk * M;
   }
   // exactly symmetric (the products above round each triangle differently)
   out.H_alpha = 0.5 * (out.H_alpha + out.H_alpha.transpose()).eval();
   out.H_gap = 0.5 * (out.H_gap + out.H_gap.transpose()).eval();
-  if (!out.H_gap.allFinite()) {
+  bool finite = out.H_gap.allFinite() && out.H_alpha.allFinite();
+  if (outputs == HessianOutputs::all)
+    for (int k = 0; k < 3; ++k)
+      for (Mat12* Hk : {&out.H_x_W[k], &out.H_p1_W[k], &out.H_p2_W[k]}) {
+        *Hk = 0.5 * (*Hk + Hk->transpose()).eval();
+        finite = finite && Hk->allFinite();
+      }
+  if (!finite) {
     out = ContactHessians{};
     out.frame = frame;
     out.status = DerivativeStatus::singular;
   }
 }
 
-ContactHessians contact_hessians(const ContactResult& result, ReferenceFrame frame) {
+ContactHessians contact_hessians(const ContactResult& result, ReferenceFrame frame, HessianOutputs outputs) {
   ContactHessians h;
-  contact_hessians(result, h, frame);
+  contact_hessians(result, h, frame, outputs);
   return h;
 }
 
@@ -327,16 +510,16 @@ void row_parameters(const Primitive& shape, bool cone_row, int li, F&& emit) {
           const Mat3 Ui = s.U.inverse();
           const double rho = s.inner_radius;
           static constexpr int pi[6] = {0, 1, 2, 0, 0, 1}, pj[6] = {0, 1, 2, 1, 2, 2};
+          const int i = li - 1;  // row i of dU: Σ_{c ≥ i} Ψ_ic U_c, W = U⁻ᵀ dP U⁻¹
           for (int t = 0; t < 6; ++t) {
-            Mat3 dP = Mat3::Zero();
-            dP(pi[t], pj[t]) = 1.0;
-            dP(pj[t], pi[t]) = 1.0;
-            const Mat3 W = Ui.transpose() * dP * Ui;
-            Mat3 Psi = Mat3::Zero();
-            for (int a = 0; a < 3; ++a)
-              for (int b = a; b < 3; ++b) Psi(a, b) = a == b ? 0.5 * W(a, b) : W(a, b);
-            const Mat3 dU = Psi * s.U;
-            emit(t, Vec3(rho * dU.row(li - 1).transpose()), 0.0, 0.0, 0.0);
+            const int a = pi[t], e = pj[t];
+            const auto W = [&](int c) {
+              const double w = Ui(a, i) * Ui(e, c) + Ui(e, i) * Ui(a, c);
+              return a == e ? 0.5 * w : w;  // dP = e_a e_eᵀ + e_e e_aᵀ, or e_a e_aᵀ
+            };
+            Vec3 row = 0.5 * W(i) * s.U.row(i).transpose();
+            for (int c = i + 1; c < 3; ++c) row += W(c) * s.U.row(c).transpose();
+            emit(t, Vec3(rho * row), 0.0, 0.0, 0.0);
           }
         } else if constexpr (std::is_same_v<T, PaddedPolygon>) {
           if (cone_row) {
@@ -479,8 +662,10 @@ void shape_derivatives(const Primitive& shape1, const Primitive& shape2, const C
     out.status = DerivativeStatus::singular;
     return;
   }
+  double Cst[kR][kMaxTouched];
+  apply_curvature(A, st, nc, Cst);
   double Bc[kMaxTouched][kQ];
-  assemble_b<kMaxTouched>(A, st, T, nc, Bc);
+  assemble_b<kMaxTouched>(A, st, Cst, T, nc, Bc);
   // rows 0–3 of K⁻¹ (K symmetric): dx_{0:4} = −(K⁻¹)_{0:4,:}·B
   double Y[4][kQ];
   for (int a = 0; a < 4; ++a) {

@@ -15,7 +15,8 @@
 ///  - Differentiating the first derivatives of contact_derivatives() along a twist of the same
 ///    pose adds the antisymmetric bracket term ½ μᵀ ad_{e_i} e_j (world twists, μ the gradient):
 ///    the blocks here are the symmetric part, as idcol/hessians.hpp.
-///  - Outputs: α and the gap d_D = (1 − 1/α)‖r_2 − r_1‖.
+///  - Outputs: α, the gap d_D = (1 − 1/α)‖r_2 − r_1‖ and, one matrix per world component, x_W,
+///    p1_W and p2_W (eq. (29)); directional second derivatives: uᵀ·H·v.
 ///
 /// Method. On the active set of the polished solution (ConeKkt::polished) the program is
 ///   min α  s.t.  φ_j(s(x, θ)) = 0,  φ = s_i (orthant rows), s_k0 − ‖s̄_k‖ (cones on their
@@ -26,6 +27,8 @@
 ///   dα/dθ = ∂ℒ/∂θ = −zᵀ ∂s/∂θ  (envelope theorem),   dw/dθ = −K⁻¹B,
 ///   d²α/dθ² = ∂²ℒ/∂θ² − Bᵀ K⁻¹ B.
 /// ∂²ℒ/∂θ² holds the cones' curvature and the second-order term ½ω×(ω×p + v) of the motion.
+/// The points: the second-order IFT K·w_ab = −D²F[(w_a, e_a), (w_b, e_b)] on the KKT residual F,
+/// with the third derivatives of the cones' constraints and of the motion (hessians.cpp).
 /// K (dimension ConeKkt::kkt_full_dim) is assembled and factored once per call, in world units
 /// and without the polish's slack elimination (whose eliminated rows carry shape parameters).
 ///
@@ -50,6 +53,8 @@
 /// Both are computed from a solve_contact result without allocation; status as for
 /// contact_derivatives() (zero blocks unless ok).
 
+#include <array>
+#include <cstdint>
 #include <string>
 
 #include <Eigen/Core>
@@ -71,11 +76,23 @@ struct ContactHessians {
   Mat6 H_alpha_X12 = Mat6::Zero();  ///< body twist of X_12 (frame-free)
   Mat12 H_alpha = Mat12::Zero();    ///< [ζ1 | ζ2]
   Mat12 H_gap = Mat12::Zero();      ///< [ζ1 | ζ2]
+  /// One matrix per world component k = 0, 1, 2, [ζ1 | ζ2]; set only with HessianOutputs::all.
+  std::array<Mat12, 3> H_x_W{Mat12::Zero(), Mat12::Zero(), Mat12::Zero()};
+  std::array<Mat12, 3> H_p1_W{Mat12::Zero(), Mat12::Zero(), Mat12::Zero()};
+  std::array<Mat12, 3> H_p2_W{Mat12::Zero(), Mat12::Zero(), Mat12::Zero()};
+};
+
+/// Which blocks contact_hessians() fills (H_alpha_X12, H_alpha and H_gap always).
+enum class HessianOutputs : std::uint8_t {
+  all = 0,      ///< also the points x_W, p1_W, p2_W
+  scalars = 1,  ///< α and the gap only (the point blocks stay zero)
 };
 
 /// Hessians of `result` (a solve_contact result). No allocation.
-void contact_hessians(const ContactResult& result, ContactHessians& out, ReferenceFrame frame = ReferenceFrame::world);
-ContactHessians contact_hessians(const ContactResult& result, ReferenceFrame frame = ReferenceFrame::world);
+void contact_hessians(const ContactResult& result, ContactHessians& out, ReferenceFrame frame = ReferenceFrame::world,
+                      HessianOutputs outputs = HessianOutputs::all);
+ContactHessians contact_hessians(const ContactResult& result, ReferenceFrame frame = ReferenceFrame::world,
+                                 HessianOutputs outputs = HessianOutputs::all);
 
 // ================================================================ shape parameters
 
