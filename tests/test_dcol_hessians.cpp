@@ -378,6 +378,23 @@ TEST(DcolShapeDerivatives, ClosedFormsAndNames) {
   EXPECT_LE(d.d_p1_W.col(1).norm(), 1e-12);
   EXPECT_NEAR(d.d_gap[0], -1.0, 1e-12);
   EXPECT_NEAR(d.d_gap[1], -1.0, 1e-12);
+  // a box's half-extent: the sum of the columns b of its two faces along that axis
+  {
+    const Primitive cap = Capsule(0.3, 1.0);
+    const Pose Xc = make_pose(Eigen::AngleAxisd(0.5, Vec3(1, 1, 0).normalized()).toRotationMatrix(), Vec3(0.2, 0.1, 0.0));
+    const Pose Xb = make_pose(Eigen::AngleAxisd(0.3, Vec3(0, 1, 1).normalized()).toRotationMatrix(), Vec3(1.6, 0.4, 0.3));
+    const auto alpha_of = [&](double hx) { return solve_contact(cap, Xc, Polytope::box(hx, 0.6, 0.7), Xb).alpha; };
+    const Primitive bx = Polytope::box(0.5, 0.6, 0.7);
+    const ContactResult rb = solve_contact(cap, Xc, bx, Xb);
+    const ShapeDerivatives db = shape_derivatives(cap, bx, rb);
+    ASSERT_TRUE(db.ok());
+    double sum = 0.0;
+    for (int i = 0; i < std::get<Polytope>(bx).num_faces; ++i)
+      if (std::abs(std::abs(std::get<Polytope>(bx).A(i, 0)) - 1.0) < 1e-12) sum += db.d_alpha[2 + i];
+    const double fd = (alpha_of(0.5 + 1e-6) - alpha_of(0.5 - 1e-6)) / 2e-6;
+    EXPECT_NEAR(sum, fd, 1e-7 * std::max(1.0, std::abs(fd)));
+    EXPECT_GT(std::abs(fd), 1e-3);  // the x faces are in contact
+  }
   // names and counts
   const Primitive box = Polytope::box(1, 2, 3), poly = benchmark_primitive("padded_polygon");
   EXPECT_EQ(shape_parameter_count(box), 24);

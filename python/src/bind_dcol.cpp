@@ -184,7 +184,7 @@ Primitives: Polytope, Capsule, Cylinder, Cone, Ellipsoid, PaddedPolygon, Sphere 
 Contact: solve_contact, SolveOptions, ContactResult, StartMethod, ConeKkt
 Derivatives: contact_derivatives, ContactDerivatives,
   to_position_quaternion, PositionQuaternionJacobians, world_twist_to_position_quaternion
-Second order and shape parameters: contact_hessians, ContactHessians, shape_derivatives,
+Second order and shape parameters: contact_hessians, ContactHessians, HessianOutputs, shape_derivatives,
   ShapeDerivatives, shape_parameter_names
 )" );
 
@@ -668,7 +668,7 @@ Returns:
   py::class_<dcol::ContactHessians> hcls(m, "ContactHessians", R"(Second-order pose derivatives of one DCOL result.
 
 H_alpha, H_gap: (12, 12); H_x_W, H_p1_W, H_p2_W: (3, 12, 12), one matrix per world component
-(zero with scalars_only=True). Columns [zeta1 | zeta2] in .frame: the Hessian of
+(zero with outputs=HessianOutputs.scalars). Columns [zeta1 | zeta2] in .frame: the Hessian of
 f(exp((M1 zeta1)^) X_WB1, exp((M2 zeta2)^) X_WB2), M_i = world_twist_from_frame(frame, X_WBi)
 (world: exp(eta^) X; local: X exp(zeta^)); symmetric. H_alpha_X12 (6, 6): w.r.t. the body twist of
 X_12 = X_WB1^-1 X_WB2. Exact second derivatives on the active set of the polished solution
@@ -701,16 +701,19 @@ X_12 = X_WB1^-1 X_WB2. Exact second derivatives on the active set of the polishe
     hcls.def_property_readonly("H_p2_W", [stack3](const dcol::ContactHessians& h) { return stack3(h.H_p2_W); },
                                "(3, 12, 12): one symmetric matrix per world component of p2_W");
   }
+  py::enum_<dcol::HessianOutputs>(m, "HessianOutputs", "Which blocks contact_hessians fills.")
+      .value("all", dcol::HessianOutputs::all, "alpha, the gap and the points x_W, p1_W, p2_W")
+      .value("scalars", dcol::HessianOutputs::scalars, "alpha and the gap only");
   m.def(
       "contact_hessians",
-      [](const ContactResult& r, ReferenceFrame f, bool scalars_only) {
+      [](const ContactResult& r, ReferenceFrame f, dcol::HessianOutputs o) {
         auto h = std::make_unique<dcol::ContactHessians>();
-        dcol::contact_hessians(r, *h, f, scalars_only ? dcol::HessianOutputs::scalars : dcol::HessianOutputs::all);
+        dcol::contact_hessians(r, *h, f, o);
         return h;
       },
-      py::arg("result"), py::arg("frame") = ReferenceFrame::world, py::arg("scalars_only") = false,
-      "ContactHessians of a result of solve_contact: 12x12 Hessians of alpha, the gap and (unless scalars_only) "
-      "each world component of x_W, p1_W, p2_W over [twist of X_WB1 | twist of X_WB2] in `frame`.");
+      py::arg("result"), py::arg("frame") = ReferenceFrame::world, py::arg("outputs") = dcol::HessianOutputs::all,
+      "ContactHessians of a result of solve_contact: 12x12 Hessians of alpha, the gap and (outputs = all) each "
+      "world component of x_W, p1_W, p2_W over [twist of X_WB1 | twist of X_WB2] in `frame`.");
   py::class_<dcol::ShapeDerivatives>(m, "ShapeDerivatives", R"(Derivatives with respect to the primitives' parameters.
 
 Columns: shape 1's parameters (count1, shape_parameter_names(shape1)), then shape 2's (count2):

@@ -413,7 +413,7 @@ def test_hessians_and_shape_derivatives():
     h = dcol.contact_hessians(r)
     assert h.ok and h.H_alpha.shape == (12, 12) and h.H_alpha_X12.shape == (6, 6) and h.H_p1_W.shape == (3, 12, 12)
     assert np.array_equal(h.H_gap, h.H_gap.T)
-    scalars = dcol.contact_hessians(r, scalars_only=True)
+    scalars = dcol.contact_hessians(r, outputs=dcol.HessianOutputs.scalars)
     assert np.array_equal(scalars.H_alpha, h.H_alpha) and not scalars.H_x_W.any()
 
     def grads(t, wrt, e):
