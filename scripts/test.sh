@@ -13,7 +13,7 @@
 #                 DIFFCOL_DERIV_POSES=12, DIFFCOL_QP_DERIV_POSES=40, DIFFCOL_DCOL_DERIV_POSES=8,
 #                 DIFFCOL_MANIFOLD_FUZZ_SAMPLES=200, DIFFCOL_SSDF_FUZZ_SAMPLES=200, DIFFCOL_EUCLIDEAN_SAMPLES=40,
 #                 DIFFCOL_SCENE_BODIES=150, DIFFCOL_MANIFOLD_CULLING_POSES=4, DIFFCOL_HESS_POSES=1,
-#                 DIFFCOL_QP_HESS_POSES=1, DIFFCOL_DCOL_HESS_POSES=1;
+#                 DIFFCOL_QP_HESS_POSES=1, DIFFCOL_DCOL_HESS_POSES=1, DIFFCOL_DCOL_HESS_PAIR_STRIDE=5;
 #                 five numerical test units have no sanitized twin, see tests/CMakeLists.txt, and
 #                 the browser test runs its `diffcol view` commands without the browser).
 #                 One build tree holds both (CMakeLists.txt, DIFFCOL_SANITIZE): each test file is
@@ -102,6 +102,7 @@ step_sanitize() {
   DIFFCOL_QP_DERIV_POSES=40 DIFFCOL_DCOL_DERIV_POSES=8 DIFFCOL_MANIFOLD_FUZZ_SAMPLES=200 \
   DIFFCOL_SSDF_FUZZ_SAMPLES=200 DIFFCOL_EUCLIDEAN_SAMPLES=40 DIFFCOL_SCENE_BODIES=150 \
   DIFFCOL_MANIFOLD_CULLING_POSES=4 DIFFCOL_HESS_POSES=1 DIFFCOL_QP_HESS_POSES=1 DIFFCOL_DCOL_HESS_POSES=1 \
+  DIFFCOL_DCOL_HESS_PAIR_STRIDE=5 \
     ctest --test-dir "$BUILD_DIR" --output-on-failure --no-tests=error -j "$JOBS" --timeout 600 -L sanitized
 }
 
