@@ -18,7 +18,9 @@
 ///
 /// Thread safety: a Scene is not safe to modify or query from two threads at once; query() itself
 /// spreads the pairs over QueryOptions::num_threads threads. Pairs keep warm-start caches (iDCOL)
-/// from one query to the next.
+/// from one query to the next. A DCOL pair is first tested against the margin by support-function
+/// bounds (along the line of its shape origins and its previous separating normal): one that
+/// proves it farther apart than the margin skips the solve.
 #include <cstdint>
 #include <memory>
 #include <string>
