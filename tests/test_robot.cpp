@@ -6,6 +6,7 @@
 #include <random>
 #include <set>
 
+#include "diffcol/dcol/contact.hpp"
 #include "diffcol/math/gradient_check.hpp"
 #include "diffcol/scene/robot.hpp"
 #include "test_util.hpp"
@@ -187,6 +188,18 @@ TEST(Robot, MeshLinksBecomeHulls) {
     post_pairs += p.shape1 == 1;
   }
   EXPECT_GE(post_pairs, 3);
+  // The cone program itself, in both orders: with the cylinder first, the face windows of one
+  // 240-face hull once alternated between two sets (face_window.hpp keeps the earlier cuts now).
+  const dcol::Primitive& post = scene.shape(1).shape.dcol();
+  for (int s = 0; s < scene.num_shapes(); ++s) {
+    if (robot.body_link(scene.shape(s).body) < 0) continue;
+    const dcol::Primitive& link = scene.shape(s).shape.dcol();
+    const dcol::ContactResult a = dcol::solve_contact(post, scene.shape_pose(1), link, scene.shape_pose(s));
+    const dcol::ContactResult b = dcol::solve_contact(link, scene.shape_pose(s), post, scene.shape_pose(1));
+    EXPECT_TRUE(a.ok()) << scene.shape(s).name << " " << diffcol::status_name(a.status);
+    EXPECT_TRUE(b.ok()) << scene.shape(s).name << " " << diffcol::status_name(b.status);
+    EXPECT_NEAR(a.alpha, b.alpha, 1e-9 * b.alpha) << scene.shape(s).name;
+  }
 }
 
 TEST(Robot, BadInputChangesNothing) {

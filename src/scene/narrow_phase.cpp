@@ -192,8 +192,8 @@ void solve_dcol_ordered(const dcol::Primitive& p1, const Pose& X1, const dcol::P
 
 // The DCOL pair; where the cone program does not converge (max_iterations, numerical_error,
 // not_certified), the same pair with the shapes exchanged, which takes other starts and, for a
-// large polytope, another face window (a cylinder against a 240-face hull seen to fail one way
-// and converge the other: docs/notes/scene.md).
+// large polytope, another face window (a safety net: the case that needed it, a cylinder against
+// a 240-face hull whose windows cycled, converges both ways since the windows keep their cuts).
 void solve_dcol(const dcol::Primitive& p1, const Pose& X1, const dcol::Primitive& p2, const Pose& X2,
                 const QueryOptions& o, PairResult& r, PairDerivatives* d) {
   solve_dcol_ordered(p1, X1, p2, X2, o, r, d);
