@@ -185,6 +185,8 @@ class Scene {
   /// `margin`, filters applied, sorted.
   const std::vector<std::pair<int, int>>& candidate_pairs(double margin = 0.0);
   /// Broad and narrow phase. @throws std::invalid_argument for invalid options.
+  /// Reusing `out`, a query allocates only for pairs met for the first time (their caches) and
+  /// when a result or scratch vector grows past its capacity.
   void query(const QueryOptions& options, QueryResult& out);
   QueryResult query(const QueryOptions& options = {});
 
