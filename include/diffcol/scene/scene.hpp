@@ -207,6 +207,7 @@ class Scene {
   std::vector<Aabb> boxes_;
   std::vector<double> radii_;   // bounding-ball radius per shape (about the shape origin)
   std::vector<Vec3> centres_;   // the shape origins, world (update_boxes)
+  std::vector<char> fixed_;     // per shape: its body is static (update_boxes)
   SweepAndPrune sap_;
   std::vector<std::pair<int, int>> candidates_;
   std::unordered_map<std::uint64_t, std::unique_ptr<PairCache>> caches_;
