@@ -57,6 +57,7 @@ struct BenchOptions {
   bool json = false;
   bool fcl_libccd = true;  // FCL's GJK: libccd's (GST_LIBCCD, FCL's default) or its own (GST_INDEP)
   std::string urdf, srdf;
+  std::string cases = "robot,bodies,hull";  // --cases
 };
 
 /// Seconds of wall time of f(); the calling thread's CPU seconds into *cpu when given (less
@@ -725,7 +726,7 @@ void print_table(std::ostream& os, const Json& out) {
 
 void print_scene_bench_usage(std::ostream& os) {
   os << R"(usage: diffcol scene-bench [--configurations N] [--queries Q] [--hull-poses P] [--quick]
-                           [--urdf FILE] [--srdf FILE] [--seed S] [--json]
+                           [--urdf FILE] [--srdf FILE] [--seed S] [--cases LIST] [--json]
 
 Times the scene layer against FCL (when built with it) on the same geometry, in the same run:
   robot_arm7        arm7 among 50 static obstacles at N random configurations: Robot::set_configuration
@@ -748,6 +749,7 @@ Options
   --seed S            random scenes and configurations (default 1)
   --fcl-solver S      FCL's GJK for fcl::distance: libccd (FCL's default and the faster one
                       on these cases, default) or indep (FCL's own)
+  --cases LIST        the cases to run, comma-separated: robot, bodies, hull (default all three)
   --json              JSON on stdout: "host" and per case ours_us, fcl_us, ratio_to_fcl, pair counts
 )";
 }
@@ -780,6 +782,15 @@ int cmd_scene_bench(const std::vector<std::string>& args) {
     } else if (take_option(args, i, "--fcl-solver", v)) {
       if (v != "libccd" && v != "indep") throw InputError("--fcl-solver: expected libccd or indep, got '" + v + "'");
       o.fcl_libccd = v == "libccd";
+    } else if (take_option(args, i, "--cases", v)) {
+      for (size_t b = 0; b <= v.size();) {
+        const size_t e = std::min(v.find(',', b), v.size());
+        const std::string c = v.substr(b, e - b);
+        if (c != "robot" && c != "bodies" && c != "hull")
+          throw InputError("--cases: expected a comma-separated list of robot, bodies, hull; got '" + c + "'");
+        b = e + 1;
+      }
+      o.cases = v;
     } else if (a == "--quick") {
       quick = true;
     } else if (a == "--json") {
@@ -809,12 +820,15 @@ int cmd_scene_bench(const std::vector<std::string>& args) {
       false;
 #endif
   out["cases"] = Json::array();
-  out["cases"].push_back(robot_case(o));
-  out["cases"].push_back(bodies_case(o));
-  std::mt19937 rng(o.seed + 3);
-  const dcol::Polytope hull = thousand_face_hull(rng);
-  out["cases"].push_back(hull_case(o, hull, dcol::Polytope::box(0.4, 0.3, 0.2), "hull1000_box"));
-  out["cases"].push_back(hull_case(o, hull, dcol::Capsule(0.25, 0.8), "hull1000_capsule"));
+  const auto wanted = [&](const std::string& c) { return ("," + o.cases + ",").find("," + c + ",") != std::string::npos; };
+  if (wanted("robot")) out["cases"].push_back(robot_case(o));
+  if (wanted("bodies")) out["cases"].push_back(bodies_case(o));
+  if (wanted("hull")) {
+    std::mt19937 rng(o.seed + 3);
+    const dcol::Polytope hull = thousand_face_hull(rng);
+    out["cases"].push_back(hull_case(o, hull, dcol::Polytope::box(0.4, 0.3, 0.2), "hull1000_box"));
+    out["cases"].push_back(hull_case(o, hull, dcol::Capsule(0.25, 0.8), "hull1000_capsule"));
+  }
   if (o.json) write_json(std::cout, out);
   else print_table(std::cout, out);
   return kExitOk;

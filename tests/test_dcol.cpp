@@ -282,6 +282,35 @@ TEST(DcolLp, DegenerateVerticesArePolishedFromTheGeometricStart) {
   EXPECT_GE(polished, total * 95 / 100);
 }
 
+TEST(DcolLp, CapsuleSideOnDegenerateVertexIsPolished) {
+  // A capsule's side on an octahedron's vertex (four faces meet there): the face rows through the
+  // vertex have rank three while the unknowns (p, α, γ) leave room for four besides the capsule's
+  // cone, so the start's active set is a smaller subset. Octahedron frame: vertex (0, 0, 1), the
+  // capsule's axis horizontal at height h through a point above the vertex; at α = h/(1 + R) its
+  // side touches the vertex (the contact point lies inside the segment: |t| < αL/2).
+  std::mt19937 rng(57);
+  std::uniform_real_distribution<double> U(-1.0, 1.0), Th(0.0, 2.0 * M_PI);
+  Eigen::MatrixX3d A(8, 3);
+  for (int i = 0; i < 8; ++i) A.row(i) << (i & 1 ? 1 : -1), (i & 2 ? 1 : -1), (i & 4 ? 1 : -1);
+  const Polytope oct(A, Eigen::VectorXd::Ones(8));
+  const double R = 0.3, L = 1.0, h = 2.6, alpha = h / (1.0 + R);
+  for (int trial = 0; trial < 50; ++trial) {
+    const double th = Th(rng), t = 0.8 * U(rng);
+    const Mat3 Rz = Eigen::AngleAxisd(th, Vec3::UnitZ()).toRotationMatrix();
+    const Pose G = random_pose(rng, 2.0);
+    const Pose X2 = G * Pose::from_rotation(Rz, t * Rz.col(0) + Vec3(0, 0, h));
+    for (const bool capsule_first : {false, true}) {
+      const ContactResult res =
+          capsule_first ? solve_contact(Capsule(R, L), X2, oct, G) : solve_contact(oct, G, Capsule(R, L), X2);
+      ASSERT_EQ(res.status, SolveStatus::ok) << trial;
+      EXPECT_NEAR(res.alpha, alpha, 1e-12) << trial;
+      EXPECT_LT((res.x_W - G * Vec3(0, 0, alpha)).norm(), 1e-12) << trial;
+      EXPECT_TRUE(res.kkt.polished) << trial;
+      EXPECT_NE(res.start, StartMethod::interior_point) << trial;
+    }
+  }
+}
+
 // ------------------------------------------------------------------------------ vs iDCOL
 
 TEST(DcolIdcol, EllipsoidEllipsoidMatchesIdcol) {

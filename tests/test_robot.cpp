@@ -2,13 +2,30 @@
 // differences in q and the base pose, self-collision exclusions, mesh links, bad input.
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <cstddef>
 #include <map>
 #include <random>
 #include <set>
 
+#include "diffcol/dcol/contact.hpp"
 #include "diffcol/math/gradient_check.hpp"
 #include "diffcol/scene/robot.hpp"
 #include "test_util.hpp"
+
+// Every malloc of this program counted (glibc, not under a sanitizer, which brings its own): the
+// scene query's hot path must allocate nothing once warm. Eigen and operator new go through malloc.
+#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define DIFFCOL_TEST_COUNTS_MALLOC 1
+namespace {
+std::atomic<long> g_mallocs{0};
+}
+extern "C" void* __libc_malloc(std::size_t n);
+extern "C" void* malloc(std::size_t n) {
+  g_mallocs.fetch_add(1, std::memory_order_relaxed);
+  return __libc_malloc(n);
+}
+#endif
 
 namespace diffcol::scene {
 namespace {
@@ -187,6 +204,61 @@ TEST(Robot, MeshLinksBecomeHulls) {
     post_pairs += p.shape1 == 1;
   }
   EXPECT_GE(post_pairs, 3);
+  // The cone program itself, in both orders: with the cylinder first, the face windows of one
+  // 240-face hull once alternated between two sets (face_window.hpp keeps the earlier cuts now).
+  const dcol::Primitive& post = scene.shape(1).shape.dcol();
+  for (int s = 0; s < scene.num_shapes(); ++s) {
+    if (robot.body_link(scene.shape(s).body) < 0) continue;
+    const dcol::Primitive& link = scene.shape(s).shape.dcol();
+    const dcol::ContactResult a = dcol::solve_contact(post, scene.shape_pose(1), link, scene.shape_pose(s));
+    const dcol::ContactResult b = dcol::solve_contact(link, scene.shape_pose(s), post, scene.shape_pose(1));
+    EXPECT_TRUE(a.ok()) << scene.shape(s).name << " " << diffcol::status_name(a.status);
+    EXPECT_TRUE(b.ok()) << scene.shape(s).name << " " << diffcol::status_name(b.status);
+    EXPECT_NEAR(a.alpha, b.alpha, 1e-9 * b.alpha) << scene.shape(s).name;
+  }
+}
+
+TEST(Robot, WarmQueriesAllocateNothing) {
+#ifndef DIFFCOL_TEST_COUNTS_MALLOC
+  GTEST_SKIP() << "malloc is counted with glibc outside the sanitizers only";
+#else
+  Scene scene;
+  add_obstacles(scene);
+  Robot robot(scene, RobotModel::from_urdf_file(kRobots + "/arm7.urdf", kRobots + "/arm7.srdf"));
+  std::mt19937 rng(57);
+  std::vector<Eigen::VectorXd> qs;
+  for (int c = 0; c < 20; ++c) qs.push_back(random_q(robot.model(), rng));
+  QueryOptions o;
+  o.margin = 0.3;
+  RobotQueryResult res;
+  QueryResult scene_res;
+  const auto run = [&](bool count) {
+    long scene_allocs = 0, robot_allocs = 0, pairs = 0;
+    for (const Eigen::VectorXd& q : qs) {
+      robot.set_configuration(q);
+      const long a0 = g_mallocs.load();
+      scene.query(o, scene_res);
+      const long a1 = g_mallocs.load();
+      robot.query(o, res, false);  // pairs, distances and points
+      robot.query(o, res, false);  // the same configuration again
+      robot.query(o, res, true);
+      robot.query(o, res, true);
+      const long a2 = g_mallocs.load();
+      robot.query(o, res, true);  // the same pairs: the joint-space matrices keep their sizes
+      const long a3 = g_mallocs.load();
+      scene_allocs += a1 - a0;
+      robot_allocs += a3 - a2;
+      pairs += static_cast<long>(res.scene.pairs.size());
+    }
+    if (count) {
+      EXPECT_EQ(scene_allocs, 0);
+      EXPECT_EQ(robot_allocs, 0);
+      EXPECT_GT(pairs, 20);
+    }
+  };
+  run(false);  // the first visit of every pair creates its cache and sizes the buffers
+  run(true);
+#endif
 }
 
 TEST(Robot, BadInputChangesNothing) {

@@ -129,12 +129,13 @@ double reference_distance(const Scene& scene, int a, int b, double margin) {
   return d;
 }
 
-// n bodies with one random shape each in a cube of half-size `extent`, a tenth of them static.
-Scene random_scene(std::mt19937& rng, int n, double extent, double size) {
+// n bodies with one random shape each in a cube of half-size `extent`, one in `static_every` of
+// them static.
+Scene random_scene(std::mt19937& rng, int n, double extent, double size, int static_every = 10) {
   Scene scene;
   std::uniform_real_distribution<double> scale(0.2, 1.0);
   for (int i = 0; i < n; ++i) {
-    const int b = scene.add_body(random_pose(rng, extent), i % 10 == 0);
+    const int b = scene.add_body(random_pose(rng, extent), i % static_every == 0);
     CollisionShape shape = random_shape(rng, size * scale(rng));
     // superellipsoids (n > 1) pair with no exact shape: keep them among the iDCOL shapes
     CollisionFilter f;
@@ -148,6 +149,19 @@ Scene random_scene(std::mt19937& rng, int n, double extent, double size) {
 
 TEST(SceneBroadPhase, EqualsBruteForceOnBoxes) {
   std::mt19937 rng(11);
+  // a tenth static, then half static (the sweep of a static body's box visits moving boxes only)
+  Scene half_static = random_scene(rng, 600, 8.0, 0.6, 2);
+  for (double margin : {0.0, 0.3}) {
+    std::vector<std::pair<int, int>> brute;
+    for (int a = 0; a < half_static.num_shapes(); ++a)
+      for (int b = a + 1; b < half_static.num_shapes(); ++b) {
+        const Aabb A = Aabb::ball(half_static.shape_pose(a).p, half_static.shape(a).shape.outer_radius());
+        const Aabb B = Aabb::ball(half_static.shape_pose(b).p, half_static.shape(b).shape.outer_radius());
+        if (half_static.may_collide(a, b) && A.overlaps(B, margin)) brute.emplace_back(a, b);
+      }
+    EXPECT_EQ(half_static.candidate_pairs(margin), brute) << "margin " << margin;
+    EXPECT_GT(brute.size(), 50u);
+  }
   Scene scene = random_scene(rng, 1000, 10.0, 0.6);
   for (double margin : {0.0, 0.3}) {
     const auto pairs = scene.candidate_pairs(margin);

@@ -48,6 +48,7 @@ void DistanceOptions::validate() const {
 namespace {
 
 constexpr double kEps = std::numeric_limits<double>::epsilon();
+constexpr double kPhaseOneGap = 1e-6;
 
 /// A primitive placed in the query's coordinates (world axes, origin at shape 1's origin).
 struct Placed {
@@ -627,55 +628,70 @@ void solve(const Primitive& shape1, const Pose& X_WB1, const Primitive& shape2, 
       s.v[s.n++] = w;
     }
   };
-  run_gjk(std::max(1e-9, options.tolerance));
-  if (overlap) {
+  // Phase 1 to a coarse gap, then the refinement; where it is not accepted, GJK on to 1e-9 (the
+  // GJK iterate at which the features are read reliably on curved shapes) and the refinement once
+  // more, then GJK on to the tolerance. GJK resumes where it stopped: its iterates are those of one
+  // run to the tolerance.
+  const auto overlapping = [&] {
     out.status = DistanceStatus::touching_or_overlapping;
     out.iterations = it;
     out.lower_bound = std::min(lb, 0.0);
     if (!std::isfinite(out.lower_bound)) out.lower_bound = 0.0;
     out.p1_W = out.p2_W = base + 0.5 * (p + q);
-    return;
-  }
-  Vec3 best1 = p, best2 = q;
-  double best_d = (p - q).norm();
-
-  // ---- refinement on the local features
-  const Vec3 m = -v / v.norm();  // from 1 to 2
-  Candidates C1, C2;
-  placed_candidates(P1, p, m, 1e-5 * P1.outer, C1);
-  placed_candidates(P2, q, Vec3(-m), 1e-5 * P2.outer, C2);
+  };
+  Vec3 best1, best2;
+  double best_d = 0.0;
   bool accepted = false;
-  for (int i = 0; i < C1.n; ++i) {
-    for (int j = 0; j < C2.n; ++j) {
-      const Refined R = refine(C1.f[i], C2.f[j], p, q, sigma);
-      const Vec3 e = R.y2 - R.y1;
-      const double d = e.norm();
-      if (!(d > 1e-12 * sigma) || !std::isfinite(d)) continue;
-      const Vec3 n = e / d;
-      double lbn = lower_bound(P1, P2, n);
-      Vec3 u;
-      if (feature_normal(C1.f[i], R.y1, n, u)) lbn = std::max(lbn, lower_bound(P1, P2, u));
-      if (feature_normal(C2.f[j], R.y2, Vec3(-n), u)) lbn = std::max(lbn, lower_bound(P1, P2, Vec3(-u)));
-      if (C1.f[i].kind == FeatureKind::edge && C2.f[j].kind == FeatureKind::edge) {
-        u = C1.f[i].a.cross(C2.f[j].a);
-        if (u.norm() > 1e-6) lbn = std::max(lbn, lower_bound(P1, P2, Vec3(u.dot(n) >= 0.0 ? u.normalized() : Vec3(-u.normalized()))));
+  const auto refine_here = [&] {
+    best1 = p;
+    best2 = q;
+    best_d = (p - q).norm();
+    // ---- refinement on the local features
+    const Vec3 m = -v / v.norm();  // from 1 to 2
+    Candidates C1, C2;
+    placed_candidates(P1, p, m, 1e-5 * P1.outer, C1);
+    placed_candidates(P2, q, Vec3(-m), 1e-5 * P2.outer, C2);
+    for (int i = 0; i < C1.n; ++i) {
+      for (int j = 0; j < C2.n; ++j) {
+        const Refined R = refine(C1.f[i], C2.f[j], p, q, sigma);
+        const Vec3 e = R.y2 - R.y1;
+        const double d = e.norm();
+        if (!(d > 1e-12 * sigma) || !std::isfinite(d)) continue;
+        const Vec3 n = e / d;
+        double lbn = lower_bound(P1, P2, n);
+        Vec3 u;
+        if (feature_normal(C1.f[i], R.y1, n, u)) lbn = std::max(lbn, lower_bound(P1, P2, u));
+        if (feature_normal(C2.f[j], R.y2, Vec3(-n), u)) lbn = std::max(lbn, lower_bound(P1, P2, Vec3(-u)));
+        if (C1.f[i].kind == FeatureKind::edge && C2.f[j].kind == FeatureKind::edge) {
+          u = C1.f[i].a.cross(C2.f[j].a);
+          if (u.norm() > 1e-6) lbn = std::max(lbn, lower_bound(P1, P2, Vec3(u.dot(n) >= 0.0 ? u.normalized() : Vec3(-u.normalized()))));
+        }
+        const double tol_in = 1e-9;
+        if (placed_outside(P1, R.y1) > tol_in * P1.outer + floor || placed_outside(P2, R.y2) > tol_in * P2.outer + floor)
+          continue;
+        if (d - std::max(lbn, lb) > target(d)) continue;
+        // the smallest certified pair (a feature of the wrong kind can only be farther), never worse than GJK's
+        if (d > best_d + floor || (accepted && d >= best_d - floor)) continue;
+        accepted = true;
+        lb = std::max(lb, lbn);
+        best1 = R.y1;
+        best2 = R.y2;
+        best_d = d;
+        out.refined = true;
+        out.refine_iterations = R.iterations;
+        out.feature1 = local_feature(C1.f[i], R.y1, n);
+        out.feature2 = local_feature(C2.f[j], R.y2, Vec3(-n));
       }
-      const double tol_in = 1e-9;
-      if (placed_outside(P1, R.y1) > tol_in * P1.outer + floor || placed_outside(P2, R.y2) > tol_in * P2.outer + floor)
-        continue;
-      if (d - std::max(lbn, lb) > target(d)) continue;
-      // the smallest certified pair (a feature of the wrong kind can only be farther), never worse than GJK's
-      if (d > best_d + floor || (accepted && d >= best_d - floor)) continue;
-      accepted = true;
-      lb = std::max(lb, lbn);
-      best1 = R.y1;
-      best2 = R.y2;
-      best_d = d;
-      out.refined = true;
-      out.refine_iterations = R.iterations;
-      out.feature1 = local_feature(C1.f[i], R.y1, n);
-      out.feature2 = local_feature(C2.f[j], R.y2, Vec3(-n));
     }
+  };
+  const double fine = std::max(1e-9, options.tolerance);
+  run_gjk(std::max(kPhaseOneGap, fine));
+  if (overlap) return overlapping();
+  refine_here();
+  if (!accepted && kPhaseOneGap > fine) {
+    run_gjk(fine);
+    if (overlap) return overlapping();
+    refine_here();
   }
   if (!accepted) {
     run_gjk(options.tolerance);

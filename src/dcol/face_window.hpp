@@ -7,6 +7,7 @@
 // again there (docs/dcol.md, "Large polytopes"). The window always holds the polytope's bounding
 // faces (LargePolytopeData::bounding_faces): the relaxed set stays bounded, so α̂ stays positive.
 // Internal to src/dcol.
+#include <algorithm>
 #include <limits>
 
 #include "cone_program.hpp"
@@ -21,6 +22,10 @@ struct FaceWindow {
   int count = 0;                   // 0: not picked yet (rows zero)
   int face[kInlinePolytopeFaces];
   Vec3 target;                     // the other body's origin (select_towards)
+  // faces that entered the window violated (negative slack) in an earlier round of this solve:
+  // they stay while there is room (cuts kept, so the windows do not cycle)
+  int sticky[kInlinePolytopeFaces];
+  int sticky_count = 0;
 
   bool active() const { return poly != nullptr; }
 
@@ -48,10 +53,16 @@ struct FaceWindow {
     double ab;
     frame_point(x, y, ab);
     int keep[kInlinePolytopeFaces], nk = 0;
-    if (k)
+    if (k) {
       for (int j = 0; j < count; ++j)
         if (!poly->large->is_bounding[static_cast<size_t>(face[j])] && k->z[row0 + j] > k->s[row0 + j])
           keep[nk++] = face[j];
+      for (int j = 0; j < count; ++j) {  // then the earlier rounds' cuts
+        const int f = face[j];
+        if (poly->large->is_bounding[static_cast<size_t>(f)] || k->z[row0 + j] > k->s[row0 + j]) continue;
+        if (std::find(sticky, sticky + sticky_count, f) != sticky + sticky_count) keep[nk++] = f;
+      }
+    }
     select_at(y, ab, keep, nk);
   }
 
@@ -105,16 +116,20 @@ struct FaceWindow {
       face[count] = i;
       key[count++] = slack[i];
     }
-    if (count < kInlinePolytopeFaces) return;
-    find_worst();
-    double bar = key[worst];
-    for (; i < m; ++i)
-      if (slack[i] < bar) {
-        face[worst] = i;
-        key[worst] = slack[i];
-        find_worst();
-        bar = key[worst];
-      }
+    if (count == kInlinePolytopeFaces) {
+      find_worst();
+      double bar = key[worst];
+      for (; i < m; ++i)
+        if (slack[i] < bar) {
+          face[worst] = i;
+          key[worst] = slack[i];
+          find_worst();
+          bar = key[worst];
+        }
+    }
+    for (int j = nb; j < count && sticky_count < kInlinePolytopeFaces; ++j)
+      if (key[j] < 0.0 && std::find(sticky, sticky + sticky_count, face[j]) == sticky + sticky_count)
+        sticky[sticky_count++] = face[j];
   }
 };
 

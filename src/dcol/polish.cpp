@@ -376,6 +376,8 @@ bool polish_newton(ConeKkt& k, const SolveOptions& opt, double hnorm, IpmOutcome
 template <int N>
 bool start_active_set(const ConeKkt& k, const double* x0, double tau, ActiveSet& A) {
   constexpr int kMaxCandidates = 12, kMaxSubsets = 64;
+  // the stationarity residual a subset smaller than the unknowns may leave (c = e_α has norm 1)
+  constexpr double kSubsetResidual = 1e-6;
   constexpr int n = N;  // k.n, at compile time (the row products unroll)
   const int l = orthant_count(k);
   int cand[kMaxCandidates];
@@ -418,33 +420,50 @@ bool start_active_set(const ConeKkt& k, const double* x0, double tau, ActiveSet&
         for (int j = 0; j < n; ++j) C[j][pc] = k.G[s0 + r][j];
     }
   }
-  const int r = std::min(nc, n - pc);  // orthant rows per subset
-  if (r + pc == 0) return false;
-  int pick[kMaxConeVars];
-  for (int a = 0; a < r; ++a) pick[a] = a;
-  for (int tried = 0; tried < kMaxSubsets; ++tried) {
-    double B[kMaxConeVars][kMaxConeVars], y[kMaxConeVars];
-    for (int a = 0; a < r; ++a)
-      for (int j = 0; j < n; ++j) B[j][a] = k.G[cand[pick[a]]][j];
-    for (int a = 0; a < pc; ++a)
-      for (int j = 0; j < n; ++j) B[j][r + a] = C[j][a];
-    bool ok = stationarity_multipliers<N>(B, r + pc, y);
-    for (int a = 0; a < r && ok; ++a) ok = y[a] >= -1e-9;
-    for (int c = 0; c < k.soc_count && ok; ++c) ok = A.state[c] != 1 || y[r + A.yoff[c]] >= -1e-9;
-    if (ok) {
-      A.na = r;
-      for (int a = 0; a < r; ++a) A.act[a] = cand[pick[a]];
-      for (int c = 0; c < k.soc_count; ++c) A.yoff[c] += r;
-      for (int a = 0; a < r + pc; ++a) A.y[a] = y[a];
-      A.p = r + pc;
-      return true;
+  // Orthant rows per subset: as many as the unknowns leave, then fewer. Rows through one point of
+  // the (p, α) space are dependent beyond its dimension: a ball (a capsule's side, a padded
+  // polygon's rim) on a polytope vertex where four or more faces meet has three independent face
+  // rows, while the unknowns leave room for four (the capsule's γ is fixed by its cone, not by a
+  // row). The smaller subsets are taken only where their least-squares stationarity holds.
+  const int r_max = std::min(nc, n - pc);
+  if (r_max + pc == 0) return false;
+  int tried = 0;
+  for (int r = r_max; r >= (pc > 0 ? 0 : 1); --r) {
+    int pick[kMaxConeVars];
+    for (int a = 0; a < r; ++a) pick[a] = a;
+    for (; tried < kMaxSubsets; ++tried) {
+      double B[kMaxConeVars][kMaxConeVars], y[kMaxConeVars];
+      for (int a = 0; a < r; ++a)
+        for (int j = 0; j < n; ++j) B[j][a] = k.G[cand[pick[a]]][j];
+      for (int a = 0; a < pc; ++a)
+        for (int j = 0; j < n; ++j) B[j][r + a] = C[j][a];
+      bool ok = stationarity_multipliers<N>(B, r + pc, y);
+      for (int a = 0; a < r && ok; ++a) ok = y[a] >= -1e-9;
+      for (int c = 0; c < k.soc_count && ok; ++c) ok = A.state[c] != 1 || y[r + A.yoff[c]] >= -1e-9;
+      if (ok && r < r_max) {  // the smaller subsets: the residual of c + B y = 0
+        for (int j = 0; j < n && ok; ++j) {
+          double v = j == 3 ? 1.0 : 0.0;
+          for (int a = 0; a < r + pc; ++a) v += B[j][a] * y[a];
+          ok = std::abs(v) <= kSubsetResidual;
+        }
+      }
+      if (ok) {
+        A.na = r;
+        for (int a = 0; a < r; ++a) A.act[a] = cand[pick[a]];
+        for (int c = 0; c < k.soc_count; ++c) A.yoff[c] += r;
+        for (int a = 0; a < r + pc; ++a) A.y[a] = y[a];
+        A.p = r + pc;
+        return true;
+      }
+      // next combination of r out of nc
+      int a = r - 1;
+      while (a >= 0 && pick[a] == nc - r + a) --a;
+      if (a < 0) break;
+      ++pick[a];
+      for (int b2 = a + 1; b2 < r; ++b2) pick[b2] = pick[b2 - 1] + 1;
     }
-    // next combination of r out of nc
-    int a = r - 1;
-    while (a >= 0 && pick[a] == nc - r + a) --a;
-    if (a < 0) return false;
-    ++pick[a];
-    for (int b2 = a + 1; b2 < r; ++b2) pick[b2] = pick[b2 - 1] + 1;
+    if (tried >= kMaxSubsets) return false;
+    if (r + pc < n) return false;  // one size below the square sets at most
   }
   return false;
 }

@@ -107,6 +107,7 @@ void write_soc(const Sphere& p, const Mat3& Q, const RowWriter& w, int i0) {
   f.w = &w;
   f.row0 = row0;
   f.count = 0;
+  f.sticky_count = 0;
   f.target = target;
   for (int j = 0; j < kInlinePolytopeFaces; ++j) w.row(row0 + j, Vec3::Zero(), 0.0);
 }

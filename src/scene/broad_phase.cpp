@@ -5,6 +5,14 @@
 
 namespace diffcol::scene {
 
+void SweepAndPrune::link_unfixed(const std::vector<char>& fixed) {
+  const size_t n = order_.size();
+  next_unfixed_.resize(n + 1);
+  next_unfixed_[n] = static_cast<int>(n);
+  for (size_t a = n; a-- > 0;)
+    next_unfixed_[a] = fixed[static_cast<size_t>(order_[a])] ? next_unfixed_[a + 1] : static_cast<int>(a);
+}
+
 void SweepAndPrune::sort_order(const std::vector<Aabb>& boxes) {
   const auto key = [&](int i) { return boxes[static_cast<size_t>(i)].lower.x(); };
   if (order_.size() != boxes.size()) {

@@ -148,6 +148,28 @@ void solve_idcol(idcol::ContactPair& pair, const Pose& X1, const Pose& X2, const
   take_distance_derivatives(s.idcol_distance_derivatives, *d);
 }
 
+// h(u) = max uᵀ(y − r) over a DCOL primitive on a body at X (r its shape origin), u world.
+double support_value(const dcol::Primitive& p, const Pose& X, const Vec3& u) {
+  const Pose X_WS = X * dcol::primitive_offset(p);
+  const Vec3 d = X_WS.R.transpose() * u;
+  return std::visit([&](const auto& s) { return d.dot(s.support(d)); }, p);
+}
+
+// Whether a DCOL pair is proven farther apart than the margin without a solve: along any unit u,
+// uᵀ(r2 − r1) − h1(u) − h2(−u) is a lower bound of the distance (a separating plane's gap).
+// Tried along the line of the shape origins and along the pair's previous normal.
+bool dcol_beyond_margin(const dcol::Primitive& p1, const Pose& X1, const dcol::Primitive& p2, const Pose& X2,
+                        const QueryOptions& o, Scene::PairCache& c) {
+  const Vec3 r12 = (X2 * dcol::primitive_offset(p2)).p - (X1 * dcol::primitive_offset(p1)).p;
+  const double D = r12.norm();
+  if (!(D > 0.0) || !std::isfinite(D)) return false;
+  const auto beyond = [&](const Vec3& u) {
+    return u.dot(r12) - support_value(p1, X1, u) - support_value(p2, X2, Vec3(-u)) >= o.margin;
+  };
+  if (beyond(r12 / D)) return true;
+  return c.has_last_normal && c.last_normal.dot(r12) > 0.0 && beyond(c.last_normal);
+}
+
 // Shape 1 and shape 2 exchanged in a record and its derivatives (α, d_D and the distance are
 // symmetric; the points swap, the normal turns, the two bodies' columns swap).
 void swap_sides(PairResult& r, PairDerivatives* d) {
@@ -170,8 +192,8 @@ void solve_dcol_ordered(const dcol::Primitive& p1, const Pose& X1, const dcol::P
 
 // The DCOL pair; where the cone program does not converge (max_iterations, numerical_error,
 // not_certified), the same pair with the shapes exchanged, which takes other starts and, for a
-// large polytope, another face window (a cylinder against a 240-face hull seen to fail one way
-// and converge the other: docs/notes/scene.md).
+// large polytope, another face window (a safety net: the case that needed it, a cylinder against
+// a 240-face hull whose windows cycled, converges both ways since the windows keep their cuts).
 void solve_dcol(const dcol::Primitive& p1, const Pose& X1, const dcol::Primitive& p2, const Pose& X2,
                 const QueryOptions& o, PairResult& r, PairDerivatives* d) {
   solve_dcol_ordered(p1, X1, p2, X2, o, r, d);
@@ -286,7 +308,19 @@ void Scene::PairCache::solve(const Pose& X_WB1, const Pose& X_BS1, const Pose& X
   const Pose X2 = X_WB2 * (X_BS2 * plan.X_S2R2);
   switch (plan.family) {
     case Family::idcol: solve_idcol(*idcol_pair, X1, X2, options, r, d); break;
-    case Family::dcol: solve_dcol(plan.shape1.dcol(), X1, plan.shape2.dcol(), X2, options, r, d); break;
+    case Family::dcol:
+      if (dcol_beyond_margin(plan.shape1.dcol(), X1, plan.shape2.dcol(), X2, options, *this)) {
+        // separated by more than the margin: nothing measured (no α, gap or distance), not reported
+        r.status = SolveStatus::ok;
+        r.solver_status = "ok";
+        r.separated = true;
+        if (d) clear(*d, options.frame);
+        return;
+      }
+      solve_dcol(plan.shape1.dcol(), X1, plan.shape2.dcol(), X2, options, r, d);
+      has_last_normal = r.ok() && r.separated && r.normal_W.allFinite() && r.normal_W.squaredNorm() > 0.5;
+      if (has_last_normal) last_normal = r.normal_W.normalized();
+      break;
     case Family::qp: solve_qp(plan.shape1, X1, plan.shape2, X2, options, r, d); break;
   }
   if (!d || !d->ok) {

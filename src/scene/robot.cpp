@@ -143,12 +143,13 @@ void Robot::query(const QueryOptions& options, RobotQueryResult& out, bool joint
         have[static_cast<size_t>(link)] = 1;
       }
       const int c = 6 * side;
-      out.J_alpha_q.row(i) += d.J_alpha.middleCols<6>(c) * J;
-      out.J_gap_q.row(i) += d.J_gap.middleCols<6>(c) * J;
-      out.J_distance_q.row(i) += d.J_distance.middleCols<6>(c) * J;
-      out.J_p1_W_q.middleRows<3>(3 * i) += d.J_p1_W.middleCols<6>(c) * J;
-      out.J_p2_W_q.middleRows<3>(3 * i) += d.J_p2_W.middleCols<6>(c) * J;
-      out.J_normal_W_q.middleRows<3>(3 * i) += d.J_normal_W.middleCols<6>(c) * J;
+      // (noalias: the products go straight into their rows, no temporary)
+      out.J_alpha_q.row(i).noalias() += d.J_alpha.middleCols<6>(c) * J;
+      out.J_gap_q.row(i).noalias() += d.J_gap.middleCols<6>(c) * J;
+      out.J_distance_q.row(i).noalias() += d.J_distance.middleCols<6>(c) * J;
+      out.J_p1_W_q.middleRows<3>(3 * i).noalias() += d.J_p1_W.middleCols<6>(c) * J;
+      out.J_p2_W_q.middleRows<3>(3 * i).noalias() += d.J_p2_W.middleCols<6>(c) * J;
+      out.J_normal_W_q.middleRows<3>(3 * i).noalias() += d.J_normal_W.middleCols<6>(c) * J;
       out.J_alpha_base.row(i) += d.J_alpha.middleCols<6>(c);
       out.J_gap_base.row(i) += d.J_gap.middleCols<6>(c);
       out.J_distance_base.row(i) += d.J_distance.middleCols<6>(c);

@@ -40,7 +40,7 @@ Scene& Scene::operator=(Scene&&) noexcept = default;
 
 Scene::Scene(const Scene& other)
     : bodies_(other.bodies_), shapes_(other.shapes_), disabled_(other.disabled_), boxes_(other.boxes_),
-      radii_(other.radii_), centres_(other.centres_) {}
+      radii_(other.radii_), centres_(other.centres_), fixed_(other.fixed_) {}
 
 Scene& Scene::operator=(const Scene& other) {
   if (this != &other) *this = Scene(other);
@@ -148,8 +148,10 @@ bool Scene::may_collide(int a, int b) const {
 void Scene::update_boxes() {
   boxes_.resize(shapes_.size());
   centres_.resize(shapes_.size());
+  fixed_.resize(shapes_.size());
   for (size_t i = 0; i < shapes_.size(); ++i) {
     const SceneShape& s = shapes_[i];
+    fixed_[i] = bodies_[static_cast<size_t>(s.body)].is_static;
     centres_[i] = bodies_[static_cast<size_t>(s.body)].X_WB * s.X_BS.p;
     boxes_[i] = Aabb::ball(centres_[i], radii_[i]);
   }
@@ -164,7 +166,8 @@ const std::vector<std::pair<int, int>>& Scene::candidate_pairs(double margin) {
 
 void Scene::find_candidates(double margin, batch::ThreadPool* pool) {
   update_boxes();
-  sap_.find_pairs(boxes_, margin, [&](int a, int b) { return may_collide(a, b); }, candidates_, pool);
+  // (two static bodies' shapes never pair: their boxes are not tested)
+  sap_.find_pairs(boxes_, margin, [&](int a, int b) { return may_collide(a, b); }, candidates_, pool, &fixed_);
 }
 
 Scene::PairCache& Scene::cache_for(int a, int b) {

@@ -15,7 +15,8 @@
 ///     bound from the support function along any unit u: d ≥ uᵀ(o2 − o1) − h1(u) − h2(−u) (h_i
 ///     about the shape origins o_i). On polytopes GJK ends after finitely many steps; on curved
 ///     shapes only asymptotically.
-///  2. Refinement: the local feature of each shape at the GJK witness (vertex, edge, face, sphere,
+///  2. Refinement, once GJK's gap is below 1e-6 (relative; again at 1e-9 where it is not accepted):
+///     the local feature of each shape at the GJK witness (vertex, edge, face, sphere,
 ///     cylinder, rim circle, cone side, ellipsoid) is identified and the closest points of the two
 ///     features are found by Newton's method on f(θ1, θ2) = ½‖x1(θ1) − x2(θ2)‖², θ_i coordinates
 ///     on feature i. The answer is accepted only if both points lie on their shapes and the

@@ -32,18 +32,24 @@ class SweepAndPrune {
  public:
   /// Every pair of boxes within `margin` (≥ 0) for which accept(i, j) is true, i < j, sorted.
   /// With a pool of more than one thread the sweep is split over its threads (accept must then
-  /// be safe to call concurrently); the result is the same.
+  /// be safe to call concurrently); the result is the same. `fixed` (one flag per box, or null):
+  /// pairs of two flagged boxes are never tested nor returned (static bodies' shapes: a flagged
+  /// box's sweep visits only the unflagged boxes after it).
   template <class Accept>
   void find_pairs(const std::vector<Aabb>& boxes, double margin, Accept&& accept,
-                  std::vector<std::pair<int, int>>& pairs, batch::ThreadPool* pool = nullptr);
+                  std::vector<std::pair<int, int>>& pairs, batch::ThreadPool* pool = nullptr,
+                  const std::vector<char>* fixed = nullptr);
 
  private:
   void sort_order(const std::vector<Aabb>& boxes);
+  void link_unfixed(const std::vector<char>& fixed);
   // the pairs of the boxes at sorted positions [begin, end) with any later box
   template <class Accept>
   void sweep(const std::vector<Aabb>& boxes, double margin, Accept& accept, int begin, int end,
              std::vector<std::pair<int, int>>& out) const;
   std::vector<int> order_;
+  std::vector<int> next_unfixed_;  // per sorted position: the first position ≥ it of an unflagged box (n: none)
+  const std::vector<char>* fixed_ = nullptr;  // during find_pairs
   std::vector<std::vector<std::pair<int, int>>> chunk_pairs_;
 };
 
@@ -55,7 +61,9 @@ void SweepAndPrune::sweep(const std::vector<Aabb>& boxes, double margin, Accept&
     const int i = order_[static_cast<size_t>(a)];
     const Aabb& bi = boxes[static_cast<size_t>(i)];
     const double reach = bi.upper.x() + margin;
-    for (int b = a + 1; b < n; ++b) {
+    const bool skip_fixed = fixed_ && (*fixed_)[static_cast<size_t>(i)];
+    for (int b = skip_fixed ? next_unfixed_[static_cast<size_t>(a) + 1] : a + 1; b < n;
+         b = skip_fixed ? next_unfixed_[static_cast<size_t>(b) + 1] : b + 1) {
       const int j = order_[static_cast<size_t>(b)];
       const Aabb& bj = boxes[static_cast<size_t>(j)];
       if (bj.lower.x() > reach) break;  // sorted by lower x: no later box reaches i
@@ -68,10 +76,13 @@ void SweepAndPrune::sweep(const std::vector<Aabb>& boxes, double margin, Accept&
 
 template <class Accept>
 void SweepAndPrune::find_pairs(const std::vector<Aabb>& boxes, double margin, Accept&& accept,
-                               std::vector<std::pair<int, int>>& pairs, batch::ThreadPool* pool) {
+                               std::vector<std::pair<int, int>>& pairs, batch::ThreadPool* pool,
+                               const std::vector<char>* fixed) {
   pairs.clear();
   sort_order(boxes);
   const int n = static_cast<int>(order_.size());
+  fixed_ = fixed && fixed->size() == boxes.size() ? fixed : nullptr;
+  if (fixed_) link_unfixed(*fixed_);
   if (!pool || pool->num_threads() < 2 || n < 256) {
     sweep(boxes, margin, accept, 0, n, pairs);
   } else {
@@ -88,6 +99,7 @@ void SweepAndPrune::find_pairs(const std::vector<Aabb>& boxes, double margin, Ac
     pool->parallel_for(chunks, 1, body);
     for (const auto& part : chunk_pairs_) pairs.insert(pairs.end(), part.begin(), part.end());
   }
+  fixed_ = nullptr;
   std::sort(pairs.begin(), pairs.end());
 }
 

@@ -75,6 +75,9 @@ class Robot {
 
   /// The scene's query at the current configuration (derivatives forced on in the world frame
   /// when `joint_derivatives`), with the joint-space and base derivatives of every pair.
+  /// Reusing `out`, a query allocates nothing once every pair it meets has been met before, except
+  /// the joint-space matrices when the number of pairs P differs from the previous query's (they
+  /// are resized to P rows).
   void query(const QueryOptions& options, RobotQueryResult& out, bool joint_derivatives = true);
   RobotQueryResult query(const QueryOptions& options = {}, bool joint_derivatives = true);
 

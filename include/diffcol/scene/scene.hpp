@@ -18,7 +18,9 @@
 ///
 /// Thread safety: a Scene is not safe to modify or query from two threads at once; query() itself
 /// spreads the pairs over QueryOptions::num_threads threads. Pairs keep warm-start caches (iDCOL)
-/// from one query to the next.
+/// from one query to the next. A DCOL pair is first tested against the margin by support-function
+/// bounds (along the line of its shape origins and its previous separating normal): one that
+/// proves it farther apart than the margin skips the solve.
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -183,6 +185,8 @@ class Scene {
   /// `margin`, filters applied, sorted.
   const std::vector<std::pair<int, int>>& candidate_pairs(double margin = 0.0);
   /// Broad and narrow phase. @throws std::invalid_argument for invalid options.
+  /// Reusing `out`, a query allocates only for pairs met for the first time (their caches) and
+  /// when a result or scratch vector grows past its capacity.
   void query(const QueryOptions& options, QueryResult& out);
   QueryResult query(const QueryOptions& options = {});
 
@@ -203,6 +207,7 @@ class Scene {
   std::vector<Aabb> boxes_;
   std::vector<double> radii_;   // bounding-ball radius per shape (about the shape origin)
   std::vector<Vec3> centres_;   // the shape origins, world (update_boxes)
+  std::vector<char> fixed_;     // per shape: its body is static (update_boxes)
   SweepAndPrune sap_;
   std::vector<std::pair<int, int>> candidates_;
   std::unordered_map<std::uint64_t, std::unique_ptr<PairCache>> caches_;
