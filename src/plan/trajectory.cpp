@@ -253,6 +253,13 @@ struct TrajectoryProblem::Impl {
   Eigen::VectorXd hess_z0, hess_z1;
   idcol::ContactDerivatives hess_d;
   idcol::ContactHessians hess_h;
+  struct HessianSide {  // one body of a pair: its q columns [off, off + n), A (6 × n) and S (n × n)
+    int off = -1, n = 0;
+    Eigen::Matrix<double, 6, Eigen::Dynamic> A;
+    Eigen::MatrixXd S;
+  };
+  HessianSide hess_side[2];
+  Eigen::Matrix<double, 6, 6> hess_A6, hess_S6;
 
   int P() const { return static_cast<int>(pairs.size()); }
   int collision_rows() const { return static_cast<int>(samples.size()) * P(); }
@@ -426,23 +433,51 @@ struct TrajectoryProblem::Impl {
       const Vec6 g[2] = {alpha ? hess_d.J_alpha_X1.transpose() : hess_d.J_gap_X1.transpose(),
                          alpha ? hess_d.J_alpha_X2.transpose() : hess_d.J_gap_X2.transpose()};
       const int bodies[2] = {s1.body, s2.body};
-      Eigen::Matrix<double, 6, 6> A[2], S;
-      int off[2] = {-1, -1}, n[2] = {0, 0};
       for (int i = 0; i < 2; ++i) {
+        HessianSide& side = hess_side[i];
+        side.off = -1;
         const int f = body_free[static_cast<size_t>(bodies[i])];
-        if (f < 0) continue;
-        const FreeBody& fb = spec.bodies[static_cast<size_t>(f)];
-        off[i] = free_offset[static_cast<size_t>(f)];
-        n[i] = num_coordinates(fb.parametrization);
-        free_body_world_chain(fb, q.data() + off[i], g[i], A[i], S);
-        hess_q.block(off[i], off[i], n[i], n[i]) += w[p] * S.topLeftCorner(n[i], n[i]);
+        if (f >= 0) {
+          const FreeBody& fb = spec.bodies[static_cast<size_t>(f)];
+          side.off = free_offset[static_cast<size_t>(f)];
+          side.n = num_coordinates(fb.parametrization);
+          free_body_world_chain(fb, q.data() + side.off, g[i], hess_A6, hess_S6);
+          side.A = hess_A6.leftCols(side.n);
+          side.S = hess_S6.topLeftCorner(side.n, side.n);
+        } else if (body_robot[static_cast<size_t>(bodies[i])]) {
+          side.off = 0;
+          side.n = nrobot;
+          robot_link_chain(spec.robot->body_link(bodies[i]), g[i], side);
+        }
+        if (side.off >= 0) hess_q.block(side.off, side.off, side.n, side.n) += w[p] * side.S;
       }
       for (int i = 0; i < 2; ++i)
         for (int j = 0; j < 2; ++j) {
-          if (off[i] < 0 || off[j] < 0) continue;
-          const Eigen::Matrix<double, 6, 6> B = A[i].transpose() * H.block<6, 6>(6 * i, 6 * j) * A[j];  // A's unused columns are 0
-          hess_q.block(off[i], off[j], n[i], n[j]) += w[p] * B.topLeftCorner(n[i], n[j]);
+          const HessianSide &a = hess_side[i], &b = hess_side[j];
+          if (a.off < 0 || b.off < 0) continue;
+          hess_q.block(a.off, b.off, a.n, b.n).noalias() += w[p] * (a.A.transpose() * H.block<6, 6>(6 * i, 6 * j) * b.A);
         }
+    }
+  }
+
+  // A robot link's world twist η(δ) with exp(η^)·X_WL(q) = X_WL(q + δ): by the product of
+  // exponentials X_WL(q + δ) = exp(δ_1·ξ_1^)···exp(δ_n·ξ_n^)·X_WL(q), ξ_a the columns of the
+  // spatial Jacobian (joints in chain order, root first), and Baker–Campbell–Hausdorff,
+  // η = Σ_a ξ_a·δ_a + ½·Σ_{a<b} [ξ_a, ξ_b]·δ_a·δ_b + O(3). Fills A = J and S = Σ_k g_k·∇²η_k.
+  void robot_link_chain(int link, const Vec6& g, HessianSide& side) {
+    spec.robot->model().link_jacobian(spec.robot->link_poses(), link, ReferenceFrame::world, side.A);
+    side.S.setZero(nrobot, nrobot);
+    const Vec3 gw = g.head<3>(), gv = g.tail<3>();
+    for (int a = 0; a < nrobot; ++a) {
+      const Vec3 wa = side.A.col(a).head<3>(), va = side.A.col(a).tail<3>();
+      if (wa.isZero(0.0) && va.isZero(0.0)) continue;  // not on the link's path
+      for (int b = a + 1; b < nrobot; ++b) {
+        const Vec3 wb = side.A.col(b).head<3>(), vb = side.A.col(b).tail<3>();
+        // [ξ_a, ξ_b] = (ω_a × ω_b, ω_a × v_b − ω_b × v_a)
+        const double s = 0.5 * (gw.dot(wa.cross(wb)) + gv.dot(wa.cross(vb) - wb.cross(va)));
+        side.S(a, b) += s;
+        side.S(b, a) += s;
+      }
     }
   }
 
@@ -887,7 +922,6 @@ Eigen::MatrixXd TrajectoryProblem::jacobian_dense(const Eigen::VectorXd& x) {
 
 std::string TrajectoryProblem::exact_hessian_unsupported() const {
   const Impl& m = *impl_;
-  if (m.spec.robot) return "a robot (no second derivatives of its kinematic chain)";
   if (!m.spec.costs.empty()) return "user costs (a CostFunction has no Hessian)";
   if (m.nr && !m.spec.dynamics.hessian) return "dynamics without Dynamics::hessian";
   if (m.collision_rows() == 0) return "";
