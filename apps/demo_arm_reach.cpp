@@ -52,7 +52,8 @@ void demo_arm_reach(const DemoOptions& options, Json& report) {
   report["hessian"] = args.solve.hessian == plan::HessianMode::exact       ? "exact"
                       : args.solve.hessian == plan::HessianMode::objective ? "objective"
                                                                            : "limited-memory";
-  run_plan_demo(options, *e.problem, e.x0, args.solve, report, nullptr, 10, args.print_knots);
+  // --smooth: checked in the exact shapes (DCOL boxes and cylinders) that contain the smooth ones
+  run_plan_demo(options, *e.problem, e.x0, args.solve, report, e.check_scene.get(), 10, args.print_knots);
 }
 
 }  // namespace diffcol::cli

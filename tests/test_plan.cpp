@@ -124,8 +124,8 @@ TEST(Plan, FreeBodyJacobianMatchesCentralDifferences) {
 }
 
 // Three iDCOL free bodies (pose6 with a mounted shape, translation, planar) among two static
-// iDCOL obstacles, a nonlinear dynamics row with its Hessian, interval samples: every term of
-// the exact Lagrangian Hessian.
+// iDCOL obstacles, a nonlinear dynamics row with its Hessian, a user cost with its Hessian,
+// interval samples: every term of the exact Lagrangian Hessian.
 struct HessianScene {
   scene::Scene s;
   std::unique_ptr<plan::TrajectoryProblem> p;
@@ -178,6 +178,46 @@ struct HessianScene {
         H(i, nz + i) -= mu[0];
       }
     };
+    // a user cost with its Hessian, coupling knots two apart: Σ_k 0.3·‖q_{k+1} − 2q_k + q_{k−1}‖²
+    // + Σ_k 0.2·cos(u_k)·q_{k,0}²
+    spec.costs.push_back([](const Eigen::Ref<const Eigen::VectorXd>& x, double* grad) {
+      const int N = static_cast<int>(x.size()) / nz;
+      double f = 0.0;
+      for (int k = 1; k + 1 < N; ++k)
+        for (int i = 0; i < 12; ++i) {
+          const double d = x[(k + 1) * nz + i] - 2.0 * x[k * nz + i] + x[(k - 1) * nz + i];
+          f += 0.3 * d * d;
+          if (grad) {
+            grad[(k + 1) * nz + i] += 0.6 * d;
+            grad[k * nz + i] -= 1.2 * d;
+            grad[(k - 1) * nz + i] += 0.6 * d;
+          }
+        }
+      for (int k = 0; k < N; ++k) {
+        const double q = x[k * nz], u = x[k * nz + 12];
+        f += 0.2 * std::cos(u) * q * q;
+        if (grad) {
+          grad[k * nz] += 0.4 * std::cos(u) * q;
+          grad[k * nz + 12] -= 0.2 * std::sin(u) * q * q;
+        }
+      }
+      return f;
+    });
+    spec.cost_hessians.push_back([](const Eigen::Ref<const Eigen::VectorXd>& x, double w, std::vector<plan::HessianEntry>& out) {
+      const int N = static_cast<int>(x.size()) / nz;
+      const double c[3] = {1.0, -2.0, 1.0};
+      for (int k = 1; k + 1 < N; ++k)
+        for (int i = 0; i < 12; ++i)
+          for (int a = 0; a < 3; ++a)
+            for (int b = a; b < 3; ++b) out.push_back({(k - 1 + a) * nz + i, (k - 1 + b) * nz + i, w * 0.6 * c[a] * c[b]});
+      for (int k = 0; k < N; ++k) {
+        const double q = x[k * nz], u = x[k * nz + 12];
+        out.push_back({k * nz, k * nz, w * 0.4 * std::cos(u)});
+        out.push_back({k * nz + 12, k * nz + 12, -w * 0.2 * std::cos(u) * q * q});
+        out.push_back({k * nz + 12, k * nz, -w * 0.4 * std::sin(u) * q});
+      }
+    });
+    spec.cost_hessian_bandwidth = 2;
     spec.collision.measure = measure;
     spec.collision.bound = measure == plan::CollisionMeasure::alpha ? 0.01 : 0.0;
     spec.collision.activation_margin = 3.0;  // every pair below its cap: rows with curvature

@@ -195,6 +195,15 @@ Example arm_reach(const std::string& urdf, const std::string& srdf, int knots, b
     scene::RobotModel model = scene::RobotModel::from_urdf_string(urdf_capsules_as_cylinders(urdf),
                                                                   std::filesystem::path(urdf).parent_path().string());
     if (!srdf.empty()) model.load_srdf_file(srdf);
+    // the check scene: the same bodies (ids) with the exact shapes
+    e.check_scene = std::make_unique<scene::Scene>();
+    scene::Scene& c = *e.check_scene;
+    const int exact_obstacles = c.add_body(Pose::identity(), true, "obstacles");
+    c.add_shape(exact_obstacles, wall_box(0.3, 0.6, 0.05, false), at(0.55, 0.0, -0.05), {}, "table");
+    c.add_shape(exact_obstacles, wall_box(0.08, 0.08, 0.25, false), at(0.5, 0.0, 0.25), {}, "pillar");
+    const scene::Robot exact_arm(c, model);
+    const int m2 = model.link_index("link2"), m4 = model.link_index("link4");
+    if (m2 >= 0 && m4 >= 0) c.disable_body_pair(exact_arm.link_body(m2), exact_arm.link_body(m4));
     scene::RobotOptions ro;
     ro.family = scene::Family::idcol;
     e.robot = std::make_unique<scene::Robot>(s, std::move(model), ro);

@@ -249,6 +249,8 @@ struct TrajectoryProblem::Impl {
   };
   std::vector<HessianPair> hess_pairs;
   std::vector<Eigen::MatrixXd> hess_diag, hess_cross;  // per knot: z_k × z_k, z_k × z_{k−1}
+  std::vector<std::vector<Eigen::MatrixXd>> hess_far;  // per knot: z_k × z_{k−j}, j = 2..bandwidth (k ≥ j)
+  std::vector<HessianEntry> hess_entries;
   Eigen::MatrixXd hess_q, hess_dyn;
   Eigen::VectorXd hess_z0, hess_z1;
   idcol::ContactDerivatives hess_d;
@@ -565,6 +567,10 @@ TrajectoryProblem::TrajectoryProblem(scene::Scene& scene, TrajectorySpec spec) :
   }
   for (const CostFunction& c : spec.costs)
     if (!c) fail("a user cost is empty");
+  if (!spec.cost_hessians.empty() && spec.cost_hessians.size() != spec.costs.size())
+    fail("cost_hessians has " + std::to_string(spec.cost_hessians.size()) + " entries, expected 0 or one per cost (" +
+         std::to_string(spec.costs.size()) + ")");
+  if (spec.cost_hessian_bandwidth < 1) fail("cost_hessian_bandwidth must be ≥ 1");
 
   // dynamics
   m.nr = spec.dynamics.num_residuals;
@@ -922,7 +928,9 @@ Eigen::MatrixXd TrajectoryProblem::jacobian_dense(const Eigen::VectorXd& x) {
 
 std::string TrajectoryProblem::exact_hessian_unsupported() const {
   const Impl& m = *impl_;
-  if (!m.spec.costs.empty()) return "user costs (a CostFunction has no Hessian)";
+  for (size_t i = 0; i < m.spec.costs.size(); ++i)
+    if (m.spec.cost_hessians.empty() || !m.spec.cost_hessians[i])
+      return "user cost " + std::to_string(i) + " without a Hessian (TrajectorySpec::cost_hessians)";
   if (m.nr && !m.spec.dynamics.hessian) return "dynamics without Dynamics::hessian";
   if (m.collision_rows() == 0) return "";
   if (m.spec.collision.measure == CollisionMeasure::distance)
@@ -949,11 +957,11 @@ void TrajectoryProblem::lagrangian_hessian_structure(std::vector<int>& rows, std
         rows.push_back(k * m.nz + i);
         cols.push_back(k * m.nz + j);
       }
-    if (k > 0)
+    for (int d = 1; d <= std::min(k, m.spec.cost_hessian_bandwidth); ++d)
       for (int i = 0; i < m.nz; ++i)
         for (int j = 0; j < m.nz; ++j) {
           rows.push_back(k * m.nz + i);
-          cols.push_back((k - 1) * m.nz + j);
+          cols.push_back((k - d) * m.nz + j);
         }
   }
 }
@@ -970,6 +978,10 @@ void TrajectoryProblem::lagrangian_hessian_values(const Eigen::VectorXd& x, doub
     if (!why.empty()) fail("the exact Hessian does not cover " + why);
     m.hess_diag.assign(static_cast<size_t>(m.N), Eigen::MatrixXd::Zero(m.nz, m.nz));
     m.hess_cross.assign(static_cast<size_t>(m.N), Eigen::MatrixXd::Zero(m.nz, m.nz));
+    m.hess_far.assign(static_cast<size_t>(m.N), {});
+    for (int k = 0; k < m.N; ++k)
+      for (int d = 2; d <= std::min(k, m.spec.cost_hessian_bandwidth); ++d)
+        m.hess_far[static_cast<size_t>(k)].push_back(Eigen::MatrixXd::Zero(m.nz, m.nz));
     m.hess_pairs = std::vector<Impl::HessianPair>(static_cast<size_t>(m.P()));
     for (int p = 0; p < m.P(); ++p) {
       const auto [a, b] = m.pairs[static_cast<size_t>(p)];
@@ -983,6 +995,7 @@ void TrajectoryProblem::lagrangian_hessian_values(const Eigen::VectorXd& x, doub
   for (int k = 0; k < m.N; ++k) {
     m.hess_diag[static_cast<size_t>(k)].setZero();
     m.hess_cross[static_cast<size_t>(k)].setZero();
+    for (Eigen::MatrixXd& F : m.hess_far[static_cast<size_t>(k)]) F.setZero();
   }
   // σ·∇²f, the built-in terms (objective_hessian_values)
   const TrajectorySpec& s = m.spec;
@@ -998,6 +1011,27 @@ void TrajectoryProblem::lagrangian_hessian_values(const Eigen::VectorXd& x, doub
     }
     if (k + 1 < m.N)
       for (int i = 0; i < m.nu; ++i) D(m.nq + m.ns + i, m.nq + m.ns + i) += sigma * 2.0 * s.control_weight;
+  }
+  // σ·∇²(user costs), entries into the band
+  m.hess_entries.clear();
+  for (const CostHessian& ch : s.cost_hessians) ch(x, sigma, m.hess_entries);
+  const int n = num_variables();
+  for (const HessianEntry& e : m.hess_entries) {
+    if (e.row < 0 || e.row >= n || e.col < 0 || e.col >= n || !std::isfinite(e.value))
+      fail("a cost Hessian entry (" + std::to_string(e.row) + ", " + std::to_string(e.col) + ") is out of range or not finite");
+    const int r = std::max(e.row, e.col), c = std::min(e.row, e.col), kr = r / m.nz, d = kr - c / m.nz;
+    const int a = r % m.nz, b = c % m.nz;
+    if (d == 0) {
+      m.hess_diag[static_cast<size_t>(kr)](a, b) += e.value;
+      if (a != b) m.hess_diag[static_cast<size_t>(kr)](b, a) += e.value;
+    } else if (d == 1) {
+      m.hess_cross[static_cast<size_t>(kr)](a, b) += e.value;
+    } else if (d <= s.cost_hessian_bandwidth) {
+      m.hess_far[static_cast<size_t>(kr)][static_cast<size_t>(d - 2)](a, b) += e.value;
+    } else {
+      fail("a cost Hessian entry (" + std::to_string(e.row) + ", " + std::to_string(e.col) + ") couples knots " +
+           std::to_string(d) + " apart, beyond cost_hessian_bandwidth " + std::to_string(s.cost_hessian_bandwidth));
+    }
   }
   // Σ μ·∇²(dynamics)
   for (int k = 0; m.nr && k + 1 < m.N; ++k) {
@@ -1041,7 +1075,9 @@ void TrajectoryProblem::lagrangian_hessian_values(const Eigen::VectorXd& x, doub
     }
   }
   m.coll_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
-  values.resize(static_cast<Eigen::Index>(m.N) * m.nz * (m.nz + 1) / 2 + static_cast<Eigen::Index>(m.N - 1) * m.nz * m.nz);
+  Eigen::Index blocks = m.N - 1;
+  for (int k = 0; k < m.N; ++k) blocks += static_cast<Eigen::Index>(m.hess_far[static_cast<size_t>(k)].size());
+  values.resize(static_cast<Eigen::Index>(m.N) * m.nz * (m.nz + 1) / 2 + blocks * m.nz * m.nz);
   double* out = values.data();
   for (int k = 0; k < m.N; ++k) {
     const Eigen::MatrixXd& D = m.hess_diag[static_cast<size_t>(k)];
@@ -1050,6 +1086,9 @@ void TrajectoryProblem::lagrangian_hessian_values(const Eigen::VectorXd& x, doub
     if (k > 0)
       for (int i = 0; i < m.nz; ++i)
         for (int j = 0; j < m.nz; ++j) *out++ = m.hess_cross[static_cast<size_t>(k)](i, j);
+    for (const Eigen::MatrixXd& F : m.hess_far[static_cast<size_t>(k)])
+      for (int i = 0; i < m.nz; ++i)
+        for (int j = 0; j < m.nz; ++j) *out++ = F(i, j);
   }
 }
 
