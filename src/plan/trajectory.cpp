@@ -261,6 +261,7 @@ struct TrajectoryProblem::Impl {
     Eigen::MatrixXd S;
   };
   HessianSide hess_side[2];
+  Eigen::Matrix<double, 6, Eigen::Dynamic> hess_HA[2][2];
   Eigen::Matrix<double, 6, 6> hess_A6, hess_S6;
 
   int P() const { return static_cast<int>(pairs.size()); }
@@ -457,7 +458,9 @@ struct TrajectoryProblem::Impl {
         for (int j = 0; j < 2; ++j) {
           const HessianSide &a = hess_side[i], &b = hess_side[j];
           if (a.off < 0 || b.off < 0) continue;
-          hess_q.block(a.off, b.off, a.n, b.n).noalias() += w[p] * (a.A.transpose() * H.block<6, 6>(6 * i, 6 * j) * b.A);
+          Eigen::Matrix<double, 6, Eigen::Dynamic>& HA = hess_HA[i][j];  // sized once per body kind
+          HA.noalias() = H.block<6, 6>(6 * i, 6 * j) * b.A;
+          hess_q.block(a.off, b.off, a.n, b.n).noalias() += w[p] * a.A.transpose() * HA;
         }
     }
   }
