@@ -65,7 +65,8 @@ Options of the trajectory demos (piano-mover, cone-opening, arm-reach; docs/plan
   --objective-hessian   Ipopt's exact mode with the objective's Hessian (default: limited-memory)
   --hessian MODE        exact (the Lagrangian's, collision rows included: iDCOL pairs), objective or
                         limited-memory (default)
-  --smooth              piano-mover, cone-opening: the scene in iDCOL shapes (exact Hessians)
+  --smooth              piano-mover, cone-opening, arm-reach, quadrotor-hallway: the scene in iDCOL
+                        shapes (exact Hessians)
   --ipopt NAME=VALUE    any Ipopt option
 
 Options of twelve-primitives (docs/sim-time-stepping.md)

@@ -1,5 +1,6 @@
 // `diffcol demo arm-reach`: the 7-DoF test arm (tests/data/robots/arm7.urdf with its SRDF) around
-// a pillar in joint space, self-collision included (plan::examples::arm_reach).
+// a pillar in joint space, self-collision included (plan::examples::arm_reach); --smooth: in
+// iDCOL shapes with the gap measure, whose rows have exact Hessians (--hessian exact).
 #include <filesystem>
 #include <ostream>
 
@@ -45,9 +46,14 @@ void demo_arm_reach(const DemoOptions& options, Json& report) {
   std::string srdf = std::filesystem::path(urdf).replace_extension(".srdf").string();
   if (!std::filesystem::exists(srdf)) srdf.clear();
   plan::examples::Example e = plan::examples::arm_reach(urdf, srdf, args.knots ? args.knots : options.quick ? 12 : 20,
-                                                        args.near_pairs);
+                                                        args.near_pairs, args.smooth);
   if (options.text) *options.text << e.description << " (" << urdf << ")\n";
-  run_plan_demo(options, *e.problem, e.x0, args.solve, report, nullptr, 10, args.print_knots);
+  report["smooth"] = args.smooth;
+  report["hessian"] = args.solve.hessian == plan::HessianMode::exact       ? "exact"
+                      : args.solve.hessian == plan::HessianMode::objective ? "objective"
+                                                                           : "limited-memory";
+  // --smooth: checked in the exact shapes (DCOL boxes and cylinders) that contain the smooth ones
+  run_plan_demo(options, *e.problem, e.x0, args.solve, report, e.check_scene.get(), 10, args.print_knots);
 }
 
 }  // namespace diffcol::cli

@@ -31,13 +31,13 @@ void demo_quadrotor_rrt(const DemoOptions& options, Json& report);
 void demo_quadrotor_hallway(const DemoOptions& options, Json& report);
 
 /// The plan demos' own arguments: --knots N, --max-iter N, --print-level N (Ipopt's output), --print-knots, --near-pairs,
-/// --hessian exact|objective|limited-memory (HessianMode), --smooth (piano-mover, cone-opening: iDCOL shapes),
+/// --hessian exact|objective|limited-memory (HessianMode), --smooth (piano-mover, cone-opening, arm-reach, quadrotor-hallway: iDCOL shapes),
 /// --ipopt NAME=VALUE (any Ipopt option; numbers as numbers). @throws InputError on others.
 struct PlanDemoArguments {
   int knots = 0;  ///< 0: the demo's default
   bool print_knots = false;  ///< --print-knots: the optimized configurations
   bool near_pairs = false;   ///< --near-pairs: PairSelection::initial_path (the pairs near the initial path)
-  bool smooth = false;       ///< --smooth: the demo's scene in iDCOL shapes (piano-mover, cone-opening)
+  bool smooth = false;       ///< --smooth: the demo's scene in iDCOL shapes (piano-mover, cone-opening, arm-reach, quadrotor-hallway)
   plan::SolveOptions solve;
 };
 PlanDemoArguments plan_demo_arguments(const DemoOptions& options, const char* demo);

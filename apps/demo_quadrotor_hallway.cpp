@@ -5,6 +5,10 @@
 // constraints between knots (semi-implicit Euler; plan::Dynamics), their Jacobians by forward-mode
 // automatic differentiation; the collision rows are α* ≥ 1 + ε with the scene's analytic
 // derivatives. The result is re-checked at ten samples per interval by the Euclidean distance.
+// --smooth: the obstacles and the sphere in iDCOL shapes inside the exact ones (the capsules as
+// the cylinders that contain them), checked in the exact shapes; with --hessian exact, the
+// dynamics' second derivatives by nested forward-mode automatic differentiation and the cost's
+// constant Hessian complete the exact Hessian of the Lagrangian.
 // Options: those of every plan demo (demo_plan.hpp: --knots N, default 40, ...).
 #include <algorithm>
 #include <cmath>
@@ -19,6 +23,10 @@
 #include "diffcol/dcol/primitives.hpp"
 #include "diffcol/plan/trajectory.hpp"
 #include "diffcol/scene/scene.hpp"
+#include "diffcol/shapes/smooth_truncated_cone.hpp"
+#include "diffcol/shapes/smoothness.hpp"
+#include "diffcol/shapes/sphere.hpp"
+#include "diffcol/shapes/superellipsoid.hpp"
 
 namespace diffcol::cli {
 
@@ -99,30 +107,50 @@ void demo_quadrotor_hallway(const DemoOptions& options, Json& report) {
   const Quadrotor quad;
   std::ostream* text = options.text;
 
-  // the hallway x ∈ [0, 8], |y| ≤ 1.5, z ∈ [0, 3] (the workspace bounds) and its 12 obstacles
-  scene::Scene scene;
+  // the hallway x ∈ [0, 8], |y| ≤ 1.5, z ∈ [0, 3] (the workspace bounds) and its 12 obstacles;
+  // --smooth: `scene` in iDCOL shapes inside the exact ones of `exact` (the check's)
+  scene::Scene scene, exact;
+  const bool smooth = args.smooth;
+  const double tol = 0.02;  // the smooth fits' Hausdorff distance to the exact shapes
   const Mat3 vertical = Eigen::AngleAxisd(-std::numbers::pi / 2, Vec3::UnitY()).toRotationMatrix();  // x axis to +z
   const Mat3 across = Eigen::AngleAxisd(std::numbers::pi / 2, Vec3::UnitZ()).toRotationMatrix();     // x axis to +y
-  auto obstacle = [&](const Pose& X, const scene::CollisionShape& s, const char* name) {
-    scene.add_shape(scene.add_body(X, true, name), s, Pose::identity(), {}, name);
+  auto obstacle = [&](const Pose& X, const scene::CollisionShape& s, const char* name,
+                      const scene::CollisionShape* smooth_shape = nullptr) {
+    scene.add_shape(scene.add_body(X, true, name), smooth && smooth_shape ? *smooth_shape : s, Pose::identity(), {}, name);
+    if (smooth) exact.add_shape(exact.add_body(X, true, name), s, Pose::identity(), {}, name);
   };
+  auto box = [&](double hx, double hy, double hz) { return scene::CollisionShape(fit_smooth_box(hx, hy, hz, tol).shape); };
+  auto cylinder = [&](double r, double l) { return scene::CollisionShape(fit_superelliptic_cylinder(r, 0.5 * l, tol).shape); };
   const std::vector<Vec3> wedge = {Vec3(-0.4, -0.4, -0.5), Vec3(0.4, -0.4, -0.5), Vec3(-0.4, 0.4, -0.5),
                                    Vec3(0.4, 0.4, -0.5),   Vec3(-0.4, 0.0, 0.5),  Vec3(0.4, 0.0, 0.5)};
-  obstacle(at(1.5, 0.4, 1.5), dcol::Polytope::box(0.3, 0.3, 1.5), "pillar");
-  obstacle(at(2.2, -0.8, 1.5, vertical), dcol::Cylinder(0.25, 3.0), "column");
-  obstacle(at(2.8, 0.3, 1.0), dcol::Sphere(0.4), "ball");
-  obstacle(at(3.4, 0.0, 2.1, across), dcol::Capsule(0.15, 2.0), "bar");
-  obstacle(at(3.9, -0.6, 1.3), dcol::Ellipsoid::from_semi_axes(0.4, 0.5, 0.6), "egg");
+  std::vector<scene::CollisionShape> fits;  // --smooth (the capsules: the cylinders of length L + 2R)
+  if (smooth)
+    fits = {box(0.3, 0.3, 1.5), cylinder(0.25, 3.0), Sphere(0.4), cylinder(0.15, 2.3), Superellipsoid(0.4, 0.5, 0.6, 1),
+            SmoothTruncatedCone(0.01, 1.2 * std::tan(0.4), 0.9, 0.3, 40.0),  // the DCOL cone's frame (cone-opening)
+            box(0.2, 1.0, 0.2), fit_smooth_convex_hull(wedge, tol).shape, cylinder(0.3, 3.0), Sphere(0.35), box(0.4, 0.4, 0.4),
+            cylinder(0.15, 1.3)};
+  auto fit = [&](size_t i) { return smooth ? &fits[i] : nullptr; };
+  obstacle(at(1.5, 0.4, 1.5), dcol::Polytope::box(0.3, 0.3, 1.5), "pillar", fit(0));
+  obstacle(at(2.2, -0.8, 1.5, vertical), dcol::Cylinder(0.25, 3.0), "column", fit(1));
+  obstacle(at(2.8, 0.3, 1.0), dcol::Sphere(0.4), "ball", fit(2));
+  obstacle(at(3.4, 0.0, 2.1, across), dcol::Capsule(0.15, 2.0), "bar", fit(3));
+  obstacle(at(3.9, -0.6, 1.3), dcol::Ellipsoid::from_semi_axes(0.4, 0.5, 0.6), "egg", fit(4));
   obstacle(at(4.4, 0.7, 0.8, Eigen::AngleAxisd(std::numbers::pi / 2, Vec3::UnitY()).toRotationMatrix()), dcol::Cone(1.2, 0.4),
-           "cone");  // apex up
-  obstacle(at(5.0, -0.3, 1.7), dcol::Polytope::box(0.2, 1.0, 0.2), "beam");
-  obstacle(at(5.5, 0.7, 0.9), dcol::Polytope::convex_hull(wedge), "wedge");
-  obstacle(at(6.0, -0.5, 1.5, vertical), dcol::Cylinder(0.3, 3.0), "post");
-  obstacle(at(6.5, 0.5, 2.1), dcol::Sphere(0.35), "lamp");
-  obstacle(at(4.6, -0.9, 2.5), dcol::Polytope::box(0.4, 0.4, 0.4), "crate");
-  obstacle(at(6.8, -0.7, 0.7, vertical), dcol::Capsule(0.15, 1.0), "stub");
+           "cone", fit(5));  // apex up
+  obstacle(at(5.0, -0.3, 1.7), dcol::Polytope::box(0.2, 1.0, 0.2), "beam", fit(6));
+  obstacle(at(5.5, 0.7, 0.9), dcol::Polytope::convex_hull(wedge), "wedge", fit(7));
+  obstacle(at(6.0, -0.5, 1.5, vertical), dcol::Cylinder(0.3, 3.0), "post", fit(8));
+  obstacle(at(6.5, 0.5, 2.1), dcol::Sphere(0.35), "lamp", fit(9));
+  obstacle(at(4.6, -0.9, 2.5), dcol::Polytope::box(0.4, 0.4, 0.4), "crate", fit(10));
+  obstacle(at(6.8, -0.7, 0.7, vertical), dcol::Capsule(0.15, 1.0), "stub", fit(11));
   const int drone = scene.add_body(at(0.5, 0.0, 1.5), false, "quadrotor");
-  scene.add_shape(drone, dcol::Sphere(drone_radius), Pose::identity(), {}, "quadrotor");
+  if (smooth) {
+    scene.add_shape(drone, Sphere(drone_radius), Pose::identity(), {}, "quadrotor");
+    exact.add_shape(exact.add_body(at(0.5, 0.0, 1.5), false, "quadrotor"), dcol::Sphere(drone_radius), Pose::identity(), {},
+                    "quadrotor");
+  } else {
+    scene.add_shape(drone, dcol::Sphere(drone_radius), Pose::identity(), {}, "quadrotor");
+  }
 
   // knots z_k = [p, r (pose6) | v, ω | u]: 6 + 6 + 4
   plan::TrajectorySpec spec;
@@ -158,6 +186,12 @@ void demo_quadrotor_hallway(const DemoOptions& options, Json& report) {
     }
     return f;
   });
+  spec.cost_hessians.push_back([=](const Eigen::Ref<const Eigen::VectorXd>&, double w, std::vector<plan::HessianEntry>& out) {
+    for (int k = 0; k + 1 < N; ++k) {
+      for (int i = 0; i < 4; ++i) out.push_back({k * nz + 12 + i, k * nz + 12 + i, 2.0 * w});
+      for (int i = 0; i < 3; ++i) out.push_back({k * nz + 9 + i, k * nz + 9 + i, 2.0 * w * w_omega});
+    }
+  });
   // the dynamics, Jacobians by forward-mode AD over [z_k; z_{k+1}] (32 directions)
   using AD = Eigen::AutoDiffScalar<Eigen::Matrix<double, 32, 1>>;
   spec.dynamics.num_residuals = 12;
@@ -190,6 +224,29 @@ void demo_quadrotor_hallway(const DemoOptions& options, Json& report) {
     for (int i = 0; i < 12; ++i) r[i] = f[i].value();
     for (const auto& [row, col] : sparsity) *jac++ = f[row].derivatives()[col];
   };
+  // Σ_i μ_i ∇²f_i by forward over forward mode, over the 16 entries f is nonlinear in: r, ω and u of
+  // z_k, r and ω of z_{k+1} (f is linear in p and v)
+  spec.dynamics.hessian = [quad, h](int, const Eigen::Ref<const Eigen::VectorXd>& z0, const Eigen::Ref<const Eigen::VectorXd>& z1,
+                                    const Eigen::Ref<const Eigen::VectorXd>& mu, Eigen::Ref<Eigen::MatrixXd> H) {
+    using Inner = Eigen::AutoDiffScalar<Eigen::Matrix<double, 16, 1>>;
+    using Outer = Eigen::AutoDiffScalar<Eigen::Matrix<Inner, 16, 1>>;
+    static constexpr int vars[16] = {3, 4, 5, 9, 10, 11, 12, 13, 14, 15, 19, 20, 21, 25, 26, 27};
+    Eigen::Matrix<Outer, 16, 1> a0, a1;
+    for (int i = 0; i < 16; ++i) {
+      a0[i] = Outer(Inner(z0[i]));
+      a1[i] = Outer(Inner(z1[i]));
+    }
+    for (int j = 0; j < 16; ++j) {
+      Outer& v = vars[j] < 16 ? a0[vars[j]] : a1[vars[j] - 16];
+      v = Outer(Inner(v.value().value(), 16, j), 16, j);
+    }
+    Eigen::Matrix<Outer, 12, 1> f;
+    residual_t<Outer>(quad, h, a0, a1, f);
+    Outer L(Inner(0.0));
+    for (int i = 0; i < 12; ++i) L += mu[i] * f[i];
+    for (int a = 0; a < 16; ++a)
+      for (int b = 0; b < 16; ++b) H(vars[a], vars[b]) += L.derivatives()[a].derivatives()[b];
+  };
   spec.collision.measure = plan::CollisionMeasure::alpha;
   spec.collision.bound = epsilon;
   spec.collision.activation_margin = 0.5;
@@ -203,7 +260,11 @@ void demo_quadrotor_hallway(const DemoOptions& options, Json& report) {
   plan::SolveOptions so = args.solve;
   so.tolerance = 1e-4;
   // the check: the Euclidean distance (not α*) at ten samples per interval
-  const PlanDemoOutcome out = run_plan_demo(options, problem, x0, so, report, nullptr, 10, args.print_knots);
+  report["smooth"] = smooth;
+  report["hessian"] = so.hessian == plan::HessianMode::exact       ? "exact"
+                      : so.hessian == plan::HessianMode::objective ? "objective"
+                                                                   : "limited-memory";
+  const PlanDemoOutcome out = run_plan_demo(options, problem, x0, so, report, smooth ? &exact : nullptr, 10, args.print_knots);
   const plan::SolveResult& r = out.result;
   // the dynamics residual of the result, largest entry, and the largest tilt
   double dyn = 0.0;

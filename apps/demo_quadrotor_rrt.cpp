@@ -130,6 +130,16 @@ void demo_quadrotor_rrt(const DemoOptions& options, Json& report) {
     }
     return f;
   });
+  // its constant Hessian (HessianMode::exact), coupling knots two apart
+  spec.cost_hessians.push_back([=](const Eigen::Ref<const Eigen::VectorXd>&, double w, std::vector<plan::HessianEntry>& out) {
+    const double c[3] = {1.0, -2.0, 1.0};
+    for (int k = 1; k + 1 < knots; ++k)
+      for (int i = 0; i < 3; ++i)
+        for (int a = 0; a < 3; ++a)
+          for (int b = a; b < 3; ++b)
+            out.push_back({3 * (k - 1 + a) + i, 3 * (k - 1 + b) + i, 2.0 * w * w_smooth * c[a] * c[b]});
+  });
+  spec.cost_hessian_bandwidth = 2;
   spec.collision.measure = plan::CollisionMeasure::alpha;
   spec.collision.bound = epsilon;
   spec.collision.activation_margin = 0.5;

@@ -124,8 +124,8 @@ TEST(Plan, FreeBodyJacobianMatchesCentralDifferences) {
 }
 
 // Three iDCOL free bodies (pose6 with a mounted shape, translation, planar) among two static
-// iDCOL obstacles, a nonlinear dynamics row with its Hessian, interval samples: every term of
-// the exact Lagrangian Hessian.
+// iDCOL obstacles, a nonlinear dynamics row with its Hessian, a user cost with its Hessian,
+// interval samples: every term of the exact Lagrangian Hessian.
 struct HessianScene {
   scene::Scene s;
   std::unique_ptr<plan::TrajectoryProblem> p;
@@ -178,6 +178,46 @@ struct HessianScene {
         H(i, nz + i) -= mu[0];
       }
     };
+    // a user cost with its Hessian, coupling knots two apart: Σ_k 0.3·‖q_{k+1} − 2q_k + q_{k−1}‖²
+    // + Σ_k 0.2·cos(u_k)·q_{k,0}²
+    spec.costs.push_back([](const Eigen::Ref<const Eigen::VectorXd>& x, double* grad) {
+      const int N = static_cast<int>(x.size()) / nz;
+      double f = 0.0;
+      for (int k = 1; k + 1 < N; ++k)
+        for (int i = 0; i < 12; ++i) {
+          const double d = x[(k + 1) * nz + i] - 2.0 * x[k * nz + i] + x[(k - 1) * nz + i];
+          f += 0.3 * d * d;
+          if (grad) {
+            grad[(k + 1) * nz + i] += 0.6 * d;
+            grad[k * nz + i] -= 1.2 * d;
+            grad[(k - 1) * nz + i] += 0.6 * d;
+          }
+        }
+      for (int k = 0; k < N; ++k) {
+        const double q = x[k * nz], u = x[k * nz + 12];
+        f += 0.2 * std::cos(u) * q * q;
+        if (grad) {
+          grad[k * nz] += 0.4 * std::cos(u) * q;
+          grad[k * nz + 12] -= 0.2 * std::sin(u) * q * q;
+        }
+      }
+      return f;
+    });
+    spec.cost_hessians.push_back([](const Eigen::Ref<const Eigen::VectorXd>& x, double w, std::vector<plan::HessianEntry>& out) {
+      const int N = static_cast<int>(x.size()) / nz;
+      const double c[3] = {1.0, -2.0, 1.0};
+      for (int k = 1; k + 1 < N; ++k)
+        for (int i = 0; i < 12; ++i)
+          for (int a = 0; a < 3; ++a)
+            for (int b = a; b < 3; ++b) out.push_back({(k - 1 + a) * nz + i, (k - 1 + b) * nz + i, w * 0.6 * c[a] * c[b]});
+      for (int k = 0; k < N; ++k) {
+        const double q = x[k * nz], u = x[k * nz + 12];
+        out.push_back({k * nz, k * nz, w * 0.4 * std::cos(u)});
+        out.push_back({k * nz + 12, k * nz + 12, -w * 0.2 * std::cos(u) * q * q});
+        out.push_back({k * nz + 12, k * nz, -w * 0.4 * std::sin(u) * q});
+      }
+    });
+    spec.cost_hessian_bandwidth = 2;
     spec.collision.measure = measure;
     spec.collision.bound = measure == plan::CollisionMeasure::alpha ? 0.01 : 0.0;
     spec.collision.activation_margin = 3.0;  // every pair below its cap: rows with curvature
@@ -238,6 +278,62 @@ TEST(Plan, ExactLagrangianHessianAgainstDifferences) {
   std::printf("exact Lagrangian Hessian: %d points, worst |H - FD| / max|H| = %.2e\n", compared, worst);
 }
 
+// The same for a robot: the 7-DoF arm in iDCOL shapes, joint-space rows (self-collision and the
+// obstacles) chained through the forward kinematics' first and second derivatives.
+TEST(Plan, ExactLagrangianHessianOfARobotAgainstDifferences) {
+  const int points = static_cast<int>(test::env_count("DIFFCOL_PLAN_HESSIAN_POINTS", 6)) / 2 + 1;  // per measure
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  int compared = 0;
+  double worst = 0.0;
+  for (const auto measure : {plan::CollisionMeasure::alpha, plan::CollisionMeasure::gap}) {
+    Example e = plan::examples::arm_reach(kRobots + "/arm7.urdf", kRobots + "/arm7.srdf", 3, false, true);
+    plan::TrajectorySpec spec = e.problem->spec();
+    spec.collision.measure = measure;
+    spec.collision.activation_margin = 0.6;  // most pairs below their cap: rows with curvature
+    spec.fix_goal = false;
+    spec.smoothness_weight = 0.8;
+    plan::TrajectoryProblem p(*e.scene, spec);
+    ASSERT_EQ(p.exact_hessian_unsupported(), "");
+    const int n = p.num_variables();
+    for (int trial = 0; trial < points; ++trial) {
+      Eigen::VectorXd x = p.linear_guess();
+      for (int i = 7; i < n; ++i) x[i] += 0.4 * u(rng);
+      Eigen::VectorXd lambda(p.num_constraints());
+      for (Eigen::Index i = 0; i < lambda.size(); ++i) lambda[i] = u(rng);
+      const double sigma = 0.5 + 0.5 * u(rng);
+      const Eigen::MatrixXd H = p.lagrangian_hessian_dense(x, sigma, lambda);
+      ASSERT_LT((H - H.transpose()).cwiseAbs().maxCoeff(), 1e-12);
+      auto grad = [&](const Eigen::VectorXd& xx) {
+        Eigen::VectorXd g;
+        p.objective_gradient(xx, g);
+        return Eigen::VectorXd(sigma * g + p.jacobian_dense(xx).transpose() * lambda);
+      };
+      const double h = 1e-5;
+      Eigen::MatrixXd N(n, n);
+      Eigen::VectorXd xp = x, xm = x;
+      for (int j = 0; j < n; ++j) {
+        xp[j] = x[j] + h;
+        xm[j] = x[j] - h;
+        N.col(j) = (grad(xp) - grad(xm)) / (2.0 * h);
+        xp[j] = xm[j] = x[j];
+      }
+      // the collision part alone must be large: the objective's curvature is 2·σ·smoothness
+      Eigen::MatrixXd Hc = H;
+      const Eigen::MatrixXd Hf = p.lagrangian_hessian_dense(x, sigma, Eigen::VectorXd::Zero(p.num_constraints()));
+      Hc -= Hf;
+      const double scale = H.cwiseAbs().maxCoeff();
+      EXPECT_GT(Hc.cwiseAbs().maxCoeff(), 1.0);
+      const double err = (H - N).cwiseAbs().maxCoeff();
+      EXPECT_LT(err, 1e-5 * scale) << plan::collision_measure_name(measure) << ", trial " << trial << ", largest entry "
+                                   << scale;
+      worst = std::max(worst, err / scale);
+      ++compared;
+    }
+  }
+  std::printf("exact Lagrangian Hessian, robot: %d points, worst |H - FD| / max|H| = %.2e\n", compared, worst);
+}
+
 // Exact mode: the iDCOL piano mover to the optimum the limited-memory solve finds; problems it
 // does not cover are refused by name.
 TEST(Plan, ExactHessianSolvesPianoMover) {
@@ -266,7 +362,7 @@ TEST(Plan, ExactHessianSolvesPianoMover) {
     EXPECT_NE(std::string(err.what()).find("iDCOL pairs only"), std::string::npos) << err.what();
   }
   Example arm = plan::examples::arm_reach(kRobots + "/arm7.urdf", kRobots + "/arm7.srdf", 3);
-  EXPECT_NE(arm.problem->exact_hessian_unsupported().find("robot"), std::string::npos);
+  EXPECT_NE(arm.problem->exact_hessian_unsupported().find("distance"), std::string::npos);
 }
 
 TEST(Plan, PianoMover) {

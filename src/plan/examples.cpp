@@ -2,8 +2,11 @@
 #include "diffcol/plan/examples.hpp"
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <numbers>
 #include <sstream>
+#include <stdexcept>
 
 #include "diffcol/scene/robot_model.hpp"
 #include "diffcol/shapes/smooth_truncated_cone.hpp"
@@ -50,6 +53,34 @@ Dynamics double_integrator6(double dt) {
 scene::CollisionShape wall_box(double hx, double hy, double hz, bool smooth) {
   if (smooth) return fit_smooth_box(hx, hy, hz, 0.002).shape;
   return dcol::Polytope::box(hx, hy, hz);
+}
+
+// The URDF text of `path` with every <capsule radius="r" length="l"/> replaced by the cylinder
+// of radius r and length l + 2r that contains it (iDCOL has no capsule).
+std::string urdf_capsules_as_cylinders(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument("arm_reach: cannot read " + path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  std::string xml = ss.str();
+  auto attribute = [](const std::string& element, const char* name) {
+    const std::string key = std::string(name) + "=\"";
+    const size_t a = element.find(key);
+    if (a == std::string::npos) throw std::invalid_argument("arm_reach: a capsule without " + std::string(name));
+    return std::stod(element.substr(a + key.size()));
+  };
+  for (size_t at = xml.find("<capsule"); at != std::string::npos; at = xml.find("<capsule", at)) {
+    const size_t end = xml.find("/>", at);
+    if (end == std::string::npos) throw std::invalid_argument("arm_reach: an unclosed <capsule> element");
+    const std::string element = xml.substr(at, end + 2 - at);
+    const double r = attribute(element, "radius"), l = attribute(element, "length");
+    std::ostringstream cyl;
+    cyl.precision(17);
+    cyl << "<cylinder radius=\"" << r << "\" length=\"" << l + 2.0 * r << "\"/>";
+    xml.replace(at, element.size(), cyl.str());
+    at += cyl.str().size();
+  }
+  return xml;
 }
 
 }  // namespace
@@ -153,14 +184,32 @@ Example cone_opening(int knots, bool smooth) {
   return e;
 }
 
-Example arm_reach(const std::string& urdf, const std::string& srdf, int knots, bool near_pairs) {
+Example arm_reach(const std::string& urdf, const std::string& srdf, int knots, bool near_pairs, bool smooth) {
   Example e;
   e.scene = std::make_unique<scene::Scene>();
   scene::Scene& s = *e.scene;
   const int obstacles = s.add_body(Pose::identity(), true, "obstacles");
-  s.add_shape(obstacles, dcol::Polytope::box(0.3, 0.6, 0.05), at(0.55, 0.0, -0.05), {}, "table");
-  s.add_shape(obstacles, dcol::Polytope::box(0.08, 0.08, 0.25), at(0.5, 0.0, 0.25), {}, "pillar");
-  e.robot = std::make_unique<scene::Robot>(s, scene::RobotModel::from_urdf_file(urdf, srdf));
+  s.add_shape(obstacles, wall_box(0.3, 0.6, 0.05, smooth), at(0.55, 0.0, -0.05), {}, "table");
+  s.add_shape(obstacles, wall_box(0.08, 0.08, 0.25, smooth), at(0.5, 0.0, 0.25), {}, "pillar");
+  if (smooth) {
+    scene::RobotModel model = scene::RobotModel::from_urdf_string(urdf_capsules_as_cylinders(urdf),
+                                                                  std::filesystem::path(urdf).parent_path().string());
+    if (!srdf.empty()) model.load_srdf_file(srdf);
+    // the check scene: the same bodies (ids) with the exact shapes
+    e.check_scene = std::make_unique<scene::Scene>();
+    scene::Scene& c = *e.check_scene;
+    const int exact_obstacles = c.add_body(Pose::identity(), true, "obstacles");
+    c.add_shape(exact_obstacles, wall_box(0.3, 0.6, 0.05, false), at(0.55, 0.0, -0.05), {}, "table");
+    c.add_shape(exact_obstacles, wall_box(0.08, 0.08, 0.25, false), at(0.5, 0.0, 0.25), {}, "pillar");
+    const scene::Robot exact_arm(c, model);
+    const int m2 = model.link_index("link2"), m4 = model.link_index("link4");
+    if (m2 >= 0 && m4 >= 0) c.disable_body_pair(exact_arm.link_body(m2), exact_arm.link_body(m4));
+    scene::RobotOptions ro;
+    ro.family = scene::Family::idcol;
+    e.robot = std::make_unique<scene::Robot>(s, std::move(model), ro);
+  } else {
+    e.robot = std::make_unique<scene::Robot>(s, scene::RobotModel::from_urdf_file(urdf, srdf));
+  }
   scene::Robot& arm = *e.robot;
   // link2's capsule and link4's sphere of arm7 overlap at every configuration (its SRDF lacks the pair).
   const int l2 = arm.model().link_index("link2"), l4 = arm.model().link_index("link4");
@@ -171,7 +220,7 @@ Example arm_reach(const std::string& urdf, const std::string& srdf, int knots, b
   spec.robot = &arm;
   spec.start = (Eigen::VectorXd(7) << -1.0, 0.6, 0.0, -1.9, 0.0, 2.5, 0.8).finished();
   spec.goal = (Eigen::VectorXd(7) << 1.0, 0.6, 0.0, -1.9, 0.0, 2.5, 0.8).finished();
-  spec.collision.measure = CollisionMeasure::distance;
+  spec.collision.measure = smooth ? CollisionMeasure::gap : CollisionMeasure::distance;
   spec.collision.bound = 0.02;
   spec.collision.activation_margin = 0.15;
   spec.collision.interval_samples = 1;
@@ -183,7 +232,9 @@ Example arm_reach(const std::string& urdf, const std::string& srdf, int knots, b
   e.x0 = e.problem->linear_guess();
   std::ostringstream os;
   os << "arm reach: " << arm.num_positions() << " joints, " << arm.model().num_links()
-     << " links, around a pillar from the straight line in q, distance >= " << spec.collision.bound << " m";
+     << " links" << (smooth ? " (iDCOL shapes, capsules as cylinders)" : "")
+     << ", around a pillar from the straight line in q, " << (smooth ? "gap d_D" : "distance") << " >= " << spec.collision.bound
+     << " m";
   e.description = os.str();
   return e;
 }

@@ -249,10 +249,20 @@ struct TrajectoryProblem::Impl {
   };
   std::vector<HessianPair> hess_pairs;
   std::vector<Eigen::MatrixXd> hess_diag, hess_cross;  // per knot: z_k × z_k, z_k × z_{k−1}
+  std::vector<std::vector<Eigen::MatrixXd>> hess_far;  // per knot: z_k × z_{k−j}, j = 2..bandwidth (k ≥ j)
+  std::vector<HessianEntry> hess_entries;
   Eigen::MatrixXd hess_q, hess_dyn;
   Eigen::VectorXd hess_z0, hess_z1;
   idcol::ContactDerivatives hess_d;
   idcol::ContactHessians hess_h;
+  struct HessianSide {  // one body of a pair: its q columns [off, off + n), A (6 × n) and S (n × n)
+    int off = -1, n = 0;
+    Eigen::Matrix<double, 6, Eigen::Dynamic> A;
+    Eigen::MatrixXd S;
+  };
+  HessianSide hess_side[2];
+  Eigen::Matrix<double, 6, Eigen::Dynamic> hess_HA[2][2];
+  Eigen::Matrix<double, 6, 6> hess_A6, hess_S6;
 
   int P() const { return static_cast<int>(pairs.size()); }
   int collision_rows() const { return static_cast<int>(samples.size()) * P(); }
@@ -426,23 +436,53 @@ struct TrajectoryProblem::Impl {
       const Vec6 g[2] = {alpha ? hess_d.J_alpha_X1.transpose() : hess_d.J_gap_X1.transpose(),
                          alpha ? hess_d.J_alpha_X2.transpose() : hess_d.J_gap_X2.transpose()};
       const int bodies[2] = {s1.body, s2.body};
-      Eigen::Matrix<double, 6, 6> A[2], S;
-      int off[2] = {-1, -1}, n[2] = {0, 0};
       for (int i = 0; i < 2; ++i) {
+        HessianSide& side = hess_side[i];
+        side.off = -1;
         const int f = body_free[static_cast<size_t>(bodies[i])];
-        if (f < 0) continue;
-        const FreeBody& fb = spec.bodies[static_cast<size_t>(f)];
-        off[i] = free_offset[static_cast<size_t>(f)];
-        n[i] = num_coordinates(fb.parametrization);
-        free_body_world_chain(fb, q.data() + off[i], g[i], A[i], S);
-        hess_q.block(off[i], off[i], n[i], n[i]) += w[p] * S.topLeftCorner(n[i], n[i]);
+        if (f >= 0) {
+          const FreeBody& fb = spec.bodies[static_cast<size_t>(f)];
+          side.off = free_offset[static_cast<size_t>(f)];
+          side.n = num_coordinates(fb.parametrization);
+          free_body_world_chain(fb, q.data() + side.off, g[i], hess_A6, hess_S6);
+          side.A = hess_A6.leftCols(side.n);
+          side.S = hess_S6.topLeftCorner(side.n, side.n);
+        } else if (body_robot[static_cast<size_t>(bodies[i])]) {
+          side.off = 0;
+          side.n = nrobot;
+          robot_link_chain(spec.robot->body_link(bodies[i]), g[i], side);
+        }
+        if (side.off >= 0) hess_q.block(side.off, side.off, side.n, side.n) += w[p] * side.S;
       }
       for (int i = 0; i < 2; ++i)
         for (int j = 0; j < 2; ++j) {
-          if (off[i] < 0 || off[j] < 0) continue;
-          const Eigen::Matrix<double, 6, 6> B = A[i].transpose() * H.block<6, 6>(6 * i, 6 * j) * A[j];  // A's unused columns are 0
-          hess_q.block(off[i], off[j], n[i], n[j]) += w[p] * B.topLeftCorner(n[i], n[j]);
+          const HessianSide &a = hess_side[i], &b = hess_side[j];
+          if (a.off < 0 || b.off < 0) continue;
+          Eigen::Matrix<double, 6, Eigen::Dynamic>& HA = hess_HA[i][j];  // sized once per body kind
+          HA.noalias() = H.block<6, 6>(6 * i, 6 * j) * b.A;
+          hess_q.block(a.off, b.off, a.n, b.n).noalias() += w[p] * a.A.transpose() * HA;
         }
+    }
+  }
+
+  // A robot link's world twist η(δ) with exp(η^)·X_WL(q) = X_WL(q + δ): by the product of
+  // exponentials X_WL(q + δ) = exp(δ_1·ξ_1^)···exp(δ_n·ξ_n^)·X_WL(q), ξ_a the columns of the
+  // spatial Jacobian (joints in chain order, root first), and Baker–Campbell–Hausdorff,
+  // η = Σ_a ξ_a·δ_a + ½·Σ_{a<b} [ξ_a, ξ_b]·δ_a·δ_b + O(3). Fills A = J and S = Σ_k g_k·∇²η_k.
+  void robot_link_chain(int link, const Vec6& g, HessianSide& side) {
+    spec.robot->model().link_jacobian(spec.robot->link_poses(), link, ReferenceFrame::world, side.A);
+    side.S.setZero(nrobot, nrobot);
+    const Vec3 gw = g.head<3>(), gv = g.tail<3>();
+    for (int a = 0; a < nrobot; ++a) {
+      const Vec3 wa = side.A.col(a).head<3>(), va = side.A.col(a).tail<3>();
+      if (wa.isZero(0.0) && va.isZero(0.0)) continue;  // not on the link's path
+      for (int b = a + 1; b < nrobot; ++b) {
+        const Vec3 wb = side.A.col(b).head<3>(), vb = side.A.col(b).tail<3>();
+        // [ξ_a, ξ_b] = (ω_a × ω_b, ω_a × v_b − ω_b × v_a)
+        const double s = 0.5 * (gw.dot(wa.cross(wb)) + gv.dot(wa.cross(vb) - wb.cross(va)));
+        side.S(a, b) += s;
+        side.S(b, a) += s;
+      }
     }
   }
 
@@ -530,6 +570,10 @@ TrajectoryProblem::TrajectoryProblem(scene::Scene& scene, TrajectorySpec spec) :
   }
   for (const CostFunction& c : spec.costs)
     if (!c) fail("a user cost is empty");
+  if (!spec.cost_hessians.empty() && spec.cost_hessians.size() != spec.costs.size())
+    fail("cost_hessians has " + std::to_string(spec.cost_hessians.size()) + " entries, expected 0 or one per cost (" +
+         std::to_string(spec.costs.size()) + ")");
+  if (spec.cost_hessian_bandwidth < 1) fail("cost_hessian_bandwidth must be ≥ 1");
 
   // dynamics
   m.nr = spec.dynamics.num_residuals;
@@ -887,8 +931,9 @@ Eigen::MatrixXd TrajectoryProblem::jacobian_dense(const Eigen::VectorXd& x) {
 
 std::string TrajectoryProblem::exact_hessian_unsupported() const {
   const Impl& m = *impl_;
-  if (m.spec.robot) return "a robot (no second derivatives of its kinematic chain)";
-  if (!m.spec.costs.empty()) return "user costs (a CostFunction has no Hessian)";
+  for (size_t i = 0; i < m.spec.costs.size(); ++i)
+    if (m.spec.cost_hessians.empty() || !m.spec.cost_hessians[i])
+      return "user cost " + std::to_string(i) + " without a Hessian (TrajectorySpec::cost_hessians)";
   if (m.nr && !m.spec.dynamics.hessian) return "dynamics without Dynamics::hessian";
   if (m.collision_rows() == 0) return "";
   if (m.spec.collision.measure == CollisionMeasure::distance)
@@ -915,11 +960,11 @@ void TrajectoryProblem::lagrangian_hessian_structure(std::vector<int>& rows, std
         rows.push_back(k * m.nz + i);
         cols.push_back(k * m.nz + j);
       }
-    if (k > 0)
+    for (int d = 1; d <= std::min(k, m.spec.cost_hessian_bandwidth); ++d)
       for (int i = 0; i < m.nz; ++i)
         for (int j = 0; j < m.nz; ++j) {
           rows.push_back(k * m.nz + i);
-          cols.push_back((k - 1) * m.nz + j);
+          cols.push_back((k - d) * m.nz + j);
         }
   }
 }
@@ -936,6 +981,10 @@ void TrajectoryProblem::lagrangian_hessian_values(const Eigen::VectorXd& x, doub
     if (!why.empty()) fail("the exact Hessian does not cover " + why);
     m.hess_diag.assign(static_cast<size_t>(m.N), Eigen::MatrixXd::Zero(m.nz, m.nz));
     m.hess_cross.assign(static_cast<size_t>(m.N), Eigen::MatrixXd::Zero(m.nz, m.nz));
+    m.hess_far.assign(static_cast<size_t>(m.N), {});
+    for (int k = 0; k < m.N; ++k)
+      for (int d = 2; d <= std::min(k, m.spec.cost_hessian_bandwidth); ++d)
+        m.hess_far[static_cast<size_t>(k)].push_back(Eigen::MatrixXd::Zero(m.nz, m.nz));
     m.hess_pairs = std::vector<Impl::HessianPair>(static_cast<size_t>(m.P()));
     for (int p = 0; p < m.P(); ++p) {
       const auto [a, b] = m.pairs[static_cast<size_t>(p)];
@@ -949,6 +998,7 @@ void TrajectoryProblem::lagrangian_hessian_values(const Eigen::VectorXd& x, doub
   for (int k = 0; k < m.N; ++k) {
     m.hess_diag[static_cast<size_t>(k)].setZero();
     m.hess_cross[static_cast<size_t>(k)].setZero();
+    for (Eigen::MatrixXd& F : m.hess_far[static_cast<size_t>(k)]) F.setZero();
   }
   // σ·∇²f, the built-in terms (objective_hessian_values)
   const TrajectorySpec& s = m.spec;
@@ -964,6 +1014,27 @@ void TrajectoryProblem::lagrangian_hessian_values(const Eigen::VectorXd& x, doub
     }
     if (k + 1 < m.N)
       for (int i = 0; i < m.nu; ++i) D(m.nq + m.ns + i, m.nq + m.ns + i) += sigma * 2.0 * s.control_weight;
+  }
+  // σ·∇²(user costs), entries into the band
+  m.hess_entries.clear();
+  for (const CostHessian& ch : s.cost_hessians) ch(x, sigma, m.hess_entries);
+  const int n = num_variables();
+  for (const HessianEntry& e : m.hess_entries) {
+    if (e.row < 0 || e.row >= n || e.col < 0 || e.col >= n || !std::isfinite(e.value))
+      fail("a cost Hessian entry (" + std::to_string(e.row) + ", " + std::to_string(e.col) + ") is out of range or not finite");
+    const int r = std::max(e.row, e.col), c = std::min(e.row, e.col), kr = r / m.nz, d = kr - c / m.nz;
+    const int a = r % m.nz, b = c % m.nz;
+    if (d == 0) {
+      m.hess_diag[static_cast<size_t>(kr)](a, b) += e.value;
+      if (a != b) m.hess_diag[static_cast<size_t>(kr)](b, a) += e.value;
+    } else if (d == 1) {
+      m.hess_cross[static_cast<size_t>(kr)](a, b) += e.value;
+    } else if (d <= s.cost_hessian_bandwidth) {
+      m.hess_far[static_cast<size_t>(kr)][static_cast<size_t>(d - 2)](a, b) += e.value;
+    } else {
+      fail("a cost Hessian entry (" + std::to_string(e.row) + ", " + std::to_string(e.col) + ") couples knots " +
+           std::to_string(d) + " apart, beyond cost_hessian_bandwidth " + std::to_string(s.cost_hessian_bandwidth));
+    }
   }
   // Σ μ·∇²(dynamics)
   for (int k = 0; m.nr && k + 1 < m.N; ++k) {
@@ -1007,7 +1078,9 @@ void TrajectoryProblem::lagrangian_hessian_values(const Eigen::VectorXd& x, doub
     }
   }
   m.coll_seconds += std::chrono::duration<double>(Clock::now() - t0).count();
-  values.resize(static_cast<Eigen::Index>(m.N) * m.nz * (m.nz + 1) / 2 + static_cast<Eigen::Index>(m.N - 1) * m.nz * m.nz);
+  Eigen::Index blocks = m.N - 1;
+  for (int k = 0; k < m.N; ++k) blocks += static_cast<Eigen::Index>(m.hess_far[static_cast<size_t>(k)].size());
+  values.resize(static_cast<Eigen::Index>(m.N) * m.nz * (m.nz + 1) / 2 + blocks * m.nz * m.nz);
   double* out = values.data();
   for (int k = 0; k < m.N; ++k) {
     const Eigen::MatrixXd& D = m.hess_diag[static_cast<size_t>(k)];
@@ -1016,6 +1089,9 @@ void TrajectoryProblem::lagrangian_hessian_values(const Eigen::VectorXd& x, doub
     if (k > 0)
       for (int i = 0; i < m.nz; ++i)
         for (int j = 0; j < m.nz; ++j) *out++ = m.hess_cross[static_cast<size_t>(k)](i, j);
+    for (const Eigen::MatrixXd& F : m.hess_far[static_cast<size_t>(k)])
+      for (int i = 0; i < m.nz; ++i)
+        for (int j = 0; j < m.nz; ++j) *out++ = F(i, j);
   }
 }
 

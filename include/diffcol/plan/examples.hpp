@@ -16,6 +16,9 @@ struct Example {
   std::unique_ptr<TrajectoryProblem> problem;   ///< over *scene (declared last: destroyed first)
   Eigen::VectorXd x0;                           ///< the initial guess
   std::string description;                      ///< one line
+  /// null, or a scene with the same bodies in exact DCOL shapes that contain the smooth ones, to
+  /// check the result in (CheckOptions::scene)
+  std::unique_ptr<scene::Scene> check_scene;
 };
 
 /// DCOL seed Sec. IV-A-1: a 2.6 m rod (DCOL capsule, radius 3 cm) moves in the plane (x, y, θ)
@@ -36,7 +39,11 @@ Example cone_opening(int knots = 40, bool smooth = false);
 /// The 7-DoF test arm (urdf, srdf) in joint space from one side of a pillar to the other above a
 /// table; every pair that may touch, self-collision included; Euclidean distance ≥ 2 cm at the
 /// knots and the interval midpoints; the straight line in joint space as the initial guess (it
-/// passes through the pillar). near_pairs: PairSelection::initial_path.
-Example arm_reach(const std::string& urdf, const std::string& srdf, int knots = 20, bool near_pairs = false);
+/// passes through the pillar). near_pairs: PairSelection::initial_path. smooth: iDCOL shapes (the
+/// URDF's capsules as the cylinders that contain them, then smoothed; smooth boxes for the table
+/// and pillar) and the gap d_D ≥ 2 cm, whose rows have exact Hessians (HessianMode::exact); its
+/// check_scene holds the same shapes exact (DCOL boxes and cylinders).
+Example arm_reach(const std::string& urdf, const std::string& srdf, int knots = 20, bool near_pairs = false,
+                  bool smooth = false);
 
 }  // namespace diffcol::plan::examples

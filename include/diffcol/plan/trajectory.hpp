@@ -128,6 +128,16 @@ struct Dynamics {
 /// adds its gradient into grad (num_variables entries).
 using CostFunction = std::function<double(const Eigen::Ref<const Eigen::VectorXd>& x, double* grad)>;
 
+/// One entry of a symmetric matrix over x: value at (row, col) and, off the diagonal, at (col, row).
+struct HessianEntry {
+  int row = 0, col = 0;
+  double value = 0.0;
+};
+/// The Hessian of a user cost, for HessianMode::exact: appends the entries of weight·∇²c(x) to
+/// `out`, each unordered pair (row, col) at most once (a pair given twice adds up). Its entries
+/// may couple the knots k and k − j for j ≤ TrajectorySpec::cost_hessian_bandwidth only.
+using CostHessian = std::function<void(const Eigen::Ref<const Eigen::VectorXd>& x, double weight, std::vector<HessianEntry>& out)>;
+
 /// What to optimize. Empty bound vectors mean unbounded (a robot's q: its joint limits).
 struct TrajectorySpec {
   int num_knots = 20;
@@ -146,6 +156,11 @@ struct TrajectorySpec {
   Eigen::VectorXd coordinate_weights;  ///< W's diagonal (num_configuration entries; empty: ones)
   double control_weight = 0.0;
   std::vector<CostFunction> costs;
+  /// For HessianMode::exact: one per cost (an empty function: that cost has none), or empty.
+  std::vector<CostHessian> cost_hessians;
+  /// The most knots apart that a cost Hessian couples (≥ 1; 2 for a second difference
+  /// q_{k+1} − 2q_k + q_{k−1}): the exact Hessian's structure holds the blocks z_k × z_{k−j}, j ≤ it.
+  int cost_hessian_bandwidth = 1;
   Dynamics dynamics;  ///< none when num_residuals == 0
 
   Eigen::VectorXd q_lower, q_upper;              ///< per configuration entry, every knot
@@ -218,16 +233,19 @@ class TrajectoryProblem {
   void objective_hessian_structure(std::vector<int>& rows, std::vector<int>& cols) const;
   void objective_hessian_values(Eigen::VectorXd& values) const;
   /// The exact Hessian of the Lagrangian σ·f + Σ_i λ_i·g_i (HessianMode::exact): built-in objective
-  /// terms, the dynamics' Dynamics::hessian and the collision rows' second derivatives (iDCOL
-  /// pairs, alpha or gap measure: idcol::contact_hessians chained through the free bodies'
-  /// parametrizations; zero where a row is capped). exact_hessian_unsupported() names what the
-  /// problem has that this does not cover ("" when everything is): a robot, user costs, dynamics
-  /// without a Hessian, the distance measure, pairs served by DCOL or QP.
+  /// terms, the user costs' TrajectorySpec::cost_hessians, the dynamics' Dynamics::hessian and the
+  /// collision rows' second derivatives (iDCOL pairs, alpha or gap measure:
+  /// idcol::contact_hessians chained through the free bodies' parametrizations and the robot's
+  /// forward kinematics; zero where a row is capped). exact_hessian_unsupported() names what the
+  /// problem has that this does not cover ("" when everything is): user costs without a Hessian,
+  /// dynamics without a Hessian, the distance measure, pairs served by DCOL or QP.
   std::string exact_hessian_unsupported() const;
-  /// Lower triangle (row ≥ column), fixed: per knot its z_k block and the block coupling z_k to
-  /// z_{k−1}. @throws std::invalid_argument when exact_hessian_unsupported() is not empty.
+  /// Lower triangle (row ≥ column), fixed: per knot k its z_k block, the block coupling z_k to
+  /// z_{k−1}, then those coupling z_k to z_{k−j}, 2 ≤ j ≤ cost_hessian_bandwidth.
+  /// @throws std::invalid_argument when exact_hessian_unsupported() is not empty.
   void lagrangian_hessian_structure(std::vector<int>& rows, std::vector<int>& cols) const;
   /// Values in that order at x with objective factor sigma and multipliers lambda (num_constraints).
+  /// @throws std::invalid_argument for a cost Hessian entry out of range or outside the band.
   void lagrangian_hessian_values(const Eigen::VectorXd& x, double sigma, const Eigen::VectorXd& lambda,
                                  Eigen::VectorXd& values);
   /// The whole symmetric matrix (tests; small problems).
