@@ -9,7 +9,8 @@
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 #
 # Environment: BUILD_DIR (default build), DIFFCOL_SANITIZE=ON also builds the sanitized twins
-# (the CMake option; the test command sets it, default OFF), DIFFCOL_SKIP_APT=1 skips step 1,
+# (the CMake option; the test command sets it, default OFF), DIFFCOL_QUICK_BUILD=ON compiles
+# the Release library in unity groups (the test command sets it, default OFF), DIFFCOL_SKIP_APT=1 skips step 1,
 # DIFFCOL_SKIP_VIEWER=1 skips the viewer's set-up (viewer/setup.sh: three.js from npm,
 # chromium), DIFFCOL_SKIP_PTH=1 skips step 3, DIFFCOL_PYTHON (default /usr/bin/python3),
 # DIFFCOL_PYTHON_SITE (the directory for the .pth file; default: the interpreter's purelib).
@@ -80,8 +81,9 @@ if [[ "${DIFFCOL_SKIP_VIEWER:-0}" != 1 ]]; then
   bash viewer/setup.sh
 fi
 
-echo "setup.sh: configuring and building (Release, DIFFCOL_SANITIZE=${DIFFCOL_SANITIZE:-OFF}) in $BUILD_DIR/"
-cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDIFFCOL_SANITIZE="${DIFFCOL_SANITIZE:-OFF}"
+echo "setup.sh: configuring and building (Release, DIFFCOL_SANITIZE=${DIFFCOL_SANITIZE:-OFF}, DIFFCOL_QUICK_BUILD=${DIFFCOL_QUICK_BUILD:-OFF}) in $BUILD_DIR/"
+cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDIFFCOL_SANITIZE="${DIFFCOL_SANITIZE:-OFF}" \
+  -DDIFFCOL_QUICK_BUILD="${DIFFCOL_QUICK_BUILD:-OFF}"
 cmake --build "$BUILD_DIR" --parallel "$(nproc 2>/dev/null || echo 2)"
 
 # Step 3: the Python package in $BUILD_DIR/python/diffcol, importable from anywhere.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The test command: set up and build (scripts/setup.sh) with DIFFCOL_SANITIZE=ON, then
+# The test command: set up and build (scripts/setup.sh) with DIFFCOL_SANITIZE=ON and
+# DIFFCOL_QUICK_BUILD=ON (the Release library in unity groups, CMakeLists.txt), then
 #   1. release    ctest on the Release build in build/, every test not labelled `sanitized`:
 #                 the GoogleTest executables against the Release library (their own code compiled
 #                 with the sanitizers, see below), python_pytest, the CLI, the examples and the
@@ -86,7 +87,7 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:strict_stri
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
 step_setup() {
-  DIFFCOL_SANITIZE=ON bash scripts/setup.sh
+  DIFFCOL_SANITIZE=ON DIFFCOL_QUICK_BUILD=ON bash scripts/setup.sh
 }
 
 step_release() {

@@ -97,7 +97,7 @@ RrtProblem RrtProblem::joints(scene::Robot& robot, const Eigen::VectorXd& start,
 
 namespace {
 
-[[noreturn]] void fail(const std::string& what) { throw std::invalid_argument("plan_rrt: " + what); }
+[[noreturn]] void fail_rrt(const std::string& what) { throw std::invalid_argument("plan_rrt: " + what); }
 
 int state_size(const RrtProblem& p) {
   return p.kind == RrtSpaceKind::joints ? (p.robot ? p.robot->num_positions() : -1) : 3;
@@ -105,21 +105,21 @@ int state_size(const RrtProblem& p) {
 
 void check_vector(const Eigen::VectorXd& v, int n, const char* name) {
   if (v.size() != n)
-    fail(std::string(name) + " has " + std::to_string(v.size()) + " entries, the state " + std::to_string(n));
-  if (!v.allFinite()) fail(std::string(name) + " has a NaN or infinite entry");
+    fail_rrt(std::string(name) + " has " + std::to_string(v.size()) + " entries, the state " + std::to_string(n));
+  if (!v.allFinite()) fail_rrt(std::string(name) + " has a NaN or infinite entry");
 }
 
 void check_problem(const scene::Scene& scene, const RrtProblem& p) {
   if (p.kind == RrtSpaceKind::joints) {
-    if (!p.robot) fail("a joints problem needs a robot");
-    if (const char* why = p.base.invalid_reason()) fail(std::string("base pose: ") + why);
+    if (!p.robot) fail_rrt("a joints problem needs a robot");
+    if (const char* why = p.base.invalid_reason()) fail_rrt(std::string("base pose: ") + why);
   } else {
     if (p.body < 0 || p.body >= scene.num_bodies())
-      fail("body " + std::to_string(p.body) + " is not a body of the scene (" + std::to_string(scene.num_bodies()) +
+      fail_rrt("body " + std::to_string(p.body) + " is not a body of the scene (" + std::to_string(scene.num_bodies()) +
            " bodies)");
     if (scene.body(p.body).is_static)
-      fail("body " + std::to_string(p.body) + " is static: the scene pairs no static obstacle with it");
-    if (const char* why = p.reference.invalid_reason()) fail(std::string("reference pose: ") + why);
+      fail_rrt("body " + std::to_string(p.body) + " is static: the scene pairs no static obstacle with it");
+    if (const char* why = p.reference.invalid_reason()) fail_rrt(std::string("reference pose: ") + why);
   }
   const int n = state_size(p);
   check_vector(p.start, n, "start");
@@ -129,21 +129,21 @@ void check_problem(const scene::Scene& scene, const RrtProblem& p) {
   const int bounded = p.kind == RrtSpaceKind::planar ? 2 : n;
   for (int i = 0; i < bounded; ++i) {
     if (!(p.lower[i] < p.upper[i]))
-      fail("empty bounds: lower[" + std::to_string(i) + "] = " + std::to_string(p.lower[i]) + " is not below upper[" +
+      fail_rrt("empty bounds: lower[" + std::to_string(i) + "] = " + std::to_string(p.lower[i]) + " is not below upper[" +
            std::to_string(i) + "] = " + std::to_string(p.upper[i]));
-    if (p.start[i] < p.lower[i] || p.start[i] > p.upper[i]) fail("start[" + std::to_string(i) + "] is outside the bounds");
-    if (p.goal[i] < p.lower[i] || p.goal[i] > p.upper[i]) fail("goal[" + std::to_string(i) + "] is outside the bounds");
+    if (p.start[i] < p.lower[i] || p.start[i] > p.upper[i]) fail_rrt("start[" + std::to_string(i) + "] is outside the bounds");
+    if (p.goal[i] < p.lower[i] || p.goal[i] > p.upper[i]) fail_rrt("goal[" + std::to_string(i) + "] is outside the bounds");
   }
 }
 
 void check_options(const RrtOptions& o) {
-  if (!(o.time_limit > 0.0) || !std::isfinite(o.time_limit)) fail("time_limit must be positive and finite");
-  if (o.seed == 0) fail("seed must be positive (OMPL ignores 0)");
-  if (!(o.clearance >= 0.0) || !std::isfinite(o.clearance)) fail("clearance must be ≥ 0 and finite");
-  if (!(o.step >= 0.0) || !std::isfinite(o.step)) fail("step must be ≥ 0 and finite");
-  if (!(o.range >= 0.0) || !std::isfinite(o.range)) fail("range must be ≥ 0 and finite");
-  if (!(o.goal_bias >= 0.0 && o.goal_bias <= 1.0)) fail("goal_bias must lie in [0, 1]");
-  if (o.knots < 2) fail("knots must be at least 2");
+  if (!(o.time_limit > 0.0) || !std::isfinite(o.time_limit)) fail_rrt("time_limit must be positive and finite");
+  if (o.seed == 0) fail_rrt("seed must be positive (OMPL ignores 0)");
+  if (!(o.clearance >= 0.0) || !std::isfinite(o.clearance)) fail_rrt("clearance must be ≥ 0 and finite");
+  if (!(o.step >= 0.0) || !std::isfinite(o.step)) fail_rrt("step must be ≥ 0 and finite");
+  if (!(o.range >= 0.0) || !std::isfinite(o.range)) fail_rrt("range must be ≥ 0 and finite");
+  if (!(o.goal_bias >= 0.0 && o.goal_bias <= 1.0)) fail_rrt("goal_bias must lie in [0, 1]");
+  if (o.knots < 2) fail_rrt("knots must be at least 2");
 }
 
 bool pair_involves(const scene::PairResult& r, const RrtProblem& p) {
@@ -260,14 +260,14 @@ double seconds_since(Clock::time_point t0) { return std::chrono::duration<double
 }  // namespace
 
 Pose body_pose_at(const RrtProblem& p, const Eigen::VectorXd& x) {
-  if (x.size() != 3 || !x.allFinite()) fail("a body state has 3 finite entries");
+  if (x.size() != 3 || !x.allFinite()) fail_rrt("a body state has 3 finite entries");
   Pose X;
   if (p.kind == RrtSpaceKind::translation) {
     X.R = p.reference.R;
     X.p = x;
     return X;
   }
-  if (p.kind != RrtSpaceKind::planar) fail("body_pose_at: a joints problem has no single body");
+  if (p.kind != RrtSpaceKind::planar) fail_rrt("body_pose_at: a joints problem has no single body");
   const double c = std::cos(x[2]), s = std::sin(x[2]);
   Mat3 Rz;
   Rz << c, -s, 0.0, s, c, 0.0, 0.0, 0.0, 1.0;
@@ -278,7 +278,7 @@ Pose body_pose_at(const RrtProblem& p, const Eigen::VectorXd& x) {
 
 bool state_is_free(scene::Scene& scene, const RrtProblem& problem, const Eigen::VectorXd& state, double clearance) {
   check_problem(scene, problem);
-  if (!(clearance >= 0.0) || !std::isfinite(clearance)) fail("clearance must be ≥ 0 and finite");
+  if (!(clearance >= 0.0) || !std::isfinite(clearance)) fail_rrt("clearance must be ≥ 0 and finite");
   check_vector(state, state_size(problem), "state");
   place(scene, problem, state);
   scene::QueryResult out;
