@@ -320,11 +320,13 @@ guess x0. The scene and the problem live as long as this object.)")
       "DCOL seed Sec. IV-A-3: a cone through a square opening in a wall. smooth: in iDCOL shapes.");
   m.def(
       "arm_reach",
-      [](const std::string& urdf, const std::string& srdf, int knots) {
-        return std::make_shared<Example>(plan::examples::arm_reach(urdf, srdf, knots));
+      [](const std::string& urdf, const std::string& srdf, int knots, bool near_pairs, bool smooth) {
+        return std::make_shared<Example>(plan::examples::arm_reach(urdf, srdf, knots, near_pairs, smooth));
       },
-      py::arg("urdf"), py::arg("srdf"), py::arg("knots") = 20,
-      "The 7-DoF test arm (tests/data/robots/arm7.urdf, .srdf) around a pillar in joint space.");
+      py::arg("urdf"), py::arg("srdf"), py::arg("knots") = 20, py::arg("near_pairs") = false,
+      py::arg("smooth") = false,
+      "The 7-DoF test arm (tests/data/robots/arm7.urdf, .srdf) around a pillar in joint space. near_pairs: "
+      "PairSelection.initial_path. smooth: in iDCOL shapes with the gap d_D >= 2 cm (HessianMode.exact covers them).");
 }
 
 }  // namespace diffcol::python

@@ -1,6 +1,8 @@
 """diffcol.plan: trajectory optimization with Ipopt (docs/plan.md): a ball past a box, the NLP's
 derivatives against central differences, a Python cost and Python dynamics, bad input."""
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -148,3 +150,23 @@ def test_exact_lagrangian_hessian_from_python():
     o.hessian = plan.HessianMode.exact
     r = plan.solve(p, o, ex.x0)
     assert r.iterations > 0
+
+
+def test_smooth_arm_reach_has_an_exact_hessian_from_python():
+    robots = Path(__file__).resolve().parents[2] / "tests" / "data" / "robots"
+    urdf, srdf = str(robots / "arm7.urdf"), str(robots / "arm7.srdf")
+    assert plan.arm_reach(urdf, srdf, knots=4).problem.exact_hessian_unsupported() != ""
+    ex = plan.arm_reach(urdf, srdf, knots=4, smooth=True)
+    p = ex.problem
+    assert "smooth" in ex.description or "iDCOL" in ex.description
+    assert p.exact_hessian_unsupported() == ""
+    x = ex.x0 + 0.05 * np.sin(np.arange(p.num_variables))
+    lam = np.cos(np.arange(p.num_constraints))
+    H = p.lagrangian_hessian(x, 0.3, lam)
+    assert np.allclose(H, H.T)
+
+    def grad(xx):
+        return 0.3 * p.objective_gradient(xx) + p.jacobian(xx).T @ lam
+    h = 1e-6
+    fd = np.column_stack([(grad(x + h * e) - grad(x - h * e)) / (2 * h) for e in np.eye(len(x))])
+    assert np.abs(fd - H).max() < 1e-5 * np.abs(H).max()

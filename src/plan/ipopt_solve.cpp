@@ -255,6 +255,10 @@ SolveResult run(TrajectoryProblem& problem, const SolveOptions& options, const E
   ok &= opt->SetStringValue("hessian_approximation",
                             options.hessian == HessianMode::limited_memory ? "limited-memory" : "exact");
   ok &= opt->SetIntegerValue("limited_memory_max_history", options.limited_memory_size);
+  // Ipopt picks the adaptive barrier update itself with the limited-memory Hessian and the
+  // monotone one with exact Hessians, where the arm and the quadrotors took 2-5x the iterations
+  // or failed (docs/notes/plan.md); string_options below may set it back
+  if (options.hessian == HessianMode::exact) ok &= opt->SetStringValue("mu_strategy", "adaptive");
   if (warm) {
     ok &= opt->SetStringValue("warm_start_init_point", "yes");
     ok &= opt->SetNumericValue("warm_start_bound_push", 1e-9);

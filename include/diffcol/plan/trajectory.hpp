@@ -282,6 +282,7 @@ enum class HessianMode : std::uint8_t {
   /// The exact Hessian of the Lagrangian, collision rows included
   /// (TrajectoryProblem::lagrangian_hessian_values); solve() throws std::invalid_argument naming
   /// what is not covered when TrajectoryProblem::exact_hessian_unsupported() is not empty.
+  /// Sets Ipopt's adaptive barrier update (mu_strategy adaptive) unless string_options say otherwise.
   exact = 1,
   /// The objective's own Hessian (smoothness, goal and control terms; constant), the constraints'
   /// curvature left out: a Gauss–Newton-like model for Ipopt's exact mode. No user costs.
