@@ -402,6 +402,65 @@ TEST(SceneDerivatives, AgainstFiniteDifferencesInEveryFrame) {
   }
 }
 
+// Derivatives with respect to a mount X_BS (X_BS <- X_BS·exp(ξ)): the world-frame derivatives
+// expressed in the local frame of the shapes' world poses X_WB·X_BS (docs/scene.md).
+TEST(SceneDerivatives, WithRespectToTheMountsAgainstFiniteDifferences) {
+  const std::vector<std::pair<CollisionShape, CollisionShape>> cases = {
+      {dcol::Polytope::box(0.3, 0.2, 0.25), dcol::Cylinder(0.15, 0.5)},
+      {Superellipsoid(0.3, 0.2, 0.25, 4), Sphere(0.2)},
+      {qp::Capsule(0.1, 0.5), qp::Capsule(0.15, 0.4)},
+  };
+  std::mt19937 rng(11);
+  int checked = 0;
+  for (const auto& [a, b] : cases) {
+    for (int t = 0; t < 4; ++t) {
+      const Pose X1 = random_pose(rng, 1.0), mount1 = random_pose(rng, 0.3), mount2 = random_pose(rng, 0.3);
+      const Pose S2 = test::make_pose(test::random_rotation(rng), (X1 * mount1).p + 0.9 * test::random_unit(rng));
+      const Pose X2 = S2 * mount2.inverse();
+      QueryOptions o;
+      o.margin = 10.0;
+      o.derivatives = true;
+      const auto query = [&](const Pose& M1, const Pose& M2) {
+        Scene scene;
+        scene.add_shape(scene.add_body(X1), a, M1);
+        scene.add_shape(scene.add_body(X2), b, M2);
+        QueryResult r = scene.query(o);
+        if (r.pairs.size() == 1) {
+          EXPECT_EQ((scene.shape_pose(0).p - (X1 * M1).p).norm(), 0.0);
+        }
+        return r;
+      };
+      const QueryResult r = query(mount1, mount2);
+      ASSERT_EQ(r.pairs.size(), 1u);
+      if (!r.pairs[0].ok() || !r.derivatives[0].ok) continue;
+      PairDerivatives d = r.derivatives[0];
+      express_in_frame(d, ReferenceFrame::local, X1 * mount1, X2 * mount2);
+      const auto f = [&](const Pose& M1, const Pose& M2) {
+        const QueryResult q = query(M1, M2);
+        Eigen::VectorXd v = Eigen::VectorXd::Zero(9);
+        if (q.pairs.size() == 1) v << q.pairs[0].alpha, q.pairs[0].gap, q.pairs[0].distance, q.pairs[0].p1_W, q.pairs[0].p2_W;
+        return v;
+      };
+      Eigen::MatrixXd J(9, 12);
+      J << d.J_alpha, d.J_gap, d.J_distance, d.J_p1_W, d.J_p2_W;
+      GradientCheckOptions g;
+      g.frame = ReferenceFrame::local;
+      g.step = 1e-3;
+      g.rel_tolerance = 1e-6;
+      g.abs_tolerance = 1e-7;
+      g.column_group = 6;
+      g.blocks.push_back({"alpha", 0, 1});
+      g.blocks.push_back({"gap", 1, 1});
+      if (r.pairs[0].has_distance && r.pairs[0].separated) g.blocks.push_back({"distance", 2, 1});
+      if (d.points) g.blocks.push_back({"points", 3, 6});
+      const auto res = check_pose_gradient(f, mount1, mount2, J, g);
+      EXPECT_TRUE(res.passed()) << res.report();
+      ++checked;
+    }
+  }
+  EXPECT_GE(checked, 8);
+}
+
 TEST(Scene, TwoThreadsEqualOne) {
   std::mt19937 rng(9);
   Scene scene = random_scene(rng, 600, 4.5, 0.5);  // over 256 shapes: the sweep is split too
