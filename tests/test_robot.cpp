@@ -13,19 +13,7 @@
 #include "diffcol/scene/robot.hpp"
 #include "test_util.hpp"
 
-// Every malloc of this program counted (glibc, not under a sanitizer, which brings its own): the
-// scene query's hot path must allocate nothing once warm. Eigen and operator new go through malloc.
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
-#define DIFFCOL_TEST_COUNTS_MALLOC 1
-namespace {
-std::atomic<long> g_mallocs{0};
-}
-extern "C" void* __libc_malloc(std::size_t n);
-extern "C" void* malloc(std::size_t n) {
-  g_mallocs.fetch_add(1, std::memory_order_relaxed);
-  return __libc_malloc(n);
-}
-#endif
+#include "malloc_counter.hpp"  // every malloc of this program: a warm scene query allocates nothing
 
 namespace diffcol::scene {
 namespace {
@@ -220,7 +208,7 @@ TEST(Robot, MeshLinksBecomeHulls) {
 
 TEST(Robot, WarmQueriesAllocateNothing) {
 #ifndef DIFFCOL_TEST_COUNTS_MALLOC
-  GTEST_SKIP() << "malloc is counted with glibc outside the sanitizers only";
+  GTEST_SKIP() << "malloc counting unavailable in this build (neither glibc nor ASan)";
 #else
   Scene scene;
   add_obstacles(scene);
@@ -236,16 +224,16 @@ TEST(Robot, WarmQueriesAllocateNothing) {
     long scene_allocs = 0, robot_allocs = 0, pairs = 0;
     for (const Eigen::VectorXd& q : qs) {
       robot.set_configuration(q);
-      const long a0 = g_mallocs.load();
+      const long a0 = g_allocations.load();
       scene.query(o, scene_res);
-      const long a1 = g_mallocs.load();
+      const long a1 = g_allocations.load();
       robot.query(o, res, false);  // pairs, distances and points
       robot.query(o, res, false);  // the same configuration again
       robot.query(o, res, true);
       robot.query(o, res, true);
-      const long a2 = g_mallocs.load();
+      const long a2 = g_allocations.load();
       robot.query(o, res, true);  // the same pairs: the joint-space matrices keep their sizes
-      const long a3 = g_mallocs.load();
+      const long a3 = g_allocations.load();
       scene_allocs += a1 - a0;
       robot_allocs += a3 - a2;
       pairs += static_cast<long>(res.scene.pairs.size());
