@@ -39,7 +39,6 @@ PairData make_pair_data(const std::string& n1, const std::string& n2) {
 
 void BM_Derivatives(benchmark::State& state, const std::string& n1, const std::string& n2) {
   const PairData d = make_pair_data(n1, n2);
-  const Pose I = Pose::identity();
   idcol::ContactDerivatives out;
   size_t i = 0;
   for (auto _ : state) {

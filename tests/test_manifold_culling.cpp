@@ -130,7 +130,9 @@ TEST(ManifoldCulling, LowerBoundBoundsTheFigureSdf) {
     for (double above : {-0.1, 0.0, 0.04, 0.3}) {
       const double La = sdf.lower_bound(x, above);
       ASSERT_LE(La, phi + 1e-14) << "point " << x.transpose() << ", above " << above;
-      if (L > above + tlogn) ASSERT_GT(La, above) << "point " << x.transpose() << ", above " << above;
+      if (L > above + tlogn) {
+        ASSERT_GT(La, above) << "point " << x.transpose() << ", above " << above;
+      }
     }
   }
   EXPECT_GT(positive, 1000);

@@ -224,7 +224,9 @@ void check_hessians(const char* name, unsigned seed) {
       const auto s2 = b.make(b.params);
       const ProximityResult r = proximity(s1, X1, s2, X2);
       ASSERT_TRUE(r.ok());
-      if (cat == Category::touching) EXPECT_LE(std::abs(r.signed_distance), 1e-9);
+      if (cat == Category::touching) {
+        EXPECT_LE(std::abs(r.signed_distance), 1e-9);
+      }
       if (r.qp.active != 0) ++with_active;
       const std::string what = std::string(name) + " " + category_name(cat) + " #" + std::to_string(found);
       {

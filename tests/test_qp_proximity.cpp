@@ -725,8 +725,9 @@ void check_scales(const S1& s1, const Pose& X1, const S2& s2, const Pose& X2, do
   ASSERT_EQ(rw.status, SolveStatus::ok) << what << " (world frame)";
   EXPECT_LE(std::abs(rw.core_distance - r1.core_distance), 1e-10 * unit) << what << " (world frame)";
   EXPECT_LE(std::abs(rw.signed_distance - r1.signed_distance), 1e-10 * unit) << what << " (world frame)";
-  if (r1.unique_minimizer && rw.unique_minimizer && (rw.normal_W - W.R * r1.normal_W).norm() < 1e-6)
+  if (r1.unique_minimizer && rw.unique_minimizer && (rw.normal_W - W.R * r1.normal_W).norm() < 1e-6) {
     EXPECT_LE((rw.core1_W - W * r1.core1_W).norm() + (rw.core2_W - W * r1.core2_W).norm(), 1e-9 * unit) << what << " (world frame)";
+  }
   for (const double f : {1e-6, 3.7e-5, 1e-4, 1e-2, 1e2, 1e4, 1e6}) {
     const S1 a = scaled(s1, f);
     const S2 b = scaled(s2, f);
@@ -895,15 +896,18 @@ TEST(QpCertified, PerturbedAnswersAreRefused) {
       q = r;
       q.core2_B2 = Vec3(v.x(), v.y(), 0.0);
       const double far = (X1 * q.core1_B1 - X2 * q.core2_B2).norm();
-      if (far > r.core_distance * (1.0 + 1e-7) + 1e-7 * L) EXPECT_FALSE(certify(c1, X1, s2, X2, q)) << k;
+      if (far > r.core_distance * (1.0 + 1e-7) + 1e-7 * L) {
+        EXPECT_FALSE(certify(c1, X1, s2, X2, q)) << k;
+      }
     }
     // The capsule witness moved along its axis by 1e-6 where that lengthens the distance.
     q = r;
     const double t = (q.core1_B1 - c1.b_B()).dot(c1.a_B() - c1.b_B()) / (c1.a_B() - c1.b_B()).squaredNorm();
     const double t2 = t > 0.5 ? t - 1e-6 : t + 1e-6;
     q.core1_B1 = c1.core_point_B(t2);
-    if ((X1 * q.core1_B1 - X2 * q.core2_B2).norm() > r.core_distance + 1e-8 * (L + r.core_distance))
+    if ((X1 * q.core1_B1 - X2 * q.core2_B2).norm() > r.core_distance + 1e-8 * (L + r.core_distance)) {
       EXPECT_FALSE(certify(c1, X1, s2, X2, q)) << k;
+    }
   }
   EXPECT_GE(checked, 30);
 }

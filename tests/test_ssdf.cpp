@@ -291,7 +291,9 @@ TEST(Aopc, FarSignMarginMatchesSampledDirections) {
       sampled = std::min(sampled, n[b].dot(u));
     }
     EXPECT_GE(sampled, bound - 1e-12) << trial;
-    if (bound < ssdf::kMinFarSignMargin) EXPECT_LE(sampled, bound + 0.03) << trial;
+    if (bound < ssdf::kMinFarSignMargin) {
+      EXPECT_LE(sampled, bound + 0.03) << trial;
+    }
     std::printf("  trial %d: bound %.4f, sampled %.4f\n", trial, bound, sampled);
   }
 }
