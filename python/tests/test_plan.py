@@ -131,21 +131,25 @@ def test_the_seeds_piano_mover_through_python():
     assert check.collision_free and check.min_distance > 0
 
 
+def check_lagrangian_hessian(p, x, sigma, lam):
+    """The exact Lagrangian Hessian at x is symmetric and matches central differences of
+    sigma*grad f + J^T lam (the analytic first derivatives)."""
+    H = p.lagrangian_hessian(x, sigma, lam)
+    assert np.allclose(H, H.T)
+
+    def grad(xx):
+        return sigma * p.objective_gradient(xx) + p.jacobian(xx).T @ lam
+    h = 1e-6
+    fd = np.column_stack([(grad(x + h * e) - grad(x - h * e)) / (2 * h) for e in np.eye(len(x))])
+    assert np.abs(fd - H).max() < 1e-5 * np.abs(H).max()
+
+
 def test_exact_lagrangian_hessian_from_python():
     ex = plan.piano_mover(knots=6, smooth=True)
     p = ex.problem
     assert p.exact_hessian_unsupported() == ""
     assert "dcol" in plan.piano_mover(knots=5).problem.exact_hessian_unsupported()
-    x = p.linear_guess()
-    lam = np.linspace(-1.0, 1.0, p.num_constraints)
-    H = p.lagrangian_hessian(x, 0.7, lam)
-    assert np.allclose(H, H.T)
-    # against central differences of 0.7*grad f + J^T lam (the analytic first derivatives)
-    def grad(xx):
-        return 0.7 * p.objective_gradient(xx) + p.jacobian(xx).T @ lam
-    h = 1e-6
-    fd = np.column_stack([(grad(x + h * e) - grad(x - h * e)) / (2 * h) for e in np.eye(len(x))])
-    assert np.abs(fd - H).max() < 1e-5 * np.abs(H).max()
+    check_lagrangian_hessian(p, p.linear_guess(), 0.7, np.linspace(-1.0, 1.0, p.num_constraints))
     o = plan.SolveOptions()
     o.hessian = plan.HessianMode.exact
     r = plan.solve(p, o, ex.x0)
@@ -161,12 +165,4 @@ def test_smooth_arm_reach_has_an_exact_hessian_from_python():
     assert "smooth" in ex.description or "iDCOL" in ex.description
     assert p.exact_hessian_unsupported() == ""
     x = ex.x0 + 0.05 * np.sin(np.arange(p.num_variables))
-    lam = np.cos(np.arange(p.num_constraints))
-    H = p.lagrangian_hessian(x, 0.3, lam)
-    assert np.allclose(H, H.T)
-
-    def grad(xx):
-        return 0.3 * p.objective_gradient(xx) + p.jacobian(xx).T @ lam
-    h = 1e-6
-    fd = np.column_stack([(grad(x + h * e) - grad(x - h * e)) / (2 * h) for e in np.eye(len(x))])
-    assert np.abs(fd - H).max() < 1e-5 * np.abs(H).max()
+    check_lagrangian_hessian(p, x, 0.3, np.cos(np.arange(p.num_constraints)))
