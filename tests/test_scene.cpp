@@ -187,6 +187,63 @@ TEST(SceneBroadPhase, EqualsBruteForceOnBoxes) {
   EXPECT_EQ(moved, fresh.candidate_pairs(0.1));
 }
 
+// The sweep itself against brute force (Aabb::overlaps) on boxes built to stress its single-
+// precision filter: pairs touching exactly or 1e-15 apart at coordinates no float represents,
+// coordinates beyond the float range, static boxes, a sweep axis other than x, and a split sweep.
+TEST(SceneBroadPhase, SweepAndPruneEqualsBruteForce) {
+  std::mt19937 rng(17);
+  std::uniform_real_distribution<double> U(0.0, 1.0);
+  const auto brute_force = [](const std::vector<Aabb>& boxes, double margin, const std::vector<char>& fixed) {
+    std::vector<std::pair<int, int>> out;
+    for (size_t a = 0; a < boxes.size(); ++a)
+      for (size_t b = a + 1; b < boxes.size(); ++b)
+        if (!(fixed[a] && fixed[b]) && boxes[a].overlaps(boxes[b], margin)) out.emplace_back(int(a), int(b));
+    return out;
+  };
+  const auto accept_all = [](int, int) { return true; };
+  for (const double scale : {1.0, 1e-7, 1e40}) {
+    // spread along z (the sweep axis), a few boxes per unit volume
+    std::vector<Aabb> boxes;
+    for (int i = 0; i < 1500; ++i) {
+      const Vec3 c = scale * Vec3(3.0 * U(rng), 3.0 * U(rng), 40.0 * U(rng));
+      const Vec3 h = scale * Vec3(0.05 + 0.3 * U(rng), 0.05 + 0.3 * U(rng), 0.05 + 0.3 * U(rng));
+      boxes.push_back(Aabb{c - h, c + h});
+      if (i % 5 == 0) {  // a neighbour along y touching exactly, or 1e-15 (relative) short of it
+        Aabb t = boxes.back();
+        const double gap = i % 10 == 0 ? 0.0 : 1e-15 * std::abs(t.upper.y());
+        t.lower.y() = t.upper.y() + gap;
+        t.upper.y() = t.lower.y() + h.y();
+        boxes.push_back(t);
+      }
+    }
+    std::vector<char> fixed(boxes.size());
+    for (size_t i = 0; i < fixed.size(); ++i) fixed[i] = i % 3 == 0;
+    for (const double margin : {0.0, 0.1 * scale}) {
+      SweepAndPrune sap;
+      std::vector<std::pair<int, int>> pairs;
+      sap.find_pairs(boxes, margin, accept_all, pairs, nullptr, &fixed);
+      EXPECT_EQ(sap.axis(), 2);
+      const auto expected = brute_force(boxes, margin, fixed);
+      EXPECT_EQ(pairs, expected) << "scale " << scale << ", margin " << margin;
+      EXPECT_GT(expected.size(), 200u);
+    }
+  }
+  // above kParallelBoxes: split over a pool, the same pairs as one thread
+  std::vector<Aabb> many;
+  for (int i = 0; i < SweepAndPrune::kParallelBoxes + 500; ++i) {
+    const Vec3 c(20.0 * U(rng), 20.0 * U(rng), 20.0 * U(rng));
+    many.push_back(Aabb::ball(c, 0.1 + 0.4 * U(rng)));
+  }
+  const std::vector<char> none(many.size(), 0);
+  batch::ThreadPool pool(2);
+  SweepAndPrune split, serial;
+  std::vector<std::pair<int, int>> a, b;
+  split.find_pairs(many, 0.05, accept_all, a, &pool, &none);
+  serial.find_pairs(many, 0.05, accept_all, b, nullptr, &none);
+  EXPECT_EQ(a, b);
+  EXPECT_GT(a.size(), 1000u);
+}
+
 // The query reports exactly the pairs whose distance (from the layers, no broad phase) is below
 // the margin, over every pair of a random scene of 1000 bodies (DIFFCOL_SCENE_BODIES): the broad
 // phase misses none.
@@ -463,7 +520,7 @@ TEST(SceneDerivatives, WithRespectToTheMountsAgainstFiniteDifferences) {
 
 TEST(Scene, TwoThreadsEqualOne) {
   std::mt19937 rng(9);
-  Scene scene = random_scene(rng, 600, 4.5, 0.5);  // over 256 shapes: the sweep is split too
+  Scene scene = random_scene(rng, 600, 4.5, 0.5);
   Scene copy(scene);
   QueryOptions o;
   o.margin = 0.2;

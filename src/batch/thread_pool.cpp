@@ -17,17 +17,22 @@ inline void cpu_relax() {
 #endif
 }
 
-// Spins until done() or ThreadPool::kSpinMicroseconds have passed; returns done().
+// Spins until done() or ThreadPool::kYieldMicroseconds have passed, yielding the CPU after
+// kSpinMicroseconds; returns done().
 template <class Done>
 bool spin_until(Done done) {
   using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + std::chrono::microseconds(ThreadPool::kSpinMicroseconds);
+  const auto start = Clock::now();
+  const auto yield_from = start + std::chrono::microseconds(ThreadPool::kSpinMicroseconds);
+  const auto deadline = start + std::chrono::microseconds(ThreadPool::kYieldMicroseconds);
   for (;;) {
     for (int i = 0; i < 64; ++i) {
       if (done()) return true;
       cpu_relax();
     }
-    if (Clock::now() >= deadline) return done();
+    const auto now = Clock::now();
+    if (now >= deadline) return done();
+    if (now >= yield_from) std::this_thread::yield();
   }
 }
 

@@ -117,7 +117,7 @@ void Scene::set_body_poses(const std::vector<Pose>& X_WB) {
     throw std::invalid_argument("set_body_poses: " + std::to_string(X_WB.size()) + " poses for " +
                                 std::to_string(bodies_.size()) + " bodies");
   for (size_t i = 0; i < X_WB.size(); ++i)
-    check_pose(X_WB[i], ("set_body_poses: pose " + std::to_string(i)).c_str());
+    if (X_WB[i].invalid_reason()) check_pose(X_WB[i], ("set_body_poses: pose " + std::to_string(i)).c_str());
   for (size_t i = 0; i < X_WB.size(); ++i) bodies_[i].X_WB = X_WB[i];
 }
 
@@ -190,12 +190,19 @@ void Scene::query(const QueryOptions& options, QueryResult& out) {
   if (threads > 1 && (!pool_ || pool_->num_threads() != threads)) pool_ = std::make_unique<batch::ThreadPool>(threads);
   find_candidates(options.margin, threads > 1 ? pool_.get() : nullptr);
   work_.clear();
+  work_keys_.clear();
+  size_t k = 0;  // cursor in previous_keys_ (both lists are sorted by key)
   for (const auto& [a, b] : candidates_) {
     // the bounding balls themselves: farther than the margin, the pair cannot be reported
     const auto ia = static_cast<size_t>(a), ib = static_cast<size_t>(b);
     if ((centres_[ia] - centres_[ib]).norm() - radii_[ia] - radii_[ib] > options.margin) continue;
-    work_.push_back(&cache_for(a, b));
+    const std::uint64_t key = pair_key(a, b);
+    while (k < previous_keys_.size() && previous_keys_[k] < key) ++k;
+    work_.push_back(k < previous_keys_.size() && previous_keys_[k] == key ? previous_work_[k] : &cache_for(a, b));
+    work_keys_.push_back(key);
   }
+  previous_keys_.swap(work_keys_);
+  previous_work_.assign(work_.begin(), work_.end());
   out.candidates = static_cast<int>(work_.size());
   const size_t n = work_.size();
   scratch_results_.resize(n);

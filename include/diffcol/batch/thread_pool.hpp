@@ -3,10 +3,13 @@
 /// A persistent pool of worker threads for data-parallel loops (used by ContactBatch).
 ///
 /// The calling thread takes part in every loop, so a pool of n threads starts n − 1 workers;
-/// a pool of 1 thread runs everything inline. Between loops a worker spins for a short while
-/// (kSpinMicroseconds) before it sleeps on a condition variable, and the caller spins the same
-/// way before it sleeps waiting for the workers: small loops issued back to back (a simulation
-/// step, an MPC rollout) then pay no futex wake-up. Workers are joined by the destructor. Work is handed out in chunks of `grain` consecutive
+/// a pool of 1 thread runs everything inline. Between loops a worker waits in three stages: it
+/// spins (kSpinMicroseconds), then spins yielding its CPU to any other runnable thread
+/// (kYieldMicroseconds in all), then sleeps on a condition variable; the caller waits for the
+/// workers the same way. Loops issued back to back with a little serial work between them (a
+/// scene query's broad and narrow phases, a simulation step, an MPC rollout) then pay no futex
+/// wake-up, which on a virtual machine costs tens of microseconds. Workers are joined by the
+/// destructor. Work is handed out in chunks of `grain` consecutive
 /// indices from a shared atomic counter (dynamic scheduling), so which thread runs an index is
 /// not deterministic: loop bodies must make their results independent of that (ContactBatch does:
 /// each index writes only its own outputs).
@@ -32,8 +35,10 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  /// How long a thread spins for the next event before it blocks.
+  /// How long a waiting thread spins before it starts yielding.
   static constexpr int kSpinMicroseconds = 50;
+  /// How long a waiting thread spins (yielding after kSpinMicroseconds) before it blocks.
+  static constexpr int kYieldMicroseconds = 2000;
 
   /// Threads taking part in a loop, the caller included (≥ 1).
   int num_threads() const { return static_cast<int>(workers_.size()) + 1; }
