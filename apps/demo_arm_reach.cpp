@@ -47,6 +47,7 @@ void demo_arm_reach(const DemoOptions& options, Json& report) {
   if (!std::filesystem::exists(srdf)) srdf.clear();
   plan::examples::Example e = plan::examples::arm_reach(urdf, srdf, args.knots ? args.knots : options.quick ? 12 : 20,
                                                         args.near_pairs, args.smooth);
+  e.problem->set_num_threads(options.threads);
   if (options.text) *options.text << e.description << " (" << urdf << ")\n";
   report["smooth"] = args.smooth;
   report["hessian"] = args.solve.hessian == plan::HessianMode::exact       ? "exact"

@@ -12,6 +12,7 @@ namespace diffcol::cli {
 void demo_cone_opening(const DemoOptions& options, Json& report) {
   const PlanDemoArguments args = plan_demo_arguments(options, "cone-opening");
   plan::examples::Example e = plan::examples::cone_opening(args.knots ? args.knots : options.quick ? 25 : 40, args.smooth);
+  e.problem->set_num_threads(options.threads);
   if (options.text) *options.text << e.description << "\n";
   const PlanDemoOutcome out = run_plan_demo(options, *e.problem, e.x0, args.solve, report, nullptr, 10, args.print_knots);
   double max_rotation = 0.0;  // the attitude's largest angle from the start attitude

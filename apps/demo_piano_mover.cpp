@@ -9,6 +9,7 @@ namespace diffcol::cli {
 void demo_piano_mover(const DemoOptions& options, Json& report) {
   const PlanDemoArguments args = plan_demo_arguments(options, "piano-mover");
   plan::examples::Example e = plan::examples::piano_mover(args.knots ? args.knots : options.quick ? 25 : 40, args.smooth);
+  e.problem->set_num_threads(options.threads);
   if (options.text) *options.text << e.description << "\n";
   report["rod_length"] = 2.6;
   report["smooth"] = args.smooth;

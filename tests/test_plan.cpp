@@ -414,6 +414,24 @@ TEST(Plan, FiniteDifferenceJacobiansAgreeAndWarmStartConverges) {
   EXPECT_NEAR(h.objective, r.objective, 1e-3 * (1.0 + std::abs(r.objective)));
 }
 
+TEST(Plan, ThreadsOfTheKnotQueriesChangeNoValue) {
+  Example e = plan::examples::piano_mover(12);
+  plan::TrajectoryProblem& p = *e.problem;
+  const Eigen::VectorXd x = perturbed(p, p.linear_guess(), 0.05);
+  Eigen::VectorXd g1, j1, g2, j2;
+  p.constraints(x, g1);
+  p.jacobian_values(x, j1);
+  p.set_num_threads(2);
+  EXPECT_EQ(p.spec().collision.num_threads, 2);
+  p.constraints(x, g2);
+  p.jacobian_values(x, j2);
+  EXPECT_EQ(g1, g2);
+  EXPECT_EQ(j1, j2);
+  EXPECT_THROW(p.set_num_threads(-1), std::invalid_argument);
+  EXPECT_THROW(p.set_num_threads(1025), std::invalid_argument);
+  EXPECT_EQ(p.spec().collision.num_threads, 2);
+}
+
 TEST(Plan, SoftGoalWeightsAndUserCostGradients) {
   Example e = plan::examples::piano_mover(8);
   plan::TrajectorySpec spec = e.problem->spec();

@@ -181,6 +181,9 @@ Fields (read-only; vectors are numpy arrays, same names as the C++ members):
       .def_readonly("jacobian_evaluations", &ContactSolution::jacobian_evaluations, "Evaluations of (f_c, J_c).")
       .def_readonly("attempts", &ContactSolution::attempts, "1: the first attempt succeeded.")
       .def_readonly("warm_started", &ContactSolution::warm_started, "The accepted attempt started from a previous solution.")
+      .def_readonly("closed_form", &ContactSolution::closed_form,
+                    "The solution came from the closed form of two spheres (every field as the Newton solve "
+                    "would give it); False for every other solve.")
       .def_readonly("X_12", &ContactSolution::X_12, "Pose of body 2 in body 1.")
       .def_readonly("X_W1", &ContactSolution::X_W1, "Pose of body 1 used by the solve (identity on invalid input).")
       .def_readonly("kkt_jacobian", &ContactSolution::kkt_jacobian,

@@ -128,3 +128,14 @@ def test_support_points_of_the_closed_form_shapes():
     with pytest.raises(ValueError, match="finite"):
         ell.support([np.inf, 0.0, 0.0])
     assert not hasattr(diffcol.SmoothPolytope, "support")
+
+
+def test_closed_form_flag():
+    # two spheres: the closed form, with the alpha of the Newton solve; anything else: the solve
+    X2 = diffcol.Pose.from_quaternion(np.array([3.0, 0.5, -1.0]), np.array([1.0, 0.0, 0.0, 0.0]))
+    spheres = diffcol.solve_contact(diffcol.Sphere(1.0), np.eye(4), diffcol.Sphere(0.5), X2)
+    assert spheres.ok and spheres.closed_form
+    gap = np.linalg.norm([3.0, 0.5, -1.0])
+    assert spheres.alpha == pytest.approx(gap / 1.5, rel=1e-12)
+    ellipsoid = diffcol.solve_contact(diffcol.Sphere(1.0), np.eye(4), diffcol.Superellipsoid(0.5, 0.6, 0.7, 1), X2)
+    assert ellipsoid.ok and not ellipsoid.closed_form

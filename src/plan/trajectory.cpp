@@ -700,6 +700,12 @@ TrajectoryProblem& TrajectoryProblem::operator=(TrajectoryProblem&&) noexcept = 
 
 const TrajectorySpec& TrajectoryProblem::spec() const { return impl_->spec; }
 scene::Scene& TrajectoryProblem::scene() { return *impl_->scene; }
+void TrajectoryProblem::set_num_threads(int num_threads) {
+  if (num_threads < 0 || num_threads > 1024)
+    throw std::invalid_argument("TrajectoryProblem::set_num_threads: expected 0 (all cores) to 1024, got " +
+                                std::to_string(num_threads));
+  impl_->spec.collision.num_threads = num_threads;
+}
 int TrajectoryProblem::num_knots() const { return impl_->N; }
 int TrajectoryProblem::num_configuration() const { return impl_->nq; }
 int TrajectoryProblem::knot_size() const { return impl_->nz; }

@@ -186,6 +186,9 @@ class TrajectoryProblem {
 
   const TrajectorySpec& spec() const;
   scene::Scene& scene();
+  /// Sets CollisionConstraints::num_threads, the threads of the knot queries (0: all cores);
+  /// the results do not depend on it. @throws std::invalid_argument outside [0, 1024].
+  void set_num_threads(int num_threads);
   int num_knots() const;
   int num_configuration() const;  ///< nq: robot positions + free-body coordinates
   int knot_size() const;          ///< nq + num_extra_states + num_controls
