@@ -38,6 +38,38 @@ plan::CostFunction python_cost(py::function f) {
   };
 }
 
+// A Python cost Hessian h(x, weight) -> weight·∇²c(x) as a CostHessian: a symmetric (n, n) array
+// (its lower triangle read, zeros skipped) or (rows, cols, values), each unordered pair once.
+plan::CostHessian python_cost_hessian(py::function h) {
+  return [h](const Eigen::Ref<const Eigen::VectorXd>& x, double weight, std::vector<plan::HessianEntry>& out) {
+    py::gil_scoped_acquire gil;
+    const py::object r = h(Eigen::VectorXd(x), weight);
+    const Eigen::Index n = x.size();
+    if (py::isinstance<py::tuple>(r)) {
+      const py::tuple t = r.cast<py::tuple>();
+      if (t.size() != 3) throw std::invalid_argument("plan cost Hessian: return an (n, n) array or (rows, cols, values)");
+      const Eigen::VectorXi rows = t[0].cast<Eigen::VectorXi>(), cols = t[1].cast<Eigen::VectorXi>();
+      const Eigen::VectorXd values = t[2].cast<Eigen::VectorXd>();
+      if (rows.size() != values.size() || cols.size() != values.size())
+        throw std::invalid_argument("plan cost Hessian: rows, cols and values differ in length");
+      for (Eigen::Index e = 0; e < values.size(); ++e) {
+        if (rows[e] < 0 || rows[e] >= n || cols[e] < 0 || cols[e] >= n)
+          throw std::invalid_argument("plan cost Hessian: entry (" + std::to_string(rows[e]) + ", " +
+                                      std::to_string(cols[e]) + ") outside the " + std::to_string(n) + " variables");
+        out.push_back({rows[e], cols[e], values[e]});
+      }
+      return;
+    }
+    const Eigen::MatrixXd H = r.cast<Eigen::MatrixXd>();
+    if (H.rows() != n || H.cols() != n)
+      throw std::invalid_argument("plan cost Hessian: a " + std::to_string(H.rows()) + " x " + std::to_string(H.cols()) +
+                                  " array, expected " + std::to_string(n) + " x " + std::to_string(n));
+    for (Eigen::Index j = 0; j < n; ++j)
+      for (Eigen::Index i = j; i < n; ++i)
+        if (H(i, j) != 0.0) out.push_back({static_cast<int>(i), static_cast<int>(j), H(i, j)});
+  };
+}
+
 // A Python residual f(k, z_k, z_next) -> (r, jacobian_values) as Dynamics::residual.
 plan::Dynamics python_dynamics(int num_residuals, std::vector<std::pair<int, int>> sparsity, int knot_size,
                                py::function f) {
@@ -64,6 +96,19 @@ plan::Dynamics python_dynamics(int num_residuals, std::vector<std::pair<int, int
     }
   };
   return d;
+}
+
+// A Python h(k, z_k, z_next, mu) -> Σ_i mu_i ∇²f_i over [z_k; z_next] as Dynamics::hessian.
+void set_python_dynamics_hessian(plan::Dynamics& d, int knot_size, py::function h) {
+  d.hessian = [h, knot_size](int k, const Eigen::Ref<const Eigen::VectorXd>& z, const Eigen::Ref<const Eigen::VectorXd>& zn,
+                             const Eigen::Ref<const Eigen::VectorXd>& mu, Eigen::Ref<Eigen::MatrixXd> H) {
+    py::gil_scoped_acquire gil;
+    const Eigen::MatrixXd M = h(k, Eigen::VectorXd(z), Eigen::VectorXd(zn), Eigen::VectorXd(mu)).cast<Eigen::MatrixXd>();
+    if (M.rows() != 2 * knot_size || M.cols() != 2 * knot_size)
+      throw std::invalid_argument("plan dynamics Hessian: a " + std::to_string(M.rows()) + " x " + std::to_string(M.cols()) +
+                                  " array, expected " + std::to_string(2 * knot_size) + " square");
+    H += M;
+  };
 }
 
 }  // namespace
@@ -154,18 +199,36 @@ TrajectoryProblem; costs and dynamics are set with add_cost and set_dynamics.)")
       .def_readwrite("control_upper", &TrajectorySpec::control_upper)
       .def_readwrite("collision", &TrajectorySpec::collision)
       .def(
-          "add_cost", [](TrajectorySpec& s, py::function f) { s.costs.push_back(python_cost(std::move(f))); },
-          py::arg("cost"), "A cost f(x) -> (value, gradient or None) over the whole decision vector.")
+          "add_cost",
+          [](TrajectorySpec& s, py::function f, py::object hessian) {
+            s.costs.push_back(python_cost(std::move(f)));
+            if (!hessian.is_none() || !s.cost_hessians.empty()) {
+              s.cost_hessians.resize(s.costs.size() - 1);
+              s.cost_hessians.push_back(hessian.is_none() ? plan::CostHessian{}
+                                                          : python_cost_hessian(hessian.cast<py::function>()));
+            }
+          },
+          py::arg("cost"), py::arg("hessian") = py::none(),
+          R"(A cost f(x) -> (value, gradient or None) over the whole decision vector. hessian (for
+HessianMode.exact): h(x, weight) -> weight * the cost's Hessian, a symmetric (n, n) array (its lower
+triangle is read) or (rows, cols, values) with each unordered pair once; its entries may couple
+knots at most cost_hessian_bandwidth apart.)")
+      .def_readwrite("cost_hessian_bandwidth", &TrajectorySpec::cost_hessian_bandwidth,
+                     "The most knots apart that a cost Hessian couples (>= 1).")
       .def(
           "set_dynamics",
-          [](TrajectorySpec& s, int num_residuals, std::vector<std::pair<int, int>> sparsity, py::function f) {
+          [](TrajectorySpec& s, int num_residuals, std::vector<std::pair<int, int>> sparsity, py::function f,
+             py::object hessian) {
             const int knot_size = s.start.size() + s.num_extra_states + s.num_controls;
             s.dynamics = python_dynamics(num_residuals, std::move(sparsity), knot_size, std::move(f));
+            if (!hessian.is_none()) set_python_dynamics_hessian(s.dynamics, knot_size, hessian.cast<py::function>());
           },
-          py::arg("num_residuals"), py::arg("sparsity"), py::arg("residual"),
+          py::arg("num_residuals"), py::arg("sparsity"), py::arg("residual"), py::arg("hessian") = py::none(),
           R"(Dynamics f(z_k, z_{k+1}) = 0: residual(k, z_k, z_next) -> (r, jacobian_values in the order of
-`sparsity`, a list of (row, column) over [z_k; z_next]; empty: dense row-major). Set start,
-num_extra_states and num_controls first.)");
+`sparsity`, a list of (row, column) over [z_k; z_next]; empty: dense row-major). hessian (for
+HessianMode.exact): h(k, z_k, z_next, mu) -> sum_i mu_i * the Hessian of residual i over
+[z_k; z_next], a symmetric square array of twice the knot size. Set start, num_extra_states and
+num_controls first.)");
 
   py::class_<SolveOptions>(m, "SolveOptions", "Ipopt's options (docs/plan.md).")
       .def(py::init<>())

@@ -156,6 +156,88 @@ def test_exact_lagrangian_hessian_from_python():
     assert r.iterations > 0
 
 
+def test_python_cost_and_dynamics_hessians():
+    # iDCOL shapes (their collision rows have second derivatives), a nonconvex cost and nonlinear
+    # dynamics q_{k+1} = q_k + 0.5 tanh(v_k) (z = [q; v; u]), both with Python Hessians
+    scene = diffcol.Scene()
+    post = scene.add_body([0, 0, 0, 1, 0, 0, 0], static=True)
+    scene.add_shape(post, diffcol.Superellipsoid(0.3, 0.3, 0.3, 4))
+    ball = scene.add_body([-1, 0.05, 0, 1, 0, 0, 0])
+    scene.add_shape(ball, diffcol.Sphere(0.2))
+    nz = 9
+
+    def make_spec():
+        spec = plan.TrajectorySpec()
+        spec.num_knots = 8
+        spec.bodies = [plan.FreeBody(ball, plan.Parametrization.translation)]
+        spec.start, spec.goal = [-1.0, 0.05, 0.0], [1.0, 0.05, 0.0]
+        spec.collision.measure = plan.CollisionMeasure.alpha
+        spec.collision.bound = 0.02
+        spec.collision.activation_margin = 0.3
+        spec.num_extra_states = spec.num_controls = 3
+        spec.extra_lower, spec.extra_upper = [-20.0] * 3, [20.0] * 3
+        spec.control_lower = spec.control_upper = [0.0] * 3
+        return spec
+
+    def cost(x):  # sum_k sin(q_x) q_y^2
+        qx, qy = x[0::nz], x[1::nz]
+        g = np.zeros_like(x)
+        g[0::nz], g[1::nz] = np.cos(qx) * qy**2, 2 * np.sin(qx) * qy
+        return float(np.sum(np.sin(qx) * qy**2)), g
+
+    def cost_hessian_entries(x, w):
+        k = np.arange(0, x.size, nz)
+        qx, qy = x[k], x[k + 1]
+        rows = np.concatenate([k, k + 1, k + 1])
+        cols = np.concatenate([k, k, k + 1])
+        return rows, cols, w * np.concatenate([-np.sin(qx) * qy**2, 2 * np.cos(qx) * qy, 2 * np.sin(qx)])
+
+    def cost_hessian_dense(x, w):
+        H = np.zeros((x.size, x.size))
+        r, c, v = cost_hessian_entries(x, w)
+        H[r, c] = v
+        return H + np.tril(H, -1).T
+
+    sparsity = [(i, c) for i in range(3) for c in (i, nz + i, 3 + i)]
+
+    def residual(k, z, zn):
+        t = np.tanh(z[3:6])
+        return zn[:3] - z[:3] - 0.5 * t, np.column_stack([-np.ones(3), np.ones(3), -0.5 * (1 - t**2)]).ravel()
+
+    def residual_hessian(k, z, zn, mu):
+        t = np.tanh(z[3:6])
+        H = np.zeros((2 * nz, 2 * nz))
+        H[range(3, 6), range(3, 6)] = mu * (1 - t**2) * t
+        return H
+
+    spec = make_spec()
+    spec.add_cost(cost)
+    spec.set_dynamics(3, sparsity, residual)
+    assert "user cost 0" in plan.TrajectoryProblem(scene, spec).exact_hessian_unsupported()
+    rng = np.random.default_rng(4)
+    for cost_hessian in (cost_hessian_entries, cost_hessian_dense):
+        spec = make_spec()
+        spec.add_cost(cost, hessian=cost_hessian)
+        spec.set_dynamics(3, sparsity, residual)
+        assert "dynamics" in plan.TrajectoryProblem(scene, spec).exact_hessian_unsupported()
+        spec.set_dynamics(3, sparsity, residual, hessian=residual_hessian)
+        p = plan.TrajectoryProblem(scene, spec)
+        assert p.exact_hessian_unsupported() == ""
+        x = np.clip(p.linear_guess() + 0.2 * rng.standard_normal(p.num_variables), *p.variable_bounds())
+        check_lagrangian_hessian(p, x, 0.7, rng.standard_normal(p.num_constraints))
+    o = plan.SolveOptions()
+    o.hessian = plan.HessianMode.exact
+    r = plan.solve(p, o, p.linear_guess())
+    assert r.success, (r.status, r.message)
+    # a Hessian of the wrong shape is refused with its sizes
+    spec = make_spec()
+    spec.add_cost(cost, hessian=lambda x, w: np.zeros((2, 2)))
+    spec.set_dynamics(3, sparsity, residual, hessian=residual_hessian)
+    p = plan.TrajectoryProblem(scene, spec)
+    with pytest.raises(ValueError, match="2 x 2 array"):
+        p.lagrangian_hessian(p.linear_guess(), 1.0, np.zeros(p.num_constraints))
+
+
 def test_smooth_arm_reach_has_an_exact_hessian_from_python():
     robots = Path(__file__).resolve().parents[2] / "tests" / "data" / "robots"
     urdf, srdf = str(robots / "arm7.urdf"), str(robots / "arm7.srdf")
