@@ -31,7 +31,8 @@ struct ActiveProblem {
   int n = 0, p = 0, q = 0, nr = 0;
   int row[kR] = {};
   int body[kR] = {};
-  double sx[kR][kMaxConeVars] = {};  // ∂s/∂x: p (world), α, slacks (world lengths)
+  // (sx, Phi and K are set where read: rows < nr, columns < n, < p, < q; not zeroed whole)
+  double sx[kR][kMaxConeVars];  // ∂s/∂x: p (world), α, slacks (world lengths)
   double z[kR] = {};
   double s[kR] = {};
   // C, block-diagonal: per cone on its boundary, rows r0 + 1 .. r0 + d − 1, C = f(I − ūūᵀ)
@@ -41,8 +42,8 @@ struct ActiveProblem {
   double cone_nb[2] = {};  // ‖s̄‖
   int cone_j[2] = {};      // the index of the cone's multiplier ν in μ
   int single_row[kQ] = {};  // per multiplier: its row (φ = s_r), or −1 (a cone on its boundary)
-  double Phi[kR][kQ] = {};  // ∇_s φ_j
-  double K[kQ][kQ] = {};
+  double Phi[kR][kQ];  // ∇_s φ_j (zeroed per row by add_row)
+  double K[kQ][kQ];
   int perm[kQ] = {};
   Vec3 zeta[2] = {Vec3::Zero(), Vec3::Zero()};  // Σ z_r ∂s_r/∂p over each body's rows
   double w[kMaxConeVars] = {};                   // the slacks (world lengths), at their columns
@@ -87,6 +88,7 @@ bool build_active_problem(const ContactResult& res, ActiveProblem& A) {
     const int r = A.nr++;
     A.row[r] = i;
     A.body[r] = body;
+    for (int c = 0; c < kQ; ++c) A.Phi[r][c] = 0.0;
     for (int j = 0; j < n; ++j) A.sx[r][j] = -k.G[i][j];
     A.sx[r][3] *= ell / as;
     A.z[r] = zs * k.z[i];
@@ -627,8 +629,9 @@ void shape_derivatives(const Primitive& shape1, const Primitive& shape2, const C
   for (int c = 0; c < P; ++c) col_of[c] = -1;
   int param_of[kMaxTouched];
   int nc = 0;
-  double st[kR][kMaxTouched] = {};
-  double T[kMaxConeVars][kMaxTouched] = {};
+  // columns zeroed as parameters are first touched (rows < A.nr of st, all of T)
+  double st[kR][kMaxTouched];
+  double T[kMaxConeVars][kMaxTouched];
   bool overflow = false;
   for (int r = 0; r < A.nr; ++r) {
     const int i = A.row[r], b = A.body[r];
@@ -647,6 +650,8 @@ void shape_derivatives(const Primitive& shape1, const Primitive& shape2, const C
           return;
         }
         col_of[g] = nc;
+        for (int rr = 0; rr < A.nr; ++rr) st[rr][nc] = 0.0;
+        for (int j = 0; j < kMaxConeVars; ++j) T[j][nc] = 0.0;
         param_of[nc++] = g;
       }
       const int c = col_of[g];
