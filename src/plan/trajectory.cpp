@@ -28,13 +28,23 @@ std::uint64_t key(int a, int b) {
   return (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b);
 }
 
-// The left Jacobian of SO(3): d/dt exp(r^) = (J_l(r)·ṙ)^·exp(r^).
+// The left Jacobian of SO(3): d/dt exp(r^) = (J_l(r)·ṙ)^·exp(r^) = I + a(t)·S + b(t)·S², S = r^,
+// t = ‖r‖. Below t = 0.1 the series (1 − cos t)/t² and (t − sin t)/t³ lose digits to cancellation
+// (b a thousandth at t = 1e-6), so there a(t), b(t) are their Taylor series to t⁶ (truncation
+// below 1e-14 relative).
 Mat3 so3_left_jacobian(const Vec3& r) {
   const double t2 = r.squaredNorm();
   const Mat3 S = skew(r);
-  if (t2 < 1e-12) return Mat3::Identity() + 0.5 * S + (1.0 / 6.0) * S * S;
-  const double t = std::sqrt(t2);
-  return Mat3::Identity() + ((1.0 - std::cos(t)) / t2) * S + ((t - std::sin(t)) / (t2 * t)) * S * S;
+  double a, b;
+  if (t2 < 1e-2) {
+    a = 0.5 - t2 / 24.0 + t2 * t2 / 720.0 - t2 * t2 * t2 / 40320.0;
+    b = 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0 - t2 * t2 * t2 / 362880.0;
+  } else {
+    const double t = std::sqrt(t2);
+    a = (1.0 - std::cos(t)) / t2;
+    b = (t - std::sin(t)) / (t2 * t);
+  }
+  return Mat3::Identity() + a * S + b * S * S;
 }
 
 // ∂J_l(r)/∂r_a for J_l = I + a(t)·S + b(t)·S², S = r^, t = ‖r‖ (series below t = 0.1).
