@@ -5,7 +5,10 @@ arm7.urdf: a 7-joint arm with the Franka Emika Panda's published kinematics (mod
 Denavit-Hartenberg parameters, joint limits from its datasheet) and primitive collision shapes
 (boxes, cylinders, spheres, capsules through the <capsule> extension of
 include/diffcol/scene/robot_model.hpp) roughly around each link, a flange 0.107 along joint 7 and
-a hand box on it. arm7.srdf: collision pairs disabled between links that always overlap.
+a hand box on it. arm7.srdf: collision pairs disabled, as MoveIt's setup assistant labels them
+from sampled configurations: overlapping in every one of 2000 uniform samples within the joint
+limits (Always: link2-link4, link5-link7) or in none of them (Never: link1-link3, 3.8 cm apart at
+the closest sample; link6-hand, 4.7 cm).
 arm7_mesh.urdf: the same arm with every shape as a closed, outward-oriented OBJ mesh in meshes/
 (tessellated capsules, spheres, prisms, boxes), referenced by relative and package:// filenames.
 
@@ -202,9 +205,10 @@ def main():
         fh.write('<?xml version="1.0"?>\n<!-- arm7: written by scripts/make_test_robots.py -->\n'
                  '<robot name="arm7">\n'
                  '  <disable_collisions link1="base" link2="link1" reason="Adjacent"/>\n'
-                 '  <disable_collisions link1="link1" link2="link3" reason="Always"/>\n'
+                 '  <disable_collisions link1="link1" link2="link3" reason="Never"/>\n'
+                 '  <disable_collisions link1="link2" link2="link4" reason="Always"/>\n'
                  '  <disable_collisions link1="link5" link2="link7" reason="Always"/>\n'
-                 '  <disable_collisions link1="link6" link2="hand" reason="Always"/>\n'
+                 '  <disable_collisions link1="link6" link2="hand" reason="Never"/>\n'
                  '</robot>\n')
 
 

@@ -164,6 +164,38 @@ TEST(Robot, SelfCollisionExclusions) {
   EXPECT_GT(adjacent_pairs, 0);
 }
 
+// The shipped SRDF leaves no pair of links in contact at every configuration (such a pair makes
+// every query report a collision; arm7's link2 and link4 overlap everywhere and are disabled),
+// and the pairs it disables as never touching ("Never") do not touch.
+TEST(Robot, Arm7SrdfLeavesNoPairInContactEverywhere) {
+  const RobotModel model = RobotModel::from_urdf_file(kRobots + "/arm7.urdf", kRobots + "/arm7.srdf");
+  const RobotModel bare = RobotModel::from_urdf_file(kRobots + "/arm7.urdf");
+  Scene scene, bare_scene;
+  Robot robot(scene, model), unfiltered(bare_scene, bare);
+  const std::set<std::pair<int, int>> never{{model.link_index("link1"), model.link_index("link3")},
+                                            {model.link_index("link6"), model.link_index("hand")}};
+  std::map<std::pair<int, int>, int> contacts;
+  std::mt19937 rng(12);
+  const int samples = 200;
+  for (int c = 0; c < samples; ++c) {
+    const Eigen::VectorXd q = random_q(model, rng);
+    robot.set_configuration(q);
+    std::set<std::pair<int, int>> seen;
+    for (const PairResult& p : robot.query({}, false).scene.pairs) {
+      const int a = robot.body_link(p.body1), b = robot.body_link(p.body2);
+      seen.insert({std::min(a, b), std::max(a, b)});
+    }
+    for (const auto& k : seen) ++contacts[k];
+    unfiltered.set_configuration(q);
+    for (const PairResult& p : unfiltered.query({}, false).scene.pairs) {
+      const int a = unfiltered.body_link(p.body1), b = unfiltered.body_link(p.body2);
+      EXPECT_EQ(never.count({std::min(a, b), std::max(a, b)}), 0u) << "links " << a << ", " << b << " touch";
+    }
+  }
+  for (const auto& [k, n] : contacts)
+    EXPECT_LT(n, samples) << "links " << k.first << ", " << k.second << " in contact at every configuration";
+}
+
 TEST(Robot, MeshLinksBecomeHulls) {
   Scene scene;
   add_obstacles(scene);

@@ -147,7 +147,7 @@ TEST(RobotModel, ParsesArm7) {
   EXPECT_LE((hand.X_LS.R - Eigen::AngleAxisd(-kPi / 4, Vec3::UnitZ()).toRotationMatrix()).norm(), 1e-15);
 
   // SRDF pairs (a < b, sorted) and adjacency
-  const std::vector<std::pair<int, int>> pairs{{0, 1}, {1, 3}, {5, 7}, {6, 8}};
+  const std::vector<std::pair<int, int>> pairs{{0, 1}, {1, 3}, {2, 4}, {5, 7}, {6, 8}};
   EXPECT_EQ(m.disabled_link_pairs(), pairs);
   EXPECT_TRUE(m.adjacent(0, 1));
   EXPECT_TRUE(m.adjacent(8, 7));
@@ -158,8 +158,9 @@ TEST(RobotModel, ParsesArm7) {
 TEST(RobotModel, SrdfPairsAreUnique) {
   RobotModel m = load_arm7();
   m.load_srdf_string(R"(<robot name="arm7"><disable_collisions link1="link3" link2="link1" reason="Always"/>
-                        <disable_collisions link1="link2" link2="link4" reason="Never"/></robot>)");
-  const std::vector<std::pair<int, int>> pairs{{0, 1}, {1, 3}, {2, 4}, {5, 7}, {6, 8}};
+                        <disable_collisions link1="link4" link2="link2" reason="Never"/>
+                        <disable_collisions link1="link2" link2="link5" reason="Never"/></robot>)");
+  const std::vector<std::pair<int, int>> pairs{{0, 1}, {1, 3}, {2, 4}, {2, 5}, {5, 7}, {6, 8}};
   EXPECT_EQ(m.disabled_link_pairs(), pairs);
 }
 
@@ -474,7 +475,7 @@ TEST(RobotModel, RejectsBadSrdf) {
   EXPECT_MESSAGE_HAS(msg, "malformed XML");
   msg = invalid_argument_message([&] { m.load_srdf_file(robots_dir() + "/no_such.srdf"); });
   EXPECT_MESSAGE_HAS(msg, "no_such.srdf");
-  EXPECT_EQ(m.disabled_link_pairs().size(), 4u);  // unchanged by the failed loads
+  EXPECT_EQ(m.disabled_link_pairs().size(), 5u);  // unchanged by the failed loads
 }
 
 }  // namespace

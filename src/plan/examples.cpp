@@ -211,7 +211,8 @@ Example arm_reach(const std::string& urdf, const std::string& srdf, int knots, b
     e.robot = std::make_unique<scene::Robot>(s, scene::RobotModel::from_urdf_file(urdf, srdf));
   }
   scene::Robot& arm = *e.robot;
-  // link2's capsule and link4's sphere of arm7 overlap at every configuration (its SRDF lacks the pair).
+  // link2's capsule and link4's sphere of arm7 overlap at every configuration: arm7.srdf disables
+  // the pair; without an SRDF it is disabled here.
   const int l2 = arm.model().link_index("link2"), l4 = arm.model().link_index("link4");
   if (l2 >= 0 && l4 >= 0) s.disable_body_pair(arm.link_body(l2), arm.link_body(l4));
 
