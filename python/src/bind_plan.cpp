@@ -52,6 +52,7 @@ plan::CostHessian python_cost_hessian(py::function h) {
       const Eigen::VectorXd values = t[2].cast<Eigen::VectorXd>();
       if (rows.size() != values.size() || cols.size() != values.size())
         throw std::invalid_argument("plan cost Hessian: rows, cols and values differ in length");
+      if (!values.allFinite()) throw std::invalid_argument("plan cost Hessian: a value is NaN or infinite");
       for (Eigen::Index e = 0; e < values.size(); ++e) {
         if (rows[e] < 0 || rows[e] >= n || cols[e] < 0 || cols[e] >= n)
           throw std::invalid_argument("plan cost Hessian: entry (" + std::to_string(rows[e]) + ", " +
@@ -64,6 +65,7 @@ plan::CostHessian python_cost_hessian(py::function h) {
     if (H.rows() != n || H.cols() != n)
       throw std::invalid_argument("plan cost Hessian: a " + std::to_string(H.rows()) + " x " + std::to_string(H.cols()) +
                                   " array, expected " + std::to_string(n) + " x " + std::to_string(n));
+    if (!H.allFinite()) throw std::invalid_argument("plan cost Hessian: an entry is NaN or infinite");
     for (Eigen::Index j = 0; j < n; ++j)
       for (Eigen::Index i = j; i < n; ++i)
         if (H(i, j) != 0.0) out.push_back({static_cast<int>(i), static_cast<int>(j), H(i, j)});
@@ -107,6 +109,7 @@ void set_python_dynamics_hessian(plan::Dynamics& d, int knot_size, py::function 
     if (M.rows() != 2 * knot_size || M.cols() != 2 * knot_size)
       throw std::invalid_argument("plan dynamics Hessian: a " + std::to_string(M.rows()) + " x " + std::to_string(M.cols()) +
                                   " array, expected " + std::to_string(2 * knot_size) + " square");
+    if (!M.allFinite()) throw std::invalid_argument("plan dynamics Hessian: an entry is NaN or infinite");
     H += M;
   };
 }

@@ -236,6 +236,15 @@ def test_python_cost_and_dynamics_hessians():
     p = plan.TrajectoryProblem(scene, spec)
     with pytest.raises(ValueError, match="2 x 2 array"):
         p.lagrangian_hessian(p.linear_guess(), 1.0, np.zeros(p.num_constraints))
+    # and NaN entries by name
+    for bad_cost, bad_dynamics in ((lambda x, w: np.full((x.size, x.size), np.nan), residual_hessian),
+                                   (cost_hessian_entries, lambda k, z, zn, mu: np.full((2 * nz, 2 * nz), np.nan))):
+        spec = make_spec()
+        spec.add_cost(cost, hessian=bad_cost)
+        spec.set_dynamics(3, sparsity, residual, hessian=bad_dynamics)
+        p = plan.TrajectoryProblem(scene, spec)
+        with pytest.raises(ValueError, match="NaN"):
+            p.lagrangian_hessian(p.linear_guess(), 1.0, np.ones(p.num_constraints))
 
 
 def test_smooth_arm_reach_has_an_exact_hessian_from_python():

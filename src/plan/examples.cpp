@@ -203,7 +203,7 @@ Example arm_reach(const std::string& urdf, const std::string& srdf, int knots, b
     c.add_shape(exact_obstacles, wall_box(0.08, 0.08, 0.25, false), at(0.5, 0.0, 0.25), {}, "pillar");
     const scene::Robot exact_arm(c, model);
     const int m2 = model.link_index("link2"), m4 = model.link_index("link4");
-    if (m2 >= 0 && m4 >= 0) c.disable_body_pair(exact_arm.link_body(m2), exact_arm.link_body(m4));
+    if (srdf.empty() && m2 >= 0 && m4 >= 0) c.disable_body_pair(exact_arm.link_body(m2), exact_arm.link_body(m4));
     scene::RobotOptions ro;
     ro.family = scene::Family::idcol;
     e.robot = std::make_unique<scene::Robot>(s, std::move(model), ro);
@@ -214,7 +214,7 @@ Example arm_reach(const std::string& urdf, const std::string& srdf, int knots, b
   // link2's capsule and link4's sphere of arm7 overlap at every configuration: arm7.srdf disables
   // the pair; without an SRDF it is disabled here.
   const int l2 = arm.model().link_index("link2"), l4 = arm.model().link_index("link4");
-  if (l2 >= 0 && l4 >= 0) s.disable_body_pair(arm.link_body(l2), arm.link_body(l4));
+  if (srdf.empty() && l2 >= 0 && l4 >= 0) s.disable_body_pair(arm.link_body(l2), arm.link_body(l4));
 
   TrajectorySpec spec;
   spec.num_knots = knots;

@@ -28,43 +28,37 @@ std::uint64_t key(int a, int b) {
   return (static_cast<std::uint64_t>(a) << 32) | static_cast<std::uint32_t>(b);
 }
 
-// The left Jacobian of SO(3): d/dt exp(r^) = (J_l(r)·ṙ)^·exp(r^) = I + a(t)·S + b(t)·S², S = r^,
-// t = ‖r‖. Below t = 0.1 the series (1 − cos t)/t² and (t − sin t)/t³ lose digits to cancellation
-// (b a thousandth at t = 1e-6), so there a(t), b(t) are their Taylor series to t⁶ (truncation
-// below 1e-14 relative).
-Mat3 so3_left_jacobian(const Vec3& r) {
-  const double t2 = r.squaredNorm();
-  const Mat3 S = skew(r);
-  double a, b;
+// J_l(r) = I + a(t)·S + b(t)·S², S = r^, t = ‖r‖: a = (1 − cos t)/t², b = (t − sin t)/t³, and
+// a'(t)/t, b'(t)/t. Below t = 0.1 the closed forms lose digits to cancellation (b a thousandth at
+// t = 1e-6), so there the four are Taylor series (truncated below 1e-14 relative for a, b; 1e-15
+// absolute for a'/t, b'/t).
+struct LeftJacobianCoefficients {
+  double a, b, a1, b1;
+};
+LeftJacobianCoefficients left_jacobian_coefficients(double t2) {
   if (t2 < 1e-2) {
-    a = 0.5 - t2 / 24.0 + t2 * t2 / 720.0 - t2 * t2 * t2 / 40320.0;
-    b = 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0 - t2 * t2 * t2 / 362880.0;
-  } else {
-    const double t = std::sqrt(t2);
-    a = (1.0 - std::cos(t)) / t2;
-    b = (t - std::sin(t)) / (t2 * t);
+    const double t4 = t2 * t2, t6 = t4 * t2;
+    return {0.5 - t2 / 24.0 + t4 / 720.0 - t6 / 40320.0, 1.0 / 6.0 - t2 / 120.0 + t4 / 5040.0 - t6 / 362880.0,
+            -1.0 / 12.0 + t2 / 180.0 - t4 / 6720.0 + t6 / 453600.0,
+            -1.0 / 60.0 + t2 / 1260.0 - t4 / 60480.0 + t6 / 4989600.0};
   }
-  return Mat3::Identity() + a * S + b * S * S;
+  const double t = std::sqrt(t2), c = std::cos(t), s = std::sin(t);
+  return {(1.0 - c) / t2, (t - s) / (t2 * t), (t * s - 2.0 + 2.0 * c) / (t2 * t2),
+          (t * (1.0 - c) - 3.0 * t + 3.0 * s) / (t2 * t2 * t)};
 }
 
-// ∂J_l(r)/∂r_a for J_l = I + a(t)·S + b(t)·S², S = r^, t = ‖r‖ (series below t = 0.1).
+// The left Jacobian of SO(3): d/dt exp(r^) = (J_l(r)·ṙ)^·exp(r^).
+Mat3 so3_left_jacobian(const Vec3& r) {
+  const LeftJacobianCoefficients k = left_jacobian_coefficients(r.squaredNorm());
+  const Mat3 S = skew(r);
+  return Mat3::Identity() + k.a * S + k.b * S * S;
+}
+
+// ∂J_l(r)/∂r_a.
 Mat3 so3_left_jacobian_derivative(const Vec3& r, int axis) {
-  const double t2 = r.squaredNorm();
+  const LeftJacobianCoefficients k = left_jacobian_coefficients(r.squaredNorm());
   const Mat3 S = skew(r), E = skew(Vec3::Unit(axis));
-  double a, b, a1, b1;  // a(t), b(t), a'(t)/t, b'(t)/t
-  if (t2 < 1e-2) {
-    a = 0.5 - t2 / 24.0 + t2 * t2 / 720.0;
-    b = 1.0 / 6.0 - t2 / 120.0 + t2 * t2 / 5040.0;
-    a1 = -1.0 / 12.0 + t2 / 180.0 - t2 * t2 / 6720.0;
-    b1 = -1.0 / 60.0 + t2 / 1260.0 - t2 * t2 / 60480.0;
-  } else {
-    const double t = std::sqrt(t2), c = std::cos(t), s = std::sin(t);
-    a = (1.0 - c) / t2;
-    b = (t - s) / (t2 * t);
-    a1 = (t * s - 2.0 + 2.0 * c) / (t2 * t2);
-    b1 = (t * (1.0 - c) - 3.0 * t + 3.0 * s) / (t2 * t2 * t);
-  }
-  return a1 * r[axis] * S + a * E + b1 * r[axis] * S * S + b * (E * S + S * E);
+  return k.a1 * r[axis] * S + k.a * E + k.b1 * r[axis] * S * S + k.b * (E * S + S * E);
 }
 
 // The world twist η(δ) with exp(η^)·X(c) = X(c + δ), to second order: η = A·δ + ½·δᵀ∇²η·δ.

@@ -189,6 +189,9 @@ void Scene::query(const QueryOptions& options, QueryResult& out) {
   const int threads = options.num_threads == 0 ? batch::available_cores() : options.num_threads;
   if (threads > 1 && (!pool_ || pool_->num_threads() != threads)) pool_ = std::make_unique<batch::ThreadPool>(threads);
   find_candidates(options.margin, threads > 1 ? pool_.get() : nullptr);
+  // the previous query's pairs, then this one's
+  previous_work_.swap(work_);
+  previous_keys_.swap(work_keys_);
   work_.clear();
   work_keys_.clear();
   size_t k = 0;  // cursor in previous_keys_ (both lists are sorted by key)
@@ -201,8 +204,6 @@ void Scene::query(const QueryOptions& options, QueryResult& out) {
     work_.push_back(k < previous_keys_.size() && previous_keys_[k] == key ? previous_work_[k] : &cache_for(a, b));
     work_keys_.push_back(key);
   }
-  previous_keys_.swap(work_keys_);
-  previous_work_.assign(work_.begin(), work_.end());
   out.candidates = static_cast<int>(work_.size());
   const size_t n = work_.size();
   scratch_results_.resize(n);

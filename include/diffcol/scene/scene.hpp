@@ -212,8 +212,8 @@ class Scene {
   std::vector<std::pair<int, int>> candidates_;
   std::unordered_map<std::uint64_t, std::unique_ptr<PairCache>> caches_;
   std::vector<PairCache*> work_;
-  // work_'s pair keys, and the previous query's (sorted): persistent pairs find their cache by a
-  // merge instead of a hash look-up
+  // work_'s pair keys (sorted), and the previous query's pairs and keys: a pair met in the
+  // previous query finds its cache by a merge instead of a hash look-up
   std::vector<std::uint64_t> work_keys_, previous_keys_;
   std::vector<PairCache*> previous_work_;
   std::vector<PairResult> scratch_results_;
