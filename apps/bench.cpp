@@ -10,6 +10,7 @@
 #include "cli.hpp"
 #include "diffcol/idcol/derivatives.hpp"
 #include "diffcol/idcol/hessians.hpp"
+#include "diffcol/idcol/sphere_pair.hpp"
 #include "diffcol/idcol/ergodic.hpp"
 #include "fcl_baseline.hpp"
 #include "host_info.hpp"
@@ -45,6 +46,8 @@ struct PairResult {
   DerivStats hess;         ///< idcol::contact_hessians (every output, world twists)
   DerivStats hess_scalars; ///< the same with HessianOutputs::scalars
   DerivStats shape;        ///< idcol::shape_derivatives
+  bool has_closed_form = false;
+  DerivStats closed_form;  ///< sphere-sphere only: idcol::sphere_pair_contact at the same poses
   bool has_fcl = false;
   fcl_baseline::Result fcl;
 };
@@ -95,7 +98,8 @@ Reports mean / median / p99 / max microseconds per solve, mean Newton iterations
 Jacobian evaluations and the converged percentage, and the mean cost of
 idcol::contact_derivatives on the cold solutions (batch-timed, no per-call clocks) with its
 ratio to the cold solve, and likewise of idcol::contact_hessians (every output; and scalars
-only) and idcol::shape_derivatives (hessians.hpp). The mean comes from timing the whole
+only) and idcol::shape_derivatives (hessians.hpp); for sphere-sphere also the lean closed form
+idcol::sphere_pair_contact (sphere_pair.hpp) at the same poses. The mean comes from timing the whole
 sweep without per-call clock reads; the percentiles from per-call steady_clock times.
 
 Options
@@ -282,6 +286,26 @@ int cmd_bench(const std::vector<std::string>& args0) {
       bhs.fill(r.hess_scalars, dn);
       bs.fill(r.shape, dn);
     }
+    if (s1.type() == ShapeType::sphere && s2.type() == ShapeType::sphere) {
+      // two spheres: the lean closed form (values and centre derivatives) at the same poses
+      const double R1 = s1.outer_radius(), R2 = s2.outer_radius();
+      idcol::SpherePairContact sp;
+      for (size_t i = 0; i < warmup; ++i) idcol::sphere_pair_contact(R1, I.p, R2, poses[i].p, sp);
+      long ok = 0;
+      const double c0 = thread_cpu_seconds();
+      const auto t0 = BenchClock::now();
+      for (size_t i = 0; i < n; ++i) {
+        idcol::sphere_pair_contact(R1, I.p, R2, poses[i].p, sp);
+        ok += sp.ok();
+      }
+      const auto t1 = BenchClock::now();
+      const double c1 = thread_cpu_seconds();
+      const double dn = static_cast<double>(n);
+      r.closed_form.mean_us = std::chrono::duration<double>(t1 - t0).count() * 1e6 / dn;
+      r.closed_form.mean_cpu_us = (c1 - c0) * 1e6 / dn;
+      r.closed_form.ok_pct = 100.0 * static_cast<double>(ok) / dn;
+      r.has_closed_form = true;
+    }
     {  // warm: a separate pair, solve in sequence; reset so that every pass starts cold at i = 0
       idcol::ContactPair pair(s1, s2, sopt);
       Accum acc;
@@ -317,6 +341,7 @@ int cmd_bench(const std::vector<std::string>& args0) {
           if (r.hess.mean_us < best.hess.mean_us) best.hess = r.hess;
           if (r.hess_scalars.mean_us < best.hess_scalars.mean_us) best.hess_scalars = r.hess_scalars;
           if (r.shape.mean_us < best.shape.mean_us) best.shape = r.shape;
+          if (r.has_closed_form && r.closed_form.mean_us < best.closed_form.mean_us) best.closed_form = r.closed_form;
           if (r.has_fcl && r.fcl.timing.mean_us < best.fcl.timing.mean_us) best.fcl = r.fcl;
         }
         ++index;
@@ -370,6 +395,7 @@ int cmd_bench(const std::vector<std::string>& args0) {
       p["hessians"] = deriv_json(r.hess);
       p["hessians_scalars"] = deriv_json(r.hess_scalars);
       p["shape_derivatives"] = deriv_json(r.shape);
+      if (r.has_closed_form) p["closed_form"] = deriv_json(r.closed_form);
       if (r.has_fcl) {
         Json f = timing_json(r.fcl.timing);
         f["penetrating_pct"] = r.fcl.penetrating_pct;
@@ -461,6 +487,15 @@ int cmd_bench(const std::vector<std::string>& args0) {
     os << "fcl/cold, fcl/warm: ratios of the means; pen%: FCL distance < 0; fail%: FCL queries that aborted, threw, "
           "hung (> 2 s) or returned NaN (timed as they ran); agree%: FCL and diffcol agree on penetrating vs "
           "separated\n";
+  for (const PairResult& r : results) {
+    if (!r.has_closed_form) continue;
+    std::snprintf(line, sizeof line,
+                  "%s-%s in closed form (idcol::sphere_pair_contact: alpha, gap, normal, points and their "
+                  "centre derivatives): mean %.4f us, cpu %.4f us, %.1f%% of the cold solve, %.2f%% ok\n",
+                  r.name1.c_str(), r.name2.c_str(), r.closed_form.mean_us, r.closed_form.mean_cpu_us,
+                  100.0 * r.closed_form.mean_us / r.cold.timing.mean_us, r.closed_form.ok_pct);
+    os << line;
+  }
   if (wall_sum > 1.1 * cpu_sum)
     os << "note: wall-clock means exceed CPU-time means by " << fixed(100.0 * (wall_sum / cpu_sum - 1.0), 0)
        << "%: the machine is busy (preemption); the cpu column is the better estimate\n";
