@@ -19,7 +19,7 @@ using scene::RobotQueryResult;
 using scene::Scene;
 
 // Rows of a joint-space block: P × n as (P, n), 3P × n as (P, 3, n).
-py::array_t<double> joint_block(const Eigen::MatrixXd& J, int rows_per_pair) {
+py::array_t<double> joint_block(const Eigen::Ref<const Eigen::MatrixXd>& J, int rows_per_pair) {
   const auto P = J.rows() / rows_per_pair, n = J.cols();
   py::array_t<double> a = rows_per_pair == 1 ? py::array_t<double>({P, n}) : py::array_t<double>({P, Eigen::Index{3}, n});
   double* out = a.mutable_data();

@@ -335,7 +335,7 @@ struct TrajectoryProblem::Impl {
                                   : (spec.collision.measure == CollisionMeasure::gap || use_gap) ? d.J_gap
                                                                                                  : d.J_distance;
       if (spec.robot) {
-        const Eigen::MatrixXd& Jq = spec.collision.measure == CollisionMeasure::alpha ? rqr.J_alpha_q
+        const scene::ReusableMatrix& Jq = spec.collision.measure == CollisionMeasure::alpha ? rqr.J_alpha_q
                                     : (spec.collision.measure == CollisionMeasure::gap || use_gap) ? rqr.J_gap_q
                                                                                                    : rqr.J_distance_q;
         J->row(p).head(nrobot) += Jq.row(static_cast<Eigen::Index>(i));

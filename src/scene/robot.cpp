@@ -119,16 +119,16 @@ void Robot::query(const QueryOptions& options, RobotQueryResult& out, bool joint
   const auto P = static_cast<Eigen::Index>(out.scene.pairs.size());
   const int nq = model_.num_positions();
   if (!joint_derivatives) {
-    for (Eigen::MatrixXd* M : {&out.J_alpha_q, &out.J_gap_q, &out.J_distance_q, &out.J_p1_W_q, &out.J_p2_W_q,
+    for (ReusableMatrix* M : {&out.J_alpha_q, &out.J_gap_q, &out.J_distance_q, &out.J_p1_W_q, &out.J_p2_W_q,
                                &out.J_normal_W_q, &out.J_alpha_base, &out.J_gap_base, &out.J_distance_base,
                                &out.J_p1_W_base, &out.J_p2_W_base, &out.J_normal_W_base})
       M->resize(0, 0);
     return;
   }
-  for (Eigen::MatrixXd* M : {&out.J_alpha_q, &out.J_gap_q, &out.J_distance_q}) M->setZero(P, nq);
-  for (Eigen::MatrixXd* M : {&out.J_p1_W_q, &out.J_p2_W_q, &out.J_normal_W_q}) M->setZero(3 * P, nq);
-  for (Eigen::MatrixXd* M : {&out.J_alpha_base, &out.J_gap_base, &out.J_distance_base}) M->setZero(P, 6);
-  for (Eigen::MatrixXd* M : {&out.J_p1_W_base, &out.J_p2_W_base, &out.J_normal_W_base}) M->setZero(3 * P, 6);
+  for (ReusableMatrix* M : {&out.J_alpha_q, &out.J_gap_q, &out.J_distance_q}) M->setZero(P, nq);
+  for (ReusableMatrix* M : {&out.J_p1_W_q, &out.J_p2_W_q, &out.J_normal_W_q}) M->setZero(3 * P, nq);
+  for (ReusableMatrix* M : {&out.J_alpha_base, &out.J_gap_base, &out.J_distance_base}) M->setZero(P, 6);
+  for (ReusableMatrix* M : {&out.J_p1_W_base, &out.J_p2_W_base, &out.J_normal_W_base}) M->setZero(3 * P, 6);
   std::vector<char>& have = have_jacobian_;
   have.assign(static_cast<size_t>(model_.num_links()), 0);
   for (Eigen::Index i = 0; i < P; ++i) {
@@ -159,7 +159,7 @@ void Robot::query(const QueryOptions& options, RobotQueryResult& out, bool joint
     }
   }
   // the base columns and the scene's blocks in the requested frame
-  for (Eigen::MatrixXd* M : {&out.J_alpha_base, &out.J_gap_base, &out.J_distance_base, &out.J_p1_W_base,
+  for (ReusableMatrix* M : {&out.J_alpha_base, &out.J_gap_base, &out.J_distance_base, &out.J_p1_W_base,
                              &out.J_p2_W_base, &out.J_normal_W_base})
     express_in_frame(*M, options.frame, X_WB_);
   if (options.frame != ReferenceFrame::world) {

@@ -13,7 +13,9 @@
 ///
 /// Self-collision: pairs of links that are adjacent (parent and child) are excluded by default,
 /// and the SRDF's <disable_collisions> pairs always.
+#include <new>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <Eigen/Core>
@@ -37,16 +39,67 @@ struct RobotOptions {
                                  ///< their URDF collision names (the link's name where there is none)
 };
 
+/// A dense column-major matrix that reads as an Eigen matrix (it is an Eigen::Map over its own
+/// storage) and whose storage only grows: resizing it to at most as many entries as it held
+/// before allocates nothing. The joint-space blocks of RobotQueryResult, whose row count follows
+/// the number of pairs of each query. Copies own their storage.
+class ReusableMatrix : public Eigen::Map<Eigen::MatrixXd> {
+ public:
+  using Base = Eigen::Map<Eigen::MatrixXd>;
+  ReusableMatrix() : Base(nullptr, 0, 0) {}
+  ReusableMatrix(const ReusableMatrix& other) : Base(nullptr, 0, 0), storage_(other.storage_) {
+    remap(other.rows(), other.cols());
+  }
+  ReusableMatrix(ReusableMatrix&& other) noexcept : Base(nullptr, 0, 0), storage_(std::move(other.storage_)) {
+    remap(other.rows(), other.cols());
+    other.remap(0, 0);
+  }
+  ReusableMatrix& operator=(const ReusableMatrix& other) {
+    if (this != &other) {
+      storage_.assign(other.storage_.begin(), other.storage_.end());
+      remap(other.rows(), other.cols());
+    }
+    return *this;
+  }
+  ReusableMatrix& operator=(ReusableMatrix&& other) noexcept {
+    if (this != &other) {
+      storage_ = std::move(other.storage_);
+      remap(other.rows(), other.cols());
+      other.remap(0, 0);
+    }
+    return *this;
+  }
+  /// rows × cols, every entry zero.
+  void setZero(Eigen::Index rows, Eigen::Index cols) {
+    resize(rows, cols);
+    Base::setZero();
+  }
+  /// rows × cols, entries unspecified; allocates only beyond the largest size held so far.
+  void resize(Eigen::Index rows, Eigen::Index cols) {
+    const auto n = static_cast<size_t>(rows * cols);
+    if (n > storage_.size()) storage_.resize(n);
+    remap(rows, cols);
+  }
+  using Base::operator=;
+
+ private:
+  void remap(Eigen::Index rows, Eigen::Index cols) {
+    // Eigen's documented way to re-point a Map: construct it again in place
+    new (static_cast<Base*>(this)) Base(storage_.empty() ? nullptr : storage_.data(), rows, cols);
+  }
+  std::vector<double> storage_;
+};
+
 /// A query's pairs with their joint-space derivatives. Row i (rows 3i..3i+2 for points and
 /// normals) is pair i of `scene.pairs`; columns are q (J_*_q) or the base twist in the query's
 /// frame about the base pose (J_*_base). Zero rows where the pair's derivatives are not available
 /// (see `scene.derivatives[i]`: ok, points, normal).
 struct RobotQueryResult {
   QueryResult scene;  ///< pairs and their body-twist blocks (world frame)
-  Eigen::MatrixXd J_alpha_q, J_gap_q, J_distance_q;     ///< P × nq
-  Eigen::MatrixXd J_p1_W_q, J_p2_W_q, J_normal_W_q;     ///< 3P × nq
-  Eigen::MatrixXd J_alpha_base, J_gap_base, J_distance_base;  ///< P × 6
-  Eigen::MatrixXd J_p1_W_base, J_p2_W_base, J_normal_W_base;  ///< 3P × 6
+  ReusableMatrix J_alpha_q, J_gap_q, J_distance_q;     ///< P × nq
+  ReusableMatrix J_p1_W_q, J_p2_W_q, J_normal_W_q;     ///< 3P × nq
+  ReusableMatrix J_alpha_base, J_gap_base, J_distance_base;  ///< P × 6
+  ReusableMatrix J_p1_W_base, J_p2_W_base, J_normal_W_base;  ///< 3P × 6
 };
 
 class Robot {
@@ -75,9 +128,9 @@ class Robot {
 
   /// The scene's query at the current configuration (derivatives forced on in the world frame
   /// when `joint_derivatives`), with the joint-space and base derivatives of every pair.
-  /// Reusing `out`, a query allocates nothing once every pair it meets has been met before, except
-  /// the joint-space matrices when the number of pairs P differs from the previous query's (they
-  /// are resized to P rows).
+  /// Reusing `out`, a query allocates nothing once every pair it meets has been met before and
+  /// its number of pairs P is at most the largest an earlier query through `out` returned (the
+  /// joint-space matrices keep their storage: ReusableMatrix).
   void query(const QueryOptions& options, RobotQueryResult& out, bool joint_derivatives = true);
   RobotQueryResult query(const QueryOptions& options = {}, bool joint_derivatives = true);
 
