@@ -385,6 +385,18 @@ TEST(DcolHull, HullsMatchBruteForceAndTheFaceData) {
     }
     // the (A, b) constructor rebuilds the same polytope
     if (P.is_large()) {
+      // the support function climbs the vertex graph (seeds set), and lands on a maximizer
+      // along many directions, near-axis ones included (a face's normal: ties)
+      ASSERT_FALSE(P.large->support_seeds.empty());
+      std::mt19937 rng(11);
+      for (int t = 0; t < 2000; ++t) {
+        Vec3 u = random_unit(rng);
+        if (t % 4 == 0) u = (Vec3::Unit(t % 3) + 1e-9 * u).normalized();
+        if (t % 4 == 1) u = P.normal(t % P.num_faces);
+        double best = -1e300;
+        for (int v = 0; v < P.num_vertices; ++v) best = std::max(best, u.dot(P.vertex(v)));
+        ASSERT_GE(u.dot(P.support(u)), best - 1e-14 * P.outer_radius) << "direction " << t;
+      }
       const Polytope R(P.large->A, P.large->b);
       EXPECT_EQ(R.num_vertices, P.num_vertices);
       EXPECT_NEAR(R.outer_radius, P.outer_radius, 1e-12);

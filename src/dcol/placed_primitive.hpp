@@ -79,8 +79,9 @@ int placed_vertex_argmax(const double (*V)[3], int n, const Vec3& d) {
 /// A polytope's vertices are placed once (rotated and scaled into the ray cast's coordinates), so
 /// each support call is the arg max alone. A large polytope (Polytope::large) is not copied: its
 /// support is M·y*, y* the shape-frame vertex maximizing yᵀ(Mᵀd) (M = Q/ℓ, or a linear map of it),
-/// found by hill climbing on the vertex graph from the previous call's vertex (a vertex of a
-/// convex polytope with no better neighbour maximizes the linear function).
+/// found by hill climbing on the vertex graph from the previous call's vertex or the best of the
+/// polytope's support seeds (a vertex of a convex polytope with no better neighbour maximizes the
+/// linear function; without seeds every vertex is visited).
 template <>
 struct PlacedPrimitive<Polytope> {
   const Polytope& shape;
@@ -115,8 +116,14 @@ struct PlacedPrimitive<Polytope> {
     const double *x = big->V.col(0).data(), *y = big->V.col(1).data(), *z = big->V.col(2).data();
     const int* nb = big->neighbours.data();
     const int* start = big->neighbour_start.data();
+    if (big->support_seeds.empty()) return M * shape.support(e);  // no climb: every vertex
+    // the climb starts at the previous support vertex or the best seed, whichever is higher
     int v = last;
     double bv = x[v] * e.x() + y[v] * e.y() + z[v] * e.z();
+    for (int s : big->support_seeds) {
+      const double val = x[s] * e.x() + y[s] * e.y() + z[s] * e.z();
+      if (val > bv) bv = val, v = s;
+    }
     for (int step = 0; step < shape.num_vertices; ++step) {
       int next = v;
       for (int j = start[v]; j < start[v + 1]; ++j) {

@@ -285,6 +285,34 @@ void Polytope::build_large(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& 
     L->neighbours[static_cast<size_t>(fill[static_cast<size_t>(u)]++)] = w;
     L->neighbours[static_cast<size_t>(fill[static_cast<size_t>(w)]++)] = u;
   }
+  // the support function's starts: the extreme vertices along 26 directions; none (every vertex
+  // visited) unless the vertex graph is connected with every degree at least 3, as a polytope's is
+  bool graph_ok = nv >= 4;
+  for (int i = 0; i < nv && graph_ok; ++i) graph_ok = degree[static_cast<size_t>(i)] >= 3;
+  if (graph_ok) {
+    std::vector<int> stack{0};
+    std::vector<unsigned char> seen(static_cast<size_t>(nv), 0);
+    seen[0] = 1;
+    int reached = 1;
+    while (!stack.empty()) {
+      const int u = stack.back();
+      stack.pop_back();
+      for (int j = L->neighbour_start[static_cast<size_t>(u)]; j < L->neighbour_start[static_cast<size_t>(u) + 1]; ++j) {
+        const int w = L->neighbours[static_cast<size_t>(j)];
+        if (!seen[static_cast<size_t>(w)]) seen[static_cast<size_t>(w)] = 1, ++reached, stack.push_back(w);
+      }
+    }
+    graph_ok = reached == nv;
+  }
+  for (int c = 0; c < 27 && graph_ok; ++c) {
+    const Vec3 d(c % 3 - 1.0, (c / 3) % 3 - 1.0, c / 9 - 1.0);
+    if (c == 13) continue;  // the zero direction
+    Eigen::Index best = 0;
+    (L->V * d).maxCoeff(&best);
+    const int i = static_cast<int>(best);
+    if (std::find(L->support_seeds.begin(), L->support_seeds.end(), i) == L->support_seeds.end())
+      L->support_seeds.push_back(i);
+  }
   // bounding faces: the faces most aligned with the 6 axes and the 8 diagonals, then, while their
   // half-spaces leave a recession ray d, the face maximizing a_iᵀd
   const auto add_best = [&](const Vec3& d) {
@@ -311,17 +339,40 @@ void Polytope::build_large(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& 
 }
 
 Vec3 Polytope::large_support(const Vec3& d) const {
+  if (!(d.squaredNorm() > 0.0)) return Vec3::Zero();
   const LargePolytopeData& L = *large;
   const double *x = L.V.col(0).data(), *y = L.V.col(1).data(), *z = L.V.col(2).data();
-  int best = 0;
-  double bv = -1e300;
-  for (int i = 0; i < num_vertices; ++i) {
-    const double v = x[i] * d.x() + y[i] * d.y() + z[i] * d.z();
-    const bool gt = v > bv;
-    bv = gt ? v : bv;
-    best = gt ? i : best;
+  const auto value = [&](int i) { return x[i] * d.x() + y[i] * d.y() + z[i] * d.z(); };
+  if (L.support_seeds.empty()) {  // no climb (the vertex graph did not check out): every vertex
+    int best = 0;
+    double bv = -1e300;
+    for (int i = 0; i < num_vertices; ++i) {
+      const double v = value(i);
+      const bool gt = v > bv;
+      bv = gt ? v : bv;
+      best = gt ? i : best;
+    }
+    return Vec3(x[best], y[best], z[best]);
   }
-  return d.squaredNorm() > 0.0 ? Vec3(x[best], y[best], z[best]) : Vec3::Zero();
+  int v = L.support_seeds.front();
+  double bv = value(v);
+  for (int s : L.support_seeds) {
+    const double val = value(s);
+    if (val > bv) bv = val, v = s;
+  }
+  // climb while a neighbour is higher: a local maximum of a linear function on the vertex graph
+  // of a convex polytope is a global one (at most one visit per vertex: the values increase)
+  for (int step = 0; step < num_vertices; ++step) {
+    int next = v;
+    for (int j = L.neighbour_start[static_cast<size_t>(v)]; j < L.neighbour_start[static_cast<size_t>(v) + 1]; ++j) {
+      const int u = L.neighbours[static_cast<size_t>(j)];
+      const double val = value(u);
+      if (val > bv) bv = val, next = u;
+    }
+    if (next == v) break;
+    v = next;
+  }
+  return Vec3(x[v], y[v], z[v]);
 }
 
 Polytope Polytope::convex_hull(const std::vector<Vec3>& points, const Pose& offset) {

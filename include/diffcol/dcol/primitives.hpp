@@ -77,6 +77,10 @@ struct LargePolytopeData {
   Eigen::Matrix<double, Eigen::Dynamic, 3> V;   ///< vertices
   std::vector<int> face_start, face_vertices;   ///< as Polytope's (m + 1 starts)
   std::vector<int> neighbour_start, neighbours; ///< vertex i's neighbours: neighbours[neighbour_start[i] …]
+  /// The extreme vertices along the 6 axes, 12 edge and 8 corner directions (distinct): where the
+  /// support function's climb on the vertex graph starts. Empty (support() visits every vertex)
+  /// unless the graph is connected and every vertex has at least three neighbours.
+  std::vector<int> support_seeds;
   std::vector<int> bounding_faces;              ///< {y : a_iᵀy ≤ b_i, i in these} is bounded
   std::vector<unsigned char> is_bounding;       ///< per face: listed in bounding_faces
 };
@@ -131,7 +135,10 @@ struct Polytope {
   int face_begin(int k) const { return large ? large->face_start[static_cast<size_t>(k)] : face_start[static_cast<size_t>(k)]; }
   int face_vertex(int j) const { return large ? large->face_vertices[static_cast<size_t>(j)] : face_vertices[static_cast<size_t>(j)]; }
 
-  /// The vertex maximizing dᵀy (the first one on ties).
+  /// The vertex maximizing dᵀy: the first one on ties up to kInlinePolytopeFaces faces; above,
+  /// the end of a climb on the vertex graph from the best of `large->support_seeds` (on a convex
+  /// polytope a vertex no neighbour improves on is a maximizer; which one on ties is unspecified;
+  /// every vertex is visited when there are no seeds).
   Vec3 support(const Vec3& d) const {
     if (large) return large_support(d);
     int best = 0;
@@ -146,7 +153,7 @@ struct Polytope {
   }
 
  private:
-  Vec3 large_support(const Vec3& d) const;  // all vertices of `large`, the first on ties
+  Vec3 large_support(const Vec3& d) const;  // the climb on `large`'s vertex graph
   void build_large(const Eigen::MatrixX3d& A, const Eigen::VectorXd& b);
 };
 
