@@ -36,6 +36,7 @@ TEST(DcolFaceWindow, LeastSlacksEqualAFullSort) {
       const int picked = static_cast<int>(rng() % 8);
       for (int j = 0; j < picked; ++j) slack[rng() % static_cast<unsigned>(m)] = inf;
       if (trial % 5 == 0) slack[rng() % static_cast<unsigned>(m)] = std::numeric_limits<double>::quiet_NaN();
+      if (trial % 7 == 0) slack[0] = std::numeric_limits<double>::quiet_NaN();  // a sampled face
       const int want = kInlinePolytopeFaces - picked;
       int face[kInlinePolytopeFaces];
       double key[kInlinePolytopeFaces];

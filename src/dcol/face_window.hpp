@@ -34,7 +34,7 @@ inline bool least_slacks_below_threshold(const double* slack, int m, int want, i
   int nl = 0;
   for (int j = 0; j < n_sample; ++j) {
     const double v = slack[j * stride];
-    if (!(nl <= k || v < least[k])) continue;
+    if (v != v || (nl > k && !(v < least[k]))) continue;
     int q = nl <= k ? nl++ : k;
     for (; q > 0 && least[q - 1] > v; --q) least[q] = least[q - 1];
     least[q] = v;
