@@ -112,30 +112,8 @@ struct PlacedPrimitive<Polytope> {
   }
   [[gnu::noinline]] Vec3 large_support(const Vec3& d) const {
     if (!(d.squaredNorm() > 0.0)) return Vec3::Zero();
-    const Vec3 e = M.transpose() * d;
-    const double *x = big->V.col(0).data(), *y = big->V.col(1).data(), *z = big->V.col(2).data();
-    const int* nb = big->neighbours.data();
-    const int* start = big->neighbour_start.data();
-    if (big->support_seeds.empty()) return M * shape.support(e);  // no climb: every vertex
-    // the climb starts at the previous support vertex or the best seed, whichever is higher
-    int v = last;
-    double bv = x[v] * e.x() + y[v] * e.y() + z[v] * e.z();
-    for (int s : big->support_seeds) {
-      const double val = x[s] * e.x() + y[s] * e.y() + z[s] * e.z();
-      if (val > bv) bv = val, v = s;
-    }
-    for (int step = 0; step < shape.num_vertices; ++step) {
-      int next = v;
-      for (int j = start[v]; j < start[v + 1]; ++j) {
-        const int u = nb[j];
-        const double val = x[u] * e.x() + y[u] * e.y() + z[u] * e.z();
-        if (val > bv) bv = val, next = u;
-      }
-      if (next == v) break;
-      v = next;
-    }
-    last = v;
-    return M * Vec3(x[v], y[v], z[v]);
+    last = big->support_vertex(M.transpose() * d, last);  // from the previous vertex or a seed
+    return M * Vec3(big->V.row(last).transpose());
   }
   void slacks(double inv, double alpha, double* x) const { start_slacks(shape, Q, w, inv, alpha, x); }
 };

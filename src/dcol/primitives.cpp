@@ -338,41 +338,44 @@ void Polytope::build_large(const Eigen::MatrixX3d& A_in, const Eigen::VectorXd& 
   large = std::move(L);
 }
 
-Vec3 Polytope::large_support(const Vec3& d) const {
-  if (!(d.squaredNorm() > 0.0)) return Vec3::Zero();
-  const LargePolytopeData& L = *large;
-  const double *x = L.V.col(0).data(), *y = L.V.col(1).data(), *z = L.V.col(2).data();
+int LargePolytopeData::support_vertex(const Vec3& d, int hint) const {
+  const double *x = V.col(0).data(), *y = V.col(1).data(), *z = V.col(2).data();
   const auto value = [&](int i) { return x[i] * d.x() + y[i] * d.y() + z[i] * d.z(); };
-  if (L.support_seeds.empty()) {  // no climb (the vertex graph did not check out): every vertex
+  const int nv = static_cast<int>(V.rows());
+  if (support_seeds.empty()) {  // no climb (the vertex graph did not check out): every vertex
     int best = 0;
     double bv = -1e300;
-    for (int i = 0; i < num_vertices; ++i) {
+    for (int i = 0; i < nv; ++i) {
       const double v = value(i);
       const bool gt = v > bv;
       bv = gt ? v : bv;
       best = gt ? i : best;
     }
-    return Vec3(x[best], y[best], z[best]);
+    return best;
   }
-  int v = L.support_seeds.front();
+  int v = hint >= 0 && hint < nv ? hint : support_seeds.front();
   double bv = value(v);
-  for (int s : L.support_seeds) {
+  for (int s : support_seeds) {
     const double val = value(s);
     if (val > bv) bv = val, v = s;
   }
-  // climb while a neighbour is higher: a local maximum of a linear function on the vertex graph
-  // of a convex polytope is a global one (at most one visit per vertex: the values increase)
-  for (int step = 0; step < num_vertices; ++step) {
+  // at most one visit per vertex: the values increase along the climb
+  for (int step = 0; step < nv; ++step) {
     int next = v;
-    for (int j = L.neighbour_start[static_cast<size_t>(v)]; j < L.neighbour_start[static_cast<size_t>(v) + 1]; ++j) {
-      const int u = L.neighbours[static_cast<size_t>(j)];
+    for (int j = neighbour_start[static_cast<size_t>(v)]; j < neighbour_start[static_cast<size_t>(v) + 1]; ++j) {
+      const int u = neighbours[static_cast<size_t>(j)];
       const double val = value(u);
       if (val > bv) bv = val, next = u;
     }
     if (next == v) break;
     v = next;
   }
-  return Vec3(x[v], y[v], z[v]);
+  return v;
+}
+
+Vec3 Polytope::large_support(const Vec3& d) const {
+  if (!(d.squaredNorm() > 0.0)) return Vec3::Zero();
+  return large->V.row(large->support_vertex(d)).transpose();
 }
 
 Polytope Polytope::convex_hull(const std::vector<Vec3>& points, const Pose& offset) {

@@ -81,6 +81,13 @@ struct LargePolytopeData {
   /// support function's climb on the vertex graph starts. Empty (support() visits every vertex)
   /// unless the graph is connected and every vertex has at least three neighbours.
   std::vector<int> support_seeds;
+
+  /// The index of a vertex maximizing dᵀv (d ≠ 0): the climb on the vertex graph from the best of
+  /// `support_seeds` and of `hint` (a vertex index, or −1), each step to the neighbour of largest
+  /// value while one is larger (a linear function's local maximum on a convex polytope's vertex
+  /// graph is a global one; which maximizer on ties is unspecified); every vertex when there are
+  /// no seeds (the first maximizer then).
+  int support_vertex(const Vec3& d, int hint = -1) const;
   std::vector<int> bounding_faces;              ///< {y : a_iᵀy ≤ b_i, i in these} is bounded
   std::vector<unsigned char> is_bounding;       ///< per face: listed in bounding_faces
 };
