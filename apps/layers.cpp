@@ -206,6 +206,7 @@ Json dcol_result_json(const dcol::ContactResult& r) {
   j["p1_W"] = vec_json(r.p1_W);
   j["p2_W"] = vec_json(r.p2_W);
   j["gap"] = r.gap;
+  j["normal_W"] = vec_json(dcol::separating_normal(r));
   j["polished"] = r.kkt.polished;
   j["start"] = dcol::start_method_name(r.start);
   j["duality_measure"] = r.duality_measure;
@@ -217,7 +218,7 @@ Json dcol_result_json(const dcol::ContactResult& r) {
   return j;
 }
 
-Json dcol_derivatives_json(const dcol::ContactDerivatives& d) {
+Json dcol_derivatives_json(const dcol::ContactDerivatives& d, const dcol::NormalDerivatives& n) {
   Json j;
   j["status"] = diffcol::status_name(d.status);
   j["ok"] = d.ok();
@@ -239,6 +240,10 @@ Json dcol_derivatives_json(const dcol::ContactDerivatives& d) {
   DIFFCOL_BLOCK(J_p2_W_X1);
   DIFFCOL_BLOCK(J_p2_W_X2);
 #undef DIFFCOL_BLOCK
+  // the separating normal's derivatives (dcol::normal_derivatives), zero unless normal_status is ok
+  j["normal_status"] = diffcol::status_name(n.status);
+  j["J_normal_W_X1"] = rows_json(n.J_normal_W_X1);
+  j["J_normal_W_X2"] = rows_json(n.J_normal_W_X2);
   return j;
 }
 
@@ -492,7 +497,7 @@ int cmd_query_dcol(const std::vector<std::string>& args) {
   if (q.derivatives) {
     auto d = std::make_unique<dcol::ContactDerivatives>();
     dcol::contact_derivatives(*r, *d, q.frame);
-    out["derivatives"] = dcol_derivatives_json(*d);
+    out["derivatives"] = dcol_derivatives_json(*d, dcol::normal_derivatives(*r, q.frame));
   }
   if (q.hessians) {
     auto h = std::make_unique<dcol::ContactHessians>();

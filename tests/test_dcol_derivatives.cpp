@@ -1,7 +1,8 @@
 // Tests of the DCOL derivatives (include/diffcol/dcol/derivatives.hpp) against central finite
 // differences on SE(3) (Ridders, include/diffcol/math/gradient_check.hpp), on every ordered pair of
 // the seven primitives at random poses (DIFFCOL_DCOL_DERIV_POSES per pair, default 20), plus the
-// (r, q) layout, the smoothed (barrier_target) derivatives, and a face–face parallel contact.
+// (r, q) layout, the smoothed (barrier_target) derivatives, a face–face parallel contact, and the
+// separating normal's derivatives (normal_derivatives).
 #include <gtest/gtest.h>
 
 #include <Eigen/Dense>
@@ -313,6 +314,100 @@ TEST(DcolDerivatives, FaceFaceParallelContactIsFinite) {
   EXPECT_GE(d.J_alpha_X2[2], lo - 1e-6);
   EXPECT_LE(d.J_alpha_X2[2], hi + 1e-6);
   std::printf("face-face: one-sided dalpha/dwz = [%.6f, %.6f], returned %.6f\n", lo, hi, d.J_alpha_X2[2]);
+}
+
+/// separating_normal and its analytic Jacobian (3×12, columns [X1 | X2]) against Ridders central
+/// differences of the solve on SE(3) in `frame`; also n·J = 0 (a unit vector's derivative).
+GradientCheckResult check_normal(const Primitive& a, const Pose& X1, const Primitive& b, const Pose& X2,
+                                 const SolveOptions& opt, ReferenceFrame frame, const char* what) {
+  const ContactResult res = solve_contact(a, X1, b, X2, opt);
+  EXPECT_EQ(res.status, SolveStatus::ok) << what;
+  const NormalDerivatives d = normal_derivatives(res, frame);
+  EXPECT_EQ(d.status, DerivativeStatus::ok) << what;
+  EXPECT_EQ(d.frame, frame);
+  EXPECT_LE((d.normal_W - separating_normal(res)).norm(), 1e-15) << what;
+  Eigen::MatrixXd J(3, 12);
+  J << d.J_normal_W_X1, d.J_normal_W_X2;
+  EXPECT_LE((d.normal_W.transpose() * J).cwiseAbs().maxCoeff(), 1e-10 * (1.0 + J.cwiseAbs().maxCoeff())) << what;
+  auto f = [&](const Pose& A, const Pose& B) -> Eigen::VectorXd {
+    return separating_normal(solve_contact(a, A, b, B, opt));
+  };
+  GradientCheckOptions o;
+  o.frame = frame;
+  o.step = 1e-3;
+  o.rel_tolerance = 1e-6;
+  o.abs_tolerance = 1e-8;
+  o.column_group = 3;
+  o.blocks = {{"normal_W", 0, 3}};
+  return check_pose_gradient(f, X1, X2, J, o);
+}
+
+TEST(DcolDerivatives, SeparatingNormalMatchesFiniteDifferences) {
+  // normal_derivatives on every ordered pair of the seven primitives at polished solutions (the
+  // multipliers' derivatives from the full KKT system, slack eliminations included), in the world
+  // frame and, on every third pose, in the two body-attached frames: ≤ 1e-6 relative, 1e-8 absolute.
+  const int n = deriv_poses();
+  const char* const* names = benchmark_primitive_names();
+  std::mt19937 rng(31);
+  int checked = 0, eliminated = 0;
+  for (int i = 0; i < kNumPrimitiveTypes; ++i) {
+    for (int j = 0; j < kNumPrimitiveTypes; ++j) {
+      const Primitive a = benchmark_primitive(names[i]), b = benchmark_primitive(names[j]);
+      double worst = 0.0;
+      for (int q = 0; q < n; ++q) {
+        Pose X1, X2;
+        random_config(rng, a, b, X1, X2);
+        const ReferenceFrame frame = q % 3 == 1   ? ReferenceFrame::local
+                                     : q % 3 == 2 ? ReferenceFrame::local_world_aligned
+                                                  : ReferenceFrame::world;
+        const std::string what = std::string(names[i]) + "-" + names[j] + " pose " + std::to_string(q);
+        const GradientCheckResult chk = check_normal(a, X1, b, X2, SolveOptions{}, frame, what.c_str());
+        eliminated += solve_contact(a, X1, b, X2).kkt.elim_count > 0 ? 1 : 0;  // K assembled again
+        for (const auto& blk : chk.blocks) worst = std::max(worst, blk.worst_ratio);
+        EXPECT_TRUE(chk.passed()) << what << "\n" << chk.report();
+        ++checked;
+      }
+      std::printf("%-15s %-15s normal: worst error / tolerance = %.3g\n", names[i], names[j], worst);
+    }
+  }
+  std::printf("%d configurations checked (separating normal), %d with eliminated slacks\n", checked, eliminated);
+  EXPECT_GE(eliminated, 1);
+}
+
+TEST(DcolDerivatives, SeparatingNormalOfTheSmoothedProblem) {
+  // barrier_target μ > 0: the normal of the central point at μ, dz = −W⁻² ds at the iterate.
+  std::mt19937 rng(32);
+  SolveOptions smooth;
+  smooth.barrier_target = 1e-3;
+  for (const char* pair : {"polytope", "cylinder", "ellipsoid", "capsule", "padded_polygon"}) {
+    const Primitive a = benchmark_primitive(pair), b = benchmark_primitive("polytope");
+    for (int q = 0; q < 3; ++q) {
+      Pose X1, X2;
+      random_config(rng, a, b, X1, X2);
+      const GradientCheckResult chk = check_normal(a, X1, b, X2, smooth, ReferenceFrame::world, pair);
+      EXPECT_TRUE(chk.passed()) << pair << "\n" << chk.report();
+    }
+  }
+}
+
+TEST(DcolDerivatives, SeparatingNormalStatuses) {
+  const Primitive s = dcol::Sphere(1.0);
+  const ContactResult coincident = solve_contact(s, Pose::identity(), s, Pose::identity());
+  const NormalDerivatives c = normal_derivatives(coincident);
+  EXPECT_EQ(c.status, DerivativeStatus::coincident_origins);
+  EXPECT_TRUE(c.normal_W.isZero() && c.J_normal_W_X1.isZero() && c.J_normal_W_X2.isZero());
+  Pose bad = Pose::identity();
+  bad.p.x() = std::nan("");
+  EXPECT_EQ(normal_derivatives(solve_contact(s, Pose::identity(), s, bad)).status, DerivativeStatus::invalid_input);
+  // two spheres: n = r/‖r‖, dn/dv_2 = (I − n nᵀ)/‖r‖ (closed form)
+  const Pose X2 = make_pose(Mat3::Identity(), Vec3(1.0, 2.0, -2.0));
+  const NormalDerivatives d = normal_derivatives(solve_contact(s, Pose::identity(), s, X2));
+  ASSERT_TRUE(d.ok());
+  const Vec3 nr = X2.p / 3.0;
+  EXPECT_LE((d.normal_W - nr).norm(), 1e-12);
+  const Mat3 expected = (Mat3::Identity() - nr * nr.transpose()) / 3.0;
+  EXPECT_LE((d.J_normal_W_X2.rightCols<3>() - expected).norm(), 1e-10);
+  EXPECT_LE((d.J_normal_W_X1.rightCols<3>() + expected).norm(), 1e-10);
 }
 
 TEST(DcolDerivatives, StatusesWhenNotDifferentiable) {

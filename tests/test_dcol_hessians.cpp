@@ -476,6 +476,7 @@ TEST(DcolHessians, FramesStatusesAndNoAllocation) {
 #if defined(DIFFCOL_TEST_COUNTS_MALLOC)
   ContactHessians h;
   ShapeDerivatives sd;
+  NormalDerivatives nd;
   ContactResult r;
   for (const auto& [a, b] : all_shape_pairs()) {
     Pose A, B;
@@ -485,7 +486,9 @@ TEST(DcolHessians, FramesStatusesAndNoAllocation) {
     const long before = g_allocations.load();
     contact_hessians(r, h, ReferenceFrame::local);
     shape_derivatives(a.shape, b.shape, r, sd);
+    normal_derivatives(r, nd, ReferenceFrame::local);
     EXPECT_EQ(g_allocations.load(), before) << a.name << "-" << b.name;
+    EXPECT_TRUE(nd.ok()) << a.name << "-" << b.name;
     EXPECT_EQ(h.ok(), r.kkt.polished) << a.name << "-" << b.name;
     EXPECT_EQ(sd.ok(), r.kkt.polished) << a.name << "-" << b.name;
   }

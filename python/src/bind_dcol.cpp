@@ -182,8 +182,8 @@ diffcol.DistanceDerivativeStatus, diffcol.status_name (shared by every layer).
 Primitives: Polytope, Capsule, Cylinder, Cone, Ellipsoid, PaddedPolygon, Sphere (each with an
   offset pose on its body), benchmark_primitive, make_primitive, PrimitiveType
 Contact: solve_contact, SolveOptions, ContactResult, StartMethod, ConeKkt
-Derivatives: contact_derivatives, ContactDerivatives,
-  to_position_quaternion, PositionQuaternionJacobians, world_twist_to_position_quaternion
+Derivatives: contact_derivatives, ContactDerivatives, separating_normal, normal_derivatives,
+  NormalDerivatives, to_position_quaternion, PositionQuaternionJacobians, world_twist_to_position_quaternion
 Second order and shape parameters: contact_hessians, ContactHessians, HessianOutputs, shape_derivatives,
   ShapeDerivatives, shape_parameter_names
 )" );
@@ -663,6 +663,40 @@ Args:
 Returns:
   ContactDerivatives with every block J_<out>_<X12|X1|X2> (see help(diffcol.dcol.ContactDerivatives)).
 )") + kDcolConventionsDoc));
+
+  m.def(
+      "separating_normal", [](const ContactResult& r) -> Vec3 { return dcol::separating_normal(r); },
+      py::arg("result"),
+      R"(The unit normal (3,) from shape 1 towards shape 2 at the contact of the scaled shapes, read off
+the dual multipliers of body 1's rows (u = sum z_i g_i); zeros where it is undefined (alpha* <= 0, a
+failed solve). Its derivatives: normal_derivatives(result).)");
+  py::class_<dcol::NormalDerivatives>(m, "NormalDerivatives", R"(Derivatives of separating_normal(result).
+
+normal_W (3,): the normal (zeros unless ok); J_normal_W_X1, J_normal_W_X2 (3, 6): d normal_W / d
+twist [w; v] of body 1 / body 2 in .frame (orthogonal to normal_W). From the derivatives of the
+dual multipliers: the full KKT system of a polished solution, or dz = -W^-2 ds at the
+interior-point iterate otherwise (the central point's normal at the final mu).
+status: DerivativeStatus; when not ok every block is zero.)")
+      .def_readonly("status", &dcol::NormalDerivatives::status, "DerivativeStatus; every block is zero unless ok.")
+      .def_property_readonly("ok", &dcol::NormalDerivatives::ok, "status == DerivativeStatus.ok (a bool, not a method).")
+      .def_readonly("frame", &dcol::NormalDerivatives::frame, "ReferenceFrame of the X1 / X2 columns.")
+      .def_readonly("normal_W", &dcol::NormalDerivatives::normal_W, "separating_normal(result), (3,)")
+      .def_readonly("J_normal_W_X1", &dcol::NormalDerivatives::J_normal_W_X1,
+                    "d normal_W / d (twist [w; v] of body 1 in .frame), (3, 6)")
+      .def_readonly("J_normal_W_X2", &dcol::NormalDerivatives::J_normal_W_X2,
+                    "d normal_W / d (twist [w; v] of body 2 in .frame), (3, 6)")
+      .def("__repr__", [](const dcol::NormalDerivatives& d) { return derivative_repr("NormalDerivatives", d); });
+  m.def(
+      "normal_derivatives",
+      [](const ContactResult& r, ReferenceFrame f) { return dcol::normal_derivatives(r, f); }, py::arg("result"),
+      py::arg("frame") = ReferenceFrame::world,
+      R"(Derivatives of separating_normal(result) with respect to both bodies' twists.
+
+Args:
+  result: a ContactResult from solve_contact.
+  frame: ReferenceFrame of the X1 / X2 columns (world, local, local_world_aligned).
+Returns:
+  NormalDerivatives (normal_W, J_normal_W_X1, J_normal_W_X2, status).)");
 
   // ------------------------------------------------------------------ second order, shape parameters
   py::class_<dcol::ContactHessians> hcls(m, "ContactHessians", R"(Second-order pose derivatives of one DCOL result.

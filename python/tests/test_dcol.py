@@ -112,6 +112,11 @@ def test_solve_equals_cli_json(cli_exe):
         assert ref["derivatives"]["status"] == diffcol.status_name(d.status)
         for name in BLOCKS:
             assert same_bits_json(getattr(d, name), ref["derivatives"][name]), f"{a}-{b}: {name}"
+        nd = dcol.normal_derivatives(r)
+        assert same_bits_json(dcol.separating_normal(r), ref["normal_W"]), f"{a}-{b}: normal_W"
+        assert ref["derivatives"]["normal_status"] == diffcol.status_name(nd.status)
+        for name in ["J_normal_W_X1", "J_normal_W_X2"]:
+            assert same_bits_json(getattr(nd, name), ref["derivatives"][name]), f"{a}-{b}: {name}"
         h = dcol.contact_hessians(r)
         assert ref["hessians"]["status"] == diffcol.status_name(h.status)
         for name in ["H_alpha", "H_gap", "H_alpha_X12", "H_x_W", "H_p1_W", "H_p2_W"]:
@@ -157,6 +162,15 @@ def test_twist_jacobians_match_finite_differences(a, b, p1, p2):
             check_block(getattr(d, f"J_{n}_{wrt}"), N[n], f"{a}-{b} J_{n}_{wrt}")
     N = twist_fd(s1, s2, T1, T2, "X12")
     check_block(d.J_alpha_X12, N["alpha"], f"{a}-{b} J_alpha_X12")
+    # the dual's separating normal and its derivatives
+    nd = dcol.normal_derivatives(r)
+    assert nd.ok and nd.frame == diffcol.ReferenceFrame.world
+    np.testing.assert_array_equal(nd.normal_W, dcol.separating_normal(r))
+    assert abs(np.linalg.norm(nd.normal_W) - 1.0) < 1e-14
+    for wrt in ["X1", "X2"]:
+        N = twist_jacobians_fd(lambda A, B: {"n": dcol.separating_normal(dcol.solve_contact(s1, A, s2, B))},
+                               T1, T2, wrt, ["n"])
+        check_block(getattr(nd, f"J_normal_W_{wrt}"), N["n"], f"{a}-{b} J_normal_W_{wrt}")
 
 
 @pytest.mark.parametrize("a,b", [("cone", "polytope"), ("ellipsoid", "capsule"), ("padded_polygon", "cylinder")])

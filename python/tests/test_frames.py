@@ -50,6 +50,7 @@ def test_idcol_dcol_qp_frames(frame):
     r = dcol.solve_contact(a, X1, b, X2)
     check_blocks(dcol.contact_derivatives(r), dcol.contact_derivatives(r, frame=frame),
                  ["J_alpha", "J_gap", "J_p1_W"], frame, X1, X2)
+    check_blocks(dcol.normal_derivatives(r), dcol.normal_derivatives(r, frame=frame), ["J_normal_W"], frame, X1, X2)
     e = dcol.euclidean_distance(a, X1, b, X2)
     check_blocks(dcol.distance_derivatives(e), dcol.distance_derivatives(e, frame=frame),
                  ["J_distance", "J_p1_W", "J_normal_W"], frame, X1, X2)

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include <Eigen/LU>
+
 #include "../util/target_clones.hpp"
 #include "cone_ops.hpp"
 
@@ -98,95 +100,29 @@ DIFFCOL_TARGET_CLONES void normal_equation_dx(const ContactResult& res, double (
 
 }
 
-/// Rows 0–3 of K⁻¹ (= columns, K symmetric) from kkt_lu (Q×Q): the four solves interleaved,
-/// K = P⁻¹LU, both substitutions column by column (independent updates, no long dependency
-/// chains), unrolled in full: with Q fixed every bound is a constant (measured 10-26% faster).
-template <int Q>
-[[gnu::always_inline]] inline void inverse_rows(const ConeKkt& k, double (*Y)[4]) {
-  for (int i = 0; i < Q; ++i)
-    for (int r = 0; r < 4; ++r) Y[i][r] = k.kkt_perm[i] == r ? 1.0 : 0.0;
-#pragma GCC unroll 16
-  for (int j = 0; j < Q; ++j)
-#pragma GCC unroll 16
-    for (int i = j + 1; i < Q; ++i)
-      for (int r = 0; r < 4; ++r) Y[i][r] -= k.kkt_lu[i][j] * Y[j][r];
-#pragma GCC unroll 16
-  for (int j = Q - 1; j >= 0; --j) {
-    for (int r = 0; r < 4; ++r) Y[j][r] *= k.kkt_lu[j][j];  // reciprocal pivot
-#pragma GCC unroll 16
-    for (int i = 0; i < j; ++i)
-      for (int r = 0; r < 4; ++r) Y[i][r] -= k.kkt_lu[i][j] * Y[j][r];
+/// ∂s_i/∂η_b at fixed x̂ of row i of body b: [(p × g)ᵀ, gᵀ]/ℓ, g = the row's p-coefficients.
+[[gnu::always_inline]] inline void row_twist_derivative(const ConeKkt& k, const Vec3& p, double inv_ell, int i,
+                                                        double* ds) {
+  const Vec3 g(k.G[i][0], k.G[i][1], k.G[i][2]);
+  const Vec3 pg = p.cross(g);
+  for (int a = 0; a < 3; ++a) {
+    ds[a] = pg[a] * inv_ell;
+    ds[3 + a] = g[a] * inv_ell;
   }
 }
 
-/// inverse_rows for the run-time dimension q of a reduced K (4 ≤ q ≤ kMaxKktDim − 2), in one
-/// AVX2/FMA clone like its callers.
-DIFFCOL_TARGET_CLONES void reduced_inverse_rows(const ConeKkt& k, int q, double (*Y)[4]) {
-  switch (q) {
-#define DIFFCOL_INVERSE_ROWS_CASE(Q)                                    \
-  case Q: {                                                             \
-    double L[Q][4]; /* a local: the unrolled updates stay in registers */ \
-    inverse_rows<Q>(k, L);                                              \
-    for (int i = 0; i < Q; ++i)                                         \
-      for (int r = 0; r < 4; ++r) Y[i][r] = L[i][r];                    \
-    return;                                                             \
-  }
-    DIFFCOL_INVERSE_ROWS_CASE(4) DIFFCOL_INVERSE_ROWS_CASE(5) DIFFCOL_INVERSE_ROWS_CASE(6)
-    DIFFCOL_INVERSE_ROWS_CASE(7) DIFFCOL_INVERSE_ROWS_CASE(8) DIFFCOL_INVERSE_ROWS_CASE(9)
-    DIFFCOL_INVERSE_ROWS_CASE(10) DIFFCOL_INVERSE_ROWS_CASE(11) DIFFCOL_INVERSE_ROWS_CASE(12)
-    DIFFCOL_INVERSE_ROWS_CASE(13) DIFFCOL_INVERSE_ROWS_CASE(14)
-#undef DIFFCOL_INVERSE_ROWS_CASE
-    default: return;
-  }
-}
-static_assert(detail::kMaxKktDim - 2 == 14, "reduced_inverse_rows lists 4..kMaxKktDim - 2");
-
-/// dx̂/dη (x̂ = (p̂, α), scaled coordinates) of a polished solution by the IFT on the reduced
-/// exact KKT system F(x, y; θ) = 0 of the Newton polish (polish.cpp), reusing its LU
-/// factors: dx̂ = −(K⁻¹)_{0:4,:} ∂F/∂θ. K is symmetric, so the four needed rows of K⁻¹ are four
-/// solves. Per row of body b, ∂s/∂η_b|x = [(p × g)ᵀ, gᵀ]/ℓ (g = the row's p-coefficients); the
-/// stationarity rows get ∂(Gᵀz)/∂ω = −skew(Σ z_i g_i) and, for a boundary cone, the curvature
-/// term −ν Ḡᵀ(I − ūūᵀ)/‖s̄‖ ∂s̄/∂θ. Q = the dimension of K (n unknowns + active constraints),
-/// is a template parameter so that the solves and the product have fixed trip counts.
-/// With eliminated slacks (ConeKkt::elim_*) kkt_lu factors Tᵀ K T: its rows of the inverse give
-/// those of K⁻¹ on the kept unknowns and, through T, on the eliminated slacks; the eliminated rows'
-/// own multipliers get 0, which is exact here because ∂F/∂θ vanishes on those rows (no
-/// p-coefficients).
-template <int Q>
-DIFFCOL_TARGET_CLONES void polished_dx(const ContactResult& res, double (&dx)[2][6][kMaxConeVars]) {
-  static_assert(Q >= 4 && Q <= detail::kMaxKktDim);
+/// ∂F/∂θ of the polished KKT system F(x, y; θ) = 0 (rows: the n unknowns, then the active
+/// multipliers in the order of polish.cpp: orthant rows, then per cone ν (boundary) or z_k (apex)),
+/// 12 columns: [ω; v] of body 1, then of body 2, into dF (Q rows, zeroed by the caller). Per row
+/// of body b, ∂s/∂η_b|x = [(p × g)ᵀ, gᵀ]/ℓ (g = the row's p-coefficients); the stationarity rows
+/// get ∂(Gᵀz)/∂ω = −skew(Σ z_i g_i) and, for a boundary cone, the curvature term
+/// −ν Ḡᵀ(I − ūūᵀ)/‖s̄‖ ∂s̄/∂θ.
+[[gnu::always_inline]] inline void polished_parameter_jacobian(const ContactResult& res, int Q, double (*dF)[12]) {
   const ConeKkt& k = res.kkt;
   const int N = k.n;
   const double inv_ell = 1.0 / k.length_scale;
   const Vec3 p = res.x_W;
-  double Y[Q][4];
-  if (k.elim_count == 0) {
-    inverse_rows<Q>(k, Y);
-  } else {
-    double Yr[detail::kMaxKktDim][4];
-    reduced_inverse_rows(k, k.kkt_dim, Yr);
-    bool dropped[Q] = {};
-    for (int e = 0; e < k.elim_count; ++e) dropped[k.elim_col[e]] = dropped[N + k.elim_slot[e]] = true;
-    int c = 0;
-    for (int i = 0; i < Q; ++i) {
-      for (int r = 0; r < 4; ++r) Y[i][r] = dropped[i] ? 0.0 : Yr[c][r];
-      c += dropped[i] ? 0 : 1;
-    }
-    for (int e = 0; e < k.elim_count; ++e)
-      for (int t = 0; t < 2; ++t)
-        if (k.elim_src[e][t] >= 0)
-          for (int r = 0; r < 4; ++r) Y[k.elim_col[e]][r] += k.elim_coef[e][t] * Y[k.elim_src[e][t]][r];
-  }
-  // ∂F/∂θ, 12 columns: [ω; v] of body 1, then of body 2
-  double dF[Q][12] = {};
-  auto row_ds = [&](int i, double* ds) {
-    const Vec3 g(k.G[i][0], k.G[i][1], k.G[i][2]);
-    const Vec3 pg = p.cross(g);
-    for (int a = 0; a < 3; ++a) {
-      ds[a] = pg[a] * inv_ell;
-      ds[3 + a] = g[a] * inv_ell;
-    }
-  };
+  auto row_ds = [&](int i, double* ds) { row_twist_derivative(k, p, inv_ell, i, ds); };
   Vec3 gz[2] = {Vec3::Zero(), Vec3::Zero()};
   const int l1 = k.orthant_rows[0];
   for (int a = 0; a < k.active_count && N + a < Q; ++a) {  // N + active_count ≤ Q by construction
@@ -240,6 +176,86 @@ DIFFCOL_TARGET_CLONES void polished_dx(const ContactResult& res, double (&dx)[2]
     for (int a = 0; a < 3; ++a)
       for (int c = 0; c < 3; ++c) dF[a][6 * body + c] -= S(a, c);
   }
+}
+
+/// Rows 0–3 of K⁻¹ (= columns, K symmetric) from kkt_lu (Q×Q): the four solves interleaved,
+/// K = P⁻¹LU, both substitutions column by column (independent updates, no long dependency
+/// chains), unrolled in full: with Q fixed every bound is a constant (measured 10-26% faster).
+template <int Q>
+[[gnu::always_inline]] inline void inverse_rows(const ConeKkt& k, double (*Y)[4]) {
+  for (int i = 0; i < Q; ++i)
+    for (int r = 0; r < 4; ++r) Y[i][r] = k.kkt_perm[i] == r ? 1.0 : 0.0;
+#pragma GCC unroll 16
+  for (int j = 0; j < Q; ++j)
+#pragma GCC unroll 16
+    for (int i = j + 1; i < Q; ++i)
+      for (int r = 0; r < 4; ++r) Y[i][r] -= k.kkt_lu[i][j] * Y[j][r];
+#pragma GCC unroll 16
+  for (int j = Q - 1; j >= 0; --j) {
+    for (int r = 0; r < 4; ++r) Y[j][r] *= k.kkt_lu[j][j];  // reciprocal pivot
+#pragma GCC unroll 16
+    for (int i = 0; i < j; ++i)
+      for (int r = 0; r < 4; ++r) Y[i][r] -= k.kkt_lu[i][j] * Y[j][r];
+  }
+}
+
+/// inverse_rows for the run-time dimension q of a reduced K (4 ≤ q ≤ kMaxKktDim − 2), in one
+/// AVX2/FMA clone like its callers.
+DIFFCOL_TARGET_CLONES void reduced_inverse_rows(const ConeKkt& k, int q, double (*Y)[4]) {
+  switch (q) {
+#define DIFFCOL_INVERSE_ROWS_CASE(Q)                                    \
+  case Q: {                                                             \
+    double L[Q][4]; /* a local: the unrolled updates stay in registers */ \
+    inverse_rows<Q>(k, L);                                              \
+    for (int i = 0; i < Q; ++i)                                         \
+      for (int r = 0; r < 4; ++r) Y[i][r] = L[i][r];                    \
+    return;                                                             \
+  }
+    DIFFCOL_INVERSE_ROWS_CASE(4) DIFFCOL_INVERSE_ROWS_CASE(5) DIFFCOL_INVERSE_ROWS_CASE(6)
+    DIFFCOL_INVERSE_ROWS_CASE(7) DIFFCOL_INVERSE_ROWS_CASE(8) DIFFCOL_INVERSE_ROWS_CASE(9)
+    DIFFCOL_INVERSE_ROWS_CASE(10) DIFFCOL_INVERSE_ROWS_CASE(11) DIFFCOL_INVERSE_ROWS_CASE(12)
+    DIFFCOL_INVERSE_ROWS_CASE(13) DIFFCOL_INVERSE_ROWS_CASE(14)
+#undef DIFFCOL_INVERSE_ROWS_CASE
+    default: return;
+  }
+}
+static_assert(detail::kMaxKktDim - 2 == 14, "reduced_inverse_rows lists 4..kMaxKktDim - 2");
+
+/// dx̂/dη (x̂ = (p̂, α), scaled coordinates) of a polished solution by the IFT on the reduced
+/// exact KKT system F(x, y; θ) = 0 of the Newton polish (polish.cpp), reusing its LU
+/// factors: dx̂ = −(K⁻¹)_{0:4,:} ∂F/∂θ. K is symmetric, so the four needed rows of K⁻¹ are four
+/// solves; ∂F/∂θ is polished_parameter_jacobian. Q = the dimension of K (n unknowns + active constraints),
+/// is a template parameter so that the solves and the product have fixed trip counts.
+/// With eliminated slacks (ConeKkt::elim_*) kkt_lu factors Tᵀ K T: its rows of the inverse give
+/// those of K⁻¹ on the kept unknowns and, through T, on the eliminated slacks; the eliminated rows'
+/// own multipliers get 0, which is exact here because ∂F/∂θ vanishes on those rows (no
+/// p-coefficients).
+template <int Q>
+DIFFCOL_TARGET_CLONES void polished_dx(const ContactResult& res, double (&dx)[2][6][kMaxConeVars]) {
+  static_assert(Q >= 4 && Q <= detail::kMaxKktDim);
+  const ConeKkt& k = res.kkt;
+  const int N = k.n;
+  double Y[Q][4];
+  if (k.elim_count == 0) {
+    inverse_rows<Q>(k, Y);
+  } else {
+    double Yr[detail::kMaxKktDim][4];
+    reduced_inverse_rows(k, k.kkt_dim, Yr);
+    bool dropped[Q] = {};
+    for (int e = 0; e < k.elim_count; ++e) dropped[k.elim_col[e]] = dropped[N + k.elim_slot[e]] = true;
+    int c = 0;
+    for (int i = 0; i < Q; ++i) {
+      for (int r = 0; r < 4; ++r) Y[i][r] = dropped[i] ? 0.0 : Yr[c][r];
+      c += dropped[i] ? 0 : 1;
+    }
+    for (int e = 0; e < k.elim_count; ++e)
+      for (int t = 0; t < 2; ++t)
+        if (k.elim_src[e][t] >= 0)
+          for (int r = 0; r < 4; ++r) Y[k.elim_col[e]][r] += k.elim_coef[e][t] * Y[k.elim_src[e][t]][r];
+  }
+  // ∂F/∂θ, 12 columns: [ω; v] of body 1, then of body 2
+  double dF[Q][12] = {};
+  polished_parameter_jacobian(res, Q, dF);
   double out[12][4] = {};
   for (int i = 0; i < Q; ++i)
     for (int c = 0; c < 12; ++c)
@@ -368,6 +384,227 @@ void contact_derivatives(const ContactResult& result, ContactDerivatives& out, R
 ContactDerivatives contact_derivatives(const ContactResult& result, ReferenceFrame frame) {
   ContactDerivatives d;
   contact_derivatives(result, d, frame);
+  return d;
+}
+
+namespace {
+
+using KktMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, 0, detail::kMaxKktDim, detail::kMaxKktDim>;
+using KktColumns = Eigen::Matrix<double, Eigen::Dynamic, 12, 0, detail::kMaxKktDim, 12>;
+
+/// K = [[M, Aᵀ], [A, 0]] of a polished solution, before any slack elimination (polish.cpp
+/// factors it, or Tᵀ K T, in place; it is assembled again here from the stored solution):
+/// A the active rows' coefficients (orthant rows, boundary cones' G_k0 − ūᵀḠ_k, apex cones' rows),
+/// M = Σ ν Ḡᵀ(I − ūūᵀ)Ḡ/‖s̄‖ over the boundary cones. False if the stored sizes disagree.
+bool polished_kkt_matrix(const ConeKkt& k, KktMatrix& K) {
+  const int n = k.n, q = k.kkt_full_dim;
+  int p = k.active_count;
+  for (int c = 0; c < k.soc_count; ++c) p += k.soc_state[c] == 1 ? 1 : k.soc_state[c] == 2 ? k.soc_dim[c] : 0;
+  if (n < 4 || n > kMaxConeVars || q != n + p || q > detail::kMaxKktDim) return false;
+  K.setZero(q, q);
+  for (int a = 0; a < k.active_count; ++a)
+    for (int j = 0; j < n; ++j) K(j, n + a) = K(n + a, j) = k.G[k.active_rows[a]][j];
+  int o = n + k.active_count;
+  for (int c = 0; c < k.soc_count; ++c) {
+    const int s0 = k.soc_start[c], d = k.soc_dim[c];
+    if (k.soc_state[c] == 2) {
+      for (int r = 0; r < d; ++r)
+        for (int j = 0; j < n; ++j) K(j, o + r) = K(o + r, j) = k.G[s0 + r][j];
+      o += d;
+    } else if (k.soc_state[c] == 1) {
+      double nb = 0.0;
+      for (int r = 1; r < d; ++r) nb += k.s[s0 + r] * k.s[s0 + r];
+      nb = std::sqrt(nb);
+      if (!(nb > 0.0)) return false;
+      double ug[kMaxConeVars];  // ūᵀḠ per column
+      for (int j = 0; j < n; ++j) {
+        double v = 0.0;
+        for (int r = 1; r < d; ++r) v += k.s[s0 + r] / nb * k.G[s0 + r][j];
+        ug[j] = v;
+        K(j, o) = K(o, j) = k.G[s0][j] - v;
+      }
+      const double f = k.soc_nu[c] / nb;
+      for (int a = 0; a < n; ++a)
+        for (int b = 0; b < n; ++b) {
+          double t = 0.0;
+          for (int r = 1; r < d; ++r) t += k.G[s0 + r][a] * k.G[s0 + r][b];
+          K(a, b) += f * (t - ug[a] * ug[b]);
+        }
+      o += 1;
+    }
+  }
+  return true;
+}
+
+/// d/dη of the dual sum u = Σ z_i g_i over body 1's rows (certificate.cpp's separating normal,
+/// unnormalized), 3×12: Σ dz_i g_i + ω₁ × u (g_i turns with body 1), dz_i from dx̂ and the
+/// multipliers' derivatives.
+struct DualSumDerivative {
+  Vec3 u = Vec3::Zero();
+  Eigen::Matrix<double, 3, 12> du = Eigen::Matrix<double, 3, 12>::Zero();
+};
+
+bool dual_sum_derivative(const ContactResult& res, DualSumDerivative& out) {
+  const ConeKkt& k = res.kkt;
+  const int n = k.n, l1 = k.orthant_rows[0];
+  const double inv_ell = 1.0 / k.length_scale;
+  const Vec3 p = res.x_W;
+  double dx[kMaxConeVars][12];
+  // du += dz_i g_i for a row i of body 1 (dz_i: its 12 columns)
+  const auto accumulate = [&](int i, const double* dzi) {
+    const Vec3 g(k.G[i][0], k.G[i][1], k.G[i][2]);
+    for (int c = 0; c < 12; ++c) out.du.col(c) += dzi[c] * g;
+  };
+  // ds_i = −g_iᵀ dx̂ + ∂s_i/∂η at fixed x̂ (the row's own body's columns)
+  const auto row_ds = [&](int i, int body, double* ds) {
+    double own[6];
+    row_twist_derivative(k, p, inv_ell, i, own);
+    for (int c = 0; c < 12; ++c) {
+      double v = 0.0;
+      for (int j = 0; j < n; ++j) v -= k.G[i][j] * dx[j][c];
+      ds[c] = v + (c / 6 == body ? own[c % 6] : 0.0);
+    }
+  };
+  if (k.polished) {
+    // [dx̂; dy] = −K⁻¹ ∂F/∂θ on the full system (the multipliers' derivatives are needed too):
+    // with the polish's LU factors of K where it factored K itself, else K assembled again
+    const int q = k.kkt_full_dim;
+    if (q < 4 || q > detail::kMaxKktDim) return false;
+    double dF[detail::kMaxKktDim][12] = {};
+    polished_parameter_jacobian(res, q, dF);
+    KktColumns D(q, 12);
+    if (k.elim_count == 0 && k.kkt_dim == q) {
+      for (int c = 0; c < 12; ++c) {
+        double b[detail::kMaxKktDim];
+        for (int i = 0; i < q; ++i) b[i] = -dF[i][c];
+        detail::lu_solve(k.kkt_lu, k.kkt_perm, q, b);
+        for (int i = 0; i < q; ++i) D(i, c) = b[i];
+      }
+    } else {
+      KktMatrix K;
+      if (!polished_kkt_matrix(k, K) || K.rows() != q) return false;
+      KktColumns rhs(q, 12);
+      for (int i = 0; i < q; ++i)
+        for (int c = 0; c < 12; ++c) rhs(i, c) = -dF[i][c];
+      const Eigen::PartialPivLU<KktMatrix> lu(K);
+      D = lu.solve(rhs);
+    }
+    for (int j = 0; j < n; ++j)
+      for (int c = 0; c < 12; ++c) dx[j][c] = D(j, c);
+    for (int a = 0; a < k.active_count; ++a)
+      if (k.active_rows[a] < l1) {
+        double dzi[12];
+        for (int c = 0; c < 12; ++c) dzi[c] = D(n + a, c);
+        accumulate(k.active_rows[a], dzi);
+      }
+    int o = n + k.active_count;
+    for (int cone = 0; cone < k.soc_count; ++cone) {
+      const int s0 = k.soc_start[cone], d = k.soc_dim[cone], st = k.soc_state[cone];
+      const bool mine = k.soc_body[cone] == 0;
+      if (st == 2 && mine)
+        for (int r = 0; r < d; ++r) {
+          double dzi[12];
+          for (int c = 0; c < 12; ++c) dzi[c] = D(o + r, c);
+          accumulate(s0 + r, dzi);
+        }
+      if (st == 1 && mine) {
+        // z = ν(1, −ū), ū = s̄/‖s̄‖: dz = dν(1, −ū) − ν(0, (I − ūūᵀ) ds̄/‖s̄‖)
+        double nb = 0.0;
+        for (int r = 1; r < d; ++r) nb += k.s[s0 + r] * k.s[s0 + r];
+        nb = std::sqrt(nb);
+        double ub[4] = {0.0, 0.0, 0.0, 0.0}, ds[4][12];
+        for (int r = 1; r < d; ++r) {
+          ub[r] = k.s[s0 + r] / nb;
+          row_ds(s0 + r, 0, ds[r]);
+        }
+        const double f = k.soc_nu[cone] / nb;
+        double dzc[4][12];
+        for (int c = 0; c < 12; ++c) {
+          const double dnu = D(o, c);
+          double uds = 0.0;
+          for (int r = 1; r < d; ++r) uds += ub[r] * ds[r][c];
+          dzc[0][c] = dnu;
+          for (int r = 1; r < d; ++r) dzc[r][c] = -dnu * ub[r] - f * (ds[r][c] - ub[r] * uds);
+        }
+        for (int r = 0; r < d; ++r) accumulate(s0 + r, dzc[r]);
+      }
+      o += st == 1 ? 1 : st == 2 ? d : 0;
+    }
+  } else {
+    if (!k.factored) return false;
+    // the central point at the final μ: H dx̂ as in normal_equation_dx, dz = −W⁻² ds
+    double dxb[2][6][kMaxConeVars];
+    normal_equation_dx(res, dxb);
+    for (int j = 0; j < n; ++j)
+      for (int c = 0; c < 12; ++c) dx[j][c] = dxb[c / 6][c % 6][j];
+    for (int i = 0; i < l1; ++i) {
+      double ds[12];
+      row_ds(i, 0, ds);
+      for (int c = 0; c < 12; ++c) ds[c] *= -1.0 / (k.w[i] * k.w[i]);
+      accumulate(i, ds);
+    }
+    for (int cone = 0; cone < k.soc_count; ++cone) {
+      if (k.soc_body[cone] != 0) continue;
+      const int s0 = k.soc_start[cone], d = k.soc_dim[cone];
+      double ds[4][12];
+      for (int r = 0; r < d; ++r) row_ds(s0 + r, 0, ds[r]);
+      const double ib = 1.0 / k.soc_beta[cone];
+      double dzc[4][12];
+      for (int c = 0; c < 12; ++c) {
+        double v[4], t1[4], t2[4];
+        for (int r = 0; r < d; ++r) v[r] = -ds[r][c];
+        detail::soc_apply(k.soc_wbar[cone], d, ib, -1.0, v, t1);
+        detail::soc_apply(k.soc_wbar[cone], d, ib, -1.0, t1, t2);
+        for (int r = 0; r < d; ++r) dzc[r][c] = t2[r];
+      }
+      for (int r = 0; r < d; ++r) accumulate(s0 + r, dzc[r]);
+    }
+  }
+  // u over body 1's rows
+  const auto add = [&](int i) { out.u += k.z[i] * Vec3(k.G[i][0], k.G[i][1], k.G[i][2]); };
+  for (int i = 0; i < l1; ++i) add(i);
+  for (int cone = 0; cone < k.soc_count; ++cone)
+    if (k.soc_body[cone] == 0)
+      for (int r = 0; r < k.soc_dim[cone]; ++r) add(k.soc_start[cone] + r);
+  out.du.leftCols<3>() -= skew(out.u);  // Σ z_i (ω_1 × g_i) = ω_1 × u
+  return true;
+}
+
+}  // namespace
+
+void normal_derivatives(const ContactResult& result, NormalDerivatives& out, ReferenceFrame frame) {
+  out = NormalDerivatives{};
+  out.frame = frame;
+  switch (result.status) {
+    case SolveStatus::ok: break;
+    case SolveStatus::coincident_origins: out.status = DerivativeStatus::coincident_origins; return;
+    case SolveStatus::invalid_input: out.status = DerivativeStatus::invalid_input; return;
+    default: out.status = DerivativeStatus::solve_failed; return;
+  }
+  out.status = DerivativeStatus::singular;
+  const ConeKkt& k = result.kkt;
+  if (!(result.alpha > 0.0) || k.n < 4 || k.n > kMaxConeVars || k.m <= 0 || k.m > kMaxConeRows) return;
+  DualSumDerivative ds;
+  if (!dual_sum_derivative(result, ds)) return;
+  const double un = ds.u.norm();
+  if (!(un > 0.0) || !std::isfinite(un)) return;
+  const Vec3 u_hat = ds.u / un;
+  const double sign = u_hat.dot(result.X_WS2.p - result.X_WS1.p) < 0.0 ? -1.0 : 1.0;  // as separating_normal
+  const Eigen::Matrix<double, 3, 12> J = (sign / un) * (Mat3::Identity() - u_hat * u_hat.transpose()) * ds.du;
+  if (!J.allFinite()) return;
+  out.normal_W = sign * u_hat;
+  out.J_normal_W_X1 = J.leftCols<6>();
+  out.J_normal_W_X2 = J.rightCols<6>();
+  if (frame != ReferenceFrame::world) {
+    express_in_frame(out.J_normal_W_X1, frame, result.X_WB1);
+    express_in_frame(out.J_normal_W_X2, frame, result.X_WB2);
+  }
+  out.status = DerivativeStatus::ok;
+}
+
+NormalDerivatives normal_derivatives(const ContactResult& result, ReferenceFrame frame) {
+  NormalDerivatives d;
+  normal_derivatives(result, d, frame);
   return d;
 }
 

@@ -244,7 +244,12 @@ void solve_dcol_ordered(const dcol::Primitive& p1, const Pose& X1, const dcol::P
   if (!closest) {
     put(d->J_p1_W, c.J_p1_W_X1, c.J_p1_W_X2);
     put(d->J_p2_W, c.J_p2_W_X1, c.J_p2_W_X2);
-    d->points = true;  // the dual normal's derivative is not computed: normal stays false
+    d->points = true;
+    const dcol::NormalDerivatives nd = dcol::normal_derivatives(res);  // the dual's separating normal
+    if (nd.ok()) {
+      put(d->J_normal_W, nd.J_normal_W_X1, nd.J_normal_W_X2);
+      d->normal = true;
+    }
     return;
   }
   dcol::distance_derivatives(s.dcol_distance, s.dcol_distance_derivatives);

@@ -76,6 +76,27 @@ void contact_derivatives(const ContactResult& result, ContactDerivatives& out,
                          ReferenceFrame frame = ReferenceFrame::world);
 ContactDerivatives contact_derivatives(const ContactResult& result, ReferenceFrame frame = ReferenceFrame::world);
 
+/// Derivatives of the separating normal n = separating_normal(result) (contact.hpp): the unit
+/// vector from shape 1 to shape 2 along u = Σ z_i g_i, the dual multipliers z_i of body 1's rows
+/// times the rows' p-coefficients (the normal of the scaled shapes at x*). Kept apart from
+/// contact_derivatives because it needs the multipliers' derivatives as well: a second solve of
+/// the full KKT system (polished solutions), or dz = −W⁻² ds at the interior-point iterate (the
+/// smoothed or unpolished ones, the central point's normal at the final μ, as contact_derivatives).
+/// J_normal_W_Xi = dn/dη_i (3×6, [ω; v] in `frame`), orthogonal to n. Where the normal is not
+/// unique (a face–face or edge–face contact left unpolished, docs/dcol.md), this is the
+/// derivative of the analytic centre's normal, as for α. Allocates nothing.
+/// Statuses as ContactDerivatives; singular also when u = 0 or the full KKT matrix is singular.
+struct NormalDerivatives {
+  DerivativeStatus status = DerivativeStatus::invalid_input;
+  bool ok() const { return status == DerivativeStatus::ok; }
+  ReferenceFrame frame = ReferenceFrame::world;  ///< the twist of the "X1" / "X2" columns
+  Vec3 normal_W = Vec3::Zero();                 ///< separating_normal(result) when ok, else 0
+  Mat36 J_normal_W_X1 = Mat36::Zero(), J_normal_W_X2 = Mat36::Zero();
+};
+void normal_derivatives(const ContactResult& result, NormalDerivatives& out,
+                        ReferenceFrame frame = ReferenceFrame::world);
+NormalDerivatives normal_derivatives(const ContactResult& result, ReferenceFrame frame = ReferenceFrame::world);
+
 /// The same derivatives in the layout of DCOL.jl: with respect to the stacked body coordinates
 /// (r1, q1, r2, q2) ∈ R¹⁴, r_i the body position (world) and q_i = (w, x, y, z) its attitude
 /// quaternion, X_WBi = (R(q_i/‖q_i‖), r_i). The quaternion columns are the derivative of the

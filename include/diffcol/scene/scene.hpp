@@ -111,7 +111,7 @@ using Mat3x12 = Eigen::Matrix<double, 3, 12, Eigen::RowMajor>;
 /// (columns 6–11) in `frame`, about their poses X_WB1, X_WB2: the sparse blocks of the scene
 /// Jacobian (every other body's columns are zero). Blocks of quantities the result does not have
 /// are zero; `points` / `normal` false where those Jacobians are not available (the closest
-/// points are not unique; DCOL's witness normal, whose derivative is not computed).
+/// points are not unique, or the KKT system behind DCOL's separating normal is singular).
 struct PairDerivatives {
   bool ok = false;  ///< the result is ok and its α, gap and distance Jacobians are set
   bool points = false;
