@@ -119,6 +119,7 @@ struct TimeStepper::Impl {
   // Friction contacts of the current solve: u_i = J_i ν_i is the velocity of body i's point at x
   // over the step, w = u_b − u_a, the impulse on a is f(w) = μ P_n w_t/√(‖w_t‖² + ε²), on b −f.
   struct FrictionContact {
+    int pair = -1;  // index into pairs
     int da = -1, db = -1;
     Vec3 n = Vec3::UnitZ();
     double mu_Pn = 0.0;
@@ -243,29 +244,65 @@ struct TimeStepper::Impl {
       K.block<3, 3>(o, o) = rot[d].dphi;
       K.block<3, 3>(o + 3, o + 3) = bd.mass * Mat3::Identity();
     }
+    for (const FrictionContact& fc : friction) add_friction(fc, v, D, &K);
+  }
+
+  /// Adds one friction contact's impulses at ν to D (and, when K is given, their ν-derivative at
+  /// fixed contact data to K).
+  void add_friction(const FrictionContact& fc, const Eigen::VectorXd& v, Eigen::VectorXd& Dv, Eigen::MatrixXd* Kv) const {
     const double eps2 = opt.friction_slip_velocity * opt.friction_slip_velocity;
-    for (const FrictionContact& fc : friction) {
-      Vec3 w = Vec3::Zero();
-      if (fc.da >= 0) w -= fc.Ja * v.segment<6>(6 * fc.da);
-      if (fc.db >= 0) w += fc.Jb * v.segment<6>(6 * fc.db);
-      const Vec3 wt = w - fc.n * fc.n.dot(w);
-      const double sn = std::sqrt(wt.squaredNorm() + eps2);
-      const Vec3 f = fc.mu_Pn / sn * wt;
-      // ∂f/∂w = μP_n (P − w_t w_tᵀ/s²)/s, P = 1 − n nᵀ (symmetric positive semidefinite)
-      const Mat3 Df = fc.mu_Pn / sn * (Mat3::Identity() - fc.n * fc.n.transpose() - wt * wt.transpose() / (sn * sn));
-      if (fc.da >= 0) {
-        D.segment<6>(6 * fc.da) -= fc.Ja.transpose() * f;
-        K.block<6, 6>(6 * fc.da, 6 * fc.da) += fc.Ja.transpose() * Df * fc.Ja;
-      }
-      if (fc.db >= 0) {
-        D.segment<6>(6 * fc.db) += fc.Jb.transpose() * f;
-        K.block<6, 6>(6 * fc.db, 6 * fc.db) += fc.Jb.transpose() * Df * fc.Jb;
-      }
-      if (fc.da >= 0 && fc.db >= 0) {
-        K.block<6, 6>(6 * fc.da, 6 * fc.db) -= fc.Ja.transpose() * Df * fc.Jb;
-        K.block<6, 6>(6 * fc.db, 6 * fc.da) -= fc.Jb.transpose() * Df * fc.Ja;
-      }
+    Vec3 w = Vec3::Zero();
+    if (fc.da >= 0) w -= fc.Ja * v.segment<6>(6 * fc.da);
+    if (fc.db >= 0) w += fc.Jb * v.segment<6>(6 * fc.db);
+    const Vec3 wt = w - fc.n * fc.n.dot(w);
+    const double sn = std::sqrt(wt.squaredNorm() + eps2);
+    const Vec3 f = fc.mu_Pn / sn * wt;
+    if (fc.da >= 0) Dv.segment<6>(6 * fc.da) -= fc.Ja.transpose() * f;
+    if (fc.db >= 0) Dv.segment<6>(6 * fc.db) += fc.Jb.transpose() * f;
+    if (!Kv) return;
+    // ∂f/∂w = μP_n (P − w_t w_tᵀ/s²)/s, P = 1 − n nᵀ (symmetric positive semidefinite)
+    const Mat3 Df = fc.mu_Pn / sn * (Mat3::Identity() - fc.n * fc.n.transpose() - wt * wt.transpose() / (sn * sn));
+    Eigen::MatrixXd& Km = *Kv;
+    if (fc.da >= 0) Km.block<6, 6>(6 * fc.da, 6 * fc.da) += fc.Ja.transpose() * Df * fc.Ja;
+    if (fc.db >= 0) Km.block<6, 6>(6 * fc.db, 6 * fc.db) += fc.Jb.transpose() * Df * fc.Jb;
+    if (fc.da >= 0 && fc.db >= 0) {
+      Km.block<6, 6>(6 * fc.da, 6 * fc.db) -= fc.Ja.transpose() * Df * fc.Jb;
+      Km.block<6, 6>(6 * fc.db, 6 * fc.da) -= fc.Jb.transpose() * Df * fc.Ja;
     }
+  }
+
+  /// The contact data of pair c from its impulse P on the second dynamic side (world, from the
+  /// first body to the second), the intersection point x_W and the step: n̂ = P/‖P‖, μP_n = μ‖P‖,
+  /// u_k = v̂_k + (R_k ω̂_k) × (x_W − p_k − h v̂_k) (R_k, p_k the start pose, optionally moved by
+  /// a tangent perturbation ξ = (θ, δp) per dynamic body). False when P = 0.
+  bool make_friction_contact(int c, const Vec3& P, const Vec3& x_W, const Eigen::VectorXd& v,
+                             const Eigen::VectorXd* xi, FrictionContact& fc) const {
+    const Pair& pr = pairs[static_cast<size_t>(c)];
+    const double gn = P.norm();
+    if (!(gn > 0.0)) return false;
+    fc = FrictionContact{};
+    fc.pair = c;
+    fc.da = pr.da;
+    fc.db = pr.db;
+    fc.n = P / gn;
+    fc.mu_Pn = opt.friction * gn;
+    const int ids[2] = {pr.a, pr.b};
+    for (int k = 0; k < 2; ++k) {
+      const int dyn = k == 0 ? pr.da : pr.db;
+      if (dyn < 0) continue;
+      const Pose& X = X0[static_cast<size_t>(ids[k])];
+      Mat3 R = X.R;
+      Vec3 p = X.p;
+      if (xi) {
+        R = R * exp_so3(xi->segment<3>(6 * dyn));
+        p += xi->segment<3>(6 * dyn + 3);
+      }
+      const Vec3 r = x_W - (p + opt.dt * v.segment<3>(6 * dyn + 3));
+      Eigen::Matrix<double, 3, 6>& J = k == 0 ? fc.Ja : fc.Jb;
+      J.leftCols<3>() = -skew(r) * R;  // u = v̂ + (R_k ω̂) × r
+      J.rightCols<3>() = Mat3::Identity();
+    }
+    return true;
   }
 
   /// The friction contacts from the pairs with a normal impulse at the current solution: the
@@ -284,24 +321,8 @@ struct TimeStepper::Impl {
       add_row(static_cast<Eigen::Index>(c));
       for (size_t k = 0; k < cuts.size(); ++k)
         if (cuts[k].pair == static_cast<int>(c)) add_row(static_cast<Eigen::Index>(pairs.size() + k));
-      const double gn = P.norm();
-      if (!(gn > 0.0)) continue;
       FrictionContact fc;
-      fc.da = pr.da;
-      fc.db = pr.db;
-      fc.n = P / gn;
-      fc.mu_Pn = opt.friction * gn;
-      const int ids[2] = {pr.a, pr.b};
-      for (int k = 0; k < 2; ++k) {
-        const int dyn = k == 0 ? pr.da : pr.db;
-        if (dyn < 0) continue;
-        const Pose& X = X0[static_cast<size_t>(ids[k])];
-        const Vec3 r = pr.x_W - (X.p + opt.dt * nu.segment<3>(6 * dyn + 3));
-        Eigen::Matrix<double, 3, 6>& J = k == 0 ? fc.Ja : fc.Jb;
-        J.leftCols<3>() = -skew(r) * X.R;  // u = v̂ + (R_k ω̂) × r
-        J.rightCols<3>() = Mat3::Identity();
-      }
-      next.push_back(fc);
+      if (make_friction_contact(static_cast<int>(c), P, pr.x_W, nu, nullptr, fc)) next.push_back(fc);
     }
     // relaxation towards the new bounds (contacts matched by their pair of bodies), and the change
     double change = 0.0;
@@ -692,6 +713,65 @@ struct TimeStepper::Impl {
     }
   }
 
+  /// The friction impulses (their part of D) at ν with the contact data recomputed from (ν, the
+  /// pairs' impulses λ, ξ): the map whose fixed point the friction passes converge to. ξ = (θ, δp)
+  /// per dynamic body moves the start poses (tangent coordinates, as step_jacobian's x).
+  Eigen::VectorXd friction_impulses(const Eigen::VectorXd& v, const Eigen::VectorXd& lam_pairs,
+                                    const Eigen::VectorXd& xi) {
+    Eigen::VectorXd F = Eigen::VectorXd::Zero(n());
+    for (const FrictionContact& current : friction) {
+      const Pair& pr = pairs[static_cast<size_t>(current.pair)];
+      Eigen::Matrix<double, 24, 1> y = pair_y(pr, v);
+      if (pr.da >= 0) y.segment<6>(0) = xi.segment<6>(6 * pr.da);
+      if (pr.db >= 0) y.segment<6>(12) = xi.segment<6>(6 * pr.db);
+      double alpha;
+      Eigen::Matrix<double, 1, 24> grad;
+      if (!eval_pair(pr, y, alpha, grad))
+        throw std::runtime_error("TimeStepper: a DCOL solve failed while differentiating a friction contact");
+      // the pair row's impulse on its second dynamic side (update_friction; ∂g/∂v̂ = the row's v̂ entries)
+      const double l = lam_pairs[current.pair];
+      const Vec3 P = pr.db >= 0 ? Vec3(l * grad.segment<3>(21).transpose()) : Vec3(-l * grad.segment<3>(9).transpose());
+      FrictionContact fc;
+      if (make_friction_contact(current.pair, P, res->x_W, v, &xi, fc)) add_friction(fc, v, F, nullptr);
+    }
+    return F;
+  }
+
+  /// Adds the friction impulses' dependence through their contact data to the step Jacobian's
+  /// system (A = ∂r/∂(ν, λ_active), R = −∂r/∂x): central differences of friction_impulses in ν,
+  /// in the active pairs' λ and in the start poses (θ, δp). A's ν block must hold the dynamics
+  /// without friction (these columns are the friction impulses' total derivative).
+  void add_friction_sensitivities(Eigen::MatrixXd& A, Eigen::MatrixXd& R, const std::vector<int>& active) {
+    const int nn = n(), nd = static_cast<int>(dynamic.size());
+    Eigen::VectorXd lam_pairs(static_cast<Eigen::Index>(pairs.size()));
+    for (size_t c = 0; c < pairs.size(); ++c) lam_pairs[static_cast<Eigen::Index>(c)] = pairs[c].lambda;
+    const Eigen::VectorXd xi0 = Eigen::VectorXd::Zero(6 * nd);
+    for (int i = 0; i < nn; ++i) {
+      const double e = 1e-6 * (1.0 + std::abs(nu[i]));
+      Eigen::VectorXd vp = nu, vm = nu;
+      vp[i] += e;
+      vm[i] -= e;
+      A.col(i).head(nn) += (friction_impulses(vp, lam_pairs, xi0) - friction_impulses(vm, lam_pairs, xi0)) / (2.0 * e);
+    }
+    for (size_t k = 0; k < active.size(); ++k) {
+      const Eigen::Index c = active[k];
+      const double e = 1e-6 * lam_pairs[c];  // active: λ > 0 (the impulses are linear in λ)
+      Eigen::VectorXd lp = lam_pairs, lm = lam_pairs;
+      lp[c] += e;
+      lm[c] -= e;
+      A.col(nn + static_cast<Eigen::Index>(k)).head(nn) +=
+          (friction_impulses(nu, lp, xi0) - friction_impulses(nu, lm, xi0)) / (2.0 * e);
+    }
+    for (int d = 0; d < nd; ++d)
+      for (int j = 0; j < 6; ++j) {
+        const double e = 1e-6 * (j < 3 ? 1.0 : bodies[static_cast<size_t>(dynamic[static_cast<size_t>(d)])].radius);
+        Eigen::VectorXd xp = xi0, xm = xi0;
+        xp[6 * d + j] = e;
+        xm[6 * d + j] = -e;
+        R.col(12 * d + j).head(nn) -= (friction_impulses(nu, lam_pairs, xp) - friction_impulses(nu, lam_pairs, xm)) / (2.0 * e);
+      }
+  }
+
   /// Jacobian d x_{k+1} / d x_k by the implicit function theorem at the converged step.
   void step_jacobian(Eigen::MatrixXd& J) {
     const int nn = n();
@@ -704,6 +784,12 @@ struct TimeStepper::Impl {
     const int na = static_cast<int>(active.size());
     Eigen::MatrixXd A = Eigen::MatrixXd::Zero(nn + na, nn + na);
     Eigen::MatrixXd R = Eigen::MatrixXd::Zero(nn + na, nx);
+    if (!friction.empty()) {  // K without the friction impulses (add_friction_sensitivities adds them)
+      const std::vector<FrictionContact> kept = friction;
+      friction.clear();
+      eval_dynamics(nu);
+      friction = kept;
+    }
     A.topLeftCorner(nn, nn) = K;
     for (int d = 0; d < nd; ++d) {
       const BodyData& bd = bodies[static_cast<size_t>(dynamic[static_cast<size_t>(d)])];
@@ -775,6 +861,7 @@ struct TimeStepper::Impl {
         }
       }
     }
+    if (!friction.empty()) add_friction_sensitivities(A, R, active);
     const Eigen::MatrixXd dz = A.partialPivLu().solve(R);
     // x_{k+1} = Ψ(ν, x_k)
     J.setZero(nx, nx);
@@ -884,8 +971,6 @@ void TimeStepper::check_state(const std::vector<BodyState>& state) {
 }
 
 StepReport TimeStepper::step(std::vector<BodyState>& state, Eigen::MatrixXd* jacobian) {
-  if (jacobian && impl_->opt.friction > 0.0)
-    throw std::invalid_argument("TimeStepper: rollout Jacobians are frictionless only (friction = 0)");
   StepReport rep = step_once(state, jacobian);
   const TimeSteppingOptions saved = impl_->opt;
   if (rep.converged || saved.max_substeps <= 1) return rep;
@@ -967,16 +1052,21 @@ StepReport TimeStepper::step_once(std::vector<BodyState>& state, Eigen::MatrixXd
   // step is solved again until the normal impulses settle.
   if (I.opt.friction > 0.0) {
     bool settled = false;
+    // The plain iteration while it contracts (each change at most half the one before); an active
+    // set that alternates between two solves (a rocking contact) makes it cycle, and from the
+    // first pass that does not contract on the bounds are running means of the solutions.
+    double previous = std::numeric_limits<double>::infinity();
+    int averaged_from = -1;
     for (int pass = 0; ok && pass < I.opt.friction_passes; ++pass) {
-      // an active set that alternates between two solves (a rocking contact) makes the plain
-      // iteration cycle: from the third solve on, the bounds are running means of the solutions
-      const double change = I.update_friction(pass < 2 ? 1.0 : 1.0 / pass);
+      const double change = I.update_friction(averaged_from < 0 ? 1.0 : 1.0 / (pass - averaged_from + 1));
       double scale = 0.0;
       for (const auto& fc : I.friction) scale = std::max(scale, fc.mu_Pn);
       if (I.friction.empty() || (pass > 0 && change <= I.opt.friction_tolerance * (1e-12 + scale))) {
         settled = true;
         break;
       }
+      if (averaged_from < 0 && pass >= 2 && !(change <= 0.5 * previous)) averaged_from = pass;
+      previous = change;
       I.cuts.clear();
       const Eigen::VectorXd nu = I.nu;
       I.resize(I.rows());

@@ -60,12 +60,14 @@ struct TimeSteppingOptions {
   /// tangential impulse of the smoothed cone −μ P_n w_t / √(‖w_t‖² + ε²) (w_t: the tangential
   /// velocity of the contact point of body b relative to body a over the step, implicit in ν;
   /// P_n: the pair's normal impulse), with P_n and the contact frame fixed in each solve and
-  /// updated over passes until P_n settles (docs/sim-time-stepping.md). Rollout Jacobians are
-  /// frictionless only.
+  /// updated over passes until P_n settles (docs/sim-time-stepping.md). Rollout Jacobians with
+  /// friction differentiate the fixed point of those passes (the contact data as functions of the
+  /// step's solution): exact to the degree the passes settled (friction_tolerance).
   double friction = 0.0;
   double friction_slip_velocity = 1e-2;  ///< ε (> 0, length / time): the sticking creep speed scale
   int friction_passes = 30;              ///< at most this many solves per step with friction (≥ 1)
-  /// The normal impulses have settled when no μP_n changes by more than this fraction of the largest.
+  /// The normal impulses have settled when no μP_n changes by more than this fraction of the
+  /// largest (rollout Jacobians with friction: 1e-12 makes them those of the settled step).
   double friction_tolerance = 1e-3;
   /// @throws std::invalid_argument naming the field out of range.
   void validate() const;
