@@ -287,6 +287,7 @@ Json dcol_shape_derivatives_json(const dcol::Primitive& s1, const dcol::Primitiv
   j["d_x_W"] = rows_json(d.d_x_W);
   j["d_p1_W"] = rows_json(d.d_p1_W);
   j["d_p2_W"] = rows_json(d.d_p2_W);
+  j["d_normal_W"] = rows_json(d.d_normal_W);
   return j;
 }
 

@@ -314,8 +314,8 @@ Primitive with_parameters(const Primitive& s, const Eigen::VectorXd& v) {
 }
 
 Eigen::VectorXd outputs(const ContactResult& r) {
-  Eigen::VectorXd v(11);
-  v << r.alpha, r.gap, r.x_W, r.p1_W, r.p2_W;
+  Eigen::VectorXd v(14);
+  v << r.alpha, r.gap, r.x_W, r.p1_W, r.p2_W, separating_normal(r);
   return v;
 }
 
@@ -324,8 +324,8 @@ TEST(DcolShapeDerivatives, AgainstFiniteDifferencesOfTheSolve) {
   std::mt19937 rng(99);
   Check worst;
   long configs = 0, unpolished = 0;
-  const char* names[5] = {"alpha", "gap", "x_W", "p1_W", "p2_W"};
-  const int offsets[6] = {0, 1, 2, 5, 8, 11};
+  const char* names[6] = {"alpha", "gap", "x_W", "p1_W", "p2_W", "normal_W"};
+  const int offsets[7] = {0, 1, 2, 5, 8, 11, 14};
   for (const auto& [s1, s2] : shape_pairs())
     for (bool separated : {true, false})
       for (long q = 0; q < per; ++q) {
@@ -353,10 +353,10 @@ TEST(DcolShapeDerivatives, AgainstFiniteDifferencesOfTheSolve) {
         GradientCheckOptions o;
         o.step = 1e-3;
         const Eigen::MatrixXd N = numeric_jacobian(VectorFunction(f), theta, o);
-        Eigen::MatrixXd A(11, n1 + n2);
-        A << d.d_alpha, d.d_gap, d.d_x_W, d.d_p1_W, d.d_p2_W;
+        Eigen::MatrixXd A(14, n1 + n2);
+        A << d.d_alpha, d.d_gap, d.d_x_W, d.d_p1_W, d.d_p2_W, d.d_normal_W;
         const std::string where = s1.name + "-" + s2.name + (separated ? " separated" : " penetrating");
-        for (int b = 0; b < 5; ++b)
+        for (int b = 0; b < 6; ++b)
           for (int c = 0; c < n1 + n2; ++c) {
             const std::string w = where + " d" + names[b] + "/d" +
                                   (c < n1 ? "1." + shape_parameter_name(s1.shape, c)

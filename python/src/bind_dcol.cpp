@@ -754,7 +754,8 @@ Columns: shape 1's parameters (count1, shape_parameter_names(shape1)), then shap
 polytope b[i], A[i][j] (the stored unit rows); capsule, cylinder radius, length; cone height,
 half_angle; ellipsoid P[0][0], P[1][1], P[2][2], P[0][1], P[0][2], P[1][2] (an off-diagonal one
 moves both symmetric entries); padded polygon radius, d[i], C[i][j]; sphere radius.
-d_alpha, d_gap: (count1 + count2,); d_x_W, d_p1_W, d_p2_W: (3, count1 + count2).
+d_alpha, d_gap: (count1 + count2,); d_x_W, d_p1_W, d_p2_W, d_normal_W (of separating_normal):
+(3, count1 + count2).
 status: DerivativeStatus (singular for an unpolished solution); zero blocks unless ok.)")
       .def_readonly("status", &dcol::ShapeDerivatives::status, "DerivativeStatus.")
       .def_property_readonly("ok", &dcol::ShapeDerivatives::ok, "status == DerivativeStatus.ok.")
@@ -775,6 +776,9 @@ status: DerivativeStatus (singular for an unpolished solution); zero blocks unle
       .def_property_readonly(
           "d_p2_W", [](const dcol::ShapeDerivatives& d) { return Eigen::MatrixXd(d.d_p2_W); },
           "d p2_W / d (parameters), (3, count1 + count2)")
+      .def_property_readonly(
+          "d_normal_W", [](const dcol::ShapeDerivatives& d) { return Eigen::MatrixXd(d.d_normal_W); },
+          "d separating_normal / d (parameters), (3, count1 + count2)")
       .def("__repr__", [](const dcol::ShapeDerivatives& d) {
         return std::string("ShapeDerivatives(status=") + diffcol::status_name(d.status) +
                ", count1=" + std::to_string(d.count1) + ", count2=" + std::to_string(d.count2) + ")";

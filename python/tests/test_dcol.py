@@ -125,7 +125,7 @@ def test_solve_equals_cli_json(cli_exe):
         ref_sd = ref["shape_derivatives"]
         assert ref_sd["parameters1"] + ref_sd["parameters2"] == (dcol.shape_parameter_names(primitive(a))
                                                                  + dcol.shape_parameter_names(primitive(b)))
-        for name in ["d_alpha", "d_gap", "d_x_W", "d_p1_W", "d_p2_W"]:
+        for name in ["d_alpha", "d_gap", "d_x_W", "d_p1_W", "d_p2_W", "d_normal_W"]:
             assert same_bits_json(np.atleast_2d(getattr(sd, name)), ref_sd[name]), f"{a}-{b}: {name}"
 
 
@@ -460,6 +460,9 @@ def test_hessians_and_shape_derivatives():
     step = 1e-5
     fd = [(dcol.solve_contact(dcol.Cone(1.5, 0.5 + s), X1, ell, X2).p1_W) for s in (step, -step)]
     np.testing.assert_allclose(sd.d_p1_W[:, 1], (fd[0] - fd[1]) / (2 * step), atol=1e-7)
+    fd = [dcol.separating_normal(dcol.solve_contact(dcol.Cone(1.5 + s, 0.5), X1, ell, X2)) for s in (step, -step)]
+    assert sd.d_normal_W.shape == (3, 8) and np.abs(sd.d_normal_W[:, 0]).max() > 1e-3
+    np.testing.assert_allclose(sd.d_normal_W[:, 0], (fd[0] - fd[1]) / (2 * step), atol=1e-7)
     with pytest.raises(ValueError, match="do not match"):
         dcol.shape_derivatives(ell, cone, r)
     assert "P[0][1]" in dcol.ShapeDerivatives.__doc__ and "one-sided" in dcol.ContactHessians.__doc__

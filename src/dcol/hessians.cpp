@@ -606,6 +606,7 @@ void shape_derivatives(const Primitive& shape1, const Primitive& shape2, const C
   out.d_x_W.setZero(3, P);
   out.d_p1_W.setZero(3, P);
   out.d_p2_W.setZero(3, P);
+  out.d_normal_W.setZero(3, P);
   out.status = status_of(res);
   if (!out.ok()) return;
   const ConeKkt& k = res.kkt;
@@ -632,6 +633,7 @@ void shape_derivatives(const Primitive& shape1, const Primitive& shape2, const C
   // columns zeroed as parameters are first touched (rows < A.nr of st, all of T)
   double st[kR][kMaxTouched];
   double T[kMaxConeVars][kMaxTouched];
+  double Tn[3][kMaxTouched];  // Σ z_r ∂(∂s_r/∂p)/∂θ over body 1's rows (the normal's rows turning)
   bool overflow = false;
   for (int r = 0; r < A.nr; ++r) {
     const int i = A.row[r], b = A.body[r];
@@ -652,12 +654,15 @@ void shape_derivatives(const Primitive& shape1, const Primitive& shape2, const C
         col_of[g] = nc;
         for (int rr = 0; rr < A.nr; ++rr) st[rr][nc] = 0.0;
         for (int j = 0; j < kMaxConeVars; ++j) T[j][nc] = 0.0;
+        for (int a = 0; a < 3; ++a) Tn[a][nc] = 0.0;
         param_of[nc++] = g;
       }
       const int c = col_of[g];
       st[r][c] += da.dot(y[b]) + db * alpha + ds0 * w0 + ds1 * w1;
       const Vec3 qa = Q * da;
       for (int a = 0; a < 3; ++a) T[a][c] += A.z[r] * qa[a];
+      if (b == 0)
+        for (int a = 0; a < 3; ++a) Tn[a][c] += A.z[r] * qa[a];
       T[3][c] += A.z[r] * db;
       if (ds0 != 0.0) T[slack0[b]][c] += A.z[r] * ds0;
       if (ds1 != 0.0) T[slack0[b] + 1][c] += A.z[r] * ds1;
@@ -679,6 +684,45 @@ void shape_derivatives(const Primitive& shape1, const Primitive& shape2, const C
   }
   const Vec3 r1 = res.X_WS1.p, r2 = res.X_WS2.p;
   const double D = (r2 - r1).norm(), ia = 1.0 / alpha;
+  // The separating normal n = σ u/‖u‖, u = Σ z_r ∂s_r/∂p over body 1's rows (separating_normal up
+  // to a positive factor; σ orients it from shape 1 to shape 2). du/dθ = L dw + (terms at fixed w)
+  // with dw = −K⁻¹B the unknowns' and multipliers' derivatives: L·dw = −(K⁻¹Lᵀ)ᵀB, three solves
+  // (K symmetric) for all columns. L: ∂s_r/∂p on a single row's multiplier; per boundary cone of
+  // body 1, z = ν(1, −ū): G_0 − Ḡᵀū on ν and −f Ḡᵀ(I − ūūᵀ)S̄_x on the unknowns (f = ν/‖s̄‖).
+  Vec3 u = Vec3::Zero();
+  for (int r = 0; r < A.nr; ++r)
+    if (A.body[r] == 0) u += A.z[r] * Vec3(A.sx[r][0], A.sx[r][1], A.sx[r][2]);
+  const double un = u.norm();
+  const Vec3 u_hat = u / un;
+  const double sigma = u_hat.dot(r2 - r1) < 0.0 ? -1.0 : 1.0;
+  const Mat3 normal_map = (sigma / un) * (Mat3::Identity() - u_hat * u_hat.transpose());
+  const auto gp = [&](int r) { return Vec3(A.sx[r][0], A.sx[r][1], A.sx[r][2]); };
+  double L[3][kQ] = {};
+  for (int j = 0; j < A.p; ++j) {
+    const int r = A.single_row[j];
+    if (r < 0 || A.body[r] != 0) continue;
+    for (int a = 0; a < 3; ++a) L[a][A.n + j] += A.sx[r][a];
+  }
+  // per boundary cone of body 1: −f Ḡᵀ(I − ūūᵀ) (rows r0+1..r0+d−1), applied to S̄_x and to sθ
+  Eigen::Matrix<double, 3, 4> cone_map[2];
+  for (int k = 0; k < A.cones; ++k) {
+    const int r0 = A.cone_r0[k], d = A.cone_d[k];
+    cone_map[k].setZero();
+    if (A.body[r0] != 0) continue;
+    const double* ub = A.cone_u[k];
+    Vec3 nu_col = gp(r0);
+    for (int t = 1; t < d; ++t) nu_col -= ub[t] * gp(r0 + t);
+    for (int a = 0; a < 3; ++a) L[a][A.n + A.cone_j[k]] += nu_col[a];
+    for (int t = 1; t < d; ++t) {
+      Vec3 col = gp(r0 + t);
+      for (int t2 = 1; t2 < d; ++t2) col -= ub[t] * ub[t2] * gp(r0 + t2);
+      cone_map[k].col(t) = -A.cone_f[k] * col;
+    }
+    for (int i = 0; i < A.n; ++i)
+      for (int t = 1; t < d; ++t)
+        for (int a = 0; a < 3; ++a) L[a][i] += cone_map[k](a, t) * A.sx[r0 + t][i];
+  }
+  for (int a = 0; a < 3; ++a) detail::lu_solve(A.K, A.perm, A.q, L[a]);  // L[a] ← K⁻¹ L_aᵀ
   for (int c = 0; c < nc; ++c) {
     double da = 0.0;  // envelope theorem: dα/dθ = −zᵀ ∂s/∂θ
     for (int r = 0; r < A.nr; ++r) da -= A.z[r] * st[r][c];
@@ -694,13 +738,20 @@ void shape_derivatives(const Primitive& shape1, const Primitive& shape2, const C
     out.d_x_W.col(g) = dx;
     out.d_p1_W.col(g) = ia * dx - (ia * ia * da) * (res.x_W - r1);
     out.d_p2_W.col(g) = ia * dx - (ia * ia * da) * (res.x_W - r2);
+    Vec3 du(Tn[0][c], Tn[1][c], Tn[2][c]);
+    for (int i = 0; i < A.q; ++i)
+      for (int a = 0; a < 3; ++a) du[a] -= L[a][i] * Bc[c][i];
+    for (int k = 0; k < A.cones; ++k)
+      for (int t = 1; t < A.cone_d[k]; ++t) du += cone_map[k].col(t) * st[A.cone_r0[k] + t][c];
+    out.d_normal_W.col(g) = normal_map * du;
   }
-  if (!out.d_alpha.allFinite() || !out.d_x_W.allFinite()) {
+  if (!out.d_alpha.allFinite() || !out.d_x_W.allFinite() || !out.d_normal_W.allFinite()) {
     out.d_alpha.setZero(P);
     out.d_gap.setZero(P);
     out.d_x_W.setZero(3, P);
     out.d_p1_W.setZero(3, P);
     out.d_p2_W.setZero(3, P);
+    out.d_normal_W.setZero(3, P);
     out.status = DerivativeStatus::singular;
   }
 }
