@@ -171,6 +171,33 @@ TEST(TimeStepping, RolloutGradientWithFrictionMatchesFiniteDifferences) {
     expect_rollout_gradient(ts, x, 20, 10);
   }
   {
+    // two contacts of one body with two static bodies (the floor and a wall): the passes match
+    // each contact with its own pair
+    SCOPED_TRACE("ball in a corner");
+    TimeSteppingOptions opt;
+    opt.gravity = Vec3(-3.0, 0.0, -9.81);  // presses the ball into the corner
+    opt.friction = 0.4;
+    opt.friction_tolerance = 1e-12;
+    opt.friction_passes = 100;
+    TimeStepper ts(opt);
+    ts.add_static_body(dcol::Polytope::box(2.0, 2.0, 0.5), "floor");
+    ts.add_static_body(dcol::Polytope::box(0.5, 2.0, 2.0), "wall");
+    const double m = 1.0, r = 0.2;
+    ts.add_body(dcol::Sphere(r), m, Mat3::Identity() * (0.4 * m * r * r), "ball");
+    std::vector<BodyState> x(3);
+    x[0].X_WB.p = Vec3(0.0, 0.0, -0.5);
+    x[1].X_WB.p = Vec3(-0.5 - r - 1e-3, 0.0, 1.5);
+    x[2].X_WB = Pose::from_quaternion(Vec3(0.0, 0.0, r + 1e-3), 0.9, 0.2, -0.3, 0.1);
+    x[2].v_W = Vec3(0.0, 0.8, 0.0);
+    x[2].omega_B = Vec3(1.0, 0.0, 3.0);
+    const Rollout ro = ts.rollout(x, 20);
+    ASSERT_TRUE(ro.converged) << ro.reports.back().message;
+    int both = 0;
+    for (const StepReport& rep : ro.reports) both += rep.active == 2;
+    EXPECT_GE(both, 10);
+    expect_rollout_gradient(ts, x, 20, 10);
+  }
+  {
     SCOPED_TRACE("two free bodies");
     TimeSteppingOptions opt;
     opt.friction = 0.3;

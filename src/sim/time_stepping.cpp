@@ -324,18 +324,19 @@ struct TimeStepper::Impl {
       FrictionContact fc;
       if (make_friction_contact(static_cast<int>(c), P, pr.x_W, nu, nullptr, fc)) next.push_back(fc);
     }
-    // relaxation towards the new bounds (contacts matched by their pair of bodies), and the change
+    // relaxation towards the new bounds (contacts matched by their pair: two contacts of one body
+    // with two static bodies share their dynamic indices), and the change
     double change = 0.0;
     for (FrictionContact& c : next) {
       double old = 0.0;
       for (const FrictionContact& o : friction)
-        if (o.da == c.da && o.db == c.db) old = o.mu_Pn;
+        if (o.pair == c.pair) old = o.mu_Pn;
       c.mu_Pn = old + relax * (c.mu_Pn - old);
       change = std::max(change, std::abs(c.mu_Pn - old));
     }
     for (const FrictionContact& o : friction) {
       bool found = false;
-      for (const FrictionContact& c : next) found = found || (o.da == c.da && o.db == c.db);
+      for (const FrictionContact& c : next) found = found || o.pair == c.pair;
       if (!found) change = std::max(change, o.mu_Pn);
     }
     friction = std::move(next);
