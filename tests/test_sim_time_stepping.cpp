@@ -131,9 +131,8 @@ TEST(TimeStepping, RolloutGradientMatchesFiniteDifferencesOnAStaticSupport) {
   expect_rollout_gradient(ts, x, 30, 10);
 }
 
-TEST(TimeStepping, RolloutGradientMatchesFiniteDifferencesForTwoFreeBodies) {
-  // A capsule and a sphere collide off-centre (no gravity) and stay in contact for a while.
-  TimeStepper ts;
+/// A capsule and a sphere (no gravity) meeting off-centre; the sphere's sideways speed vy.
+std::vector<BodyState> capsule_meets_sphere(TimeStepper& ts, double vy) {
   ts.add_body(dcol::Capsule(0.2, 0.8), 1.0, Vec3(0.02, 0.07, 0.07).asDiagonal(), "capsule");
   ts.add_body(dcol::Sphere(0.3), 2.0, Mat3::Identity() * 0.072, "sphere");
   std::vector<BodyState> x(2);
@@ -141,8 +140,15 @@ TEST(TimeStepping, RolloutGradientMatchesFiniteDifferencesForTwoFreeBodies) {
   x[0].v_W = Vec3(0.6, 0.05, 0.0);
   x[0].omega_B = Vec3(0.3, 0.2, -0.5);
   x[1].X_WB = Pose::from_quaternion(Vec3(1.0, 0.15, 0.05), 1.0, 0.0, 0.0, 0.0);
-  x[1].v_W = Vec3(-0.6, 0.0, 0.02);
+  x[1].v_W = Vec3(-0.6, vy, 0.02);
   x[1].omega_B = Vec3(0.0, 1.0, 0.0);
+  return x;
+}
+
+TEST(TimeStepping, RolloutGradientMatchesFiniteDifferencesForTwoFreeBodies) {
+  // A capsule and a sphere collide off-centre (no gravity) and stay in contact for a while.
+  TimeStepper ts;
+  const std::vector<BodyState> x = capsule_meets_sphere(ts, 0.0);
   expect_rollout_gradient(ts, x, 30, 2);
 }
 
@@ -204,15 +210,7 @@ TEST(TimeStepping, RolloutGradientWithFrictionMatchesFiniteDifferences) {
     opt.friction_tolerance = 1e-12;
     opt.friction_passes = 100;
     TimeStepper ts(opt);
-    ts.add_body(dcol::Capsule(0.2, 0.8), 1.0, Vec3(0.02, 0.07, 0.07).asDiagonal(), "capsule");
-    ts.add_body(dcol::Sphere(0.3), 2.0, Mat3::Identity() * 0.072, "sphere");
-    std::vector<BodyState> x(2);
-    x[0].X_WB = Pose::from_quaternion(Vec3(0.0, 0.0, 0.0), 0.95, 0.1, 0.2, 0.2);
-    x[0].v_W = Vec3(0.6, 0.05, 0.0);
-    x[0].omega_B = Vec3(0.3, 0.2, -0.5);
-    x[1].X_WB = Pose::from_quaternion(Vec3(1.0, 0.15, 0.05), 1.0, 0.0, 0.0, 0.0);
-    x[1].v_W = Vec3(-0.6, 0.3, 0.02);
-    x[1].omega_B = Vec3(0.0, 1.0, 0.0);
+    const std::vector<BodyState> x = capsule_meets_sphere(ts, 0.3);
     expect_rollout_gradient(ts, x, 30, 2);
   }
 }
