@@ -224,7 +224,28 @@ docs/sim-time-stepping.md.)")
           [](const TimeStepper& t, const py::object& state) {
             return t.kinetic_energy(body_states_from(state, t.num_bodies(), "state"));
           },
-          py::arg("state"));
+          py::arg("state"))
+      .def(
+          "all_pair_alphas",
+          [](const TimeStepper& t, const py::object& state) {
+            py::list out;
+            for (const auto& p : t.all_pair_alphas(body_states_from(state, t.num_bodies(), "state")))
+              out.append(py::make_tuple(p.a, p.b, p.alpha, p.ok));
+            return out;
+          },
+          py::arg("state"),
+          "(a, b, alpha, ok) for every pair of bodies that may touch (not both static, not disabled), a < b.");
+
+  s.def(
+      "twelve_primitives",
+      [](unsigned seed, const TimeSteppingOptions& options) {
+        std::vector<sim::BodyState> x0;
+        auto ts = std::make_unique<TimeStepper>(sim::twelve_primitives(x0, seed, options));
+        return py::make_tuple(std::move(ts), body_states_to(x0));
+      },
+      py::arg("seed") = 1u, py::arg("options") = TimeSteppingOptions{},
+      "The DCOL seed's Fig. 6 scene (diffcol demo twelve-primitives): twelve primitives of 10 kg/m^3 moving "
+      "towards the origin, no gravity. Returns (TimeStepper, initial state (12, 13)).");
 }
 
 }  // namespace

@@ -111,3 +111,13 @@ def test_bad_input_raises_value_error():
     with pytest.raises(ValueError):
         o.friction = float("nan")
     assert o.friction == 0.0
+
+
+def test_twelve_primitives_scene():
+    ts, x0 = sim.twelve_primitives(seed=2)
+    assert x0.shape == (12, 13) and ts.num_bodies == 12 and ts.num_dynamic == 12
+    assert all(a < b and ok and alpha > 1.0 for a, b, alpha, ok in ts.all_pair_alphas(x0))
+    assert len(ts.all_pair_alphas(x0)) == 66
+    out = ts.rollout(x0, 5)
+    assert out["converged"]
+    np.testing.assert_allclose(ts.linear_momentum(out["states"][-1]), ts.linear_momentum(x0), atol=1e-9)
