@@ -693,9 +693,10 @@ void shape_derivatives(const Primitive& shape1, const Primitive& shape2, const C
   for (int r = 0; r < A.nr; ++r)
     if (A.body[r] == 0) u += A.z[r] * Vec3(A.sx[r][0], A.sx[r][1], A.sx[r][2]);
   const double un = u.norm();
-  const Vec3 u_hat = u / un;
+  const bool has_normal = un > 0.0 && std::isfinite(un);  // (else d_normal_W stays zero)
+  const Vec3 u_hat = has_normal ? Vec3(u / un) : Vec3::Zero();
   const double sigma = u_hat.dot(r2 - r1) < 0.0 ? -1.0 : 1.0;
-  const Mat3 normal_map = (sigma / un) * (Mat3::Identity() - u_hat * u_hat.transpose());
+  const Mat3 normal_map = has_normal ? Mat3((sigma / un) * (Mat3::Identity() - u_hat * u_hat.transpose())) : Mat3::Zero();
   const auto gp = [&](int r) { return Vec3(A.sx[r][0], A.sx[r][1], A.sx[r][2]); };
   double L[3][kQ] = {};
   for (int j = 0; j < A.p; ++j) {

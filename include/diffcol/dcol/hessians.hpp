@@ -118,7 +118,7 @@ struct ShapeDerivatives {
   using Rows3 = Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::ColMajor, 3, kMaxPairParameters>;
   Row d_alpha, d_gap;
   Rows3 d_x_W, d_p1_W, d_p2_W;
-  Rows3 d_normal_W;  ///< of separating_normal (contact.hpp), from the multipliers' derivatives
+  Rows3 d_normal_W;  ///< of separating_normal (contact.hpp), from the multipliers' derivatives (zero if u = 0)
 };
 
 /// Shape-parameter derivatives of `result`, a solve_contact result of shape1 against shape2 (the
