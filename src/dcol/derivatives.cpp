@@ -454,14 +454,14 @@ bool dual_sum_derivative(const ContactResult& res, DualSumDerivative& out) {
     const Vec3 g(k.G[i][0], k.G[i][1], k.G[i][2]);
     for (int c = 0; c < 12; ++c) out.du.col(c) += dzi[c] * g;
   };
-  // ds_i = −g_iᵀ dx̂ + ∂s_i/∂η at fixed x̂ (the row's own body's columns)
-  const auto row_ds = [&](int i, int body, double* ds) {
+  // ds_i = −g_iᵀ dx̂ + ∂s_i/∂η at fixed x̂ for a row i of body 1 (its own columns 0–5)
+  const auto row_ds = [&](int i, double* ds) {
     double own[6];
     row_twist_derivative(k, p, inv_ell, i, own);
     for (int c = 0; c < 12; ++c) {
       double v = 0.0;
       for (int j = 0; j < n; ++j) v -= k.G[i][j] * dx[j][c];
-      ds[c] = v + (c / 6 == body ? own[c % 6] : 0.0);
+      ds[c] = v + (c < 6 ? own[c] : 0.0);
     }
   };
   if (k.polished) {
@@ -509,7 +509,7 @@ bool dual_sum_derivative(const ContactResult& res, DualSumDerivative& out) {
         double ub[4] = {0.0, 0.0, 0.0, 0.0}, ds[4][12];
         for (int r = 1; r < d; ++r) {
           ub[r] = k.s[s0 + r] / nb;
-          row_ds(s0 + r, 0, ds[r]);
+          row_ds(s0 + r, ds[r]);
         }
         const double f = k.soc_nu[cone] / nb;
         double dzc[4][12];
@@ -533,7 +533,7 @@ bool dual_sum_derivative(const ContactResult& res, DualSumDerivative& out) {
       for (int c = 0; c < 12; ++c) dx[j][c] = dxb[c / 6][c % 6][j];
     for (int i = 0; i < l1; ++i) {
       double ds[12];
-      row_ds(i, 0, ds);
+      row_ds(i, ds);
       for (int c = 0; c < 12; ++c) ds[c] *= -1.0 / (k.w[i] * k.w[i]);
       accumulate(i, ds);
     }
@@ -541,7 +541,7 @@ bool dual_sum_derivative(const ContactResult& res, DualSumDerivative& out) {
       if (k.soc_body[cone] != 0) continue;
       const int s0 = k.soc_start[cone], d = k.soc_dim[cone];
       double ds[4][12];
-      for (int r = 0; r < d; ++r) row_ds(s0 + r, 0, ds[r]);
+      for (int r = 0; r < d; ++r) row_ds(s0 + r, ds[r]);
       const double ib = 1.0 / k.soc_beta[cone];
       double dzc[4][12];
       for (int c = 0; c < 12; ++c) {
