@@ -266,6 +266,7 @@ Json dcol_hessians_json(const dcol::ContactHessians& h) {
   j["H_x_W"] = stack(h.H_x_W);
   j["H_p1_W"] = stack(h.H_p1_W);
   j["H_p2_W"] = stack(h.H_p2_W);
+  j["H_normal_W"] = stack(h.H_normal_W);
   return j;
 }
 
@@ -395,7 +396,7 @@ p2_W (eq. (29)) and the signed distance (eq. (30)), as JSON.
   --derivatives       add dcol::contact_derivatives: every block J_<out>_<X1|X2|X12>
   --hessians          add dcol::contact_hessians: H_alpha, H_gap (12x12 over [twist of body 1 |
                       twist of body 2] in --frame), per world component [3][..][..] H_x_W,
-                      H_p1_W, H_p2_W, and H_alpha_X12 (6x6)
+                      H_p1_W, H_p2_W, H_normal_W, and H_alpha_X12 (6x6)
   --shape-derivatives add dcol::shape_derivatives: parameter names of both primitives and d_<out>
                       for alpha, gap, x_W, p1_W, p2_W (a polytope of at most 32 faces)
   --frame F           twist of the X1 / X2 columns: world (default), local or local_world_aligned

@@ -76,11 +76,13 @@ void random_config(std::mt19937& rng, const Primitive& a, const Primitive& b, Po
 
 TEST(DcolDerivatives, EveryOrderedPairMatchesFiniteDifferences) {
   // Every output (α, x*, p1, p2, distance) at the default (unsmoothed, polished) solution against
-  // Ridders central differences of the solve on SE(3): ≤ 1e-6 relative, 1e-8 absolute.
+  // Ridders central differences of the solve on SE(3): ≤ 1e-6 relative, 1e-8 absolute. Where the
+  // step of 1e-3 crosses a feature switch (at most one configuration in a thousand) the
+  // differences are taken again with a step of 1e-4.
   const int n = deriv_poses();
   const char* const* names = benchmark_primitive_names();
   std::mt19937 rng(11);
-  int checked = 0;
+  int checked = 0, rechecked = 0;
   double worst_all = 0.0;
   for (int i = 0; i < kNumPrimitiveTypes; ++i) {
     for (int j = 0; j < kNumPrimitiveTypes; ++j) {
@@ -95,7 +97,13 @@ TEST(DcolDerivatives, EveryOrderedPairMatchesFiniteDifferences) {
         const ContactDerivatives d = contact_derivatives(res);
         ASSERT_EQ(d.status, DerivativeStatus::ok);
         auto f = [&](const Pose& A, const Pose& B) { return outputs(solve_contact(a, A, b, B)); };
-        const GradientCheckResult chk = check_pose_gradient(f, X1, X2, analytic_world(d), check_options());
+        GradientCheckResult chk = check_pose_gradient(f, X1, X2, analytic_world(d), check_options());
+        if (!chk.passed()) {  // a feature switch within the step: the differences again at a tenth of it
+          GradientCheckOptions fine = check_options();
+          fine.step = 1e-4;
+          chk = check_pose_gradient(f, X1, X2, analytic_world(d), fine);
+          ++rechecked;
+        }
         ++checked;
         for (const auto& blk : chk.blocks) {
           worst = std::max(worst, blk.worst_ratio);
@@ -109,7 +117,10 @@ TEST(DcolDerivatives, EveryOrderedPairMatchesFiniteDifferences) {
                   worst, worst_rel);
     }
   }
-  std::printf("%d configurations checked (all outputs), worst error / tolerance %.3g\n", checked, worst_all);
+  std::printf("%d configurations checked (all outputs), %d of them again at a tenth of the step, worst error / "
+              "tolerance %.3g\n",
+              checked, rechecked, worst_all);
+  EXPECT_LE(rechecked, checked / 1000 + 1);
 }
 
 TEST(DcolDerivatives, SlackEliminationMatchesTheUnpolishedSolveAndFiniteDifferences) {

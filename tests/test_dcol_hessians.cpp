@@ -1,11 +1,11 @@
 // Tests of the second-order pose derivatives and the shape-parameter derivatives of the DCOL
 // contact (include/diffcol/dcol/hessians.hpp):
-//  - the Hessians of α, the gap, x*, p1 and p2 against Ridders central differences of the
-//    ANALYTIC first derivatives (contact_derivatives) on SE(3), symmetrized (the antisymmetric
-//    part is the bracket term, checked too); world, local and X12 twists. A configuration whose
-//    differences are not consistent themselves (the mixed partials between the two poses differ:
-//    the step crossed a switch of the active set, near a weakly active constraint) is skipped,
-//    at most 2% of them;
+//  - the Hessians of α, the gap, x*, p1, p2 and the separating normal against Ridders central
+//    differences of the ANALYTIC first derivatives (contact_derivatives, normal_derivatives) on
+//    SE(3), symmetrized (the antisymmetric part is the bracket term, checked too); world, local
+//    and X12 twists. A configuration whose differences are not consistent themselves (the mixed
+//    partials between the two poses differ: the step crossed a switch of the active set, near a
+//    weakly active constraint) is skipped, at most 2% of them;
 //  - every parameter derivative (α, gap, x*, p1, p2) against Ridders central differences of
 //    re-solves with the parameter changed;
 // over every ordered pair of the seven benchmark primitives (and mounted, rotated shapes),
@@ -109,10 +109,12 @@ struct Check {
   }
 };
 
-/// The gradients of α, the gap and the components of x_W, p1_W, p2_W as one 132-vector, each
-/// [X1 | X2] (12 entries).
-Eigen::VectorXd first_derivatives(const ContactDerivatives& d) {
-  Eigen::VectorXd v(132);
+/// The gradients of α, the gap and the components of x_W, p1_W, p2_W and the separating normal
+/// as one 168-vector, each [X1 | X2] (12 entries).
+Eigen::VectorXd first_derivatives(const ContactResult& r, ReferenceFrame frame) {
+  const ContactDerivatives d = contact_derivatives(r, frame);
+  const NormalDerivatives nd = normal_derivatives(r, frame);
+  Eigen::VectorXd v(168);
   int k = 0;
   const auto put = [&](const auto& J1, const auto& J2) {
     for (int i = 0; i < J1.rows(); ++i) {
@@ -125,15 +127,18 @@ Eigen::VectorXd first_derivatives(const ContactDerivatives& d) {
   put(d.J_x_W_X1, d.J_x_W_X2);
   put(d.J_p1_W_X1, d.J_p1_W_X2);
   put(d.J_p2_W_X1, d.J_p2_W_X2);
+  put(nd.J_normal_W_X1, nd.J_normal_W_X2);
   return v;
 }
 std::vector<const Mat12*> hessian_blocks(const ContactHessians& h) {
   std::vector<const Mat12*> out = {&h.H_alpha, &h.H_gap};
-  for (const auto* a : {&h.H_x_W, &h.H_p1_W, &h.H_p2_W})
+  for (const auto* a : {&h.H_x_W, &h.H_p1_W, &h.H_p2_W, &h.H_normal_W})
     for (int i = 0; i < 3; ++i) out.push_back(&(*a)[i]);
   return out;
 }
-const char* kOutputNames[11] = {"alpha", "gap", "x0", "x1", "x2", "p1_0", "p1_1", "p1_2", "p2_0", "p2_1", "p2_2"};
+constexpr int kOutputs = 14;
+const char* kOutputNames[kOutputs] = {"alpha", "gap",  "x0",   "x1",   "x2", "p1_0", "p1_1",
+                                      "p1_2",  "p2_0", "p2_1", "p2_2", "n0", "n1",   "n2"};
 
 GradientCheckOptions fd_options(ReferenceFrame frame) {
   GradientCheckOptions o;
@@ -160,6 +165,7 @@ TEST(DcolHessians, AgainstFiniteDifferencesOfTheFirstDerivatives) {
           continue;
         }
         ++configs;
+        ASSERT_TRUE(normal_derivatives(res).ok()) << s1.name << "-" << s2.name;
         for (int c = 0; c < res.kkt.soc_count; ++c) {
           apex += res.kkt.soc_state[c] == 2;
           boundary += res.kkt.soc_state[c] == 1;
@@ -173,10 +179,10 @@ TEST(DcolHessians, AgainstFiniteDifferencesOfTheFirstDerivatives) {
         for (int fi = 0; fi < 2; ++fi) {
           const ReferenceFrame frame = fi == 0 ? ReferenceFrame::world : ReferenceFrame::local;
           const auto f = [&](const Pose& A, const Pose& B) {
-            return first_derivatives(contact_derivatives(solve_contact(s1.shape, A, s2.shape, B), frame));
+            return first_derivatives(solve_contact(s1.shape, A, s2.shape, B), frame);
           };
           N[fi] = numeric_jacobian(PosePairFunction(f), X1, X2, fd_options(frame));
-          for (int o = 0; o < 11; ++o) {
+          for (int o = 0; o < kOutputs; ++o) {
             const Eigen::MatrixXd M = N[fi].middleRows(12 * o, 12);
             own.add(M.topRightCorner(6, 6), M.bottomLeftCorner(6, 6).transpose(), where + " " + kOutputNames[o]);
           }
@@ -193,8 +199,8 @@ TEST(DcolHessians, AgainstFiniteDifferencesOfTheFirstDerivatives) {
           ASSERT_TRUE(h.ok()) << where;
           const auto H = hessian_blocks(h);
           for (const Mat12* Hk : H) EXPECT_EQ((*Hk - Hk->transpose()).cwiseAbs().maxCoeff(), 0.0) << where;
-          const Eigen::VectorXd grad = first_derivatives(contact_derivatives(res, frame));
-          for (int o = 0; o < 11; ++o) {
+          const Eigen::VectorXd grad = first_derivatives(res, frame);
+          for (int o = 0; o < kOutputs; ++o) {
             const Eigen::MatrixXd M = N[fi].middleRows(12 * o, 12);  // M(i, j) = ∂_j (∂_i f)
             const std::string w = where + " " + kOutputNames[o] + " " + reference_frame_name(frame);
             (frame == ReferenceFrame::world ? world : local).add(*H[o], 0.5 * (M + M.transpose()), w);

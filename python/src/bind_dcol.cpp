@@ -701,7 +701,7 @@ Returns:
   // ------------------------------------------------------------------ second order, shape parameters
   py::class_<dcol::ContactHessians> hcls(m, "ContactHessians", R"(Second-order pose derivatives of one DCOL result.
 
-H_alpha, H_gap: (12, 12); H_x_W, H_p1_W, H_p2_W: (3, 12, 12), one matrix per world component
+H_alpha, H_gap: (12, 12); H_x_W, H_p1_W, H_p2_W, H_normal_W: (3, 12, 12), one matrix per world component
 (zero with outputs=HessianOutputs.scalars). Columns [zeta1 | zeta2] in .frame: the Hessian of
 f(exp((M1 zeta1)^) X_WB1, exp((M2 zeta2)^) X_WB2), M_i = world_twist_from_frame(frame, X_WBi)
 (world: exp(eta^) X; local: X exp(zeta^)); symmetric. H_alpha_X12 (6, 6): w.r.t. the body twist of
@@ -734,9 +734,13 @@ X_12 = X_WB1^-1 X_WB2. Exact second derivatives on the active set of the polishe
                                "(3, 12, 12): one symmetric matrix per world component of p1_W");
     hcls.def_property_readonly("H_p2_W", [stack3](const dcol::ContactHessians& h) { return stack3(h.H_p2_W); },
                                "(3, 12, 12): one symmetric matrix per world component of p2_W");
+    hcls.def_property_readonly(
+        "H_normal_W", [stack3](const dcol::ContactHessians& h) { return stack3(h.H_normal_W); },
+        "(3, 12, 12): one symmetric matrix per world component of separating_normal (zero where the dual normal "
+        "vanishes)");
   }
   py::enum_<dcol::HessianOutputs>(m, "HessianOutputs", "Which blocks contact_hessians fills.")
-      .value("all", dcol::HessianOutputs::all, "alpha, the gap and the points x_W, p1_W, p2_W")
+      .value("all", dcol::HessianOutputs::all, "alpha, the gap, the points x_W, p1_W, p2_W and the normal")
       .value("scalars", dcol::HessianOutputs::scalars, "alpha and the gap only");
   m.def(
       "contact_hessians",

@@ -119,7 +119,7 @@ def test_solve_equals_cli_json(cli_exe):
             assert same_bits_json(getattr(nd, name), ref["derivatives"][name]), f"{a}-{b}: {name}"
         h = dcol.contact_hessians(r)
         assert ref["hessians"]["status"] == diffcol.status_name(h.status)
-        for name in ["H_alpha", "H_gap", "H_alpha_X12", "H_x_W", "H_p1_W", "H_p2_W"]:
+        for name in ["H_alpha", "H_gap", "H_alpha_X12", "H_x_W", "H_p1_W", "H_p2_W", "H_normal_W"]:
             assert same_bits_json(getattr(h, name), ref["hessians"][name]), f"{a}-{b}: {name}"
         sd = dcol.shape_derivatives(primitive(a), primitive(b), r)
         ref_sd = ref["shape_derivatives"]
@@ -417,8 +417,9 @@ def test_every_public_name_has_a_docstring():
 
 
 def test_hessians_and_shape_derivatives():
-    """contact_hessians against Richardson differences of the analytic Jacobians (world twists,
-    symmetric part); shape_derivatives against differences of the solve."""
+    """contact_hessians (alpha, the gap, x_W and the normal) against Richardson differences of the
+    analytic Jacobians (world twists, symmetric part); shape_derivatives against differences of the
+    solve."""
     cone, ell = dcol.Cone(1.5, 0.5), dcol.Ellipsoid.from_semi_axes(0.6, 0.9, 1.2)
     X1 = diffcol.Pose([0.1, -0.2, 0.3, 0.9, 0.1, 0.3, 0.2])
     X2 = diffcol.Pose([1.6, 1.1, 0.9, 0.8, -0.2, 0.1, 0.4])
@@ -433,12 +434,14 @@ def test_hessians_and_shape_derivatives():
     def grads(t, wrt, e):
         A = diffcol.se3_exp(t * e) * X1 if wrt == 0 else X1
         B = diffcol.se3_exp(t * e) * X2 if wrt == 1 else X2
-        d = dcol.contact_derivatives(dcol.solve_contact(cone, A, ell, B))
+        res = dcol.solve_contact(cone, A, ell, B)
+        d, nd = dcol.contact_derivatives(res), dcol.normal_derivatives(res)
         return {"alpha": np.concatenate([d.J_alpha_X1, d.J_alpha_X2]),
                 "gap": np.concatenate([d.J_gap_X1, d.J_gap_X2]),
-                "x": np.hstack([d.J_x_W_X1, d.J_x_W_X2])}
+                "x": np.hstack([d.J_x_W_X1, d.J_x_W_X2]),
+                "n": np.hstack([nd.J_normal_W_X1, nd.J_normal_W_X2])}
 
-    cols = {"alpha": [], "gap": [], "x": []}
+    cols = {"alpha": [], "gap": [], "x": [], "n": []}
     for wrt in range(2):
         for k in range(6):
             e = np.zeros(6)
@@ -449,9 +452,10 @@ def test_hessians_and_shape_derivatives():
     for n, H in [("alpha", h.H_alpha), ("gap", h.H_gap)]:
         M = np.stack(cols[n], axis=-1)
         np.testing.assert_allclose(H, 0.5 * (M + M.T), rtol=0, atol=1e-6 * np.abs(H).max())
-    M = np.stack(cols["x"], axis=-1)  # (3, 12, 12)
-    np.testing.assert_allclose(h.H_x_W, 0.5 * (M + np.transpose(M, (0, 2, 1))), rtol=0,
-                               atol=1e-6 * np.abs(h.H_x_W).max())
+    for n, H in [("x", h.H_x_W), ("n", h.H_normal_W)]:
+        M = np.stack(cols[n], axis=-1)  # (3, 12, 12)
+        np.testing.assert_allclose(H, 0.5 * (M + np.transpose(M, (0, 2, 1))), rtol=0, atol=1e-6 * np.abs(H).max())
+    assert np.abs(h.H_normal_W).max() > 1e-2
 
     sd = dcol.shape_derivatives(cone, ell, r)
     names = dcol.shape_parameter_names(cone) + dcol.shape_parameter_names(ell)

@@ -219,6 +219,26 @@ void vector_hessians(const ContactResult& res, const ActiveProblem& A, const dou
     for (int i = 0; i < q; ++i) Y[a][i] = i == a ? 1.0 : 0.0;
     detail::lu_solve(A.K, A.perm, q, Y[a]);
   }
+  // The normal n = σ v/‖v‖, v = Σ_{r of body 1} λ_r g_r (g_r = ∂s_r/∂p, world; ζ of body 1):
+  // D²v = Σ_r D²λ_r g_r + (terms of g_r turning with body 1). D²λ's part in w_ab is
+  // Φμ_ab − C S_x x_ab = L_r·w_ab, so Σ_r g_r (L_r·w_ab) = −(K⁻¹ L_gᵀ)ᵀ D²F: three more solves (Yn).
+  const Vec3 vn = A.zeta[0];  // v above
+  double Yn[3][kQ];
+  {
+    double CS[kR][kMaxConeVars];
+    apply_curvature(A, A.sx, n, CS);
+    for (int k = 0; k < 3; ++k) {
+      for (int i = 0; i < q; ++i) Yn[k][i] = 0.0;
+      for (int r = 0; r < nr; ++r) {
+        if (A.body[r] != 0) continue;
+        const double g = A.sx[r][k];
+        for (int i = 0; i < n; ++i) Yn[k][i] -= g * CS[r][i];
+        for (int j = 0; j < A.p; ++j) Yn[k][n + j] += g * A.Phi[r][j];
+      }
+      detail::lu_solve(A.K, A.perm, q, Yn[k]);
+    }
+  }
+  Vec3 d2v[12][12];
   // per direction: s_a, Dλ_a
   double sa[kR][12], dl[kR][12];
   for (int r = 0; r < nr; ++r)
@@ -273,6 +293,12 @@ void vector_hessians(const ContactResult& res, const ActiveProblem& A, const dou
         if (ka == kb) t -= zeta;
         for (int c = 0; c < 3; ++c) F[c] -= t[c];
       }
+      // D²v outside w_ab: the turning of g_r with body 1 (first and second order), the cones' D²λ
+      Vec3 kv = Vec3::Zero();
+      if (bb == 0 && kb < 3) kv += Vec3::Unit(kb).cross(Z[a][0]);
+      if (ba == 0 && ka < 3) kv += Vec3::Unit(ka).cross(Z[b][0]);
+      if (ba == 0 && bb == 0 && ka < 3 && kb < 3)
+        kv += 0.5 * (Vec3::Unit(ka).cross(Vec3::Unit(kb).cross(vn)) + Vec3::Unit(kb).cross(Vec3::Unit(ka).cross(vn)));
       for (int k = 0; k < A.cones; ++k) {  // −C D²s, the cones' ∇²φ and ∇³φ terms on their rows s̄
         const int r0 = A.cone_r0[k], d = A.cone_d[k], jc = A.cone_j[k];
         const double* u = A.cone_u[k];
@@ -294,6 +320,7 @@ void vector_hessians(const ContactResult& res, const ActiveProblem& A, const dou
           const double d2l = -f * (d2s[r0 + t] - u[t] * us) + nu / (nb * nb) * (ub * Pa[t] + ua * Pb[t] + aPb * u[t]) -
                              (mua * Pb[t] + mub * Pa[t]) / nb;
           for (int i = 0; i < n; ++i) F[i] -= A.sx[r0 + t][i] * d2l;
+          if (A.body[r0] == 0) kv += d2l * Vec3(A.sx[r0 + t][0], A.sx[r0 + t][1], A.sx[r0 + t][2]);
         }
         F[n + jc] = -(d2s[r0] - us) + aPb / nb;  // −∇φᵀD²s − ∇²φ[s_a, s_b]
       }
@@ -302,7 +329,34 @@ void vector_hessians(const ContactResult& res, const ActiveProblem& A, const dou
         for (int i = 0; i < q; ++i) val -= Y[c][i] * F[i];
         xab[a][b][c] = val;
       }
+      for (int c = 0; c < 3; ++c) {
+        double val = 0.0;
+        for (int i = 0; i < q; ++i) val -= Yn[c][i] * F[i];
+        kv[c] += val;
+      }
+      d2v[a][b] = kv;
     }
+  // n = σ v/‖v‖: D²n = σ[P D²v − ((v̂·Dv_b) P Dv_a + (v̂·Dv_a) P Dv_b + (Dv_aᵀ P Dv_b) v̂)/‖v‖]/‖v‖,
+  // P = I − v̂v̂ᵀ, Dv_a = Σ_r Dλ_r,a g_r + ω_a × v (body 1's rotations); zero where v vanishes
+  const double nv = vn.norm();
+  if (nv > 0.0 && std::isfinite(nv)) {
+    const Vec3 vh = vn / nv;
+    const double sigma = separating_normal(res).dot(vh) < 0.0 ? -1.0 : 1.0;
+    Vec3 dv[12], Pdv[12];
+    double vdv[12];
+    for (int a = 0; a < 12; ++a) {
+      dv[a] = Z[a][0];
+      if (a < 3) dv[a] += Vec3::Unit(a).cross(vn);
+      vdv[a] = vh.dot(dv[a]);
+      Pdv[a] = dv[a] - vdv[a] * vh;
+    }
+    for (int a = 0; a < 12; ++a)
+      for (int b = a; b < 12; ++b) {
+        const Vec3 P2 = d2v[a][b] - vh.dot(d2v[a][b]) * vh;
+        const Vec3 h = sigma / nv * (P2 - (vdv[b] * Pdv[a] + vdv[a] * Pdv[b] + dv[a].dot(Pdv[b]) * vh) / nv);
+        for (int c = 0; c < 3; ++c) out.H_normal_W[c](a, b) = out.H_normal_W[c](b, a) = h[c];
+      }
+  }
   // x*, and p_i = r_i + (x − r_i)/α with r_i = exp(η_i^)·r_i
   const double alpha = res.alpha, ia = 1.0 / alpha;
   const Vec3 r[2] = {res.X_WS1.p, res.X_WS2.p};
@@ -340,6 +394,7 @@ void contact_hessians(const ContactResult& res, ContactHessians& out, ReferenceF
     out.H_x_W[k].setZero();
     out.H_p1_W[k].setZero();
     out.H_p2_W[k].setZero();
+    out.H_normal_W[k].setZero();
   }
   out.status = status_of(res);
   if (!out.ok()) return;
@@ -442,7 +497,7 @@ void contact_hessians(const ContactResult& res, ContactHessians& out, ReferenceF
     out.H_gap = M.transpose() * out.H_gap * M;
     if (outputs == HessianOutputs::all)
       for (int k = 0; k < 3; ++k)
-        for (Mat12* Hk : {&out.H_x_W[k], &out.H_p1_W[k], &out.H_p2_W[k]}) *Hk = M.transpose() * *Hk * M;
+        for (Mat12* Hk : {&out.H_x_W[k], &out.H_p1_W[k], &out.H_p2_W[k], &out.H_normal_W[k]}) *Hk = M.transpose() * *Hk * M;
   }
   // exactly symmetric (the products above round each triangle differently)
   out.H_alpha = 0.5 * (out.H_alpha + out.H_alpha.transpose()).eval();
@@ -450,7 +505,7 @@ void contact_hessians(const ContactResult& res, ContactHessians& out, ReferenceF
   bool finite = out.H_gap.allFinite() && out.H_alpha.allFinite();
   if (outputs == HessianOutputs::all)
     for (int k = 0; k < 3; ++k)
-      for (Mat12* Hk : {&out.H_x_W[k], &out.H_p1_W[k], &out.H_p2_W[k]}) {
+      for (Mat12* Hk : {&out.H_x_W[k], &out.H_p1_W[k], &out.H_p2_W[k], &out.H_normal_W[k]}) {
         *Hk = 0.5 * (*Hk + Hk->transpose()).eval();
         finite = finite && Hk->allFinite();
       }

@@ -16,7 +16,9 @@
 ///    pose adds the antisymmetric bracket term ½ μᵀ ad_{e_i} e_j (world twists, μ the gradient):
 ///    the blocks here are the symmetric part, as idcol/hessians.hpp.
 ///  - Outputs: α, the gap d_D = (1 − 1/α)‖r_2 − r_1‖ and, one matrix per world component, x_W,
-///    p1_W and p2_W (eq. (29)); directional second derivatives: uᵀ·H·v.
+///    p1_W and p2_W (eq. (29)) and separating_normal() (contact.hpp: n = σ v/‖v‖, v the sum of
+///    body 1's multipliers times their rows' point coefficients, differentiated twice through the
+///    multipliers' second derivatives); directional second derivatives: uᵀ·H·v.
 ///
 /// Method. On the active set of the polished solution (ConeKkt::polished) the program is
 ///   min α  s.t.  φ_j(s(x, θ)) = 0,  φ = s_i (orthant rows), s_k0 − ‖s̄_k‖ (cones on their
@@ -80,11 +82,14 @@ struct ContactHessians {
   std::array<Mat12, 3> H_x_W{Mat12::Zero(), Mat12::Zero(), Mat12::Zero()};
   std::array<Mat12, 3> H_p1_W{Mat12::Zero(), Mat12::Zero(), Mat12::Zero()};
   std::array<Mat12, 3> H_p2_W{Mat12::Zero(), Mat12::Zero(), Mat12::Zero()};
+  /// Of separating_normal() (contact.hpp), from the multipliers' second derivatives; zero where
+  /// the dual normal vanishes.
+  std::array<Mat12, 3> H_normal_W{Mat12::Zero(), Mat12::Zero(), Mat12::Zero()};
 };
 
 /// Which blocks contact_hessians() fills (H_alpha_X12, H_alpha and H_gap always).
 enum class HessianOutputs : std::uint8_t {
-  all = 0,      ///< also the points x_W, p1_W, p2_W
+  all = 0,      ///< also the points x_W, p1_W, p2_W and the normal
   scalars = 1,  ///< α and the gap only (the point blocks stay zero)
 };
 
