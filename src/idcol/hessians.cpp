@@ -59,49 +59,77 @@ struct Second {
 
 inline int pair_index(int a, int b) { return a * 6 - a * (a - 1) / 2 + (b - a); }  // a ≤ b
 
-// H ← Ad-transformed two-pose Hessian of a scalar with X12 Hessian Hx and world gradient mu (η2
-// columns): [[K, −K + C], [−K + Cᵀ, K]], K = AᵀHxA, C = ½[[μ̃ω, μ̃v], [μ̃v, 0]] (the bracket term of
+// The outputs' X12 Hessians side by side, one lane per output, pairs a ≤ b in pair_index order:
+// α, λ1, λ2, d_D, then the components of x, p1, p2 and n̂ (kLanes; the first 4 are the scalars).
+constexpr int kLanes = 16;
+struct Lanes {
+  alignas(64) double h[21][kLanes];
+};
+
+// K = AᵀH_xA for the first NO lanes: T = H_x·A, then the upper triangle of AᵀT, each step across
+// the lanes (the outputs share A, so the products vectorize over them). A = Ad(X_2)⁻¹ has a zero
+// upper-right block, skipped.
+template <int NO>
+[[gnu::always_inline]] inline void congruence(const Lanes& H, const Mat6& A, Lanes& K) {
+  double T[6][6][NO];
+  for (int i = 0; i < 6; ++i)
+    for (int b = 0; b < 6; ++b) {
+      double acc[NO] = {};
+      for (int j = b < 3 ? 0 : 3; j < 6; ++j) {
+        const double ajb = A(j, b);
+        const double* h = H.h[i <= j ? pair_index(i, j) : pair_index(j, i)];
+        for (int o = 0; o < NO; ++o) acc[o] += h[o] * ajb;
+      }
+      for (int o = 0; o < NO; ++o) T[i][b][o] = acc[o];
+    }
+  for (int a = 0; a < 6; ++a)
+    for (int b = a; b < 6; ++b) {
+      double acc[NO] = {};
+      for (int i = a < 3 ? 0 : 3; i < 6; ++i) {
+        const double aia = A(i, a);
+        for (int o = 0; o < NO; ++o) acc[o] += aia * T[i][b][o];
+      }
+      double* k = K.h[pair_index(a, b)];
+      for (int o = 0; o < NO; ++o) k[o] = acc[o];
+    }
+}
+
+// H ← the two-pose Hessian of a scalar from lane o of K = AᵀH_xA and its world gradient mu (η2
+// columns): [[K, −K + C], [−K + Cᵀ, K]], C = ½[[μ̃ω, μ̃v], [μ̃v, 0]] (the bracket term of
 // ξ = A(η2 − η1 − ½ ad_{η1}η2)), then diag(M1, M2)ᵀ·H·diag(M1, M2) for the frame.
-void two_pose(const Mat6& Hx, const RowVec6& mu, const Mat6& A, const Mat6& M1, const Mat6& M2, bool world,
-              Mat12& H) {
-  // K = AᵀHxA by blocks, A = [[Qᵀ, 0], [−Qᵀt̃, Qᵀ]] = diag(Qᵀ, Qᵀ)·[[I, 0], [−t̃, I]]: G = Q H_ij Qᵀ
-  // per block, then K = [[G_ww − G_wv t̃ + t̃ G_vw − t̃ G_vv t̃, G_wv + t̃ G_vv], [·ᵀ, G_vv]]
-  const Mat3 Q = A.topLeftCorner<3, 3>().transpose();
-  const Mat3 Tt = -(Q * A.bottomLeftCorner<3, 3>());  // t̃ = −Q·(−Qᵀt̃)
-  Mat3 Gww, Gwv, Gvv, tmp;
-  tmp.noalias() = Hx.topLeftCorner<3, 3>() * Q.transpose();
-  Gww.noalias() = Q * tmp;
-  tmp.noalias() = Hx.topRightCorner<3, 3>() * Q.transpose();
-  Gwv.noalias() = Q * tmp;
-  tmp.noalias() = Hx.bottomRightCorner<3, 3>() * Q.transpose();
-  Gvv.noalias() = Q * tmp;
-  Mat3 Kwv = Gwv;
-  Kwv.noalias() += Tt * Gvv;
-  Mat3 Kww = Gww;
-  Kww.noalias() += Tt * Gwv.transpose();
-  Kww.noalias() -= Kwv * Tt;
-  Mat6 K;
-  K.topLeftCorner<3, 3>() = 0.5 * (Kww + Kww.transpose());  // exactly symmetric despite rounding
-  K.topRightCorner<3, 3>() = Kwv;
-  K.bottomLeftCorner<3, 3>() = Kwv.transpose();
-  K.bottomRightCorner<3, 3>() = 0.5 * (Gvv + Gvv.transpose());
-  Mat6 C = Mat6::Zero();
-  const Vec3 mw = mu.head<3>().transpose(), mv = mu.tail<3>().transpose();
-  C.topLeftCorner<3, 3>() = 0.5 * skew(mw);
-  C.topRightCorner<3, 3>() = 0.5 * skew(mv);
-  C.bottomLeftCorner<3, 3>() = 0.5 * skew(mv);
-  const Mat6 X = -K + C;
-  if (world) {
-    H.topLeftCorner<6, 6>() = K;
-    H.bottomRightCorner<6, 6>() = K;
-    H.topRightCorner<6, 6>() = X;
-    H.bottomLeftCorner<6, 6>() = X.transpose();
+void two_pose(const Lanes& KL, int o, const RowVec6& mu, const Mat6& M1, const Mat6& M2, bool world, Mat12& H) {
+  double K[6][6];  // column-major: K[b][a] = K(a, b)
+  for (int a = 0; a < 6; ++a)
+    for (int b = a; b < 6; ++b) K[a][b] = K[b][a] = KL.h[pair_index(a, b)][o];
+  const double w0 = 0.5 * mu[0], w1 = 0.5 * mu[1], w2 = 0.5 * mu[2];
+  const double v0 = 0.5 * mu[3], v1 = 0.5 * mu[4], v2 = 0.5 * mu[5];
+  const double C[6][6] = {{0.0, w2, -w1, 0.0, v2, -v1}, {-w2, 0.0, w0, -v2, 0.0, v0},  // column-major
+                          {w1, -w0, 0.0, v1, -v0, 0.0}, {0.0, v2, -v1, 0.0, 0.0, 0.0},
+                          {-v2, 0.0, v0, 0.0, 0.0, 0.0}, {v1, -v0, 0.0, 0.0, 0.0, 0.0}};
+  if (world) {  // column b: [K; −K − C] (C antisymmetric: the lower-left block is Xᵀ), b + 6: [C − K; K]
+    double* h = H.data();
+    for (int b = 0; b < 6; ++b) {
+      double* lo = h + 12 * b;
+      double* hi = h + 12 * (b + 6);
+      for (int a = 0; a < 6; ++a) {
+        lo[a] = K[b][a];
+        lo[a + 6] = -K[b][a] - C[b][a];
+        hi[a] = C[b][a] - K[b][a];
+        hi[a + 6] = K[b][a];
+      }
+    }
     return;
   }
+  Mat6 Km, X;
+  for (int b = 0; b < 6; ++b)
+    for (int a = 0; a < 6; ++a) {
+      Km(a, b) = K[b][a];
+      X(a, b) = C[b][a] - K[b][a];
+    }
   Mat6 t1, t2, K1, K2, Y;
-  t1.noalias() = K * M1;
+  t1.noalias() = Km * M1;
   K1.noalias() = M1.transpose() * t1;
-  t2.noalias() = K * M2;
+  t2.noalias() = Km * M2;
   K2.noalias() = M2.transpose() * t2;
   H.topLeftCorner<6, 6>() = 0.5 * (K1 + K1.transpose());
   H.bottomRightCorner<6, 6>() = 0.5 * (K2 + K2.transpose());
@@ -239,6 +267,7 @@ DIFFCOL_TARGET_CLONES DIFFCOL_HESSIAN_FLATTEN void hessians(const Shape& shape1,
     dnh[a] = (dG[a] - dgam[a] * n) / gam;
   }
   const Vec3 kk = x - r;
+  Lanes HX;
   for (int a = 0; a < 6; ++a)
     for (int b = a; b < 6; ++b) {
       const Dir &A = D[a], &Bd = D[b];
@@ -273,11 +302,14 @@ DIFFCOL_TARGET_CLONES DIFFCOL_HESSIAN_FLATTEN void hessians(const Shape& shape1,
       put(out.H_lambda1_X12, lab1);
       put(out.H_lambda2_X12, lab2);
       put(out.H_gap_X12, gab);
+      double* lane = HX.h[p];
+      lane[0] = aab, lane[1] = lab1, lane[2] = lab2, lane[3] = gab;
       for (int i = 0; i < 3; ++i) {
         put(out.H_x_B1_X12[i], xab[i]);
         put(out.H_p1_B1_X12[i], p1ab[i]);
         put(out.H_p2_B1_X12[i], p2ab[i]);
         put(out.H_normal_B1_X12[i], nab[i]);
+        lane[4 + i] = xab[i], lane[7 + i] = p1ab[i], lane[10 + i] = p2ab[i], lane[13 + i] = nab[i];
       }
     }
   if (!std::isfinite(out.H_alpha_X12.sum() + out.H_gap_X12.sum() + out.H_normal_B1_X12[0].sum() +
@@ -294,16 +326,19 @@ DIFFCOL_TARGET_CLONES DIFFCOL_HESSIAN_FLATTEN void hessians(const Shape& shape1,
     M1 = world_twist_from_frame(frame, X1);
     M2 = world_twist_from_frame(frame, X2);
   }
-  two_pose(out.H_alpha_X12, d.J_alpha_X2, A, M1, M2, world, out.H_alpha);
-  two_pose(out.H_lambda1_X12, d.J_lambda1_X2, A, M1, M2, world, out.H_lambda1);
-  two_pose(out.H_lambda2_X12, d.J_lambda2_X2, A, M1, M2, world, out.H_lambda2);
-  two_pose(out.H_gap_X12, d.J_gap_X2, A, M1, M2, world, out.H_gap);
+  Lanes K;
+  if (outputs == HessianOutputs::all) congruence<kLanes>(HX, A, K);
+  else congruence<4>(HX, A, K);
+  two_pose(K, 0, d.J_alpha_X2, M1, M2, world, out.H_alpha);
+  two_pose(K, 1, d.J_lambda1_X2, M1, M2, world, out.H_lambda1);
+  two_pose(K, 2, d.J_lambda2_X2, M1, M2, world, out.H_lambda2);
+  two_pose(K, 3, d.J_gap_X2, M1, M2, world, out.H_gap);
   if (outputs == HessianOutputs::all)
     for (int i = 0; i < 3; ++i) {
-      two_pose(out.H_x_B1_X12[i], d.J_x_B1_X2.row(i), A, M1, M2, world, out.H_x_B1[i]);
-      two_pose(out.H_p1_B1_X12[i], d.J_p1_B1_X2.row(i), A, M1, M2, world, out.H_p1_B1[i]);
-      two_pose(out.H_p2_B1_X12[i], d.J_p2_B1_X2.row(i), A, M1, M2, world, out.H_p2_B1[i]);
-      two_pose(out.H_normal_B1_X12[i], d.J_normal_B1_X2.row(i), A, M1, M2, world, out.H_normal_B1[i]);
+      two_pose(K, 4 + i, d.J_x_B1_X2.row(i), M1, M2, world, out.H_x_B1[i]);
+      two_pose(K, 7 + i, d.J_p1_B1_X2.row(i), M1, M2, world, out.H_p1_B1[i]);
+      two_pose(K, 10 + i, d.J_p2_B1_X2.row(i), M1, M2, world, out.H_p2_B1[i]);
+      two_pose(K, 13 + i, d.J_normal_B1_X2.row(i), M1, M2, world, out.H_normal_B1[i]);
     }
 }
 
