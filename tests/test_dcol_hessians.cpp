@@ -255,8 +255,8 @@ Eigen::VectorXd parameters_of(const Primitive& s) {
           const int m = p.num_faces;
           v.resize(4 * m);
           for (int i = 0; i < m; ++i) {
-            v[i] = p.b[i];
-            for (int j = 0; j < 3; ++j) v[m + 3 * i + j] = p.A(i, j);
+            v[i] = p.face_offset(i);
+            for (int j = 0; j < 3; ++j) v[m + 3 * i + j] = p.normal(i)[j];
           }
         } else if constexpr (std::is_same_v<T, Capsule> || std::is_same_v<T, Cylinder>) {
           v = Eigen::Vector2d(p.R, p.L);
@@ -377,6 +377,131 @@ TEST(DcolShapeDerivatives, AgainstFiniteDifferencesOfTheSolve) {
   EXPECT_LE(worst.worst, 1.0) << worst.where;
 }
 
+TEST(DcolShapeDerivatives, SparseEqualsDense) {
+  // the dense columns are the sparse ones scattered; every other column is exactly zero
+  std::mt19937 rng(31);
+  long checked = 0;
+  for (const auto& [s1, s2] : shape_pairs()) {
+    Pose X1, X2;
+    random_config(rng, s1.shape, s2.shape, true, X1, X2);
+    const ContactResult res = solve_contact(s1.shape, X1, s2.shape, X2);
+    const ShapeDerivatives d = shape_derivatives(s1.shape, s2.shape, res);
+    const SparseShapeDerivatives sd = sparse_shape_derivatives(s1.shape, s2.shape, res);
+    ASSERT_EQ(d.status, sd.status);
+    ASSERT_EQ(d.count1, sd.count1);
+    ASSERT_EQ(d.count2, sd.count2);
+    if (!d.ok()) continue;
+    ++checked;
+    ASSERT_GT(sd.touched, 0);
+    const int P = d.count1 + d.count2;
+    std::vector<int> column(static_cast<size_t>(P), -1);
+    for (int c = 0; c < sd.touched; ++c) {
+      ASSERT_GE(sd.parameter[c], 0);
+      ASSERT_LT(sd.parameter[c], P);
+      ASSERT_EQ(column[static_cast<size_t>(sd.parameter[c])], -1) << "a parameter listed twice";
+      column[static_cast<size_t>(sd.parameter[c])] = c;
+    }
+    for (int g = 0; g < P; ++g) {
+      const int c = column[static_cast<size_t>(g)];
+      const auto same = [&](const auto& dense, const auto& sparse) {
+        return c < 0 ? dense.col(g).isZero(0.0) : dense.col(g) == sparse.col(c);
+      };
+      EXPECT_TRUE(same(d.d_alpha, sd.d_alpha) && same(d.d_gap, sd.d_gap) && same(d.d_x_W, sd.d_x_W) &&
+                  same(d.d_p1_W, sd.d_p1_W) && same(d.d_p2_W, sd.d_p2_W) && same(d.d_normal_W, sd.d_normal_W))
+          << s1.name << "-" << s2.name << " parameter " << g;
+    }
+  }
+  EXPECT_GE(checked, static_cast<long>(shape_pairs().size()) - 2);
+}
+
+TEST(DcolShapeDerivatives, LargePolytopesAgainstFiniteDifferencesOfTheSolve) {
+  // A polytope above kInlinePolytopeFaces faces enters the program as a window of its faces:
+  // sparse_shape_derivatives maps the window's rows to the faces (ConeKkt::window_face). Every
+  // touched parameter and four untouched faces' parameters against Ridders differences of
+  // re-solves with the polytope rebuilt from the changed A, b. The polytopes are random tangent
+  // planes of an ellipsoid: three faces at each vertex (at the vertices of a triangulated hull
+  // more faces meet, and a face's offset has one-sided derivatives there, docs/dcol.md).
+  std::mt19937 rng(4242);
+  const auto tangent_planes = [&](int m, const Vec3& axes) {
+    Eigen::MatrixX3d A(m, 3);
+    Eigen::VectorXd b(m);
+    for (int i = 0; i < m; ++i) {
+      const Vec3 n = random_unit(rng);
+      A.row(i) = n.transpose();
+      b[i] = n.cwiseProduct(axes).norm();  // the ellipsoid's support function
+    }
+    return Primitive(Polytope(A, b));
+  };
+  const Primitive big = tangent_planes(60, Vec3(0.8, 0.6, 0.5)), big2 = tangent_planes(45, Vec3(0.5, 0.7, 0.6));
+  ASSERT_TRUE(std::get<Polytope>(big).is_large() && std::get<Polytope>(big2).is_large());
+  std::vector<std::pair<Named, Named>> pairs;
+  for (const char* n : {"capsule", "cone", "ellipsoid", "polytope", "sphere", "cylinder"})
+    pairs.push_back({{"hull", big}, {n, benchmark_primitive(n)}});
+  pairs.push_back({{"capsule", benchmark_primitive("capsule")}, {"hull", big}});
+  pairs.push_back({{"hull", big}, {"hull2", big2}});
+  if (pair_stride() > 1) pairs.erase(pairs.begin() + 1, pairs.end() - 2);  // the sanitized run: three pairs
+  Check worst;
+  long configs = 0, unpolished = 0, untouched_checked = 0;
+  const int offsets[7] = {0, 1, 2, 5, 8, 11, 14};
+  for (const auto& [s1, s2] : pairs)
+    for (bool separated : {true, false}) {
+      Pose X1, X2;
+      random_config(rng, s1.shape, s2.shape, separated, X1, X2);
+      const ContactResult res = solve_contact(s1.shape, X1, s2.shape, X2);
+      ASSERT_TRUE(res.ok());
+      EXPECT_THROW(shape_derivatives(s1.shape, s2.shape, res), std::invalid_argument);
+      const SparseShapeDerivatives sd = sparse_shape_derivatives(s1.shape, s2.shape, res);
+      if (!res.kkt.polished) {
+        ++unpolished;
+        EXPECT_EQ(sd.status, DerivativeStatus::singular);
+        continue;
+      }
+      ASSERT_TRUE(sd.ok());
+      ++configs;
+      const int n1 = shape_parameter_count(s1.shape), n2 = shape_parameter_count(s2.shape);
+      ASSERT_EQ(sd.count1, n1);
+      ASSERT_EQ(sd.count2, n2);
+      Eigen::VectorXd theta(n1 + n2);
+      theta << parameters_of(s1.shape), parameters_of(s2.shape);
+      // the columns to check: the touched ones, then four faces of the hull that are not touched
+      std::vector<int> cols(sd.parameter.begin(), sd.parameter.begin() + sd.touched);
+      const bool hull_first = s1.name == "hull";
+      const int m = std::get<Polytope>(hull_first ? s1.shape : s2.shape).num_faces, base = hull_first ? 0 : n1;
+      for (int tries = 0; tries < 200 && static_cast<int>(cols.size()) < sd.touched + 4; ++tries) {
+        const int face = static_cast<int>(rng() % static_cast<unsigned>(m));
+        if (std::find(cols.begin(), cols.end(), base + face) == cols.end()) cols.push_back(base + face);
+      }
+      const auto f = [&](const Eigen::VectorXd& t) {
+        Eigen::VectorXd full = theta;
+        for (size_t j = 0; j < cols.size(); ++j) full[cols[j]] = t[static_cast<Eigen::Index>(j)];
+        const Primitive a = with_parameters(s1.shape, full.head(n1)), b = with_parameters(s2.shape, full.tail(n2));
+        return outputs(solve_contact(a, X1, b, X2));
+      };
+      Eigen::VectorXd t0(static_cast<Eigen::Index>(cols.size()));
+      for (size_t j = 0; j < cols.size(); ++j) t0[static_cast<Eigen::Index>(j)] = theta[cols[j]];
+      GradientCheckOptions o;
+      o.step = 1e-4;
+      const Eigen::MatrixXd N = numeric_jacobian(VectorFunction(f), t0, o);
+      Eigen::MatrixXd A = Eigen::MatrixXd::Zero(14, static_cast<Eigen::Index>(cols.size()));
+      A.leftCols(sd.touched) << sd.d_alpha, sd.d_gap, sd.d_x_W, sd.d_p1_W, sd.d_p2_W, sd.d_normal_W;
+      untouched_checked += static_cast<long>(cols.size()) - sd.touched;
+
+      const std::string where = s1.name + "-" + s2.name + (separated ? " separated" : " penetrating");
+      for (int b = 0; b < 6; ++b)
+        for (Eigen::Index c = 0; c < A.cols(); ++c)
+          worst.add(A.block(offsets[b], c, offsets[b + 1] - offsets[b], 1),
+                    N.block(offsets[b], c, offsets[b + 1] - offsets[b], 1),
+                    where + " column " + std::to_string(c) + " (parameter " + std::to_string(cols[static_cast<size_t>(c)]) + ")",
+                    A.block(offsets[b], 0, offsets[b + 1] - offsets[b], A.cols()).cwiseAbs().maxCoeff());
+    }
+  std::printf("dcol sparse shape derivatives of large polytopes: %ld configurations (%ld unpolished), %ld untouched "
+              "parameters checked; worst error / tolerance %.3g\n",
+              configs, unpolished, untouched_checked, worst.worst);
+  EXPECT_GE(configs, static_cast<long>(pairs.size()));
+  EXPECT_GE(untouched_checked, 3 * configs);
+  EXPECT_LE(worst.worst, 1.0) << worst.where;
+}
+
 TEST(DcolShapeDerivatives, ClosedFormsAndNames) {
   // two spheres: α = D/(R1 + R2), x = r1 + α R1 u (independent references)
   const dcol::Sphere a(0.7), b(1.3);
@@ -427,7 +552,7 @@ TEST(DcolShapeDerivatives, ClosedFormsAndNames) {
   EXPECT_EQ(shape_parameter_name(benchmark_primitive("cone"), 1), "half_angle");
   EXPECT_THROW(shape_parameter_name(box, 24), std::out_of_range);
   EXPECT_THROW(shape_parameter_name(box, -1), std::out_of_range);
-  // a large polytope has no parameter derivatives; shapes must match the result
+  // a large polytope has no dense parameter derivatives (sparse ones: below); shapes must match
   std::vector<Vec3> pts;
   for (int i = 0; i < 200; ++i) {
     const double t = 2.399963 * i, z = 1.0 - 2.0 * (i + 0.5) / 200.0, r = std::sqrt(1.0 - z * z);
@@ -435,7 +560,7 @@ TEST(DcolShapeDerivatives, ClosedFormsAndNames) {
   }
   const Primitive big = Polytope::convex_hull(pts);
   ASSERT_TRUE(std::get<Polytope>(big).is_large());
-  EXPECT_THROW(shape_parameter_count(big), std::invalid_argument);
+  EXPECT_EQ(shape_parameter_count(big), 4 * std::get<Polytope>(big).num_faces);
   const ContactResult rb = solve_contact(big, X1, b, X2);
   EXPECT_THROW(shape_derivatives(big, b, rb), std::invalid_argument);
   EXPECT_THROW(shape_derivatives(benchmark_primitive("capsule"), b, res), std::invalid_argument);

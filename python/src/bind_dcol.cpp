@@ -185,7 +185,7 @@ Contact: solve_contact, SolveOptions, ContactResult, StartMethod, ConeKkt
 Derivatives: contact_derivatives, ContactDerivatives, separating_normal, normal_derivatives,
   NormalDerivatives, to_position_quaternion, PositionQuaternionJacobians, world_twist_to_position_quaternion
 Second order and shape parameters: contact_hessians, ContactHessians, HessianOutputs, shape_derivatives,
-  ShapeDerivatives, shape_parameter_names
+  ShapeDerivatives, sparse_shape_derivatives, SparseShapeDerivatives, shape_parameter_names
 )" );
 
   m.attr("kMaxPolytopeFaces") = dcol::kMaxPolytopeFaces;
@@ -798,7 +798,59 @@ status: DerivativeStatus (singular for an unpolished solution); zero blocks unle
       py::arg("shape1"), py::arg("shape2"), py::arg("result"),
       "ShapeDerivatives of `result`, a solve of shape1 against shape2 (the same shapes, in that order): columns "
       "shape_parameter_names(shape1) + shape_parameter_names(shape2). Raises ValueError for a polytope with more "
-      "than 32 faces or shapes that do not match the result.");
+      "than 32 faces (sparse_shape_derivatives has them) or shapes that do not match the result.");
+  py::class_<dcol::SparseShapeDerivatives>(m, "SparseShapeDerivatives",
+                                           R"(Shape-parameter derivatives of the touched parameters only.
+
+For polytopes of any size (a large polytope's active faces through its face window). Column j is
+parameter `parameter[j]` (an index into shape_parameter_names(shape1) + shape_parameter_names(shape2));
+every parameter not listed has zero derivatives. d_alpha, d_gap: (touched,); d_x_W, d_p1_W, d_p2_W,
+d_normal_W: (3, touched). status: DerivativeStatus; no columns unless ok.)")
+      .def_readonly("status", &dcol::SparseShapeDerivatives::status, "DerivativeStatus.")
+      .def_property_readonly("ok", &dcol::SparseShapeDerivatives::ok, "status == DerivativeStatus.ok.")
+      .def_readonly("count1", &dcol::SparseShapeDerivatives::count1, "number of parameters of shape 1")
+      .def_readonly("count2", &dcol::SparseShapeDerivatives::count2, "number of parameters of shape 2")
+      .def_property_readonly(
+          "parameter",
+          [](const dcol::SparseShapeDerivatives& d) {
+            return std::vector<int>(d.parameter.begin(), d.parameter.begin() + d.touched);
+          },
+          "the parameter index of each column, (touched,)")
+      .def_property_readonly(
+          "d_alpha", [](const dcol::SparseShapeDerivatives& d) { return Eigen::VectorXd(d.d_alpha.transpose()); },
+          "d alpha / d (touched parameters), (touched,)")
+      .def_property_readonly(
+          "d_gap", [](const dcol::SparseShapeDerivatives& d) { return Eigen::VectorXd(d.d_gap.transpose()); },
+          "d gap / d (touched parameters), (touched,)")
+      .def_property_readonly(
+          "d_x_W", [](const dcol::SparseShapeDerivatives& d) { return Eigen::MatrixXd(d.d_x_W); },
+          "d x_W / d (touched parameters), (3, touched)")
+      .def_property_readonly(
+          "d_p1_W", [](const dcol::SparseShapeDerivatives& d) { return Eigen::MatrixXd(d.d_p1_W); },
+          "d p1_W / d (touched parameters), (3, touched)")
+      .def_property_readonly(
+          "d_p2_W", [](const dcol::SparseShapeDerivatives& d) { return Eigen::MatrixXd(d.d_p2_W); },
+          "d p2_W / d (touched parameters), (3, touched)")
+      .def_property_readonly(
+          "d_normal_W", [](const dcol::SparseShapeDerivatives& d) { return Eigen::MatrixXd(d.d_normal_W); },
+          "d separating_normal / d (touched parameters), (3, touched)")
+      .def("__repr__", [](const dcol::SparseShapeDerivatives& d) {
+        return std::string("SparseShapeDerivatives(status=") + diffcol::status_name(d.status) +
+               ", touched=" + std::to_string(d.touched) + ", count1=" + std::to_string(d.count1) +
+               ", count2=" + std::to_string(d.count2) + ")";
+      });
+  m.def(
+      "sparse_shape_derivatives",
+      [](const py::object& shape1, const py::object& shape2, const ContactResult& r) {
+        const Primitive s1 = to_primitive(shape1, "shape1"), s2 = to_primitive(shape2, "shape2");
+        auto d = std::make_unique<dcol::SparseShapeDerivatives>();
+        dcol::sparse_shape_derivatives(s1, s2, r, *d);
+        return d;
+      },
+      py::arg("shape1"), py::arg("shape2"), py::arg("result"),
+      "SparseShapeDerivatives of `result`, a solve of shape1 against shape2 (the same shapes, in that order): the "
+      "touched parameters only, for polytopes of any size. Raises ValueError for shapes that do not match the "
+      "result.");
   m.def(
       "shape_parameter_names",
       [](const py::object& shape) {

@@ -467,8 +467,15 @@ def test_hessians_and_shape_derivatives():
     fd = [dcol.separating_normal(dcol.solve_contact(dcol.Cone(1.5 + s, 0.5), X1, ell, X2)) for s in (step, -step)]
     assert sd.d_normal_W.shape == (3, 8) and np.abs(sd.d_normal_W[:, 0]).max() > 1e-3
     np.testing.assert_allclose(sd.d_normal_W[:, 0], (fd[0] - fd[1]) / (2 * step), atol=1e-7)
+    sp = dcol.sparse_shape_derivatives(cone, ell, r)  # the same columns, listed
+    assert sp.ok and (sp.count1, sp.count2) == (2, 6) and len(sp.parameter) == sp.d_alpha.shape[0] > 0
+    dense = np.zeros((3, 8))
+    dense[:, sp.parameter] = sp.d_normal_W
+    assert np.array_equal(dense, sd.d_normal_W) and np.array_equal(sd.d_alpha[sp.parameter], sp.d_alpha)
     with pytest.raises(ValueError, match="do not match"):
         dcol.shape_derivatives(ell, cone, r)
+    with pytest.raises(ValueError, match="do not match"):
+        dcol.sparse_shape_derivatives(ell, cone, r)
     assert "P[0][1]" in dcol.ShapeDerivatives.__doc__ and "one-sided" in dcol.ContactHessians.__doc__
 
 

@@ -20,7 +20,7 @@ namespace {
 constexpr int kQ = detail::kMaxKktDim;  // unknowns + multipliers of the active set
 constexpr int kR = kMaxConeVars + 8;    // rows in the active set: orthant rows + two 4-dim cones
 /// Parameter columns one query can touch (active rows × parameters of a row).
-constexpr int kMaxTouched = 48;
+constexpr int kMaxTouched = kMaxTouchedParameters;
 using Vec12 = Eigen::Matrix<double, 12, 1>;
 
 /// The active set of a polished solution in world units: rows s = S_x·x + (terms in θ), the
@@ -531,13 +531,14 @@ const Polytope* as_polytope(const Primitive& s) { return std::get_if<Polytope>(&
 void check_parameterizable(const Primitive& s, const char* who) {
   if (const Polytope* p = as_polytope(s); p && p->is_large())
     throw std::invalid_argument(std::string(who) + ": a polytope with more than kInlinePolytopeFaces = " +
-                                std::to_string(kInlinePolytopeFaces) + " faces has no parameter derivatives");
+                                std::to_string(kInlinePolytopeFaces) +
+                                " faces has no dense parameter derivatives (dcol::sparse_shape_derivatives has them)");
 }
 
 /// Calls emit(parameter, ∂a, ∂b, ∂σ_0, ∂σ_1) for the parameters of one row of `shape`, the row
 /// s = aᵀy + bα + σᵀw (y shape-frame point, w the primitive's slacks; primitives.hpp, the rows
 /// of solve_contact.cpp). `cone_row`: a row of the primitive's second-order cone, `li` its index
-/// there (else the index among the primitive's orthant rows).
+/// there (else the index among the primitive's orthant rows; a large polytope's face).
 template <class F>
 void row_parameters(const Primitive& shape, bool cone_row, int li, F&& emit) {
   const Vec3 O = Vec3::Zero();
@@ -604,7 +605,6 @@ int primitive_orthant_rows(const Primitive& s) {
 }  // namespace
 
 int shape_parameter_count(const Primitive& shape) {
-  check_parameterizable(shape, "dcol::shape_parameter_count");
   return std::visit(
       [](const auto& s) -> int {
         using T = std::decay_t<decltype(s)>;
@@ -649,25 +649,30 @@ std::string shape_parameter_name(const Primitive& shape, int i) {
   return "";
 }
 
-void shape_derivatives(const Primitive& shape1, const Primitive& shape2, const ContactResult& res,
-                       ShapeDerivatives& out) {
-  check_parameterizable(shape1, "dcol::shape_derivatives");
-  check_parameterizable(shape2, "dcol::shape_derivatives");
-  const int c1 = shape_parameter_count(shape1), c2 = shape_parameter_count(shape2), P = c1 + c2;
+void sparse_shape_derivatives(const Primitive& shape1, const Primitive& shape2, const ContactResult& res,
+                              SparseShapeDerivatives& out) {
+  const int c1 = shape_parameter_count(shape1), c2 = shape_parameter_count(shape2);
   out.count1 = c1;
   out.count2 = c2;
-  out.d_alpha.setZero(P);
-  out.d_gap.setZero(P);
-  out.d_x_W.setZero(3, P);
-  out.d_p1_W.setZero(3, P);
-  out.d_p2_W.setZero(3, P);
-  out.d_normal_W.setZero(3, P);
+  out.touched = 0;
+  out.d_alpha.resize(0);
+  out.d_gap.resize(0);
+  for (auto* M : {&out.d_x_W, &out.d_p1_W, &out.d_p2_W, &out.d_normal_W}) M->resize(3, 0);
   out.status = status_of(res);
   if (!out.ok()) return;
   const ConeKkt& k = res.kkt;
   const int ns1 = slack_count_of(shape1), ns2 = slack_count_of(shape2);
-  if (k.n != 4 + ns1 + ns2 || k.orthant_rows[0] != primitive_orthant_rows(shape1) ||
-      k.orthant_rows[1] != primitive_orthant_rows(shape2))
+  // a large polytope's rows are its window (ConeKkt::window_face), of at most kInlinePolytopeFaces
+  const Polytope* poly[2] = {as_polytope(shape1), as_polytope(shape2)};
+  bool match = k.n == 4 + ns1 + ns2;
+  for (int b = 0; b < 2; ++b) {
+    const bool large = poly[b] && poly[b]->is_large();
+    const int rows = large ? k.window_count[b] : primitive_orthant_rows(b == 0 ? shape1 : shape2);
+    match = match && k.orthant_rows[b] == rows && (large ? rows > 0 : k.window_count[b] == 0);
+    if (large)
+      for (int j = 0; j < rows && match; ++j) match = k.window_face[b][j] >= 0 && k.window_face[b][j] < poly[b]->num_faces;
+  }
+  if (!match)
     throw std::invalid_argument("dcol::shape_derivatives: the shapes do not match the result's cone program");
   ActiveProblem A;
   if (!build_active_problem(res, A)) {
@@ -681,9 +686,7 @@ void shape_derivatives(const Primitive& shape1, const Primitive& shape2, const C
   const double alpha = res.alpha;
   const int l1 = k.orthant_rows[0], l2 = k.orthant_rows[1];
   // compact columns: the parameters the active rows touch
-  int col_of[kMaxPairParameters];
-  for (int c = 0; c < P; ++c) col_of[c] = -1;
-  int param_of[kMaxTouched];
+  int* const param_of = out.parameter.data();
   int nc = 0;
   // columns zeroed as parameters are first touched (rows < A.nr of st, all of T)
   double st[kR][kMaxTouched];
@@ -697,22 +700,23 @@ void shape_derivatives(const Primitive& shape1, const Primitive& shape2, const C
     if (cone_row)
       for (int c = 0; c < k.soc_count; ++c)
         if (i >= k.soc_start[c] && i < k.soc_start[c] + k.soc_dim[c]) li = i - k.soc_start[c];
+    if (!cone_row && k.window_count[b] > 0) li = k.window_face[b][li];
     const Mat3& Q = X[b]->R;
     const double w0 = A.w[slack0[b]], w1 = slack0[b] + 1 < k.n ? A.w[slack0[b] + 1] : 0.0;
     row_parameters(*shapes[b], cone_row, li, [&](int param, const Vec3& da, double db, double ds0, double ds1) {
       const int g = off[b] + param;
-      if (col_of[g] < 0) {
+      int c = 0;
+      while (c < nc && param_of[c] != g) ++c;
+      if (c == nc) {
         if (nc == kMaxTouched) {
           overflow = true;
           return;
         }
-        col_of[g] = nc;
         for (int rr = 0; rr < A.nr; ++rr) st[rr][nc] = 0.0;
         for (int j = 0; j < kMaxConeVars; ++j) T[j][nc] = 0.0;
         for (int a = 0; a < 3; ++a) Tn[a][nc] = 0.0;
         param_of[nc++] = g;
       }
-      const int c = col_of[g];
       st[r][c] += da.dot(y[b]) + db * alpha + ds0 * w0 + ds1 * w1;
       const Vec3 qa = Q * da;
       for (int a = 0; a < 3; ++a) T[a][c] += A.z[r] * qa[a];
@@ -727,6 +731,10 @@ void shape_derivatives(const Primitive& shape1, const Primitive& shape2, const C
     out.status = DerivativeStatus::singular;
     return;
   }
+  out.touched = nc;
+  out.d_alpha.resize(nc);
+  out.d_gap.resize(nc);
+  for (auto* M : {&out.d_x_W, &out.d_p1_W, &out.d_p2_W, &out.d_normal_W}) M->resize(3, nc);
   double Cst[kR][kMaxTouched];
   apply_curvature(A, st, nc, Cst);
   double Bc[kMaxTouched][kQ];
@@ -788,27 +796,58 @@ void shape_derivatives(const Primitive& shape1, const Primitive& shape2, const C
       for (int i = 0; i < A.q; ++i) v -= Y[a][i] * Bc[c][i];
       dx[a] = v;
     }
-    const int g = param_of[c];
-    out.d_alpha[g] = da;
-    out.d_gap[g] = D * ia * ia * da;
-    out.d_x_W.col(g) = dx;
-    out.d_p1_W.col(g) = ia * dx - (ia * ia * da) * (res.x_W - r1);
-    out.d_p2_W.col(g) = ia * dx - (ia * ia * da) * (res.x_W - r2);
+    out.d_alpha[c] = da;
+    out.d_gap[c] = D * ia * ia * da;
+    out.d_x_W.col(c) = dx;
+    out.d_p1_W.col(c) = ia * dx - (ia * ia * da) * (res.x_W - r1);
+    out.d_p2_W.col(c) = ia * dx - (ia * ia * da) * (res.x_W - r2);
     Vec3 du(Tn[0][c], Tn[1][c], Tn[2][c]);
     for (int i = 0; i < A.q; ++i)
       for (int a = 0; a < 3; ++a) du[a] -= L[a][i] * Bc[c][i];
     for (int k = 0; k < A.cones; ++k)
       for (int t = 1; t < A.cone_d[k]; ++t) du += cone_map[k].col(t) * st[A.cone_r0[k] + t][c];
-    out.d_normal_W.col(g) = normal_map * du;
+    out.d_normal_W.col(c) = normal_map * du;
   }
   if (!out.d_alpha.allFinite() || !out.d_x_W.allFinite() || !out.d_normal_W.allFinite()) {
-    out.d_alpha.setZero(P);
-    out.d_gap.setZero(P);
-    out.d_x_W.setZero(3, P);
-    out.d_p1_W.setZero(3, P);
-    out.d_p2_W.setZero(3, P);
-    out.d_normal_W.setZero(3, P);
+    out.touched = 0;
+    out.d_alpha.resize(0);
+    out.d_gap.resize(0);
+    for (auto* M : {&out.d_x_W, &out.d_p1_W, &out.d_p2_W, &out.d_normal_W}) M->resize(3, 0);
     out.status = DerivativeStatus::singular;
+  }
+}
+
+SparseShapeDerivatives sparse_shape_derivatives(const Primitive& shape1, const Primitive& shape2,
+                                                const ContactResult& result) {
+  SparseShapeDerivatives d;
+  sparse_shape_derivatives(shape1, shape2, result, d);
+  return d;
+}
+
+void shape_derivatives(const Primitive& shape1, const Primitive& shape2, const ContactResult& res,
+                       ShapeDerivatives& out) {
+  check_parameterizable(shape1, "dcol::shape_derivatives");
+  check_parameterizable(shape2, "dcol::shape_derivatives");
+  SparseShapeDerivatives sd;
+  sparse_shape_derivatives(shape1, shape2, res, sd);
+  const int P = sd.count1 + sd.count2;
+  out.count1 = sd.count1;
+  out.count2 = sd.count2;
+  out.status = sd.status;
+  out.d_alpha.setZero(P);
+  out.d_gap.setZero(P);
+  out.d_x_W.setZero(3, P);
+  out.d_p1_W.setZero(3, P);
+  out.d_p2_W.setZero(3, P);
+  out.d_normal_W.setZero(3, P);
+  for (int c = 0; c < sd.touched; ++c) {  // scattered to their parameters' columns
+    const int g = sd.parameter[c];
+    out.d_alpha[g] = sd.d_alpha[c];
+    out.d_gap[g] = sd.d_gap[c];
+    out.d_x_W.col(g) = sd.d_x_W.col(c);
+    out.d_p1_W.col(g) = sd.d_p1_W.col(c);
+    out.d_p2_W.col(g) = sd.d_p2_W.col(c);
+    out.d_normal_W.col(g) = sd.d_normal_W.col(c);
   }
 }
 

@@ -112,6 +112,16 @@ void write_soc(const Sphere& p, const Mat3& Q, const RowWriter& w, int i0) {
   for (int j = 0; j < kInlinePolytopeFaces; ++j) w.row(row0 + j, Vec3::Zero(), 0.0);
 }
 
+/// Records which face each row of a window is (ConeKkt::window_face) with the outcome.
+IpmOutcome record_windows(const FaceWindows& win, ConeKkt& k, const IpmOutcome& outcome) {
+  for (int b = 0; b < 2; ++b) {
+    const FaceWindow& f = win.body[b];
+    k.window_count[b] = f.active() ? f.count : 0;
+    for (int j = 0; j < k.window_count[b]; ++j) k.window_face[b][j] = f.face[j];
+  }
+  return outcome;
+}
+
 /// The interior-point method with large polytopes, by cutting planes: the solve on the windows,
 /// then every face is checked at its solution; a violated one enters the window (the faces of
 /// least slack there, the window's active faces kept) and the windows are solved again.
@@ -194,10 +204,10 @@ IpmOutcome solve_pair(const P1& s1, const Pose& X1, const P2& s2, const Pose& X2
     if (opt.direct_newton && opt.polish && !(opt.barrier_target > 0.0) &&
         ray_cast_newton(PlacedPrimitive<P1>{s1, X1.R, w1}, PlacedPrimitive<P2>{s2, X2.R, w2}, shift, k, opt, direct,
                         polytope_pair && win.any() ? &win : nullptr))
-      return direct;
+      return polytope_pair && win.any() ? record_windows(win, k, direct) : direct;
   }
   if constexpr (polytope_pair)
-    if (win.any()) return interior_point_windows<N>(k, opt, win);
+    if (win.any()) return record_windows(win, k, interior_point_windows<N>(k, opt, win));
   return interior_point<N>(k, opt);
 }
 
@@ -240,6 +250,7 @@ void solve_contact(const Primitive& shape1, const Pose& X_WB1, const Primitive& 
   out.kkt.factored = false;
   out.kkt.polished = false;
   out.kkt.n = out.kkt.m = 0;
+  out.kkt.window_count[0] = out.kkt.window_count[1] = 0;
   // a large polytope's rows are a window of its faces (face_window.hpp): exact at the optimum, but
   // the barrier of a smoothed solve (barrier_target > 0) would sum over the window only
   const auto is_large = [](const Primitive& s) {

@@ -188,6 +188,11 @@ struct ConeKkt {
   int elim_src[4][2] = {};
   double elim_coef[4][2] = {};
   int kkt_full_dim = 0;
+  /// A polytope above kInlinePolytopeFaces faces enters the program as a window of its faces
+  /// (docs/dcol.md): window_count[b] > 0 for body b, whose orthant row j is face
+  /// window_face[b][j] (j < window_count[b]); 0 otherwise.
+  int window_count[2] = {0, 0};
+  int window_face[2][kInlinePolytopeFaces] = {};
 };
 
 /// Result of one DCOL query. Every field is always set.

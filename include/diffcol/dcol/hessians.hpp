@@ -49,8 +49,11 @@
 ///     moves both symmetric entries; semi-axes a_i of a diagonal P: dP_ii/da_i = −2/a_i³);
 ///   padded polygon: radius, d[0..m−1], then C[i][0], C[i][1] for i = 0..m−1;
 ///   sphere: radius.
-/// Outputs: α, the gap, x_W, p1_W, p2_W (eq. (29)). A polytope above kInlinePolytopeFaces faces
-/// has no parameter derivatives (std::invalid_argument).
+/// Outputs: α, the gap, x_W, p1_W, p2_W (eq. (29)) and the separating normal. ShapeDerivatives
+/// holds a column per parameter (up to kInlinePolytopeFaces faces per polytope);
+/// SparseShapeDerivatives only the parameters the contact touches (its active rows: a polytope's
+/// active faces, found through its face window above kInlinePolytopeFaces faces), for polytopes
+/// of any size: every other parameter's derivatives are zero.
 ///
 /// Both are computed from a solve_contact result without allocation; status as for
 /// contact_derivatives() (zero blocks unless ok).
@@ -107,7 +110,6 @@ inline constexpr int kMaxPairParameters = 2 * kMaxShapeParameters;
 
 /// Number of parameters of a primitive (see the file comment): 4m for a polytope with m faces,
 /// 1 + 3m for a padded polygon with m edges, 6 for an ellipsoid, 2 or 1 otherwise.
-/// @throws std::invalid_argument for a polytope with more than kInlinePolytopeFaces faces.
 int shape_parameter_count(const Primitive& shape);
 /// "radius", "length", "height", "half_angle", "b[i]", "A[i][j]", "P[i][j]", "d[i]", "C[i][j]".
 /// @throws std::out_of_range for i outside the count.
@@ -128,10 +130,36 @@ struct ShapeDerivatives {
 
 /// Shape-parameter derivatives of `result`, a solve_contact result of shape1 against shape2 (the
 /// same shapes, in that order). No allocation.
-/// @throws std::invalid_argument for a polytope with more than kInlinePolytopeFaces faces, or
-///         shapes whose types do not match the result's cone program.
+/// @throws std::invalid_argument for a polytope with more than kInlinePolytopeFaces faces (use
+///         sparse_shape_derivatives), or shapes whose types do not match the result's cone program.
 void shape_derivatives(const Primitive& shape1, const Primitive& shape2, const ContactResult& result,
                        ShapeDerivatives& out);
 ShapeDerivatives shape_derivatives(const Primitive& shape1, const Primitive& shape2, const ContactResult& result);
+
+/// The most parameters one contact can touch (its active rows times the parameters of a row).
+inline constexpr int kMaxTouchedParameters = 48;
+
+/// The same derivatives for the touched parameters only: column j is parameter `parameter[j]`
+/// (columns in the order the active rows first touch them; index < count1: shape 1's, else
+/// count1 + shape 2's). Every parameter not listed has zero derivatives.
+struct SparseShapeDerivatives {
+  DerivativeStatus status = DerivativeStatus::invalid_input;
+  bool ok() const { return status == DerivativeStatus::ok; }
+  int count1 = 0, count2 = 0;  ///< shape_parameter_count of each shape
+  int touched = 0;             ///< the number of columns
+  std::array<int, kMaxTouchedParameters> parameter{};
+  using Row = Eigen::Matrix<double, 1, Eigen::Dynamic, Eigen::RowMajor, 1, kMaxTouchedParameters>;
+  using Rows3 = Eigen::Matrix<double, 3, Eigen::Dynamic, Eigen::ColMajor, 3, kMaxTouchedParameters>;
+  Row d_alpha, d_gap;
+  Rows3 d_x_W, d_p1_W, d_p2_W, d_normal_W;
+};
+
+/// Sparse shape-parameter derivatives of `result` (as shape_derivatives), for polytopes of any
+/// size. No allocation.
+/// @throws std::invalid_argument for shapes whose types do not match the result's cone program.
+void sparse_shape_derivatives(const Primitive& shape1, const Primitive& shape2, const ContactResult& result,
+                              SparseShapeDerivatives& out);
+SparseShapeDerivatives sparse_shape_derivatives(const Primitive& shape1, const Primitive& shape2,
+                                                const ContactResult& result);
 
 }  // namespace diffcol::dcol
