@@ -491,7 +491,8 @@ TEST(DcolShapeDerivatives, LargePolytopesAgainstFiniteDifferencesOfTheSolve) {
         for (Eigen::Index c = 0; c < A.cols(); ++c)
           worst.add(A.block(offsets[b], c, offsets[b + 1] - offsets[b], 1),
                     N.block(offsets[b], c, offsets[b + 1] - offsets[b], 1),
-                    where + " column " + std::to_string(c) + " (parameter " + std::to_string(cols[static_cast<size_t>(c)]) + ")",
+                    where + " column " + std::to_string(c) + " (parameter " +
+                        std::to_string(cols[static_cast<size_t>(c)]) + ")",
                     A.block(offsets[b], 0, offsets[b + 1] - offsets[b], A.cols()).cwiseAbs().maxCoeff());
     }
   std::printf("dcol sparse shape derivatives of large polytopes: %ld configurations (%ld unpolished), %ld untouched "

@@ -497,7 +497,8 @@ void contact_hessians(const ContactResult& res, ContactHessians& out, ReferenceF
     out.H_gap = M.transpose() * out.H_gap * M;
     if (outputs == HessianOutputs::all)
       for (int k = 0; k < 3; ++k)
-        for (Mat12* Hk : {&out.H_x_W[k], &out.H_p1_W[k], &out.H_p2_W[k], &out.H_normal_W[k]}) *Hk = M.transpose() * *Hk * M;
+        for (Mat12* Hk : {&out.H_x_W[k], &out.H_p1_W[k], &out.H_p2_W[k], &out.H_normal_W[k]})
+          *Hk = M.transpose() * *Hk * M;
   }
   // exactly symmetric (the products above round each triangle differently)
   out.H_alpha = 0.5 * (out.H_alpha + out.H_alpha.transpose()).eval();
@@ -670,7 +671,8 @@ void sparse_shape_derivatives(const Primitive& shape1, const Primitive& shape2, 
     const int rows = large ? k.window_count[b] : primitive_orthant_rows(b == 0 ? shape1 : shape2);
     match = match && k.orthant_rows[b] == rows && (large ? rows > 0 : k.window_count[b] == 0);
     if (large)
-      for (int j = 0; j < rows && match; ++j) match = k.window_face[b][j] >= 0 && k.window_face[b][j] < poly[b]->num_faces;
+      for (int j = 0; j < rows && match; ++j)
+        match = k.window_face[b][j] >= 0 && k.window_face[b][j] < poly[b]->num_faces;
   }
   if (!match)
     throw std::invalid_argument("dcol::shape_derivatives: the shapes do not match the result's cone program");
