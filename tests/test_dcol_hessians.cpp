@@ -9,8 +9,8 @@
 //  - every parameter derivative (α, gap, x*, p1, p2) against Ridders central differences of
 //    re-solves with the parameter changed;
 // over every ordered pair of the seven benchmark primitives (and mounted, rotated shapes),
-// separated and penetrating, DIFFCOL_DCOL_HESS_POSES configurations per pair and category
-// (default 2); DIFFCOL_DCOL_HESS_PAIR_STRIDE = k keeps every k-th pair (default 1; the sanitized
+// separated, touching (α* = 1 ± 5e-8) and penetrating, DIFFCOL_DCOL_HESS_POSES configurations per
+// pair and category (default 2); DIFFCOL_DCOL_HESS_PAIR_STRIDE = k keeps every k-th pair (default 1; the sanitized
 // run, whose purpose is memory and undefined behaviour, uses a few).
 // Tolerance: |A − N| ≤ 1e-6 · (largest entry of the block) + 1e-8.
 #include <gtest/gtest.h>
@@ -78,16 +78,24 @@ std::vector<std::pair<Named, Named>> shape_pairs() {
   return out;
 }
 
-/// Poses with α* in [1.1, 2.5] (separated) or [0.4, 0.9] (penetrating): α* is proportional to the
-/// distance of the origins along a ray.
-void random_config(std::mt19937& rng, const Primitive& a, const Primitive& b, bool separated, Pose& X1, Pose& X2) {
+enum class Category { separated, touching, penetrating };
+const char* category_name(Category c) {
+  return c == Category::separated ? " separated" : c == Category::touching ? " touching" : " penetrating";
+}
+
+/// Poses with α* in [1.1, 2.5] (separated), 1 ± 5e-8 (touching) or [0.4, 0.9] (penetrating): α* is
+/// proportional to the distance of the origins along a ray.
+void random_config(std::mt19937& rng, const Primitive& a, const Primitive& b, Category cat, Pose& X1, Pose& X2) {
   std::uniform_real_distribution<double> U(0.0, 1.0);
   X1 = make_pose(random_rotation(rng), random_unit(rng) * 0.5);
   X2 = make_pose(random_rotation(rng), Vec3::Zero());
   const Vec3 dir = random_unit(rng);
   X2.p = X1.p + dir;
   const ContactResult r = solve_contact(a, X1, b, X2);
-  const double target = separated ? 1.1 + 1.4 * U(rng) : 0.4 + 0.5 * U(rng);
+  const double u = U(rng);
+  const double target = cat == Category::separated ? 1.1 + 1.4 * u
+                        : cat == Category::touching  ? 1.0 + (u - 0.5) * 1e-7
+                                                     : 0.4 + 0.5 * u;
   X2.p = X1.p + dir * (target / r.alpha);
 }
 
@@ -153,10 +161,10 @@ TEST(DcolHessians, AgainstFiniteDifferencesOfTheFirstDerivatives) {
   Check world, local, rel, bracket, cross_sym;  // cross_sym: the differences' own consistency
   long configs = 0, unpolished = 0, apex = 0, boundary = 0, eliminated = 0, inconsistent = 0;
   for (const auto& [s1, s2] : shape_pairs())
-    for (bool separated : {true, false})
+    for (Category cat : {Category::separated, Category::touching, Category::penetrating})
       for (long q = 0; q < per; ++q) {
         Pose X1, X2;
-        random_config(rng, s1.shape, s2.shape, separated, X1, X2);
+        random_config(rng, s1.shape, s2.shape, cat, X1, X2);
         const ContactResult res = solve_contact(s1.shape, X1, s2.shape, X2);
         ASSERT_TRUE(res.ok());
         if (!res.kkt.polished) {
@@ -171,7 +179,7 @@ TEST(DcolHessians, AgainstFiniteDifferencesOfTheFirstDerivatives) {
           boundary += res.kkt.soc_state[c] == 1;
         }
         eliminated += res.kkt.elim_count > 0;
-        const std::string where = s1.name + "-" + s2.name + (separated ? " separated" : " penetrating");
+        const std::string where = s1.name + "-" + s2.name + category_name(cat);
         // the differences first: where they are not consistent themselves (the mixed partials
         // between the two poses disagree), the step crossed a switch of the active set
         Eigen::MatrixXd N[2];
@@ -234,7 +242,7 @@ TEST(DcolHessians, AgainstFiniteDifferencesOfTheFirstDerivatives) {
               configs - inconsistent, unpolished, inconsistent, cross_sym.worst, cross_sym.where.c_str(), apex,
               boundary, eliminated, world.worst, local.worst, rel.worst, bracket.worst);
   const long pairs = static_cast<long>(shape_pairs().size());
-  EXPECT_GE(configs - inconsistent, (pairs - 4) * 2 * per);
+  EXPECT_GE(configs - inconsistent, (pairs - 4) * 3 * per);
   EXPECT_LE(inconsistent, configs / 50 + 1);
   EXPECT_LE(world.worst, 1.0) << world.where;
   EXPECT_LE(local.worst, 1.0) << local.where;
@@ -333,10 +341,10 @@ TEST(DcolShapeDerivatives, AgainstFiniteDifferencesOfTheSolve) {
   const char* names[6] = {"alpha", "gap", "x_W", "p1_W", "p2_W", "normal_W"};
   const int offsets[7] = {0, 1, 2, 5, 8, 11, 14};
   for (const auto& [s1, s2] : shape_pairs())
-    for (bool separated : {true, false})
+    for (Category cat : {Category::separated, Category::touching, Category::penetrating})
       for (long q = 0; q < per; ++q) {
         Pose X1, X2;
-        random_config(rng, s1.shape, s2.shape, separated, X1, X2);
+        random_config(rng, s1.shape, s2.shape, cat, X1, X2);
         const ContactResult res = solve_contact(s1.shape, X1, s2.shape, X2);
         ASSERT_TRUE(res.ok());
         const ShapeDerivatives d = shape_derivatives(s1.shape, s2.shape, res);
@@ -361,7 +369,7 @@ TEST(DcolShapeDerivatives, AgainstFiniteDifferencesOfTheSolve) {
         const Eigen::MatrixXd N = numeric_jacobian(VectorFunction(f), theta, o);
         Eigen::MatrixXd A(14, n1 + n2);
         A << d.d_alpha, d.d_gap, d.d_x_W, d.d_p1_W, d.d_p2_W, d.d_normal_W;
-        const std::string where = s1.name + "-" + s2.name + (separated ? " separated" : " penetrating");
+        const std::string where = s1.name + "-" + s2.name + category_name(cat);
         for (int b = 0; b < 6; ++b)
           for (int c = 0; c < n1 + n2; ++c) {
             const std::string w = where + " d" + names[b] + "/d" +
@@ -373,7 +381,7 @@ TEST(DcolShapeDerivatives, AgainstFiniteDifferencesOfTheSolve) {
       }
   std::printf("dcol shape derivatives: %ld configurations (%ld unpolished); worst error / tolerance %.3g\n", configs,
               unpolished, worst.worst);
-  EXPECT_GE(configs, (static_cast<long>(shape_pairs().size()) - 1) * 2 * per);
+  EXPECT_GE(configs, (static_cast<long>(shape_pairs().size()) - 1) * 3 * per);
   EXPECT_LE(worst.worst, 1.0) << worst.where;
 }
 
@@ -383,7 +391,7 @@ TEST(DcolShapeDerivatives, SparseEqualsDense) {
   long checked = 0;
   for (const auto& [s1, s2] : shape_pairs()) {
     Pose X1, X2;
-    random_config(rng, s1.shape, s2.shape, true, X1, X2);
+    random_config(rng, s1.shape, s2.shape, Category::separated, X1, X2);
     const ContactResult res = solve_contact(s1.shape, X1, s2.shape, X2);
     const ShapeDerivatives d = shape_derivatives(s1.shape, s2.shape, res);
     const SparseShapeDerivatives sd = sparse_shape_derivatives(s1.shape, s2.shape, res);
@@ -444,9 +452,9 @@ TEST(DcolShapeDerivatives, LargePolytopesAgainstFiniteDifferencesOfTheSolve) {
   long configs = 0, unpolished = 0, untouched_checked = 0;
   const int offsets[7] = {0, 1, 2, 5, 8, 11, 14};
   for (const auto& [s1, s2] : pairs)
-    for (bool separated : {true, false}) {
+    for (Category cat : {Category::separated, Category::touching, Category::penetrating}) {
       Pose X1, X2;
-      random_config(rng, s1.shape, s2.shape, separated, X1, X2);
+      random_config(rng, s1.shape, s2.shape, cat, X1, X2);
       const ContactResult res = solve_contact(s1.shape, X1, s2.shape, X2);
       ASSERT_TRUE(res.ok());
       EXPECT_THROW(shape_derivatives(s1.shape, s2.shape, res), std::invalid_argument);
@@ -486,7 +494,7 @@ TEST(DcolShapeDerivatives, LargePolytopesAgainstFiniteDifferencesOfTheSolve) {
       A.leftCols(sd.touched) << sd.d_alpha, sd.d_gap, sd.d_x_W, sd.d_p1_W, sd.d_p2_W, sd.d_normal_W;
       untouched_checked += static_cast<long>(cols.size()) - sd.touched;
 
-      const std::string where = s1.name + "-" + s2.name + (separated ? " separated" : " penetrating");
+      const std::string where = s1.name + "-" + s2.name + category_name(cat);
       for (int b = 0; b < 6; ++b)
         for (Eigen::Index c = 0; c < A.cols(); ++c)
           worst.add(A.block(offsets[b], c, offsets[b + 1] - offsets[b], 1),
@@ -576,7 +584,7 @@ TEST(DcolHessians, FramesStatusesAndNoAllocation) {
   std::mt19937 rng(7);
   const Primitive s1 = benchmark_primitive("cone"), s2 = benchmark_primitive("polytope");
   Pose X1, X2;
-  random_config(rng, s1, s2, true, X1, X2);
+  random_config(rng, s1, s2, Category::separated, X1, X2);
   const ContactResult res = solve_contact(s1, X1, s2, X2);
   ASSERT_TRUE(res.ok() && res.kkt.polished);
   const ContactHessians w = contact_hessians(res);
@@ -612,7 +620,7 @@ TEST(DcolHessians, FramesStatusesAndNoAllocation) {
   ContactResult r;
   for (const auto& [a, b] : all_shape_pairs()) {
     Pose A, B;
-    random_config(rng, a.shape, b.shape, true, A, B);
+    random_config(rng, a.shape, b.shape, Category::separated, A, B);
     solve_contact(a.shape, A, b.shape, B, r);
     ASSERT_TRUE(r.ok());
     const long before = g_allocations.load();
