@@ -292,6 +292,37 @@ Json dcol_shape_derivatives_json(const dcol::Primitive& s1, const dcol::Primitiv
   return j;
 }
 
+/// The sparse form (dcol::sparse_shape_derivatives), for a polytope above 32 faces: the columns
+/// are the touched parameters only, listed in "parameters" as {"shape", "index", "name"}.
+Json dcol_sparse_shape_derivatives_json(const dcol::Primitive& s1, const dcol::Primitive& s2,
+                                        const dcol::SparseShapeDerivatives& d) {
+  Json j;
+  j["status"] = diffcol::status_name(d.status);
+  j["ok"] = d.ok();
+  j["sparse"] = true;
+  j["count1"] = d.count1;
+  j["count2"] = d.count2;
+  Json params = Json::array();
+  for (int c = 0; c < d.touched; ++c) {
+    const int g = d.parameter[static_cast<size_t>(c)];
+    const bool first = g < d.count1;
+    const int i = first ? g : g - d.count1;
+    params.push_back(
+        Json{{"shape", first ? 1 : 2}, {"index", i}, {"name", dcol::shape_parameter_name(first ? s1 : s2, i)}});
+  }
+  j["parameters"] = params;
+  j["layout"] =
+      "sparse (a polytope above 32 faces): d_<out>: rows = components of <out>, columns = the touched parameters "
+      "listed in parameters (every other parameter's derivatives are zero); no columns unless status is ok";
+  j["d_alpha"] = rows_json(d.d_alpha);
+  j["d_gap"] = rows_json(d.d_gap);
+  j["d_x_W"] = rows_json(d.d_x_W);
+  j["d_p1_W"] = rows_json(d.d_p1_W);
+  j["d_p2_W"] = rows_json(d.d_p2_W);
+  j["d_normal_W"] = rows_json(d.d_normal_W);
+  return j;
+}
+
 // ============================================================== shared option scanning
 
 struct LayerQueryArgs {
@@ -398,7 +429,8 @@ p2_W (eq. (29)) and the signed distance (eq. (30)), as JSON.
                       twist of body 2] in --frame), per world component [3][..][..] H_x_W,
                       H_p1_W, H_p2_W, H_normal_W, and H_alpha_X12 (6x6)
   --shape-derivatives add dcol::shape_derivatives: parameter names of both primitives and d_<out>
-                      for alpha, gap, x_W, p1_W, p2_W (a polytope of at most 32 faces)
+                      for alpha, gap, x_W, p1_W, p2_W, normal_W (with a polytope above 32 faces
+                      the sparse form: the touched parameters only)
   --frame F           twist of the X1 / X2 columns: world (default), local or local_world_aligned
   --max-iterations N  interior-point iteration limit (default 40)
 )";
@@ -507,13 +539,19 @@ int cmd_query_dcol(const std::vector<std::string>& args) {
     out["hessians"] = dcol_hessians_json(*h);
   }
   if (q.shape_derivatives) {
-    if (const auto* p = std::get_if<dcol::Polytope>(&s1); p && p->is_large())
-      throw InputError("query: --shape-derivatives of a polytope with more than 32 faces (shape1)");
-    if (const auto* p = std::get_if<dcol::Polytope>(&s2); p && p->is_large())
-      throw InputError("query: --shape-derivatives of a polytope with more than 32 faces (shape2)");
-    auto sd = std::make_unique<dcol::ShapeDerivatives>();
-    dcol::shape_derivatives(s1, s2, *r, *sd);
-    out["shape_derivatives"] = dcol_shape_derivatives_json(s1, s2, *sd);
+    const auto large = [](const dcol::Primitive& s) {
+      const auto* p = std::get_if<dcol::Polytope>(&s);
+      return p && p->is_large();
+    };
+    if (large(s1) || large(s2)) {  // no column per parameter above 32 faces: the touched ones
+      auto sd = std::make_unique<dcol::SparseShapeDerivatives>();
+      dcol::sparse_shape_derivatives(s1, s2, *r, *sd);
+      out["shape_derivatives"] = dcol_sparse_shape_derivatives_json(s1, s2, *sd);
+    } else {
+      auto sd = std::make_unique<dcol::ShapeDerivatives>();
+      dcol::shape_derivatives(s1, s2, *r, *sd);
+      out["shape_derivatives"] = dcol_shape_derivatives_json(s1, s2, *sd);
+    }
   }
   Json in;
   in["shape1"] = describe(s1);

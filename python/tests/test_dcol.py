@@ -129,6 +129,40 @@ def test_solve_equals_cli_json(cli_exe):
             assert same_bits_json(np.atleast_2d(getattr(sd, name)), ref_sd[name]), f"{a}-{b}: {name}"
 
 
+def test_cli_sparse_shape_derivatives_of_a_large_hull(cli_exe):
+    """Above 32 faces `diffcol query --shape-derivatives` prints the sparse form: the same bits as
+    dcol.sparse_shape_derivatives on the same hull, its listed parameters named."""
+    rng = np.random.default_rng(17)
+    pts = rng.normal(size=(40, 3))
+    pts /= np.linalg.norm(pts, axis=1, keepdims=True)
+    spec = "polytope:points=" + ";".join("/".join(repr(float(v)) for v in p) for p in pts)
+    pose2 = [1.1, 0.4, 0.2, 0.9, 0.1, 0.3, 0.2]
+    out = subprocess.run([cli_exe, "query", "--method", "dcol", "--shape1", spec, "--shape2", "capsule",
+                          "--pose2", ",".join(repr(v) for v in pose2), "--shape-derivatives"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    full = json.loads(out.stdout)
+    ref = full["shape_derivatives"]
+    # the CLI builds the hull about the centroid of its points (summed in order), mounted there
+    c = np.zeros(3)
+    for p in pts:
+        c = c + p
+    c = c / len(pts)
+    assert np.array_equal(c, full["X_WS1"]["position"])
+    hull = dcol.Polytope.convex_hull(pts - c, diffcol.Pose(list(c) + [1.0, 0.0, 0.0, 0.0]))
+    cap = dcol.benchmark_primitive("capsule")
+    assert hull.num_faces > 32
+    q = np.array(pose2[3:]) / np.linalg.norm(pose2[3:])
+    r = dcol.solve_contact(hull, diffcol.Pose(), cap, diffcol.Pose(pose2[:3] + list(q)))
+    sp = dcol.sparse_shape_derivatives(hull, cap, r)
+    assert sp.ok and ref["sparse"] and ref["ok"] and (ref["count1"], ref["count2"]) == (sp.count1, sp.count2)
+    names = dcol.shape_parameter_names(hull) + dcol.shape_parameter_names(cap)
+    listed = [(1 if p < sp.count1 else 2, p if p < sp.count1 else p - sp.count1, names[p]) for p in sp.parameter]
+    assert [(e["shape"], e["index"], e["name"]) for e in ref["parameters"]] == listed
+    for name in ["d_alpha", "d_gap", "d_x_W", "d_p1_W", "d_p2_W", "d_normal_W"]:
+        assert same_bits_json(np.atleast_2d(getattr(sp, name)), ref[name]), name
+
+
 # ---------------------------------------------------------------- finite differences
 
 OUTPUTS = ["alpha", "gap", "x_W", "p1_W", "p2_W"]
