@@ -270,6 +270,17 @@ Json dcol_hessians_json(const dcol::ContactHessians& h) {
   return j;
 }
 
+/// The d_<out> blocks of dcol::ShapeDerivatives or dcol::SparseShapeDerivatives (same names).
+template <class D>
+void put_parameter_blocks(const D& d, Json& j) {
+  j["d_alpha"] = rows_json(d.d_alpha);
+  j["d_gap"] = rows_json(d.d_gap);
+  j["d_x_W"] = rows_json(d.d_x_W);
+  j["d_p1_W"] = rows_json(d.d_p1_W);
+  j["d_p2_W"] = rows_json(d.d_p2_W);
+  j["d_normal_W"] = rows_json(d.d_normal_W);
+}
+
 Json dcol_shape_derivatives_json(const dcol::Primitive& s1, const dcol::Primitive& s2,
                                  const dcol::ShapeDerivatives& d) {
   Json j;
@@ -283,12 +294,7 @@ Json dcol_shape_derivatives_json(const dcol::Primitive& s1, const dcol::Primitiv
   j["layout"] =
       "d_<out>: rows = components of <out>, columns = parameters1 then parameters2 (polytope A and b, polygon C "
       "and d: the stored unit-row constraints); all zero unless status is ok";
-  j["d_alpha"] = rows_json(d.d_alpha);
-  j["d_gap"] = rows_json(d.d_gap);
-  j["d_x_W"] = rows_json(d.d_x_W);
-  j["d_p1_W"] = rows_json(d.d_p1_W);
-  j["d_p2_W"] = rows_json(d.d_p2_W);
-  j["d_normal_W"] = rows_json(d.d_normal_W);
+  put_parameter_blocks(d, j);
   return j;
 }
 
@@ -314,12 +320,7 @@ Json dcol_sparse_shape_derivatives_json(const dcol::Primitive& s1, const dcol::P
   j["layout"] =
       "sparse (a polytope above 32 faces): d_<out>: rows = components of <out>, columns = the touched parameters "
       "listed in parameters (every other parameter's derivatives are zero); no columns unless status is ok";
-  j["d_alpha"] = rows_json(d.d_alpha);
-  j["d_gap"] = rows_json(d.d_gap);
-  j["d_x_W"] = rows_json(d.d_x_W);
-  j["d_p1_W"] = rows_json(d.d_p1_W);
-  j["d_p2_W"] = rows_json(d.d_p2_W);
-  j["d_normal_W"] = rows_json(d.d_normal_W);
+  put_parameter_blocks(d, j);
   return j;
 }
 
